@@ -1,0 +1,91 @@
+//! The one error type server functions return, and the policy for using it.
+//!
+//! - Failures the person can fix (a bad field, a name already taken) are [`AppError::Invalid`]
+//!   with the field's name, so a form shows the message beside that field.
+//! - Refusals are their own variants — not signed in, not allowed, too many attempts — so a
+//!   page can react (send to login, hide a button) and the HTTP status says what happened.
+//! - Anything else (the database is down, a bug) is [`AppError::Internal`]: the whole error goes
+//!   to the server log through `tracing`, the browser gets a short message without internals.
+//!
+//! Services (server-only) use their own `thiserror` enums; server functions map those into
+//! this type, so the wire format stays one small enum.
+
+use leptos::prelude::{FromServerFnError, ServerFnErrorErr};
+use leptos::server_fn::codec::JsonEncoding;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+pub enum AppError {
+    #[error("please sign in")]
+    Unauthenticated,
+    #[error("only administrators may {0}")]
+    Forbidden(String),
+    #[error("{message}")]
+    Invalid { field: String, message: String },
+    #[error("{0}")]
+    TooManyAttempts(String),
+    #[error("{0} was not found")]
+    NotFound(String),
+    #[error("{0}")]
+    Internal(String),
+    #[error("request failed: {0}")]
+    ServerFn(ServerFnErrorErr),
+}
+
+impl AppError {
+    pub fn invalid(field: &str, message: impl Into<String>) -> Self {
+        AppError::Invalid {
+            field: field.to_string(),
+            message: message.into(),
+        }
+    }
+
+    /// The message to show beside `field` in a form, if this error belongs to it.
+    pub fn for_field(&self, field: &str) -> Option<String> {
+        match self {
+            AppError::Invalid { field: f, message } if f == field => Some(message.clone()),
+            _ => None,
+        }
+    }
+
+    pub fn status(&self) -> u16 {
+        match self {
+            AppError::Unauthenticated => 401,
+            AppError::Forbidden(_) => 403,
+            AppError::Invalid { .. } => 422,
+            AppError::TooManyAttempts(_) => 429,
+            AppError::NotFound(_) => 404,
+            AppError::Internal(_) | AppError::ServerFn(_) => 500,
+        }
+    }
+}
+
+impl FromServerFnError for AppError {
+    type Encoder = JsonEncoding;
+
+    fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
+        AppError::ServerFn(value)
+    }
+}
+
+impl From<crate::domain::account::AccountError> for AppError {
+    fn from(e: crate::domain::account::AccountError) -> Self {
+        AppError::invalid(e.field(), e.to_string())
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl From<sea_orm::DbErr> for AppError {
+    fn from(e: sea_orm::DbErr) -> Self {
+        AppError::internal(&e)
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl AppError {
+    /// Logs the full error and returns the opaque variant the browser sees.
+    pub fn internal(e: &(dyn std::error::Error + 'static)) -> Self {
+        tracing::error!(error = %e, source = ?e.source(), "server function failed");
+        AppError::Internal("the server could not complete this request; the cause is in its log".into())
+    }
+}

@@ -1,0 +1,35 @@
+//! `#[server]` functions: the browser's only way to read or change anything.
+//!
+//! Each one is a few lines: find who is asking ([`auth::require_user`] or
+//! [`auth::require_admin`]), parse its input into domain types, call a service, and finish
+//! through [`respond`] so the HTTP status matches the error.
+
+pub mod auth;
+pub mod dashboard;
+pub mod error;
+pub mod users;
+
+pub use error::AppError;
+
+/// Sets the HTTP status of a failed server function from its error, then passes the result on.
+#[cfg(feature = "ssr")]
+pub(crate) fn respond<T>(result: Result<T, AppError>) -> Result<T, AppError> {
+    if let Err(e) = &result {
+        if let (Some(response), Ok(status)) = (
+            leptos::prelude::use_context::<leptos_axum::ResponseOptions>(),
+            http::StatusCode::from_u16(e.status()),
+        ) {
+            response.set_status(status);
+        }
+    }
+    result
+}
+
+/// The state every server function reads, provided as context by `leptos_routes`.
+#[cfg(feature = "ssr")]
+pub(crate) fn state() -> Result<crate::state::AppState, AppError> {
+    leptos::prelude::use_context::<crate::state::AppState>().ok_or_else(|| {
+        tracing::error!("AppState missing from the server function context");
+        AppError::Internal("server misconfigured: no application state".into())
+    })
+}

@@ -1,0 +1,59 @@
+//! The document shell and the route table.
+
+use leptos::prelude::*;
+use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
+use leptos_router::{
+    components::{ParentRoute, Route, Router, Routes},
+    path,
+};
+
+use crate::components::layout::Layout;
+use crate::pages;
+
+/// The HTML document the server renders around the app.
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8" />
+                <meta name="viewport" content="width=device-width, initial-scale=1" />
+                // A classic script, loaded before hydration: charming's renderer calls the
+                // global `echarts`. Vendored from npm by the build; no CDN.
+                <script src="/vendor/echarts.min.js"></script>
+                <AutoReload options=options.clone() />
+                <HydrationScripts options />
+                <MetaTags />
+            </head>
+            <body>
+                <App />
+            </body>
+        </html>
+    }
+}
+
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+
+    view! {
+        <Stylesheet id="leptos" href="/pkg/bulwark.css" />
+        <Title formatter=|page: String| {
+            if page.is_empty() { "Bulwark".to_string() } else { format!("{page} · Bulwark") }
+        } />
+        <Router>
+            <Routes fallback=pages::not_found::NotFound>
+                <Route path=path!("/login") view=pages::login::LoginPage />
+                <ParentRoute path=path!("") view=Layout>
+                    <Route path=path!("") view=pages::home::HomePage />
+                    <Route path=path!("jobs") view=pages::jobs::JobsPage />
+                    <Route path=path!("runs") view=pages::runs::RunsPage />
+                    <Route path=path!("failed") view=pages::failed::FailedPage />
+                    <Route path=path!("traffic") view=pages::traffic::TrafficPage />
+                    <Route path=path!("notifications") view=pages::notifications::NotificationsPage />
+                    <Route path=path!("settings") view=pages::settings::SettingsPage />
+                </ParentRoute>
+            </Routes>
+        </Router>
+    }
+}

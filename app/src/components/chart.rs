@@ -1,0 +1,48 @@
+//! An ECharts chart drawn in the browser by charming.
+//!
+//! The server renders an empty, sized `<div>`; after hydration an effect draws the chart into
+//! it and keeps the ECharts handle, so later changes call `setOption` on the same instance
+//! instead of creating a new one.
+
+use charming::Chart;
+use leptos::prelude::*;
+
+#[component]
+pub fn EChart(
+    /// DOM id of the container; unique on the page.
+    id: &'static str,
+    /// The chart to draw; `None` leaves the container empty.
+    #[prop(into)]
+    chart: Signal<Option<Chart>>,
+    #[prop(default = 280)] height: u32,
+) -> impl IntoView {
+    let drawn = RwSignal::new(false);
+
+    #[cfg(feature = "hydrate")]
+    {
+        use charming::{Echarts, WasmRenderer};
+        let handle = StoredValue::new_local(None::<Echarts>);
+        Effect::new(move |_| {
+            let Some(chart) = chart.get() else { return };
+            handle.update_value(|slot| match slot {
+                Some(echarts) => WasmRenderer::update(echarts, &chart),
+                None => match WasmRenderer::new_opt(None, Some(height)).render(id, &chart) {
+                    Ok(echarts) => *slot = Some(echarts),
+                    Err(e) => leptos::logging::error!("chart {id} could not be drawn: {e:?}"),
+                },
+            });
+            drawn.set(handle.with_value(Option::is_some));
+        });
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = chart;
+
+    view! {
+        <div
+            id=id
+            class="chart"
+            style=format!("height:{height}px")
+            data-drawn=move || drawn.get().to_string()
+        ></div>
+    }
+}

@@ -1,0 +1,5 @@
+//! Pieces the pages share.
+
+pub mod chart;
+pub mod layout;
+pub mod upcoming;

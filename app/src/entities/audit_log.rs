@@ -1,0 +1,22 @@
+use sea_orm::entity::prelude::*;
+
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "audit_log")]
+pub struct Model {
+    #[sea_orm(primary_key)]
+    pub id: i64,
+    pub at: DateTimeUtc,
+    pub actor_id: Option<i64>,
+    /// Username at the time, kept even if the account is later removed.
+    pub actor: String,
+    pub action: String,
+    pub subject: String,
+    /// JSON object with action-specific details.
+    pub detail: String,
+    pub ip: Option<String>,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

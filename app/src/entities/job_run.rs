@@ -1,0 +1,31 @@
+use sea_orm::entity::prelude::*;
+
+/// One logical execution of a job; its attempts are rows of `job_attempts`.
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "job_runs")]
+pub struct Model {
+    #[sea_orm(primary_key)]
+    pub id: i64,
+    pub job_id: i64,
+    pub trigger: String,
+    pub scheduled_for: DateTimeUtc,
+    pub cron_tick: Option<DateTimeUtc>,
+    pub status: String,
+    pub attempts: i32,
+    pub next_attempt_at: Option<DateTimeUtc>,
+    pub lease_owner: Option<String>,
+    pub lease_expires_at: Option<DateTimeUtc>,
+    pub idempotency_key: String,
+    pub last_error_class: Option<String>,
+    pub last_error: Option<String>,
+    pub previous_delay_ms: Option<i64>,
+    pub retrigger_of: Option<i64>,
+    pub created_at: DateTimeUtc,
+    pub updated_at: DateTimeUtc,
+    pub finished_at: Option<DateTimeUtc>,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

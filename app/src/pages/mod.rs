@@ -1,0 +1,11 @@
+//! One module per page, named for its route.
+
+pub mod failed;
+pub mod home;
+pub mod jobs;
+pub mod login;
+pub mod not_found;
+pub mod notifications;
+pub mod runs;
+pub mod settings;
+pub mod traffic;

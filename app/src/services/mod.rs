@@ -1,0 +1,11 @@
+//! Queries and commands over the database: the one place SQL lives.
+//!
+//! Plain async functions taking a `&DatabaseConnection` (or any `ConnectionTrait`), testable
+//! without a server. Expected failures are `thiserror` enums; everything else is `DbErr`.
+
+pub mod audit;
+pub mod login;
+pub mod passwords;
+pub mod runs;
+pub mod sessions;
+pub mod users;

@@ -1,0 +1,21 @@
+//! What every render and server function can reach, provided as context by `leptos_routes`.
+
+use axum::extract::FromRef;
+use leptos::prelude::LeptosOptions;
+use sea_orm::DatabaseConnection;
+
+#[derive(Clone, FromRef)]
+pub struct AppState {
+    pub leptos_options: LeptosOptions,
+    pub db: DatabaseConnection,
+    pub auth: AuthSettings,
+}
+
+#[derive(Clone, Debug)]
+pub struct AuthSettings {
+    /// How long a sign-in lasts.
+    pub session_ttl: chrono::Duration,
+    /// Mark cookies `Secure` even without an `X-Forwarded-Proto: https` header (set it when a
+    /// TLS proxy in front does not send that header).
+    pub secure_cookies: bool,
+}

@@ -1,0 +1,21 @@
+//! Every schema change Bulwark has made, in order, for SQLite and PostgreSQL alike.
+//!
+//! A migration is never edited once it has landed: a change to the schema is a new file here,
+//! added to [`Migrator::migrations`]. Both backends run the same list in the tests.
+
+pub use sea_orm_migration::prelude::*;
+
+mod m20261130_000001_accounts;
+mod m20261130_000002_jobs_runs_attempts;
+
+pub struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![
+            Box::new(m20261130_000001_accounts::Migration),
+            Box::new(m20261130_000002_jobs_runs_attempts::Migration),
+        ]
+    }
+}

@@ -1,0 +1,169 @@
+//! The `bulwark` command line. Every command reads the same configuration as `serve`.
+//!
+//! Exit codes: 0 success, 1 a failure explained on stderr, 2 a usage error (from clap).
+
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+use app::domain::account::{NewPassword, Role, Username};
+use app::services::users::{self, CreateUserError};
+use clap::{Parser, Subcommand};
+
+use crate::config::{Config, LogFormat};
+use crate::{db, shutdown, telemetry, web};
+
+#[derive(Debug, Parser)]
+#[command(name = "bulwark", version, about = "Scheduled jobs that must not silently fail")]
+pub struct Cli {
+    /// Configuration file (default: ./bulwark.toml when it exists).
+    #[arg(long, global = true, env = "BULWARK_CONFIG")]
+    config: Option<PathBuf>,
+    /// Log format, overriding the configuration's `log_format`.
+    #[arg(long, global = true, value_enum)]
+    log_format: Option<LogFormat>,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Start the web app.
+    Serve,
+    /// Apply pending migrations and exit.
+    Migrate,
+    /// Manage accounts.
+    #[command(subcommand)]
+    User(UserCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum UserCommand {
+    /// Add an account; the password is read from standard input.
+    Add {
+        #[arg(long)]
+        username: String,
+        #[arg(long, value_parser = ["admin", "viewer"])]
+        role: String,
+    },
+    /// List accounts.
+    List,
+}
+
+pub fn run() -> ExitCode {
+    let cli = Cli::parse();
+    let config = match Config::load(cli.config.as_deref()) {
+        Ok(config) => config,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    telemetry::init(cli.log_format.unwrap_or(config.log_format));
+
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(runtime) => runtime,
+        Err(e) => {
+            eprintln!("error: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(dispatch(cli.command, config)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
+    match command {
+        Command::Serve => serve(config).await,
+        Command::Migrate => {
+            let db = db::connect(&config.database_url).await?;
+            let applied = db::migrate(&db).await?;
+            println!("migrations: {applied} applied, database {} is up to date", db::redacted(&config.database_url));
+            Ok(())
+        }
+        Command::User(UserCommand::Add { username, role }) => {
+            let username = Username::parse(&username)?;
+            let role = Role::parse(&role)?;
+            let password = NewPassword::parse(&read_password()?)?;
+            let db = db::connect(&config.database_url).await?;
+            match users::create(&db, &username, role, &password).await {
+                Ok(user) => {
+                    println!("added {} ({})", user.username, user.role);
+                    Ok(())
+                }
+                Err(e @ CreateUserError::Taken(_)) => Err(e.into()),
+                Err(e) => Err(anyhow::Error::new(e).context("could not add the user")),
+            }
+        }
+        Command::User(UserCommand::List) => {
+            let db = db::connect(&config.database_url).await?;
+            for user in users::list(&db).await.context("could not list users")? {
+                println!("{}\t{}\t{}", user.username, user.role, user.created_at.to_rfc3339());
+            }
+            Ok(())
+        }
+    }
+}
+
+/// One line from standard input, without its line ending. Prompts when a person is typing.
+fn read_password() -> anyhow::Result<String> {
+    let stdin = std::io::stdin();
+    if stdin.is_terminal() {
+        eprint!("Password (visible as you type; pipe it in to avoid that): ");
+        std::io::stderr().flush().ok();
+    }
+    let mut line = String::new();
+    stdin
+        .lock()
+        .read_line(&mut line)
+        .context("could not read the password from standard input")?;
+    Ok(line.trim_end_matches(['\n', '\r']).to_string())
+}
+
+async fn serve(config: Config) -> anyhow::Result<()> {
+    let db = db::connect(&config.database_url).await?;
+    if config.auto_migrate {
+        let applied = db::migrate(&db).await?;
+        if applied > 0 {
+            tracing::info!(applied, "migrations applied");
+        }
+    }
+    if let Some(admin) = users::ensure_first_admin(&db, config.admin_password.as_deref())
+        .await
+        .context("could not create the first administrator (BULWARK_ADMIN_PASSWORD)")?
+    {
+        announce_first_admin(&admin);
+    }
+
+    let listener = tokio::net::TcpListener::bind(config.addr)
+        .await
+        .with_context(|| format!("cannot listen on {} (BULWARK_ADDR)", config.addr))?;
+    let site = config.site_root.join("pkg").join("bulwark.js");
+    if !site.exists() {
+        tracing::warn!(path = %site.display(), "the built site is missing: pages will not become interactive (run `make site`)");
+    }
+    tracing::info!(addr = %config.addr, database = %db::redacted(&config.database_url), "Bulwark is serving");
+    println!("Bulwark is serving on http://{}", config.addr);
+    web::serve(listener, web::state(&config, db), shutdown::signal())
+        .await
+        .context("the web server stopped with an error")
+}
+
+fn announce_first_admin(admin: &users::FirstAdmin) {
+    match &admin.generated_password {
+        Some(password) => println!(
+            "\n  First start: created the administrator '{}'.\n  Password (shown only this once): {password}\n  Add more accounts on the Settings page or with `bulwark user add`.\n",
+            admin.username
+        ),
+        None => println!(
+            "\n  First start: created the administrator '{}' with the password from BULWARK_ADMIN_PASSWORD.\n",
+            admin.username
+        ),
+    }
+}

@@ -1,0 +1,159 @@
+//! Configuration: an optional TOML file, overridden by `BULWARK_*` environment variables, and
+//! `DATABASE_URL` over both. Bad values stop the start with a message that names the key.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use figment::Figment;
+use figment::providers::{Env, Format, Serialized, Toml};
+use serde::{Deserialize, Serialize};
+
+/// Every setting Bulwark reads, with its default.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    /// `sqlite://path?mode=rwc` or `postgres://user@host/db`.
+    pub database_url: String,
+    /// Where the web app listens.
+    pub addr: SocketAddr,
+    /// The built site (wasm, JS, CSS, vendored scripts), as produced by `make site`.
+    pub site_root: PathBuf,
+    pub log_format: LogFormat,
+    /// How long a sign-in lasts, in hours.
+    pub session_hours: u32,
+    /// Always mark cookies `Secure` (otherwise only when `X-Forwarded-Proto: https`).
+    pub secure_cookies: bool,
+    /// Apply pending migrations when `serve` starts. Turn off when several instances share a
+    /// database and `bulwark migrate` runs once per deploy.
+    pub auto_migrate: bool,
+    /// Password for the first administrator when the database has no account yet; without it
+    /// a random one is generated and printed once.
+    pub admin_password: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, Default)]
+#[serde(rename_all = "lowercase")]
+pub enum LogFormat {
+    #[default]
+    Text,
+    Json,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            database_url: "sqlite://data/bulwark.db?mode=rwc".into(),
+            addr: SocketAddr::from(([127, 0, 0, 1], 3000)),
+            site_root: PathBuf::from("target/site"),
+            log_format: LogFormat::Text,
+            session_hours: 12,
+            secure_cookies: false,
+            auto_migrate: true,
+            admin_password: None,
+        }
+    }
+}
+
+/// The `BULWARK_*` variables that are settings. Others with the prefix (such as
+/// `BULWARK_CONFIG` or `BULWARK_TEST_POSTGRES_URL`) belong to other tools and are not read here.
+const ENV_KEYS: &[&str] = &[
+    "database_url",
+    "addr",
+    "site_root",
+    "log_format",
+    "session_hours",
+    "secure_cookies",
+    "auto_migrate",
+    "admin_password",
+];
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("configuration file {0} does not exist")]
+    MissingFile(PathBuf),
+    #[error("invalid configuration: {0}")]
+    Invalid(#[from] Box<figment::Error>),
+    #[error("invalid configuration: session_hours must be between 1 and 8760, not {0}")]
+    SessionHours(u32),
+}
+
+impl Config {
+    /// Reads `file` (which must exist when given explicitly) or `./bulwark.toml` if present,
+    /// then the environment.
+    pub fn load(file: Option<&Path>) -> Result<Config, ConfigError> {
+        let mut figment = Figment::from(Serialized::defaults(Config::default()));
+        match file {
+            Some(path) if !path.exists() => return Err(ConfigError::MissingFile(path.into())),
+            Some(path) => figment = figment.merge(Toml::file_exact(path)),
+            None => figment = figment.merge(Toml::file_exact("bulwark.toml")),
+        }
+        let config: Config = figment
+            .merge(Env::prefixed("BULWARK_").only(ENV_KEYS))
+            .merge(Env::raw().only(&["DATABASE_URL"]))
+            .extract()
+            .map_err(Box::new)?;
+        if !(1..=8760).contains(&config.session_hours) {
+            return Err(ConfigError::SessionHours(config.session_hours));
+        }
+        Ok(config)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use figment::Jail;
+
+    #[test]
+    fn defaults_without_file_or_env() {
+        Jail::expect_with(|_| {
+            assert_eq!(Config::load(None).map_err(|e| e.to_string())?, Config::default());
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn env_overrides_file_and_database_url_overrides_both() {
+        Jail::expect_with(|jail| {
+            jail.create_file(
+                "bulwark.toml",
+                "addr = \"127.0.0.1:4000\"\ndatabase_url = \"sqlite://file.db\"\n",
+            )?;
+            jail.set_env("BULWARK_ADDR", "127.0.0.1:5000");
+            jail.set_env("BULWARK_TEST_POSTGRES_URL", "postgres://ignored");
+            jail.set_env("DATABASE_URL", "postgres://db/x");
+            let config = Config::load(None).map_err(|e| e.to_string())?;
+            assert_eq!(config.addr.port(), 5000);
+            assert_eq!(config.database_url, "postgres://db/x");
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn bad_values_name_their_key() {
+        Jail::expect_with(|jail| {
+            jail.set_env("BULWARK_ADDR", "not-an-address");
+            let message = Config::load(None).unwrap_err().to_string();
+            assert!(message.contains("addr"), "{message}");
+            Ok(())
+        });
+        Jail::expect_with(|jail| {
+            jail.create_file("bulwark.toml", "adr = \"127.0.0.1:1\"\n")?;
+            let message = Config::load(None).unwrap_err().to_string();
+            assert!(message.contains("adr"), "{message}");
+            Ok(())
+        });
+        Jail::expect_with(|jail| {
+            jail.set_env("BULWARK_SESSION_HOURS", "0");
+            let message = Config::load(None).unwrap_err().to_string();
+            assert!(message.contains("session_hours"), "{message}");
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn an_explicit_missing_file_is_an_error() {
+        let err = Config::load(Some(Path::new("/nonexistent/bulwark.toml"))).unwrap_err();
+        assert!(matches!(err, ConfigError::MissingFile(_)));
+    }
+}

@@ -1,0 +1,123 @@
+//! Connecting to the database and bringing its schema up to date.
+
+use std::time::Duration;
+
+use migration::{Migrator, MigratorTrait};
+use sea_orm::sqlx::sqlite::{SqliteJournalMode, SqliteSynchronous};
+use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr};
+
+#[derive(Debug, thiserror::Error)]
+pub enum DbError {
+    #[error("DATABASE_URL must start with sqlite:// or postgres://, got '{0}'")]
+    Scheme(String),
+    #[error("cannot create the directory {path} for the SQLite database: {source}")]
+    Directory {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("cannot connect to the database at {url}: {source}")]
+    Connect { url: String, source: DbErr },
+    #[error("applying migrations failed: {0}")]
+    Migrate(DbErr),
+}
+
+/// The URL with any password replaced, fit for logs and error messages.
+pub fn redacted(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme_end), Some(at)) if at > scheme_end => {
+            let userinfo = &url[scheme_end + 3..at];
+            match userinfo.split_once(':') {
+                Some((user, _)) => format!("{}{user}:***{}", &url[..scheme_end + 3], &url[at..]),
+                None => url.to_string(),
+            }
+        }
+        _ => url.to_string(),
+    }
+}
+
+/// Connects to SQLite or PostgreSQL, chosen by the URL.
+///
+/// A SQLite file gets WAL and a busy timeout, and a small pool: sqlx's default of one
+/// connection deadlocks any code that holds a transaction while querying through the pool.
+pub async fn connect(url: &str) -> Result<DatabaseConnection, DbError> {
+    let mut options = ConnectOptions::new(url.to_string());
+    options
+        .connect_timeout(Duration::from_secs(5))
+        .acquire_timeout(Duration::from_secs(10))
+        .sqlx_logging_level(log::LevelFilter::Debug);
+
+    if url.starts_with("sqlite:") {
+        let in_memory = url.contains(":memory:") || url.contains("mode=memory");
+        if !in_memory {
+            ensure_parent_dir(url)?;
+            options.max_connections(8).map_sqlx_sqlite_opts(|o| {
+                o.journal_mode(SqliteJournalMode::Wal)
+                    .synchronous(SqliteSynchronous::Normal)
+                    .busy_timeout(Duration::from_secs(10))
+                    .foreign_keys(true)
+            });
+        } else {
+            options.max_connections(1);
+        }
+    } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        options.max_connections(16);
+    } else {
+        return Err(DbError::Scheme(redacted(url)));
+    }
+
+    Database::connect(options)
+        .await
+        .map_err(|source| DbError::Connect {
+            url: redacted(url),
+            source,
+        })
+}
+
+fn ensure_parent_dir(url: &str) -> Result<(), DbError> {
+    let path = url
+        .trim_start_matches("sqlite://")
+        .trim_start_matches("sqlite:")
+        .split('?')
+        .next()
+        .unwrap_or_default();
+    if let Some(parent) = std::path::Path::new(path).parent()
+        && !parent.as_os_str().is_empty()
+    {
+        std::fs::create_dir_all(parent).map_err(|source| DbError::Directory {
+            path: parent.display().to_string(),
+            source,
+        })?;
+    }
+    Ok(())
+}
+
+/// Applies every pending migration; returns how many ran.
+pub async fn migrate(db: &DatabaseConnection) -> Result<usize, DbError> {
+    let pending = Migrator::get_pending_migrations(db)
+        .await
+        .map_err(DbError::Migrate)?
+        .len();
+    Migrator::up(db, None).await.map_err(DbError::Migrate)?;
+    Ok(pending)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn passwords_are_redacted() {
+        assert_eq!(
+            redacted("postgres://bulwark:s3cret@db:5432/bulwark"),
+            "postgres://bulwark:***@db:5432/bulwark"
+        );
+        assert_eq!(redacted("postgres://postgres@127.0.0.1/test"), "postgres://postgres@127.0.0.1/test");
+        assert_eq!(redacted("sqlite://data/bulwark.db"), "sqlite://data/bulwark.db");
+    }
+
+    #[tokio::test]
+    async fn unknown_scheme_is_refused() {
+        let err = connect("mysql://localhost/x").await.unwrap_err();
+        assert!(err.to_string().contains("sqlite:// or postgres://"), "{err}");
+    }
+}

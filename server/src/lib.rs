@@ -1,0 +1,17 @@
+//! The `bulwark` binary's library: everything `main` wires together, public so the integration
+//! tests can start the real application on a random port.
+//!
+//! - [`cli`]: the commands (`serve`, `migrate`, `user add`, …) and their exit codes.
+//! - [`config`]: `bulwark.toml` overridden by `BULWARK_*` variables and `DATABASE_URL`.
+//! - [`db`]: connecting to SQLite or PostgreSQL and applying migrations.
+//! - [`web`]: the axum application — Leptos pages and server functions, the session layer,
+//!   the cross-site request check, health endpoints.
+//! - [`telemetry`]: logs through `tracing`, human-readable or JSON.
+//! - [`shutdown`]: turning SIGTERM / Ctrl-C into one graceful stop.
+
+pub mod cli;
+pub mod config;
+pub mod db;
+pub mod shutdown;
+pub mod telemetry;
+pub mod web;

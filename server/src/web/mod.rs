@@ -1,0 +1,70 @@
+//! The axum application: Leptos pages and server functions behind the session layer and the
+//! cross-site request check, plus health endpoints and the built site's static files.
+
+mod health;
+mod origin;
+mod session;
+
+use std::net::SocketAddr;
+
+use app::state::{AppState, AuthSettings};
+use app::{App, shell};
+use axum::Router;
+use axum::middleware;
+use axum::routing::get;
+use leptos::prelude::LeptosOptions;
+use leptos_axum::{LeptosRoutes, generate_route_list};
+use sea_orm::DatabaseConnection;
+
+use crate::config::Config;
+
+/// The options Leptos needs, built from our config rather than from Cargo.toml so the binary
+/// runs from any directory.
+pub fn leptos_options(config: &Config) -> LeptosOptions {
+    LeptosOptions::builder()
+        .output_name("bulwark")
+        .site_root(config.site_root.to_string_lossy().to_string())
+        .site_pkg_dir("pkg")
+        .site_addr(config.addr)
+        .build()
+}
+
+pub fn state(config: &Config, db: DatabaseConnection) -> AppState {
+    AppState {
+        leptos_options: leptos_options(config),
+        db,
+        auth: AuthSettings {
+            session_ttl: chrono::Duration::hours(i64::from(config.session_hours)),
+            secure_cookies: config.secure_cookies,
+        },
+    }
+}
+
+pub fn router(state: AppState) -> Router {
+    let routes = generate_route_list(App);
+    Router::new()
+        .route("/healthz", get(health::healthz))
+        .route("/readyz", get(health::readyz))
+        .leptos_routes(&state, routes, {
+            let options = state.leptos_options.clone();
+            move || shell(options.clone())
+        })
+        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
+        .layer(middleware::from_fn_with_state(state.clone(), session::layer))
+        .layer(middleware::from_fn(origin::refuse_cross_site))
+        .with_state(state)
+}
+
+/// Serves until `shutdown` resolves, then lets in-flight requests finish.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(
+        listener,
+        router(state).into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await
+}

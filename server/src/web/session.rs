@@ -1,0 +1,75 @@
+//! Resolves the session cookie once per request and keeps anonymous visitors out of pages.
+//!
+//! The signed-in [`CurrentUser`] goes into the request's extensions, where server functions
+//! and renders read it (`app::api::auth::require_user`). Pages redirect anonymous visitors to
+//! the sign-in page; server functions refuse them themselves with 401, so this layer is not the
+//! only guard.
+
+use app::domain::account::CurrentUser;
+use app::services::sessions;
+use app::state::AppState;
+use axum::extract::{Request, State};
+use axum::http::{Method, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Redirect, Response};
+
+/// Paths anyone may fetch: the sign-in page, health checks, server functions (which check the
+/// session themselves) and the built site's files.
+fn is_public(path: &str) -> bool {
+    matches!(path, "/login" | "/healthz" | "/readyz" | "/favicon.ico")
+        || ["/api/", "/pkg/", "/vendor/"]
+            .iter()
+            .any(|prefix| path.starts_with(prefix))
+}
+
+pub async fn layer(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
+    let user = match sessions::token_from_headers(request.headers()) {
+        None => None,
+        Some(token) => match sessions::user_for_token(&state.db, &token, chrono::Utc::now()).await
+        {
+            Ok(user) => user,
+            Err(e) => {
+                tracing::error!(error = %e, "cannot look up the session");
+                return (
+                    StatusCode::SERVICE_UNAVAILABLE,
+                    "the database is unreachable; try again shortly",
+                )
+                    .into_response();
+            }
+        },
+    };
+
+    let path = request.uri().path();
+    let is_page_view = matches!(*request.method(), Method::GET | Method::HEAD);
+    match &user {
+        Some(_) if path == "/login" && is_page_view => return Redirect::to("/").into_response(),
+        None if is_page_view && !is_public(path) => {
+            let target = request
+                .uri()
+                .path_and_query()
+                .map_or("/", |pq| pq.as_str());
+            let next: String = form_urlencoded::byte_serialize(target.as_bytes()).collect();
+            return Redirect::to(&format!("/login?next={next}")).into_response();
+        }
+        _ => {}
+    }
+    if let Some(user) = user {
+        request.extensions_mut().insert::<CurrentUser>(user);
+    }
+    next.run(request).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_public;
+
+    #[test]
+    fn pages_are_private_and_assets_public() {
+        for path in ["/", "/jobs", "/settings", "/runs/12"] {
+            assert!(!is_public(path), "{path}");
+        }
+        for path in ["/login", "/healthz", "/readyz", "/api/login", "/pkg/bulwark.js", "/vendor/echarts.min.js"] {
+            assert!(is_public(path), "{path}");
+        }
+    }
+}
