@@ -35,6 +35,13 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
+    // Effects run only in the browser, after hydration: the browser tests wait for this mark
+    // before they interact, so they exercise the hydrated app and not the bare HTML.
+    Effect::new(|_| {
+        if let Some(root) = document().document_element() {
+            let _ = root.set_attribute("data-hydrated", "true");
+        }
+    });
 
     view! {
         <Stylesheet id="leptos" href="/pkg/bulwark.css" />

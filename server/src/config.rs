@@ -85,7 +85,10 @@ impl Config {
         match file {
             Some(path) if !path.exists() => return Err(ConfigError::MissingFile(path.into())),
             Some(path) => figment = figment.merge(Toml::file_exact(path)),
-            None => figment = figment.merge(Toml::file_exact("bulwark.toml")),
+            None if Path::new("bulwark.toml").exists() => {
+                figment = figment.merge(Toml::file_exact("bulwark.toml"));
+            }
+            None => {}
         }
         let config: Config = figment
             .merge(Env::prefixed("BULWARK_").only(ENV_KEYS))

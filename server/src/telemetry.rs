@@ -10,6 +10,7 @@ pub fn init(format: LogFormat) {
         .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn,sea_orm=warn"));
     let builder = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .with_writer(std::io::stderr);
     // try_init: tests may initialise more than once in one process.
     let _ = match format {

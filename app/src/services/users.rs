@@ -15,6 +15,11 @@ use crate::entities::user;
 pub enum CreateUserError {
     #[error("a user named '{0}' already exists")]
     Taken(String),
+    #[error(
+        "there is no administrator and the name '{0}' belongs to a viewer: \
+         add one with `bulwark user add --role admin`"
+    )]
+    NoAdminNameTaken(String),
     #[error(transparent)]
     Invalid(#[from] crate::domain::account::AccountError),
     #[error(transparent)]
@@ -103,13 +108,14 @@ pub struct FirstAdmin {
     pub generated_password: Option<String>,
 }
 
-/// Creates `admin` when there is no account at all, with `password` or a generated one.
-/// Returns `None` when accounts already exist (the usual case after the first start).
+/// Creates the account `admin` when no administrator exists, with `password` or a generated
+/// one. Returns `None` when an administrator already exists (the usual case after the first
+/// start), including one that another instance created a moment ago.
 pub async fn ensure_first_admin(
     db: &impl ConnectionTrait,
     password: Option<&str>,
 ) -> Result<Option<FirstAdmin>, CreateUserError> {
-    if user::Entity::find().count(db).await? > 0 {
+    if admin_exists(db).await? {
         return Ok(None);
     }
     let (password, generated) = match password {
@@ -126,8 +132,18 @@ pub async fn ensure_first_admin(
             username: username.to_string(),
             generated_password: generated,
         })),
-        // Another instance created it at the same moment: that one reports the password.
+        Err(CreateUserError::Taken(name)) if !admin_exists(db).await? => {
+            Err(CreateUserError::NoAdminNameTaken(name))
+        }
         Err(CreateUserError::Taken(_)) => Ok(None),
         Err(e) => Err(e),
     }
+}
+
+async fn admin_exists(db: &impl ConnectionTrait) -> Result<bool, DbErr> {
+    Ok(user::Entity::find()
+        .filter(user::Column::Role.eq(Role::Admin.as_str()))
+        .count(db)
+        .await?
+        > 0)
 }

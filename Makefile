@@ -1,0 +1,121 @@
+# Bulwark's two commands:
+#   make run    install what is missing, build, migrate, serve http://127.0.0.1:3000
+#   make test   every test: unit, integration (SQLite; PostgreSQL when
+#               BULWARK_TEST_POSTGRES_URL is set), lint, and the browser tests
+#
+# The build is cargo-leptos's recipe done by hand (`make site`), so a fresh machine does not
+# need its 50-minute install; Cargo.toml keeps [workspace.metadata.leptos] for `cargo leptos
+# watch`. LEPTOS_OUTPUT_NAME stays unset at compile time: the hydration script then asks for
+# pkg/bulwark_bg.wasm, which is the name wasm-bindgen writes.
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+
+export CARGO_TARGET_DIR ?= $(HOME)/.cache/bulwark/target
+export PATH := $(HOME)/.cargo/bin:$(PATH)
+unexport LEPTOS_OUTPUT_NAME
+
+PROFILE ?= debug
+ifeq ($(PROFILE),release)
+  WASM_PROFILE_FLAG := --profile wasm-release
+  WASM_DIR := wasm-release
+  BIN_PROFILE_FLAG := --profile server-release
+  BIN_DIR := server-release
+else
+  WASM_PROFILE_FLAG :=
+  WASM_DIR := debug
+  BIN_PROFILE_FLAG :=
+  BIN_DIR := debug
+endif
+
+SITE := $(CARGO_TARGET_DIR)/site
+BIN := $(CARGO_TARGET_DIR)/$(BIN_DIR)/bulwark
+WASM := $(CARGO_TARGET_DIR)/wasm32-unknown-unknown/$(WASM_DIR)/frontend.wasm
+WASM_BINDGEN_VERSION := $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version = "\(.*\)"/\1/p;}' Cargo.lock)
+# Crates shared by the server and the test binaries: test only these, never `--workspace`,
+# which would build `app` with its `ssr` and `hydrate` features together.
+HOST_PACKAGES := -p app -p server -p migration
+
+.PHONY: help
+help:
+	@echo "make run    build and serve Bulwark on http://127.0.0.1:3000 (installs what is missing)"
+	@echo "make test   run every test, lints and the browser tests"
+	@echo "make site   build the browser bundle into $(SITE)"
+	@echo "make build  build the server binary"
+
+# ---------------------------------------------------------------------------------------------
+# Tools. Each step checks first, so a second run costs nothing.
+
+.PHONY: tools tools-test
+tools:
+	@command -v cargo >/dev/null || { echo "error: cargo is missing: install Rust with rustup"; exit 1; }
+	@command -v npm >/dev/null || { echo "error: npm is missing: install Node.js (apt-get install nodejs npm)"; exit 1; }
+	@rustup target list --installed | grep -qx wasm32-unknown-unknown || rustup target add wasm32-unknown-unknown
+	@if [ "$$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $(WASM_BINDGEN_VERSION)" ]; then \
+	  echo "installing wasm-bindgen-cli $(WASM_BINDGEN_VERSION) to match Cargo.lock (about 15 minutes, once)"; \
+	  cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION) --force; \
+	fi
+	@[ frontend/node_modules/.package-lock.json -nt frontend/package-lock.json ] || npm ci --prefix frontend --no-audit --no-fund
+	@if [ "$(PROFILE)" = release ] && ! command -v wasm-opt >/dev/null; then \
+	  npm install --global --no-audit --no-fund binaryen; fi
+
+tools-test: tools
+	@command -v chromium >/dev/null || { \
+	  echo "installing Debian's chromium for the browser tests"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; }
+	@[ end2end/node_modules/.package-lock.json -nt end2end/package-lock.json ] || \
+	  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix end2end --no-audit --no-fund
+
+# ---------------------------------------------------------------------------------------------
+# Build
+
+.PHONY: site build
+site: tools
+	cargo build -p frontend --lib --target wasm32-unknown-unknown $(WASM_PROFILE_FLAG)
+	@mkdir -p $(SITE)/pkg $(SITE)/vendor
+	wasm-bindgen --target web --no-typescript --out-dir $(SITE)/pkg --out-name bulwark $(WASM)
+	@if [ "$(PROFILE)" = release ]; then wasm-opt -Oz -o $(SITE)/pkg/bulwark_bg.wasm $(SITE)/pkg/bulwark_bg.wasm; fi
+	@cp style/main.css $(SITE)/pkg/bulwark.css
+	@cp -R frontend/public/. $(SITE)/
+	@cp frontend/node_modules/echarts/dist/echarts.min.js $(SITE)/vendor/echarts.min.js
+	@echo "site built in $(SITE)"
+
+build: tools
+	cargo build -p server --bin bulwark $(BIN_PROFILE_FLAG)
+
+# ---------------------------------------------------------------------------------------------
+# Run
+
+.PHONY: run
+run: site build
+	@BULWARK_SITE_ROOT=$(SITE) $(BIN) migrate
+	@echo
+	@echo "  Bulwark: http://127.0.0.1:3000 — sign in as 'admin'."
+	@echo "  On the very first start the password is printed below, once (or set"
+	@echo "  BULWARK_ADMIN_PASSWORD before it). Start over with: rm -rf data && make run"
+	@echo
+	BULWARK_SITE_ROOT=$(SITE) exec $(BIN) serve
+
+# ---------------------------------------------------------------------------------------------
+# Test
+
+.PHONY: test test-rust test-e2e lint fmt
+test: tools-test lint test-rust test-e2e
+	@echo "make test: all suites passed"
+
+lint:
+	cargo fmt --all -- --check
+	cargo clippy $(HOST_PACKAGES) --all-targets -- -D warnings
+
+test-rust:
+	@if [ -z "$${BULWARK_TEST_POSTGRES_URL:-}" ]; then \
+	  echo "note: BULWARK_TEST_POSTGRES_URL is not set: PostgreSQL tests are skipped (.ci/run sets it)"; fi
+	cargo test $(HOST_PACKAGES)
+
+test-e2e: site build
+	BULWARK_BIN=$(BIN) BULWARK_SITE_ROOT=$(SITE) npm --prefix end2end test
+
+fmt:
+	cargo fmt --all

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Starts the built `bulwark` on a fresh SQLite database for the browser tests, with a known
+# administrator and a viewer. Called by Playwright's webServer; the Makefile passes BULWARK_BIN
+# and BULWARK_SITE_ROOT.
+set -euo pipefail
+cd "$(dirname "$0")"
+: "${BULWARK_BIN:?set BULWARK_BIN to the built bulwark binary (make test does)}"
+: "${BULWARK_SITE_ROOT:?set BULWARK_SITE_ROOT to the built site (make test does)}"
+
+run_dir=.run
+rm -rf "$run_dir"
+mkdir -p "$run_dir"
+export DATABASE_URL="sqlite://$PWD/$run_dir/e2e.db?mode=rwc"
+export BULWARK_ADDR="127.0.0.1:${BULWARK_E2E_PORT:-3100}"
+export BULWARK_ADMIN_PASSWORD="admin-e2e-password"
+export BULWARK_SITE_ROOT
+
+"$BULWARK_BIN" migrate
+echo "viewer-e2e-password" | "$BULWARK_BIN" user add --username viewer --role viewer
+exec "$BULWARK_BIN" serve
