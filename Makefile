@@ -105,9 +105,10 @@ run: site build
 test: tools-test lint test-rust test-e2e
 	@echo "make test: all suites passed"
 
-lint:
+lint: tools
 	cargo fmt --all -- --check
 	cargo clippy $(HOST_PACKAGES) --all-targets -- -D warnings
+	cargo clippy -p frontend --target wasm32-unknown-unknown -- -D warnings
 
 test-rust:
 	@if [ -z "$${BULWARK_TEST_POSTGRES_URL:-}" ]; then \

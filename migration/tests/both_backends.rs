@@ -8,12 +8,21 @@ async fn exercise(db: &DatabaseConnection) {
     Migrator::up(db, None).await.expect("migrations apply");
     let applied = Migrator::get_applied_migrations(db).await.expect("list");
     assert_eq!(applied.len(), Migrator::migrations().len());
-    for table in ["users", "sessions", "audit_log", "jobs", "job_runs", "job_attempts"] {
+    for table in [
+        "users",
+        "sessions",
+        "audit_log",
+        "jobs",
+        "job_runs",
+        "job_attempts",
+    ] {
         db.execute_unprepared(&format!("SELECT COUNT(*) FROM {table}"))
             .await
             .unwrap_or_else(|e| panic!("table {table} missing: {e}"));
     }
-    Migrator::down(db, None).await.expect("migrations roll back");
+    Migrator::down(db, None)
+        .await
+        .expect("migrations roll back");
     assert!(
         db.execute_unprepared("SELECT COUNT(*) FROM users")
             .await
@@ -50,7 +59,9 @@ async fn postgres() {
         Some((prefix, _)) => format!("{prefix}/{name}"),
         None => panic!("BULWARK_TEST_POSTGRES_URL has no database path: {base}"),
     };
-    let db = Database::connect(&url).await.expect("connect fresh database");
+    let db = Database::connect(&url)
+        .await
+        .expect("connect fresh database");
     exercise(&db).await;
     db.close().await.expect("close");
     admin

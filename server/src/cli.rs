@@ -15,7 +15,11 @@ use crate::config::{Config, LogFormat};
 use crate::{db, shutdown, telemetry, web};
 
 #[derive(Debug, Parser)]
-#[command(name = "bulwark", version, about = "Scheduled jobs that must not silently fail")]
+#[command(
+    name = "bulwark",
+    version,
+    about = "Scheduled jobs that must not silently fail"
+)]
 pub struct Cli {
     /// Configuration file (default: ./bulwark.toml when it exists).
     #[arg(long, global = true, env = "BULWARK_CONFIG")]
@@ -62,7 +66,10 @@ pub fn run() -> ExitCode {
     };
     telemetry::init(cli.log_format.unwrap_or(config.log_format));
 
-    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let runtime = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(runtime) => runtime,
         Err(e) => {
             eprintln!("error: cannot start the async runtime: {e}");
@@ -84,7 +91,10 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Migrate => {
             let db = db::connect(&config.database_url).await?;
             let applied = db::migrate(&db).await?;
-            println!("migrations: {applied} applied, database {} is up to date", db::redacted(&config.database_url));
+            println!(
+                "migrations: {applied} applied, database {} is up to date",
+                db::redacted(&config.database_url)
+            );
             Ok(())
         }
         Command::User(UserCommand::Add { username, role }) => {
@@ -104,7 +114,12 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
         Command::User(UserCommand::List) => {
             let db = db::connect(&config.database_url).await?;
             for user in users::list(&db).await.context("could not list users")? {
-                println!("{}\t{}\t{}", user.username, user.role, user.created_at.to_rfc3339());
+                println!(
+                    "{}\t{}\t{}",
+                    user.username,
+                    user.role,
+                    user.created_at.to_rfc3339()
+                );
             }
             Ok(())
         }

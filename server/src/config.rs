@@ -103,6 +103,8 @@ impl Config {
 }
 
 #[cfg(test)]
+// figment's `Jail` closures must return figment's own (large) error type.
+#[allow(clippy::result_large_err)]
 mod tests {
     use super::*;
     use figment::Jail;
@@ -110,7 +112,10 @@ mod tests {
     #[test]
     fn defaults_without_file_or_env() {
         Jail::expect_with(|_| {
-            assert_eq!(Config::load(None).map_err(|e| e.to_string())?, Config::default());
+            assert_eq!(
+                Config::load(None).map_err(|e| e.to_string())?,
+                Config::default()
+            );
             Ok(())
         });
     }

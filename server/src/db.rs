@@ -111,13 +111,22 @@ mod tests {
             redacted("postgres://bulwark:s3cret@db:5432/bulwark"),
             "postgres://bulwark:***@db:5432/bulwark"
         );
-        assert_eq!(redacted("postgres://postgres@127.0.0.1/test"), "postgres://postgres@127.0.0.1/test");
-        assert_eq!(redacted("sqlite://data/bulwark.db"), "sqlite://data/bulwark.db");
+        assert_eq!(
+            redacted("postgres://postgres@127.0.0.1/test"),
+            "postgres://postgres@127.0.0.1/test"
+        );
+        assert_eq!(
+            redacted("sqlite://data/bulwark.db"),
+            "sqlite://data/bulwark.db"
+        );
     }
 
     #[tokio::test]
     async fn unknown_scheme_is_refused() {
         let err = connect("mysql://localhost/x").await.unwrap_err();
-        assert!(err.to_string().contains("sqlite:// or postgres://"), "{err}");
+        assert!(
+            err.to_string().contains("sqlite:// or postgres://"),
+            "{err}"
+        );
     }
 }

@@ -15,7 +15,8 @@ use crate::domain::account::safe_next_path;
 /// The signed-in user of the current request, if any.
 #[cfg(feature = "ssr")]
 pub fn request_user() -> Option<CurrentUser> {
-    use_context::<http::request::Parts>().and_then(|parts| parts.extensions.get::<CurrentUser>().cloned())
+    use_context::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<CurrentUser>().cloned())
 }
 
 #[cfg(feature = "ssr")]
@@ -91,9 +92,9 @@ pub async fn login(
                 tracing::warn!(error = %e, "could not purge expired sessions");
             }
             let response = expect_context::<leptos_axum::ResponseOptions>();
-            let cookie = sessions::set_cookie(&token, state.auth.session_ttl, secure_cookies(&state));
-            let value = http::HeaderValue::from_str(&cookie)
-                .map_err(|e| AppError::internal(&e))?;
+            let cookie =
+                sessions::set_cookie(&token, state.auth.session_ttl, secure_cookies(&state));
+            let value = http::HeaderValue::from_str(&cookie).map_err(|e| AppError::internal(&e))?;
             response.append_header(http::header::SET_COOKIE, value);
             tracing::info!(user = %user.username, "signed in");
             leptos_axum::redirect(&safe_next_path(next.as_deref()));
@@ -116,8 +117,9 @@ pub async fn logout() -> Result<(), AppError> {
                 sessions::delete(&state.db, &token).await?;
             }
             let response = expect_context::<leptos_axum::ResponseOptions>();
-            let value = http::HeaderValue::from_str(&sessions::clear_cookie(secure_cookies(&state)))
-                .map_err(|e| AppError::internal(&e))?;
+            let value =
+                http::HeaderValue::from_str(&sessions::clear_cookie(secure_cookies(&state)))
+                    .map_err(|e| AppError::internal(&e))?;
             response.append_header(http::header::SET_COOKIE, value);
             leptos_axum::redirect("/login");
             Ok(())

@@ -86,6 +86,8 @@ impl AppError {
     /// Logs the full error and returns the opaque variant the browser sees.
     pub fn internal(e: &(dyn std::error::Error + 'static)) -> Self {
         tracing::error!(error = %e, source = ?e.source(), "server function failed");
-        AppError::Internal("the server could not complete this request; the cause is in its log".into())
+        AppError::Internal(
+            "the server could not complete this request; the cause is in its log".into(),
+        )
     }
 }

@@ -14,13 +14,13 @@ pub use error::AppError;
 /// Sets the HTTP status of a failed server function from its error, then passes the result on.
 #[cfg(feature = "ssr")]
 pub(crate) fn respond<T>(result: Result<T, AppError>) -> Result<T, AppError> {
-    if let Err(e) = &result {
-        if let (Some(response), Ok(status)) = (
+    if let Err(e) = &result
+        && let (Some(response), Ok(status)) = (
             leptos::prelude::use_context::<leptos_axum::ResponseOptions>(),
             http::StatusCode::from_u16(e.status()),
-        ) {
-            response.set_status(status);
-        }
+        )
+    {
+        response.set_status(status);
     }
     result
 }

@@ -59,7 +59,9 @@ pub async fn create_user(
             let created = users::create(&state.db, &username, role, &password)
                 .await
                 .map_err(|e| match e {
-                    users::CreateUserError::Taken(_) => AppError::invalid("username", e.to_string()),
+                    users::CreateUserError::Taken(_) => {
+                        AppError::invalid("username", e.to_string())
+                    }
                     users::CreateUserError::Invalid(e) => e.into(),
                     other => AppError::internal(&other),
                 })?;

@@ -205,7 +205,10 @@ mod tests {
 
     #[test]
     fn passwords_have_bounds() {
-        assert_eq!(NewPassword::parse("").unwrap_err(), AccountError::PasswordEmpty);
+        assert_eq!(
+            NewPassword::parse("").unwrap_err(),
+            AccountError::PasswordEmpty
+        );
         assert_eq!(
             NewPassword::parse("short").unwrap_err(),
             AccountError::PasswordTooShort
@@ -215,12 +218,18 @@ mod tests {
             NewPassword::parse(&"x".repeat(1025)).unwrap_err(),
             AccountError::PasswordTooLong
         );
-        assert_eq!(format!("{:?}", NewPassword::parse("secret-pw").unwrap()), "NewPassword(..)");
+        assert_eq!(
+            format!("{:?}", NewPassword::parse("secret-pw").unwrap()),
+            "NewPassword(..)"
+        );
     }
 
     #[test]
     fn next_path_stays_on_site() {
-        assert_eq!(safe_next_path(Some("/runs?status=dead")), "/runs?status=dead");
+        assert_eq!(
+            safe_next_path(Some("/runs?status=dead")),
+            "/runs?status=dead"
+        );
         assert_eq!(safe_next_path(Some("//evil.example")), "/");
         assert_eq!(safe_next_path(Some("/\\evil.example")), "/");
         assert_eq!(safe_next_path(Some("https://evil.example")), "/");

@@ -14,13 +14,21 @@ use crate::components::chart::EChart;
 
 /// Stacked bars per hour: succeeded, failed, still in progress.
 pub fn runs_chart(buckets: &[HourBucket]) -> Chart {
-    let hours: Vec<String> = buckets.iter().map(|b| b.hour.format("%H:00").to_string()).collect();
+    let hours: Vec<String> = buckets
+        .iter()
+        .map(|b| b.hour.format("%H:00").to_string())
+        .collect();
     let series = |name: &str, color: &str, pick: fn(&HourBucket) -> u32| {
         Bar::new()
             .name(name)
             .stack("runs")
             .item_style(charming::element::ItemStyle::new().color(color))
-            .data(buckets.iter().map(|b| i64::from(pick(b))).collect::<Vec<_>>())
+            .data(
+                buckets
+                    .iter()
+                    .map(|b| i64::from(pick(b)))
+                    .collect::<Vec<_>>(),
+            )
     };
     Chart::new()
         .tooltip(Tooltip::new().trigger(Trigger::Axis))
@@ -36,12 +44,12 @@ pub fn runs_chart(buckets: &[HourBucket]) -> Chart {
 #[component]
 pub fn HomePage() -> impl IntoView {
     let buckets = Resource::new(|| (), |_| runs_per_hour());
-    let chart = Signal::derive(move || {
-        buckets.get().and_then(Result::ok).map(|b| runs_chart(&b))
-    });
+    let chart = Signal::derive(move || buckets.get().and_then(Result::ok).map(|b| runs_chart(&b)));
     let total = move || {
         buckets.get().and_then(Result::ok).map(|b| {
-            b.iter().map(|h| h.succeeded + h.failed + h.other).sum::<u32>()
+            b.iter()
+                .map(|h| h.succeeded + h.failed + h.other)
+                .sum::<u32>()
         })
     };
 
@@ -88,7 +96,10 @@ mod tests {
             })
             .collect();
         let json = serde_json::to_value(runs_chart(&buckets)).unwrap();
-        assert_eq!(json["xAxis"][0]["data"], serde_json::json!(["00:00", "01:00", "02:00"]));
+        assert_eq!(
+            json["xAxis"]["data"],
+            serde_json::json!(["00:00", "01:00", "02:00"])
+        );
         assert_eq!(json["series"].as_array().unwrap().len(), 3);
         assert_eq!(json["series"][0]["data"], serde_json::json!([0, 1, 2]));
     }

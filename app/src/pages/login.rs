@@ -14,7 +14,9 @@ pub fn LoginPage() -> impl IntoView {
     let error = move || login.value().get().and_then(Result::err);
     let field_error = move |field: &'static str| move || error().and_then(|e| e.for_field(field));
     let general_error = move || {
-        error().filter(|e| !matches!(e, AppError::Invalid { .. })).map(|e| e.to_string())
+        error()
+            .filter(|e| !matches!(e, AppError::Invalid { .. }))
+            .map(|e| e.to_string())
     };
 
     view! {

@@ -68,7 +68,10 @@ pub async fn authenticate(
     match account {
         Some(user) if verified => {
             let role = Role::parse(&user.role).map_err(|e| {
-                DbErr::Custom(format!("user {} has a bad role in the database: {e}", user.id))
+                DbErr::Custom(format!(
+                    "user {} has a bad role in the database: {e}",
+                    user.id
+                ))
             })?;
             audit::record(db, &actor, ACTION_SUCCEEDED, username, json!({}), now).await?;
             Ok(CurrentUser {

@@ -1,8 +1,8 @@
 //! Argon2id hashing, kept off the async executor: one hash costs tens of milliseconds of CPU.
 
-use rand_core::OsRng;
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
+use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use rand_core::OsRng;
 
 #[derive(Debug, thiserror::Error)]
 pub enum PasswordError {

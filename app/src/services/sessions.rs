@@ -2,8 +2,8 @@
 //!
 //! Storing only the hash means a copy of the database cannot be turned into a working cookie.
 
-use rand_core::{OsRng, RngCore};
 use chrono::{DateTime, Duration, Utc};
+use rand_core::{OsRng, RngCore};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, Set,
 };
@@ -58,7 +58,10 @@ pub async fn user_for_token(
         return Ok(None);
     };
     let role = Role::parse(&user.role).map_err(|e| {
-        DbErr::Custom(format!("user {} has a bad role in the database: {e}", user.id))
+        DbErr::Custom(format!(
+            "user {} has a bad role in the database: {e}",
+            user.id
+        ))
     })?;
     Ok(Some(CurrentUser {
         id: user.id,
@@ -139,7 +142,9 @@ mod tests {
         let mut headers = http::HeaderMap::new();
         headers.insert(
             http::header::COOKIE,
-            "theme=dark; bulwark_session=abc123; other=1".parse().unwrap(),
+            "theme=dark; bulwark_session=abc123; other=1"
+                .parse()
+                .unwrap(),
         );
         assert_eq!(token_from_headers(&headers).as_deref(), Some("abc123"));
         assert_eq!(token_from_headers(&http::HeaderMap::new()), None);

@@ -41,8 +41,9 @@ impl TryFrom<user::Model> for UserSummary {
     type Error = DbErr;
 
     fn try_from(m: user::Model) -> Result<Self, DbErr> {
-        let role = Role::parse(&m.role)
-            .map_err(|e| DbErr::Custom(format!("user {} has a bad role in the database: {e}", m.id)))?;
+        let role = Role::parse(&m.role).map_err(|e| {
+            DbErr::Custom(format!("user {} has a bad role in the database: {e}", m.id))
+        })?;
         Ok(UserSummary {
             id: m.id,
             username: m.username,

@@ -50,7 +50,10 @@ pub fn router(state: AppState) -> Router {
             move || shell(options.clone())
         })
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
-        .layer(middleware::from_fn_with_state(state.clone(), session::layer))
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            session::layer,
+        ))
         .layer(middleware::from_fn(origin::refuse_cross_site))
         .with_state(state)
 }

@@ -25,18 +25,19 @@ fn is_public(path: &str) -> bool {
 pub async fn layer(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
     let user = match sessions::token_from_headers(request.headers()) {
         None => None,
-        Some(token) => match sessions::user_for_token(&state.db, &token, chrono::Utc::now()).await
-        {
-            Ok(user) => user,
-            Err(e) => {
-                tracing::error!(error = %e, "cannot look up the session");
-                return (
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    "the database is unreachable; try again shortly",
-                )
-                    .into_response();
+        Some(token) => {
+            match sessions::user_for_token(&state.db, &token, chrono::Utc::now()).await {
+                Ok(user) => user,
+                Err(e) => {
+                    tracing::error!(error = %e, "cannot look up the session");
+                    return (
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        "the database is unreachable; try again shortly",
+                    )
+                        .into_response();
+                }
             }
-        },
+        }
     };
 
     let path = request.uri().path();
@@ -44,10 +45,7 @@ pub async fn layer(State(state): State<AppState>, mut request: Request, next: Ne
     match &user {
         Some(_) if path == "/login" && is_page_view => return Redirect::to("/").into_response(),
         None if is_page_view && !is_public(path) => {
-            let target = request
-                .uri()
-                .path_and_query()
-                .map_or("/", |pq| pq.as_str());
+            let target = request.uri().path_and_query().map_or("/", |pq| pq.as_str());
             let next: String = form_urlencoded::byte_serialize(target.as_bytes()).collect();
             return Redirect::to(&format!("/login?next={next}")).into_response();
         }
@@ -68,7 +66,14 @@ mod tests {
         for path in ["/", "/jobs", "/settings", "/runs/12"] {
             assert!(!is_public(path), "{path}");
         }
-        for path in ["/login", "/healthz", "/readyz", "/api/login", "/pkg/bulwark.js", "/vendor/echarts.min.js"] {
+        for path in [
+            "/login",
+            "/healthz",
+            "/readyz",
+            "/api/login",
+            "/pkg/bulwark.js",
+            "/vendor/echarts.min.js",
+        ] {
             assert!(is_public(path), "{path}");
         }
     }

@@ -1,0 +1,41 @@
+use sea_orm::entity::prelude::*;
+
+/// A job definition. Column meanings and units are in the migration that creates the table.
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "jobs")]
+pub struct Model {
+    #[sea_orm(primary_key)]
+    pub id: i64,
+    #[sea_orm(unique)]
+    pub name: String,
+    pub description: String,
+    pub kind: String,
+    pub config: String,
+    pub cron: String,
+    pub timezone: String,
+    pub enabled: bool,
+    pub retry_first_ms: i64,
+    pub retry_multiplier_x10: i32,
+    pub retry_max: i32,
+    pub retry_jitter: String,
+    pub retry_cap_ms: Option<i64>,
+    pub timeout_mode: String,
+    pub timeout_static_ms: i64,
+    pub timeout_window: i32,
+    pub timeout_factor_x10: i32,
+    pub timeout_floor_ms: i64,
+    pub timeout_hard_cap_ms: i64,
+    pub overlap: String,
+    pub misfire: String,
+    pub on_exhausted: String,
+    pub alert_to: String,
+    pub escalate_after: i32,
+    pub escalate_to: String,
+    pub created_at: DateTimeUtc,
+    pub updated_at: DateTimeUtc,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,394 @@
+use app::entities::{audit_log, session, user};
+use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
+use serde_json::Value;
+
+use crate::helpers::{ADMIN_PASSWORD, TestApp, VIEWER_PASSWORD};
+use crate::on_both_backends;
+
+async fn json(res: reqwest::Response) -> Value {
+    let text = res.text().await.expect("body");
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("not JSON ({e}): {text}"))
+}
+
+async fn sign_in_sets_a_safe_cookie_and_identifies_the_user(app: TestApp) {
+    let client = app.client();
+    let res = app
+        .call(
+            &client,
+            "login",
+            &[
+                ("username", "admin"),
+                ("password", ADMIN_PASSWORD),
+                ("next", "/runs"),
+            ],
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let cookie = res
+        .headers()
+        .get("set-cookie")
+        .expect("a session cookie")
+        .to_str()
+        .unwrap()
+        .to_string();
+    assert!(cookie.starts_with("bulwark_session="), "{cookie}");
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Lax"),
+        "{cookie}"
+    );
+    assert!(
+        !cookie.contains("Secure"),
+        "plain HTTP must not get a Secure cookie: {cookie}"
+    );
+    assert_eq!(res.headers().get("location").unwrap(), "/runs");
+
+    let me = json(app.call(&client, "me", &[]).await).await;
+    assert_eq!(me["username"], "admin");
+    assert_eq!(me["role"], "admin");
+
+    // The database holds the token's hash, never the token.
+    let token = cookie
+        .split(';')
+        .next()
+        .unwrap()
+        .trim_start_matches("bulwark_session=");
+    assert_eq!(
+        session::Entity::find_by_id(token.to_string())
+            .one(&app.db)
+            .await
+            .unwrap(),
+        None
+    );
+    assert_eq!(session::Entity::find().count(&app.db).await.unwrap(), 1);
+}
+on_both_backends!(sign_in_sets_a_safe_cookie_and_identifies_the_user);
+
+async fn behind_tls_the_cookie_is_secure(app: TestApp) {
+    let res = app
+        .client()
+        .post(app.url("/api/login"))
+        .header("x-forwarded-proto", "https")
+        .form(&[("username", "admin"), ("password", ADMIN_PASSWORD)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let cookie = res.headers().get("set-cookie").unwrap().to_str().unwrap();
+    assert!(cookie.contains("Secure"), "{cookie}");
+}
+on_both_backends!(behind_tls_the_cookie_is_secure);
+
+async fn an_open_redirect_is_not_possible(app: TestApp) {
+    let res = app
+        .call(
+            &app.client(),
+            "login",
+            &[
+                ("username", "admin"),
+                ("password", ADMIN_PASSWORD),
+                ("next", "//evil.example/x"),
+            ],
+        )
+        .await;
+    assert_eq!(res.headers().get("location").unwrap(), "/");
+}
+on_both_backends!(an_open_redirect_is_not_possible);
+
+async fn anonymous_callers_are_refused_everywhere(app: TestApp) {
+    let client = app.client();
+    let new_user: &[(&str, &str)] = &[
+        ("username", "x"),
+        ("password", "xxxxxxxxxx"),
+        ("role", "admin"),
+    ];
+    for (endpoint, form) in [
+        ("me", &[][..]),
+        ("users/list", &[][..]),
+        ("users/create", new_user),
+        ("dashboard/runs-per-hour", &[][..]),
+    ] {
+        let res = app.call(&client, endpoint, form).await;
+        assert_eq!(res.status(), 401, "{endpoint}");
+        assert_eq!(
+            json(res).await,
+            Value::String("Unauthenticated".into()),
+            "{endpoint}"
+        );
+    }
+    for page in [
+        "/",
+        "/jobs",
+        "/runs",
+        "/failed",
+        "/traffic",
+        "/notifications",
+        "/settings",
+    ] {
+        let res = client.get(app.url(page)).send().await.unwrap();
+        assert_eq!(res.status(), 303, "{page}");
+        let location = res.headers().get("location").unwrap().to_str().unwrap();
+        assert!(
+            location.starts_with("/login?next=%2F"),
+            "{page} → {location}"
+        );
+    }
+    let login = client.get(app.url("/login")).send().await.unwrap();
+    assert_eq!(login.status(), 200);
+    assert!(login.text().await.unwrap().contains("Sign in"));
+}
+on_both_backends!(anonymous_callers_are_refused_everywhere);
+
+async fn bad_sign_ins_are_explained_and_leave_no_session(app: TestApp) {
+    let client = app.client();
+    type Form<'a> = &'a [(&'a str, &'a str)];
+    let cases: &[(Form, &str, &str)] = &[
+        (
+            &[("username", ""), ("password", "x")],
+            "username",
+            "username is required",
+        ),
+        (
+            &[("username", "admin"), ("password", "")],
+            "password",
+            "password is required",
+        ),
+        (
+            &[("username", "admin"), ("password", "wrong-password")],
+            "password",
+            "unknown username or wrong password",
+        ),
+        (
+            &[("username", "nobody"), ("password", "wrong-password")],
+            "password",
+            "unknown username or wrong password",
+        ),
+    ];
+    for (form, field, message) in cases {
+        let res = app.call(&client, "login", form).await;
+        assert_eq!(res.status(), 422, "{form:?}");
+        assert!(res.headers().get("set-cookie").is_none());
+        let body = json(res).await;
+        assert_eq!(body["Invalid"]["field"], *field);
+        assert_eq!(body["Invalid"]["message"], *message);
+    }
+    assert_eq!(session::Entity::find().count(&app.db).await.unwrap(), 0);
+    let failures = audit_log::Entity::find()
+        .filter(audit_log::Column::Action.eq("login.failed"))
+        .count(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(
+        failures, 2,
+        "the two real attempts are audited; empty forms are not attempts"
+    );
+}
+on_both_backends!(bad_sign_ins_are_explained_and_leave_no_session);
+
+async fn repeated_failures_lock_the_username(app: TestApp) {
+    let client = app.client();
+    for _ in 0..5 {
+        let res = app
+            .call(
+                &client,
+                "login",
+                &[("username", "admin"), ("password", "guess-guess")],
+            )
+            .await;
+        assert_eq!(res.status(), 422);
+    }
+    // Even the right password is refused while locked, and the message says for how long.
+    let res = app
+        .call(
+            &client,
+            "login",
+            &[("username", "admin"), ("password", ADMIN_PASSWORD)],
+        )
+        .await;
+    assert_eq!(res.status(), 429);
+    let body = json(res).await;
+    let message = body["TooManyAttempts"].as_str().unwrap();
+    assert!(message.contains("try again in 15 minute"), "{message}");
+    assert_eq!(session::Entity::find().count(&app.db).await.unwrap(), 0);
+
+    // Other accounts are not locked by someone guessing at `admin`.
+    app.signed_in("viewer", VIEWER_PASSWORD).await;
+}
+on_both_backends!(repeated_failures_lock_the_username);
+
+async fn viewers_read_and_admins_change(app: TestApp) {
+    let viewer = app.signed_in("viewer", VIEWER_PASSWORD).await;
+    let listed = json(app.call(&viewer, "users/list", &[]).await).await;
+    assert_eq!(listed.as_array().unwrap().len(), 2);
+    let res = app
+        .call(
+            &viewer,
+            "users/create",
+            &[
+                ("username", "eve"),
+                ("password", "eve-password"),
+                ("role", "admin"),
+            ],
+        )
+        .await;
+    assert_eq!(res.status(), 403);
+    assert_eq!(
+        json(res).await,
+        serde_json::json!({"Forbidden": "add users"})
+    );
+
+    let admin = app.signed_in("admin", ADMIN_PASSWORD).await;
+    let res = app
+        .call(
+            &admin,
+            "users/create",
+            &[
+                ("username", "oncall"),
+                ("password", "oncall-password"),
+                ("role", "viewer"),
+            ],
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    assert_eq!(json(res).await["role"], "viewer");
+
+    // Bad input changes nothing and names the field.
+    for (form, field) in [
+        (
+            [
+                ("username", "oncall"),
+                ("password", "another-password"),
+                ("role", "viewer"),
+            ],
+            "username",
+        ),
+        (
+            [
+                ("username", "Bad Name"),
+                ("password", "another-password"),
+                ("role", "viewer"),
+            ],
+            "username",
+        ),
+        (
+            [
+                ("username", "newbie"),
+                ("password", "short"),
+                ("role", "viewer"),
+            ],
+            "password",
+        ),
+        (
+            [
+                ("username", "newbie"),
+                ("password", "long-enough"),
+                ("role", "root"),
+            ],
+            "role",
+        ),
+    ] {
+        let res = app.call(&admin, "users/create", &form).await;
+        assert_eq!(res.status(), 422, "{form:?}");
+        assert_eq!(json(res).await["Invalid"]["field"], field, "{form:?}");
+    }
+    assert_eq!(user::Entity::find().count(&app.db).await.unwrap(), 3);
+    let audited = audit_log::Entity::find()
+        .filter(audit_log::Column::Action.eq("user.created"))
+        .all(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(audited.len(), 1);
+    assert_eq!(
+        (audited[0].actor.as_str(), audited[0].subject.as_str()),
+        ("admin", "oncall")
+    );
+}
+on_both_backends!(viewers_read_and_admins_change);
+
+async fn cross_site_posts_are_refused(app: TestApp) {
+    let client = app.client();
+    for (header, value) in [
+        ("origin", "https://evil.example"),
+        ("sec-fetch-site", "cross-site"),
+    ] {
+        let res = client
+            .post(app.url("/api/login"))
+            .header(header, value)
+            .form(&[("username", "admin"), ("password", ADMIN_PASSWORD)])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 403, "{header}: {value}");
+        assert!(res.headers().get("set-cookie").is_none());
+    }
+    let same_origin = client
+        .post(app.url("/api/login"))
+        .header("origin", format!("http://{}", app.addr))
+        .form(&[("username", "admin"), ("password", ADMIN_PASSWORD)])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(same_origin.status(), 200);
+}
+on_both_backends!(cross_site_posts_are_refused);
+
+async fn sign_out_ends_the_session_for_good(app: TestApp) {
+    let client = app.client();
+    let res = app
+        .call(
+            &client,
+            "login",
+            &[("username", "admin"), ("password", ADMIN_PASSWORD)],
+        )
+        .await;
+    let cookie = res.headers().get("set-cookie").unwrap().to_str().unwrap();
+    let pair = cookie.split(';').next().unwrap().to_string();
+
+    let res = app.call(&client, "logout", &[]).await;
+    assert_eq!(res.status(), 200);
+    assert!(
+        res.headers()
+            .get("set-cookie")
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .contains("Max-Age=0")
+    );
+
+    // Replaying the old cookie does not work: the session row is gone.
+    let replay = app
+        .client()
+        .post(app.url("/api/me"))
+        .header("cookie", pair)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(replay.status(), 401);
+    assert_eq!(session::Entity::find().count(&app.db).await.unwrap(), 0);
+}
+on_both_backends!(sign_out_ends_the_session_for_good);
+
+async fn expired_sessions_are_refused(app: TestApp) {
+    let admin = user::Entity::find()
+        .filter(user::Column::Username.eq("admin"))
+        .one(&app.db)
+        .await
+        .unwrap()
+        .unwrap();
+    let token = app::services::sessions::create(
+        &app.db,
+        admin.id,
+        chrono::Duration::hours(1),
+        chrono::Utc::now() - chrono::Duration::hours(2),
+    )
+    .await
+    .unwrap();
+    let res = app
+        .client()
+        .post(app.url("/api/me"))
+        .header("cookie", format!("bulwark_session={token}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 401);
+}
+on_both_backends!(expired_sessions_are_refused);

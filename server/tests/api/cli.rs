@@ -1,0 +1,193 @@
+//! The `bulwark` binary as an administrator runs it: real process, real SQLite file.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+struct Cli {
+    dir: tempfile::TempDir,
+}
+
+impl Cli {
+    fn new() -> Cli {
+        Cli {
+            dir: tempfile::tempdir().expect("tempdir"),
+        }
+    }
+
+    fn database_url(&self) -> String {
+        format!(
+            "sqlite://{}?mode=rwc",
+            self.dir.path().join("cli.db").display()
+        )
+    }
+
+    fn run(&self, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_bulwark"))
+            .args(args)
+            .current_dir(self.dir.path())
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("DATABASE_URL", self.database_url())
+            .envs(env.iter().copied())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .expect("spawn bulwark");
+        child
+            .stdin
+            .take()
+            .expect("stdin")
+            .write_all(stdin.as_bytes())
+            .expect("write stdin");
+        child.wait_with_output().expect("wait")
+    }
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn stdout(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn user_add_then_a_duplicate_is_refused_without_changes() {
+    let cli = Cli::new();
+    assert!(cli.run(&["migrate"], "", &[]).status.success());
+
+    let added = cli.run(
+        &["user", "add", "--username", "alice", "--role", "admin"],
+        "alice-password\n",
+        &[],
+    );
+    assert!(added.status.success(), "{}", stderr(&added));
+    assert_eq!(stdout(&added).trim(), "added alice (admin)");
+
+    let again = cli.run(
+        &["user", "add", "--username", "alice", "--role", "viewer"],
+        "other-password\n",
+        &[],
+    );
+    assert_eq!(again.status.code(), Some(1));
+    assert!(
+        stderr(&again).contains("a user named 'alice' already exists"),
+        "{}",
+        stderr(&again)
+    );
+
+    let list = cli.run(&["user", "list"], "", &[]);
+    let listed = stdout(&list);
+    assert_eq!(listed.lines().count(), 1, "{listed}");
+    assert!(listed.starts_with("alice\tadmin\t"), "{listed}");
+}
+
+#[test]
+fn user_add_refuses_bad_input_and_writes_nothing() {
+    let cli = Cli::new();
+    assert!(cli.run(&["migrate"], "", &[]).status.success());
+    for (args, password, expected) in [
+        (
+            ["user", "add", "--username", "bob", "--role", "viewer"],
+            "\n",
+            "password is required",
+        ),
+        (
+            ["user", "add", "--username", "bob", "--role", "viewer"],
+            "short\n",
+            "at least 8 characters",
+        ),
+        (
+            ["user", "add", "--username", "Bob Smith", "--role", "viewer"],
+            "long-enough\n",
+            "username may contain only",
+        ),
+    ] {
+        let out = cli.run(&args, password, &[]);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(
+            stderr(&out).contains(expected),
+            "{args:?}: {}",
+            stderr(&out)
+        );
+    }
+    let bad_role = cli.run(
+        &["user", "add", "--username", "bob", "--role", "root"],
+        "long-enough\n",
+        &[],
+    );
+    assert_eq!(bad_role.status.code(), Some(2), "a usage error");
+    assert!(stderr(&bad_role).contains("admin"), "{}", stderr(&bad_role));
+
+    assert_eq!(stdout(&cli.run(&["user", "list"], "", &[])).trim(), "");
+}
+
+#[test]
+fn an_unreachable_database_is_a_clear_message() {
+    let cli = Cli::new();
+    let out = cli.run(
+        &["migrate"],
+        "",
+        &[(
+            "DATABASE_URL",
+            "postgres://bulwark:secret@127.0.0.1:9/nowhere",
+        )],
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let message = stderr(&out);
+    assert!(
+        message.contains(
+            "cannot connect to the database at postgres://bulwark:***@127.0.0.1:9/nowhere"
+        ),
+        "{message}"
+    );
+    assert!(
+        !message.contains("secret"),
+        "the password must not be printed: {message}"
+    );
+}
+
+#[test]
+fn bad_configuration_names_the_key() {
+    let cli = Cli::new();
+    let out = cli.run(&["migrate"], "", &[("BULWARK_ADDR", "not-an-address")]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("addr"), "{}", stderr(&out));
+
+    std::fs::write(
+        cli.dir.path().join("bulwark.toml"),
+        "session_hours = \"many\"\n",
+    )
+    .unwrap();
+    let out = cli.run(&["migrate"], "", &[]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(stderr(&out).contains("session_hours"), "{}", stderr(&out));
+}
+
+#[test]
+fn serve_creates_the_first_admin_once_and_prints_the_password() {
+    let cli = Cli::new();
+    assert!(cli.run(&["migrate"], "", &[]).status.success());
+    // Bind to a port that is already taken so `serve` stops right after its start-up work.
+    let blocker = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = blocker.local_addr().unwrap().to_string();
+
+    let first = cli.run(&["serve"], "", &[("BULWARK_ADDR", &addr)]);
+    let printed = stdout(&first);
+    let password = printed
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Password (shown only this once): "))
+        .unwrap_or_else(|| panic!("no password printed: {printed}"))
+        .to_string();
+    assert_eq!(password.len(), 20);
+    assert!(
+        stderr(&first).contains(&format!("cannot listen on {addr}")),
+        "{}",
+        stderr(&first)
+    );
+
+    let second = cli.run(&["serve"], "", &[("BULWARK_ADDR", &addr)]);
+    assert!(!stdout(&second).contains("Password"), "printed only once");
+    assert!(stdout(&cli.run(&["user", "list"], "", &[])).starts_with("admin\tadmin\t"));
+}

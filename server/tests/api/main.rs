@@ -1,0 +1,8 @@
+//! Integration tests: the real application on a random port, a real SQLite file, and a fresh
+//! PostgreSQL database when `BULWARK_TEST_POSTGRES_URL` is set.
+
+mod helpers;
+
+mod auth;
+mod cli;
+mod health;
