@@ -1,3 +1,9 @@
 //! Pure domain rules, compiled for the server and the browser alike. Nothing here does I/O.
+//!
+//! - [`retry`]: the retry contract — delays, totals, sensitivities, jitter, warnings.
+//! - [`duration`]: durations as people type them (`500ms`, `10s`, `1h30m`).
+//! - [`account`]: usernames, roles, passwords.
 
 pub mod account;
+pub mod duration;
+pub mod retry;
