@@ -40,6 +40,15 @@ enum Command {
     /// Manage accounts.
     #[command(subcommand)]
     User(UserCommand),
+    /// Retry policies.
+    #[command(subcommand)]
+    Policy(PolicyCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum PolicyCommand {
+    /// Print the retry schedule a policy produces, with its warnings.
+    Preview(crate::commands::policy::PreviewArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -111,6 +120,7 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
                 Err(e) => Err(anyhow::Error::new(e).context("could not add the user")),
             }
         }
+        Command::Policy(PolicyCommand::Preview(args)) => crate::commands::policy::preview(&args),
         Command::User(UserCommand::List) => {
             let db = db::connect(&config.database_url).await?;
             for user in users::list(&db).await.context("could not list users")? {

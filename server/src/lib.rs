@@ -1,7 +1,8 @@
 //! The `bulwark` binary's library: everything `main` wires together, public so the integration
 //! tests can start the real application on a random port.
 //!
-//! - [`cli`]: the commands (`serve`, `migrate`, `user add`, …) and their exit codes.
+//! - [`cli`]: the commands (`serve`, `migrate`, `user add`, …) and their exit codes;
+//!   [`commands`] holds the ones with more to say than a few lines.
 //! - [`config`]: `bulwark.toml` overridden by `BULWARK_*` variables and `DATABASE_URL`.
 //! - [`db`]: connecting to SQLite or PostgreSQL and applying migrations.
 //! - [`web`]: the axum application — Leptos pages and server functions, the session layer,
@@ -10,6 +11,7 @@
 //! - [`shutdown`]: turning SIGTERM / Ctrl-C into one graceful stop.
 
 pub mod cli;
+pub mod commands;
 pub mod config;
 pub mod db;
 pub mod shutdown;

@@ -1,0 +1,3 @@
+//! CLI commands that are more than a call or two; each file is one command group.
+
+pub mod policy;
