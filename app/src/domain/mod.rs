@@ -2,8 +2,10 @@
 //!
 //! - [`retry`]: the retry contract — delays, totals, sensitivities, jitter, warnings.
 //! - [`duration`]: durations as people type them (`500ms`, `10s`, `1h30m`).
+//! - [`cron`]: six-field cron expressions, time zones, fire times.
 //! - [`account`]: usernames, roles, passwords.
 
 pub mod account;
+pub mod cron;
 pub mod duration;
 pub mod retry;

@@ -1,0 +1,177 @@
+//! Cron expressions (six fields, seconds first) and time zones, and the fire times they give.
+//!
+//! Fire times are computed in the job's own time zone with the full tz database, so a job at
+//! 07:30 Europe/Berlin fires at 07:30 local time on both sides of a daylight-saving change —
+//! unlike a fixed UTC offset taken once at start-up. When a day-of-month and a day-of-week
+//! are both restricted, either one matching fires the job (as in Vixie cron).
+
+use chrono::{DateTime, TimeZone, Utc};
+use chrono_tz::Tz;
+use croner::Cron;
+use croner::parser::{CronParser, Seconds, Year};
+
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum CronError {
+    #[error("cron expression is required, e.g. 0 30 7 * * * (07:30:00 every day)")]
+    Empty,
+    #[error(
+        "cron needs 6 fields, seconds first (sec min hour day month weekday); got {0}: \
+         e.g. 0 30 7 * * * for 07:30:00 every day"
+    )]
+    FieldCount(usize),
+    #[error("cron expression is invalid: {0}")]
+    Invalid(String),
+    #[error("cron expression never fires")]
+    NeverFires,
+    #[error("time zone '{0}' is unknown; use an IANA name such as UTC, Europe/Berlin or Asia/Shanghai")]
+    TimeZone(String),
+}
+
+/// A valid six-field cron expression.
+#[derive(Debug, Clone)]
+pub struct CronExpr {
+    text: String,
+    cron: Cron,
+}
+
+impl PartialEq for CronExpr {
+    fn eq(&self, other: &Self) -> bool {
+        self.text == other.text
+    }
+}
+
+impl CronExpr {
+    pub fn parse(text: &str) -> Result<Self, CronError> {
+        let text = text.split_whitespace().collect::<Vec<_>>().join(" ");
+        if text.is_empty() {
+            return Err(CronError::Empty);
+        }
+        let fields = text.split(' ').count();
+        if fields != 6 && !text.starts_with('@') {
+            return Err(CronError::FieldCount(fields));
+        }
+        let cron = CronParser::builder()
+            .seconds(Seconds::Required)
+            .year(Year::Disallowed)
+            .build()
+            .parse(&text)
+            .map_err(|e| CronError::Invalid(e.to_string()))?;
+        Ok(CronExpr { text, cron })
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// The next `count` fire times strictly after `after`, in the job's time zone.
+    pub fn next_fire_times(&self, tz: Tz, after: DateTime<Utc>, count: usize) -> Vec<DateTime<Tz>> {
+        self.cron
+            .iter_after(after.with_timezone(&tz))
+            .take(count)
+            .collect()
+    }
+
+    /// The next fire time strictly after `after`.
+    pub fn next_after(&self, tz: Tz, after: DateTime<Utc>) -> Result<DateTime<Tz>, CronError> {
+        self.cron
+            .find_next_occurrence(&after.with_timezone(&tz), false)
+            .map_err(|_| CronError::NeverFires)
+    }
+
+    /// The shortest gap between consecutive fire times over the next few runs: the period a
+    /// retry schedule must fit in before it overruns the next tick.
+    pub fn shortest_gap_ms(&self, tz: Tz, after: DateTime<Utc>) -> Option<u64> {
+        let times = self.next_fire_times(tz, after, 24);
+        times
+            .windows(2)
+            .map(|w| (w[1].clone() - w[0].clone()).num_milliseconds())
+            .filter(|ms| *ms > 0)
+            .min()
+            .map(|ms| ms as u64)
+    }
+}
+
+/// An IANA time zone by name.
+pub fn parse_timezone(name: &str) -> Result<Tz, CronError> {
+    name.trim()
+        .parse::<Tz>()
+        .map_err(|_| CronError::TimeZone(name.trim().to_string()))
+}
+
+/// Every time zone name, for pickers.
+pub fn timezone_names() -> impl Iterator<Item = &'static str> {
+    chrono_tz::TZ_VARIANTS.iter().map(|tz| tz.name())
+}
+
+/// `2026-03-29 07:30:00 CEST` — a fire time as the editor shows it.
+pub fn format_fire_time<T: TimeZone>(t: &DateTime<T>) -> String
+where
+    T::Offset: std::fmt::Display,
+{
+    t.format("%Y-%m-%d %H:%M:%S %Z").to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::{Timelike, TimeZone};
+
+    #[test]
+    fn six_fields_seconds_first() {
+        assert!(CronExpr::parse("0 30 7 * * *").is_ok());
+        assert!(CronExpr::parse("  */5  * * * * * ").is_ok());
+        assert_eq!(CronExpr::parse("30 7 * * *").unwrap_err(), CronError::FieldCount(5));
+        assert_eq!(CronExpr::parse("").unwrap_err(), CronError::Empty);
+        assert!(matches!(CronExpr::parse("0 61 * * * *").unwrap_err(), CronError::Invalid(_)));
+        assert!(matches!(CronExpr::parse("0 0 * * * * 2030").unwrap_err(), CronError::FieldCount(7)));
+    }
+
+    #[test]
+    fn next_five_in_the_jobs_zone() {
+        let cron = CronExpr::parse("0 30 7 * * *").unwrap();
+        let tz = parse_timezone("Asia/Shanghai").unwrap();
+        let now = Utc.with_ymd_and_hms(2026, 11, 30, 0, 0, 0).unwrap(); // 08:00 in Shanghai
+        let next = cron.next_fire_times(tz, now, 5);
+        assert_eq!(next.len(), 5);
+        assert_eq!(format_fire_time(&next[0]), "2026-12-01 07:30:00 CST");
+        assert_eq!(next[0].with_timezone(&Utc).hour(), 23);
+    }
+
+    #[test]
+    fn local_time_holds_across_daylight_saving() {
+        // Europe/Berlin moves from CET (+1) to CEST (+2) on 2026-03-29.
+        let cron = CronExpr::parse("0 30 7 * * *").unwrap();
+        let tz = parse_timezone("Europe/Berlin").unwrap();
+        let before = Utc.with_ymd_and_hms(2026, 3, 27, 12, 0, 0).unwrap();
+        let fires = cron.next_fire_times(tz, before, 3);
+        let local: Vec<String> = fires.iter().map(format_fire_time).collect();
+        assert_eq!(
+            local,
+            [
+                "2026-03-28 07:30:00 CET",
+                "2026-03-29 07:30:00 CEST",
+                "2026-03-30 07:30:00 CEST"
+            ]
+        );
+        let utc_hours: Vec<u32> = fires.iter().map(|t| t.with_timezone(&Utc).hour()).collect();
+        assert_eq!(utc_hours, [6, 5, 5]);
+    }
+
+    #[test]
+    fn shortest_gap_is_the_period() {
+        let now = Utc.with_ymd_and_hms(2026, 11, 30, 0, 0, 0).unwrap();
+        let every_five = CronExpr::parse("0 */5 * * * *").unwrap();
+        assert_eq!(every_five.shortest_gap_ms(Tz::UTC, now), Some(300_000));
+        let weekdays = CronExpr::parse("0 0 9 * * MON-FRI").unwrap();
+        assert_eq!(weekdays.shortest_gap_ms(Tz::UTC, now), Some(86_400_000));
+    }
+
+    #[test]
+    fn unknown_zones_are_named() {
+        assert_eq!(
+            parse_timezone("Mars/Olympus").unwrap_err().to_string(),
+            "time zone 'Mars/Olympus' is unknown; use an IANA name such as UTC, Europe/Berlin or Asia/Shanghai"
+        );
+        assert_eq!(parse_timezone(" UTC ").unwrap(), Tz::UTC);
+    }
+}
