@@ -18,6 +18,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
             <head>
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
+                <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
                 // A classic script, loaded before hydration: charming's renderer calls the
                 // global `echarts`. Vendored from npm by the build; no CDN.
                 <script src="/vendor/echarts.min.js"></script>
@@ -54,6 +55,8 @@ pub fn App() -> impl IntoView {
                 <ParentRoute path=path!("") view=Layout>
                     <Route path=path!("") view=pages::home::HomePage />
                     <Route path=path!("jobs") view=pages::jobs::JobsPage />
+                    <Route path=path!("jobs/new") view=pages::job_edit::JobEditPage />
+                    <Route path=path!("jobs/:id") view=pages::job_edit::JobEditPage />
                     <Route path=path!("runs") view=pages::runs::RunsPage />
                     <Route path=path!("failed") view=pages::failed::FailedPage />
                     <Route path=path!("traffic") view=pages::traffic::TrafficPage />

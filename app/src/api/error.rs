@@ -22,6 +22,9 @@ pub enum AppError {
     Forbidden(String),
     #[error("{message}")]
     Invalid { field: String, message: String },
+    /// Several fields of one form at once.
+    #[error("{} field(s) need attention", .0.len())]
+    Fields(Vec<crate::domain::job::FieldError>),
     #[error("{0}")]
     TooManyAttempts(String),
     #[error("{0} was not found")]
@@ -44,6 +47,14 @@ impl AppError {
     pub fn for_field(&self, field: &str) -> Option<String> {
         match self {
             AppError::Invalid { field: f, message } if f == field => Some(message.clone()),
+            AppError::Fields(errors) => {
+                let messages: Vec<&str> = errors
+                    .iter()
+                    .filter(|e| e.field == field)
+                    .map(|e| e.message.as_str())
+                    .collect();
+                (!messages.is_empty()).then(|| messages.join("; "))
+            }
             _ => None,
         }
     }
@@ -52,7 +63,7 @@ impl AppError {
         match self {
             AppError::Unauthenticated => 401,
             AppError::Forbidden(_) => 403,
-            AppError::Invalid { .. } => 422,
+            AppError::Invalid { .. } | AppError::Fields(_) => 422,
             AppError::TooManyAttempts(_) => 429,
             AppError::NotFound(_) => 404,
             AppError::Internal(_) | AppError::ServerFn(_) => 500,

@@ -7,6 +7,7 @@
 pub mod auth;
 pub mod dashboard;
 pub mod error;
+pub mod jobs;
 pub mod users;
 
 pub use error::AppError;

@@ -15,6 +15,9 @@ pub fn EChart(
     #[prop(into)]
     chart: Signal<Option<Chart>>,
     #[prop(default = 280)] height: u32,
+    /// Called after each draw (in the browser only), e.g. to measure redraw latency.
+    #[prop(optional)]
+    on_drawn: Option<Callback<()>>,
 ) -> impl IntoView {
     let drawn = RwSignal::new(false);
 
@@ -31,11 +34,15 @@ pub fn EChart(
                     Err(e) => leptos::logging::error!("chart {id} could not be drawn: {e:?}"),
                 },
             });
-            drawn.set(handle.with_value(Option::is_some));
+            let ok = handle.with_value(Option::is_some);
+            drawn.set(ok);
+            if let (true, Some(callback)) = (ok, on_drawn) {
+                callback.run(());
+            }
         });
     }
     #[cfg(not(feature = "hydrate"))]
-    let _ = chart;
+    let _ = (chart, on_drawn);
 
     view! {
         <div

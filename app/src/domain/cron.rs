@@ -23,7 +23,9 @@ pub enum CronError {
     Invalid(String),
     #[error("cron expression never fires")]
     NeverFires,
-    #[error("time zone '{0}' is unknown; use an IANA name such as UTC, Europe/Berlin or Asia/Shanghai")]
+    #[error(
+        "time zone '{0}' is unknown; use an IANA name such as UTC, Europe/Berlin or Asia/Shanghai"
+    )]
     TimeZone(String),
 }
 
@@ -114,16 +116,25 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
-    use chrono::{Timelike, TimeZone};
+    use chrono::{TimeZone, Timelike};
 
     #[test]
     fn six_fields_seconds_first() {
         assert!(CronExpr::parse("0 30 7 * * *").is_ok());
         assert!(CronExpr::parse("  */5  * * * * * ").is_ok());
-        assert_eq!(CronExpr::parse("30 7 * * *").unwrap_err(), CronError::FieldCount(5));
+        assert_eq!(
+            CronExpr::parse("30 7 * * *").unwrap_err(),
+            CronError::FieldCount(5)
+        );
         assert_eq!(CronExpr::parse("").unwrap_err(), CronError::Empty);
-        assert!(matches!(CronExpr::parse("0 61 * * * *").unwrap_err(), CronError::Invalid(_)));
-        assert!(matches!(CronExpr::parse("0 0 * * * * 2030").unwrap_err(), CronError::FieldCount(7)));
+        assert!(matches!(
+            CronExpr::parse("0 61 * * * *").unwrap_err(),
+            CronError::Invalid(_)
+        ));
+        assert!(matches!(
+            CronExpr::parse("0 0 * * * * 2030").unwrap_err(),
+            CronError::FieldCount(7)
+        ));
     }
 
     #[test]

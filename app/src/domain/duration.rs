@@ -72,7 +72,12 @@ pub fn format_ms(ms: u64) -> String {
     }
     let mut out = String::new();
     let mut rest = ms;
-    for (unit, size) in [("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1_000)] {
+    for (unit, size) in [
+        ("d", 86_400_000),
+        ("h", 3_600_000),
+        ("m", 60_000),
+        ("s", 1_000),
+    ] {
         if rest >= size {
             out.push_str(&format!("{}{unit}", rest / size));
             rest %= size;
@@ -91,7 +96,11 @@ pub fn human_ms(ms: f64) -> String {
         format!("{} ms", ms.round())
     } else if ms < 60_000.0 {
         let s = ms / 1_000.0;
-        if (s - s.round()).abs() < 0.05 { format!("{} s", s.round()) } else { format!("{s:.1} s") }
+        if (s - s.round()).abs() < 0.05 {
+            format!("{} s", s.round())
+        } else {
+            format!("{s:.1} s")
+        }
     } else if ms < 3_600_000.0 {
         let total_s = (ms / 1_000.0).round() as u64;
         join(total_s / 60, "min", total_s % 60, "s")
@@ -143,17 +152,38 @@ mod tests {
     fn refuses_what_it_cannot_read_exactly() {
         assert_eq!(parse_ms(""), Err(DurationError::Empty));
         assert_eq!(parse_ms("10"), Err(DurationError::MissingUnit("10".into())));
-        assert_eq!(parse_ms("ten s"), Err(DurationError::Malformed("ten s".into())));
-        assert_eq!(parse_ms("10 parsecs"), Err(DurationError::Malformed("10 parsecs".into())));
+        assert_eq!(
+            parse_ms("ten s"),
+            Err(DurationError::Malformed("ten s".into()))
+        );
+        assert_eq!(
+            parse_ms("10 parsecs"),
+            Err(DurationError::Malformed("10 parsecs".into()))
+        );
         assert_eq!(parse_ms("-5s"), Err(DurationError::Malformed("-5s".into())));
-        assert_eq!(parse_ms("1.2.3s"), Err(DurationError::Malformed("1.2.3s".into())));
-        assert_eq!(parse_ms("0.5ms"), Err(DurationError::SubMillisecond("0.5ms".into())));
+        assert_eq!(
+            parse_ms("1.2.3s"),
+            Err(DurationError::Malformed("1.2.3s".into()))
+        );
+        assert_eq!(
+            parse_ms("0.5ms"),
+            Err(DurationError::SubMillisecond("0.5ms".into()))
+        );
         assert_eq!(parse_ms("31d"), Err(DurationError::TooLong("31d".into())));
     }
 
     #[test]
     fn formats_round_trip() {
-        for ms in [1, 500, 1_000, 1_500, 90_000, 3_600_000, 5_400_000, 86_400_000 + 1] {
+        for ms in [
+            1,
+            500,
+            1_000,
+            1_500,
+            90_000,
+            3_600_000,
+            5_400_000,
+            86_400_000 + 1,
+        ] {
             assert_eq!(parse_ms(&format_ms(ms)), Ok(ms), "{}", format_ms(ms));
         }
         assert_eq!(format_ms(90_000), "1m30s");

@@ -79,7 +79,12 @@ pub enum Jitter {
 }
 
 impl Jitter {
-    pub const ALL: [Jitter; 4] = [Jitter::None, Jitter::Full, Jitter::Equal, Jitter::Decorrelated];
+    pub const ALL: [Jitter; 4] = [
+        Jitter::None,
+        Jitter::Full,
+        Jitter::Equal,
+        Jitter::Decorrelated,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -195,7 +200,13 @@ impl RetryPolicy {
         let mut errors = Vec::new();
         let first = duration::parse_ms(&input.first)
             .map_err(RetryError::First)
-            .and_then(|ms| if ms == 0 { Err(RetryError::FirstZero) } else { Ok(ms) });
+            .and_then(|ms| {
+                if ms == 0 {
+                    Err(RetryError::FirstZero)
+                } else {
+                    Ok(ms)
+                }
+            });
         let multiplier = Multiplier::parse(&input.multiplier);
         let max_retries = input
             .max_retries
@@ -495,7 +506,8 @@ pub struct Warning {
 /// The retry presets the editor offers, from common practice.
 pub fn presets() -> Vec<(&'static str, &'static str, RetryPolicy)> {
     let m = |tenths| Multiplier::from_tenths(tenths).expect("preset multipliers are in range");
-    let p = |f, mult, c, j, cap| RetryPolicy::new(f, m(mult), c, j, cap).expect("presets are valid");
+    let p =
+        |f, mult, c, j, cap| RetryPolicy::new(f, m(mult), c, j, cap).expect("presets are valid");
     vec![
         (
             "fast",
@@ -525,12 +537,20 @@ mod tests {
     use super::*;
 
     fn policy(first_ms: u64, m_tenths: i64, c: u8) -> RetryPolicy {
-        RetryPolicy::new(first_ms, Multiplier::from_tenths(m_tenths).unwrap(), c, Jitter::None, None)
-            .unwrap()
+        RetryPolicy::new(
+            first_ms,
+            Multiplier::from_tenths(m_tenths).unwrap(),
+            c,
+            Jitter::None,
+            None,
+        )
+        .unwrap()
     }
 
     fn seconds(ms: &[f64]) -> Vec<f64> {
-        ms.iter().map(|v| (v / 1_000.0 * 1e6).round() / 1e6).collect()
+        ms.iter()
+            .map(|v| (v / 1_000.0 * 1e6).round() / 1e6)
+            .collect()
     }
 
     // Reference numbers from DESIGN.md §3.
@@ -540,13 +560,21 @@ mod tests {
         let p = policy(10_000, 20, 10);
         assert_eq!(
             seconds(&p.delays_ms()),
-            [10.0, 20.0, 40.0, 80.0, 160.0, 320.0, 640.0, 1280.0, 2560.0, 5120.0]
+            [
+                10.0, 20.0, 40.0, 80.0, 160.0, 320.0, 640.0, 1280.0, 2560.0, 5120.0
+            ]
         );
     }
 
     #[test]
     fn one_second_doubling_totals() {
-        for (c, total) in [(3, 7.0), (5, 31.0), (10, 1023.0), (13, 8191.0), (15, 32767.0)] {
+        for (c, total) in [
+            (3, 7.0),
+            (5, 31.0),
+            (10, 1023.0),
+            (13, 8191.0),
+            (15, 32767.0),
+        ] {
             assert_eq!(policy(1_000, 20, c).total_ms() / 1_000.0, total, "T({c})");
         }
     }
@@ -559,7 +587,10 @@ mod tests {
 
     #[test]
     fn multiplier_eight() {
-        assert_eq!(seconds(&policy(1_000, 80, 5).delays_ms()), [1.0, 8.0, 64.0, 512.0, 4096.0]);
+        assert_eq!(
+            seconds(&policy(1_000, 80, 5).delays_ms()),
+            [1.0, 8.0, 64.0, 512.0, 4096.0]
+        );
     }
 
     #[test]
@@ -576,16 +607,32 @@ mod tests {
             let p = policy(1_500, m, c);
             let mv = f64::from(m as u8) / 10.0;
             let closed = 1_500.0 * (mv.powi(i32::from(c)) - 1.0) / (mv - 1.0);
-            assert!((p.total_ms() - closed).abs() < 1e-6 * closed, "M={mv} C={c}");
+            assert!(
+                (p.total_ms() - closed).abs() < 1e-6 * closed,
+                "M={mv} C={c}"
+            );
         }
-        assert_eq!(policy(1_500, 10, 6).total_ms(), 1_500.0 * 6.0, "M = 1 is F · C");
+        assert_eq!(
+            policy(1_500, 10, 6).total_ms(),
+            1_500.0 * 6.0,
+            "M = 1 is F · C"
+        );
     }
 
     #[test]
     fn the_cap_bounds_each_delay() {
-        let p = RetryPolicy::new(1_000, Multiplier::from_tenths(20).unwrap(), 8, Jitter::None, Some(10_000))
-            .unwrap();
-        assert_eq!(seconds(&p.delays_ms()), [1.0, 2.0, 4.0, 8.0, 10.0, 10.0, 10.0, 10.0]);
+        let p = RetryPolicy::new(
+            1_000,
+            Multiplier::from_tenths(20).unwrap(),
+            8,
+            Jitter::None,
+            Some(10_000),
+        )
+        .unwrap();
+        assert_eq!(
+            seconds(&p.delays_ms()),
+            [1.0, 2.0, 4.0, 8.0, 10.0, 10.0, 10.0, 10.0]
+        );
         assert_eq!(p.sensitivity_to_multiplier(6), 0.0);
         assert_eq!(p.sensitivity_to_retries(6), 0.0);
     }
@@ -598,7 +645,11 @@ mod tests {
         assert_eq!(p.sensitivity_to_multiplier(1), 0.0);
         // ∂d/∂n = F M^(n−1) ln M: at n = 10, 512 s · ln 2.
         assert!((p.sensitivity_to_retries(10) - 512_000.0 * 2f64.ln()).abs() < 1e-6);
-        assert_eq!(policy(1_000, 10, 3).sensitivity_to_retries(3), 0.0, "flat when M = 1");
+        assert_eq!(
+            policy(1_000, 10, 3).sensitivity_to_retries(3),
+            0.0,
+            "flat when M = 1"
+        );
     }
 
     #[test]
@@ -611,14 +662,37 @@ mod tests {
 
     #[test]
     fn jitter_ranges() {
-        let with = |j| RetryPolicy::new(1_000, Multiplier::from_tenths(20).unwrap(), 4, j, Some(6_000)).unwrap();
+        let with = |j| {
+            RetryPolicy::new(
+                1_000,
+                Multiplier::from_tenths(20).unwrap(),
+                4,
+                j,
+                Some(6_000),
+            )
+            .unwrap()
+        };
         assert_eq!(with(Jitter::Full).jitter_range_ms(3, None), (0.0, 4_000.0));
-        assert_eq!(with(Jitter::Equal).jitter_range_ms(3, None), (2_000.0, 4_000.0));
-        assert_eq!(with(Jitter::Decorrelated).jitter_range_ms(1, None), (1_000.0, 3_000.0));
-        assert_eq!(with(Jitter::Decorrelated).jitter_range_ms(2, Some(2_500.0)), (1_000.0, 6_000.0));
+        assert_eq!(
+            with(Jitter::Equal).jitter_range_ms(3, None),
+            (2_000.0, 4_000.0)
+        );
+        assert_eq!(
+            with(Jitter::Decorrelated).jitter_range_ms(1, None),
+            (1_000.0, 3_000.0)
+        );
+        assert_eq!(
+            with(Jitter::Decorrelated).jitter_range_ms(2, Some(2_500.0)),
+            (1_000.0, 6_000.0)
+        );
         assert_eq!(
             with(Jitter::Decorrelated).jitter_envelope_ms(),
-            [(1_000.0, 3_000.0), (1_000.0, 6_000.0), (1_000.0, 6_000.0), (1_000.0, 6_000.0)]
+            [
+                (1_000.0, 3_000.0),
+                (1_000.0, 6_000.0),
+                (1_000.0, 6_000.0),
+                (1_000.0, 6_000.0)
+            ]
         );
         assert_eq!(with(Jitter::Equal).sample_delay_ms(3, None, 0.0), 2_000);
         assert_eq!(with(Jitter::Equal).sample_delay_ms(3, None, 1.0), 4_000);
@@ -635,18 +709,33 @@ mod tests {
             cap: cap.into(),
         };
         let ok = RetryPolicy::parse(&input("500ms", "1.5", "16", "equal", "1h")).unwrap();
-        assert_eq!((ok.first_ms(), ok.multiplier().tenths(), ok.max_retries()), (500, 15, 16));
+        assert_eq!(
+            (ok.first_ms(), ok.multiplier().tenths(), ok.max_retries()),
+            (500, 15, 16)
+        );
         assert_eq!(ok.cap_ms(), Some(3_600_000));
         assert_eq!(RetryPolicy::parse(&ok.to_input()), Ok(ok));
 
         let errors = RetryPolicy::parse(&input("0s", "8.1", "17", "wild", "soon")).unwrap_err();
         let fields: Vec<_> = errors.iter().map(RetryError::field).collect();
-        assert_eq!(fields, ["first", "multiplier", "max_retries", "jitter", "cap"]);
-        assert_eq!(errors[1].to_string(), "multiplier must be between 1.0 and 8.0, not 8.1");
-        assert_eq!(errors[2].to_string(), "max retries must be a whole number between 1 and 16, not 17");
+        assert_eq!(
+            fields,
+            ["first", "multiplier", "max_retries", "jitter", "cap"]
+        );
+        assert_eq!(
+            errors[1].to_string(),
+            "multiplier must be between 1.0 and 8.0, not 8.1"
+        );
+        assert_eq!(
+            errors[2].to_string(),
+            "max retries must be a whole number between 1 and 16, not 17"
+        );
 
         let errors = RetryPolicy::parse(&input("10", "2.25", "0", "", "")).unwrap_err();
-        assert_eq!(errors[0].to_string(), "first interval '10' needs a unit: ms, s, m or h (for example 10s)");
+        assert_eq!(
+            errors[0].to_string(),
+            "first interval '10' needs a unit: ms, s, m or h (for example 10s)"
+        );
         assert!(matches!(errors[1], RetryError::MultiplierPrecision(_)));
         assert!(matches!(errors[2], RetryError::MaxRetries(_)));
         assert!(matches!(
@@ -668,10 +757,18 @@ mod tests {
         assert_eq!(kinds(policy(1_000, 41, 3), none), [WarningKind::Explosive]);
         assert_eq!(kinds(policy(1_000, 40, 3), none), []);
         assert_eq!(kinds(policy(1_000, 20, 9), none), [WarningKind::Untunable]);
-        assert_eq!(kinds(policy(1_000, 10, 9), none), [WarningKind::NearFixed], "M = 1 is tunable");
+        assert_eq!(
+            kinds(policy(1_000, 10, 9), none),
+            [WarningKind::NearFixed],
+            "M = 1 is tunable"
+        );
         assert_eq!(
             kinds(policy(1_000, 80, 16), none),
-            [WarningKind::Explosive, WarningKind::Untunable, WarningKind::SteepTotal]
+            [
+                WarningKind::Explosive,
+                WarningKind::Untunable,
+                WarningKind::SteepTotal
+            ]
         );
 
         let untunable = &policy(1_000, 20, 12).warnings(&none)[0];
@@ -679,8 +776,20 @@ mod tests {
 
         // F=1 s, M=2, C=5 → cumulative 1, 3, 7, 15, 31 s; an hourly job is fine, a 10 s one not.
         let p = policy(1_000, 20, 5);
-        assert_eq!(kinds(p, WarningContext { cron_period_ms: Some(3_600_000), tolerance_ms: None }), []);
-        let overrun = p.warnings(&WarningContext { cron_period_ms: Some(10_000), tolerance_ms: Some(5_000) });
+        assert_eq!(
+            kinds(
+                p,
+                WarningContext {
+                    cron_period_ms: Some(3_600_000),
+                    tolerance_ms: None
+                }
+            ),
+            []
+        );
+        let overrun = p.warnings(&WarningContext {
+            cron_period_ms: Some(10_000),
+            tolerance_ms: Some(5_000),
+        });
         assert_eq!(overrun[0].kind, WarningKind::OverrunsSchedule);
         assert_eq!(overrun[0].retries, [4, 5]);
         assert_eq!(overrun[1].kind, WarningKind::ExceedsTolerance);
@@ -700,7 +809,13 @@ mod tests {
         use proptest::prelude::*;
 
         fn any_policy() -> impl Strategy<Value = RetryPolicy> {
-            (1u64..600_000, 10i64..=80, 1u8..=16, prop::sample::select(Jitter::ALL.to_vec()), prop::option::of(1u64..7_200_000))
+            (
+                1u64..600_000,
+                10i64..=80,
+                1u8..=16,
+                prop::sample::select(Jitter::ALL.to_vec()),
+                prop::option::of(1u64..7_200_000),
+            )
                 .prop_filter_map("cap below first", |(f, m, c, j, cap)| {
                     RetryPolicy::new(f, Multiplier::from_tenths(m).ok()?, c, j, cap).ok()
                 })

@@ -2,6 +2,7 @@
 
 pub mod audit_log;
 pub mod job;
+pub mod job_attempt;
 pub mod job_run;
 pub mod session;
 pub mod user;

@@ -1,18 +1,180 @@
-use crate::components::upcoming::Upcoming;
+//! The jobs list: every definition, its schedule and next fire time, enable/disable and delete.
+
 use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::components::A;
+
+use crate::api::jobs::{DeleteJob, JobRow, SetJobEnabled, list_jobs};
+use crate::components::layout::use_current_user;
+use crate::domain::cron::{CronExpr, format_fire_time, parse_timezone};
+
+fn next_fire(row: &JobRow) -> String {
+    match (CronExpr::parse(&row.cron), parse_timezone(&row.timezone)) {
+        (Ok(cron), Ok(tz)) => cron
+            .next_after(tz, chrono::Utc::now())
+            .map(|t| format_fire_time(&t))
+            .unwrap_or_else(|e| e.to_string()),
+        _ => "—".into(),
+    }
+}
 
 #[component]
 pub fn JobsPage() -> impl IntoView {
+    let me = use_current_user();
+    let toggle = ServerAction::<SetJobEnabled>::new();
+    let delete = ServerAction::<DeleteJob>::new();
+    let jobs = Resource::new(
+        move || (toggle.version().get(), delete.version().get()),
+        |_| list_jobs(),
+    );
+    let confirming = RwSignal::new(None::<i64>);
+    let action_error = move || {
+        toggle
+            .value()
+            .get()
+            .and_then(Result::err)
+            .or_else(|| delete.value().get().and_then(Result::err))
+            .map(|e| e.to_string())
+    };
+
     view! {
-        <Upcoming
-            title="Jobs"
-            summary="Cron jobs — HTTP calls, commands and built-in tasks — each with a retry policy you can see before you save it."
-            will_hold=&[
-                "every job with its schedule, next fire time, last result and whether it is enabled",
-                "the job editor: cron with its next five fire times, kind-specific settings, timeout policy, what happens when retries run out, who is alerted",
-                "the retry editor: sliders for first interval, multiplier and retries that redraw the interval curve live and warn where it turns dangerous",
-                "Run now, enable/disable, delete",
-            ]
-        />
+        <Title text="Jobs" />
+        <div class="page-head">
+            <h1>"Jobs"</h1>
+            <Suspense fallback=|| ()>
+                {move || Suspend::new(async move {
+                    me.await
+                        .ok()
+                        .filter(|u| u.is_admin())
+                        .map(|_| view! { <A href="/jobs/new" attr:class="button">"New job"</A> })
+                })}
+            </Suspense>
+        </div>
+        <p class="notice">
+            "The engine that runs jobs is not built yet: definitions are stored and validated, and nothing runs them until it lands."
+        </p>
+        <p class="error" role="alert">{action_error}</p>
+        <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                let admin = me.await.map(|u| u.is_admin()).unwrap_or(false);
+                match jobs.await {
+                    Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                    Ok(rows) if rows.is_empty() => {
+                        view! {
+                            <p class="card muted" data-testid="no-jobs">
+                                "No jobs yet."
+                                {admin.then_some(" Define the first one with New job.")}
+                            </p>
+                        }
+                            .into_any()
+                    }
+                    Ok(rows) => {
+                        view! {
+                            <table class="table card" data-testid="jobs">
+                                <thead>
+                                    <tr>
+                                        <th>"Name"</th>
+                                        <th>"Kind"</th>
+                                        <th>"Schedule"</th>
+                                        <th>"Next fire"</th>
+                                        <th>"Runs"</th>
+                                        <th>"State"</th>
+                                        <th></th>
+                                    </tr>
+                                </thead>
+                                <tbody>
+                                    {rows
+                                        .into_iter()
+                                        .map(|row| {
+                                            let id = row.id;
+                                            let enabled = row.enabled;
+                                            let next = if enabled { next_fire(&row) } else { "disabled".into() };
+                                            let name = row.name.clone();
+                                            view! {
+                                                <tr data-job=row.name.clone()>
+                                                    <td>
+                                                        <a href=format!("/jobs/{id}")>{row.name.clone()}</a>
+                                                        <div class="muted small">{row.description.clone()}</div>
+                                                    </td>
+                                                    <td>{row.kind.clone()}</td>
+                                                    <td>
+                                                        <code>{row.cron.clone()}</code>
+                                                        <div class="muted small">{row.timezone.clone()}</div>
+                                                    </td>
+                                                    <td>{next}</td>
+                                                    <td>
+                                                        {row.runs}
+                                                        {row.last_status.clone().map(|s| format!(" (last: {s})"))}
+                                                    </td>
+                                                    <td>
+                                                        <span class=if enabled { "pill ok" } else { "pill off" }>
+                                                            {if enabled { "enabled" } else { "disabled" }}
+                                                        </span>
+                                                    </td>
+                                                    <td class="actions">
+                                                        {admin
+                                                            .then(|| {
+                                                                view! {
+                                                                    <button
+                                                                        type="button"
+                                                                        class="secondary"
+                                                                        on:click=move |_| {
+                                                                            toggle.dispatch(SetJobEnabled { id, enabled: !enabled });
+                                                                        }
+                                                                    >
+                                                                        {if enabled { "Disable" } else { "Enable" }}
+                                                                    </button>
+                                                                    <Show
+                                                                        when=move || confirming.get() == Some(id)
+                                                                        fallback=move || {
+                                                                            view! {
+                                                                                <button
+                                                                                    type="button"
+                                                                                    class="danger"
+                                                                                    on:click=move |_| confirming.set(Some(id))
+                                                                                >
+                                                                                    "Delete"
+                                                                                </button>
+                                                                            }
+                                                                        }
+                                                                    >
+                                                                        <span class="confirm" role="alertdialog">
+                                                                            {format!("Delete {name} and its {} run(s)?", row.runs)}
+                                                                            <button
+                                                                                type="button"
+                                                                                class="danger"
+                                                                                on:click=move |_| {
+                                                                                    confirming.set(None);
+                                                                                    delete.dispatch(DeleteJob { id });
+                                                                                }
+                                                                            >
+                                                                                "Yes, delete"
+                                                                            </button>
+                                                                            <button
+                                                                                type="button"
+                                                                                class="secondary"
+                                                                                on:click=move |_| confirming.set(None)
+                                                                            >
+                                                                                "Cancel"
+                                                                            </button>
+                                                                        </span>
+                                                                    </Show>
+                                                                }
+                                                                .into_any()
+                                                            })}
+                                                    </td>
+                                                </tr>
+                                            }
+                                            .into_any()
+                                        })
+                                        .collect_view()}
+                                </tbody>
+                            </table>
+                        }
+                            .into_any()
+                    }
+                }
+            })}
+        </Transition>
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod failed;
 pub mod home;
+pub mod job_edit;
 pub mod jobs;
 pub mod login;
 pub mod not_found;

@@ -99,7 +99,12 @@ pub fn preview(args: &PreviewArgs) -> anyhow::Result<()> {
         "starts after",
         if jittered { "  jitter range" } else { "" }
     );
-    for (i, (delay, cumulative)) in preview.delays_s.iter().zip(&preview.cumulative_s).enumerate() {
+    for (i, (delay, cumulative)) in preview
+        .delays_s
+        .iter()
+        .zip(&preview.cumulative_s)
+        .enumerate()
+    {
         let range = if jittered {
             let [lo, hi] = preview.ranges_s[i];
             format!("  {} – {}", human_ms(lo * 1e3), human_ms(hi * 1e3))

@@ -203,22 +203,48 @@ fn preview_json(cli: &Cli, args: &[&str]) -> serde_json::Value {
 #[test]
 fn policy_preview_reproduces_the_reference_numbers() {
     let cli = Cli::new();
-    let p = preview_json(&cli, &["--first", "10s", "--multiplier", "2", "--max-retries", "10"]);
+    let p = preview_json(
+        &cli,
+        &["--first", "10s", "--multiplier", "2", "--max-retries", "10"],
+    );
     assert_eq!(
         p["delays_s"],
-        serde_json::json!([10.0, 20.0, 40.0, 80.0, 160.0, 320.0, 640.0, 1280.0, 2560.0, 5120.0])
+        serde_json::json!([
+            10.0, 20.0, 40.0, 80.0, 160.0, 320.0, 640.0, 1280.0, 2560.0, 5120.0
+        ])
     );
-    for (c, total) in [("3", 7.0), ("5", 31.0), ("10", 1023.0), ("13", 8191.0), ("15", 32767.0)] {
-        let p = preview_json(&cli, &["--first", "1s", "--multiplier", "2", "--max-retries", c]);
+    for (c, total) in [
+        ("3", 7.0),
+        ("5", 31.0),
+        ("10", 1023.0),
+        ("13", 8191.0),
+        ("15", 32767.0),
+    ] {
+        let p = preview_json(
+            &cli,
+            &["--first", "1s", "--multiplier", "2", "--max-retries", c],
+        );
         assert_eq!(p["total_s"], total, "T({c})");
     }
-    let p = preview_json(&cli, &["--first", "2s", "--multiplier", "2", "--max-retries", "5"]);
-    assert_eq!(p["delays_s"], serde_json::json!([2.0, 4.0, 8.0, 16.0, 32.0]));
-    assert_eq!(p["cumulative_s"], serde_json::json!([2.0, 6.0, 14.0, 30.0, 62.0]));
+    let p = preview_json(
+        &cli,
+        &["--first", "2s", "--multiplier", "2", "--max-retries", "5"],
+    );
+    assert_eq!(
+        p["delays_s"],
+        serde_json::json!([2.0, 4.0, 8.0, 16.0, 32.0])
+    );
+    assert_eq!(
+        p["cumulative_s"],
+        serde_json::json!([2.0, 6.0, 14.0, 30.0, 62.0])
+    );
     assert_eq!(p["total_s"], 62.0);
     assert_eq!(p["warnings"], serde_json::json!([]));
 
-    let p = preview_json(&cli, &["--first", "1s", "--multiplier", "8", "--max-retries", "16"]);
+    let p = preview_json(
+        &cli,
+        &["--first", "1s", "--multiplier", "8", "--max-retries", "16"],
+    );
     let kinds: Vec<&str> = p["warnings"]
         .as_array()
         .unwrap()
@@ -232,22 +258,56 @@ fn policy_preview_reproduces_the_reference_numbers() {
 fn policy_preview_prints_a_table_and_refuses_bad_input() {
     let cli = Cli::new();
     let out = cli.run(
-        &["policy", "preview", "--first", "2s", "--multiplier", "2", "--max-retries", "5"],
+        &[
+            "policy",
+            "preview",
+            "--first",
+            "2s",
+            "--multiplier",
+            "2",
+            "--max-retries",
+            "5",
+        ],
         "",
         &[],
     );
     let table = stdout(&out);
     assert!(table.contains("total wait: 1 min 2 s (62 s)"), "{table}");
-    assert_eq!(table.lines().filter(|l| l.trim_start().starts_with(char::is_numeric)).count(), 5);
+    assert_eq!(
+        table
+            .lines()
+            .filter(|l| l.trim_start().starts_with(char::is_numeric))
+            .count(),
+        5
+    );
 
     let out = cli.run(
-        &["policy", "preview", "--first", "0s", "--multiplier", "1.25", "--max-retries", "0"],
+        &[
+            "policy",
+            "preview",
+            "--first",
+            "0s",
+            "--multiplier",
+            "1.25",
+            "--max-retries",
+            "0",
+        ],
         "",
         &[],
     );
     assert_eq!(out.status.code(), Some(1));
     let message = stderr(&out);
-    assert!(message.contains("--first: first interval must be greater than 0"), "{message}");
-    assert!(message.contains("--multiplier: multiplier '1.25' has more than one decimal"), "{message}");
-    assert!(message.contains("--max-retries: max retries must be a whole number between 1 and 16, not 0"), "{message}");
+    assert!(
+        message.contains("--first: first interval must be greater than 0"),
+        "{message}"
+    );
+    assert!(
+        message.contains("--multiplier: multiplier '1.25' has more than one decimal"),
+        "{message}"
+    );
+    assert!(
+        message
+            .contains("--max-retries: max retries must be a whole number between 1 and 16, not 0"),
+        "{message}"
+    );
 }

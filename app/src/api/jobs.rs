@@ -1,0 +1,179 @@
+//! Job definitions: list, read, save, enable/disable, delete.
+
+use leptos::prelude::*;
+use leptos::server_fn::codec::Json;
+use serde::{Deserialize, Serialize};
+
+use super::AppError;
+use crate::domain::job::JobInput;
+
+pub use crate::domain::job::FieldError;
+
+/// A job as the list shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobRow {
+    pub id: i64,
+    pub name: String,
+    pub description: String,
+    pub kind: String,
+    pub cron: String,
+    pub timezone: String,
+    pub enabled: bool,
+    pub last_status: Option<String>,
+    pub runs: u64,
+}
+
+/// A job opened in the editor.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobDetail {
+    pub id: i64,
+    pub input: JobInput,
+    pub updated_at: chrono::DateTime<chrono::Utc>,
+}
+
+#[cfg(feature = "ssr")]
+fn job_error(e: crate::services::jobs::JobError) -> AppError {
+    use crate::services::jobs::JobError;
+    match e {
+        JobError::Invalid(errors) => AppError::Fields(errors),
+        JobError::NotFound(id) => AppError::NotFound(format!("job {id}")),
+        other => AppError::internal(&other),
+    }
+}
+
+#[cfg(feature = "ssr")]
+async fn audit(
+    state: &crate::state::AppState,
+    who: &crate::domain::account::CurrentUser,
+    action: &str,
+    subject: &str,
+    detail: serde_json::Value,
+) -> Result<(), AppError> {
+    let ip = super::auth::request_ip();
+    crate::services::audit::record(
+        &state.db,
+        &crate::services::audit::Actor {
+            id: Some(who.id),
+            name: &who.username,
+            ip: ip.as_deref(),
+        },
+        action,
+        subject,
+        detail,
+        chrono::Utc::now(),
+    )
+    .await?;
+    Ok(())
+}
+
+#[server(endpoint = "jobs/list")]
+pub async fn list_jobs() -> Result<Vec<JobRow>, AppError> {
+    super::respond(
+        async {
+            super::auth::require_user()?;
+            let state = super::state()?;
+            let jobs = crate::services::jobs::list(&state.db).await?;
+            Ok(jobs
+                .into_iter()
+                .map(|j| JobRow {
+                    id: j.id,
+                    name: j.name,
+                    description: j.description,
+                    kind: j.kind,
+                    cron: j.cron,
+                    timezone: j.timezone,
+                    enabled: j.enabled,
+                    last_status: j.last_status,
+                    runs: j.runs,
+                })
+                .collect())
+        }
+        .await,
+    )
+}
+
+#[server(endpoint = "jobs/get")]
+pub async fn get_job(id: i64) -> Result<JobDetail, AppError> {
+    use crate::services::jobs;
+    super::respond(
+        async {
+            super::auth::require_user()?;
+            let state = super::state()?;
+            let row = jobs::get(&state.db, id).await.map_err(job_error)?;
+            let spec = jobs::to_spec(&row).map_err(job_error)?;
+            Ok(JobDetail {
+                id: row.id,
+                input: spec.to_input(),
+                updated_at: row.updated_at,
+            })
+        }
+        .await,
+    )
+}
+
+/// Creates (`id` = None) or updates a job. Every invalid field comes back at once.
+#[server(endpoint = "jobs/save", input = Json)]
+pub async fn save_job(id: Option<i64>, input: JobInput) -> Result<i64, AppError> {
+    use crate::domain::job::JobSpec;
+    use crate::services::jobs;
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("change jobs")?;
+            let spec = JobSpec::parse(&input).map_err(AppError::Fields)?;
+            let state = super::state()?;
+            let now = chrono::Utc::now();
+            let saved = match id {
+                None => jobs::create(&state.db, &spec, now).await,
+                Some(id) => jobs::update(&state.db, id, &spec, now).await,
+            }
+            .map_err(job_error)?;
+            let action = if id.is_some() {
+                "job.updated"
+            } else {
+                "job.created"
+            };
+            let detail = serde_json::to_value(&spec).unwrap_or_default();
+            audit(&state, &admin, action, &spec.name, detail).await?;
+            Ok(saved.id)
+        }
+        .await,
+    )
+}
+
+#[server(endpoint = "jobs/enable")]
+pub async fn set_job_enabled(id: i64, enabled: bool) -> Result<(), AppError> {
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("enable or disable jobs")?;
+            let state = super::state()?;
+            let row =
+                crate::services::jobs::set_enabled(&state.db, id, enabled, chrono::Utc::now())
+                    .await
+                    .map_err(job_error)?;
+            let action = if enabled {
+                "job.enabled"
+            } else {
+                "job.disabled"
+            };
+            audit(&state, &admin, action, &row.name, serde_json::json!({})).await
+        }
+        .await,
+    )
+}
+
+#[server(endpoint = "jobs/delete")]
+pub async fn delete_job(id: i64) -> Result<(), AppError> {
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("delete jobs")?;
+            let state = super::state()?;
+            let (spec, runs) = crate::services::jobs::delete(&state.db, id)
+                .await
+                .map_err(job_error)?;
+            // The audit row keeps the whole definition, so a deletion can be undone by hand.
+            let detail = serde_json::json!({ "definition": spec, "runs_deleted": runs });
+            audit(&state, &admin, "job.deleted", &spec.name, detail).await
+        }
+        .await,
+    )
+}

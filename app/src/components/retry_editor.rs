@@ -1,0 +1,444 @@
+//! The retry editor: sliders and fields for F, M and C, jitter and cap, and — recomputed in the
+//! browser on every move with the same functions the engine uses — the curve, its warnings, the
+//! concrete retry times and the chance of recovery. No server round trip.
+
+use chrono::{DateTime, Duration, Utc};
+use leptos::prelude::*;
+
+use crate::api::AppError;
+use crate::components::chart::EChart;
+use crate::components::retry_chart::retry_chart;
+use crate::domain::cron::parse_timezone;
+use crate::domain::duration::{self, human_ms};
+use crate::domain::retry::{
+    Jitter, RetryError, RetryInput, RetryPolicy, WarningContext, presets, success_probability,
+};
+
+/// Stops of the first-interval slider; the text field beside it takes any value.
+const FIRST_STEPS_MS: &[u64] = &[
+    100, 200, 500, 1_000, 2_000, 5_000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000,
+    900_000, 1_800_000, 3_600_000,
+];
+
+fn nearest_step(ms: u64) -> usize {
+    FIRST_STEPS_MS
+        .iter()
+        .enumerate()
+        .min_by_key(|(_, step)| step.abs_diff(ms))
+        .map_or(0, |(i, _)| i)
+}
+
+/// Milliseconds since page load, for measuring redraws (browser only).
+fn now_ms() -> Option<f64> {
+    #[cfg(feature = "hydrate")]
+    {
+        web_sys::window()
+            .and_then(|w| w.performance())
+            .map(|p| p.now())
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        None
+    }
+}
+
+#[component]
+pub fn RetryEditor(
+    retry: RwSignal<RetryInput>,
+    /// The job's shortest cron period, for the "overruns the next run" warning.
+    #[prop(into)]
+    cron_period_ms: Signal<Option<u64>>,
+    /// The job's time zone, for the concrete retry times.
+    #[prop(into)]
+    timezone: Signal<String>,
+    /// The last save's errors; those for `retry.*` show beside their field.
+    #[prop(into)]
+    saved_errors: Signal<Option<AppError>>,
+    #[prop(default = false)] readonly: bool,
+) -> impl IntoView {
+    let tolerance = RwSignal::new(String::new());
+    let success_pct = RwSignal::new(50u32);
+    let now = RwSignal::new(Utc::now());
+    // The concrete times follow the clock; the interval exists only in the browser.
+    #[cfg(feature = "hydrate")]
+    {
+        let handle = set_interval_with_handle(
+            move || now.set(Utc::now()),
+            std::time::Duration::from_secs(1),
+        );
+        if let Ok(handle) = handle {
+            on_cleanup(move || handle.clear());
+        }
+    }
+
+    let parsed = Memo::new(move |_| retry.with(RetryPolicy::parse));
+    let tolerance_ms = Memo::new(move |_| {
+        tolerance.with(|t| {
+            let t = t.trim();
+            (!t.is_empty()).then(|| duration::parse_ms(t)).transpose()
+        })
+    });
+    let warnings = Memo::new(move |_| match parsed.get() {
+        Ok(policy) => policy.warnings(&WarningContext {
+            cron_period_ms: cron_period_ms.get(),
+            tolerance_ms: tolerance_ms.get().ok().flatten(),
+        }),
+        Err(_) => Vec::new(),
+    });
+    let chart = Signal::derive(move || {
+        parsed
+            .get()
+            .ok()
+            .map(|policy| warnings.with(|w| retry_chart(&policy, w)))
+    });
+
+    // Redraw latency: from the input event to the end of ECharts' setOption.
+    let input_at = StoredValue::new(None::<f64>);
+    let redraw_ms = RwSignal::new(None::<f64>);
+    let on_drawn = Callback::new(move |()| {
+        if let (Some(start), Some(end)) = (input_at.get_value(), now_ms()) {
+            input_at.set_value(None);
+            redraw_ms.set(Some(end - start));
+        }
+    });
+    let edit = move |apply: fn(&mut RetryInput, String)| {
+        move |ev: leptos::ev::Event| {
+            input_at.set_value(now_ms());
+            let value = event_target_value(&ev);
+            retry.update(|r| apply(r, value));
+        }
+    };
+
+    let field_error = move |field: &'static str| {
+        move || {
+            let live = parsed.with(|p| {
+                p.as_ref()
+                    .err()
+                    .and_then(|errors| errors.iter().find(|e| e.field() == field))
+                    .map(RetryError::to_string)
+            });
+            live.or_else(|| {
+                saved_errors
+                    .get()
+                    .and_then(|e| e.for_field(&format!("retry.{field}")))
+            })
+        }
+    };
+
+    let first_index =
+        move || retry.with(|r| duration::parse_ms(&r.first).map(nearest_step).unwrap_or(0));
+
+    view! {
+        <div
+            class="retry-editor"
+            data-testid="retry-editor"
+            data-redraw-ms=move || redraw_ms.get().map(|ms| format!("{ms:.2}"))
+        >
+            {view! {
+            <div class="presets" role="group" aria-label="Presets">
+                <span class="muted">"Presets:"</span>
+                {presets()
+                    .into_iter()
+                    .map(|(key, label, policy)| {
+                        view! {
+                            <button
+                                type="button"
+                                class="secondary"
+                                title=label
+                                data-preset=key
+                                disabled=readonly
+                                on:click=move |_| {
+                                    input_at.set_value(now_ms());
+                                    retry.set(policy.to_input());
+                                }
+                            >
+                                {label.split(':').next().unwrap_or(label).to_string()}
+                            </button>
+                        }
+                    })
+                    .collect_view()}
+            </div>
+            }.into_any()}
+
+            {view! {
+            <div class="retry-controls">
+                <div class="control">
+                    <label for="retry-first">"First interval F"</label>
+                    <input
+                        type="range"
+                        aria-label="First interval slider"
+                        min="0"
+                        max=(FIRST_STEPS_MS.len() - 1).to_string()
+                        step="1"
+                        disabled=readonly
+                        prop:value=move || first_index().to_string()
+                        on:input=edit(|r, v| {
+                            if let Some(ms) = v.parse::<usize>().ok().and_then(|i| FIRST_STEPS_MS.get(i)) {
+                                r.first = duration::format_ms(*ms);
+                            }
+                        })
+                    />
+                    <input
+                        id="retry-first"
+                        name="retry_first"
+                        type="text"
+                        disabled=readonly
+                        prop:value=move || retry.with(|r| r.first.clone())
+                        on:input=edit(|r, v| r.first = v)
+                    />
+                    <p class="field-error" data-field="retry.first">{field_error("first")}</p>
+                </div>
+                <div class="control">
+                    <label for="retry-multiplier">"Multiplier M"</label>
+                    <input
+                        type="range"
+                        aria-label="Multiplier slider"
+                        min="1"
+                        max="8"
+                        step="0.1"
+                        disabled=readonly
+                        prop:value=move || retry.with(|r| r.multiplier.clone())
+                        on:input=edit(|r, v| r.multiplier = v)
+                    />
+                    <input
+                        id="retry-multiplier"
+                        name="retry_multiplier"
+                        type="number"
+                        min="1"
+                        max="8"
+                        step="0.1"
+                        disabled=readonly
+                        prop:value=move || retry.with(|r| r.multiplier.clone())
+                        on:input=edit(|r, v| r.multiplier = v)
+                    />
+                    <p class="field-error" data-field="retry.multiplier">{field_error("multiplier")}</p>
+                </div>
+                <div class="control">
+                    <label for="retry-max">"Max retries C"</label>
+                    <input
+                        type="range"
+                        aria-label="Max retries slider"
+                        min="1"
+                        max="16"
+                        step="1"
+                        disabled=readonly
+                        prop:value=move || retry.with(|r| r.max_retries.clone())
+                        on:input=edit(|r, v| r.max_retries = v)
+                    />
+                    <input
+                        id="retry-max"
+                        name="retry_max_retries"
+                        type="number"
+                        min="1"
+                        max="16"
+                        step="1"
+                        disabled=readonly
+                        prop:value=move || retry.with(|r| r.max_retries.clone())
+                        on:input=edit(|r, v| r.max_retries = v)
+                    />
+                    <p class="field-error" data-field="retry.max_retries">{field_error("max_retries")}</p>
+                </div>
+                <div class="control">
+                    <label for="retry-jitter">"Jitter"</label>
+                    <select
+                        id="retry-jitter"
+                        disabled=readonly
+                        prop:value=move || retry.with(|r| r.jitter.clone())
+                        on:change=edit(|r, v| r.jitter = v)
+                    >
+                        {Jitter::ALL
+                            .into_iter()
+                            .map(|j| view! { <option value=j.as_str()>{j.as_str()}</option> })
+                            .collect_view()}
+                    </select>
+                    <label for="retry-cap">"Cap on one interval"</label>
+                    <input
+                        id="retry-cap"
+                        type="text"
+                        placeholder="none"
+                        disabled=readonly
+                        prop:value=move || retry.with(|r| r.cap.clone())
+                        on:input=edit(|r, v| r.cap = v)
+                    />
+                    <p class="field-error" data-field="retry.cap">{field_error("cap")}</p>
+                </div>
+                <div class="control">
+                    <label for="retry-tolerance">"Your tolerance for the total wait"</label>
+                    <input
+                        id="retry-tolerance"
+                        type="text"
+                        placeholder="e.g. 1h (not saved)"
+                        prop:value=move || tolerance.get()
+                        on:input=move |ev| tolerance.set(event_target_value(&ev))
+                    />
+                    <p class="field-error">
+                        {move || tolerance_ms.get().err().map(|e| format!("tolerance {e}"))}
+                    </p>
+                    <label for="retry-success">
+                        {move || format!("Chance one attempt succeeds: {} %", success_pct.get())}
+                    </label>
+                    <input
+                        id="retry-success"
+                        type="range"
+                        min="1"
+                        max="99"
+                        step="1"
+                        prop:value=move || success_pct.get().to_string()
+                        on:input=move |ev| {
+                            if let Ok(v) = event_target_value(&ev).parse() {
+                                success_pct.set(v);
+                            }
+                        }
+                    />
+                </div>
+            </div>
+            }.into_any()}
+
+            {view! {
+            <div class="retry-output">
+                <div class="retry-chart">
+                    <EChart id="retry-chart" chart=chart height=320 on_drawn=on_drawn />
+                </div>
+                <aside class="retry-facts">
+                    {move || match parsed.get() {
+                        Err(_) => {
+                            view! {
+                                <p class="muted">"Fix the highlighted fields to see the curve."</p>
+                            }
+                                .into_any()
+                        }
+                        Ok(policy) => {
+                            let c = policy.max_retries();
+                            let p = f64::from(success_pct.get()) / 100.0;
+                            view! {
+                                <dl class="facts">
+                                    <dt>"Total wait"</dt>
+                                    <dd data-testid="total-wait">{human_ms(policy.total_ms())}</dd>
+                                    <dt>"Recovered within " {c} " retries"</dt>
+                                    <dd data-testid="recovery">
+                                        {format!("{:.1} %", success_probability(p, u32::from(c)) * 100.0)}
+                                    </dd>
+                                    <dt>{format!("∂d/∂M at retry {c}")}</dt>
+                                    <dd data-testid="sensitivity-m">
+                                        {format!(
+                                            "{} per +0.1 of M",
+                                            human_ms(policy.sensitivity_to_multiplier(c) * 0.1),
+                                        )}
+                                    </dd>
+                                    <dt>{format!("∂d/∂n at retry {c}")}</dt>
+                                    <dd data-testid="sensitivity-n">
+                                        {format!("{} per retry", human_ms(policy.sensitivity_to_retries(c)))}
+                                    </dd>
+                                </dl>
+                            }
+                                .into_any()
+                        }
+                    }}
+                    <ul class="warnings" data-testid="warnings">
+                        {move || {
+                            warnings
+                                .get()
+                                .into_iter()
+                                .map(|w| {
+                                    let retries = match (w.retries.first(), w.retries.last()) {
+                                        (Some(a), Some(b)) if a == b => format!("retry {a}"),
+                                        (Some(a), Some(b)) => format!("retries {a}–{b}"),
+                                        _ => String::new(),
+                                    };
+                                    view! {
+                                        <li class="warning" data-kind=format!("{:?}", w.kind)>
+                                            <strong>{retries}</strong>
+                                            " "
+                                            {w.message}
+                                        </li>
+                                    }
+                                })
+                                .collect_view()
+                        }}
+                    </ul>
+                </aside>
+            </div>
+            }.into_any()}
+
+            {move || {
+                parsed
+                    .get()
+                    .ok()
+                    .map(|policy| {
+                        view! {
+                            <RetryTimes
+                                policy
+                                now=now.get()
+                                timezone=timezone.get()
+                                success=f64::from(success_pct.get()) / 100.0
+                            />
+                        }
+                    })
+            }}
+        </div>
+    }
+    .into_any()
+}
+
+/// "If the first attempt failed now, retry n would start at …".
+#[component]
+fn RetryTimes(
+    policy: RetryPolicy,
+    now: DateTime<Utc>,
+    timezone: String,
+    success: f64,
+) -> impl IntoView {
+    let tz = parse_timezone(&timezone).unwrap_or(chrono_tz::Tz::UTC);
+    let envelope = policy.jitter_envelope_ms();
+    let jittered = policy.jitter() != Jitter::None;
+    let rows = policy
+        .delays_ms()
+        .into_iter()
+        .zip(policy.cumulative_ms())
+        .zip(envelope)
+        .enumerate()
+        .map(|(i, ((delay, cumulative), (lo, hi)))| {
+            let n = i + 1;
+            let at = now + Duration::milliseconds(cumulative.round() as i64);
+            let local = at.with_timezone(&tz);
+            let same_day = local.date_naive() == now.with_timezone(&tz).date_naive();
+            let when = if same_day {
+                local.format("%H:%M:%S").to_string()
+            } else {
+                local.format("%a %d %b %H:%M:%S").to_string()
+            };
+            let wait = if jittered {
+                format!("{} ({} – {})", human_ms(delay), human_ms(lo), human_ms(hi))
+            } else {
+                human_ms(delay)
+            };
+            view! {
+                <tr>
+                    <td>{n}</td>
+                    <td>{wait}</td>
+                    <td>{human_ms(cumulative)}</td>
+                    <td>{when}</td>
+                    <td>{format!("{:.1} %", success_probability(success, n as u32) * 100.0)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <table class="table compact" data-testid="retry-times">
+            <caption>
+                {format!("If the first attempt failed now, in {}:", tz.name())}
+                {jittered.then_some(" (waits are nominal; the range is what jitter may draw)")}
+            </caption>
+            <thead>
+                <tr>
+                    <th>"Retry"</th>
+                    <th>"Waits"</th>
+                    <th>"After first failure"</th>
+                    <th>"Would start at"</th>
+                    <th>"Recovered by then"</th>
+                </tr>
+            </thead>
+            <tbody>{rows}</tbody>
+        </table>
+    }
+}

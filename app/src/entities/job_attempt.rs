@@ -1,0 +1,26 @@
+use sea_orm::entity::prelude::*;
+
+/// One attempt of a run; never overwritten once finished.
+#[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
+#[sea_orm(table_name = "job_attempts")]
+pub struct Model {
+    #[sea_orm(primary_key)]
+    pub id: i64,
+    pub run_id: i64,
+    pub number: i32,
+    pub started_at: DateTimeUtc,
+    pub finished_at: Option<DateTimeUtc>,
+    pub duration_ms: Option<i64>,
+    pub timeout_ms: i64,
+    pub outcome: Option<String>,
+    pub error_class: Option<String>,
+    pub message: Option<String>,
+    pub output_tail: Option<String>,
+    pub node: String,
+    pub load_avg: Option<f64>,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

@@ -1,0 +1,361 @@
+//! The job editor: every part of a definition, with the cron preview and the retry editor live
+//! in the browser. Admins save; viewers see the same page read-only.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::{use_navigate, use_params_map};
+
+use crate::api::AppError;
+use crate::api::jobs::{SaveJob, get_job};
+use crate::components::layout::use_current_user;
+use crate::components::retry_editor::RetryEditor;
+use crate::domain::cron::{CronExpr, format_fire_time, parse_timezone, timezone_names};
+use crate::domain::job::{BUILTIN_TASKS, JobInput};
+
+#[component]
+pub fn JobEditPage() -> impl IntoView {
+    let params = use_params_map();
+    let id = move || {
+        params
+            .read()
+            .get("id")
+            .and_then(|id| id.parse::<i64>().ok())
+    };
+    let detail = Resource::new(id, |id| async move {
+        match id {
+            Some(id) => get_job(id).await.map(|d| (Some(d.id), d.input)),
+            None => Ok((None, JobInput::default())),
+        }
+    });
+    let me = use_current_user();
+
+    view! {
+        <Suspense fallback=|| view! { <p class="muted">"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                let readonly = !me.await.map(|u| u.is_admin()).unwrap_or(false);
+                match detail.await {
+                    Ok((id, input)) => view! { <JobForm id input readonly /> }.into_any(),
+                    Err(e) => {
+                        view! {
+                            <h1>"Job"</h1>
+                            <p class="error">{e.to_string()}</p>
+                        }
+                            .into_any()
+                    }
+                }
+            })}
+        </Suspense>
+    }
+}
+
+#[component]
+fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
+    let title = match id {
+        Some(_) => format!("Job {}", input.name),
+        None => "New job".to_string(),
+    };
+    let retry = RwSignal::new(input.retry.clone());
+    let job = RwSignal::new(input);
+    let save = ServerAction::<SaveJob>::new();
+    let navigate = use_navigate();
+
+    let saved_error = Signal::derive(move || save.value().get().and_then(Result::err));
+    Effect::new(move |_| {
+        if let Some(Ok(saved_id)) = save.value().get()
+            && id.is_none()
+        {
+            navigate(&format!("/jobs/{saved_id}?saved=1"), Default::default());
+        }
+    });
+    let saved_note = move || matches!(save.value().get(), Some(Ok(_))).then_some("Saved.");
+
+    let kind = move || job.with(|j| j.kind.clone());
+    let timezone = Signal::derive(move || job.with(|j| j.timezone.clone()));
+    let schedule = Memo::new(move |_| {
+        job.with(|j| {
+            let cron = CronExpr::parse(&j.cron).map_err(|e| e.to_string())?;
+            let tz = parse_timezone(&j.timezone).map_err(|e| e.to_string())?;
+            let now = chrono::Utc::now();
+            let next: Vec<String> = cron
+                .next_fire_times(tz, now, 5)
+                .iter()
+                .map(format_fire_time)
+                .collect();
+            Ok::<_, String>((next, cron.shortest_gap_ms(tz, now)))
+        })
+    });
+    let cron_period = Signal::derive(move || schedule.get().ok().and_then(|(_, gap)| gap));
+
+    let error_for =
+        move |field: &'static str| move || saved_error.get().and_then(|e| e.for_field(field));
+    let summary = move || {
+        saved_error.get().map(|e| match e {
+            AppError::Fields(list) => format!(
+                "Not saved: {} field(s) need attention — {}",
+                list.len(),
+                list.iter()
+                    .map(|f| f.field.as_str())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            other => format!("Not saved: {other}"),
+        })
+    };
+
+    let on_submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let mut input = job.get();
+        input.retry = retry.get();
+        save.dispatch(SaveJob { id, input });
+    };
+
+    view! {
+        <Title text=title.clone() />
+        <h1>{title}</h1>
+        {readonly.then(|| view! { <p class="notice">"You are a viewer: this definition is read-only."</p> })}
+        <form class="job-form" on:submit=on_submit novalidate>
+            {view! {
+            <section class="card">
+                <h2>"Basics"</h2>
+                <div class="grid2">
+                    <Field label="Name" field="name" job readonly error=error_for("name")
+                        get=|j| j.name.clone() set=|j, v| j.name = v />
+                    <div>
+                        <label for="job-kind">"Kind"</label>
+                        <select id="job-kind" disabled=readonly
+                            prop:value=move || job.with(|j| j.kind.clone())
+                            on:change=move |ev| job.update(|j| j.kind = event_target_value(&ev))>
+                            <option value="http">"HTTP call"</option>
+                            <option value="command">"Command"</option>
+                            <option value="builtin">"Built-in task"</option>
+                        </select>
+                        <p class="field-error">{error_for("kind")}</p>
+                    </div>
+                </div>
+                <Field label="Description" field="description" job readonly error=error_for("description")
+                    get=|j| j.description.clone() set=|j, v| j.description = v />
+                <label class="check">
+                    <input type="checkbox" disabled=readonly
+                        prop:checked=move || job.with(|j| j.enabled)
+                        on:change=move |ev| job.update(|j| j.enabled = event_target_checked(&ev)) />
+                    " Enabled"
+                </label>
+            </section>
+            }.into_any()}
+
+            {view! {
+            <section class="card">
+                <h2>"What runs"</h2>
+                <Show when=move || kind() == "http">
+                    <div class="grid2">
+                        <div>
+                            <label for="job-http_method">"Method"</label>
+                            <select id="job-http_method" disabled=readonly
+                                prop:value=move || job.with(|j| j.http_method.clone())
+                                on:change=move |ev| job.update(|j| j.http_method = event_target_value(&ev))>
+                                {["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]
+                                    .into_iter()
+                                    .map(|m| view! { <option value=m>{m}</option> })
+                                    .collect_view()}
+                            </select>
+                            <p class="field-error">{error_for("http_method")}</p>
+                        </div>
+                        <Field label="URL" field="http_url" job readonly error=error_for("http_url")
+                            get=|j| j.http_url.clone() set=|j, v| j.http_url = v />
+                    </div>
+                    <Field label="Headers (one 'Name: value' per line)" field="http_headers" job readonly multiline=true
+                        error=error_for("http_headers") get=|j| j.http_headers.clone() set=|j, v| j.http_headers = v />
+                    <Field label="Body" field="http_body" job readonly multiline=true error=error_for("http_body")
+                        get=|j| j.http_body.clone() set=|j, v| j.http_body = v />
+                    <Field label="Statuses that mean success" field="http_expected" job readonly
+                        error=error_for("http_expected") get=|j| j.http_expected.clone() set=|j, v| j.http_expected = v />
+                </Show>
+                <Show when=move || kind() == "command">
+                    <Field label="Program" field="command_program" job readonly error=error_for("command_program")
+                        get=|j| j.command_program.clone() set=|j, v| j.command_program = v />
+                    <Field label="Arguments (one per line)" field="command_args" job readonly multiline=true
+                        error=error_for("command_args") get=|j| j.command_args.clone() set=|j, v| j.command_args = v />
+                </Show>
+                <Show when=move || kind() == "builtin">
+                    <label for="job-builtin_task">"Task"</label>
+                    <select id="job-builtin_task" disabled=readonly
+                        prop:value=move || job.with(|j| j.builtin_task.clone())
+                        on:change=move |ev| job.update(|j| j.builtin_task = event_target_value(&ev))>
+                        {BUILTIN_TASKS
+                            .iter()
+                            .map(|(name, about)| view! { <option value=*name title=*about>{*name}</option> })
+                            .collect_view()}
+                    </select>
+                    <p class="field-error">{error_for("builtin_task")}</p>
+                </Show>
+            </section>
+            }.into_any()}
+
+            {view! {
+            <section class="card">
+                <h2>"Schedule"</h2>
+                <div class="grid2">
+                    <Field label="Cron (sec min hour day month weekday)" field="cron" job readonly
+                        error=error_for("cron") get=|j| j.cron.clone() set=|j, v| j.cron = v />
+                    <div>
+                        <label for="job-timezone">"Time zone"</label>
+                        <input id="job-timezone" type="text" list="tz-names" disabled=readonly
+                            prop:value=move || job.with(|j| j.timezone.clone())
+                            on:input=move |ev| job.update(|j| j.timezone = event_target_value(&ev)) />
+                        <datalist id="tz-names">
+                            {timezone_names().map(|name| view! { <option value=name></option> }).collect_view()}
+                        </datalist>
+                        <p class="field-error">{error_for("timezone")}</p>
+                    </div>
+                </div>
+                <div data-testid="cron-preview">
+                    {move || match schedule.get() {
+                        Ok((next, _)) => view! {
+                            <p class="muted">"Next five fire times:"</p>
+                            <ol class="fire-times">{next.into_iter().map(|t| view! { <li>{t}</li> }).collect_view()}</ol>
+                        }.into_any(),
+                        Err(message) => view! { <p class="field-error" data-testid="cron-error">{message}</p> }.into_any(),
+                    }}
+                </div>
+                <div class="grid2">
+                    <div>
+                        <label for="job-overlap">"A tick while a run is still active"</label>
+                        <select id="job-overlap" disabled=readonly
+                            prop:value=move || job.with(|j| j.overlap.clone())
+                            on:change=move |ev| job.update(|j| j.overlap = event_target_value(&ev))>
+                            <option value="skip">"is skipped (and recorded)"</option>
+                            <option value="queue">"waits its turn"</option>
+                        </select>
+                    </div>
+                    <div>
+                        <label for="job-misfire">"Ticks missed while Bulwark was down"</label>
+                        <select id="job-misfire" disabled=readonly
+                            prop:value=move || job.with(|j| j.misfire.clone())
+                            on:change=move |ev| job.update(|j| j.misfire = event_target_value(&ev))>
+                            <option value="run_once">"run once when it is back"</option>
+                            <option value="skip">"are skipped (and recorded)"</option>
+                        </select>
+                    </div>
+                </div>
+            </section>
+            }.into_any()}
+
+            {view! {
+            <section class="card">
+                <h2>"Retry policy"</h2>
+                <RetryEditor retry cron_period_ms=cron_period timezone saved_errors=saved_error readonly />
+            </section>
+            }.into_any()}
+
+            {view! {
+            <section class="card">
+                <h2>"Timeout per attempt"</h2>
+                <div class="grid3">
+                    <div>
+                        <label for="job-timeout_mode">"Mode"</label>
+                        <select id="job-timeout_mode" disabled=readonly
+                            prop:value=move || job.with(|j| j.timeout_mode.clone())
+                            on:change=move |ev| job.update(|j| j.timeout_mode = event_target_value(&ev))>
+                            <option value="static">"static"</option>
+                            <option value="p95">"learned: P95 of recent successes"</option>
+                            <option value="p99">"learned: P99 of recent successes"</option>
+                        </select>
+                    </div>
+                    <Field label="Static timeout (also used until enough samples exist)" field="timeout_static" job readonly
+                        error=error_for("timeout_static") get=|j| j.timeout_static.clone() set=|j, v| j.timeout_static = v />
+                    <Field label="Hard cap" field="timeout_hard_cap" job readonly error=error_for("timeout_hard_cap")
+                        get=|j| j.timeout_hard_cap.clone() set=|j, v| j.timeout_hard_cap = v />
+                </div>
+                <Show when=move || job.with(|j| j.timeout_mode != "static")>
+                    <div class="grid3">
+                        <Field label="Window (recent successful runs)" field="timeout_window" job readonly
+                            error=error_for("timeout_window") get=|j| j.timeout_window.clone() set=|j, v| j.timeout_window = v />
+                        <Field label="Factor" field="timeout_factor" job readonly error=error_for("timeout_factor")
+                            get=|j| j.timeout_factor.clone() set=|j, v| j.timeout_factor = v />
+                        <Field label="Floor" field="timeout_floor" job readonly error=error_for("timeout_floor")
+                            get=|j| j.timeout_floor.clone() set=|j, v| j.timeout_floor = v />
+                    </div>
+                </Show>
+            </section>
+            }.into_any()}
+
+            {view! {
+            <section class="card">
+                <h2>"When retries run out"</h2>
+                <div class="grid2">
+                    <div>
+                        <label for="job-on_exhausted">"Then"</label>
+                        <select id="job-on_exhausted" disabled=readonly
+                            prop:value=move || job.with(|j| j.on_exhausted.clone())
+                            on:change=move |ev| job.update(|j| j.on_exhausted = event_target_value(&ev))>
+                            <option value="dead_letter">"park the run in the failed queue"</option>
+                            <option value="skip_to_next">"skip to the next tick (recorded)"</option>
+                            <option value="fallback">"trigger a fallback job"</option>
+                        </select>
+                    </div>
+                    <Show when=move || job.with(|j| j.on_exhausted == "fallback")>
+                        <Field label="Fallback job" field="fallback_job" job readonly error=error_for("fallback_job")
+                            get=|j| j.fallback_job.clone() set=|j, v| j.fallback_job = v />
+                    </Show>
+                </div>
+            </section>
+            }.into_any()}
+
+            {view! {
+            <section class="card">
+                <h2>"Alerts"</h2>
+                <div class="grid3">
+                    <Field label="Mail on failure to" field="alert_to" job readonly error=error_for("alert_to")
+                        get=|j| j.alert_to.clone() set=|j, v| j.alert_to = v />
+                    <Field label="Escalate after (failed runs in a row)" field="escalate_after" job readonly
+                        error=error_for("escalate_after") get=|j| j.escalate_after.clone() set=|j, v| j.escalate_after = v />
+                    <Field label="Escalate to" field="escalate_to" job readonly error=error_for("escalate_to")
+                        get=|j| j.escalate_to.clone() set=|j, v| j.escalate_to = v />
+                </div>
+            </section>
+            }.into_any()}
+
+            <p class="error" role="alert" data-testid="save-error">{summary}</p>
+            <p class="ok" role="status" data-testid="save-ok">{saved_note}</p>
+            {(!readonly).then(|| view! {
+                <button type="submit" disabled=move || save.pending().get()>
+                    {move || if save.pending().get() { "Saving…" } else { "Save job" }}
+                </button>
+            })}
+        </form>
+    }
+    .into_any()
+}
+
+/// A labelled text input (or textarea) bound to one field of the job.
+#[component]
+fn Field(
+    label: &'static str,
+    field: &'static str,
+    job: RwSignal<JobInput>,
+    readonly: bool,
+    get: fn(&JobInput) -> String,
+    set: fn(&mut JobInput, String),
+    error: impl Fn() -> Option<String> + Send + Sync + 'static,
+    #[prop(default = false)] multiline: bool,
+) -> impl IntoView {
+    let id = format!("job-{field}");
+    let value = move || job.with(get);
+    let on_input = move |ev: leptos::ev::Event| {
+        let v = event_target_value(&ev);
+        job.update(|j| set(j, v));
+    };
+    let control = if multiline {
+        view! { <textarea id=id.clone() rows="3" disabled=readonly prop:value=value on:input=on_input></textarea> }
+            .into_any()
+    } else {
+        view! { <input id=id.clone() type="text" disabled=readonly prop:value=value on:input=on_input /> }.into_any()
+    };
+    view! {
+        <div class="field">
+            <label for=id>{label}</label>
+            {control}
+            <p class="field-error" data-field=field>{error}</p>
+        </div>
+    }
+}

@@ -1,0 +1,310 @@
+//! Job definitions in the database: the mapping between [`JobSpec`] and the `jobs` row, and
+//! the commands the editor and `jobs apply` use.
+
+use chrono::{DateTime, Utc};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait,
+    IntoActiveModel, QueryFilter, QueryOrder, QuerySelect, Set, SqlErr, TransactionTrait,
+};
+use serde::{Deserialize, Serialize};
+
+use crate::domain::job::{
+    Alerts, FieldError, JobKind, JobSpec, Misfire, OnExhausted, Overlap, Percentile, TimeoutPolicy,
+};
+use crate::domain::retry::{Jitter, Multiplier, RetryPolicy};
+use crate::entities::{job, job_run};
+
+#[derive(Debug, thiserror::Error)]
+pub enum JobError {
+    #[error("invalid job definition")]
+    Invalid(Vec<FieldError>),
+    #[error("job {0} was not found")]
+    NotFound(i64),
+    #[error("job {id} holds a value the code cannot read ({what}); fix the row or re-save the job")]
+    Corrupt { id: i64, what: String },
+    #[error(transparent)]
+    Db(#[from] DbErr),
+}
+
+/// A job as the list shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobSummary {
+    pub id: i64,
+    pub name: String,
+    pub description: String,
+    pub kind: String,
+    pub cron: String,
+    pub timezone: String,
+    pub enabled: bool,
+    pub last_status: Option<String>,
+    pub last_run_at: Option<DateTime<Utc>>,
+    pub runs: u64,
+}
+
+pub fn to_spec(row: &job::Model) -> Result<JobSpec, JobError> {
+    let corrupt = |what: &str| JobError::Corrupt {
+        id: row.id,
+        what: what.to_string(),
+    };
+    let kind: JobKind = serde_json::from_str(&row.config).map_err(|_| corrupt("config"))?;
+    let multiplier = Multiplier::from_tenths(i64::from(row.retry_multiplier_x10))
+        .map_err(|_| corrupt("retry multiplier"))?;
+    let jitter = Jitter::parse(&row.retry_jitter).map_err(|_| corrupt("jitter"))?;
+    let retry = RetryPolicy::new(
+        u64::try_from(row.retry_first_ms).map_err(|_| corrupt("first interval"))?,
+        multiplier,
+        u8::try_from(row.retry_max).map_err(|_| corrupt("max retries"))?,
+        jitter,
+        row.retry_cap_ms.map(|c| c.max(0) as u64),
+    )
+    .map_err(|e| corrupt(&e.to_string()))?;
+    let dynamic = match row.timeout_mode.as_str() {
+        "static" => None,
+        "p95" => Some(Percentile::P95),
+        "p99" => Some(Percentile::P99),
+        _ => return Err(corrupt("timeout mode")),
+    };
+    let addresses = |text: &str| -> Result<Vec<String>, JobError> {
+        serde_json::from_str(text).map_err(|_| corrupt("alert addresses"))
+    };
+    Ok(JobSpec {
+        name: row.name.clone(),
+        description: row.description.clone(),
+        kind,
+        cron: row.cron.clone(),
+        timezone: row.timezone.clone(),
+        enabled: row.enabled,
+        retry,
+        timeout: TimeoutPolicy {
+            static_ms: row.timeout_static_ms.max(0) as u64,
+            dynamic,
+            window: row.timeout_window.max(0) as u32,
+            factor_x10: row.timeout_factor_x10.max(0) as u32,
+            floor_ms: row.timeout_floor_ms.max(0) as u64,
+            hard_cap_ms: row.timeout_hard_cap_ms.max(0) as u64,
+        },
+        overlap: match row.overlap.as_str() {
+            "skip" => Overlap::Skip,
+            "queue" => Overlap::Queue,
+            _ => return Err(corrupt("overlap")),
+        },
+        misfire: match row.misfire.as_str() {
+            "run_once" => Misfire::RunOnce,
+            "skip" => Misfire::Skip,
+            _ => return Err(corrupt("misfire")),
+        },
+        on_exhausted: OnExhausted::from_db(&row.on_exhausted)
+            .ok_or_else(|| corrupt("on_exhausted"))?,
+        alerts: Alerts {
+            to: addresses(&row.alert_to)?,
+            escalate_after: row.escalate_after.max(0) as u32,
+            escalate_to: addresses(&row.escalate_to)?,
+        },
+    })
+}
+
+fn fill(model: &mut job::ActiveModel, spec: &JobSpec, now: DateTime<Utc>) {
+    let json = |v: &Vec<String>| serde_json::to_string(v).unwrap_or_else(|_| "[]".into());
+    model.name = Set(spec.name.clone());
+    model.description = Set(spec.description.clone());
+    model.kind = Set(spec.kind.name().to_string());
+    model.config = Set(serde_json::to_string(&spec.kind).unwrap_or_else(|_| "{}".into()));
+    model.cron = Set(spec.cron.clone());
+    model.timezone = Set(spec.timezone.clone());
+    model.enabled = Set(spec.enabled);
+    model.retry_first_ms = Set(spec.retry.first_ms() as i64);
+    model.retry_multiplier_x10 = Set(i32::from(spec.retry.multiplier().tenths()));
+    model.retry_max = Set(i32::from(spec.retry.max_retries()));
+    model.retry_jitter = Set(spec.retry.jitter().as_str().to_string());
+    model.retry_cap_ms = Set(spec.retry.cap_ms().map(|c| c as i64));
+    model.timeout_mode = Set(match spec.timeout.dynamic {
+        None => "static",
+        Some(Percentile::P95) => "p95",
+        Some(Percentile::P99) => "p99",
+    }
+    .to_string());
+    model.timeout_static_ms = Set(spec.timeout.static_ms as i64);
+    model.timeout_window = Set(spec.timeout.window as i32);
+    model.timeout_factor_x10 = Set(spec.timeout.factor_x10 as i32);
+    model.timeout_floor_ms = Set(spec.timeout.floor_ms as i64);
+    model.timeout_hard_cap_ms = Set(spec.timeout.hard_cap_ms as i64);
+    model.overlap = Set(match spec.overlap {
+        Overlap::Skip => "skip",
+        Overlap::Queue => "queue",
+    }
+    .to_string());
+    model.misfire = Set(match spec.misfire {
+        Misfire::RunOnce => "run_once",
+        Misfire::Skip => "skip",
+    }
+    .to_string());
+    model.on_exhausted = Set(spec.on_exhausted.to_db());
+    model.alert_to = Set(json(&spec.alerts.to));
+    model.escalate_after = Set(spec.alerts.escalate_after as i32);
+    model.escalate_to = Set(json(&spec.alerts.escalate_to));
+    model.updated_at = Set(now);
+}
+
+/// Checks what needs the database: a unique name, an existing fallback job.
+async fn check_references(
+    db: &impl ConnectionTrait,
+    spec: &JobSpec,
+    own_id: Option<i64>,
+) -> Result<(), JobError> {
+    let mut errors = Vec::new();
+    if let Some(other) = job::Entity::find()
+        .filter(job::Column::Name.eq(&spec.name))
+        .one(db)
+        .await?
+        && Some(other.id) != own_id
+    {
+        errors.push(FieldError::new(
+            "name",
+            format!("a job named '{}' already exists", spec.name),
+        ));
+    }
+    if let OnExhausted::Fallback(name) = &spec.on_exhausted
+        && job::Entity::find()
+            .filter(job::Column::Name.eq(name))
+            .one(db)
+            .await?
+            .is_none()
+    {
+        errors.push(FieldError::new(
+            "fallback_job",
+            format!("there is no job named '{name}'"),
+        ));
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(JobError::Invalid(errors))
+    }
+}
+
+fn unique_name_violation(e: DbErr, name: &str) -> JobError {
+    match e.sql_err() {
+        Some(SqlErr::UniqueConstraintViolation(_)) => JobError::Invalid(vec![FieldError::new(
+            "name",
+            format!("a job named '{name}' already exists"),
+        )]),
+        _ => JobError::Db(e),
+    }
+}
+
+pub async fn create(
+    db: &impl ConnectionTrait,
+    spec: &JobSpec,
+    now: DateTime<Utc>,
+) -> Result<job::Model, JobError> {
+    check_references(db, spec, None).await?;
+    let mut model = job::ActiveModel {
+        created_at: Set(now),
+        ..Default::default()
+    };
+    fill(&mut model, spec, now);
+    model
+        .insert(db)
+        .await
+        .map_err(|e| unique_name_violation(e, &spec.name))
+}
+
+pub async fn update(
+    db: &impl ConnectionTrait,
+    id: i64,
+    spec: &JobSpec,
+    now: DateTime<Utc>,
+) -> Result<job::Model, JobError> {
+    let row = job::Entity::find_by_id(id)
+        .one(db)
+        .await?
+        .ok_or(JobError::NotFound(id))?;
+    check_references(db, spec, Some(id)).await?;
+    let mut model = row.into_active_model();
+    fill(&mut model, spec, now);
+    model
+        .update(db)
+        .await
+        .map_err(|e| unique_name_violation(e, &spec.name))
+}
+
+pub async fn get(db: &impl ConnectionTrait, id: i64) -> Result<job::Model, JobError> {
+    job::Entity::find_by_id(id)
+        .one(db)
+        .await?
+        .ok_or(JobError::NotFound(id))
+}
+
+pub async fn set_enabled(
+    db: &impl ConnectionTrait,
+    id: i64,
+    enabled: bool,
+    now: DateTime<Utc>,
+) -> Result<job::Model, JobError> {
+    let mut model = get(db, id).await?.into_active_model();
+    model.enabled = Set(enabled);
+    model.updated_at = Set(now);
+    Ok(model.update(db).await?)
+}
+
+/// Deletes a job with its runs and their attempts, in one transaction. Returns the deleted
+/// definition (for the audit log) and how many runs went with it.
+pub async fn delete(db: &DatabaseConnection, id: i64) -> Result<(JobSpec, u64), JobError> {
+    let txn = db.begin().await?;
+    let row = get(&txn, id).await?;
+    let spec = to_spec(&row)?;
+    let run_ids: Vec<i64> = job_run::Entity::find()
+        .select_only()
+        .column(job_run::Column::Id)
+        .filter(job_run::Column::JobId.eq(id))
+        .into_tuple()
+        .all(&txn)
+        .await?;
+    for chunk in run_ids.chunks(500) {
+        crate::entities::job_attempt::Entity::delete_many()
+            .filter(crate::entities::job_attempt::Column::RunId.is_in(chunk.to_vec()))
+            .exec(&txn)
+            .await?;
+    }
+    job_run::Entity::delete_many()
+        .filter(job_run::Column::JobId.eq(id))
+        .exec(&txn)
+        .await?;
+    job::Entity::delete_by_id(id).exec(&txn).await?;
+    txn.commit().await?;
+    Ok((spec, run_ids.len() as u64))
+}
+
+/// Every job, by name, with its latest run.
+pub async fn list(db: &impl ConnectionTrait) -> Result<Vec<JobSummary>, DbErr> {
+    let jobs = job::Entity::find()
+        .order_by_asc(job::Column::Name)
+        .all(db)
+        .await?;
+    let mut out = Vec::with_capacity(jobs.len());
+    for row in jobs {
+        let last = job_run::Entity::find()
+            .filter(job_run::Column::JobId.eq(row.id))
+            .order_by_desc(job_run::Column::CreatedAt)
+            .one(db)
+            .await?;
+        let runs = sea_orm::PaginatorTrait::count(
+            job_run::Entity::find().filter(job_run::Column::JobId.eq(row.id)),
+            db,
+        )
+        .await?;
+        out.push(JobSummary {
+            id: row.id,
+            name: row.name,
+            description: row.description,
+            kind: row.kind,
+            cron: row.cron,
+            timezone: row.timezone,
+            enabled: row.enabled,
+            last_status: last.as_ref().map(|r| r.status.clone()),
+            last_run_at: last.map(|r| r.created_at),
+            runs,
+        });
+    }
+    Ok(out)
+}
