@@ -7,8 +7,8 @@ use charming::{
     Chart,
     component::{Axis, Grid, Legend},
     element::{
-        AreaStyle, AxisType, ItemStyle, LineStyle, LineStyleType, MarkArea, MarkAreaData, MarkLine,
-        MarkLineData, MarkLineVariant, Symbol, Tooltip, Trigger,
+        AreaStyle, AxisType, ItemStyle, Label, LineStyle, LineStyleType, MarkArea, MarkAreaData,
+        MarkLine, MarkLineData, MarkLineVariant, Symbol, Tooltip, Trigger,
     },
     series::{Bar, Line},
 };
@@ -93,6 +93,7 @@ pub fn retry_chart(policy: &RetryPolicy, warnings: &[Warning]) -> Chart {
         total_series = total_series.mark_area(
             MarkArea::new()
                 .silent(true)
+                .label(Label::new().show(false))
                 .item_style(ItemStyle::new().color("rgba(201, 42, 42, 0.08)"))
                 .data(areas),
         );

@@ -86,7 +86,7 @@ impl CronExpr {
         let times = self.next_fire_times(tz, after, 24);
         times
             .windows(2)
-            .map(|w| (w[1].clone() - w[0].clone()).num_milliseconds())
+            .map(|w| (w[1] - w[0]).num_milliseconds())
             .filter(|ms| *ms > 0)
             .min()
             .map(|ms| ms as u64)

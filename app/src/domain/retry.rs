@@ -401,13 +401,26 @@ impl RetryPolicy {
             });
         }
         if c > UNTUNABLE_RETRIES_ABOVE && m > 1.0 {
+            let swing = self.sensitivity_to_multiplier(c) * 0.1;
+            let detail = if swing > 0.0 {
+                format!(
+                    "at retry {c}, +0.1 on M moves the wait by {}",
+                    human_ms(swing)
+                )
+            } else {
+                format!(
+                    "only the cap keeps retry {c} from moving by {} per +0.1 of M",
+                    human_ms(
+                        self.first_ms as f64 * f64::from(c - 1) * m.powi(i32::from(c) - 2) * 0.1
+                    )
+                )
+            };
             out.push(Warning {
                 kind: WarningKind::Untunable,
                 retries: (UNTUNABLE_RETRIES_ABOVE + 1..=c).collect(),
                 message: format!(
                     "past retry {UNTUNABLE_RETRIES_ABOVE} the delays swing wildly with small changes \
-                     of the multiplier: at retry {c}, +0.1 on M moves the wait by {}",
-                    human_ms(self.sensitivity_to_multiplier(c) * 0.1)
+                     of the multiplier: {detail}"
                 ),
             });
         }

@@ -16,10 +16,12 @@ use axum::response::{IntoResponse, Redirect, Response};
 /// Paths anyone may fetch: the sign-in page, health checks, server functions (which check the
 /// session themselves) and the built site's files.
 fn is_public(path: &str) -> bool {
-    matches!(path, "/login" | "/healthz" | "/readyz" | "/favicon.ico" | "/favicon.svg")
-        || ["/api/", "/pkg/", "/vendor/"]
-            .iter()
-            .any(|prefix| path.starts_with(prefix))
+    matches!(
+        path,
+        "/login" | "/healthz" | "/readyz" | "/favicon.ico" | "/favicon.svg"
+    ) || ["/api/", "/pkg/", "/vendor/"]
+        .iter()
+        .any(|prefix| path.starts_with(prefix))
 }
 
 pub async fn layer(State(state): State<AppState>, mut request: Request, next: Next) -> Response {

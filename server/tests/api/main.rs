@@ -6,3 +6,4 @@ mod helpers;
 mod auth;
 mod cli;
 mod health;
+mod jobs;

@@ -1,0 +1,158 @@
+import { expect, Page, test } from "@playwright/test";
+import { ADMIN, VIEWER, hydrated, signIn } from "./helpers";
+
+/** The data ECharts currently draws for a series of the retry chart. */
+async function seriesData(page: Page, index: number): Promise<number[]> {
+  return page.evaluate((i) => {
+    const chart = (window as any).echarts.getInstanceByDom(document.getElementById("retry-chart"));
+    return chart.getOption().series[i].data;
+  }, index);
+}
+
+async function newJob(page: Page) {
+  await page.goto("/jobs/new");
+  await hydrated(page);
+  await expect(page.locator("#retry-chart[data-drawn=true] canvas")).toHaveCount(1);
+}
+
+test("moving the multiplier slider redraws the curve and the total without a page load", async ({ page }) => {
+  await signIn(page, ADMIN);
+  await newJob(page);
+  await page.evaluate(() => ((window as any).__bulwarkMarker = 1));
+
+  const before = await page.getByTestId("total-wait").textContent();
+  const barsBefore = await seriesData(page, 0);
+  const slider = page.getByLabel("Multiplier slider");
+  await slider.focus();
+  for (let i = 0; i < 10; i++) await page.keyboard.press("ArrowRight"); // 2.0 → 3.0
+  await expect(page.locator("#retry-multiplier")).toHaveValue("3");
+  await expect(page.getByTestId("total-wait")).not.toHaveText(before ?? "");
+  await expect.poll(() => seriesData(page, 0)).not.toEqual(barsBefore);
+  expect(await page.evaluate(() => (window as any).__bulwarkMarker)).toBe(1);
+
+  // Report the redraw latency of the last move (input event → ECharts setOption done).
+  const samples: number[] = [];
+  for (let i = 0; i < 20; i++) {
+    await page.keyboard.press(i % 2 ? "ArrowLeft" : "ArrowRight");
+    await expect(page.getByTestId("retry-editor")).toHaveAttribute("data-redraw-ms", /\d/);
+    samples.push(Number(await page.getByTestId("retry-editor").getAttribute("data-redraw-ms")));
+  }
+  samples.sort((a, b) => a - b);
+  console.log(
+    `retry editor redraw after a slider move: median ${samples[10].toFixed(2)} ms, ` +
+      `max ${samples[19].toFixed(2)} ms over ${samples.length} moves (one frame = 16.7 ms)`,
+  );
+});
+
+test("M=8 and C=16 raise the warnings, pointing at their retries", async ({ page }) => {
+  await signIn(page, ADMIN);
+  await newJob(page);
+  await expect(page.getByTestId("warnings").locator("li")).toHaveCount(0);
+  await page.locator("#retry-multiplier").fill("8");
+  await page.locator("#retry-max").fill("16");
+  const warnings = page.getByTestId("warnings");
+  await expect(warnings.locator("li[data-kind=Explosive]")).toContainText("retries 2–16");
+  await expect(warnings.locator("li[data-kind=Untunable]")).toContainText("retries 9–16");
+  await expect(warnings.locator("li[data-kind=SteepTotal]")).toContainText("retries 11–16");
+  await expect(page.getByTestId("sensitivity-m")).toContainText("per +0.1 of M");
+  await expect(page.getByTestId("retry-times").locator("tbody tr")).toHaveCount(16);
+
+  // A tight cron period adds the overrun warning.
+  await page.locator("#job-cron").fill("0 * * * * *");
+  await expect(warnings.locator("li[data-kind=OverrunsSchedule]")).toBeVisible();
+});
+
+test("an invalid first interval is explained as you type and refused on save", async ({ page }) => {
+  await signIn(page, ADMIN);
+  await newJob(page);
+  await page.locator("#retry-first").fill("10");
+  await expect(page.locator('[data-field="retry.first"]')).toHaveText(
+    "first interval '10' needs a unit: ms, s, m or h (for example 10s)",
+  );
+  await page.locator("#retry-first").fill("0s");
+  await expect(page.locator('[data-field="retry.first"]')).toHaveText("first interval must be greater than 0");
+
+  await page.locator("#job-name").fill("refused-job");
+  await page.locator("#job-http_url").fill("http://127.0.0.1:9/x");
+  await page.getByRole("button", { name: "Save job" }).click();
+  await expect(page.getByTestId("save-error")).toContainText("retry.first");
+  await page.goto("/jobs");
+  await expect(page.getByTestId("no-jobs")).toBeVisible();
+});
+
+test("the cron field validates as you type and lists the next five fire times", async ({ page }) => {
+  await signIn(page, ADMIN);
+  await newJob(page);
+  await page.locator("#job-cron").fill("30 7 * * *");
+  await expect(page.getByTestId("cron-error")).toContainText("cron needs 6 fields");
+  await page.locator("#job-cron").fill("0 30 7 * * *");
+  await page.locator("#job-timezone").fill("Asia/Shanghai");
+  const times = page.getByTestId("cron-preview").locator("li");
+  await expect(times).toHaveCount(5);
+  for (const t of await times.allTextContents()) expect(t).toMatch(/ 07:30:00 CST$/);
+  await page.locator("#job-timezone").fill("Mars/Olympus");
+  await expect(page.getByTestId("cron-error")).toContainText("time zone 'Mars/Olympus' is unknown");
+});
+
+test("a saved policy comes back the same after a reload; the list toggles and deletes", async ({ page }) => {
+  await signIn(page, ADMIN);
+  await newJob(page);
+  await page.locator("#job-name").fill("store-receipt-mail");
+  await page.locator("#job-http_url").fill("http://127.0.0.1:8080/mail/receipts");
+  await page.locator("#retry-first").fill("2s");
+  await page.locator("#retry-multiplier").fill("3.5");
+  await page.locator("#retry-max").fill("7");
+  await page.locator("#retry-jitter").selectOption("equal");
+  await page.locator("#retry-cap").fill("5m");
+  await page.getByRole("button", { name: "Save job" }).click();
+  await expect(page).toHaveURL(/\/jobs\/\d+\?saved=1$/);
+
+  await page.reload();
+  await hydrated(page);
+  await expect(page.locator("#job-name")).toHaveValue("store-receipt-mail");
+  await expect(page.locator("#retry-first")).toHaveValue("2s");
+  await expect(page.locator("#retry-multiplier")).toHaveValue("3.5");
+  await expect(page.locator("#retry-max")).toHaveValue("7");
+  await expect(page.locator("#retry-jitter")).toHaveValue("equal");
+  await expect(page.locator("#retry-cap")).toHaveValue("5m");
+
+  await page.goto("/jobs");
+  await hydrated(page);
+  const row = page.locator('tr[data-job="store-receipt-mail"]');
+  await expect(row).toContainText("enabled");
+  await row.getByRole("button", { name: "Disable" }).click();
+  await expect(row).toContainText("disabled");
+  await row.getByRole("button", { name: "Delete" }).click();
+  await expect(row.getByRole("alertdialog")).toContainText("Delete store-receipt-mail and its 0 run(s)?");
+  await row.getByRole("button", { name: "Cancel" }).click();
+  await expect(row).toBeVisible();
+  await row.getByRole("button", { name: "Delete" }).click();
+  await row.getByRole("button", { name: "Yes, delete" }).click();
+  await expect(page.getByTestId("no-jobs")).toBeVisible();
+});
+
+test("a viewer sees job definitions read-only", async ({ page }) => {
+  await signIn(page, ADMIN);
+  await newJob(page);
+  await page.locator("#job-name").fill("nightly-report");
+  await page.locator("#job-http_url").fill("https://example.com/report");
+  await page.getByRole("button", { name: "Save job" }).click();
+  await expect(page).toHaveURL(/\/jobs\/\d+/);
+  const url = page.url();
+  await page.getByRole("button", { name: "Sign out" }).click();
+
+  await signIn(page, VIEWER);
+  await page.goto("/jobs");
+  await hydrated(page);
+  await expect(page.getByRole("link", { name: "New job" })).toHaveCount(0);
+  await expect(page.locator('tr[data-job="nightly-report"]').getByRole("button")).toHaveCount(0);
+  await page.goto(url);
+  await hydrated(page);
+  await expect(page.locator("#job-name")).toBeDisabled();
+  await expect(page.getByRole("button", { name: "Save job" })).toHaveCount(0);
+  const answer = await page.evaluate(async () => {
+    const res = await fetch("/api/jobs/delete", { method: "POST", body: new URLSearchParams({ id: "1" }) });
+    return res.status;
+  });
+  expect(answer).toBe(403);
+});
