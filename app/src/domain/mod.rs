@@ -1,6 +1,8 @@
 //! Pure domain rules, compiled for the server and the browser alike. Nothing here does I/O.
 //!
 //! - [`retry`]: the retry contract — delays, totals, sensitivities, jitter, warnings.
+//! - [`run`]: the run state machine, error classes, and the decision after each attempt.
+//! - [`timeout`]: static and learned (P95/P99) timeouts, slow-run detection.
 //! - [`job`]: a job definition as typed and as validated.
 //! - [`duration`]: durations as people type them (`500ms`, `10s`, `1h30m`).
 //! - [`cron`]: six-field cron expressions, time zones, fire times.
@@ -11,3 +13,5 @@ pub mod cron;
 pub mod duration;
 pub mod job;
 pub mod retry;
+pub mod run;
+pub mod timeout;
