@@ -7,6 +7,7 @@ pub use sea_orm_migration::prelude::*;
 
 mod m20261130_000001_accounts;
 mod m20261130_000002_jobs_runs_attempts;
+mod m20261130_000003_engine;
 
 pub struct Migrator;
 
@@ -16,6 +17,7 @@ impl MigratorTrait for Migrator {
         vec![
             Box::new(m20261130_000001_accounts::Migration),
             Box::new(m20261130_000002_jobs_runs_attempts::Migration),
+            Box::new(m20261130_000003_engine::Migration),
         ]
     }
 }

@@ -4,6 +4,8 @@
 //! [`JobInput`] is the definition as typed (a form, a jobs file): strings. [`JobSpec::parse`]
 //! turns it into a [`JobSpec`] or a list of [`FieldError`]s naming every bad field at once.
 
+use std::collections::BTreeMap;
+
 use serde::{Deserialize, Serialize};
 
 use super::cron::{self, CronExpr};
@@ -29,7 +31,8 @@ impl FieldError {
 /// The built-in tasks a `builtin` job may name: (name, what it does).
 pub const BUILTIN_TASKS: &[(&str, &str)] = &[(
     "demo",
-    "A demonstration task that sleeps briefly and fails at the rate set in its config",
+    "A demonstration task: waits `sleep` (default 200ms), then fails transiently with \
+     probability `failure_rate` (default 0.3)",
 )];
 
 /// The definition as typed. Every field is text so a form can hold anything the person types.
@@ -49,7 +52,11 @@ pub struct JobInput {
     pub command_program: String,
     /// One argument per line.
     pub command_args: String,
+    /// Comma-separated exit codes that are transient failures.
+    pub command_transient_codes: String,
     pub builtin_task: String,
+    /// One `key=value` per line.
+    pub builtin_params: String,
     pub cron: String,
     pub timezone: String,
     pub enabled: bool,
@@ -87,7 +94,9 @@ impl Default for JobInput {
             http_expected: "200-299".into(),
             command_program: String::new(),
             command_args: String::new(),
+            command_transient_codes: "75".into(),
             builtin_task: BUILTIN_TASKS[0].0.into(),
+            builtin_params: String::new(),
             cron: "0 0 * * * *".into(),
             timezone: "UTC".into(),
             enabled: true,
@@ -129,10 +138,20 @@ pub enum JobKind {
     Command {
         program: String,
         args: Vec<String>,
+        /// Exit codes that mean "try again later" (default: 75, EX_TEMPFAIL).
+        #[serde(default = "default_transient_codes")]
+        transient_codes: Vec<i32>,
     },
     Builtin {
         task: String,
+        /// Task-specific settings, e.g. the demo task's `failure_rate`.
+        #[serde(default)]
+        params: BTreeMap<String, String>,
     },
+}
+
+fn default_transient_codes() -> Vec<i32> {
+    vec![super::run::EX_TEMPFAIL]
 }
 
 impl JobKind {
@@ -277,12 +296,47 @@ impl JobSpec {
                     .filter(|a| !a.is_empty())
                     .map(str::to_string)
                     .collect();
-                Some(JobKind::Command { program, args })
+                let codes: Result<Vec<i32>, _> = input
+                    .command_transient_codes
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|c| !c.is_empty())
+                    .map(str::parse::<i32>)
+                    .collect();
+                match codes {
+                    Ok(transient_codes) => Some(JobKind::Command {
+                        program,
+                        args,
+                        transient_codes,
+                    }),
+                    Err(_) => {
+                        fail(
+                            "command_transient_codes",
+                            "transient exit codes are whole numbers separated by commas, e.g. 75".into(),
+                        );
+                        None
+                    }
+                }
             }
             "builtin" => {
                 let task = input.builtin_task.trim().to_string();
+                let mut params = BTreeMap::new();
+                for (i, line) in input.builtin_params.lines().enumerate() {
+                    if line.trim().is_empty() {
+                        continue;
+                    }
+                    match line.split_once('=') {
+                        Some((k, v)) if !k.trim().is_empty() => {
+                            params.insert(k.trim().to_string(), v.trim().to_string());
+                        }
+                        _ => fail(
+                            "builtin_params",
+                            format!("parameter line {} must look like 'key=value'", i + 1),
+                        ),
+                    }
+                }
                 if BUILTIN_TASKS.iter().any(|(name, _)| *name == task) {
-                    Some(JobKind::Builtin { task })
+                    Some(JobKind::Builtin { task, params })
                 } else {
                     let known: Vec<&str> = BUILTIN_TASKS.iter().map(|(n, _)| *n).collect();
                     fail(
@@ -513,11 +567,27 @@ impl JobSpec {
                     .collect::<Vec<_>>()
                     .join(", ");
             }
-            JobKind::Command { program, args } => {
+            JobKind::Command {
+                program,
+                args,
+                transient_codes,
+            } => {
                 input.command_program = program.clone();
                 input.command_args = args.join("\n");
+                input.command_transient_codes = transient_codes
+                    .iter()
+                    .map(i32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ");
             }
-            JobKind::Builtin { task } => input.builtin_task = task.clone(),
+            JobKind::Builtin { task, params } => {
+                input.builtin_task = task.clone();
+                input.builtin_params = params
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+            }
         }
         input
     }
@@ -818,7 +888,8 @@ mod tests {
             spec.kind,
             JobKind::Command {
                 program: "/usr/bin/pg_dump".into(),
-                args: vec!["--format=custom".into(), "bulwark".into()]
+                args: vec!["--format=custom".into(), "bulwark".into()],
+                transient_codes: vec![75],
             }
         );
         let unknown = JobInput {

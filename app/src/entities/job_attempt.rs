@@ -18,6 +18,7 @@ pub struct Model {
     pub output_tail: Option<String>,
     pub node: String,
     pub load_avg: Option<f64>,
+    pub slow: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

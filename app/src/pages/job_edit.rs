@@ -175,6 +175,9 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
                         get=|j| j.command_program.clone() set=|j, v| j.command_program = v />
                     <Field label="Arguments (one per line)" field="command_args" job readonly multiline=true
                         error=error_for("command_args") get=|j| j.command_args.clone() set=|j, v| j.command_args = v />
+                    <Field label="Exit codes that mean 'try again later'" field="command_transient_codes" job readonly
+                        error=error_for("command_transient_codes") get=|j| j.command_transient_codes.clone()
+                        set=|j, v| j.command_transient_codes = v />
                 </Show>
                 <Show when=move || kind() == "builtin">
                     <label for="job-builtin_task">"Task"</label>
@@ -187,6 +190,8 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
                             .collect_view()}
                     </select>
                     <p class="field-error">{error_for("builtin_task")}</p>
+                    <Field label="Parameters (one key=value per line)" field="builtin_params" job readonly multiline=true
+                        error=error_for("builtin_params") get=|j| j.builtin_params.clone() set=|j, v| j.builtin_params = v />
                 </Show>
             </section>
             }.into_any()}
