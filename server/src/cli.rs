@@ -175,9 +175,18 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     }
     tracing::info!(addr = %config.addr, database = %db::redacted(&config.database_url), "Bulwark is serving");
     println!("Bulwark is serving on http://{}", config.addr);
-    web::serve(listener, web::state(&config, db), shutdown::signal())
-        .await
-        .context("the web server stopped with an error")
+    let shutdown = shutdown::on_signal();
+    let engine = config.engine.then(|| {
+        let engine = crate::engine::Engine::new(db.clone(), config.engine_config());
+        tokio::spawn(engine.run(shutdown.clone().wait()))
+    });
+    let served = web::serve(listener, web::state(&config, db), shutdown.wait()).await;
+    if let Some(engine) = engine
+        && let Err(e) = engine.await
+    {
+        tracing::error!(error = %e, "the engine task failed");
+    }
+    served.context("the web server stopped with an error")
 }
 
 fn announce_first_admin(admin: &users::FirstAdmin) {

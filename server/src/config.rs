@@ -29,6 +29,18 @@ pub struct Config {
     /// Password for the first administrator when the database has no account yet; without it
     /// a random one is generated and printed once.
     pub admin_password: Option<String>,
+    /// Run the job engine in `serve` (turn off for a web-only instance).
+    pub engine: bool,
+    /// Whether `command` jobs may run on this instance.
+    pub allow_commands: bool,
+    /// This instance's name in leases and attempts (default: host, pid and start time).
+    pub node_id: Option<String>,
+    /// How long a claim on a run lasts without renewal.
+    pub lease_seconds: u64,
+    /// On shutdown, how long running attempts may take before they are handed back.
+    pub grace_seconds: u64,
+    /// Attempts running at once on this instance.
+    pub concurrency: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, Default)]
@@ -50,6 +62,12 @@ impl Default for Config {
             secure_cookies: false,
             auto_migrate: true,
             admin_password: None,
+            engine: true,
+            allow_commands: true,
+            node_id: None,
+            lease_seconds: 30,
+            grace_seconds: 30,
+            concurrency: 16,
         }
     }
 }
@@ -65,6 +83,12 @@ const ENV_KEYS: &[&str] = &[
     "secure_cookies",
     "auto_migrate",
     "admin_password",
+    "engine",
+    "allow_commands",
+    "node_id",
+    "lease_seconds",
+    "grace_seconds",
+    "concurrency",
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -75,9 +99,25 @@ pub enum ConfigError {
     Invalid(#[from] Box<figment::Error>),
     #[error("invalid configuration: session_hours must be between 1 and 8760, not {0}")]
     SessionHours(u32),
+    #[error("invalid configuration: {0} must be {1}")]
+    Range(&'static str, &'static str),
 }
 
 impl Config {
+    /// The engine's settings from this configuration.
+    pub fn engine_config(&self) -> crate::engine::EngineConfig {
+        let mut engine = crate::engine::EngineConfig::new(
+            self.node_id
+                .clone()
+                .unwrap_or_else(crate::engine::default_node_id),
+        );
+        engine.lease = std::time::Duration::from_secs(self.lease_seconds);
+        engine.grace = std::time::Duration::from_secs(self.grace_seconds);
+        engine.concurrency = self.concurrency;
+        engine.allow_commands = self.allow_commands;
+        engine
+    }
+
     /// Reads `file` (which must exist when given explicitly) or `./bulwark.toml` if present,
     /// then the environment.
     pub fn load(file: Option<&Path>) -> Result<Config, ConfigError> {
@@ -97,6 +137,12 @@ impl Config {
             .map_err(Box::new)?;
         if !(1..=8760).contains(&config.session_hours) {
             return Err(ConfigError::SessionHours(config.session_hours));
+        }
+        if config.lease_seconds < 3 {
+            return Err(ConfigError::Range("lease_seconds", "at least 3"));
+        }
+        if config.concurrency == 0 {
+            return Err(ConfigError::Range("concurrency", "at least 1"));
         }
         Ok(config)
     }

@@ -5,6 +5,7 @@
 //!   [`commands`] holds the ones with more to say than a few lines.
 //! - [`config`]: `bulwark.toml` overridden by `BULWARK_*` variables and `DATABASE_URL`.
 //! - [`db`]: connecting to SQLite or PostgreSQL and applying migrations.
+//! - [`engine`]: cron ticks → runs → attempts, durably (its module doc maps the stages).
 //! - [`web`]: the axum application — Leptos pages and server functions, the session layer,
 //!   the cross-site request check, health endpoints.
 //! - [`telemetry`]: logs through `tracing`, human-readable or JSON.
@@ -14,6 +15,7 @@ pub mod cli;
 pub mod commands;
 pub mod config;
 pub mod db;
+pub mod engine;
 pub mod shutdown;
 pub mod telemetry;
 pub mod web;

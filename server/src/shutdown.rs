@@ -29,3 +29,24 @@ pub async fn signal() {
         () = terminate => tracing::info!("SIGTERM received: shutting down"),
     }
 }
+
+/// A stop request that any number of tasks can wait on.
+#[derive(Clone)]
+pub struct Shutdown(tokio::sync::watch::Receiver<bool>);
+
+impl Shutdown {
+    /// Resolves once the stop was requested.
+    pub async fn wait(mut self) {
+        let _ = self.0.wait_for(|stop| *stop).await;
+    }
+}
+
+/// A [`Shutdown`] that fires on Ctrl-C or SIGTERM.
+pub fn on_signal() -> Shutdown {
+    let (tx, rx) = tokio::sync::watch::channel(false);
+    tokio::spawn(async move {
+        signal().await;
+        let _ = tx.send(true);
+    });
+    Shutdown(rx)
+}

@@ -312,7 +312,8 @@ impl JobSpec {
                     Err(_) => {
                         fail(
                             "command_transient_codes",
-                            "transient exit codes are whole numbers separated by commas, e.g. 75".into(),
+                            "transient exit codes are whole numbers separated by commas, e.g. 75"
+                                .into(),
                         );
                         None
                     }

@@ -61,17 +61,21 @@ string_enum!(
 impl RunStatus {
     /// Still going: the run will be (or is being) attempted.
     pub fn is_active(self) -> bool {
-        matches!(self, RunStatus::Pending | RunStatus::Running | RunStatus::RetryWait)
+        matches!(
+            self,
+            RunStatus::Pending | RunStatus::Running | RunStatus::RetryWait
+        )
     }
 }
 
 string_enum!(
-    /// Why a run exists.
+    /// Why a run exists. `fallback`: another job's retries ran out and named this job.
     Trigger {
         Cron => "cron",
         Manual => "manual",
         Retrigger => "retrigger",
         Recovery => "recovery",
+        Fallback => "fallback",
     }
 );
 
@@ -133,7 +137,11 @@ pub fn parse_retry_after(value: &str, now: chrono::DateTime<chrono::Utc>) -> Opt
         return Some(seconds.saturating_mul(1_000));
     }
     let at = chrono::DateTime::parse_from_rfc2822(value).ok()?;
-    Some((at.with_timezone(&chrono::Utc) - now).num_milliseconds().max(0) as u64)
+    Some(
+        (at.with_timezone(&chrono::Utc) - now)
+            .num_milliseconds()
+            .max(0) as u64,
+    )
 }
 
 /// What the engine learned from one attempt.
@@ -173,7 +181,10 @@ impl AttemptReport {
 pub enum Next {
     Succeeded,
     /// Wait `delay_ms`, then attempt again. `retry` is the retry's number (1 = first retry).
-    Retry { retry: u8, delay_ms: u64 },
+    Retry {
+        retry: u8,
+        delay_ms: u64,
+    },
     /// No retry left, or the failure is permanent: the job's `on_exhausted` applies.
     Exhausted,
 }
@@ -209,7 +220,14 @@ mod tests {
     use crate::domain::retry::{Jitter, Multiplier};
 
     fn policy(c: u8) -> RetryPolicy {
-        RetryPolicy::new(10_000, Multiplier::from_tenths(20).unwrap(), c, Jitter::None, None).unwrap()
+        RetryPolicy::new(
+            10_000,
+            Multiplier::from_tenths(20).unwrap(),
+            c,
+            Jitter::None,
+            None,
+        )
+        .unwrap()
     }
 
     #[test]
@@ -220,9 +238,18 @@ mod tests {
         assert_eq!(
             waits,
             [
-                Next::Retry { retry: 1, delay_ms: 10_000 },
-                Next::Retry { retry: 2, delay_ms: 20_000 },
-                Next::Retry { retry: 3, delay_ms: 40_000 },
+                Next::Retry {
+                    retry: 1,
+                    delay_ms: 10_000
+                },
+                Next::Retry {
+                    retry: 2,
+                    delay_ms: 20_000
+                },
+                Next::Retry {
+                    retry: 3,
+                    delay_ms: 40_000
+                },
                 Next::Exhausted,
             ]
         );
@@ -230,25 +257,52 @@ mod tests {
 
     #[test]
     fn permanent_failures_are_not_retried() {
-        assert_eq!(decide(&policy(5), 1, &AttemptReport::failed(ErrorClass::Permanent), None, 0.0), Next::Exhausted);
+        assert_eq!(
+            decide(
+                &policy(5),
+                1,
+                &AttemptReport::failed(ErrorClass::Permanent),
+                None,
+                0.0
+            ),
+            Next::Exhausted
+        );
     }
 
     #[test]
     fn timeouts_and_interruptions_retry_like_transient_failures() {
         for class in [ErrorClass::Timeout, ErrorClass::Interrupted] {
             let report = AttemptReport::failed(class);
-            assert!(matches!(decide(&policy(2), 1, &report, None, 0.0), Next::Retry { retry: 1, .. }));
+            assert!(matches!(
+                decide(&policy(2), 1, &report, None, 0.0),
+                Next::Retry { retry: 1, .. }
+            ));
         }
-        assert_eq!(AttemptReport::failed(ErrorClass::Timeout).outcome, Outcome::TimedOut);
+        assert_eq!(
+            AttemptReport::failed(ErrorClass::Timeout).outcome,
+            Outcome::TimedOut
+        );
     }
 
     #[test]
     fn retry_after_is_honoured_when_longer() {
         let mut report = AttemptReport::failed(ErrorClass::Transient);
         report.retry_after_ms = Some(60_000);
-        assert_eq!(decide(&policy(2), 1, &report, None, 0.0), Next::Retry { retry: 1, delay_ms: 60_000 });
+        assert_eq!(
+            decide(&policy(2), 1, &report, None, 0.0),
+            Next::Retry {
+                retry: 1,
+                delay_ms: 60_000
+            }
+        );
         report.retry_after_ms = Some(1_000);
-        assert_eq!(decide(&policy(2), 1, &report, None, 0.0), Next::Retry { retry: 1, delay_ms: 10_000 });
+        assert_eq!(
+            decide(&policy(2), 1, &report, None, 0.0),
+            Next::Retry {
+                retry: 1,
+                delay_ms: 10_000
+            }
+        );
     }
 
     #[test]
@@ -259,16 +313,27 @@ mod tests {
         for s in [400, 401, 403, 404, 410, 422, 501] {
             assert_eq!(classify_http_status(s), ErrorClass::Permanent, "{s}");
         }
-        assert_eq!(classify_exit(Some(EX_TEMPFAIL), &[EX_TEMPFAIL]), ErrorClass::Transient);
-        assert_eq!(classify_exit(Some(1), &[EX_TEMPFAIL]), ErrorClass::Permanent);
+        assert_eq!(
+            classify_exit(Some(EX_TEMPFAIL), &[EX_TEMPFAIL]),
+            ErrorClass::Transient
+        );
+        assert_eq!(
+            classify_exit(Some(1), &[EX_TEMPFAIL]),
+            ErrorClass::Permanent
+        );
         assert_eq!(classify_exit(None, &[]), ErrorClass::Transient);
     }
 
     #[test]
     fn retry_after_forms() {
-        let now = chrono::DateTime::parse_from_rfc3339("2026-11-30T10:00:00Z").unwrap().to_utc();
+        let now = chrono::DateTime::parse_from_rfc3339("2026-11-30T10:00:00Z")
+            .unwrap()
+            .to_utc();
         assert_eq!(parse_retry_after("120", now), Some(120_000));
-        assert_eq!(parse_retry_after("Mon, 30 Nov 2026 10:01:00 GMT", now), Some(60_000));
+        assert_eq!(
+            parse_retry_after("Mon, 30 Nov 2026 10:01:00 GMT", now),
+            Some(60_000)
+        );
         assert_eq!(parse_retry_after("soon", now), None);
     }
 

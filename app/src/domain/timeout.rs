@@ -19,8 +19,14 @@ pub struct EffectiveTimeout {
 pub enum TimeoutSource {
     Static,
     /// Dynamic was asked for, but only `samples` successes exist yet.
-    StaticUntilLearned { samples: usize },
-    Learned { percentile: Percentile, samples: usize, raw_ms: u64 },
+    StaticUntilLearned {
+        samples: usize,
+    },
+    Learned {
+        percentile: Percentile,
+        samples: usize,
+        raw_ms: u64,
+    },
 }
 
 /// `recent_success_ms`: durations of the job's latest successful attempts, newest first.
@@ -31,11 +37,17 @@ pub fn effective(policy: &TimeoutPolicy, recent_success_ms: &[u64]) -> Effective
             source: TimeoutSource::Static,
         };
     };
-    let window: Vec<u64> = recent_success_ms.iter().copied().take(policy.window as usize).collect();
+    let window: Vec<u64> = recent_success_ms
+        .iter()
+        .copied()
+        .take(policy.window as usize)
+        .collect();
     if window.len() < MIN_SAMPLES {
         return EffectiveTimeout {
             ms: policy.static_ms.min(policy.hard_cap_ms),
-            source: TimeoutSource::StaticUntilLearned { samples: window.len() },
+            source: TimeoutSource::StaticUntilLearned {
+                samples: window.len(),
+            },
         };
     }
     let q = match percentile {
@@ -70,7 +82,11 @@ pub fn is_slow(duration_ms: u64, history_ms: &[u64]) -> bool {
     }
     let n = history_ms.len() as f64;
     let mean = history_ms.iter().map(|&v| v as f64).sum::<f64>() / n;
-    let variance = history_ms.iter().map(|&v| (v as f64 - mean).powi(2)).sum::<f64>() / n;
+    let variance = history_ms
+        .iter()
+        .map(|&v| (v as f64 - mean).powi(2))
+        .sum::<f64>()
+        / n;
     duration_ms as f64 > mean + 3.0 * variance.sqrt()
 }
 
@@ -91,9 +107,15 @@ mod tests {
 
     #[test]
     fn static_until_enough_samples() {
-        assert_eq!(effective(&policy(None), &[5; 50]).source, TimeoutSource::Static);
+        assert_eq!(
+            effective(&policy(None), &[5; 50]).source,
+            TimeoutSource::Static
+        );
         let few = effective(&policy(Some(Percentile::P95)), &[100, 200]);
-        assert_eq!((few.ms, few.source), (60_000, TimeoutSource::StaticUntilLearned { samples: 2 }));
+        assert_eq!(
+            (few.ms, few.source),
+            (60_000, TimeoutSource::StaticUntilLearned { samples: 2 })
+        );
     }
 
     #[test]
@@ -102,9 +124,24 @@ mod tests {
         let t = effective(&policy(Some(Percentile::P95)), &samples);
         // P95 of 1..20 s is 19 s; × 1.5 = 28.5 s.
         assert_eq!(t.ms, 28_500);
-        assert_eq!(t.source, TimeoutSource::Learned { percentile: Percentile::P95, samples: 20, raw_ms: 19_000 });
-        assert_eq!(effective(&policy(Some(Percentile::P99)), &[10; 10]).ms, 1_000, "floor");
-        assert_eq!(effective(&policy(Some(Percentile::P99)), &[600_000; 10]).ms, 120_000, "hard cap");
+        assert_eq!(
+            t.source,
+            TimeoutSource::Learned {
+                percentile: Percentile::P95,
+                samples: 20,
+                raw_ms: 19_000
+            }
+        );
+        assert_eq!(
+            effective(&policy(Some(Percentile::P99)), &[10; 10]).ms,
+            1_000,
+            "floor"
+        );
+        assert_eq!(
+            effective(&policy(Some(Percentile::P99)), &[600_000; 10]).ms,
+            120_000,
+            "hard cap"
+        );
     }
 
     #[test]

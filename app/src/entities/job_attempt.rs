@@ -22,6 +22,19 @@ pub struct Model {
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
-pub enum Relation {}
+pub enum Relation {
+    #[sea_orm(
+        belongs_to = "super::job_run::Entity",
+        from = "Column::RunId",
+        to = "super::job_run::Column::Id"
+    )]
+    Run,
+}
+
+impl Related<super::job_run::Entity> for Entity {
+    fn to() -> RelationDef {
+        Relation::Run.def()
+    }
+}
 
 impl ActiveModelBehavior for ActiveModel {}

@@ -26,6 +26,19 @@ pub struct Model {
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
-pub enum Relation {}
+pub enum Relation {
+    #[sea_orm(
+        belongs_to = "super::job::Entity",
+        from = "Column::JobId",
+        to = "super::job::Column::Id"
+    )]
+    Job,
+}
+
+impl Related<super::job::Entity> for Entity {
+    fn to() -> RelationDef {
+        Relation::Job.def()
+    }
+}
 
 impl ActiveModelBehavior for ActiveModel {}

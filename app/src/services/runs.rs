@@ -46,3 +46,156 @@ pub async fn per_hour(
     }
     Ok(buckets)
 }
+
+use crate::domain::run::{RunStatus, Trigger};
+use crate::entities::{job, job_attempt};
+use sea_orm::{ActiveModelTrait, QueryOrder, Set};
+use serde::{Deserialize, Serialize};
+
+/// Starts a run of `job_id` now (Run now, `bulwark jobs run`). The engine picks it up.
+pub async fn create_manual(
+    db: &impl ConnectionTrait,
+    job_id: i64,
+    now: DateTime<Utc>,
+) -> Result<job_run::Model, DbErr> {
+    job_run::ActiveModel {
+        job_id: Set(job_id),
+        trigger: Set(Trigger::Manual.as_str().into()),
+        scheduled_for: Set(now),
+        status: Set(RunStatus::Pending.as_str().into()),
+        attempts: Set(0),
+        idempotency_key: Set(format!(
+            "manual-{job_id}-{}-{:08x}",
+            now.timestamp_millis(),
+            rand_suffix()
+        )),
+        created_at: Set(now),
+        updated_at: Set(now),
+        ..Default::default()
+    }
+    .insert(db)
+    .await
+}
+
+/// Enough randomness that two manual runs in the same millisecond get different keys.
+fn rand_suffix() -> u32 {
+    use rand_core::{OsRng, RngCore};
+    OsRng.next_u32()
+}
+
+/// Which runs to list.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RunFilter {
+    pub job: Option<String>,
+    pub status: Option<String>,
+    pub limit: u64,
+}
+
+/// One attempt, as lists and the detail page show it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttemptView {
+    pub number: i32,
+    pub outcome: Option<String>,
+    pub error_class: Option<String>,
+    pub started_at: DateTime<Utc>,
+    pub finished_at: Option<DateTime<Utc>>,
+    pub duration_ms: Option<i64>,
+    pub timeout_ms: i64,
+    pub message: Option<String>,
+    pub output_tail: Option<String>,
+    pub node: String,
+    pub load_avg: Option<f64>,
+    pub slow: bool,
+}
+
+/// A run with its job's name and every attempt, oldest attempt first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunView {
+    pub id: i64,
+    pub job_id: i64,
+    pub job: String,
+    pub trigger: String,
+    pub status: String,
+    pub scheduled_for: DateTime<Utc>,
+    pub created_at: DateTime<Utc>,
+    pub finished_at: Option<DateTime<Utc>>,
+    pub next_attempt_at: Option<DateTime<Utc>>,
+    pub idempotency_key: String,
+    pub last_error_class: Option<String>,
+    pub last_error: Option<String>,
+    pub attempts: Vec<AttemptView>,
+}
+
+/// Runs newest first, with their attempts.
+pub async fn list(db: &impl ConnectionTrait, filter: &RunFilter) -> Result<Vec<RunView>, DbErr> {
+    let mut query = job_run::Entity::find()
+        .find_also_related(job::Entity)
+        .order_by_desc(job_run::Column::CreatedAt)
+        .order_by_desc(job_run::Column::Id)
+        .limit(filter.limit.clamp(1, 1000));
+    if let Some(name) = &filter.job {
+        query = query.filter(job::Column::Name.eq(name.clone()));
+    }
+    if let Some(status) = &filter.status {
+        query = query.filter(job_run::Column::Status.eq(status.clone()));
+    }
+    let rows = query.all(db).await?;
+    with_attempts(db, rows).await
+}
+
+pub async fn get(db: &impl ConnectionTrait, id: i64) -> Result<Option<RunView>, DbErr> {
+    let rows = job_run::Entity::find_by_id(id)
+        .find_also_related(job::Entity)
+        .all(db)
+        .await?;
+    Ok(with_attempts(db, rows).await?.into_iter().next())
+}
+
+async fn with_attempts(
+    db: &impl ConnectionTrait,
+    rows: Vec<(job_run::Model, Option<job::Model>)>,
+) -> Result<Vec<RunView>, DbErr> {
+    let ids: Vec<i64> = rows.iter().map(|(r, _)| r.id).collect();
+    let mut attempts: std::collections::HashMap<i64, Vec<AttemptView>> = Default::default();
+    for chunk in ids.chunks(500) {
+        for a in job_attempt::Entity::find()
+            .filter(job_attempt::Column::RunId.is_in(chunk.to_vec()))
+            .order_by_asc(job_attempt::Column::Number)
+            .all(db)
+            .await?
+        {
+            attempts.entry(a.run_id).or_default().push(AttemptView {
+                number: a.number,
+                outcome: a.outcome,
+                error_class: a.error_class,
+                started_at: a.started_at,
+                finished_at: a.finished_at,
+                duration_ms: a.duration_ms,
+                timeout_ms: a.timeout_ms,
+                message: a.message,
+                output_tail: a.output_tail,
+                node: a.node,
+                load_avg: a.load_avg,
+                slow: a.slow,
+            });
+        }
+    }
+    Ok(rows
+        .into_iter()
+        .map(|(r, j)| RunView {
+            id: r.id,
+            job_id: r.job_id,
+            job: j.map(|j| j.name).unwrap_or_default(),
+            trigger: r.trigger,
+            status: r.status,
+            scheduled_for: r.scheduled_for,
+            created_at: r.created_at,
+            finished_at: r.finished_at,
+            next_attempt_at: r.next_attempt_at,
+            idempotency_key: r.idempotency_key,
+            last_error_class: r.last_error_class,
+            last_error: r.last_error,
+            attempts: attempts.remove(&r.id).unwrap_or_default(),
+        })
+        .collect())
+}

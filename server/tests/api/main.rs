@@ -5,5 +5,6 @@ mod helpers;
 
 mod auth;
 mod cli;
+mod engine;
 mod health;
 mod jobs;

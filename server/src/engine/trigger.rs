@@ -1,0 +1,181 @@
+//! Cron ticks become runs.
+//!
+//! Every pass looks at each enabled job's ticks since its last recorded one and inserts a
+//! `job_runs` row per tick. `UNIQUE(job_id, cron_tick)` makes the insert idempotent: any number
+//! of passes, on any number of nodes, record a tick once. Ticks found late (the process was
+//! down) follow the job's misfire policy; none is dropped without a row saying so.
+
+use std::collections::HashMap;
+use std::time::Duration;
+
+use app::domain::cron::{CronExpr, parse_timezone};
+use app::domain::job::{Misfire, Overlap};
+use app::domain::run::{RunStatus, Trigger};
+use app::entities::{job, job_run};
+use app::services::jobs::to_spec;
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::OnConflict;
+use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QuerySelect, Set};
+
+/// Missed ticks recorded per job and pass, at most; older ones are counted in the log.
+const MAX_MISSED_RECORDED: usize = 100;
+
+/// Inserts a run for every due tick of every enabled job; returns how many rows were new.
+pub async fn enqueue_due_ticks(
+    db: &impl ConnectionTrait,
+    now: DateTime<Utc>,
+    misfire_after: Duration,
+) -> Result<u64, DbErr> {
+    let jobs = job::Entity::find()
+        .filter(job::Column::Enabled.eq(true))
+        .all(db)
+        .await?;
+    if jobs.is_empty() {
+        return Ok(0);
+    }
+    let last_ticks: HashMap<i64, Option<DateTime<Utc>>> = job_run::Entity::find()
+        .select_only()
+        .column(job_run::Column::JobId)
+        .column_as(job_run::Column::CronTick.max(), "last")
+        .group_by(job_run::Column::JobId)
+        .into_tuple::<(i64, Option<DateTime<Utc>>)>()
+        .all(db)
+        .await?
+        .into_iter()
+        .collect();
+    let active: HashMap<i64, i64> = job_run::Entity::find()
+        .select_only()
+        .column(job_run::Column::JobId)
+        .column_as(job_run::Column::Id.count(), "n")
+        .filter(job_run::Column::Status.is_in(active_statuses()))
+        .group_by(job_run::Column::JobId)
+        .into_tuple::<(i64, i64)>()
+        .all(db)
+        .await?
+        .into_iter()
+        .collect();
+
+    let misfire_after =
+        chrono::Duration::from_std(misfire_after).unwrap_or(chrono::Duration::seconds(30));
+    let mut rows = Vec::new();
+    for job in &jobs {
+        let (Ok(cron), Ok(tz)) = (CronExpr::parse(&job.cron), parse_timezone(&job.timezone)) else {
+            tracing::error!(job = %job.name, cron = %job.cron, "job has an invalid schedule; not triggered");
+            continue;
+        };
+        let Ok(spec) = to_spec(job) else {
+            tracing::error!(job = %job.name, "job definition unreadable; not triggered");
+            continue;
+        };
+        // Count from the last recorded tick, or from when the job was last (re)defined or
+        // re-enabled: a new or re-enabled job does not fire for the time before it.
+        let since = last_ticks
+            .get(&job.id)
+            .copied()
+            .flatten()
+            .map_or(job.updated_at, |last| last.max(job.updated_at));
+        let due: Vec<DateTime<Utc>> = cron
+            .next_fire_times(tz, since, 10_000)
+            .into_iter()
+            .map(|t| t.with_timezone(&Utc))
+            .take_while(|t| *t <= now)
+            .collect();
+        if due.is_empty() {
+            continue;
+        }
+        let (missed, on_time): (Vec<_>, Vec<_>) =
+            due.into_iter().partition(|t| now - *t > misfire_after);
+        let mut busy = active.get(&job.id).copied().unwrap_or(0) > 0;
+
+        let run_missed = match (spec.misfire, on_time.is_empty()) {
+            // Run once now: the latest missed tick runs, unless an on-time tick does anyway.
+            (Misfire::RunOnce, true) => missed.last().copied(),
+            _ => None,
+        };
+        if missed.len() > MAX_MISSED_RECORDED {
+            tracing::warn!(
+                job = %job.name,
+                missed = missed.len(),
+                recorded = MAX_MISSED_RECORDED,
+                "many ticks were missed while Bulwark was down; recording the latest"
+            );
+        }
+        let keep_from = missed.len().saturating_sub(MAX_MISSED_RECORDED);
+        for tick in missed.iter().skip(keep_from) {
+            if Some(*tick) == run_missed {
+                continue;
+            }
+            rows.push(tick_row(job, *tick, now, RunStatus::Skipped, Some(match spec.misfire {
+                Misfire::RunOnce => "missed while Bulwark was down; a later tick ran instead (misfire: run_once)",
+                Misfire::Skip => "missed while Bulwark was down (misfire: skip)",
+            })));
+        }
+        for tick in run_missed.into_iter().chain(on_time) {
+            if busy && spec.overlap == Overlap::Skip {
+                rows.push(tick_row(
+                    job,
+                    tick,
+                    now,
+                    RunStatus::Skipped,
+                    Some("the previous run was still active (overlap: skip)"),
+                ));
+            } else {
+                rows.push(tick_row(job, tick, now, RunStatus::Pending, None));
+                busy = true;
+            }
+        }
+    }
+    if rows.is_empty() {
+        return Ok(0);
+    }
+    let mut inserted = 0;
+    for chunk in rows.chunks(200) {
+        let result = job_run::Entity::insert_many(chunk.to_vec())
+            .on_conflict(
+                OnConflict::columns([job_run::Column::JobId, job_run::Column::CronTick])
+                    .do_nothing()
+                    .to_owned(),
+            )
+            .exec_without_returning(db)
+            .await;
+        match result {
+            Ok(n) => inserted += n,
+            Err(DbErr::RecordNotInserted) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(inserted)
+}
+
+pub fn active_statuses() -> Vec<&'static str> {
+    RunStatus::ALL
+        .iter()
+        .filter(|s| s.is_active())
+        .map(|s| s.as_str())
+        .collect()
+}
+
+fn tick_row(
+    job: &job::Model,
+    tick: DateTime<Utc>,
+    now: DateTime<Utc>,
+    status: RunStatus,
+    note: Option<&str>,
+) -> job_run::ActiveModel {
+    let finished = !status.is_active();
+    job_run::ActiveModel {
+        job_id: Set(job.id),
+        trigger: Set(Trigger::Cron.as_str().into()),
+        scheduled_for: Set(tick),
+        cron_tick: Set(Some(tick)),
+        status: Set(status.as_str().into()),
+        attempts: Set(0),
+        next_attempt_at: Set(None),
+        idempotency_key: Set(format!("{}@{}", job.name, tick.to_rfc3339())),
+        last_error: Set(note.map(str::to_string)),
+        created_at: Set(now),
+        updated_at: Set(now),
+        finished_at: Set(finished.then_some(now)),
+        ..Default::default()
+    }
+}
