@@ -43,6 +43,38 @@ enum Command {
     /// Retry policies.
     #[command(subcommand)]
     Policy(PolicyCommand),
+    /// Job definitions.
+    #[command(subcommand)]
+    Jobs(JobsCommand),
+    /// Runs and their attempts.
+    #[command(subcommand)]
+    Runs(RunsCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum JobsCommand {
+    /// Create or update jobs from a TOML file; all or nothing.
+    Apply { file: PathBuf },
+    /// List jobs with their next fire time.
+    List,
+    /// Queue a run of a job now.
+    Run { name: String },
+}
+
+#[derive(Debug, Subcommand)]
+enum RunsCommand {
+    /// List runs, newest first, with their attempts.
+    List {
+        #[arg(long)]
+        job: Option<String>,
+        #[arg(long, value_parser = ["pending", "running", "retry_wait", "succeeded", "dead", "skipped", "cancelled"])]
+        status: Option<String>,
+        /// At most this many runs.
+        #[arg(long, default_value_t = 50)]
+        limit: u64,
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -121,6 +153,24 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             }
         }
         Command::Policy(PolicyCommand::Preview(args)) => crate::commands::policy::preview(&args),
+        Command::Jobs(command) => {
+            let db = db::connect(&config.database_url).await?;
+            match command {
+                JobsCommand::Apply { file } => crate::commands::jobs::apply(&db, &file).await,
+                JobsCommand::List => crate::commands::jobs::list(&db).await,
+                JobsCommand::Run { name } => crate::commands::jobs::run(&db, &name).await,
+            }
+        }
+        Command::Runs(RunsCommand::List {
+            job,
+            status,
+            limit,
+            json,
+        }) => {
+            let db = db::connect(&config.database_url).await?;
+            let filter = app::services::runs::RunFilter { job, status, limit };
+            crate::commands::runs::list(&db, filter, json).await
+        }
         Command::User(UserCommand::List) => {
             let db = db::connect(&config.database_url).await?;
             for user in users::list(&db).await.context("could not list users")? {

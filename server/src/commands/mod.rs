@@ -1,3 +1,5 @@
 //! CLI commands that are more than a call or two; each file is one command group.
 
+pub mod jobs;
 pub mod policy;
+pub mod runs;

@@ -1,0 +1,94 @@
+//! `bulwark runs list`: runs newest first, with every attempt.
+
+use anyhow::Context;
+use app::services::runs::{self, RunFilter, RunView};
+use chrono::{DateTime, SecondsFormat, Utc};
+use sea_orm::DatabaseConnection;
+use serde::Serialize;
+
+/// The JSON shape of DESIGN.md §6.
+#[derive(Debug, Serialize)]
+struct RunJson {
+    id: i64,
+    job: String,
+    trigger: String,
+    status: String,
+    scheduled_for: String,
+    last_error_class: Option<String>,
+    last_error: Option<String>,
+    attempts: Vec<AttemptJson>,
+}
+
+#[derive(Debug, Serialize)]
+struct AttemptJson {
+    number: i32,
+    outcome: Option<String>,
+    error_class: Option<String>,
+    started_at: String,
+    finished_at: Option<String>,
+    duration_ms: Option<i64>,
+    timeout_ms: i64,
+    node: String,
+}
+
+fn rfc3339(t: DateTime<Utc>) -> String {
+    t.to_rfc3339_opts(SecondsFormat::Millis, false)
+}
+
+fn to_json(run: RunView) -> RunJson {
+    RunJson {
+        id: run.id,
+        job: run.job,
+        trigger: run.trigger,
+        status: run.status,
+        scheduled_for: rfc3339(run.scheduled_for),
+        last_error_class: run.last_error_class,
+        last_error: run.last_error,
+        attempts: run
+            .attempts
+            .into_iter()
+            .map(|a| AttemptJson {
+                number: a.number,
+                outcome: a.outcome,
+                error_class: a.error_class,
+                started_at: rfc3339(a.started_at),
+                finished_at: a.finished_at.map(rfc3339),
+                duration_ms: a.duration_ms,
+                timeout_ms: a.timeout_ms,
+                node: a.node,
+            })
+            .collect(),
+    }
+}
+
+pub async fn list(db: &DatabaseConnection, filter: RunFilter, json: bool) -> anyhow::Result<()> {
+    let rows = runs::list(db, &filter)
+        .await
+        .context("could not list runs")?;
+    if json {
+        let out: Vec<RunJson> = rows.into_iter().map(to_json).collect();
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    println!(
+        "{:>7}  {:<24} {:<10} {:<11} {:<25} attempts",
+        "id", "job", "trigger", "status", "scheduled for"
+    );
+    for run in rows {
+        let attempts: Vec<String> = run
+            .attempts
+            .iter()
+            .map(|a| format!("{}:{}", a.number, a.outcome.as_deref().unwrap_or("running")))
+            .collect();
+        println!(
+            "{:>7}  {:<24} {:<10} {:<11} {:<25} {}",
+            run.id,
+            run.job,
+            run.trigger,
+            run.status,
+            rfc3339(run.scheduled_for),
+            attempts.join(" ")
+        );
+    }
+    Ok(())
+}
