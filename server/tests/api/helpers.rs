@@ -11,6 +11,7 @@ pub const VIEWER_PASSWORD: &str = "viewer-test-password";
 pub struct TestApp {
     pub addr: SocketAddr,
     pub db: DatabaseConnection,
+    pub database_url: String,
     /// Keeps the SQLite file (and the empty site root) alive for the test's duration.
     _dir: tempfile::TempDir,
 }
@@ -103,6 +104,7 @@ impl TestApp {
         TestApp {
             addr,
             db,
+            database_url,
             _dir: dir,
         }
     }

@@ -8,3 +8,4 @@ mod cli;
 mod engine;
 mod health;
 mod jobs;
+mod process;

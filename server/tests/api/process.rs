@@ -1,0 +1,257 @@
+//! The real `bulwark` binary as operators run it: jobs from a file, runs queued from the shell,
+//! and a process killed mid-attempt whose run the next process finishes.
+
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use app::entities::{job_attempt, job_run};
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
+
+use crate::helpers::TestApp;
+use crate::on_both_backends;
+
+const JOBS: &str = r#"
+[[job]]
+name = "slow-report"
+cron = "0 0 0 1 1 *"
+kind = "command"
+command = ["sleep", "2"]
+[job.retry]
+first = "100ms"
+multiplier = 2.0
+max_retries = 3
+jitter = "none"
+[job.timeout]
+static = "30s"
+
+[[job]]
+name = "nightly-demo"
+cron = "0 0 3 * * *"
+timezone = "Europe/Berlin"
+kind = "builtin"
+task = "demo"
+on_exhausted = "fallback:slow-report"
+[job.retry]
+first = "1s"
+multiplier = 1.5
+max_retries = 2
+[job.alerts]
+to = ["oncall@example.com"]
+"#;
+
+fn bulwark(app: &TestApp, dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_bulwark"));
+    cmd.args(args)
+        .current_dir(dir)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("DATABASE_URL", &app.database_url)
+        .envs(env.iter().copied());
+    cmd
+}
+
+fn output(mut cmd: Command) -> (i32, String, String) {
+    let out = cmd.output().expect("run bulwark");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn serve(app: &TestApp, dir: &std::path::Path, node: &str) -> Child {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let addr = format!("127.0.0.1:{port}");
+    bulwark(
+        app,
+        dir,
+        &["serve"],
+        &[
+            ("BULWARK_ADDR", addr.as_str()),
+            ("BULWARK_NODE_ID", node),
+            ("BULWARK_LEASE_SECONDS", "3"),
+            ("BULWARK_GRACE_SECONDS", "5"),
+            ("BULWARK_ADMIN_PASSWORD", "not-used-here"),
+        ],
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .expect("start bulwark serve")
+}
+
+async fn wait_for(
+    app: &TestApp,
+    run_id: i64,
+    statuses: &[&str],
+    within: Duration,
+) -> job_run::Model {
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        let run = job_run::Entity::find_by_id(run_id)
+            .one(&app.db)
+            .await
+            .unwrap()
+            .unwrap();
+        if statuses.contains(&run.status.as_str()) {
+            return run;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "run still {} after {within:?}",
+            run.status
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+async fn jobs_apply_list_run_and_runs_list(app: TestApp) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("jobs.toml");
+    std::fs::write(&file, JOBS).unwrap();
+    let path = file.to_str().unwrap();
+
+    let (code, out, err) = output(bulwark(&app, dir.path(), &["jobs", "apply", path], &[]));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("2 created, 0 updated, 0 unchanged"), "{out}");
+    let (_, out, _) = output(bulwark(&app, dir.path(), &["jobs", "apply", path], &[]));
+    assert!(
+        out.contains("0 created, 0 updated, 2 unchanged"),
+        "idempotent: {out}"
+    );
+
+    // A bad file changes nothing and names the line.
+    let broken = JOBS
+        .replace("multiplier = 1.5", "multiplier = 1.55")
+        .replace(
+            "command = [\"sleep\", \"2\"]",
+            "command = [\"sleep\", \"3\"]",
+        );
+    std::fs::write(&file, broken).unwrap();
+    let (code, _, err) = output(bulwark(&app, dir.path(), &["jobs", "apply", path], &[]));
+    assert_eq!(code, 1);
+    assert!(err.contains("job 2 'nightly-demo' (line 15): retry.multiplier: multiplier '1.55' has more than one decimal"), "{err}");
+    assert!(err.contains("nothing was changed"), "{err}");
+    let unchanged = app::entities::job::Entity::find()
+        .filter(app::entities::job::Column::Name.eq("slow-report"))
+        .one(&app.db)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        unchanged.config.contains("\"2\""),
+        "the valid job of a refused file is not applied either"
+    );
+    let (_, listed, _) = output(bulwark(&app, dir.path(), &["jobs", "list"], &[]));
+    assert!(
+        listed.contains("nightly-demo") && listed.contains("CET"),
+        "{listed}"
+    );
+
+    let (code, out, _) = output(bulwark(
+        &app,
+        dir.path(),
+        &["jobs", "run", "nightly-demo"],
+        &[],
+    ));
+    assert_eq!(code, 0);
+    assert!(out.contains("queued"), "{out}");
+    let (code, _, err) = output(bulwark(
+        &app,
+        dir.path(),
+        &["jobs", "run", "no-such-job"],
+        &[],
+    ));
+    assert_eq!(code, 1);
+    assert!(err.contains("there is no job named 'no-such-job'"), "{err}");
+
+    let (code, out, _) = output(bulwark(
+        &app,
+        dir.path(),
+        &["runs", "list", "--job", "nightly-demo", "--json"],
+        &[],
+    ));
+    assert_eq!(code, 0);
+    let runs: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(runs.as_array().unwrap().len(), 1);
+    assert_eq!(runs[0]["job"], "nightly-demo");
+    assert_eq!(runs[0]["trigger"], "manual");
+    assert_eq!(runs[0]["status"], "pending");
+    assert!(
+        runs[0]["scheduled_for"]
+            .as_str()
+            .unwrap()
+            .ends_with("+00:00")
+    );
+    assert_eq!(runs[0]["attempts"], serde_json::json!([]));
+}
+on_both_backends!(jobs_apply_list_run_and_runs_list);
+
+async fn a_killed_process_loses_nothing(app: TestApp) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("jobs.toml");
+    std::fs::write(&file, JOBS).unwrap();
+    let (code, _, err) = output(bulwark(
+        &app,
+        dir.path(),
+        &["jobs", "apply", file.to_str().unwrap()],
+        &[],
+    ));
+    assert_eq!(code, 0, "{err}");
+    output(bulwark(
+        &app,
+        dir.path(),
+        &["jobs", "run", "slow-report"],
+        &[],
+    ));
+    let run = job_run::Entity::find().one(&app.db).await.unwrap().unwrap();
+
+    // The first process starts the two-second command; kill it (SIGKILL, no goodbye) mid-way.
+    let mut first = serve(&app, dir.path(), "first");
+    wait_for(&app, run.id, &["running"], Duration::from_secs(20)).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    first.kill().expect("SIGKILL");
+    first.wait().unwrap();
+
+    // A new process finds the expired lease, records the interruption and retries the run.
+    let mut second = serve(&app, dir.path(), "second");
+    let done = wait_for(
+        &app,
+        run.id,
+        &["succeeded", "dead"],
+        Duration::from_secs(30),
+    )
+    .await;
+    assert_eq!(done.status, "succeeded");
+    let attempts = job_attempt::Entity::find()
+        .filter(job_attempt::Column::RunId.eq(run.id))
+        .order_by_asc(job_attempt::Column::Number)
+        .all(&app.db)
+        .await
+        .unwrap();
+    let story: Vec<(Option<&str>, &str)> = attempts
+        .iter()
+        .map(|a| (a.outcome.as_deref(), a.node.as_str()))
+        .collect();
+    assert_eq!(
+        story,
+        [
+            (Some("interrupted"), "first"),
+            (Some("succeeded"), "second")
+        ]
+    );
+
+    // SIGTERM stops the second process gracefully.
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(second.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    let status = second.wait().unwrap();
+    assert!(status.success(), "graceful stop exits 0, got {status:?}");
+}
+on_both_backends!(a_killed_process_loses_nothing);
