@@ -120,11 +120,11 @@ impl JobToml {
         if let Some(v) = self.expected {
             input.http_expected = v;
         }
-        if let Some(mut command) = self.command {
-            if !command.is_empty() {
-                input.command_program = command.remove(0);
-                input.command_args = command.join("\n");
-            }
+        if let Some(mut command) = self.command
+            && !command.is_empty()
+        {
+            input.command_program = command.remove(0);
+            input.command_args = command.join("\n");
         }
         if let Some(v) = self.transient_exit_codes {
             input.command_transient_codes =
