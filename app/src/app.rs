@@ -58,6 +58,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("jobs/new") view=pages::job_edit::JobEditPage />
                     <Route path=path!("jobs/:id") view=pages::job_edit::JobEditPage />
                     <Route path=path!("runs") view=pages::runs::RunsPage />
+                    <Route path=path!("runs/:id") view=pages::run_detail::RunDetailPage />
                     <Route path=path!("failed") view=pages::failed::FailedPage />
                     <Route path=path!("traffic") view=pages::traffic::TrafficPage />
                     <Route path=path!("notifications") view=pages::notifications::NotificationsPage />

@@ -168,7 +168,12 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             json,
         }) => {
             let db = db::connect(&config.database_url).await?;
-            let filter = app::services::runs::RunFilter { job, status, limit };
+            let filter = app::services::runs::RunFilter {
+                job,
+                status,
+                since: None,
+                limit,
+            };
             crate::commands::runs::list(&db, filter, json).await
         }
         Command::User(UserCommand::List) => {

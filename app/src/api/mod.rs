@@ -8,6 +8,7 @@ pub mod auth;
 pub mod dashboard;
 pub mod error;
 pub mod jobs;
+pub mod runs;
 pub mod users;
 
 pub use error::AppError;

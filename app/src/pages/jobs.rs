@@ -5,6 +5,7 @@ use leptos_meta::Title;
 use leptos_router::components::A;
 
 use crate::api::jobs::{DeleteJob, JobRow, SetJobEnabled, list_jobs};
+use crate::api::runs::RunJobNow;
 use crate::components::layout::use_current_user;
 use crate::domain::cron::{CronExpr, format_fire_time, parse_timezone};
 
@@ -28,12 +29,20 @@ pub fn JobsPage() -> impl IntoView {
         |_| list_jobs(),
     );
     let confirming = RwSignal::new(None::<i64>);
+    let run_now = ServerAction::<RunJobNow>::new();
+    let navigate = leptos_router::hooks::use_navigate();
+    Effect::new(move |_| {
+        if let Some(Ok(run_id)) = run_now.value().get() {
+            navigate(&format!("/runs/{run_id}"), Default::default());
+        }
+    });
     let action_error = move || {
         toggle
             .value()
             .get()
             .and_then(Result::err)
             .or_else(|| delete.value().get().and_then(Result::err))
+            .or_else(|| run_now.value().get().and_then(Result::err))
             .map(|e| e.to_string())
     };
 
@@ -51,7 +60,7 @@ pub fn JobsPage() -> impl IntoView {
             </Suspense>
         </div>
         <p class="notice">
-            "The engine that runs jobs is not built yet: definitions are stored and validated, and nothing runs them until it lands."
+            "Enabled jobs run on their schedule; Run now queues a run at once. Their runs are on the Runs page."
         </p>
         <p class="error" role="alert">{action_error}</p>
         <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
@@ -115,6 +124,15 @@ pub fn JobsPage() -> impl IntoView {
                                                         {admin
                                                             .then(|| {
                                                                 view! {
+                                                                    <button
+                                                                        type="button"
+                                                                        class="secondary"
+                                                                        on:click=move |_| {
+                                                                            run_now.dispatch(RunJobNow { id });
+                                                                        }
+                                                                    >
+                                                                        "Run now"
+                                                                    </button>
                                                                     <button
                                                                         type="button"
                                                                         class="secondary"

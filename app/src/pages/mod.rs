@@ -7,6 +7,7 @@ pub mod jobs;
 pub mod login;
 pub mod not_found;
 pub mod notifications;
+pub mod run_detail;
 pub mod runs;
 pub mod settings;
 pub mod traffic;

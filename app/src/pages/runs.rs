@@ -1,17 +1,136 @@
-use crate::components::upcoming::Upcoming;
+//! Runs: every execution of every job, newest first, refreshed while you watch.
+
 use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::components::Form;
+use leptos_router::hooks::use_query_map;
+
+use crate::api::runs::{RunView, list_runs};
+use crate::domain::run::RunStatus;
+
+/// A clock that ticks every `ms` in the browser (and never on the server), for live pages.
+pub fn use_ticker(ms: u64) -> ReadSignal<u64> {
+    let (tick, set_tick) = signal(0u64);
+    #[cfg(feature = "hydrate")]
+    {
+        if let Ok(handle) = set_interval_with_handle(
+            move || set_tick.update(|t| *t += 1),
+            std::time::Duration::from_millis(ms),
+        ) {
+            on_cleanup(move || handle.clear());
+        }
+    }
+    #[cfg(not(feature = "hydrate"))]
+    let _ = (set_tick, ms);
+    tick
+}
+
+pub fn status_pill(status: &str) -> impl IntoView + use<> {
+    let class = match status {
+        "succeeded" => "pill ok",
+        "dead" => "pill bad",
+        "running" | "pending" | "retry_wait" => "pill live",
+        _ => "pill off",
+    };
+    view! { <span class=class data-status=status.to_string()>{status.replace('_', " ")}</span> }
+}
+
+pub fn when(t: chrono::DateTime<chrono::Utc>) -> String {
+    t.format("%Y-%m-%d %H:%M:%S UTC").to_string()
+}
 
 #[component]
 pub fn RunsPage() -> impl IntoView {
+    let query = use_query_map();
+    let param = move |key: &str| query.with(|q| q.get(key).filter(|v| !v.is_empty()));
+    let tick = use_ticker(2_000);
+    let runs = Resource::new(
+        move || (param("job"), param("status"), param("since"), tick.get()),
+        |(job, status, since, _)| list_runs(job, status, since.and_then(|s| s.parse().ok())),
+    );
+
     view! {
-        <Upcoming
-            title="Runs"
-            summary="Every execution of every job, and every attempt inside it."
-            will_hold=&[
-                "runs with status, trigger (cron, manual, re-trigger, recovery) and attempts, filtered by job, status and time",
-                "a run's detail: each attempt's timing, timeout used, outcome, error class, message and output tail",
-                "live status while a run is in progress",
-            ]
-        />
+        <Title text="Runs" />
+        <h1>"Runs"</h1>
+        <Form method="GET" action="" attr:class="filters card">
+            <div>
+                <label for="f-job">"Job"</label>
+                <input id="f-job" name="job" type="text" prop:value=move || param("job").unwrap_or_default() />
+            </div>
+            <div>
+                <label for="f-status">"Status"</label>
+                <select id="f-status" name="status" prop:value=move || param("status").unwrap_or_default()>
+                    <option value="">"any"</option>
+                    {RunStatus::ALL
+                        .iter()
+                        .map(|s| view! { <option value=s.as_str()>{s.as_str()}</option> })
+                        .collect_view()}
+                </select>
+            </div>
+            <div>
+                <label for="f-since">"Created within"</label>
+                <select id="f-since" name="since" prop:value=move || param("since").unwrap_or_default()>
+                    <option value="">"any time"</option>
+                    <option value="1">"the last hour"</option>
+                    <option value="24">"the last 24 hours"</option>
+                    <option value="168">"the last 7 days"</option>
+                </select>
+            </div>
+            <div>
+                <button type="submit">"Filter"</button>
+            </div>
+        </Form>
+        <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                match runs.await {
+                    Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                    Ok(rows) if rows.is_empty() => {
+                        view! { <p class="card muted" data-testid="no-runs">"No runs match."</p> }.into_any()
+                    }
+                    Ok(rows) => view! { <RunsTable rows /> }.into_any(),
+                }
+            })}
+        </Transition>
+    }
+}
+
+#[component]
+fn RunsTable(rows: Vec<RunView>) -> impl IntoView {
+    view! {
+        <table class="table card" data-testid="runs">
+            <thead>
+                <tr>
+                    <th>"Run"</th>
+                    <th>"Job"</th>
+                    <th>"Trigger"</th>
+                    <th>"Status"</th>
+                    <th>"Scheduled for"</th>
+                    <th>"Attempts"</th>
+                    <th>"Last error"</th>
+                </tr>
+            </thead>
+            <tbody>
+                {rows
+                    .into_iter()
+                    .map(|run| {
+                        view! {
+                            <tr data-run=run.id>
+                                <td><a href=format!("/runs/{}", run.id)>{format!("#{}", run.id)}</a></td>
+                                <td>{run.job.clone()}</td>
+                                <td>{run.trigger.clone()}</td>
+                                <td>{status_pill(&run.status)}</td>
+                                <td>{when(run.scheduled_for)}</td>
+                                <td>{run.attempts.len()}</td>
+                                <td class="small">
+                                    {run.last_error_class.clone().map(|c| format!("{c}: "))}
+                                    {run.last_error.clone()}
+                                </td>
+                            </tr>
+                        }
+                        .into_any()
+                    })
+                    .collect_view()}
+            </tbody>
+        </table>
     }
 }

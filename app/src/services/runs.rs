@@ -47,10 +47,10 @@ pub async fn per_hour(
     Ok(buckets)
 }
 
+pub use crate::api::runs::{AttemptView, RunFilter, RunView};
 use crate::domain::run::{RunStatus, Trigger};
 use crate::entities::{job, job_attempt};
 use sea_orm::{ActiveModelTrait, QueryOrder, Set};
-use serde::{Deserialize, Serialize};
 
 /// Starts a run of `job_id` now (Run now, `bulwark jobs run`). The engine picks it up.
 pub async fn create_manual(
@@ -83,49 +83,6 @@ fn rand_suffix() -> u32 {
     OsRng.next_u32()
 }
 
-/// Which runs to list.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct RunFilter {
-    pub job: Option<String>,
-    pub status: Option<String>,
-    pub limit: u64,
-}
-
-/// One attempt, as lists and the detail page show it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AttemptView {
-    pub number: i32,
-    pub outcome: Option<String>,
-    pub error_class: Option<String>,
-    pub started_at: DateTime<Utc>,
-    pub finished_at: Option<DateTime<Utc>>,
-    pub duration_ms: Option<i64>,
-    pub timeout_ms: i64,
-    pub message: Option<String>,
-    pub output_tail: Option<String>,
-    pub node: String,
-    pub load_avg: Option<f64>,
-    pub slow: bool,
-}
-
-/// A run with its job's name and every attempt, oldest attempt first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunView {
-    pub id: i64,
-    pub job_id: i64,
-    pub job: String,
-    pub trigger: String,
-    pub status: String,
-    pub scheduled_for: DateTime<Utc>,
-    pub created_at: DateTime<Utc>,
-    pub finished_at: Option<DateTime<Utc>>,
-    pub next_attempt_at: Option<DateTime<Utc>>,
-    pub idempotency_key: String,
-    pub last_error_class: Option<String>,
-    pub last_error: Option<String>,
-    pub attempts: Vec<AttemptView>,
-}
-
 /// Runs newest first, with their attempts.
 pub async fn list(db: &impl ConnectionTrait, filter: &RunFilter) -> Result<Vec<RunView>, DbErr> {
     let mut query = job_run::Entity::find()
@@ -138,6 +95,9 @@ pub async fn list(db: &impl ConnectionTrait, filter: &RunFilter) -> Result<Vec<R
     }
     if let Some(status) = &filter.status {
         query = query.filter(job_run::Column::Status.eq(status.clone()));
+    }
+    if let Some(since) = filter.since {
+        query = query.filter(job_run::Column::CreatedAt.gte(since));
     }
     let rows = query.all(db).await?;
     with_attempts(db, rows).await
