@@ -91,6 +91,7 @@ build: tools
 .PHONY: run
 run: site build
 	@BULWARK_SITE_ROOT=$(SITE) $(BIN) migrate
+	@$(BIN) jobs seed-demo
 	@echo
 	@echo "  Bulwark: http://127.0.0.1:3000 — sign in as 'admin'."
 	@echo "  On the very first start the password is printed below, once (or set"

@@ -49,6 +49,15 @@ enum Command {
     /// Runs and their attempts.
     #[command(subcommand)]
     Runs(RunsCommand),
+    /// Benchmarks that print numbers (they use throwaway databases).
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum BenchCommand {
+    /// Run lateness and no-op throughput of the engine on SQLite (and PostgreSQL).
+    Engine(crate::commands::bench::BenchArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -59,6 +68,8 @@ enum JobsCommand {
     List,
     /// Queue a run of a job now.
     Run { name: String },
+    /// Add the bundled demo jobs to a database that has no job yet.
+    SeedDemo,
 }
 
 #[derive(Debug, Subcommand)]
@@ -153,12 +164,14 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             }
         }
         Command::Policy(PolicyCommand::Preview(args)) => crate::commands::policy::preview(&args),
+        Command::Bench(BenchCommand::Engine(args)) => crate::commands::bench::engine(&args).await,
         Command::Jobs(command) => {
             let db = db::connect(&config.database_url).await?;
             match command {
                 JobsCommand::Apply { file } => crate::commands::jobs::apply(&db, &file).await,
                 JobsCommand::List => crate::commands::jobs::list(&db).await,
                 JobsCommand::Run { name } => crate::commands::jobs::run(&db, &name).await,
+                JobsCommand::SeedDemo => crate::commands::jobs::seed_demo(&db).await,
             }
         }
         Command::Runs(RunsCommand::List {

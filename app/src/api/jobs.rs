@@ -101,9 +101,10 @@ pub async fn get_job(id: i64) -> Result<JobDetail, AppError> {
             let state = super::state()?;
             let row = jobs::get(&state.db, id).await.map_err(job_error)?;
             let spec = jobs::to_spec(&row).map_err(job_error)?;
+            // Credentials never travel back to the browser in full.
             Ok(JobDetail {
                 id: row.id,
-                input: spec.to_input(),
+                input: spec.to_input().redacted(),
                 updated_at: row.updated_at,
             })
         }
@@ -119,8 +120,14 @@ pub async fn save_job(id: Option<i64>, input: JobInput) -> Result<i64, AppError>
     super::respond(
         async {
             let admin = super::auth::require_admin("change jobs")?;
-            let spec = JobSpec::parse(&input).map_err(AppError::Fields)?;
             let state = super::state()?;
+            let mut input = input;
+            if let Some(id) = id {
+                let stored = jobs::get(&state.db, id).await.map_err(job_error)?;
+                let stored = jobs::to_spec(&stored).map_err(job_error)?.to_input();
+                input.restore_secrets(&stored);
+            }
+            let spec = JobSpec::parse(&input).map_err(AppError::Fields)?;
             let now = chrono::Utc::now();
             let saved = match id {
                 None => jobs::create(&state.db, &spec, now).await,
@@ -132,7 +139,7 @@ pub async fn save_job(id: Option<i64>, input: JobInput) -> Result<i64, AppError>
             } else {
                 "job.created"
             };
-            let detail = serde_json::to_value(&spec).unwrap_or_default();
+            let detail = serde_json::to_value(spec.to_input().redacted()).unwrap_or_default();
             audit(&state, &admin, action, &spec.name, detail).await?;
             Ok(saved.id)
         }
@@ -170,8 +177,9 @@ pub async fn delete_job(id: i64) -> Result<(), AppError> {
             let (spec, runs) = crate::services::jobs::delete(&state.db, id)
                 .await
                 .map_err(job_error)?;
-            // The audit row keeps the whole definition, so a deletion can be undone by hand.
-            let detail = serde_json::json!({ "definition": spec, "runs_deleted": runs });
+            // The audit row keeps the definition (credentials hidden), so a deletion can be
+            // redone by hand.
+            let detail = serde_json::json!({ "definition": spec.to_input().redacted(), "runs_deleted": runs });
             audit(&state, &admin, "job.deleted", &spec.name, detail).await
         }
         .await,

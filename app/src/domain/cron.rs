@@ -73,6 +73,23 @@ impl CronExpr {
             .collect()
     }
 
+    /// Fire times strictly after `after` and at or before `until`, at most `limit` of them.
+    /// Stops as soon as it passes `until`, so a rare schedule costs nothing.
+    pub fn fire_times_between(
+        &self,
+        tz: Tz,
+        after: DateTime<Utc>,
+        until: DateTime<Utc>,
+        limit: usize,
+    ) -> Vec<DateTime<Utc>> {
+        self.cron
+            .iter_after(after.with_timezone(&tz))
+            .map(|t| t.with_timezone(&Utc))
+            .take_while(|t| *t <= until)
+            .take(limit)
+            .collect()
+    }
+
     /// The next fire time strictly after `after`.
     pub fn next_after(&self, tz: Tz, after: DateTime<Utc>) -> Result<DateTime<Tz>, CronError> {
         self.cron
@@ -166,6 +183,22 @@ mod tests {
         );
         let utc_hours: Vec<u32> = fires.iter().map(|t| t.with_timezone(&Utc).hour()).collect();
         assert_eq!(utc_hours, [6, 5, 5]);
+    }
+
+    #[test]
+    fn fire_times_between_stops_at_the_end() {
+        let yearly = CronExpr::parse("0 0 0 1 1 *").unwrap();
+        let start = Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap();
+        assert!(
+            yearly
+                .fire_times_between(Tz::UTC, start, start + chrono::Duration::days(300), 10_000)
+                .is_empty()
+        );
+        let secondly = CronExpr::parse("* * * * * *").unwrap();
+        let ticks =
+            secondly.fire_times_between(Tz::UTC, start, start + chrono::Duration::seconds(5), 3);
+        assert_eq!(ticks.len(), 3, "the limit holds");
+        assert_eq!(ticks[0], start + chrono::Duration::seconds(1));
     }
 
     #[test]

@@ -458,3 +458,38 @@ escalate_to = ["lead@example.com"]
         assert!(problems[0].starts_with("line 1:"), "{problems:?}");
     }
 }
+
+/// The bundled demo jobs (`server/demo/jobs.toml`).
+pub const DEMO_JOBS: &str = include_str!("../../demo/jobs.toml");
+
+/// Seeds the demo jobs into a database that has no job yet; leaves any other database alone.
+pub async fn seed_demo(db: &DatabaseConnection) -> anyhow::Result<()> {
+    use sea_orm::PaginatorTrait;
+    if job::Entity::find()
+        .count(db)
+        .await
+        .context("could not count jobs")?
+        > 0
+    {
+        println!("demo: jobs already exist; nothing seeded");
+        return Ok(());
+    }
+    let specs = parse_file(DEMO_JOBS)
+        .map_err(|p| anyhow::anyhow!("the bundled demo file is invalid: {}", p.join("; ")))?;
+    let applied = apply_specs(db, specs)
+        .await
+        .map_err(|p| anyhow::anyhow!("could not seed the demo: {}", p.join("; ")))?;
+    println!(
+        "demo: seeded {} demo jobs (demo-flaky, demo-steady, demo-broken); delete them on the Jobs page",
+        applied.created
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod demo_tests {
+    #[test]
+    fn the_bundled_demo_is_valid() {
+        assert_eq!(super::parse_file(super::DEMO_JOBS).unwrap().len(), 3);
+    }
+}

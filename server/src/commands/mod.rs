@@ -1,5 +1,6 @@
 //! CLI commands that are more than a call or two; each file is one command group.
 
+pub mod bench;
 pub mod jobs;
 pub mod policy;
 pub mod runs;

@@ -40,6 +40,7 @@ impl Registry {
     pub fn standard() -> Self {
         let mut tasks: HashMap<&'static str, Arc<dyn BuiltinTask>> = HashMap::new();
         tasks.insert("demo", Arc::new(Demo));
+        tasks.insert("noop", Arc::new(Noop));
         Registry { tasks }
     }
 
@@ -95,5 +96,14 @@ impl BuiltinTask for Demo {
                 ))
             }
         })
+    }
+}
+
+/// Succeeds at once; measures the engine's own overhead.
+pub struct Noop;
+
+impl BuiltinTask for Noop {
+    fn run(&self, _ctx: TaskContext) -> TaskFuture {
+        Box::pin(async { Ok(String::new()) })
     }
 }

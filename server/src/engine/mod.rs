@@ -127,11 +127,19 @@ impl Engine {
 
         loop {
             let now = chrono::Utc::now();
-            if let Err(e) =
-                trigger::enqueue_due_ticks(&shared.db, now, shared.config.misfire_after).await
+            let next_tick = match trigger::enqueue_due_ticks(
+                &shared.db,
+                now,
+                shared.config.misfire_after,
+            )
+            .await
             {
-                tracing::error!(error = %e, "could not enqueue cron ticks");
-            }
+                Ok(pass) => pass.next_tick,
+                Err(e) => {
+                    tracing::error!(error = %e, "could not enqueue cron ticks");
+                    None
+                }
+            };
             if last_recovery.elapsed() >= shared.config.lease / 3 {
                 last_recovery = tokio::time::Instant::now();
                 if let Err(e) = recovery::recover_expired(&shared.db, now).await {
@@ -159,10 +167,15 @@ impl Engine {
             }
             while running.try_join_next().is_some() {}
 
-            let sleep_for = match claim::next_due_in(&shared.db, chrono::Utc::now()).await {
+            // Sleep until the next retry or cron tick falls due, or the poll interval.
+            let now = chrono::Utc::now();
+            let mut sleep_for = match claim::next_due_in(&shared.db, now).await {
                 Ok(Some(due)) => due.min(shared.config.poll),
                 _ => shared.config.poll,
             };
+            if let Some(tick) = next_tick {
+                sleep_for = sleep_for.min((tick - now).to_std().unwrap_or_default());
+            }
             tokio::select! {
                 () = &mut shutdown => break,
                 () = shared.wake.notified() => {}

@@ -20,18 +20,27 @@ use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, Que
 /// Missed ticks recorded per job and pass, at most; older ones are counted in the log.
 const MAX_MISSED_RECORDED: usize = 100;
 
-/// Inserts a run for every due tick of every enabled job; returns how many rows were new.
+/// What one pass of the trigger did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct TickPass {
+    /// Runs newly recorded (ticks another pass or node recorded already are not counted).
+    pub inserted: u64,
+    /// The earliest tick still to come, so the engine can wake for it.
+    pub next_tick: Option<DateTime<Utc>>,
+}
+
+/// Inserts a run for every due tick of every enabled job.
 pub async fn enqueue_due_ticks(
     db: &impl ConnectionTrait,
     now: DateTime<Utc>,
     misfire_after: Duration,
-) -> Result<u64, DbErr> {
+) -> Result<TickPass, DbErr> {
     let jobs = job::Entity::find()
         .filter(job::Column::Enabled.eq(true))
         .all(db)
         .await?;
     if jobs.is_empty() {
-        return Ok(0);
+        return Ok(TickPass::default());
     }
     let last_ticks: HashMap<i64, Option<DateTime<Utc>>> = job_run::Entity::find()
         .select_only()
@@ -58,6 +67,7 @@ pub async fn enqueue_due_ticks(
     let misfire_after =
         chrono::Duration::from_std(misfire_after).unwrap_or(chrono::Duration::seconds(30));
     let mut rows = Vec::new();
+    let mut next_tick: Option<DateTime<Utc>> = None;
     for job in &jobs {
         let (Ok(cron), Ok(tz)) = (CronExpr::parse(&job.cron), parse_timezone(&job.timezone)) else {
             tracing::error!(job = %job.name, cron = %job.cron, "job has an invalid schedule; not triggered");
@@ -74,12 +84,13 @@ pub async fn enqueue_due_ticks(
             .copied()
             .flatten()
             .map_or(job.updated_at, |last| last.max(job.updated_at));
-        let due: Vec<DateTime<Utc>> = cron
-            .next_fire_times(tz, since, 10_000)
-            .into_iter()
-            .map(|t| t.with_timezone(&Utc))
-            .take_while(|t| *t <= now)
-            .collect();
+        if let Ok(upcoming) = cron.next_after(tz, now) {
+            let upcoming = upcoming.with_timezone(&Utc);
+            next_tick = Some(next_tick.map_or(upcoming, |t| t.min(upcoming)));
+        }
+        // Bounded: a process down for a long time records at most this many ticks per job
+        // and pass (the rest follow in the next passes, oldest first).
+        let due = cron.fire_times_between(tz, since, now, 10_000);
         if due.is_empty() {
             continue;
         }
@@ -126,7 +137,10 @@ pub async fn enqueue_due_ticks(
         }
     }
     if rows.is_empty() {
-        return Ok(0);
+        return Ok(TickPass {
+            inserted: 0,
+            next_tick,
+        });
     }
     let mut inserted = 0;
     for chunk in rows.chunks(200) {
@@ -144,7 +158,10 @@ pub async fn enqueue_due_ticks(
             Err(e) => return Err(e),
         }
     }
-    Ok(inserted)
+    Ok(TickPass {
+        inserted,
+        next_tick,
+    })
 }
 
 pub fn active_statuses() -> Vec<&'static str> {

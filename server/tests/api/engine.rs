@@ -436,10 +436,10 @@ async fn misfire_policies_record_every_missed_tick(app: TestApp) {
             .await
             .unwrap();
     }
-    let inserted = trigger::enqueue_due_ticks(&app.db, now, Duration::from_secs(5))
+    let pass = trigger::enqueue_due_ticks(&app.db, now, Duration::from_secs(5))
         .await
         .unwrap();
-    assert_eq!(inserted, 20);
+    assert_eq!(pass.inserted, 20);
     let count = |name: &'static str, status: &'static str| {
         let db = app.db.clone();
         async move {
@@ -477,19 +477,20 @@ async fn misfire_policies_record_every_missed_tick(app: TestApp) {
     );
 
     // Idempotent: the same ticks again (another node, a second pass) add nothing.
+    let again = trigger::enqueue_due_ticks(&app.db, now, Duration::from_secs(5))
+        .await
+        .unwrap();
+    assert_eq!(again.inserted, 0);
     assert_eq!(
-        trigger::enqueue_due_ticks(&app.db, now, Duration::from_secs(5))
-            .await
-            .unwrap(),
-        0
+        again.next_tick,
+        Some(Utc.with_ymd_and_hms(2026, 11, 30, 12, 1, 0).unwrap()),
+        "the engine is told when to wake for the next tick"
     );
     // The next on-time tick is pending.
     let next = now + chrono::Duration::seconds(31);
-    assert_eq!(
-        trigger::enqueue_due_ticks(&app.db, next, Duration::from_secs(5))
-            .await
-            .unwrap(),
-        2
-    );
+    let later = trigger::enqueue_due_ticks(&app.db, next, Duration::from_secs(5))
+        .await
+        .unwrap();
+    assert_eq!(later.inserted, 2);
 }
 on_both_backends!(misfire_policies_record_every_missed_tick);

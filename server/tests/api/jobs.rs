@@ -223,3 +223,51 @@ async fn deleting_a_job_takes_its_runs_and_keeps_the_definition_in_the_audit(app
     assert_eq!(missing.status(), 404);
 }
 on_both_backends!(deleting_a_job_takes_its_runs_and_keeps_the_definition_in_the_audit);
+
+async fn credentials_are_never_shown_back_and_survive_an_edit(app: TestApp) {
+    let admin = app.signed_in("admin", ADMIN_PASSWORD).await;
+    let mut input = receipts();
+    input.http_url = "https://bot:s3cret@api.example.com/hook".into();
+    input.http_headers = "Authorization: Bearer abc123".into();
+    let id = save(&app, &admin, None, &input).await.1.as_i64().unwrap();
+
+    let detail: Value = app
+        .call(&admin, "jobs/get", &[("id", &id.to_string())])
+        .await
+        .json()
+        .await
+        .unwrap();
+    let text = detail.to_string();
+    assert!(
+        !text.contains("s3cret") && !text.contains("abc123"),
+        "{text}"
+    );
+    let mut shown: JobInput = serde_json::from_value(detail["input"].clone()).unwrap();
+    assert_eq!(shown.http_headers, "Authorization: (hidden)");
+
+    shown.description = "edited".into();
+    assert_eq!(save(&app, &admin, Some(id), &shown).await.0, 200);
+    let row = job::Entity::find_by_id(id)
+        .one(&app.db)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        row.config.contains("Bearer abc123") && row.config.contains("bot:s3cret@"),
+        "{}",
+        row.config
+    );
+    let audits: Vec<String> = audit_log::Entity::find()
+        .all(&app.db)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|a| a.detail)
+        .collect();
+    assert!(
+        audits
+            .iter()
+            .all(|d| !d.contains("abc123") && !d.contains("s3cret"))
+    );
+}
+on_both_backends!(credentials_are_never_shown_back_and_survive_an_edit);
