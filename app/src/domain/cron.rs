@@ -5,7 +5,7 @@
 //! unlike a fixed UTC offset taken once at start-up. When a day-of-month and a day-of-week
 //! are both restricted, either one matching fires the job (as in Vixie cron).
 
-use chrono::{DateTime, TimeZone, Utc};
+use chrono::{DateTime, TimeZone, Timelike, Utc};
 use chrono_tz::Tz;
 use croner::Cron;
 use croner::parser::{CronParser, Seconds, Year};
@@ -68,7 +68,7 @@ impl CronExpr {
     /// The next `count` fire times strictly after `after`, in the job's time zone.
     pub fn next_fire_times(&self, tz: Tz, after: DateTime<Utc>, count: usize) -> Vec<DateTime<Tz>> {
         self.cron
-            .iter_after(after.with_timezone(&tz))
+            .iter_after(whole_second(after).with_timezone(&tz))
             .take(count)
             .collect()
     }
@@ -83,7 +83,7 @@ impl CronExpr {
         limit: usize,
     ) -> Vec<DateTime<Utc>> {
         self.cron
-            .iter_after(after.with_timezone(&tz))
+            .iter_after(whole_second(after).with_timezone(&tz))
             .map(|t| t.with_timezone(&Utc))
             .take_while(|t| *t <= until)
             .take(limit)
@@ -93,7 +93,7 @@ impl CronExpr {
     /// The next fire time strictly after `after`.
     pub fn next_after(&self, tz: Tz, after: DateTime<Utc>) -> Result<DateTime<Tz>, CronError> {
         self.cron
-            .find_next_occurrence(&after.with_timezone(&tz), false)
+            .find_next_occurrence(&whole_second(after).with_timezone(&tz), false)
             .map_err(|_| CronError::NeverFires)
     }
 
@@ -108,6 +108,13 @@ impl CronExpr {
             .min()
             .map(|ms| ms as u64)
     }
+}
+
+/// Cron fires on whole seconds; croner keeps the sub-second part of its starting point, so
+/// every search starts from the whole second (a tick equal to it is still excluded, because
+/// the true start lies after it).
+fn whole_second(t: DateTime<Utc>) -> DateTime<Utc> {
+    t.with_nanosecond(0).unwrap_or(t)
 }
 
 /// An IANA time zone by name.
@@ -183,6 +190,21 @@ mod tests {
         );
         let utc_hours: Vec<u32> = fires.iter().map(|t| t.with_timezone(&Utc).hour()).collect();
         assert_eq!(utc_hours, [6, 5, 5]);
+    }
+
+    #[test]
+    fn ticks_fall_on_whole_seconds_whatever_the_start() {
+        let every_second = CronExpr::parse("* * * * * *").unwrap();
+        let start = Utc.with_ymd_and_hms(2026, 11, 30, 12, 0, 0).unwrap()
+            + chrono::Duration::milliseconds(473);
+        let ticks = every_second.next_fire_times(Tz::UTC, start, 2);
+        assert_eq!(
+            ticks[0].with_timezone(&Utc),
+            Utc.with_ymd_and_hms(2026, 11, 30, 12, 0, 1).unwrap()
+        );
+        assert_eq!(ticks[1].nanosecond(), 0);
+        let next = every_second.next_after(Tz::UTC, start).unwrap();
+        assert_eq!(next.nanosecond(), 0);
     }
 
     #[test]

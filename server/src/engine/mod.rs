@@ -176,6 +176,7 @@ impl Engine {
             if let Some(tick) = next_tick {
                 sleep_for = sleep_for.min((tick - now).to_std().unwrap_or_default());
             }
+            tracing::debug!(?sleep_for, ?next_tick, "engine idle");
             tokio::select! {
                 () = &mut shutdown => break,
                 () = shared.wake.notified() => {}
