@@ -72,21 +72,7 @@ pub async fn list_jobs() -> Result<Vec<JobRow>, AppError> {
         async {
             super::auth::require_user()?;
             let state = super::state()?;
-            let jobs = crate::services::jobs::list(&state.db).await?;
-            Ok(jobs
-                .into_iter()
-                .map(|j| JobRow {
-                    id: j.id,
-                    name: j.name,
-                    description: j.description,
-                    kind: j.kind,
-                    cron: j.cron,
-                    timezone: j.timezone,
-                    enabled: j.enabled,
-                    last_status: j.last_status,
-                    runs: j.runs,
-                })
-                .collect())
+            Ok(crate::services::jobs::list(&state.db).await?)
         }
         .await,
     )

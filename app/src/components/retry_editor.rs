@@ -188,56 +188,28 @@ pub fn RetryEditor(
                     />
                     <p class="field-error" data-field="retry.first">{field_error("first")}</p>
                 </div>
-                <div class="control">
-                    <label for="retry-multiplier">"Multiplier M"</label>
-                    <input
-                        type="range"
-                        aria-label="Multiplier slider"
-                        min="1"
-                        max="8"
-                        step="0.1"
-                        disabled=readonly
-                        prop:value=move || retry.with(|r| r.multiplier.clone())
-                        on:input=edit(|r, v| r.multiplier = v)
-                    />
-                    <input
-                        id="retry-multiplier"
-                        name="retry_multiplier"
-                        type="number"
-                        min="1"
-                        max="8"
-                        step="0.1"
-                        disabled=readonly
-                        prop:value=move || retry.with(|r| r.multiplier.clone())
-                        on:input=edit(|r, v| r.multiplier = v)
-                    />
-                    <p class="field-error" data-field="retry.multiplier">{field_error("multiplier")}</p>
-                </div>
-                <div class="control">
-                    <label for="retry-max">"Max retries C"</label>
-                    <input
-                        type="range"
-                        aria-label="Max retries slider"
-                        min="1"
-                        max="16"
-                        step="1"
-                        disabled=readonly
-                        prop:value=move || retry.with(|r| r.max_retries.clone())
-                        on:input=edit(|r, v| r.max_retries = v)
-                    />
-                    <input
-                        id="retry-max"
-                        name="retry_max_retries"
-                        type="number"
-                        min="1"
-                        max="16"
-                        step="1"
-                        disabled=readonly
-                        prop:value=move || retry.with(|r| r.max_retries.clone())
-                        on:input=edit(|r, v| r.max_retries = v)
-                    />
-                    <p class="field-error" data-field="retry.max_retries">{field_error("max_retries")}</p>
-                </div>
+                <SliderField
+                    id="retry-multiplier"
+                    label="Multiplier M"
+                    slider_label="Multiplier slider"
+                    field="multiplier"
+                    range=("1", "8", "0.1")
+                    readonly
+                    value=Signal::derive(move || retry.with(|r| r.multiplier.clone()))
+                    on_input=Callback::new(edit(|r, v| r.multiplier = v))
+                    error=Signal::derive(field_error("multiplier"))
+                />
+                <SliderField
+                    id="retry-max"
+                    label="Max retries C"
+                    slider_label="Max retries slider"
+                    field="max_retries"
+                    range=("1", "16", "1")
+                    readonly
+                    value=Signal::derive(move || retry.with(|r| r.max_retries.clone()))
+                    on_input=Callback::new(edit(|r, v| r.max_retries = v))
+                    error=Signal::derive(field_error("max_retries"))
+                />
                 <div class="control">
                     <label for="retry-jitter">"Jitter"</label>
                     <select
@@ -378,6 +350,50 @@ pub fn RetryEditor(
         </div>
     }
     .into_any()
+}
+
+/// A slider and a number field for one value, kept in step, with the value's error below.
+#[component]
+fn SliderField(
+    id: &'static str,
+    label: &'static str,
+    slider_label: &'static str,
+    /// The retry field this edits, for the error's `data-field`.
+    field: &'static str,
+    /// (min, max, step)
+    range: (&'static str, &'static str, &'static str),
+    readonly: bool,
+    value: Signal<String>,
+    on_input: Callback<leptos::ev::Event>,
+    error: Signal<Option<String>>,
+) -> impl IntoView {
+    let (min, max, step) = range;
+    view! {
+        <div class="control">
+            <label for=id>{label}</label>
+            <input
+                type="range"
+                aria-label=slider_label
+                min=min
+                max=max
+                step=step
+                disabled=readonly
+                prop:value=move || value.get()
+                on:input=move |ev| on_input.run(ev)
+            />
+            <input
+                id=id
+                type="number"
+                min=min
+                max=max
+                step=step
+                disabled=readonly
+                prop:value=move || value.get()
+                on:input=move |ev| on_input.run(ev)
+            />
+            <p class="field-error" data-field=format!("retry.{field}")>{move || error.get()}</p>
+        </div>
+    }
 }
 
 /// "If the first attempt failed now, retry n would start at …".

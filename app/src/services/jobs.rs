@@ -6,7 +6,6 @@ use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait,
     IntoActiveModel, QueryFilter, QueryOrder, QuerySelect, Set, SqlErr, TransactionTrait,
 };
-use serde::{Deserialize, Serialize};
 
 use crate::domain::job::{
     Alerts, FieldError, JobKind, JobSpec, Misfire, OnExhausted, Overlap, Percentile, TimeoutPolicy,
@@ -26,20 +25,7 @@ pub enum JobError {
     Db(#[from] DbErr),
 }
 
-/// A job as the list shows it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JobSummary {
-    pub id: i64,
-    pub name: String,
-    pub description: String,
-    pub kind: String,
-    pub cron: String,
-    pub timezone: String,
-    pub enabled: bool,
-    pub last_status: Option<String>,
-    pub last_run_at: Option<DateTime<Utc>>,
-    pub runs: u64,
-}
+pub use crate::api::jobs::JobRow;
 
 pub fn to_spec(row: &job::Model) -> Result<JobSpec, JobError> {
     let corrupt = |what: &str| JobError::Corrupt {
@@ -276,7 +262,7 @@ pub async fn delete(db: &DatabaseConnection, id: i64) -> Result<(JobSpec, u64), 
 }
 
 /// Every job, by name, with its latest run.
-pub async fn list(db: &impl ConnectionTrait) -> Result<Vec<JobSummary>, DbErr> {
+pub async fn list(db: &impl ConnectionTrait) -> Result<Vec<JobRow>, DbErr> {
     let jobs = job::Entity::find()
         .order_by_asc(job::Column::Name)
         .all(db)
@@ -293,7 +279,7 @@ pub async fn list(db: &impl ConnectionTrait) -> Result<Vec<JobSummary>, DbErr> {
             db,
         )
         .await?;
-        out.push(JobSummary {
+        out.push(JobRow {
             id: row.id,
             name: row.name,
             description: row.description,
@@ -301,8 +287,7 @@ pub async fn list(db: &impl ConnectionTrait) -> Result<Vec<JobSummary>, DbErr> {
             cron: row.cron,
             timezone: row.timezone,
             enabled: row.enabled,
-            last_status: last.as_ref().map(|r| r.status.clone()),
-            last_run_at: last.map(|r| r.created_at),
+            last_status: last.map(|r| r.status),
             runs,
         });
     }
