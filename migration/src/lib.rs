@@ -8,6 +8,7 @@ pub use sea_orm_migration::prelude::*;
 mod m20261130_000001_accounts;
 mod m20261130_000002_jobs_runs_attempts;
 mod m20261130_000003_engine;
+mod m20261130_000004_failed_queue;
 
 pub struct Migrator;
 
@@ -18,6 +19,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000001_accounts::Migration),
             Box::new(m20261130_000002_jobs_runs_attempts::Migration),
             Box::new(m20261130_000003_engine::Migration),
+            Box::new(m20261130_000004_failed_queue::Migration),
         ]
     }
 }

@@ -23,6 +23,16 @@ pub struct Model {
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
     pub finished_at: Option<DateTimeUtc>,
+    /// How a dead run left the failed queue: `retriggered`, `resolved` or `discarded`.
+    pub resolution: Option<String>,
+    pub resolved_by: Option<String>,
+    pub resolved_at: Option<DateTimeUtc>,
+    pub resolution_reason: Option<String>,
+    /// One-off overrides a re-trigger may carry.
+    pub override_timeout_ms: Option<i64>,
+    pub override_retry: Option<String>,
+    /// JSON of the retry and timeout policy the run was created under.
+    pub policy: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -52,13 +52,30 @@ use crate::domain::run::{RunStatus, Trigger};
 use crate::entities::{job, job_attempt};
 use sea_orm::{ActiveModelTrait, QueryOrder, Set};
 
+/// The retry and timeout policy of a job as JSON, recorded on each run so its story shows the
+/// policy it ran under even after the job is edited.
+pub fn policy_snapshot(job: &job::Model) -> Option<String> {
+    let spec = crate::services::jobs::to_spec(job).ok()?;
+    serde_json::to_string(&serde_json::json!({
+        "retry": spec.retry.to_input(),
+        "timeout": spec.timeout,
+    }))
+    .ok()
+}
+
 /// Starts a run of `job_id` now (Run now, `bulwark jobs run`). The engine picks it up.
 pub async fn create_manual(
     db: &impl ConnectionTrait,
     job_id: i64,
     now: DateTime<Utc>,
 ) -> Result<job_run::Model, DbErr> {
+    let policy = job::Entity::find_by_id(job_id)
+        .one(db)
+        .await?
+        .as_ref()
+        .and_then(policy_snapshot);
     job_run::ActiveModel {
+        policy: Set(policy),
         job_id: Set(job_id),
         trigger: Set(Trigger::Manual.as_str().into()),
         scheduled_for: Set(now),

@@ -45,6 +45,7 @@ async fn attempt(shared: &Shared, Claimed { run, job }: Claimed) -> Result<(), D
         Ok(spec) => recent_success_ms(&shared.db, job.id, spec.timeout.window.max(20)).await?,
         Err(_) => Vec::new(),
     };
+    let spec = spec.map(|spec| with_overrides(spec, &run));
     let effective = match &spec {
         Ok(spec) => timeout::effective(&spec.timeout, &history),
         Err(_) => EffectiveTimeout {
@@ -125,6 +126,24 @@ async fn attempt(shared: &Shared, Claimed { run, job }: Claimed) -> Result<(), D
         &history,
     )
     .await
+}
+
+/// The job's definition with the one-off timeout or retry policy a re-trigger may carry.
+pub(crate) fn with_overrides(mut spec: JobSpec, run: &job_run::Model) -> JobSpec {
+    if let Some(retry) = run
+        .override_retry
+        .as_deref()
+        .and_then(|json| serde_json::from_str(json).ok())
+        .and_then(|input| app::domain::retry::RetryPolicy::parse(&input).ok())
+    {
+        spec.retry = retry;
+    }
+    if let Some(ms) = run.override_timeout_ms.filter(|ms| *ms > 0) {
+        spec.timeout.dynamic = None;
+        spec.timeout.static_ms = ms as u64;
+        spec.timeout.hard_cap_ms = spec.timeout.hard_cap_ms.max(ms as u64);
+    }
+    spec
 }
 
 async fn finish(
@@ -346,6 +365,7 @@ async fn trigger_fallback(
         status: Set(RunStatus::Pending.as_str().into()),
         attempts: Set(0),
         idempotency_key: Set(format!("fallback-of-run-{}", run.id)),
+        policy: Set(app::services::runs::policy_snapshot(&target)),
         retrigger_of: Set(Some(run.id)),
         created_at: Set(now),
         updated_at: Set(now),

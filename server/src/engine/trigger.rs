@@ -189,6 +189,7 @@ fn tick_row(
         attempts: Set(0),
         next_attempt_at: Set(None),
         idempotency_key: Set(format!("{}@{}", job.name, tick.to_rfc3339())),
+        policy: Set(app::services::runs::policy_snapshot(job)),
         last_error: Set(note.map(str::to_string)),
         created_at: Set(now),
         updated_at: Set(now),
