@@ -7,6 +7,7 @@
 pub mod auth;
 pub mod dashboard;
 pub mod error;
+pub mod failed;
 pub mod jobs;
 pub mod runs;
 pub mod users;

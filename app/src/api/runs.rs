@@ -49,6 +49,19 @@ pub struct RunView {
     pub last_error_class: Option<String>,
     pub last_error: Option<String>,
     pub attempts: Vec<AttemptView>,
+    /// How it left the failed queue, by whom, when and why.
+    pub resolution: Option<String>,
+    pub resolved_by: Option<String>,
+    pub resolved_at: Option<DateTime<Utc>>,
+    pub resolution_reason: Option<String>,
+    /// The dead run this one re-triggers, and the runs that re-trigger this one.
+    pub retrigger_of: Option<i64>,
+    pub retriggered_as: Vec<i64>,
+    /// The retry and timeout policy recorded when the run was created (JSON), and one-off
+    /// overrides from a re-trigger.
+    pub policy: Option<String>,
+    pub override_timeout_ms: Option<i64>,
+    pub override_retry: Option<String>,
 }
 
 #[server(endpoint = "runs/list")]

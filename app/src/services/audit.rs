@@ -34,3 +34,32 @@ pub async fn record(
     .await?;
     Ok(())
 }
+
+/// The newest entries first, optionally about one subject; sign-in noise left out.
+pub async fn recent(
+    db: &impl ConnectionTrait,
+    subject: Option<&str>,
+    limit: u64,
+) -> Result<Vec<crate::api::failed::AuditEntry>, DbErr> {
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+    let mut query = audit_log::Entity::find()
+        .filter(audit_log::Column::Action.not_like("login.%"))
+        .order_by_desc(audit_log::Column::At)
+        .order_by_desc(audit_log::Column::Id)
+        .limit(limit);
+    if let Some(subject) = subject {
+        query = query.filter(audit_log::Column::Subject.eq(subject));
+    }
+    Ok(query
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|row| crate::api::failed::AuditEntry {
+            at: row.at,
+            actor: row.actor,
+            action: row.action,
+            subject: row.subject,
+            detail: row.detail,
+        })
+        .collect())
+}

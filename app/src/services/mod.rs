@@ -4,6 +4,7 @@
 //! without a server. Expected failures are `thiserror` enums; everything else is `DbErr`.
 
 pub mod audit;
+pub mod failed;
 pub mod jobs;
 pub mod login;
 pub mod passwords;

@@ -157,9 +157,35 @@ async fn with_attempts(
             });
         }
     }
+    let mut children: std::collections::HashMap<i64, Vec<i64>> = Default::default();
+    for chunk in ids.chunks(500) {
+        let found: Vec<(i64, Option<i64>)> = job_run::Entity::find()
+            .select_only()
+            .column(job_run::Column::Id)
+            .column(job_run::Column::RetriggerOf)
+            .filter(job_run::Column::RetriggerOf.is_in(chunk.to_vec()))
+            .order_by_asc(job_run::Column::Id)
+            .into_tuple()
+            .all(db)
+            .await?;
+        for (child, parent) in found {
+            if let Some(parent) = parent {
+                children.entry(parent).or_default().push(child);
+            }
+        }
+    }
     Ok(rows
         .into_iter()
         .map(|(r, j)| RunView {
+            retriggered_as: children.remove(&r.id).unwrap_or_default(),
+            resolution: r.resolution,
+            resolved_by: r.resolved_by,
+            resolved_at: r.resolved_at,
+            resolution_reason: r.resolution_reason,
+            retrigger_of: r.retrigger_of,
+            policy: r.policy,
+            override_timeout_ms: r.override_timeout_ms,
+            override_retry: r.override_retry,
             id: r.id,
             job_id: r.job_id,
             job: j.map(|j| j.name).unwrap_or_default(),

@@ -114,7 +114,9 @@ async fn interrupt(
         }
     }
     let report = AttemptReport::failed(ErrorClass::Interrupted);
-    let spec = to_spec(job).ok().map(|spec| super::attempt::with_overrides(spec, run));
+    let spec = to_spec(job)
+        .ok()
+        .map(|spec| super::attempt::with_overrides(spec, run));
     let next = match &spec {
         Some(spec) => decide(
             &spec.retry,

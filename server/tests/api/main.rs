@@ -6,6 +6,7 @@ mod helpers;
 mod auth;
 mod cli;
 mod engine;
+mod failed;
 mod health;
 mod jobs;
 mod process;

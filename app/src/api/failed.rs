@@ -1,0 +1,205 @@
+//! The failed queue: dead runs kept with their history until a person re-triggers, resolves or
+//! discards them. Viewers read; admins act. Every action is audited.
+
+use chrono::{DateTime, Utc};
+use leptos::prelude::*;
+use leptos::server_fn::codec::Json;
+use serde::{Deserialize, Serialize};
+
+use super::AppError;
+use crate::domain::retry::RetryInput;
+
+/// Which dead runs to show or act on. Dates are `YYYY-MM-DD` (UTC), both ends inclusive.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct QueueFilter {
+    pub job: Option<String>,
+    pub class: Option<String>,
+    pub from: Option<String>,
+    pub to: Option<String>,
+    /// Text to find in the last error message (case-insensitive).
+    pub text: Option<String>,
+}
+
+/// One dead run as the queue lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeadRun {
+    pub id: i64,
+    pub job: String,
+    pub trigger: String,
+    pub first_failure: Option<DateTime<Utc>>,
+    pub last_failure: Option<DateTime<Utc>>,
+    pub attempts: i32,
+    pub error_class: Option<String>,
+    pub message: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QueuePage {
+    pub rows: Vec<DeadRun>,
+    /// Pass back to get the next (older) page; `None` on the last page.
+    pub next: Option<String>,
+    /// Dead runs matching the filter.
+    pub matching: u64,
+    /// The whole queue by job and by error class.
+    pub per_job: Vec<(String, u64)>,
+    pub per_class: Vec<(String, u64)>,
+}
+
+#[cfg(feature = "ssr")]
+fn failed_error(e: crate::services::failed::FailedError) -> AppError {
+    use crate::services::failed::FailedError;
+    match e {
+        FailedError::Invalid(field, message) => AppError::invalid(field, message),
+        FailedError::NotInQueue(id) => AppError::invalid(
+            "run",
+            format!(
+                "run {id} is not in the failed queue (it is not dead, or someone already handled it)"
+            ),
+        ),
+        other => AppError::internal(&other),
+    }
+}
+
+#[server(endpoint = "failed/list", input = Json)]
+pub async fn failed_queue(
+    filter: QueueFilter,
+    cursor: Option<String>,
+) -> Result<QueuePage, AppError> {
+    super::respond(
+        async {
+            super::auth::require_user()?;
+            let state = super::state()?;
+            crate::services::failed::page(&state.db, &filter, cursor.as_deref(), 50)
+                .await
+                .map_err(failed_error)
+        }
+        .await,
+    )
+}
+
+/// How many dead runs a bulk re-trigger by this filter would touch.
+#[server(endpoint = "failed/preview", input = Json)]
+pub async fn retrigger_preview(filter: QueueFilter) -> Result<u64, AppError> {
+    super::respond(
+        async {
+            super::auth::require_user()?;
+            let state = super::state()?;
+            crate::services::failed::count(&state.db, &filter)
+                .await
+                .map_err(failed_error)
+        }
+        .await,
+    )
+}
+
+/// Re-triggers one dead run, optionally once with another timeout or retry policy. Returns
+/// the new run's id.
+#[server(endpoint = "failed/retrigger", input = Json)]
+pub async fn retrigger_run(
+    id: i64,
+    timeout: Option<String>,
+    retry: Option<RetryInput>,
+) -> Result<i64, AppError> {
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("re-trigger runs")?;
+            let state = super::state()?;
+            let ip = super::auth::request_ip();
+            let overrides =
+                crate::services::failed::Overrides::parse(timeout.as_deref(), retry.as_ref())
+                    .map_err(failed_error)?;
+            crate::services::failed::retrigger(
+                &state.db,
+                id,
+                &overrides,
+                &admin,
+                ip.as_deref(),
+                Utc::now(),
+                Utc::now(),
+            )
+            .await
+            .map_err(failed_error)
+        }
+        .await,
+    )
+}
+
+/// Re-triggers the selected runs, or every run matching `filter`, released at `per_minute`.
+#[server(endpoint = "failed/retrigger-many", input = Json)]
+pub async fn retrigger_many(
+    ids: Vec<i64>,
+    filter: Option<QueueFilter>,
+    per_minute: u32,
+) -> Result<u64, AppError> {
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("re-trigger runs")?;
+            let state = super::state()?;
+            let ip = super::auth::request_ip();
+            crate::services::failed::retrigger_many(
+                &state.db,
+                &ids,
+                filter.as_ref(),
+                per_minute,
+                &admin,
+                ip.as_deref(),
+                Utc::now(),
+            )
+            .await
+            .map_err(failed_error)
+        }
+        .await,
+    )
+}
+
+/// Takes a dead run out of the queue without running it: `discard = false` means someone
+/// handled it by hand, `true` that it should simply be dropped. A reason is required.
+#[server(endpoint = "failed/resolve")]
+pub async fn resolve_run(id: i64, reason: String, discard: bool) -> Result<(), AppError> {
+    super::respond(
+        async {
+            let admin = super::auth::require_admin(if discard {
+                "discard runs"
+            } else {
+                "resolve runs"
+            })?;
+            let state = super::state()?;
+            let ip = super::auth::request_ip();
+            crate::services::failed::resolve(
+                &state.db,
+                id,
+                &reason,
+                discard,
+                &admin,
+                ip.as_deref(),
+                Utc::now(),
+            )
+            .await
+            .map_err(failed_error)
+        }
+        .await,
+    )
+}
+
+/// One audit entry.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct AuditEntry {
+    pub at: DateTime<Utc>,
+    pub actor: String,
+    pub action: String,
+    pub subject: String,
+    pub detail: String,
+}
+
+/// The latest audit entries, optionally only those about one subject (e.g. `run 12`).
+#[server(endpoint = "audit/list")]
+pub async fn audit_entries(subject: Option<String>) -> Result<Vec<AuditEntry>, AppError> {
+    super::respond(
+        async {
+            super::auth::require_user()?;
+            let state = super::state()?;
+            Ok(crate::services::audit::recent(&state.db, subject.as_deref(), 200).await?)
+        }
+        .await,
+    )
+}

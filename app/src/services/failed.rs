@@ -1,0 +1,465 @@
+//! The failed queue: dead runs that no one has handled yet (`status = 'dead' AND resolution IS
+//! NULL`). Leaving the queue is one fenced UPDATE on that condition, so two administrators
+//! acting on the same run at once cannot both succeed: the second is told it was handled.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use sea_orm::sea_query::{Expr, ExprTrait, Func};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, Condition, DatabaseConnection, DbErr, EntityTrait,
+    PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Select, Set, TransactionTrait,
+};
+
+use super::audit::{self, Actor};
+use crate::api::failed::{DeadRun, QueueFilter, QueuePage};
+use crate::domain::account::CurrentUser;
+use crate::domain::duration;
+use crate::domain::retry::{RetryInput, RetryPolicy};
+use crate::domain::run::{RunStatus, Trigger};
+use crate::entities::{job, job_attempt, job_run};
+
+#[derive(Debug, thiserror::Error)]
+pub enum FailedError {
+    #[error("{1}")]
+    Invalid(&'static str, String),
+    #[error("run {0} is not in the failed queue")]
+    NotInQueue(i64),
+    #[error(transparent)]
+    Db(#[from] DbErr),
+}
+
+/// Bulk re-triggers touch at most this many runs per request.
+pub const MAX_BULK: u64 = 10_000;
+
+fn in_queue() -> Condition {
+    Condition::all()
+        .add(job_run::Column::Status.eq(RunStatus::Dead.as_str()))
+        .add(job_run::Column::Resolution.is_null())
+}
+
+fn day(text: &str, field: &'static str) -> Result<NaiveDate, FailedError> {
+    NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d").map_err(|_| {
+        FailedError::Invalid(
+            field,
+            format!(
+                "{field} must be a date like 2026-11-30, not '{}'",
+                text.trim()
+            ),
+        )
+    })
+}
+
+fn filtered(filter: &QueueFilter) -> Result<Select<job_run::Entity>, FailedError> {
+    let mut query = job_run::Entity::find().filter(in_queue());
+    if let Some(name) = filter.job.as_deref().filter(|s| !s.trim().is_empty()) {
+        query = query.filter(
+            job_run::Column::JobId.in_subquery(
+                sea_orm::sea_query::Query::select()
+                    .column(job::Column::Id)
+                    .from(job::Entity)
+                    .and_where(job::Column::Name.eq(name.trim()))
+                    .to_owned(),
+            ),
+        );
+    }
+    if let Some(class) = filter.class.as_deref().filter(|s| !s.trim().is_empty()) {
+        query = query.filter(job_run::Column::LastErrorClass.eq(class.trim()));
+    }
+    let from = filter
+        .from
+        .as_deref()
+        .filter(|s| !s.trim().is_empty())
+        .map(|d| day(d, "from"))
+        .transpose()?;
+    let to = filter
+        .to
+        .as_deref()
+        .filter(|s| !s.trim().is_empty())
+        .map(|d| day(d, "to"))
+        .transpose()?;
+    if let (Some(from), Some(to)) = (from, to)
+        && from > to
+    {
+        return Err(FailedError::Invalid(
+            "from",
+            format!("from ({from}) is after to ({to})"),
+        ));
+    }
+    if let Some(from) = from.and_then(|d| d.and_hms_opt(0, 0, 0)) {
+        query = query.filter(job_run::Column::FinishedAt.gte(from.and_utc()));
+    }
+    if let Some(to) = to
+        .and_then(|d| d.succ_opt())
+        .and_then(|d| d.and_hms_opt(0, 0, 0))
+    {
+        query = query.filter(job_run::Column::FinishedAt.lt(to.and_utc()));
+    }
+    if let Some(text) = filter.text.as_deref().filter(|s| !s.trim().is_empty()) {
+        let escaped = text
+            .trim()
+            .to_lowercase()
+            .replace('\\', "\\\\")
+            .replace('%', "\\%")
+            .replace('_', "\\_");
+        query = query.filter(
+            Expr::expr(Func::lower(Expr::col(job_run::Column::LastError)))
+                .like(sea_orm::sea_query::LikeExpr::new(format!("%{escaped}%")).escape('\\')),
+        );
+    }
+    Ok(query)
+}
+
+fn cursor_of(run: &job_run::Model) -> Option<String> {
+    let t = run.finished_at?;
+    Some(format!("{}.{}", t.timestamp_nanos_opt()?, run.id))
+}
+
+fn parse_cursor(cursor: &str) -> Result<(DateTime<Utc>, i64), FailedError> {
+    let invalid = || {
+        FailedError::Invalid(
+            "cursor",
+            "the page link is damaged; start from the first page".into(),
+        )
+    };
+    let (nanos, id) = cursor.split_once('.').ok_or_else(invalid)?;
+    let nanos: i64 = nanos.parse().map_err(|_| invalid())?;
+    Ok((
+        DateTime::from_timestamp_nanos(nanos),
+        id.parse().map_err(|_| invalid())?,
+    ))
+}
+
+/// One page of the queue, newest failure first. Keyset paging on (finished_at, id) keeps deep
+/// pages as fast as the first.
+pub async fn page(
+    db: &DatabaseConnection,
+    filter: &QueueFilter,
+    cursor: Option<&str>,
+    limit: u64,
+) -> Result<QueuePage, FailedError> {
+    let mut query = filtered(filter)?;
+    if let Some(cursor) = cursor.filter(|c| !c.is_empty()) {
+        let (t, id) = parse_cursor(cursor)?;
+        query = query.filter(
+            Condition::any().add(job_run::Column::FinishedAt.lt(t)).add(
+                Condition::all()
+                    .add(job_run::Column::FinishedAt.eq(t))
+                    .add(job_run::Column::Id.lt(id)),
+            ),
+        );
+    }
+    let mut runs = query
+        .order_by_desc(job_run::Column::FinishedAt)
+        .order_by_desc(job_run::Column::Id)
+        .limit(limit + 1)
+        .find_also_related(job::Entity)
+        .all(db)
+        .await?;
+    let next = if runs.len() as u64 > limit {
+        runs.truncate(limit as usize);
+        runs.last().and_then(|(r, _)| cursor_of(r))
+    } else {
+        None
+    };
+    let ids: Vec<i64> = runs.iter().map(|(r, _)| r.id).collect();
+    let first_failures: HashMap<i64, Option<DateTime<Utc>>> = job_attempt::Entity::find()
+        .select_only()
+        .column(job_attempt::Column::RunId)
+        .column_as(job_attempt::Column::FinishedAt.min(), "first")
+        .filter(job_attempt::Column::RunId.is_in(ids))
+        .group_by(job_attempt::Column::RunId)
+        .into_tuple::<(i64, Option<DateTime<Utc>>)>()
+        .all(db)
+        .await?
+        .into_iter()
+        .collect();
+    let rows = runs
+        .into_iter()
+        .map(|(r, j)| DeadRun {
+            id: r.id,
+            job: j.map(|j| j.name).unwrap_or_default(),
+            trigger: r.trigger,
+            first_failure: first_failures.get(&r.id).copied().flatten(),
+            last_failure: r.finished_at,
+            attempts: r.attempts,
+            error_class: r.last_error_class,
+            message: r.last_error,
+        })
+        .collect();
+
+    let matching = count(db, filter).await?;
+    let per_job_ids: Vec<(i64, i64)> = job_run::Entity::find()
+        .select_only()
+        .column(job_run::Column::JobId)
+        .column_as(job_run::Column::Id.count(), "n")
+        .filter(in_queue())
+        .group_by(job_run::Column::JobId)
+        .into_tuple()
+        .all(db)
+        .await?;
+    let names: HashMap<i64, String> = job::Entity::find()
+        .select_only()
+        .column(job::Column::Id)
+        .column(job::Column::Name)
+        .into_tuple::<(i64, String)>()
+        .all(db)
+        .await?
+        .into_iter()
+        .collect();
+    let mut per_job: Vec<(String, u64)> = per_job_ids
+        .into_iter()
+        .map(|(id, n)| {
+            (
+                names
+                    .get(&id)
+                    .cloned()
+                    .unwrap_or_else(|| format!("job {id}")),
+                n as u64,
+            )
+        })
+        .collect();
+    per_job.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut per_class: Vec<(String, u64)> = job_run::Entity::find()
+        .select_only()
+        .column(job_run::Column::LastErrorClass)
+        .column_as(job_run::Column::Id.count(), "n")
+        .filter(in_queue())
+        .group_by(job_run::Column::LastErrorClass)
+        .into_tuple::<(Option<String>, i64)>()
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|(c, n)| (c.unwrap_or_else(|| "unknown".into()), n as u64))
+        .collect();
+    per_class.sort_by(|a, b| b.1.cmp(&a.1));
+    Ok(QueuePage {
+        rows,
+        next,
+        matching,
+        per_job,
+        per_class,
+    })
+}
+
+pub async fn count(db: &DatabaseConnection, filter: &QueueFilter) -> Result<u64, FailedError> {
+    Ok(filtered(filter)?.count(db).await?)
+}
+
+/// What a re-trigger may change, once.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Overrides {
+    pub timeout_ms: Option<u64>,
+    pub retry: Option<RetryInput>,
+}
+
+impl Overrides {
+    pub fn parse(timeout: Option<&str>, retry: Option<&RetryInput>) -> Result<Self, FailedError> {
+        let timeout_ms = match timeout.map(str::trim).filter(|t| !t.is_empty()) {
+            None => None,
+            Some(text) => match duration::parse_ms(text) {
+                Ok(0) => {
+                    return Err(FailedError::Invalid(
+                        "timeout",
+                        "timeout must be greater than 0".into(),
+                    ));
+                }
+                Ok(ms) => Some(ms),
+                Err(e) => return Err(FailedError::Invalid("timeout", format!("timeout {e}"))),
+            },
+        };
+        if let Some(retry) = retry
+            && let Err(errors) = RetryPolicy::parse(retry)
+        {
+            let message = errors
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join("; ");
+            return Err(FailedError::Invalid("retry", message));
+        }
+        Ok(Overrides {
+            timeout_ms,
+            retry: retry.cloned(),
+        })
+    }
+}
+
+/// Re-triggers one dead run: it leaves the queue (keeping its history) and a new run of the
+/// same job, with the same idempotency key, is queued for `start_at`. Returns the new run's id.
+#[allow(clippy::too_many_arguments)]
+pub async fn retrigger(
+    db: &DatabaseConnection,
+    id: i64,
+    overrides: &Overrides,
+    who: &CurrentUser,
+    ip: Option<&str>,
+    start_at: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> Result<i64, FailedError> {
+    let txn = db.begin().await?;
+    let taken = job_run::Entity::update_many()
+        .col_expr(job_run::Column::Resolution, Expr::value("retriggered"))
+        .col_expr(
+            job_run::Column::ResolvedBy,
+            Expr::value(who.username.clone()),
+        )
+        .col_expr(job_run::Column::ResolvedAt, Expr::value(now))
+        .filter(job_run::Column::Id.eq(id))
+        .filter(in_queue())
+        .exec(&txn)
+        .await?;
+    if taken.rows_affected == 0 {
+        return Err(FailedError::NotInQueue(id));
+    }
+    let dead = job_run::Entity::find_by_id(id)
+        .one(&txn)
+        .await?
+        .ok_or(FailedError::NotInQueue(id))?;
+    let job_row = job::Entity::find_by_id(dead.job_id).one(&txn).await?;
+    let new_run = job_run::ActiveModel {
+        job_id: Set(dead.job_id),
+        trigger: Set(Trigger::Retrigger.as_str().into()),
+        scheduled_for: Set(start_at),
+        status: Set(RunStatus::Pending.as_str().into()),
+        attempts: Set(0),
+        next_attempt_at: Set((start_at > now).then_some(start_at)),
+        // The job may have done its work before failing to report it: the same key lets it
+        // refuse to do it twice.
+        idempotency_key: Set(dead.idempotency_key.clone()),
+        retrigger_of: Set(Some(dead.id)),
+        override_timeout_ms: Set(overrides.timeout_ms.map(|ms| ms as i64)),
+        override_retry: Set(overrides
+            .retry
+            .as_ref()
+            .and_then(|r| serde_json::to_string(r).ok())),
+        policy: Set(job_row.as_ref().and_then(super::runs::policy_snapshot)),
+        created_at: Set(now),
+        updated_at: Set(now),
+        ..Default::default()
+    }
+    .insert(&txn)
+    .await?;
+    let detail = serde_json::json!({
+        "new_run": new_run.id,
+        "timeout_override": overrides.timeout_ms,
+        "retry_override": overrides.retry,
+        "start_at": start_at,
+    });
+    audit::record(
+        &txn,
+        &Actor {
+            id: Some(who.id),
+            name: &who.username,
+            ip,
+        },
+        "run.retriggered",
+        &format!("run {id}"),
+        detail,
+        now,
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(new_run.id)
+}
+
+/// Re-triggers the runs in `ids`, or every run matching `filter`, spaced so that at most
+/// `per_minute` start each minute. Runs someone else handled meanwhile are skipped. Returns how
+/// many were re-triggered.
+pub async fn retrigger_many(
+    db: &DatabaseConnection,
+    ids: &[i64],
+    filter: Option<&QueueFilter>,
+    per_minute: u32,
+    who: &CurrentUser,
+    ip: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<u64, FailedError> {
+    if !(1..=6_000).contains(&per_minute) {
+        return Err(FailedError::Invalid(
+            "per_minute",
+            "release rate must be between 1 and 6000 runs per minute".into(),
+        ));
+    }
+    let targets: Vec<i64> = match filter {
+        Some(filter) => {
+            filtered(filter)?
+                .select_only()
+                .column(job_run::Column::Id)
+                .order_by_asc(job_run::Column::FinishedAt)
+                .limit(MAX_BULK)
+                .into_tuple()
+                .all(db)
+                .await?
+        }
+        None if ids.is_empty() => {
+            return Err(FailedError::Invalid(
+                "ids",
+                "select at least one run".into(),
+            ));
+        }
+        None => ids.iter().copied().take(MAX_BULK as usize).collect(),
+    };
+    let spacing_ms = 60_000 / i64::from(per_minute);
+    let mut done = 0u64;
+    for id in targets {
+        let start_at = now + chrono::Duration::milliseconds(spacing_ms * done as i64);
+        match retrigger(db, id, &Overrides::default(), who, ip, start_at, now).await {
+            Ok(_) => done += 1,
+            Err(FailedError::NotInQueue(_)) => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(done)
+}
+
+/// Takes a dead run out of the queue without running it, with a reason.
+pub async fn resolve(
+    db: &DatabaseConnection,
+    id: i64,
+    reason: &str,
+    discard: bool,
+    who: &CurrentUser,
+    ip: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<(), FailedError> {
+    let reason = reason.trim();
+    if reason.is_empty() {
+        return Err(FailedError::Invalid(
+            "reason",
+            "say why, for the audit log".into(),
+        ));
+    }
+    let resolution = if discard { "discarded" } else { "resolved" };
+    let txn = db.begin().await?;
+    let taken = job_run::Entity::update_many()
+        .col_expr(job_run::Column::Resolution, Expr::value(resolution))
+        .col_expr(
+            job_run::Column::ResolvedBy,
+            Expr::value(who.username.clone()),
+        )
+        .col_expr(job_run::Column::ResolvedAt, Expr::value(now))
+        .col_expr(job_run::Column::ResolutionReason, Expr::value(reason))
+        .filter(job_run::Column::Id.eq(id))
+        .filter(in_queue())
+        .exec(&txn)
+        .await?;
+    if taken.rows_affected == 0 {
+        return Err(FailedError::NotInQueue(id));
+    }
+    audit::record(
+        &txn,
+        &Actor {
+            id: Some(who.id),
+            name: &who.username,
+            ip,
+        },
+        &format!("run.{resolution}"),
+        &format!("run {id}"),
+        serde_json::json!({ "reason": reason }),
+        now,
+    )
+    .await?;
+    txn.commit().await?;
+    Ok(())
+}
