@@ -232,7 +232,7 @@ pub async fn page(
         .into_iter()
         .map(|(c, n)| (c.unwrap_or_else(|| "unknown".into()), n as u64))
         .collect();
-    per_class.sort_by(|a, b| b.1.cmp(&a.1));
+    per_class.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
     Ok(QueuePage {
         rows,
         next,
