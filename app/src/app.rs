@@ -63,6 +63,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("traffic") view=pages::traffic::TrafficPage />
                     <Route path=path!("notifications") view=pages::notifications::NotificationsPage />
                     <Route path=path!("settings") view=pages::settings::SettingsPage />
+                    <Route path=path!("audit") view=pages::audit::AuditPage />
                 </ParentRoute>
             </Routes>
         </Router>

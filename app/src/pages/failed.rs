@@ -1,17 +1,307 @@
-use crate::components::upcoming::Upcoming;
+//! The failed queue: dead runs no one has handled yet, newest failure first, with counts by job
+//! and class, filters, paging, and — for admins — re-trigger (one, selected, or all matching,
+//! released at a chosen rate), resolve and discard.
+
+use std::collections::BTreeSet;
+
 use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::components::{A, Form};
+use leptos_router::hooks::use_query_map;
+
+use super::runs::when;
+use crate::api::failed::{
+    DeadRun, QueueFilter, ResolveRun, RetriggerMany, RetriggerRun, failed_queue, retrigger_preview,
+};
+use crate::components::layout::use_current_user;
+
+fn query_string(filter: &QueueFilter, cursor: Option<&str>) -> String {
+    let pairs = [
+        ("job", filter.job.as_deref()),
+        ("class", filter.class.as_deref()),
+        ("from", filter.from.as_deref()),
+        ("to", filter.to.as_deref()),
+        ("text", filter.text.as_deref()),
+        ("cursor", cursor),
+    ];
+    let parts: Vec<String> = pairs
+        .iter()
+        .filter_map(|(k, v)| {
+            v.filter(|v| !v.is_empty())
+                .map(|v| format!("{k}={}", urlencode(v)))
+        })
+        .collect();
+    if parts.is_empty() {
+        "/failed".into()
+    } else {
+        format!("/failed?{}", parts.join("&"))
+    }
+}
+
+fn urlencode(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
 
 #[component]
 pub fn FailedPage() -> impl IntoView {
+    let me = use_current_user();
+    let query = use_query_map();
+    let param = move |key: &str| query.with(|q| q.get(key).filter(|v| !v.is_empty()));
+    let filter = Memo::new(move |_| QueueFilter {
+        job: param("job"),
+        class: param("class"),
+        from: param("from"),
+        to: param("to"),
+        text: param("text"),
+    });
+    let retrigger = ServerAction::<RetriggerRun>::new();
+    let many = ServerAction::<RetriggerMany>::new();
+    let resolve = ServerAction::<ResolveRun>::new();
+    let page = Resource::new(
+        move || {
+            (
+                filter.get(),
+                param("cursor"),
+                retrigger.version().get() + many.version().get() + resolve.version().get(),
+            )
+        },
+        |(filter, cursor, _)| failed_queue(filter, cursor),
+    );
+    let selected = RwSignal::new(BTreeSet::<i64>::new());
+    let outcome = move || {
+        let err = retrigger
+            .value()
+            .get()
+            .and_then(Result::err)
+            .or_else(|| many.value().get().and_then(Result::err))
+            .or_else(|| resolve.value().get().and_then(Result::err));
+        if let Some(e) = err {
+            return Some((false, e.to_string()));
+        }
+        if let Some(Ok(n)) = many.value().get() {
+            return Some((true, format!("{n} run(s) re-triggered.")));
+        }
+        retrigger
+            .value()
+            .get()
+            .and_then(Result::ok)
+            .map(|id| (true, format!("Re-triggered as run #{id}.")))
+    };
+
     view! {
-        <Upcoming
-            title="Failed queue"
-            summary="Runs that could not succeed, parked with their whole history until someone acts."
-            will_hold=&[
-                "every dead run with its job, first and last failure, attempts used, error class and message",
-                "re-trigger one run or many (by selection or by filter, released at a rate you set)",
-                "resolve or discard with a reason, and the audit of who did what",
-            ]
-        />
+        <Title text="Failed queue" />
+        <h1>"Failed queue"</h1>
+        <p class="lead">"Runs that could not succeed, kept with their whole history until someone acts."</p>
+        <Form method="GET" action="" attr:class="filters card">
+            <div><label for="q-job">"Job"</label>
+                <input id="q-job" name="job" type="text" prop:value=move || param("job").unwrap_or_default() /></div>
+            <div><label for="q-class">"Error class"</label>
+                <select id="q-class" name="class" prop:value=move || param("class").unwrap_or_default()>
+                    <option value="">"any"</option>
+                    {["transient", "permanent", "timeout", "interrupted"].into_iter()
+                        .map(|c| view! { <option value=c>{c}</option> }).collect_view()}
+                </select></div>
+            <div><label for="q-from">"From"</label>
+                <input id="q-from" name="from" type="date" prop:value=move || param("from").unwrap_or_default() /></div>
+            <div><label for="q-to">"To"</label>
+                <input id="q-to" name="to" type="date" prop:value=move || param("to").unwrap_or_default() /></div>
+            <div><label for="q-text">"Message contains"</label>
+                <input id="q-text" name="text" type="text" prop:value=move || param("text").unwrap_or_default() /></div>
+            <div><button type="submit">"Filter"</button></div>
+        </Form>
+        <p role="status" data-testid="queue-outcome">
+            {move || outcome().map(|(ok, text)| view! { <span class=if ok { "ok" } else { "error" }>{text}</span> })}
+        </p>
+        <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                let admin = me.await.map(|u| u.is_admin()).unwrap_or(false);
+                match page.await {
+                    Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                    Ok(page) => {
+                        let f = filter.get_untracked();
+                        let next_link = page.next.clone().map(|c| query_string(&f, Some(&c)));
+                        view! {
+                            <section class="card counts" data-testid="queue-counts">
+                                <strong data-testid="matching">{page.matching}</strong>" dead run(s) match. "
+                                <span class="muted">"By job: "</span>
+                                {page.per_job.iter().map(|(name, n)| {
+                                    let href = query_string(&QueueFilter { job: Some(name.clone()), ..Default::default() }, None);
+                                    view! { <A href=href attr:class="chip">{format!("{name} {n}")}</A> }
+                                }).collect_view()}
+                                <span class="muted">" By class: "</span>
+                                {page.per_class.iter().map(|(class, n)| {
+                                    let href = query_string(&QueueFilter { class: Some(class.clone()), ..Default::default() }, None);
+                                    view! { <A href=href attr:class="chip">{format!("{class} {n}")}</A> }
+                                }).collect_view()}
+                            </section>
+                            {admin.then(|| view! { <BulkBar selected filter many matching=page.matching /> })}
+                            <QueueTable rows=page.rows admin selected retrigger resolve />
+                            <p class="paging">
+                                <A href=query_string(&f, None)>"Newest"</A>
+                                {next_link.map(|href| view! { " · " <A href=href>"Older →"</A> })}
+                            </p>
+                        }
+                        .into_any()
+                    }
+                }
+            })}
+        </Transition>
+    }
+}
+
+#[component]
+fn BulkBar(
+    selected: RwSignal<BTreeSet<i64>>,
+    filter: Memo<QueueFilter>,
+    many: ServerAction<RetriggerMany>,
+    matching: u64,
+) -> impl IntoView {
+    let per_minute = RwSignal::new("60".to_string());
+    // Some(None): confirming the selection; Some(Some(n)): confirming all n matching the filter.
+    let confirming = RwSignal::new(None::<Option<u64>>);
+    let preview = Action::new(move |filter: &QueueFilter| {
+        let filter = filter.clone();
+        async move { retrigger_preview(filter).await }
+    });
+    Effect::new(move |_| {
+        if let Some(Ok(n)) = preview.value().get() {
+            confirming.set(Some(Some(n)));
+        }
+    });
+    let rate = move || per_minute.get().trim().parse::<u32>().unwrap_or(0);
+    view! {
+        <div class="bulk card" data-testid="bulk">
+            <label for="per-minute">"Release at most"</label>
+            <input id="per-minute" type="number" min="1" max="6000" class="narrow"
+                prop:value=move || per_minute.get() on:input=move |ev| per_minute.set(event_target_value(&ev)) />
+            <span>" runs per minute. "</span>
+            <button type="button" class="secondary" disabled=move || selected.with(|s| s.is_empty())
+                on:click=move |_| confirming.set(Some(None))>
+                {move || format!("Re-trigger selected ({})", selected.with(|s| s.len()))}
+            </button>
+            <button type="button" class="secondary" disabled=matching == 0
+                on:click=move |_| { preview.dispatch(filter.get_untracked()); }>
+                "Re-trigger all matching…"
+            </button>
+            {move || confirming.get().map(|what| {
+                let (text, by_filter) = match what {
+                    None => (format!("Re-trigger the {} selected run(s), {} per minute?", selected.with(|s| s.len()), rate()), false),
+                    Some(n) => (format!("Re-trigger all {n} run(s) matching this filter, {} per minute?", rate()), true),
+                };
+                view! {
+                    <span class="confirm" role="alertdialog" data-testid="bulk-confirm">
+                        {text}
+                        <button type="button" class="danger" on:click=move |_| {
+                            let ids: Vec<i64> = if by_filter { Vec::new() } else { selected.get_untracked().into_iter().collect() };
+                            let filter = by_filter.then(|| filter.get_untracked());
+                            many.dispatch(RetriggerMany { ids, filter, per_minute: rate() });
+                            selected.set(BTreeSet::new());
+                            confirming.set(None);
+                        }>"Yes, re-trigger"</button>
+                        <button type="button" class="secondary" on:click=move |_| confirming.set(None)>"Cancel"</button>
+                    </span>
+                }
+            })}
+        </div>
+    }
+    .into_any()
+}
+
+#[component]
+fn QueueTable(
+    rows: Vec<DeadRun>,
+    admin: bool,
+    selected: RwSignal<BTreeSet<i64>>,
+    retrigger: ServerAction<RetriggerRun>,
+    resolve: ServerAction<ResolveRun>,
+) -> impl IntoView {
+    if rows.is_empty() {
+        return view! { <p class="card muted" data-testid="queue-empty">"Nothing in the queue matches."</p> }.into_any();
+    }
+    view! {
+        <table class="table card" data-testid="queue">
+            <thead><tr>
+                {admin.then(|| view! { <th></th> })}
+                <th>"Run"</th><th>"Job"</th><th>"First failure"</th><th>"Last failure"</th>
+                <th>"Attempts"</th><th>"Class"</th><th>"Last message"</th>
+                {admin.then(|| view! { <th></th> })}
+            </tr></thead>
+            <tbody>
+                {rows.into_iter().map(|run| {
+                    let id = run.id;
+                    view! {
+                        <tr data-run=id data-job=run.job.clone()>
+                            {admin.then(|| view! {
+                                <td><input type="checkbox" aria-label=format!("select run {id}")
+                                    prop:checked=move || selected.with(|s| s.contains(&id))
+                                    on:change=move |ev| selected.update(|s| {
+                                        if event_target_checked(&ev) { s.insert(id); } else { s.remove(&id); }
+                                    }) /></td>
+                            })}
+                            <td><a href=format!("/runs/{id}")>{format!("#{id}")}</a></td>
+                            <td>{run.job.clone()}</td>
+                            <td>{run.first_failure.map(when).unwrap_or_default()}</td>
+                            <td>{run.last_failure.map(when).unwrap_or_default()}</td>
+                            <td>{run.attempts}</td>
+                            <td>{run.error_class.clone().unwrap_or_default()}</td>
+                            <td class="small">{run.message.clone().unwrap_or_default()}</td>
+                            {admin.then(|| view! { <td class="actions"><RowActions id retrigger resolve /></td> })}
+                        </tr>
+                    }
+                    .into_any()
+                }).collect_view()}
+            </tbody>
+        </table>
+    }
+    .into_any()
+}
+
+/// Re-trigger now, or resolve / discard with a reason.
+#[component]
+pub fn RowActions(
+    id: i64,
+    retrigger: ServerAction<RetriggerRun>,
+    resolve: ServerAction<ResolveRun>,
+) -> impl IntoView {
+    view! {
+        <button type="button" class="secondary" on:click=move |_| {
+            retrigger.dispatch(RetriggerRun { id, timeout: None, retry: None });
+        }>"Re-trigger"</button>
+        <RowActionsResolveOnly id resolve />
+    }
+}
+
+/// Resolve or discard with a reason, asked for inline.
+#[component]
+pub fn RowActionsResolveOnly(id: i64, resolve: ServerAction<ResolveRun>) -> impl IntoView {
+    let asking = RwSignal::new(None::<bool>);
+    let reason = RwSignal::new(String::new());
+    view! {
+        <Show when=move || asking.get().is_none() fallback=move || {
+            let discard = asking.get().unwrap_or(false);
+            view! {
+                <span class="confirm">
+                    <input type="text" class="narrow" aria-label="reason"
+                        placeholder=if discard { "why discard?" } else { "how was it handled?" }
+                        prop:value=move || reason.get()
+                        on:input=move |ev| reason.set(event_target_value(&ev)) />
+                    <button type="button" class="danger" on:click=move |_| {
+                        resolve.dispatch(ResolveRun { id, reason: reason.get_untracked(), discard });
+                        asking.set(None);
+                    }>{if discard { "Discard" } else { "Resolve" }}</button>
+                    <button type="button" class="secondary" on:click=move |_| asking.set(None)>"Cancel"</button>
+                </span>
+            }
+        }>
+            <button type="button" class="secondary" on:click=move |_| asking.set(Some(false))>"Resolve…"</button>
+            <button type="button" class="secondary" on:click=move |_| asking.set(Some(true))>"Discard…"</button>
+        </Show>
     }
 }

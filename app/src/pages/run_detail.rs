@@ -6,7 +6,10 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 use super::runs::{status_pill, use_ticker, when};
+use crate::api::failed::{ResolveRun, RetriggerRun, audit_entries};
 use crate::api::runs::{AttemptView, RunView, get_run};
+use crate::components::layout::use_current_user;
+use crate::domain::retry::RetryInput;
 
 #[component]
 pub fn RunDetailPage() -> impl IntoView {
@@ -52,9 +55,18 @@ pub fn RunDetailPage() -> impl IntoView {
 #[component]
 fn RunStory(run: RunView) -> impl IntoView {
     let title = format!("Run #{} of {}", run.id, run.job);
+    let in_queue = run.status == "dead" && run.resolution.is_none();
+    let subject = format!("run {}", run.id);
+    let audit = Resource::new(
+        move || subject.clone(),
+        |subject| audit_entries(Some(subject)),
+    );
+    let me = use_current_user();
+    let policy = run.policy.clone().unwrap_or_default();
     view! {
         <Title text=title.clone() />
         <h1>{title}</h1>
+        {view! {
         <section class="card">
             <dl class="facts wide" data-testid="run-facts">
                 <dt>"Status"</dt><dd data-testid="run-status">{status_pill(&run.status)}</dd>
@@ -66,8 +78,35 @@ fn RunStory(run: RunView) -> impl IntoView {
                 <dt>"Idempotency key"</dt><dd><code>{run.idempotency_key.clone()}</code></dd>
                 <dt>"Last error"</dt>
                 <dd>{run.last_error_class.clone().map(|c| format!("{c}: "))}{run.last_error.clone().unwrap_or_else(|| "—".into())}</dd>
+                <dt>"Policy in force"</dt><dd class="small"><code>{policy}</code></dd>
+                {run.override_timeout_ms.map(|ms| view! { <dt>"Timeout override"</dt><dd>{format!("{ms} ms, this run only")}</dd> })}
+                {run.override_retry.clone().map(|r| view! { <dt>"Retry override"</dt><dd class="small"><code>{r}</code></dd> })}
+                {run.retrigger_of.map(|id| view! { <dt>"Re-trigger of"</dt><dd><a href=format!("/runs/{id}")>{format!("#{id}")}</a></dd> })}
+                {(!run.retriggered_as.is_empty()).then(|| view! {
+                    <dt>"Re-triggered as"</dt>
+                    <dd data-testid="retriggered-as">{run.retriggered_as.iter().map(|id| view! { <a href=format!("/runs/{id}")>{format!("#{id} ")}</a> }).collect_view()}</dd>
+                })}
+                {run.resolution.clone().map(|r| view! {
+                    <dt>"Left the failed queue"</dt>
+                    <dd data-testid="resolution">
+                        {format!("{r} by {} at {}", run.resolved_by.clone().unwrap_or_default(), run.resolved_at.map(when).unwrap_or_default())}
+                        {run.resolution_reason.clone().map(|why| format!(": {why}"))}
+                    </dd>
+                })}
             </dl>
         </section>
+        }.into_any()}
+        {move || {
+            let id = run.id;
+            in_queue.then(|| view! {
+                <Suspense fallback=|| ()>
+                    {move || Suspend::new(async move {
+                        me.await.ok().filter(|u| u.is_admin()).map(|_| view! { <RetriggerPanel id /> })
+                    })}
+                </Suspense>
+            })
+        }}
+        {view! {
         <section class="card">
             <h2>"Attempts"</h2>
             {if run.attempts.is_empty() {
@@ -87,7 +126,113 @@ fn RunStory(run: RunView) -> impl IntoView {
                 .into_any()
             }}
         </section>
+        }.into_any()}
+        <section class="card">
+            <h2>"Audit"</h2>
+            <Suspense fallback=|| ()>
+                {move || Suspend::new(async move {
+                    match audit.await {
+                        Ok(entries) if entries.is_empty() => view! { <p class="muted">"Nobody has acted on this run."</p> }.into_any(),
+                        Ok(entries) => view! {
+                            <ul class="audit" data-testid="run-audit">
+                                {entries.into_iter().map(|e| view! {
+                                    <li>{format!("{} — {} {}: {}", when(e.at), e.actor, e.action, e.detail)}</li>
+                                }).collect_view()}
+                            </ul>
+                        }.into_any(),
+                        Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                    }
+                })}
+            </Suspense>
+        </section>
     }
+    .into_any()
+}
+
+/// Re-trigger this dead run — now, or once with another timeout or retry policy — or take it
+/// out of the queue by hand.
+#[component]
+fn RetriggerPanel(id: i64) -> impl IntoView {
+    let retrigger = ServerAction::<RetriggerRun>::new();
+    let resolve = ServerAction::<ResolveRun>::new();
+    let timeout = RwSignal::new(String::new());
+    let custom_retry = RwSignal::new(false);
+    let retry = RwSignal::new(RetryInput {
+        first: "10s".into(),
+        multiplier: "2.0".into(),
+        max_retries: "3".into(),
+        jitter: "none".into(),
+        cap: String::new(),
+    });
+    let navigate = leptos_router::hooks::use_navigate();
+    Effect::new(move |_| {
+        if let Some(Ok(new_id)) = retrigger.value().get() {
+            navigate(&format!("/runs/{new_id}"), Default::default());
+        }
+    });
+    let error = move || {
+        retrigger
+            .value()
+            .get()
+            .and_then(Result::err)
+            .or_else(|| resolve.value().get().and_then(Result::err))
+            .map(|e| e.to_string())
+    };
+    let retry_field = move |label: &'static str,
+                            get: fn(&RetryInput) -> String,
+                            set: fn(&mut RetryInput, String)| {
+        view! {
+            <label>{label}
+                <input type="text" class="narrow" prop:value=move || retry.with(get)
+                    on:input=move |ev| { let v = event_target_value(&ev); retry.update(|r| set(r, v)); } />
+            </label>
+        }
+        .into_any()
+    };
+    view! {
+        <section class="card" data-testid="retrigger-panel">
+            <h2>"In the failed queue"</h2>
+            {view! {
+            <div class="grid3">
+                <div>
+                    <label for="override-timeout">"Timeout for this run only (optional)"</label>
+                    <input id="override-timeout" type="text" placeholder="e.g. 10m" prop:value=move || timeout.get()
+                        on:input=move |ev| timeout.set(event_target_value(&ev)) />
+                </div>
+                <div>
+                    <label class="check">
+                        <input type="checkbox" prop:checked=move || custom_retry.get()
+                            on:change=move |ev| custom_retry.set(event_target_checked(&ev)) />
+                        " Another retry policy, once"
+                    </label>
+                    <Show when=move || custom_retry.get()>
+                        <div class="inline-fields">
+                            {retry_field("F", |r| r.first.clone(), |r, v| r.first = v)}
+                            {retry_field("M", |r| r.multiplier.clone(), |r, v| r.multiplier = v)}
+                            {retry_field("C", |r| r.max_retries.clone(), |r, v| r.max_retries = v)}
+                        </div>
+                    </Show>
+                </div>
+            </div>
+            }.into_any()}
+            {view! {
+            <p class="actions">
+                <button type="button" on:click=move |_| {
+                    let t = timeout.get_untracked();
+                    retrigger.dispatch(RetriggerRun {
+                        id,
+                        timeout: (!t.trim().is_empty()).then_some(t),
+                        retry: custom_retry.get_untracked().then(|| retry.get_untracked()),
+                    });
+                }>"Re-trigger now"</button>
+                " "
+                <super::failed::RowActionsResolveOnly id resolve />
+            </p>
+            }.into_any()}
+            <p class="error" role="alert">{error}</p>
+        </section>
+    }
+    .into_any()
 }
 
 fn attempt_row(a: &AttemptView) -> impl IntoView + use<> {

@@ -68,6 +68,10 @@ pub fn SettingsPage() -> impl IntoView {
                 })}
             </Suspense>
         </section>
+        <section class="card">
+            <h2>"Audit log"</h2>
+            <p>"Who created, changed, deleted, re-triggered, resolved or discarded what: " <a href="/audit">"the audit log"</a>"."</p>
+        </section>
         <section class="card upcoming">
             <h2>"Still to come here"</h2>
             <ul>

@@ -1,0 +1,36 @@
+//! The audit log: who changed what, newest first (sign-ins are left out).
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+
+use super::runs::when;
+use crate::api::failed::audit_entries;
+
+#[component]
+pub fn AuditPage() -> impl IntoView {
+    let entries = Resource::new(|| (), |_| audit_entries(None));
+    view! {
+        <Title text="Audit log" />
+        <h1>"Audit log"</h1>
+        <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                match entries.await {
+                    Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                    Ok(rows) => view! {
+                        <table class="table card" data-testid="audit">
+                            <thead><tr><th>"When"</th><th>"Who"</th><th>"What"</th><th>"On"</th><th>"Details"</th></tr></thead>
+                            <tbody>
+                                {rows.into_iter().map(|e| view! {
+                                    <tr>
+                                        <td>{when(e.at)}</td><td>{e.actor}</td><td>{e.action}</td>
+                                        <td>{e.subject}</td><td class="small"><code>{e.detail}</code></td>
+                                    </tr>
+                                }.into_any()).collect_view()}
+                            </tbody>
+                        </table>
+                    }.into_any(),
+                }
+            })}
+        </Transition>
+    }
+}
