@@ -9,6 +9,7 @@ mod m20261130_000001_accounts;
 mod m20261130_000002_jobs_runs_attempts;
 mod m20261130_000003_engine;
 mod m20261130_000004_failed_queue;
+mod m20261130_000005_queue_indexes;
 
 pub struct Migrator;
 
@@ -20,6 +21,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000002_jobs_runs_attempts::Migration),
             Box::new(m20261130_000003_engine::Migration),
             Box::new(m20261130_000004_failed_queue::Migration),
+            Box::new(m20261130_000005_queue_indexes::Migration),
         ]
     }
 }

@@ -58,6 +58,8 @@ enum Command {
 enum BenchCommand {
     /// Run lateness and no-op throughput of the engine on SQLite (and PostgreSQL).
     Engine(crate::commands::bench::BenchArgs),
+    /// Failed-queue paging with many dead runs on SQLite (and PostgreSQL).
+    Queue(crate::commands::bench::QueueBenchArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -165,6 +167,7 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
         }
         Command::Policy(PolicyCommand::Preview(args)) => crate::commands::policy::preview(&args),
         Command::Bench(BenchCommand::Engine(args)) => crate::commands::bench::engine(&args).await,
+        Command::Bench(BenchCommand::Queue(args)) => crate::commands::bench::queue(&args).await,
         Command::Jobs(command) => {
             let db = db::connect(&config.database_url).await?;
             match command {

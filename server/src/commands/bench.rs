@@ -241,3 +241,135 @@ async fn suite(label: &str, url: &str, args: &BenchArgs) -> anyhow::Result<()> {
     db.close().await?;
     Ok(())
 }
+
+#[derive(Debug, clap::Args)]
+pub struct QueueBenchArgs {
+    /// Dead runs to fill the queue with.
+    #[arg(long, default_value_t = 100_000)]
+    dead: usize,
+    #[arg(long, env = "BULWARK_TEST_POSTGRES_URL")]
+    postgres: Option<String>,
+}
+
+/// The failed queue with many dead runs: first page, a deep page, a filtered page.
+pub async fn queue(args: &QueueBenchArgs) -> anyhow::Result<()> {
+    let file = std::env::temp_dir().join(format!("bulwark-queue-bench-{}.db", std::process::id()));
+    let url = format!("sqlite://{}?mode=rwc", file.display());
+    let result = queue_suite("SQLite", &url, args.dead).await;
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
+    }
+    result?;
+    if let Some(base) = &args.postgres {
+        let admin = crate::db::connect(base).await?;
+        admin
+            .execute_unprepared("DROP DATABASE IF EXISTS bulwark_bench WITH (FORCE)")
+            .await?;
+        admin
+            .execute_unprepared("CREATE DATABASE bulwark_bench")
+            .await?;
+        let (prefix, _) = base
+            .rsplit_once('/')
+            .context("the PostgreSQL URL needs a database name")?;
+        queue_suite("PostgreSQL", &format!("{prefix}/bulwark_bench"), args.dead).await?;
+        admin
+            .execute_unprepared("DROP DATABASE IF EXISTS bulwark_bench WITH (FORCE)")
+            .await?;
+    }
+    Ok(())
+}
+
+async fn queue_suite(label: &str, url: &str, dead: usize) -> anyhow::Result<()> {
+    use app::api::failed::QueueFilter;
+    use sea_orm::{ActiveValue::Set, EntityTrait};
+
+    let db = crate::db::connect(url).await?;
+    crate::db::migrate(&db).await?;
+    let mut jobs_ids = Vec::new();
+    for i in 0..20 {
+        jobs_ids.push(define(&db, &format!("queue-job-{i}"), |_| {}).await?);
+    }
+    let now = Utc::now();
+    let classes = ["transient", "permanent", "timeout", "interrupted"];
+    let started = Instant::now();
+    for chunk_start in (0..dead).step_by(1000) {
+        let rows: Vec<job_run::ActiveModel> = (chunk_start..(chunk_start + 1000).min(dead))
+            .map(|i| {
+                let at = now - chrono::Duration::seconds(i as i64);
+                job_run::ActiveModel {
+                    job_id: Set(jobs_ids[i % jobs_ids.len()]),
+                    trigger: Set("cron".into()),
+                    scheduled_for: Set(at),
+                    status: Set("dead".into()),
+                    attempts: Set(3),
+                    idempotency_key: Set(format!("bench-{i}")),
+                    last_error_class: Set(Some(classes[i % classes.len()].into())),
+                    last_error: Set(Some(format!("failure number {i}"))),
+                    created_at: Set(at),
+                    updated_at: Set(at),
+                    finished_at: Set(Some(at)),
+                    ..Default::default()
+                }
+            })
+            .collect();
+        job_run::Entity::insert_many(rows)
+            .exec_without_returning(&db)
+            .await?;
+    }
+    println!(
+        "{label}: {dead} dead runs written in {:.1} s",
+        started.elapsed().as_secs_f64()
+    );
+    // What autovacuum would have done by the time anyone pages through a queue this size:
+    // fresh statistics and a visibility map, so PostgreSQL can use index-only scans.
+    if db.get_database_backend() == sea_orm::DatabaseBackend::Postgres {
+        db.execute_unprepared("VACUUM ANALYZE job_runs").await?;
+    }
+    let time = |t: Instant| t.elapsed().as_secs_f64() * 1000.0;
+
+    let all = QueueFilter::default();
+    let t = Instant::now();
+    let first = app::services::failed::page(&db, &all, None, 50).await?;
+    println!("  first page (50 rows + counts): {:.1} ms", time(t));
+    anyhow::ensure!(first.rows.len() == 50, "the first page is full");
+    // The cursor a reader would hold after paging to the middle of the queue.
+    use sea_orm::{QueryOrder, QuerySelect};
+    let middle = job_run::Entity::find()
+        .order_by_desc(job_run::Column::FinishedAt)
+        .order_by_desc(job_run::Column::Id)
+        .offset((dead / 2) as u64)
+        .one(&db)
+        .await?
+        .context("the queue has a middle")?;
+    let cursor = format!(
+        "{}.{}",
+        middle
+            .finished_at
+            .and_then(|t| t.timestamp_nanos_opt())
+            .unwrap_or_default(),
+        middle.id
+    );
+    let t = Instant::now();
+    let deep = app::services::failed::page(&db, &all, Some(&cursor), 50).await?;
+    println!(
+        "  page at row {} (keyset, {} rows): {:.1} ms",
+        dead / 2,
+        deep.rows.len(),
+        time(t)
+    );
+    let filtered = QueueFilter {
+        job: Some("queue-job-3".into()),
+        class: Some("interrupted".into()),
+        text: Some("number 9".into()),
+        ..Default::default()
+    };
+    let t = Instant::now();
+    let page = app::services::failed::page(&db, &filtered, None, 50).await?;
+    println!(
+        "  filtered page (job + class + text, {} matching): {:.1} ms",
+        page.matching,
+        time(t)
+    );
+    db.close().await?;
+    Ok(())
+}
