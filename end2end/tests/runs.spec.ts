@@ -44,11 +44,12 @@ test("Run now starts a run the engine executes, followed live until it ends", as
     timeout: 30_000,
   });
 
-  await page.goto("/runs?status=dead");
+  await page.goto("/runs?status=dead&job=always-fails");
   await hydrated(page);
   const rows = page.getByTestId("runs").locator("tbody tr");
   await expect(rows).toHaveCount(1);
   await expect(rows.first()).toContainText("always-fails");
+  await page.locator("#f-job").fill("always-works");
   await page.locator("#f-status").selectOption("succeeded");
   await page.getByRole("button", { name: "Filter" }).click();
   await expect(page).toHaveURL(/status=succeeded/);
