@@ -10,6 +10,7 @@ mod m20261130_000002_jobs_runs_attempts;
 mod m20261130_000003_engine;
 mod m20261130_000004_failed_queue;
 mod m20261130_000005_queue_indexes;
+mod m20261130_000006_dependants;
 
 pub struct Migrator;
 
@@ -22,6 +23,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000003_engine::Migration),
             Box::new(m20261130_000004_failed_queue::Migration),
             Box::new(m20261130_000005_queue_indexes::Migration),
+            Box::new(m20261130_000006_dependants::Migration),
         ]
     }
 }

@@ -130,3 +130,27 @@ pub async fn run_job_now(id: i64) -> Result<i64, AppError> {
         .await,
     )
 }
+
+/// Releases a run held because a job it depends on is failing: it becomes pending and runs.
+#[server(endpoint = "runs/release")]
+pub async fn release_run(id: i64) -> Result<(), AppError> {
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("release held runs")?;
+            let state = super::state()?;
+            let ip = super::auth::request_ip();
+            let released =
+                crate::services::runs::release(&state.db, id, &admin, ip.as_deref(), Utc::now())
+                    .await?;
+            if released {
+                Ok(())
+            } else {
+                Err(AppError::invalid(
+                    "run",
+                    format!("run {id} is not held (it is not blocked)"),
+                ))
+            }
+        }
+        .await,
+    )
+}

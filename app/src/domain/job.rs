@@ -81,6 +81,8 @@ pub struct JobInput {
     /// `dead_letter`, `skip_to_next` or `fallback`.
     pub on_exhausted: String,
     pub fallback_job: String,
+    /// Names of jobs that depend on this one, separated by commas.
+    pub dependants: String,
     /// Addresses, separated by commas or new lines.
     pub alert_to: String,
     pub escalate_after: String,
@@ -123,6 +125,7 @@ impl Default for JobInput {
             misfire: "run_once".into(),
             on_exhausted: "dead_letter".into(),
             fallback_job: String::new(),
+            dependants: String::new(),
             alert_to: String::new(),
             escalate_after: "3".into(),
             escalate_to: String::new(),
@@ -263,6 +266,9 @@ pub struct JobSpec {
     pub misfire: Misfire,
     pub on_exhausted: OnExhausted,
     pub alerts: Alerts,
+    /// Jobs whose next runs are held while this job's latest run is dead.
+    #[serde(default)]
+    pub dependants: Vec<String>,
 }
 
 const HTTP_METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"];
@@ -523,6 +529,16 @@ impl JobSpec {
             }
         };
 
+        let dependants: Vec<String> = input
+            .dependants
+            .split([',', '\n'])
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+            .map(str::to_string)
+            .collect();
+        if dependants.iter().any(|d| *d == name) {
+            fail("dependants", "a job cannot depend on itself".into());
+        }
         let to = parse_addresses("alert_to", &input.alert_to, &mut fail);
         let escalate_to = parse_addresses("escalate_to", &input.escalate_to, &mut fail);
         let escalate_after = match input.escalate_after.trim().parse::<u32>() {
@@ -581,6 +597,7 @@ impl JobSpec {
                     escalate_after,
                     escalate_to,
                 },
+                dependants,
             }),
             _ => Err(errors),
         }
@@ -627,6 +644,7 @@ impl JobSpec {
                 OnExhausted::Fallback(job) => job.clone(),
                 _ => String::new(),
             },
+            dependants: self.dependants.join(", "),
             alert_to: self.alerts.to.join(", "),
             escalate_after: self.alerts.escalate_after.to_string(),
             escalate_to: self.alerts.escalate_to.join(", "),

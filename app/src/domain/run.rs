@@ -46,7 +46,7 @@ macro_rules! string_enum {
 }
 
 string_enum!(
-    /// Where a run is in its life.
+    /// Where a run is in its life. `blocked`: held because a job it depends on is failing.
     RunStatus {
         Pending => "pending",
         Running => "running",
@@ -55,6 +55,7 @@ string_enum!(
         Dead => "dead",
         Skipped => "skipped",
         Cancelled => "cancelled",
+        Blocked => "blocked",
     }
 );
 

@@ -32,6 +32,8 @@ pub struct Model {
     pub escalate_after: i32,
     pub escalate_to: String,
     pub created_at: DateTimeUtc,
+    /// JSON array of the names of jobs that depend on this one.
+    pub dependants: String,
     pub updated_at: DateTimeUtc,
 }
 

@@ -303,6 +303,8 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
                             get=|j| j.fallback_job.clone() set=|j, v| j.fallback_job = v />
                     </Show>
                 </div>
+                <Field label="Jobs that depend on this one (their next runs are held while it is failing)" field="dependants"
+                    job readonly error=error_for("dependants") get=|j| j.dependants.clone() set=|j, v| j.dependants = v />
             </section>
             }.into_any()}
 

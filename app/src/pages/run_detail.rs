@@ -7,7 +7,7 @@ use leptos_router::hooks::use_params_map;
 
 use super::runs::{status_pill, use_ticker, when};
 use crate::api::failed::{ResolveRun, RetriggerRun, audit_entries};
-use crate::api::runs::{AttemptView, RunView, get_run};
+use crate::api::runs::{AttemptView, ReleaseRun, RunView, get_run};
 use crate::components::layout::use_current_user;
 use crate::domain::retry::RetryInput;
 
@@ -96,6 +96,24 @@ fn RunStory(run: RunView) -> impl IntoView {
             </dl>
         </section>
         }.into_any()}
+        {(run.status == "blocked").then(|| {
+            let id = run.id;
+            let release = ServerAction::<ReleaseRun>::new();
+            view! {
+                <section class="card" data-testid="held">
+                    <p>{run.last_error.clone().unwrap_or_else(|| "held".into())}</p>
+                    <Suspense fallback=|| ()>
+                        {move || Suspend::new(async move {
+                            me.await.ok().filter(|u| u.is_admin()).map(|_| view! {
+                                <button type="button" on:click=move |_| { release.dispatch(ReleaseRun { id }); }>"Release it now"</button>
+                            })
+                        })}
+                    </Suspense>
+                    <p class="error">{move || release.value().get().and_then(Result::err).map(|e| e.to_string())}</p>
+                </section>
+            }
+            .into_any()
+        })}
         {move || {
             let id = run.id;
             in_queue.then(|| view! {

@@ -30,6 +30,7 @@ pub fn status_pill(status: &str) -> impl IntoView + use<> {
         "succeeded" => "pill ok",
         "dead" => "pill bad",
         "running" | "pending" | "retry_wait" => "pill live",
+        "blocked" => "pill warn",
         _ => "pill off",
     };
     view! { <span class=class data-status=status.to_string()>{status.replace('_', " ")}</span> }

@@ -86,6 +86,7 @@ pub fn to_spec(row: &job::Model) -> Result<JobSpec, JobError> {
             escalate_after: row.escalate_after.max(0) as u32,
             escalate_to: addresses(&row.escalate_to)?,
         },
+        dependants: serde_json::from_str(&row.dependants).map_err(|_| corrupt("dependants"))?,
     })
 }
 
@@ -128,6 +129,7 @@ fn fill(model: &mut job::ActiveModel, spec: &JobSpec, now: DateTime<Utc>) {
     model.alert_to = Set(json(&spec.alerts.to));
     model.escalate_after = Set(spec.alerts.escalate_after as i32);
     model.escalate_to = Set(json(&spec.alerts.escalate_to));
+    model.dependants = Set(json(&spec.dependants));
     model.updated_at = Set(now);
 }
 
@@ -160,6 +162,19 @@ async fn check_references(
             "fallback_job",
             format!("there is no job named '{name}'"),
         ));
+    }
+    for dependant in &spec.dependants {
+        if job::Entity::find()
+            .filter(job::Column::Name.eq(dependant))
+            .one(db)
+            .await?
+            .is_none()
+        {
+            errors.push(FieldError::new(
+                "dependants",
+                format!("there is no job named '{dependant}'"),
+            ));
+        }
     }
     if errors.is_empty() {
         Ok(())

@@ -202,3 +202,41 @@ async fn with_attempts(
         })
         .collect())
 }
+
+/// Releases a blocked run by hand; false when it is not blocked (any more).
+pub async fn release(
+    db: &impl ConnectionTrait,
+    id: i64,
+    who: &crate::domain::account::CurrentUser,
+    ip: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<bool, DbErr> {
+    use sea_orm::sea_query::Expr;
+    let released = job_run::Entity::update_many()
+        .col_expr(
+            job_run::Column::Status,
+            Expr::value(RunStatus::Pending.as_str()),
+        )
+        .col_expr(job_run::Column::UpdatedAt, Expr::value(now))
+        .filter(job_run::Column::Id.eq(id))
+        .filter(job_run::Column::Status.eq(RunStatus::Blocked.as_str()))
+        .exec(db)
+        .await?;
+    if released.rows_affected == 0 {
+        return Ok(false);
+    }
+    crate::services::audit::record(
+        db,
+        &crate::services::audit::Actor {
+            id: Some(who.id),
+            name: &who.username,
+            ip,
+        },
+        "run.released",
+        &format!("run {id}"),
+        serde_json::json!({}),
+        now,
+    )
+    .await?;
+    Ok(true)
+}

@@ -43,6 +43,7 @@ struct JobToml {
     overlap: Option<String>,
     misfire: Option<String>,
     on_exhausted: Option<String>,
+    dependants: Option<Vec<String>>,
     retry: Option<RetryToml>,
     timeout: Option<TimeoutToml>,
     alerts: Option<AlertsToml>,
@@ -145,6 +146,9 @@ impl JobToml {
         }
         if let Some(v) = self.misfire {
             input.misfire = v;
+        }
+        if let Some(v) = self.dependants {
+            input.dependants = v.join(", ");
         }
         if let Some(v) = self.on_exhausted {
             match v.strip_prefix("fallback:") {
@@ -264,8 +268,10 @@ pub async fn apply_specs(
     db: &DatabaseConnection,
     mut specs: Vec<JobSpec>,
 ) -> Result<Applied, Vec<String>> {
-    // Jobs named as fallbacks by others go first, so the reference exists when checked.
-    specs.sort_by_key(|s| matches!(s.on_exhausted, OnExhausted::Fallback(_)));
+    // Jobs that name no other job go first, so references exist when they are checked.
+    specs.sort_by_key(|s| {
+        matches!(s.on_exhausted, OnExhausted::Fallback(_)) || !s.dependants.is_empty()
+    });
     let db_error = |e: sea_orm::DbErr| vec![format!("database: {e}")];
     let txn = db.begin().await.map_err(db_error)?;
     let now = chrono::Utc::now();

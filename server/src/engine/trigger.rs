@@ -64,6 +64,9 @@ pub async fn enqueue_due_ticks(
         .into_iter()
         .collect();
 
+    let held = holds(db, &jobs).await?;
+    release_blocked(db, &jobs, &held, now).await?;
+
     let misfire_after =
         chrono::Duration::from_std(misfire_after).unwrap_or(chrono::Duration::seconds(30));
     let mut rows = Vec::new();
@@ -121,8 +124,11 @@ pub async fn enqueue_due_ticks(
                 Misfire::Skip => "missed while Bulwark was down (misfire: skip)",
             })));
         }
+        let hold = held.get(&job.name);
         for tick in run_missed.into_iter().chain(on_time) {
-            if busy && spec.overlap == Overlap::Skip {
+            if let Some(reason) = hold {
+                rows.push(tick_row(job, tick, now, RunStatus::Blocked, Some(reason)));
+            } else if busy && spec.overlap == Overlap::Skip {
                 rows.push(tick_row(
                     job,
                     tick,
@@ -196,4 +202,87 @@ fn tick_row(
         finished_at: Set(finished.then_some(now)),
         ..Default::default()
     }
+}
+
+/// Which jobs are held, and why: a job is held while a job that names it as a dependant has a
+/// dead latest run (one an administrator resolved by hand no longer holds anything).
+async fn holds(
+    db: &impl ConnectionTrait,
+    jobs: &[job::Model],
+) -> Result<HashMap<String, String>, DbErr> {
+    use sea_orm::QueryOrder;
+    let mut held = HashMap::new();
+    for upstream in jobs
+        .iter()
+        .filter(|j| j.dependants != "[]" && !j.dependants.is_empty())
+    {
+        let dependants: Vec<String> =
+            serde_json::from_str(&upstream.dependants).unwrap_or_default();
+        if dependants.is_empty() {
+            continue;
+        }
+        let latest = job_run::Entity::find()
+            .filter(job_run::Column::JobId.eq(upstream.id))
+            .filter(
+                job_run::Column::Status
+                    .is_in([RunStatus::Succeeded.as_str(), RunStatus::Dead.as_str()]),
+            )
+            .order_by_desc(job_run::Column::FinishedAt)
+            .order_by_desc(job_run::Column::Id)
+            .one(db)
+            .await?;
+        let Some(latest) = latest else { continue };
+        if latest.status == RunStatus::Dead.as_str()
+            && latest.resolution.as_deref() != Some("resolved")
+        {
+            for dependant in dependants {
+                held.entry(dependant).or_insert_with(|| {
+                    format!(
+                        "held: job {} is failing (run #{})",
+                        upstream.name, latest.id
+                    )
+                });
+            }
+        }
+    }
+    Ok(held)
+}
+
+/// Releases the blocked runs of jobs no longer held: they become pending and run.
+async fn release_blocked(
+    db: &impl ConnectionTrait,
+    jobs: &[job::Model],
+    held: &HashMap<String, String>,
+    now: DateTime<Utc>,
+) -> Result<(), DbErr> {
+    use sea_orm::sea_query::Expr;
+    let free: Vec<i64> = jobs
+        .iter()
+        .filter(|j| !held.contains_key(&j.name))
+        .map(|j| j.id)
+        .collect();
+    if free.is_empty() {
+        return Ok(());
+    }
+    let released = job_run::Entity::update_many()
+        .col_expr(
+            job_run::Column::Status,
+            Expr::value(RunStatus::Pending.as_str()),
+        )
+        .col_expr(
+            job_run::Column::LastError,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(job_run::Column::UpdatedAt, Expr::value(now))
+        .filter(job_run::Column::Status.eq(RunStatus::Blocked.as_str()))
+        .filter(job_run::Column::JobId.is_in(free))
+        .exec(db)
+        .await?;
+    if released.rows_affected > 0 {
+        tracing::info!(
+            runs = released.rows_affected,
+            "released runs held for a failing upstream job"
+        );
+    }
+    Ok(())
 }

@@ -334,3 +334,127 @@ async fn resolve_and_discard_need_a_reason(app: TestApp) {
     );
 }
 on_both_backends!(resolve_and_discard_need_a_reason);
+
+async fn dependants_are_held_while_their_upstream_is_dead(app: TestApp) {
+    use app::services::jobs;
+    use server::engine::trigger::enqueue_due_ticks;
+    let now = chrono::DateTime::parse_from_rfc3339("2026-11-30T12:00:30Z")
+        .unwrap()
+        .to_utc();
+    let report = {
+        let input = JobInput {
+            name: "report".into(),
+            kind: "builtin".into(),
+            builtin_task: "noop".into(),
+            cron: "0 * * * * *".into(),
+            ..JobInput::default()
+        };
+        jobs::create(
+            &app.db,
+            &JobSpec::parse(&input).unwrap(),
+            now - Duration::seconds(45),
+        )
+        .await
+        .unwrap()
+        .id
+    };
+    let input = JobInput {
+        name: "import".into(),
+        kind: "builtin".into(),
+        builtin_task: "noop".into(),
+        cron: "0 0 0 1 1 *".into(),
+        dependants: "report".into(),
+        ..JobInput::default()
+    };
+    let import = jobs::create(&app.db, &JobSpec::parse(&input).unwrap(), now)
+        .await
+        .unwrap()
+        .id;
+    dead_run(&app, import, 0, "permanent", "feed missing").await;
+
+    let pass = enqueue_due_ticks(&app.db, now, std::time::Duration::from_secs(60))
+        .await
+        .unwrap();
+    assert_eq!(pass.inserted, 1);
+    let held = job_run::Entity::find()
+        .filter(job_run::Column::JobId.eq(report))
+        .one(&app.db)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(held.status, "blocked");
+    assert!(
+        held.last_error
+            .as_deref()
+            .unwrap()
+            .contains("job import is failing"),
+        "{:?}",
+        held.last_error
+    );
+
+    // A viewer cannot release it; an admin can.
+    let viewer = app.signed_in("viewer", VIEWER_PASSWORD).await;
+    assert_eq!(
+        app.call(&viewer, "runs/release", &[("id", &held.id.to_string())])
+            .await
+            .status(),
+        403
+    );
+    let admin = app.signed_in("admin", ADMIN_PASSWORD).await;
+    assert_eq!(
+        app.call(&admin, "runs/release", &[("id", &held.id.to_string())])
+            .await
+            .status(),
+        200
+    );
+    let released = job_run::Entity::find_by_id(held.id)
+        .one(&app.db)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(released.status, "pending");
+    assert_eq!(
+        app.call(&admin, "runs/release", &[("id", &held.id.to_string())])
+            .await
+            .status(),
+        422
+    );
+
+    // The upstream recovers: a later success releases what was still held.
+    job_run::ActiveModel {
+        status: Set("blocked".into()),
+        ..released.into()
+    }
+    .update(&app.db)
+    .await
+    .unwrap();
+    let at = Utc::now() + Duration::seconds(1);
+    job_run::ActiveModel {
+        job_id: Set(import),
+        trigger: Set("manual".into()),
+        scheduled_for: Set(at),
+        status: Set("succeeded".into()),
+        attempts: Set(1),
+        idempotency_key: Set("recovered".into()),
+        created_at: Set(at),
+        updated_at: Set(at),
+        finished_at: Set(Some(at)),
+        ..Default::default()
+    }
+    .insert(&app.db)
+    .await
+    .unwrap();
+    enqueue_due_ticks(&app.db, now, std::time::Duration::from_secs(60))
+        .await
+        .unwrap();
+    let after = job_run::Entity::find_by_id(held.id)
+        .one(&app.db)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        after.status, "pending",
+        "released once the upstream succeeded"
+    );
+}
+on_both_backends!(dependants_are_held_while_their_upstream_is_dead);
