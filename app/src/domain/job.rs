@@ -536,7 +536,7 @@ impl JobSpec {
             .filter(|d| !d.is_empty())
             .map(str::to_string)
             .collect();
-        if dependants.iter().any(|d| *d == name) {
+        if dependants.contains(&name) {
             fail("dependants", "a job cannot depend on itself".into());
         }
         let to = parse_addresses("alert_to", &input.alert_to, &mut fail);
