@@ -120,17 +120,9 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
                 <div class="grid2">
                     <Field label="Name" field="name" job readonly error=error_for("name")
                         get=|j| j.name.clone() set=|j, v| j.name = v />
-                    <div>
-                        <label for="job-kind">"Kind"</label>
-                        <select id="job-kind" disabled=readonly
-                            prop:value=move || job.with(|j| j.kind.clone())
-                            on:change=move |ev| job.update(|j| j.kind = event_target_value(&ev))>
-                            <option value="http">"HTTP call"</option>
-                            <option value="command">"Command"</option>
-                            <option value="builtin">"Built-in task"</option>
-                        </select>
-                        <p class="field-error">{error_for("kind")}</p>
-                    </div>
+                    <Choice label="Kind" field="kind" job readonly error=error_for("kind")
+                        get=|j| j.kind.clone() set=|j, v| j.kind = v
+                        options=&[("http", "HTTP call"), ("command", "Command"), ("builtin", "Built-in task")] />
                 </div>
                 <Field label="Description" field="description" job readonly error=error_for("description")
                     get=|j| j.description.clone() set=|j, v| j.description = v />
@@ -148,18 +140,9 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
                 <h2>"What runs"</h2>
                 <Show when=move || kind() == "http">
                     <div class="grid2">
-                        <div>
-                            <label for="job-http_method">"Method"</label>
-                            <select id="job-http_method" disabled=readonly
-                                prop:value=move || job.with(|j| j.http_method.clone())
-                                on:change=move |ev| job.update(|j| j.http_method = event_target_value(&ev))>
-                                {["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]
-                                    .into_iter()
-                                    .map(|m| view! { <option value=m>{m}</option> })
-                                    .collect_view()}
-                            </select>
-                            <p class="field-error">{error_for("http_method")}</p>
-                        </div>
+                        <Choice label="Method" field="http_method" job readonly error=error_for("http_method")
+                            get=|j| j.http_method.clone() set=|j, v| j.http_method = v
+                            options=&[("GET", "GET"), ("POST", "POST"), ("PUT", "PUT"), ("PATCH", "PATCH"), ("DELETE", "DELETE"), ("HEAD", "HEAD")] />
                         <Field label="URL" field="http_url" job readonly error=error_for("http_url")
                             get=|j| j.http_url.clone() set=|j, v| j.http_url = v />
                     </div>
@@ -223,24 +206,12 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
                     }}
                 </div>
                 <div class="grid2">
-                    <div>
-                        <label for="job-overlap">"A tick while a run is still active"</label>
-                        <select id="job-overlap" disabled=readonly
-                            prop:value=move || job.with(|j| j.overlap.clone())
-                            on:change=move |ev| job.update(|j| j.overlap = event_target_value(&ev))>
-                            <option value="skip">"is skipped (and recorded)"</option>
-                            <option value="queue">"waits its turn"</option>
-                        </select>
-                    </div>
-                    <div>
-                        <label for="job-misfire">"Ticks missed while Bulwark was down"</label>
-                        <select id="job-misfire" disabled=readonly
-                            prop:value=move || job.with(|j| j.misfire.clone())
-                            on:change=move |ev| job.update(|j| j.misfire = event_target_value(&ev))>
-                            <option value="run_once">"run once when it is back"</option>
-                            <option value="skip">"are skipped (and recorded)"</option>
-                        </select>
-                    </div>
+                    <Choice label="A tick while a run is still active" field="overlap" job readonly error=error_for("overlap")
+                        get=|j| j.overlap.clone() set=|j, v| j.overlap = v
+                        options=&[("skip", "is skipped (and recorded)"), ("queue", "waits its turn")] />
+                    <Choice label="Ticks missed while Bulwark was down" field="misfire" job readonly error=error_for("misfire")
+                        get=|j| j.misfire.clone() set=|j, v| j.misfire = v
+                        options=&[("run_once", "run once when it is back"), ("skip", "are skipped (and recorded)")] />
                 </div>
             </section>
             }.into_any()}
@@ -256,16 +227,9 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
             <section class="card">
                 <h2>"Timeout per attempt"</h2>
                 <div class="grid3">
-                    <div>
-                        <label for="job-timeout_mode">"Mode"</label>
-                        <select id="job-timeout_mode" disabled=readonly
-                            prop:value=move || job.with(|j| j.timeout_mode.clone())
-                            on:change=move |ev| job.update(|j| j.timeout_mode = event_target_value(&ev))>
-                            <option value="static">"static"</option>
-                            <option value="p95">"learned: P95 of recent successes"</option>
-                            <option value="p99">"learned: P99 of recent successes"</option>
-                        </select>
-                    </div>
+                    <Choice label="Mode" field="timeout_mode" job readonly error=error_for("timeout_mode")
+                        get=|j| j.timeout_mode.clone() set=|j, v| j.timeout_mode = v
+                        options=&[("static", "static"), ("p95", "learned: P95 of recent successes"), ("p99", "learned: P99 of recent successes")] />
                     <Field label="Static timeout (also used until enough samples exist)" field="timeout_static" job readonly
                         error=error_for("timeout_static") get=|j| j.timeout_static.clone() set=|j, v| j.timeout_static = v />
                     <Field label="Hard cap" field="timeout_hard_cap" job readonly error=error_for("timeout_hard_cap")
@@ -288,16 +252,9 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
             <section class="card">
                 <h2>"When retries run out"</h2>
                 <div class="grid2">
-                    <div>
-                        <label for="job-on_exhausted">"Then"</label>
-                        <select id="job-on_exhausted" disabled=readonly
-                            prop:value=move || job.with(|j| j.on_exhausted.clone())
-                            on:change=move |ev| job.update(|j| j.on_exhausted = event_target_value(&ev))>
-                            <option value="dead_letter">"park the run in the failed queue"</option>
-                            <option value="skip_to_next">"skip to the next tick (recorded)"</option>
-                            <option value="fallback">"trigger a fallback job"</option>
-                        </select>
-                    </div>
+                    <Choice label="Then" field="on_exhausted" job readonly error=error_for("on_exhausted")
+                        get=|j| j.on_exhausted.clone() set=|j, v| j.on_exhausted = v
+                        options=&[("dead_letter", "park the run in the failed queue"), ("skip_to_next", "skip to the next tick (recorded)"), ("fallback", "trigger a fallback job")] />
                     <Show when=move || job.with(|j| j.on_exhausted == "fallback")>
                         <Field label="Fallback job" field="fallback_job" job readonly error=error_for("fallback_job")
                             get=|j| j.fallback_job.clone() set=|j, v| j.fallback_job = v />
@@ -332,6 +289,32 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
         </form>
     }
     .into_any()
+}
+
+/// A labelled select bound to one field of the job; `options` are (value, label).
+#[component]
+fn Choice(
+    label: &'static str,
+    field: &'static str,
+    job: RwSignal<JobInput>,
+    readonly: bool,
+    get: fn(&JobInput) -> String,
+    set: fn(&mut JobInput, String),
+    options: &'static [(&'static str, &'static str)],
+    error: impl Fn() -> Option<String> + Send + Sync + 'static,
+) -> impl IntoView {
+    let id = format!("job-{field}");
+    view! {
+        <div class="field">
+            <label for=id.clone()>{label}</label>
+            <select id=id disabled=readonly
+                prop:value=move || job.with(get)
+                on:change=move |ev| { let v = event_target_value(&ev); job.update(|j| set(j, v)); }>
+                {options.iter().map(|(value, text)| view! { <option value=*value>{*text}</option> }).collect_view()}
+            </select>
+            <p class="field-error" data-field=field>{error}</p>
+        </div>
+    }
 }
 
 /// A labelled text input (or textarea) bound to one field of the job.

@@ -33,14 +33,51 @@ pub struct BenchArgs {
 }
 
 pub async fn engine(args: &BenchArgs) -> anyhow::Result<()> {
-    let file = std::env::temp_dir().join(format!("bulwark-bench-{}.db", std::process::id()));
-    let url = format!("sqlite://{}?mode=rwc", file.display());
-    let result = suite("SQLite", &url, args).await;
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
-    }
+    let sqlite = throwaway_sqlite("engine");
+    let result = suite("SQLite", &sqlite.url, args).await;
+    drop(sqlite);
     result?;
-    if let Some(base) = &args.postgres {
+    match &args.postgres {
+        Some(base) => {
+            let db = ThrowawayPostgres::create(base).await?;
+            suite("PostgreSQL", &db.url, args).await?;
+            db.drop_database().await
+        }
+        None => {
+            println!("PostgreSQL: skipped (pass --postgres URL or set BULWARK_TEST_POSTGRES_URL)");
+            Ok(())
+        }
+    }
+}
+
+/// A SQLite file in the temp directory, removed (with its WAL files) when dropped.
+struct ThrowawaySqlite {
+    path: std::path::PathBuf,
+    url: String,
+}
+
+fn throwaway_sqlite(what: &str) -> ThrowawaySqlite {
+    let path = std::env::temp_dir().join(format!("bulwark-bench-{what}-{}.db", std::process::id()));
+    let url = format!("sqlite://{}?mode=rwc", path.display());
+    ThrowawaySqlite { path, url }
+}
+
+impl Drop for ThrowawaySqlite {
+    fn drop(&mut self) {
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", self.path.display()));
+        }
+    }
+}
+
+/// `bulwark_bench` on the server of `base`, created fresh.
+struct ThrowawayPostgres {
+    admin: DatabaseConnection,
+    url: String,
+}
+
+impl ThrowawayPostgres {
+    async fn create(base: &str) -> anyhow::Result<Self> {
         let admin = crate::db::connect(base).await?;
         admin
             .execute_unprepared("DROP DATABASE IF EXISTS bulwark_bench WITH (FORCE)")
@@ -51,14 +88,18 @@ pub async fn engine(args: &BenchArgs) -> anyhow::Result<()> {
         let (prefix, _) = base
             .rsplit_once('/')
             .context("the PostgreSQL URL needs a database name")?;
-        suite("PostgreSQL", &format!("{prefix}/bulwark_bench"), args).await?;
-        admin
+        Ok(ThrowawayPostgres {
+            admin,
+            url: format!("{prefix}/bulwark_bench"),
+        })
+    }
+
+    async fn drop_database(self) -> anyhow::Result<()> {
+        self.admin
             .execute_unprepared("DROP DATABASE IF EXISTS bulwark_bench WITH (FORCE)")
             .await?;
-    } else {
-        println!("PostgreSQL: skipped (pass --postgres URL or set BULWARK_TEST_POSTGRES_URL)");
+        Ok(())
     }
-    Ok(())
 }
 
 fn percentile(samples: &mut [f64], q: f64) -> f64 {
@@ -253,28 +294,14 @@ pub struct QueueBenchArgs {
 
 /// The failed queue with many dead runs: first page, a deep page, a filtered page.
 pub async fn queue(args: &QueueBenchArgs) -> anyhow::Result<()> {
-    let file = std::env::temp_dir().join(format!("bulwark-queue-bench-{}.db", std::process::id()));
-    let url = format!("sqlite://{}?mode=rwc", file.display());
-    let result = queue_suite("SQLite", &url, args.dead).await;
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", file.display()));
-    }
+    let sqlite = throwaway_sqlite("queue");
+    let result = queue_suite("SQLite", &sqlite.url, args.dead).await;
+    drop(sqlite);
     result?;
     if let Some(base) = &args.postgres {
-        let admin = crate::db::connect(base).await?;
-        admin
-            .execute_unprepared("DROP DATABASE IF EXISTS bulwark_bench WITH (FORCE)")
-            .await?;
-        admin
-            .execute_unprepared("CREATE DATABASE bulwark_bench")
-            .await?;
-        let (prefix, _) = base
-            .rsplit_once('/')
-            .context("the PostgreSQL URL needs a database name")?;
-        queue_suite("PostgreSQL", &format!("{prefix}/bulwark_bench"), args.dead).await?;
-        admin
-            .execute_unprepared("DROP DATABASE IF EXISTS bulwark_bench WITH (FORCE)")
-            .await?;
+        let db = ThrowawayPostgres::create(base).await?;
+        queue_suite("PostgreSQL", &db.url, args.dead).await?;
+        db.drop_database().await?;
     }
     Ok(())
 }
