@@ -52,6 +52,19 @@ enum Command {
     /// Benchmarks that print numbers (they use throwaway databases).
     #[command(subcommand)]
     Bench(BenchCommand),
+    /// Front-end traffic.
+    #[command(subcommand)]
+    Traffic(TrafficCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum TrafficCommand {
+    /// Classify User-Agents read from stdin, one per line: person or bot, and which bot.
+    Classify {
+        /// One JSON object per line: {"is_bot": bool, "source": "google" | … | "other" | null}.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -167,6 +180,9 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
         }
         Command::Policy(PolicyCommand::Preview(args)) => crate::commands::policy::preview(&args),
         Command::Bench(BenchCommand::Engine(args)) => crate::commands::bench::engine(&args).await,
+        Command::Traffic(TrafficCommand::Classify { json }) => {
+            crate::commands::traffic::classify_stdin(json)
+        }
         Command::Bench(BenchCommand::Queue(args)) => crate::commands::bench::queue(&args).await,
         Command::Jobs(command) => {
             let db = db::connect(&config.database_url).await?;

@@ -7,8 +7,10 @@
 //! - [`duration`]: durations as people type them (`500ms`, `10s`, `1h30m`).
 //! - [`cron`]: six-field cron expressions, time zones, fire times.
 //! - [`account`]: usernames, roles, passwords.
+//! - [`bots`]: User-Agent → person or bot, and which bot.
 
 pub mod account;
+pub mod bots;
 pub mod cron;
 pub mod duration;
 pub mod job;

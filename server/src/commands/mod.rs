@@ -4,3 +4,4 @@ pub mod bench;
 pub mod jobs;
 pub mod policy;
 pub mod runs;
+pub mod traffic;

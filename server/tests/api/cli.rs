@@ -311,3 +311,33 @@ fn policy_preview_prints_a_table_and_refuses_bad_input() {
         "{message}"
     );
 }
+
+#[test]
+fn traffic_classify_reads_lines_and_prints_verdicts() {
+    let cli = Cli::new();
+    let input = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)\n\
+                 Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1\n\
+                 Mozilla/5.0 (compatible; PetalBot;+https://webmaster.petalsearch.com/site/petalbot)\n\
+                 Mozilla/5.0 (compatible; Baiduspider/2.0; +http://www.baidu.com/search/spider.html)\n";
+    let out = cli.run(&["traffic", "classify", "--json"], input, &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let lines: Vec<serde_json::Value> = stdout(&out)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            serde_json::json!({"is_bot": true, "source": "google"}),
+            serde_json::json!({"is_bot": false, "source": null}),
+            serde_json::json!({"is_bot": true, "source": "other"}),
+            serde_json::json!({"is_bot": true, "source": "baidu"}),
+        ]
+    );
+    let plain = cli.run(
+        &["traffic", "classify"],
+        "Twitterbot/1.0\nMozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0\n",
+        &[],
+    );
+    assert_eq!(stdout(&plain), "bot\ttwitter\nhuman\n");
+}
