@@ -1,10 +1,16 @@
-//! Read-side queries over runs for the home page.
+//! Runs: creating manual runs, listing runs with their attempts, the home page's counts,
+//! releasing held runs.
 
 use chrono::{DateTime, Duration, DurationRound, Utc};
-use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QuerySelect};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect, Set,
+};
 
 use crate::api::dashboard::HourBucket;
-use crate::entities::job_run;
+pub use crate::api::runs::{AttemptView, RunFilter, RunView};
+use crate::domain::run::{RunStatus, Trigger};
+use crate::entities::{job, job_attempt, job_run};
 
 /// Runs created in each of the last `hours` whole hours (the current one included), split by
 /// how they ended. Hours without runs are present with zeros, oldest first.
@@ -46,11 +52,6 @@ pub async fn per_hour(
     }
     Ok(buckets)
 }
-
-pub use crate::api::runs::{AttemptView, RunFilter, RunView};
-use crate::domain::run::{RunStatus, Trigger};
-use crate::entities::{job, job_attempt};
-use sea_orm::{ActiveModelTrait, QueryOrder, Set};
 
 /// The retry and timeout policy of a job as JSON, recorded on each run so its story shows the
 /// policy it ran under even after the job is edited.
