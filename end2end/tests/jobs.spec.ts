@@ -157,3 +157,18 @@ test("a viewer sees job definitions read-only", async ({ page }) => {
   });
   expect(answer).toBe(403);
 });
+
+test("a saved job shows the timeout its next attempt gets, and where it comes from", async ({ page }) => {
+  await signIn(page, ADMIN);
+  await newJob(page);
+  await page.locator("#job-name").fill("timeout-shown");
+  await page.locator("#job-http_url").fill("https://example.com/t");
+  await page.locator("#job-timeout_mode").selectOption("p95");
+  await page.getByRole("button", { name: "Save job" }).click();
+  await expect(page).toHaveURL(/\/jobs\/\d+\?saved=1$/);
+  await page.reload();
+  await hydrated(page);
+  await expect(page.getByTestId("effective-timeout")).toHaveText(
+    "Next attempt's timeout: 5 min — from the static setting, until enough runs succeed to learn from (0 of 5 so far).",
+  );
+});

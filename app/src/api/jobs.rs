@@ -171,3 +171,23 @@ pub async fn delete_job(id: i64) -> Result<(), AppError> {
         .await,
     )
 }
+
+/// The timeout the next attempt of a job would get, and where it comes from.
+#[server(endpoint = "jobs/timeout")]
+pub async fn effective_timeout(
+    id: i64,
+) -> Result<crate::domain::timeout::EffectiveTimeout, AppError> {
+    use crate::services::{jobs, runs};
+    super::respond(
+        async {
+            super::auth::require_user()?;
+            let state = super::state()?;
+            let spec = jobs::to_spec(&jobs::get(&state.db, id).await.map_err(job_error)?)
+                .map_err(job_error)?;
+            let history =
+                runs::recent_success_ms(&state.db, id, spec.timeout.window.max(20)).await?;
+            Ok(crate::domain::timeout::effective(&spec.timeout, &history))
+        }
+        .await,
+    )
+}

@@ -235,6 +235,7 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
                     <Field label="Hard cap" field="timeout_hard_cap" job readonly error=error_for("timeout_hard_cap")
                         get=|j| j.timeout_hard_cap.clone() set=|j, v| j.timeout_hard_cap = v />
                 </div>
+                {id.map(|id| view! { <EffectiveTimeoutNote id /> })}
                 <Show when=move || job.with(|j| j.timeout_mode != "static")>
                     <div class="grid3">
                         <Field label="Window (recent successful runs)" field="timeout_window" job readonly
@@ -289,6 +290,37 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
         </form>
     }
     .into_any()
+}
+
+/// What the next attempt's timeout is, as the engine would compute it now (saved settings).
+#[component]
+fn EffectiveTimeoutNote(id: i64) -> impl IntoView {
+    use crate::domain::timeout::TimeoutSource;
+    let timeout = Resource::new(move || id, crate::api::jobs::effective_timeout);
+    view! {
+        <Suspense fallback=|| ()>
+            {move || Suspend::new(async move {
+                timeout.await.ok().map(|t| {
+                    let source = match t.source {
+                        TimeoutSource::Static => "the static setting".to_string(),
+                        TimeoutSource::StaticUntilLearned { samples } => format!(
+                            "the static setting, until enough runs succeed to learn from ({samples} of {} so far)",
+                            crate::domain::timeout::MIN_SAMPLES
+                        ),
+                        TimeoutSource::Learned { percentile, samples, raw_ms } => format!(
+                            "{percentile:?} of the last {samples} successes ({}) × factor, within floor and hard cap",
+                            crate::domain::duration::human_ms(raw_ms as f64)
+                        ),
+                    };
+                    view! {
+                        <p class="muted" data-testid="effective-timeout">
+                            {format!("Next attempt's timeout: {} — from {source}.", crate::domain::duration::human_ms(t.ms as f64))}
+                        </p>
+                    }
+                })
+            })}
+        </Suspense>
+    }
 }
 
 /// A labelled select bound to one field of the job; `options` are (value, label).

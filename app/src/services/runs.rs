@@ -9,7 +9,7 @@ use sea_orm::{
 
 use crate::api::dashboard::HourBucket;
 pub use crate::api::runs::{AttemptView, RunFilter, RunView};
-use crate::domain::run::{RunStatus, Trigger};
+use crate::domain::run::{Outcome, RunStatus, Trigger};
 use crate::entities::{job, job_attempt, job_run};
 
 /// Runs created in each of the last `hours` whole hours (the current one included), split by
@@ -240,4 +240,28 @@ pub async fn release(
     )
     .await?;
     Ok(true)
+}
+
+/// Durations of the job's latest successful attempts, newest first.
+pub async fn recent_success_ms(
+    db: &impl ConnectionTrait,
+    job_id: i64,
+    limit: u32,
+) -> Result<Vec<u64>, DbErr> {
+    let durations: Vec<Option<i64>> = job_attempt::Entity::find()
+        .select_only()
+        .column(job_attempt::Column::DurationMs)
+        .inner_join(job_run::Entity)
+        .filter(job_run::Column::JobId.eq(job_id))
+        .filter(job_attempt::Column::Outcome.eq(Outcome::Succeeded.as_str()))
+        .order_by_desc(job_attempt::Column::FinishedAt)
+        .limit(u64::from(limit))
+        .into_tuple()
+        .all(db)
+        .await?;
+    Ok(durations
+        .into_iter()
+        .flatten()
+        .map(|d| d.max(0) as u64)
+        .collect())
 }

@@ -15,8 +15,8 @@ use app::services::jobs::to_spec;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder,
-    QuerySelect, Set, TransactionTrait,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, Set,
+    TransactionTrait,
 };
 use tracing::Instrument;
 
@@ -42,7 +42,10 @@ async fn attempt(shared: &Shared, Claimed { run, job }: Claimed) -> Result<(), D
     let started = Utc::now();
     let spec = to_spec(&job);
     let history = match &spec {
-        Ok(spec) => recent_success_ms(&shared.db, job.id, spec.timeout.window.max(20)).await?,
+        Ok(spec) => {
+            app::services::runs::recent_success_ms(&shared.db, job.id, spec.timeout.window.max(20))
+                .await?
+        }
         Err(_) => Vec::new(),
     };
     let spec = spec.map(|spec| with_overrides(spec, &run));
@@ -408,28 +411,4 @@ async fn renew_lease(
             Err(e) => tracing::warn!(error = %e, run_id, "lease renewal failed"),
         }
     }
-}
-
-/// Durations of the job's latest successful attempts, newest first.
-pub async fn recent_success_ms(
-    db: &impl ConnectionTrait,
-    job_id: i64,
-    limit: u32,
-) -> Result<Vec<u64>, DbErr> {
-    let durations: Vec<Option<i64>> = job_attempt::Entity::find()
-        .select_only()
-        .column(job_attempt::Column::DurationMs)
-        .inner_join(job_run::Entity)
-        .filter(job_run::Column::JobId.eq(job_id))
-        .filter(job_attempt::Column::Outcome.eq(Outcome::Succeeded.as_str()))
-        .order_by_desc(job_attempt::Column::FinishedAt)
-        .limit(u64::from(limit))
-        .into_tuple()
-        .all(db)
-        .await?;
-    Ok(durations
-        .into_iter()
-        .flatten()
-        .map(|d| d.max(0) as u64)
-        .collect())
 }
