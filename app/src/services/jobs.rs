@@ -276,25 +276,48 @@ pub async fn delete(db: &DatabaseConnection, id: i64) -> Result<(JobSpec, u64), 
     Ok((spec, run_ids.len() as u64))
 }
 
-/// Every job, by name, with its latest run.
+/// Every job, by name, with its latest run's status and its number of runs (three queries,
+/// whatever the number of jobs).
 pub async fn list(db: &impl ConnectionTrait) -> Result<Vec<JobRow>, DbErr> {
+    use std::collections::HashMap;
     let jobs = job::Entity::find()
         .order_by_asc(job::Column::Name)
         .all(db)
         .await?;
-    let mut out = Vec::with_capacity(jobs.len());
-    for row in jobs {
-        let last = job_run::Entity::find()
-            .filter(job_run::Column::JobId.eq(row.id))
-            .order_by_desc(job_run::Column::CreatedAt)
-            .one(db)
-            .await?;
-        let runs = sea_orm::PaginatorTrait::count(
-            job_run::Entity::find().filter(job_run::Column::JobId.eq(row.id)),
-            db,
-        )
+    let per_job: Vec<(i64, i64, Option<i64>)> = job_run::Entity::find()
+        .select_only()
+        .column(job_run::Column::JobId)
+        .column_as(job_run::Column::Id.count(), "runs")
+        .column_as(job_run::Column::Id.max(), "latest")
+        .group_by(job_run::Column::JobId)
+        .into_tuple()
+        .all(db)
         .await?;
-        out.push(JobRow {
+    let latest_ids: Vec<i64> = per_job
+        .iter()
+        .filter_map(|(_, _, latest)| *latest)
+        .collect();
+    let mut latest_status: HashMap<i64, String> = HashMap::new();
+    for chunk in latest_ids.chunks(500) {
+        let rows: Vec<(i64, String)> = job_run::Entity::find()
+            .select_only()
+            .column(job_run::Column::JobId)
+            .column(job_run::Column::Status)
+            .filter(job_run::Column::Id.is_in(chunk.to_vec()))
+            .into_tuple()
+            .all(db)
+            .await?;
+        latest_status.extend(rows);
+    }
+    let counts: HashMap<i64, u64> = per_job
+        .into_iter()
+        .map(|(job_id, runs, _)| (job_id, runs.max(0) as u64))
+        .collect();
+    Ok(jobs
+        .into_iter()
+        .map(|row| JobRow {
+            last_status: latest_status.remove(&row.id),
+            runs: counts.get(&row.id).copied().unwrap_or(0),
             id: row.id,
             name: row.name,
             description: row.description,
@@ -302,9 +325,6 @@ pub async fn list(db: &impl ConnectionTrait) -> Result<Vec<JobRow>, DbErr> {
             cron: row.cron,
             timezone: row.timezone,
             enabled: row.enabled,
-            last_status: last.map(|r| r.status),
-            runs,
-        });
-    }
-    Ok(out)
+        })
+        .collect())
 }

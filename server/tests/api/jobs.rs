@@ -184,6 +184,14 @@ async fn deleting_a_job_takes_its_runs_and_keeps_the_definition_in_the_audit(app
         .await
         .unwrap();
     }
+    let listed: Value = app
+        .call(&admin, "jobs/list", &[])
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listed[0]["runs"], 3);
+    assert_eq!(listed[0]["last_status"], "succeeded");
     let off = app
         .call(
             &admin,
