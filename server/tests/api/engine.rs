@@ -71,6 +71,19 @@ impl Running {
     }
 }
 
+/// Queues a manual run of `job_id`, runs an engine until the run ends, and stops it.
+async fn run_to_end(
+    db: &DatabaseConnection,
+    job_id: i64,
+    within: Duration,
+) -> (job_run::Model, job_run::Model) {
+    let run = runs::create_manual(db, job_id, Utc::now()).await.unwrap();
+    let engine = start(db, engine_config("node-a"));
+    let finished = wait_for_status(db, run.id, &["succeeded", "dead"], within).await;
+    engine.stop().await;
+    (run, finished)
+}
+
 async fn wait_for_status(
     db: &DatabaseConnection,
     run_id: i64,
@@ -149,18 +162,7 @@ async fn the_reference_schedule_retries_after_each_planned_delay(app: TestApp) {
         },
     )
     .await;
-    let run = runs::create_manual(&app.db, job.id, Utc::now())
-        .await
-        .unwrap();
-    let engine = start(&app.db, engine_config("node-a"));
-    let finished = wait_for_status(
-        &app.db,
-        run.id,
-        &["succeeded", "dead"],
-        Duration::from_secs(20),
-    )
-    .await;
-    engine.stop().await;
+    let (run, finished) = run_to_end(&app.db, job.id, Duration::from_secs(20)).await;
 
     assert_eq!(finished.status, "succeeded");
     let attempts = attempts_of(&app.db, run.id).await;
@@ -200,18 +202,7 @@ async fn permanent_errors_are_not_retried(app: TestApp) {
         },
     )
     .await;
-    let run = runs::create_manual(&app.db, job.id, Utc::now())
-        .await
-        .unwrap();
-    let engine = start(&app.db, engine_config("node-a"));
-    let finished = wait_for_status(
-        &app.db,
-        run.id,
-        &["succeeded", "dead"],
-        Duration::from_secs(10),
-    )
-    .await;
-    engine.stop().await;
+    let (run, finished) = run_to_end(&app.db, job.id, Duration::from_secs(10)).await;
 
     assert_eq!(finished.status, "dead");
     assert_eq!(finished.last_error_class.as_deref(), Some("permanent"));
@@ -245,18 +236,7 @@ async fn a_timeout_kills_the_process(app: TestApp) {
     input.timeout_static = "500ms".into();
     input.retry.max_retries = "1".into();
     let job = define(&app.db, input).await;
-    let run = runs::create_manual(&app.db, job.id, Utc::now())
-        .await
-        .unwrap();
-    let engine = start(&app.db, engine_config("node-a"));
-    let finished = wait_for_status(
-        &app.db,
-        run.id,
-        &["succeeded", "dead"],
-        Duration::from_secs(15),
-    )
-    .await;
-    engine.stop().await;
+    let (run, finished) = run_to_end(&app.db, job.id, Duration::from_secs(15)).await;
 
     assert_eq!(finished.status, "dead");
     let attempts = attempts_of(&app.db, run.id).await;
