@@ -11,6 +11,7 @@ mod m20261130_000003_engine;
 mod m20261130_000004_failed_queue;
 mod m20261130_000005_queue_indexes;
 mod m20261130_000006_dependants;
+mod m20261130_000007_traffic_nodes;
 
 pub struct Migrator;
 
@@ -24,6 +25,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000004_failed_queue::Migration),
             Box::new(m20261130_000005_queue_indexes::Migration),
             Box::new(m20261130_000006_dependants::Migration),
+            Box::new(m20261130_000007_traffic_nodes::Migration),
         ]
     }
 }

@@ -5,6 +5,7 @@
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::sync::Arc;
 
 use anyhow::Context;
 use app::domain::account::{NewPassword, Role, Username};
@@ -12,7 +13,8 @@ use app::services::users::{self, CreateUserError};
 use clap::{Parser, Subcommand};
 
 use crate::config::{Config, LogFormat};
-use crate::{db, shutdown, telemetry, web};
+use crate::traffic::{Recorder, store};
+use crate::{cluster, db, shutdown, telemetry, web};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -64,6 +66,24 @@ enum TrafficCommand {
         /// One JSON object per line: {"is_bot": bool, "source": "google" | … | "other" | null}.
         #[arg(long)]
         json: bool,
+    },
+    /// Count the page views in an access log, by the same rules as the live server.
+    Import {
+        file: PathBuf,
+        /// Apache/nginx "combined" (common-format lines are read too).
+        #[arg(long, default_value = "combined", value_parser = ["combined"])]
+        format: String,
+        /// Print the summary as JSON.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Make every running server write its buffered hits now, and report the rows.
+    Flush,
+    /// Delete hits older than the retention period, in batches of 1000.
+    Clean {
+        #[arg(long, default_value_t = crate::engine::builtin::DEFAULT_RETENTION_DAYS,
+              value_parser = clap::value_parser!(u32).range(1..=3650))]
+        days: u32,
     },
 }
 
@@ -183,6 +203,18 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Traffic(TrafficCommand::Classify { json }) => {
             crate::commands::traffic::classify_stdin(json)
         }
+        Command::Traffic(TrafficCommand::Import { file, json, .. }) => {
+            let db = db::connect(&config.database_url).await?;
+            crate::commands::traffic::import(&db, &file, &config, json).await
+        }
+        Command::Traffic(TrafficCommand::Flush) => {
+            let db = db::connect(&config.database_url).await?;
+            crate::commands::traffic::flush(&db).await
+        }
+        Command::Traffic(TrafficCommand::Clean { days }) => {
+            let db = db::connect(&config.database_url).await?;
+            crate::commands::traffic::clean(&db, days).await
+        }
         Command::Bench(BenchCommand::Queue(args)) => crate::commands::bench::queue(&args).await,
         Command::Jobs(command) => {
             let db = db::connect(&config.database_url).await?;
@@ -262,16 +294,51 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     }
     tracing::info!(addr = %config.addr, database = %db::redacted(&config.database_url), "Bulwark is serving");
     println!("Bulwark is serving on http://{}", config.addr);
+    let created = crate::commands::jobs::ensure_system_jobs(&db, &config.timezone).await?;
+    if !created.is_empty() {
+        tracing::info!(jobs = ?created, "system jobs created");
+    }
+    let engine_config = config.engine_config();
+    let me = cluster::NodeIdentity {
+        node_id: engine_config.node_id.clone(),
+        addr: config.addr.to_string(),
+    };
+    let recorder = Arc::new(Recorder::new(config.traffic_settings()));
     let shutdown = shutdown::on_signal();
+    let node = tokio::spawn(cluster::run_node(
+        db.clone(),
+        me.clone(),
+        recorder.clone(),
+        config.traffic_ip,
+        shutdown.clone().wait(),
+    ));
     let engine = config.engine.then(|| {
-        let engine = crate::engine::Engine::new(db.clone(), config.engine_config());
+        let engine = crate::engine::Engine::new(db.clone(), engine_config);
         tokio::spawn(engine.run(shutdown.clone().wait()))
     });
-    let served = web::serve(listener, web::state(&config, db), shutdown.wait()).await;
+    let router = web::router(
+        web::state(&config, db.clone()),
+        web::Traffic {
+            recorder: recorder.clone(),
+            capture_pages: config.traffic_capture,
+        },
+    );
+    let served = web::serve(listener, router, shutdown.wait()).await;
     if let Some(engine) = engine
         && let Err(e) = engine.await
     {
         tracing::error!(error = %e, "the engine task failed");
+    }
+    if let Err(e) = node.await {
+        tracing::error!(error = %e, "the node task failed");
+    }
+    // The web server has drained: no hit can arrive after this flush.
+    match store::flush(&db, &recorder.buffer, config.traffic_ip).await {
+        Ok(report) => tracing::info!(rows = report.rows, hits = report.hits, "traffic flushed on shutdown"),
+        Err(e) => tracing::error!(error = %e, "the traffic flush on shutdown failed: those hits are lost"),
+    }
+    if let Err(e) = cluster::mark_stopped(&db, &me.node_id).await {
+        tracing::warn!(error = %e, "could not mark this node stopped; it will show as lost");
     }
     served.context("the web server stopped with an error")
 }

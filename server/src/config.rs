@@ -8,6 +8,10 @@ use figment::Figment;
 use figment::providers::{Env, Format, Serialized, Toml};
 use serde::{Deserialize, Serialize};
 
+use crate::traffic::rules::{self, Rules};
+use crate::traffic::store::IpPrivacy;
+use crate::traffic::TrafficSettings;
+
 /// Every setting Bulwark reads, with its default.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -41,6 +45,24 @@ pub struct Config {
     pub grace_seconds: u64,
     /// Attempts running at once on this instance.
     pub concurrency: usize,
+    /// The zone for Bulwark's own schedules (the traffic cleanup at 02:00) and for dates on
+    /// the command line.
+    pub timezone: String,
+    /// Count front-end page views of this server's routes (the collect endpoint and
+    /// `traffic import` work either way).
+    pub traffic_capture: bool,
+    /// Paths under these prefixes are never page views.
+    pub traffic_exclude_prefixes: Vec<String>,
+    /// Paths ending in these extensions are static assets, not page views.
+    pub traffic_asset_extensions: Vec<String>,
+    /// First path segments that name a locale (`/de/…`); empty: any ISO 639-1 code.
+    pub traffic_path_locales: Vec<String>,
+    /// `raw` stores visitors' IPs, `hash` a keyed hash of them.
+    pub traffic_ip: IpPrivacy,
+    /// Take the visitor's address from `X-Forwarded-For` (only behind a proxy that sets it).
+    pub traffic_trust_forwarded_for: bool,
+    /// The in-memory hit buffer's bound, in MiB.
+    pub traffic_buffer_mb: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, Default)]
@@ -68,8 +90,20 @@ impl Default for Config {
             lease_seconds: 30,
             grace_seconds: 30,
             concurrency: 16,
+            timezone: "UTC".into(),
+            traffic_capture: true,
+            traffic_exclude_prefixes: strings(rules::DEFAULT_EXCLUDED_PREFIXES),
+            traffic_asset_extensions: strings(rules::DEFAULT_ASSET_EXTENSIONS),
+            traffic_path_locales: Vec::new(),
+            traffic_ip: IpPrivacy::Raw,
+            traffic_trust_forwarded_for: false,
+            traffic_buffer_mb: 64,
         }
     }
+}
+
+fn strings(items: &[&str]) -> Vec<String> {
+    items.iter().map(|s| s.to_string()).collect()
 }
 
 /// The `BULWARK_*` variables that are settings. Others with the prefix (such as
@@ -89,6 +123,14 @@ const ENV_KEYS: &[&str] = &[
     "lease_seconds",
     "grace_seconds",
     "concurrency",
+    "timezone",
+    "traffic_capture",
+    "traffic_exclude_prefixes",
+    "traffic_asset_extensions",
+    "traffic_path_locales",
+    "traffic_ip",
+    "traffic_trust_forwarded_for",
+    "traffic_buffer_mb",
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -99,6 +141,8 @@ pub enum ConfigError {
     Invalid(#[from] Box<figment::Error>),
     #[error("invalid configuration: session_hours must be between 1 and 8760, not {0}")]
     SessionHours(u32),
+    #[error("invalid configuration: timezone '{0}' is not an IANA zone name such as Europe/Berlin")]
+    Timezone(String),
     #[error("invalid configuration: {0} must be {1}")]
     Range(&'static str, &'static str),
 }
@@ -116,6 +160,16 @@ impl Config {
         engine.concurrency = self.concurrency;
         engine.allow_commands = self.allow_commands;
         engine
+    }
+
+    /// The traffic pipeline's settings from this configuration.
+    pub fn traffic_settings(&self) -> TrafficSettings {
+        TrafficSettings {
+            rules: Rules::new(&self.traffic_exclude_prefixes, &self.traffic_asset_extensions),
+            path_locales: self.traffic_path_locales.clone(),
+            trust_forwarded_for: self.traffic_trust_forwarded_for,
+            buffer_bytes: self.traffic_buffer_mb.saturating_mul(1 << 20),
+        }
     }
 
     /// Reads `file` (which must exist when given explicitly) or `./bulwark.toml` if present,
@@ -143,6 +197,12 @@ impl Config {
         }
         if config.concurrency == 0 {
             return Err(ConfigError::Range("concurrency", "at least 1"));
+        }
+        if config.traffic_buffer_mb == 0 {
+            return Err(ConfigError::Range("traffic_buffer_mb", "at least 1"));
+        }
+        if app::domain::cron::parse_timezone(&config.timezone).is_err() {
+            return Err(ConfigError::Timezone(config.timezone));
         }
         Ok(config)
     }

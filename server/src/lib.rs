@@ -8,14 +8,19 @@
 //! - [`engine`]: cron ticks → runs → attempts, durably (its module doc maps the stages).
 //! - [`web`]: the axum application — Leptos pages and server functions, the session layer,
 //!   the cross-site request check, health endpoints.
+//! - [`traffic`]: counting front-end page views (layer, collect endpoint, log import), the
+//!   in-memory buffer and its flush, retention.
+//! - [`cluster`]: the nodes sharing a database, their heartbeats and the commands sent to all.
 //! - [`telemetry`]: logs through `tracing`, human-readable or JSON.
 //! - [`shutdown`]: turning SIGTERM / Ctrl-C into one graceful stop.
 
 pub mod cli;
+pub mod cluster;
 pub mod commands;
 pub mod config;
 pub mod db;
 pub mod engine;
 pub mod shutdown;
 pub mod telemetry;
+pub mod traffic;
 pub mod web;

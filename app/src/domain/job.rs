@@ -39,6 +39,14 @@ pub const BUILTIN_TASKS: &[(&str, &str)] = &[
         "noop",
         "Does nothing and succeeds: for checking the engine itself",
     ),
+    (
+        "traffic-flush",
+        "Makes every running server write its buffered traffic hits to the database",
+    ),
+    (
+        "traffic-clean",
+        "Deletes traffic rows older than `days` (default 90), 1000 at a time",
+    ),
 ];
 
 /// The definition as typed. Every field is text so a form can hold anything the person types.

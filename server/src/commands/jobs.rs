@@ -471,7 +471,12 @@ pub const DEMO_JOBS: &str = include_str!("../../demo/jobs.toml");
 /// Seeds the demo jobs into a database that has no job yet; leaves any other database alone.
 pub async fn seed_demo(db: &DatabaseConnection) -> anyhow::Result<()> {
     use sea_orm::PaginatorTrait;
+    let system: Vec<String> = system_job_specs("UTC")?
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
     if job::Entity::find()
+        .filter(job::Column::Name.is_not_in(system))
         .count(db)
         .await
         .context("could not count jobs")?
@@ -492,10 +497,69 @@ pub async fn seed_demo(db: &DatabaseConnection) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Jobs Bulwark runs for itself (the traffic flush and cleanup).
+pub const SYSTEM_JOBS: &str = include_str!("../system_jobs.toml");
+
+fn system_job_specs(timezone: &str) -> anyhow::Result<Vec<JobSpec>> {
+    let mut specs = parse_file(SYSTEM_JOBS)
+        .map_err(|p| anyhow::anyhow!("the bundled system jobs are invalid: {}", p.join("; ")))?;
+    for spec in &mut specs {
+        spec.timezone = timezone.to_string();
+    }
+    Ok(specs)
+}
+
+/// Creates the system jobs that do not exist yet; existing ones are left as the administrator
+/// set them. Returns the names created. Two nodes starting together may both try: the unique
+/// name lets one win and the other sees it exists.
+pub async fn ensure_system_jobs(
+    db: &DatabaseConnection,
+    timezone: &str,
+) -> anyhow::Result<Vec<String>> {
+    let mut created = Vec::new();
+    for spec in system_job_specs(timezone)? {
+        let exists = job::Entity::find()
+            .filter(job::Column::Name.eq(&spec.name))
+            .one(db)
+            .await
+            .context("could not read jobs")?
+            .is_some();
+        if exists {
+            continue;
+        }
+        match jobs::create(db, &spec, chrono::Utc::now()).await {
+            Ok(_) => created.push(spec.name),
+            Err(JobError::Invalid(_)) if job_exists(db, &spec.name).await => {}
+            Err(e) => {
+                return Err(anyhow::Error::new(e)
+                    .context(format!("could not create the system job '{}'", spec.name)));
+            }
+        }
+    }
+    Ok(created)
+}
+
+async fn job_exists(db: &DatabaseConnection, name: &str) -> bool {
+    matches!(
+        job::Entity::find()
+            .filter(job::Column::Name.eq(name))
+            .one(db)
+            .await,
+        Ok(Some(_))
+    )
+}
+
 #[cfg(test)]
 mod demo_tests {
     #[test]
     fn the_bundled_demo_is_valid() {
         assert_eq!(super::parse_file(super::DEMO_JOBS).unwrap().len(), 3);
+    }
+
+    #[test]
+    fn the_system_jobs_are_valid_in_any_zone() {
+        let specs = super::system_job_specs("Asia/Shanghai").unwrap();
+        assert_eq!(specs.len(), 2);
+        assert!(specs.iter().all(|s| s.timezone == "Asia/Shanghai"));
     }
 }

@@ -1,9 +1,112 @@
-//! `bulwark traffic classify`: User-Agents on stdin, one verdict per line on stdout.
+//! `bulwark traffic …`: classify User-Agents, import access logs, flush running servers'
+//! buffers, delete old hits.
 
-use std::io::{BufRead, Write};
+use std::io::{BufRead, IsTerminal, Write};
+use std::path::Path;
+use std::time::Duration;
 
 use anyhow::Context;
 use app::domain::bots::classify;
+use sea_orm::DatabaseConnection;
+
+use crate::cluster;
+use crate::config::Config;
+use crate::engine::builtin::FlushSummary;
+use crate::traffic::{import as log_import, store};
+
+pub async fn import(
+    db: &DatabaseConnection,
+    file: &Path,
+    config: &Config,
+    json: bool,
+) -> anyhow::Result<()> {
+    let size = std::fs::metadata(file)
+        .with_context(|| format!("cannot open the log file {}", file.display()))?
+        .len();
+    let progress = if std::io::stderr().is_terminal() {
+        let bar = indicatif::ProgressBar::new(size);
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:40} {bytes}/{total_bytes} {binary_bytes_per_sec} eta {eta}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        bar
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let summary = log_import::import(
+        db,
+        file,
+        &config.traffic_settings(),
+        config.traffic_ip,
+        &progress,
+    )
+    .await?;
+    progress.finish_and_clear();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&summary)?);
+        return Ok(());
+    }
+    println!("lines read      {}", summary.lines);
+    println!("hits recorded   {}", summary.hits);
+    println!("rows written    {}", summary.rows_written);
+    let excluded: u64 = summary.excluded.values().sum();
+    println!("excluded        {excluded}");
+    for (why, n) in &summary.excluded {
+        println!("  {:<14}{n}", why.describe());
+    }
+    println!("unparsable      {}", summary.unparsable);
+    for (line, why) in &summary.unparsable_lines {
+        println!("  line {line}: {why}");
+    }
+    if summary.unparsable > summary.unparsable_lines.len() as u64 {
+        println!(
+            "  … and {} more",
+            summary.unparsable - summary.unparsable_lines.len() as u64
+        );
+    }
+    if summary.truncated > 0 {
+        println!("truncated       {} (a field longer than its limit was cut)", summary.truncated);
+    }
+    if summary.dropped > 0 {
+        println!("dropped         {} (the buffer was full)", summary.dropped);
+    }
+    println!(
+        "time            {:.2} s ({:.0} lines/s)",
+        summary.seconds,
+        summary.lines as f64 / summary.seconds.max(1e-9)
+    );
+    Ok(())
+}
+
+/// Asks every live server to write its buffer and waits for each (30 s at most).
+pub async fn flush(db: &DatabaseConnection) -> anyhow::Result<()> {
+    let broadcast = cluster::broadcast(
+        db,
+        cluster::TRAFFIC_FLUSH,
+        "bulwark traffic flush",
+        Duration::from_secs(30),
+    )
+    .await
+    .context("could not send the flush request through the database")?;
+    let summary = FlushSummary::of(&broadcast);
+    println!("{}", summary.text);
+    if !broadcast.silent.is_empty() || summary.failed > 0 {
+        anyhow::bail!("not every server wrote its buffer");
+    }
+    Ok(())
+}
+
+pub async fn clean(db: &DatabaseConnection, days: u32) -> anyhow::Result<()> {
+    let cutoff = chrono::Utc::now() - chrono::Duration::days(i64::from(days));
+    let deleted = store::clean(db, cutoff).await?;
+    println!(
+        "deleted {deleted} traffic rows older than {days} days (before {})",
+        cutoff.format("%Y-%m-%d %H:%M UTC")
+    );
+    Ok(())
+}
 
 /// Reads until end of input; invalid UTF-8 is read lossily rather than refused, as the capture
 /// pipeline does.

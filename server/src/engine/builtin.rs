@@ -8,10 +8,15 @@ use std::time::Duration;
 
 use app::domain::duration;
 use app::domain::run::ErrorClass;
+use sea_orm::DatabaseConnection;
+
+use crate::cluster;
+use crate::traffic::store;
 
 /// What a task gets: its parameters from the job, and the run's idempotency key so it can
 /// refuse to do the same work twice.
 pub struct TaskContext {
+    pub db: DatabaseConnection,
     pub params: BTreeMap<String, String>,
     pub idempotency_key: String,
 }
@@ -41,6 +46,8 @@ impl Registry {
         let mut tasks: HashMap<&'static str, Arc<dyn BuiltinTask>> = HashMap::new();
         tasks.insert("demo", Arc::new(Demo));
         tasks.insert("noop", Arc::new(Noop));
+        tasks.insert("traffic-flush", Arc::new(TrafficFlush));
+        tasks.insert("traffic-clean", Arc::new(TrafficClean));
         Registry { tasks }
     }
 
@@ -106,4 +113,120 @@ impl BuiltinTask for Noop {
     fn run(&self, _ctx: TaskContext) -> TaskFuture {
         Box::pin(async { Ok(String::new()) })
     }
+}
+
+/// Makes every live node write its traffic buffer (each writes only its own) and reports the
+/// rows; a node that does not answer within 30 s fails the attempt, so it is retried.
+pub struct TrafficFlush;
+
+impl BuiltinTask for TrafficFlush {
+    fn run(&self, ctx: TaskContext) -> TaskFuture {
+        Box::pin(async move {
+            let broadcast = cluster::broadcast(
+                &ctx.db,
+                cluster::TRAFFIC_FLUSH,
+                "job traffic-flush",
+                Duration::from_secs(30),
+            )
+            .await
+            .map_err(|e| TaskError {
+                class: ErrorClass::Transient,
+                message: format!("could not reach the nodes through the database: {e}"),
+            })?;
+            let summary = FlushSummary::of(&broadcast);
+            if !broadcast.silent.is_empty() || summary.failed > 0 {
+                return Err(TaskError {
+                    class: ErrorClass::Transient,
+                    message: summary.text,
+                });
+            }
+            Ok(summary.text)
+        })
+    }
+}
+
+/// A broadcast flush in words, with its totals.
+pub struct FlushSummary {
+    pub rows: u64,
+    pub hits: u64,
+    pub failed: usize,
+    pub text: String,
+}
+
+impl FlushSummary {
+    pub fn of(broadcast: &cluster::Broadcast) -> FlushSummary {
+        let mut summary = FlushSummary {
+            rows: 0,
+            hits: 0,
+            failed: 0,
+            text: String::new(),
+        };
+        if broadcast.asked.is_empty() {
+            summary.text = "no server is running: there is no buffered traffic to write".into();
+            return summary;
+        }
+        let mut lines = Vec::new();
+        for answer in &broadcast.answers {
+            match serde_json::from_str::<store::FlushReport>(&answer.detail) {
+                Ok(report) if answer.ok => {
+                    summary.rows += report.rows;
+                    summary.hits += report.hits;
+                    lines.push(format!(
+                        "{}: {} rows ({} hits) in {} ms",
+                        answer.node_id, report.rows, report.hits, report.millis
+                    ));
+                }
+                _ => {
+                    summary.failed += 1;
+                    lines.push(format!("{}: failed: {}", answer.node_id, answer.detail));
+                }
+            }
+        }
+        for node in &broadcast.silent {
+            lines.push(format!("{node}: did not answer"));
+        }
+        lines.push(format!(
+            "total: {} rows ({} hits) from {} of {} nodes",
+            summary.rows,
+            summary.hits,
+            broadcast.answers.len() - summary.failed,
+            broadcast.asked.len()
+        ));
+        summary.text = lines.join("\n");
+        summary
+    }
+}
+
+/// Deletes traffic rows older than `days` (default 90), in batches.
+pub struct TrafficClean;
+
+impl BuiltinTask for TrafficClean {
+    fn run(&self, ctx: TaskContext) -> TaskFuture {
+        Box::pin(async move {
+            let days = match ctx.params.get("days") {
+                Some(text) => parse_retention_days(text).map_err(|message| TaskError {
+                    class: ErrorClass::Permanent,
+                    message,
+                })?,
+                None => DEFAULT_RETENTION_DAYS,
+            };
+            let cutoff = chrono::Utc::now() - chrono::Duration::days(i64::from(days));
+            let deleted = store::clean(&ctx.db, cutoff).await.map_err(|e| TaskError {
+                class: ErrorClass::Transient,
+                message: e.to_string(),
+            })?;
+            Ok(format!("deleted {deleted} traffic rows older than {days} days"))
+        })
+    }
+}
+
+pub const DEFAULT_RETENTION_DAYS: u32 = 90;
+
+/// Retention in days: a whole number from 1 to 3650.
+pub fn parse_retention_days(text: &str) -> Result<u32, String> {
+    text.trim()
+        .parse::<u32>()
+        .ok()
+        .filter(|d| (1..=3650).contains(d))
+        .ok_or_else(|| format!("days must be a whole number from 1 to 3650, not '{text}'"))
 }

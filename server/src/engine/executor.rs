@@ -80,6 +80,7 @@ pub async fn execute(shared: &Shared, kind: &JobKind, input: &AttemptInput<'_>) 
                 );
             };
             let ctx = TaskContext {
+                db: shared.db.clone(),
                 params: params.clone(),
                 idempotency_key: input.idempotency_key.to_string(),
             };

@@ -1,11 +1,13 @@
 //! The axum application: Leptos pages and server functions behind the session layer and the
-//! cross-site request check, plus health endpoints and the built site's static files.
+//! cross-site request check, plus health endpoints, the built site's static files, the traffic
+//! collect endpoint, and (when capture is on) the traffic layer around all of it.
 
 mod health;
 mod origin;
 mod session;
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use app::state::{AppState, AuthSettings};
 use app::{App, shell};
@@ -17,6 +19,16 @@ use leptos_axum::{LeptosRoutes, generate_route_list};
 use sea_orm::DatabaseConnection;
 
 use crate::config::Config;
+use crate::traffic::Recorder;
+use crate::traffic::layer::TrafficLayer;
+
+/// The traffic pipeline as the web app sees it.
+#[derive(Clone)]
+pub struct Traffic {
+    pub recorder: Arc<Recorder>,
+    /// Count page views of this server's own routes (the collect endpoint works regardless).
+    pub capture_pages: bool,
+}
 
 /// The options Leptos needs, built from our config rather than from Cargo.toml so the binary
 /// runs from any directory.
@@ -40,9 +52,10 @@ pub fn state(config: &Config, db: DatabaseConnection) -> AppState {
     }
 }
 
-pub fn router(state: AppState) -> Router {
+pub fn router(state: AppState, traffic: Traffic) -> Router {
     let routes = generate_route_list(App);
-    Router::new()
+    let router = Router::new()
+        .merge(crate::traffic::collect::routes(traffic.recorder.clone()))
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
         .leptos_routes(&state, routes, {
@@ -55,18 +68,23 @@ pub fn router(state: AppState) -> Router {
             session::layer,
         ))
         .layer(middleware::from_fn(origin::refuse_cross_site))
-        .with_state(state)
+        .with_state(state);
+    if traffic.capture_pages {
+        router.layer(TrafficLayer::new(traffic.recorder))
+    } else {
+        router
+    }
 }
 
 /// Serves until `shutdown` resolves, then lets in-flight requests finish.
 pub async fn serve(
     listener: tokio::net::TcpListener,
-    state: AppState,
+    router: Router,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
     axum::serve(
         listener,
-        router(state).into_make_service_with_connect_info::<SocketAddr>(),
+        router.into_make_service_with_connect_info::<SocketAddr>(),
     )
     .with_graceful_shutdown(shutdown)
     .await

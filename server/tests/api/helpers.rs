@@ -1,8 +1,10 @@
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use app::domain::account::{NewPassword, Role, Username};
 use sea_orm::{ConnectionTrait, DatabaseConnection};
 use server::config::Config;
+use server::traffic::Recorder;
 
 pub const ADMIN_PASSWORD: &str = "admin-test-password";
 pub const VIEWER_PASSWORD: &str = "viewer-test-password";
@@ -12,6 +14,8 @@ pub struct TestApp {
     pub addr: SocketAddr,
     pub db: DatabaseConnection,
     pub database_url: String,
+    /// The server's traffic buffer.
+    pub recorder: Arc<Recorder>,
     /// Keeps the SQLite file (and the empty site root) alive for the test's duration.
     _dir: tempfile::TempDir,
 }
@@ -100,11 +104,20 @@ impl TestApp {
             .expect("bind");
         let addr = listener.local_addr().expect("local addr");
         let state = server::web::state(&config, db.clone());
-        tokio::spawn(server::web::serve(listener, state, std::future::pending()));
+        let recorder = Arc::new(Recorder::new(config.traffic_settings()));
+        let router = server::web::router(
+            state,
+            server::web::Traffic {
+                recorder: recorder.clone(),
+                capture_pages: true,
+            },
+        );
+        tokio::spawn(server::web::serve(listener, router, std::future::pending()));
         TestApp {
             addr,
             db,
             database_url,
+            recorder,
             _dir: dir,
         }
     }

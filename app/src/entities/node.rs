@@ -1,0 +1,23 @@
+use sea_orm::entity::prelude::*;
+
+/// One `bulwark serve` process, known by its heartbeat.
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "nodes")]
+pub struct Model {
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub node_id: String,
+    pub host: String,
+    pub pid: i32,
+    pub version: String,
+    /// The address it serves on.
+    pub addr: String,
+    pub started_at: DateTimeUtc,
+    pub heartbeat_at: DateTimeUtc,
+    /// Set when it stopped gracefully; a node without it and without a recent heartbeat is lost.
+    pub stopped_at: Option<DateTimeUtc>,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

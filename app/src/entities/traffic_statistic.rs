@@ -1,0 +1,28 @@
+use sea_orm::entity::prelude::*;
+
+/// Hits of one (minute, path, method, ip, user agent, referer, locale), counted.
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "traffic_statistics")]
+pub struct Model {
+    #[sea_orm(primary_key)]
+    pub id: i64,
+    /// A digest of the key columns: the upsert's conflict target.
+    pub key_hash: String,
+    /// The minute the hits fell in.
+    pub stat_date: DateTimeUtc,
+    pub path: String,
+    pub method: String,
+    /// The address, or `h:` and its keyed hash when IP privacy is on.
+    pub ip: String,
+    pub user_agent: String,
+    pub referer: String,
+    pub locale: String,
+    pub is_bot: bool,
+    pub spider_source: Option<String>,
+    pub count: i64,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

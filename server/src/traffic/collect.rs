@@ -1,0 +1,159 @@
+//! Counting a site Bulwark does not serve: the site embeds `collect.js`, which reports each
+//! page view to `POST /api/collect`; pages without JavaScript can use the 1×1 image
+//! `GET /api/collect.gif?p=/path&r=referrer&l=lang` instead.
+//!
+//! Both answer at once and change nothing but counts, so they accept cross-site requests (the
+//! origin check lets `/api/collect` through) and need no session.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Bytes;
+use axum::extract::{ConnectInfo, Request, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use serde::Deserialize;
+
+use super::Recorder;
+
+/// The largest report accepted; the script sends a few hundred bytes.
+const MAX_BODY: usize = 8 * 1024;
+
+/// A transparent 1×1 GIF.
+const PIXEL: &[u8] = &[
+    0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x01, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00,
+    0x00, 0xff, 0xff, 0xff, 0x21, 0xf9, 0x04, 0x01, 0x00, 0x00, 0x00, 0x00, 0x2c, 0x00, 0x00,
+    0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3b,
+];
+
+pub fn routes<S: Clone + Send + Sync + 'static>(recorder: Arc<Recorder>) -> Router<S> {
+    Router::new()
+        .route("/api/collect", axum::routing::post(collect).options(preflight))
+        .route("/api/collect.gif", get(pixel))
+        .with_state(recorder)
+}
+
+/// What the script sends. `url` (or `path`) is the page; the rest is optional.
+#[derive(Debug, Deserialize)]
+pub struct Report {
+    #[serde(alias = "path")]
+    pub url: String,
+    #[serde(default, alias = "referer")]
+    pub referrer: Option<String>,
+    #[serde(default)]
+    pub lang: Option<String>,
+}
+
+async fn collect(State(recorder): State<Arc<Recorder>>, request: Request) -> Response {
+    let peer = peer(&request);
+    let (parts, body) = request.into_parts();
+    let bytes: Bytes = match axum::body::to_bytes(body, MAX_BODY).await {
+        Ok(bytes) => bytes,
+        Err(_) => {
+            return reply(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("a report is at most {MAX_BODY} bytes"),
+            );
+        }
+    };
+    // sendBeacon posts text/plain to avoid a CORS preflight, so the type is not checked.
+    let report: Report = match serde_json::from_slice(&bytes) {
+        Ok(report) => report,
+        Err(e) => {
+            return reply(
+                StatusCode::BAD_REQUEST,
+                format!("expected JSON like {{\"url\": \"/page\"}}: {e}"),
+            );
+        }
+    };
+    let referrer = report.referrer.as_deref().filter(|r| !r.is_empty());
+    let _ = recorder.observe_collected(
+        &report.url,
+        referrer,
+        report.lang.as_deref(),
+        &parts.headers,
+        peer,
+    );
+    with_cors(StatusCode::NO_CONTENT.into_response())
+}
+
+async fn pixel(State(recorder): State<Arc<Recorder>>, request: Request) -> Response {
+    let peer = peer(&request);
+    // Parsed leniently: a malformed query still gets its image, and counts what it can.
+    let mut page = None;
+    let mut referrer = None;
+    let mut lang = None;
+    for (key, value) in form_urlencoded::parse(request.uri().query().unwrap_or("").as_bytes()) {
+        match key.as_ref() {
+            "p" => page = Some(value.into_owned()),
+            "r" => referrer = Some(value.into_owned()),
+            "l" => lang = Some(value.into_owned()),
+            _ => {}
+        }
+    }
+    // Without `p` the page is the one that embeds the image: its Referer.
+    let headers = request.headers();
+    if let Some(page) = page.or_else(|| header_text(headers, header::REFERER)) {
+        let _ = recorder.observe_collected(
+            &page,
+            referrer.as_deref(),
+            lang.as_deref(),
+            headers,
+            peer,
+        );
+    }
+    let mut response = (
+        [
+            (header::CONTENT_TYPE, "image/gif"),
+            (header::CACHE_CONTROL, "no-store"),
+        ],
+        PIXEL,
+    )
+        .into_response();
+    response
+        .headers_mut()
+        .insert("cross-origin-resource-policy", HeaderValue::from_static("cross-origin"));
+    response
+}
+
+async fn preflight() -> Response {
+    let mut response = with_cors(StatusCode::NO_CONTENT.into_response());
+    let headers = response.headers_mut();
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_METHODS,
+        HeaderValue::from_static("POST"),
+    );
+    headers.insert(
+        header::ACCESS_CONTROL_ALLOW_HEADERS,
+        HeaderValue::from_static("content-type"),
+    );
+    headers.insert(header::ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("86400"));
+    response
+}
+
+fn reply(status: StatusCode, message: String) -> Response {
+    with_cors((status, message).into_response())
+}
+
+fn with_cors(mut response: Response) -> Response {
+    response.headers_mut().insert(
+        header::ACCESS_CONTROL_ALLOW_ORIGIN,
+        HeaderValue::from_static("*"),
+    );
+    response
+}
+
+fn peer(request: &Request) -> Option<std::net::IpAddr> {
+    request
+        .extensions()
+        .get::<ConnectInfo<SocketAddr>>()
+        .map(|ConnectInfo(addr)| addr.ip())
+}
+
+fn header_text(headers: &HeaderMap, name: header::HeaderName) -> Option<String> {
+    headers
+        .get(name)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+}

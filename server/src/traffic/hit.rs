@@ -1,0 +1,202 @@
+//! One counted request, normalised: what the buffer keys on and the table stores.
+//!
+//! Every field is bounded here, once, for all three ways in (layer, collect, import): a 64 KB
+//! User-Agent or a path of 10,000 segments is cut to its limit at a character boundary and
+//! counted as truncated, never refused and never a panic.
+
+/// Longest path kept (bytes). Longer paths are cut; the cut is counted.
+pub const MAX_PATH: usize = 1024;
+pub const MAX_USER_AGENT: usize = 512;
+pub const MAX_REFERER: usize = 1024;
+pub const MAX_IP: usize = 64;
+pub const MAX_METHOD: usize = 16;
+
+/// The key hits are counted under (DESIGN.md §5): the minute and what was asked by whom.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Hit {
+    /// Unix time of the minute's start, in seconds.
+    pub minute: i64,
+    pub method: String,
+    pub path: String,
+    pub ip: String,
+    pub user_agent: String,
+    pub referer: String,
+    pub locale: String,
+}
+
+impl Hit {
+    /// Builds a hit from raw parts, bounding each; the flag says whether anything was cut.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        unix_seconds: i64,
+        method: &str,
+        path: &str,
+        ip: &str,
+        user_agent: &str,
+        referer: &str,
+        locale: String,
+    ) -> (Hit, bool) {
+        let mut cut = false;
+        let mut bounded = |text: &str, max: usize| {
+            let kept = truncate(text, max);
+            cut |= kept.len() < text.len();
+            kept.to_string()
+        };
+        let hit = Hit {
+            minute: unix_seconds.div_euclid(60) * 60,
+            method: bounded(method, MAX_METHOD).to_ascii_uppercase(),
+            path: bounded(path, MAX_PATH),
+            ip: bounded(ip, MAX_IP),
+            user_agent: bounded(user_agent, MAX_USER_AGENT),
+            referer: bounded(referer, MAX_REFERER),
+            locale,
+        };
+        (hit, cut)
+    }
+
+    /// Bytes this key holds, with a fixed allowance for the map's own overhead: what the
+    /// buffer's memory bound counts.
+    pub fn weight(&self) -> usize {
+        96 + self.method.len()
+            + self.path.len()
+            + self.ip.len()
+            + self.user_agent.len()
+            + self.referer.len()
+            + self.locale.len()
+    }
+}
+
+/// The longest prefix of `text` of at most `max` bytes that ends on a character boundary.
+pub fn truncate(text: &str, max: usize) -> &str {
+    if text.len() <= max {
+        return text;
+    }
+    let mut end = max;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    &text[..end]
+}
+
+/// The path of a request target or URL, without query string and fragment. Absolute URLs
+/// (what the collect script sends) lose their scheme and host; an empty path is `/`.
+pub fn path_only(target: &str) -> &str {
+    let without_origin = match target.find("://") {
+        Some(i) if !target[..i].contains('/') => {
+            let rest = &target[i + 3..];
+            rest.find(['/', '?', '#']).map_or("", |j| &rest[j..])
+        }
+        _ => target,
+    };
+    let path = without_origin
+        .split(['?', '#'])
+        .next()
+        .unwrap_or(without_origin);
+    if path.is_empty() { "/" } else { path }
+}
+
+/// The visitor's locale: a language prefix of the path (`/de/…`, `/zh-CN/…`) when present,
+/// else the first language of `Accept-Language`, else empty. Normalised to `ll` or `ll-RR`.
+/// `path_locales`, when not empty, limits which path prefixes count (a site whose `/my/…` is
+/// "my account" rather than Burmese lists its real locales).
+pub fn locale(path: &str, accept_language: Option<&str>, path_locales: &[String]) -> String {
+    let first = path.trim_start_matches('/').split('/').next().unwrap_or("");
+    if let Some(tag) = normalise_tag(first)
+        && (path_locales.is_empty() || path_locales.iter().any(|l| l.eq_ignore_ascii_case(&tag)))
+    {
+        return tag;
+    }
+    accept_language
+        .and_then(|header| header.split(',').next())
+        .and_then(|tag| normalise_tag(tag.split(';').next().unwrap_or("").trim()))
+        .unwrap_or_default()
+}
+
+/// `ll` or `ll-RR` (also `ll_rr`), where `ll` is an ISO 639-1 language code.
+fn normalise_tag(tag: &str) -> Option<String> {
+    let (lang, region) = match tag.split_once(['-', '_']) {
+        Some((lang, region)) => (lang, Some(region)),
+        None => (tag, None),
+    };
+    let lang = lang.to_ascii_lowercase();
+    if lang.len() != 2 || !ISO_639_1.split(' ').any(|code| code == lang) {
+        return None;
+    }
+    match region {
+        None => Some(lang),
+        Some(region) if region.len() == 2 && region.bytes().all(|b| b.is_ascii_alphabetic()) => {
+            Some(format!("{lang}-{}", region.to_ascii_uppercase()))
+        }
+        // Script subtags (zh-Hans) and other forms keep the language alone.
+        Some(_) => Some(lang),
+    }
+}
+
+/// The ISO 639-1 language codes.
+const ISO_639_1: &str = "aa ab ae af ak am an ar as av ay az ba be bg bh bi bm bn bo br bs ca \
+ce ch co cr cs cu cv cy da de dv dz ee el en eo es et eu fa ff fi fj fo fr fy ga gd gl gn gu gv \
+ha he hi ho hr ht hu hy hz ia id ie ig ii ik io is it iu ja jv ka kg ki kj kk kl km kn ko kr ks \
+ku kv kw ky la lb lg li ln lo lt lu lv mg mh mi mk ml mn mr ms mt my na nb nd ne ng nl nn no nr \
+nv ny oc oj om or os pa pi pl ps pt qu rm rn ro ru rw sa sc sd se sg si sk sl sm sn so sq sr ss \
+st su sv sw ta te tg th ti tk tl tn to tr ts tt tw ty ug uk ur uz ve vi vo wa wo xh yi yo za zh \
+zu";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[test]
+    fn paths_lose_query_fragment_and_origin() {
+        assert_eq!(path_only("/a/b?x=1#top"), "/a/b");
+        assert_eq!(path_only("https://shop.example/cart?id=3"), "/cart");
+        assert_eq!(path_only("https://shop.example"), "/");
+        assert_eq!(path_only("?x"), "/");
+        assert_eq!(path_only("/redirect?to=https://x/y"), "/redirect");
+    }
+
+    #[test]
+    fn locale_from_path_then_header() {
+        assert_eq!(locale("/de/produkte", Some("en-US,en;q=0.9"), &[]), "de");
+        assert_eq!(locale("/zh-cn/", None, &[]), "zh-CN");
+        assert_eq!(locale("/pt_br/x", None, &[]), "pt-BR");
+        assert_eq!(locale("/products", Some("fr-CH, fr;q=0.9"), &[]), "fr-CH");
+        assert_eq!(locale("/products", Some("zh-Hans-CN"), &[]), "zh");
+        assert_eq!(locale("/products", Some("*"), &[]), "");
+        assert_eq!(locale("/js/app", None, &[]), "");
+        let only = vec!["en".to_string(), "de".to_string()];
+        assert_eq!(locale("/my/account", Some("en-GB"), &only), "en-GB");
+        assert_eq!(locale("/my/account", Some("en-GB"), &[]), "my");
+    }
+
+    #[test]
+    fn long_fields_are_cut_and_flagged() {
+        let ua = "é".repeat(40_000);
+        let path = "/a".repeat(10_000);
+        let (hit, cut) = Hit::new(125, "get", &path, "1.2.3.4", &ua, "", String::new());
+        assert!(cut);
+        assert_eq!(hit.minute, 120);
+        assert_eq!(hit.method, "GET");
+        assert!(hit.path.len() <= MAX_PATH);
+        assert!(hit.user_agent.len() <= MAX_USER_AGENT && hit.user_agent.len() >= MAX_USER_AGENT - 1);
+        let (_, cut) = Hit::new(0, "GET", "/", "::1", "curl/8", "", String::new());
+        assert!(!cut);
+    }
+
+    proptest! {
+        #[test]
+        fn any_input_is_bounded_and_valid(
+            method in ".{0,40}", path in ".{0,3000}", ua in ".{0,3000}", referer in ".{0,3000}",
+            accept in ".{0,100}", seconds in any::<i64>(),
+        ) {
+            let locale = locale(path_only(&path), Some(&accept), &[]);
+            let (hit, _) = Hit::new(seconds, &method, path_only(&path), "ip", &ua, &referer, locale);
+            prop_assert!(hit.path.len() <= MAX_PATH);
+            prop_assert!(hit.user_agent.len() <= MAX_USER_AGENT);
+            prop_assert!(hit.referer.len() <= MAX_REFERER);
+            prop_assert!(hit.method.len() <= MAX_METHOD);
+            prop_assert!(hit.locale.len() <= 5);
+            prop_assert_eq!(hit.minute.rem_euclid(60), 0);
+        }
+    }
+}

@@ -1,0 +1,221 @@
+//! Front-end traffic: counting page views, people and bots, without a separate analytics
+//! service (DESIGN.md §5).
+//!
+//! Three ways in, one pipeline:
+//! - [`layer`]: a tower layer on the server's own routes;
+//! - [`collect`]: `POST /api/collect` and a 1×1 image, fed by a script other sites embed;
+//! - [`import`]: `bulwark traffic import`, Apache/nginx combined logs.
+//!
+//! Each asks [`rules`] whether a request is a page view, turns it into a bounded [`hit::Hit`],
+//! and counts it in a [`buffer::Buffer`]. [`store`] flushes the buffer (classifying user agents
+//! with `app::domain::bots` and hashing IPs when privacy is on) as upserts that add counts, and
+//! deletes old rows. [`crate::cluster`] carries `traffic flush` to every running server.
+
+pub mod buffer;
+pub mod collect;
+pub mod hit;
+pub mod import;
+pub mod layer;
+pub mod rules;
+pub mod store;
+
+use std::net::IpAddr;
+
+use http::HeaderMap;
+use http::header::{ACCEPT_LANGUAGE, REFERER, USER_AGENT};
+
+use buffer::{Buffer, Recorded};
+use hit::Hit;
+use rules::{Exclusion, Rules};
+
+/// How hits are recognised and kept; `config.rs` fills it from `traffic_*` settings.
+#[derive(Debug, Clone)]
+pub struct TrafficSettings {
+    pub rules: Rules,
+    /// Language prefixes of paths that count as locales; empty = any ISO 639-1 code.
+    pub path_locales: Vec<String>,
+    /// Take the client address from the first `X-Forwarded-For` entry (behind a proxy).
+    pub trust_forwarded_for: bool,
+    /// The buffer's bound, in bytes of keys.
+    pub buffer_bytes: usize,
+}
+
+impl Default for TrafficSettings {
+    fn default() -> Self {
+        TrafficSettings {
+            rules: Rules::default(),
+            path_locales: Vec::new(),
+            trust_forwarded_for: false,
+            buffer_bytes: 64 << 20,
+        }
+    }
+}
+
+/// The rules and the buffer, shared by the layer, the collect endpoint and the flusher.
+pub struct Recorder {
+    settings: TrafficSettings,
+    pub buffer: Buffer,
+}
+
+impl Recorder {
+    pub fn new(settings: TrafficSettings) -> Recorder {
+        let buffer = Buffer::new(settings.buffer_bytes);
+        Recorder { settings, buffer }
+    }
+
+    pub fn rules(&self) -> &Rules {
+        &self.settings.rules
+    }
+
+    /// Counts a request if it is a page view; says why not otherwise.
+    pub fn observe(
+        &self,
+        method: &str,
+        target: &str,
+        headers: &HeaderMap,
+        peer: Option<IpAddr>,
+    ) -> Result<Recorded, Exclusion> {
+        let path = hit::path_only(target);
+        self.settings
+            .rules
+            .check(method, path, rules::is_prefetch(headers))?;
+        Ok(self.record(method, path, headers, peer, None, None))
+    }
+
+    /// Counts a page view the collect endpoint reported for another site: `page` is its URL or
+    /// path; the referer and language come from the script when it sent them.
+    pub fn observe_collected(
+        &self,
+        page: &str,
+        referer: Option<&str>,
+        language: Option<&str>,
+        headers: &HeaderMap,
+        peer: Option<IpAddr>,
+    ) -> Result<Recorded, Exclusion> {
+        let path = hit::path_only(page);
+        self.settings
+            .rules
+            .check("GET", path, rules::is_prefetch(headers))?;
+        // The request's own Referer is the page itself here; the visit's referrer is only
+        // what the script reported.
+        Ok(self.record("GET", path, headers, peer, Some(referer.unwrap_or("")), language))
+    }
+
+    fn record(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &HeaderMap,
+        peer: Option<IpAddr>,
+        referer: Option<&str>,
+        language: Option<&str>,
+    ) -> Recorded {
+        let header = |name| {
+            headers
+                .get(name)
+                .map(|v: &http::HeaderValue| String::from_utf8_lossy(v.as_bytes()))
+        };
+        let ip = self.client_ip(headers, peer);
+        let user_agent = header(USER_AGENT).unwrap_or_default();
+        let referer = match referer {
+            Some(r) => r.into(),
+            None => header(REFERER).unwrap_or_default(),
+        };
+        let accept_language = header(ACCEPT_LANGUAGE);
+        let locale = hit::locale(
+            path,
+            language.or(accept_language.as_deref()),
+            &self.settings.path_locales,
+        );
+        let (hit, truncated) = Hit::new(
+            chrono::Utc::now().timestamp(),
+            method,
+            path,
+            &ip,
+            &user_agent,
+            &referer,
+            locale,
+        );
+        self.buffer.record(hit, 1, truncated)
+    }
+
+    fn client_ip(&self, headers: &HeaderMap, peer: Option<IpAddr>) -> String {
+        if self.settings.trust_forwarded_for
+            && let Some(first) = headers
+                .get("x-forwarded-for")
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.split(',').next())
+                .map(str::trim)
+                .and_then(|v| v.parse::<IpAddr>().ok())
+        {
+            return first.to_string();
+        }
+        peer.map_or_else(|| "unknown".to_string(), |ip| ip.to_string())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn headers(pairs: &[(&'static str, &'static str)]) -> HeaderMap {
+        let mut map = HeaderMap::new();
+        for (name, value) in pairs {
+            map.insert(*name, value.parse().unwrap());
+        }
+        map
+    }
+
+    #[test]
+    fn a_page_view_is_counted_with_its_details() {
+        let recorder = Recorder::new(TrafficSettings::default());
+        let h = headers(&[
+            ("user-agent", "Mozilla/5.0 (X11; Linux x86_64)"),
+            ("referer", "https://search.example/"),
+            ("accept-language", "de-DE,de;q=0.9"),
+        ]);
+        let peer = Some("192.0.2.7".parse().unwrap());
+        assert_eq!(
+            recorder.observe("GET", "/shop?page=2", &h, peer),
+            Ok(Recorded::Counted)
+        );
+        assert_eq!(
+            recorder.observe("GET", "/api/x", &h, peer),
+            Err(Exclusion::Prefix)
+        );
+        let taken = recorder.buffer.take();
+        let (hit, n) = taken.iter().next().unwrap();
+        assert_eq!(*n, 1);
+        assert_eq!(hit.path, "/shop");
+        assert_eq!(hit.ip, "192.0.2.7");
+        assert_eq!(hit.locale, "de-DE");
+        assert_eq!(hit.referer, "https://search.example/");
+    }
+
+    #[test]
+    fn forwarded_for_only_when_trusted() {
+        let h = headers(&[("x-forwarded-for", "203.0.113.9, 10.0.0.1")]);
+        let peer = Some("10.0.0.1".parse().unwrap());
+        let plain = Recorder::new(TrafficSettings::default());
+        assert_eq!(plain.client_ip(&h, peer), "10.0.0.1");
+        let proxied = Recorder::new(TrafficSettings {
+            trust_forwarded_for: true,
+            ..TrafficSettings::default()
+        });
+        assert_eq!(proxied.client_ip(&h, peer), "203.0.113.9");
+        assert_eq!(proxied.client_ip(&HeaderMap::new(), None), "unknown");
+    }
+
+    #[test]
+    fn non_utf8_user_agents_are_kept_lossily() {
+        let recorder = Recorder::new(TrafficSettings::default());
+        let mut h = HeaderMap::new();
+        h.insert(
+            USER_AGENT,
+            http::HeaderValue::from_bytes(b"Mozilla/5.0 \xff\xfe bot").unwrap(),
+        );
+        recorder.observe("GET", "/", &h, None).unwrap();
+        let taken = recorder.buffer.take();
+        assert!(taken.keys().next().unwrap().user_agent.contains('\u{fffd}'));
+    }
+}

@@ -1,0 +1,280 @@
+//! Writing buffered hits and deleting old ones.
+//!
+//! A flush upserts one row per key and adds to the count on conflict
+//! (`ON CONFLICT (key_hash) DO UPDATE SET count = count + excluded.count`, the same statement on
+//! SQLite and PostgreSQL), so flushes from several nodes, or of the same minute twice, add up
+//! instead of overwriting each other. Rows go in statements of [`ROWS_PER_STATEMENT`]; a failed
+//! statement changes nothing, and it and everything after it go back into the buffer.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use app::domain::bots::{self, Verdict};
+use app::entities::{setting, traffic_statistic};
+use blake2::Blake2sMac256;
+use blake2::digest::{KeyInit, Mac};
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::{Expr, ExprTrait, OnConflict, Query};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, DatabaseConnection, DbErr, EntityTrait, QueryFilter,
+    TransactionTrait,
+};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+use super::buffer::Buffer;
+use super::hit::Hit;
+
+/// Rows per INSERT: 11 values each stays far below SQLite's and PostgreSQL's parameter limits.
+pub const ROWS_PER_STATEMENT: usize = 1000;
+/// Statements per transaction: fewer commits, without holding SQLite's write lock for long.
+const STATEMENTS_PER_TRANSACTION: usize = 10;
+/// Rows deleted per statement by the retention cleanup.
+pub const CLEAN_BATCH: u64 = 1000;
+
+/// How visitors' addresses are stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, clap::ValueEnum)]
+#[serde(rename_all = "lowercase")]
+pub enum IpPrivacy {
+    /// As they are.
+    #[default]
+    Raw,
+    /// As `h:` and a keyed hash: stable (unique counts still work), not reversible without the
+    /// key, which lives in the database's `settings` table.
+    Hash,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("could not write traffic rows ({hits} hits kept in memory for the next flush): {source}")]
+    Write { hits: u64, source: DbErr },
+    #[error("could not read or create the IP hashing key: {0}")]
+    Key(DbErr),
+    #[error("could not delete old traffic rows after {deleted} were deleted: {source}")]
+    Clean { deleted: u64, source: DbErr },
+}
+
+/// What a flush wrote.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FlushReport {
+    /// Rows inserted or added to (one per key).
+    pub rows: u64,
+    /// Hits those rows carry.
+    pub hits: u64,
+    pub millis: u64,
+}
+
+/// Writes everything in `buffer`; on error, what was not written is back in the buffer.
+pub async fn flush(
+    db: &DatabaseConnection,
+    buffer: &Buffer,
+    privacy: IpPrivacy,
+) -> Result<FlushReport, StoreError> {
+    let started = Instant::now();
+    let mut entries: Vec<(Hit, u64)> = buffer.take().into_iter().collect();
+    if entries.is_empty() {
+        return Ok(FlushReport::default());
+    }
+    let hasher = match IpHasher::load(db, privacy).await {
+        Ok(hasher) => hasher,
+        Err(e) => {
+            buffer.restore(entries);
+            return Err(e);
+        }
+    };
+    let mut verdicts: HashMap<String, Verdict> = HashMap::new();
+    let mut report = FlushReport::default();
+    let per_transaction = ROWS_PER_STATEMENT * STATEMENTS_PER_TRANSACTION;
+    let mut written = 0;
+    while written < entries.len() {
+        let group = &entries[written..(written + per_transaction).min(entries.len())];
+        let rows: Vec<traffic_statistic::ActiveModel> = group
+            .iter()
+            .filter_map(|(hit, n)| to_row(hit, *n, &hasher, &mut verdicts))
+            .collect();
+        if let Err(source) = write_group(db, rows).await {
+            let unwritten = entries.split_off(written);
+            let hits = unwritten.iter().map(|(_, n)| n).sum();
+            buffer.restore(unwritten);
+            return Err(StoreError::Write { hits, source });
+        }
+        report.rows += group.len() as u64;
+        report.hits += group.iter().map(|(_, n)| n).sum::<u64>();
+        written += group.len();
+    }
+    report.millis = started.elapsed().as_millis() as u64;
+    Ok(report)
+}
+
+async fn write_group(
+    db: &DatabaseConnection,
+    rows: Vec<traffic_statistic::ActiveModel>,
+) -> Result<(), DbErr> {
+    use traffic_statistic::{Column, Entity};
+    let txn = db.begin().await?;
+    let mut rows = rows.into_iter().peekable();
+    while rows.peek().is_some() {
+        let statement: Vec<_> = rows.by_ref().take(ROWS_PER_STATEMENT).collect();
+        Entity::insert_many(statement)
+            .on_conflict(
+                OnConflict::column(Column::KeyHash)
+                    .value(
+                        Column::Count,
+                        Expr::col((Entity, Column::Count)).add(Expr::col((
+                            sea_orm::sea_query::Alias::new("excluded"),
+                            Column::Count,
+                        ))),
+                    )
+                    .to_owned(),
+            )
+            .exec_without_returning(&txn)
+            .await?;
+    }
+    txn.commit().await
+}
+
+fn to_row(
+    hit: &Hit,
+    count: u64,
+    hasher: &IpHasher,
+    verdicts: &mut HashMap<String, Verdict>,
+) -> Option<traffic_statistic::ActiveModel> {
+    let Some(minute) = DateTime::<Utc>::from_timestamp(hit.minute, 0) else {
+        tracing::warn!(minute = hit.minute, "hit outside the representable time range skipped");
+        return None;
+    };
+    let verdict = *verdicts
+        .entry(hit.user_agent.clone())
+        .or_insert_with(|| bots::classify(&hit.user_agent));
+    let ip = hasher.apply(&hit.ip);
+    Some(traffic_statistic::ActiveModel {
+        key_hash: Set(key_hash(hit, &ip)),
+        stat_date: Set(minute),
+        path: Set(hit.path.clone()),
+        method: Set(hit.method.clone()),
+        ip: Set(ip),
+        user_agent: Set(hit.user_agent.clone()),
+        referer: Set(hit.referer.clone()),
+        locale: Set(hit.locale.clone()),
+        is_bot: Set(verdict.is_bot),
+        spider_source: Set(verdict.source.map(str::to_string)),
+        count: Set(i64::try_from(count).unwrap_or(i64::MAX)),
+        ..Default::default()
+    })
+}
+
+/// 128 bits of SHA-256 over the key's fields, each length-prefixed so no two keys share an
+/// encoding.
+pub fn key_hash(hit: &Hit, stored_ip: &str) -> String {
+    let mut digest = Sha256::new();
+    digest.update(hit.minute.to_le_bytes());
+    for field in [
+        &hit.method,
+        &hit.path,
+        stored_ip,
+        &hit.user_agent,
+        &hit.referer,
+        &hit.locale,
+    ] {
+        digest.update((field.len() as u32).to_le_bytes());
+        digest.update(field.as_bytes());
+    }
+    hex::encode(&digest.finalize()[..16])
+}
+
+const IP_KEY_SETTING: &str = "traffic.ip_hash_key";
+
+/// Turns addresses into what is stored.
+pub enum IpHasher {
+    Raw,
+    Keyed(Blake2sMac256),
+}
+
+impl IpHasher {
+    /// With privacy on, reads the key from `settings`, creating it on first use. Several nodes
+    /// may race to create it: the insert ignores conflicts and everyone reads the winner's.
+    pub async fn load(db: &DatabaseConnection, privacy: IpPrivacy) -> Result<IpHasher, StoreError> {
+        if privacy == IpPrivacy::Raw {
+            return Ok(IpHasher::Raw);
+        }
+        let fresh: [u8; 32] = std::array::from_fn(|_| fastrand::u8(..));
+        let row = setting::ActiveModel {
+            key: Set(IP_KEY_SETTING.into()),
+            value: Set(hex::encode(fresh)),
+            updated_at: Set(Utc::now()),
+        };
+        setting::Entity::insert(row)
+            .on_conflict(OnConflict::column(setting::Column::Key).do_nothing().to_owned())
+            .exec_without_returning(db)
+            .await
+            .map_err(StoreError::Key)?;
+        let stored = setting::Entity::find_by_id(IP_KEY_SETTING)
+            .one(db)
+            .await
+            .map_err(StoreError::Key)?
+            .and_then(|row| hex::decode(row.value).ok())
+            .ok_or_else(|| StoreError::Key(DbErr::RecordNotFound(IP_KEY_SETTING.into())))?;
+        let mac = <Blake2sMac256 as KeyInit>::new_from_slice(&stored)
+            .map_err(|_| StoreError::Key(DbErr::Custom("the IP hashing key is malformed".into())))?;
+        Ok(IpHasher::Keyed(mac))
+    }
+
+    pub fn apply(&self, ip: &str) -> String {
+        match self {
+            IpHasher::Raw => ip.to_string(),
+            IpHasher::Keyed(mac) => {
+                let mut mac = mac.clone();
+                mac.update(ip.as_bytes());
+                format!("h:{}", hex::encode(&mac.finalize().into_bytes()[..12]))
+            }
+        }
+    }
+}
+
+/// Deletes rows older than `cutoff`, [`CLEAN_BATCH`] at a time with a pause between batches so
+/// other writers get the database in between; returns how many were deleted.
+pub async fn clean(db: &DatabaseConnection, cutoff: DateTime<Utc>) -> Result<u64, StoreError> {
+    use traffic_statistic::{Column, Entity};
+    let mut deleted = 0;
+    loop {
+        let batch = Query::select()
+            .column(Column::Id)
+            .from(Entity)
+            .and_where(Column::StatDate.lt(cutoff))
+            .limit(CLEAN_BATCH)
+            .to_owned();
+        let result = Entity::delete_many()
+            .filter(Column::Id.in_subquery(batch))
+            .exec(db)
+            .await
+            .map_err(|source| StoreError::Clean { deleted, source })?;
+        deleted += result.rows_affected;
+        if result.rows_affected < CLEAN_BATCH {
+            return Ok(deleted);
+        }
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn key_hash_separates_fields() {
+        let a = Hit::new(0, "GET", "/ab", "ip", "c", "", String::new()).0;
+        let b = Hit::new(0, "GET", "/a", "ip", "bc", "", String::new()).0;
+        assert_ne!(key_hash(&a, "ip"), key_hash(&b, "ip"));
+        assert_eq!(key_hash(&a, "ip").len(), 32);
+    }
+
+    #[test]
+    fn hashed_ips_are_stable_and_not_the_address() {
+        let hasher = IpHasher::Keyed(<Blake2sMac256 as KeyInit>::new_from_slice(&[7; 32]).unwrap());
+        let once = hasher.apply("192.0.2.1");
+        assert_eq!(once, hasher.apply("192.0.2.1"));
+        assert_ne!(once, hasher.apply("192.0.2.2"));
+        assert!(once.starts_with("h:") && !once.contains("192"));
+        assert_eq!(IpHasher::Raw.apply("192.0.2.1"), "192.0.2.1");
+    }
+}
