@@ -334,8 +334,14 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     }
     // The web server has drained: no hit can arrive after this flush.
     match store::flush(&db, &recorder.buffer, config.traffic_ip).await {
-        Ok(report) => tracing::info!(rows = report.rows, hits = report.hits, "traffic flushed on shutdown"),
-        Err(e) => tracing::error!(error = %e, "the traffic flush on shutdown failed: those hits are lost"),
+        Ok(report) => tracing::info!(
+            rows = report.rows,
+            hits = report.hits,
+            "traffic flushed on shutdown"
+        ),
+        Err(e) => {
+            tracing::error!(error = %e, "the traffic flush on shutdown failed: those hits are lost")
+        }
     }
     if let Err(e) = cluster::mark_stopped(&db, &me.node_id).await {
         tracing::warn!(error = %e, "could not mark this node stopped; it will show as lost");

@@ -146,7 +146,8 @@ pub async fn broadcast(
     }
     node_command::Entity::delete_many()
         .filter(
-            node_command::Column::RequestedAt.lt(now - chrono::Duration::days(COMMAND_RETENTION_DAYS)),
+            node_command::Column::RequestedAt
+                .lt(now - chrono::Duration::days(COMMAND_RETENTION_DAYS)),
         )
         .exec(db)
         .await?;
@@ -296,7 +297,10 @@ async fn newest_command(db: &DatabaseConnection) -> Result<i64, DbErr> {
         .map_or(0, |c| c.id))
 }
 
-async fn commands_after(db: &DatabaseConnection, id: i64) -> Result<Vec<node_command::Model>, DbErr> {
+async fn commands_after(
+    db: &DatabaseConnection,
+    id: i64,
+) -> Result<Vec<node_command::Model>, DbErr> {
     node_command::Entity::find()
         .filter(node_command::Column::Id.gt(id))
         .order_by_asc(node_command::Column::Id)

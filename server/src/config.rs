@@ -8,9 +8,9 @@ use figment::Figment;
 use figment::providers::{Env, Format, Serialized, Toml};
 use serde::{Deserialize, Serialize};
 
+use crate::traffic::TrafficSettings;
 use crate::traffic::rules::{self, Rules};
 use crate::traffic::store::IpPrivacy;
-use crate::traffic::TrafficSettings;
 
 /// Every setting Bulwark reads, with its default.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -165,7 +165,10 @@ impl Config {
     /// The traffic pipeline's settings from this configuration.
     pub fn traffic_settings(&self) -> TrafficSettings {
         TrafficSettings {
-            rules: Rules::new(&self.traffic_exclude_prefixes, &self.traffic_asset_extensions),
+            rules: Rules::new(
+                &self.traffic_exclude_prefixes,
+                &self.traffic_asset_extensions,
+            ),
             path_locales: self.traffic_path_locales.clone(),
             trust_forwarded_for: self.traffic_trust_forwarded_for,
             buffer_bytes: self.traffic_buffer_mb.saturating_mul(1 << 20),

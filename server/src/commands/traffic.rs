@@ -67,7 +67,10 @@ pub async fn import(
         );
     }
     if summary.truncated > 0 {
-        println!("truncated       {} (a field longer than its limit was cut)", summary.truncated);
+        println!(
+            "truncated       {} (a field longer than its limit was cut)",
+            summary.truncated
+        );
     }
     if summary.dropped > 0 {
         println!("dropped         {} (the buffer was full)", summary.dropped);

@@ -215,7 +215,9 @@ impl BuiltinTask for TrafficClean {
                 class: ErrorClass::Transient,
                 message: e.to_string(),
             })?;
-            Ok(format!("deleted {deleted} traffic rows older than {days} days"))
+            Ok(format!(
+                "deleted {deleted} traffic rows older than {days} days"
+            ))
         })
     }
 }

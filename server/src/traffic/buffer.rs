@@ -134,7 +134,10 @@ impl Buffer {
         }
         if lost > 0 {
             self.stats.dropped.fetch_add(lost, Ordering::Relaxed);
-            tracing::error!(hits = lost, "traffic buffer full: hits from a failed flush dropped");
+            tracing::error!(
+                hits = lost,
+                "traffic buffer full: hits from a failed flush dropped"
+            );
         }
     }
 
@@ -169,7 +172,16 @@ mod tests {
     use super::*;
 
     fn hit(path: &str) -> Hit {
-        Hit::new(60, "GET", path, "10.0.0.1", "Mozilla/5.0", "", String::new()).0
+        Hit::new(
+            60,
+            "GET",
+            path,
+            "10.0.0.1",
+            "Mozilla/5.0",
+            "",
+            String::new(),
+        )
+        .0
     }
 
     #[test]

@@ -23,14 +23,17 @@ const MAX_BODY: usize = 8 * 1024;
 
 /// A transparent 1×1 GIF.
 const PIXEL: &[u8] = &[
-    0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x01, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00,
-    0x00, 0xff, 0xff, 0xff, 0x21, 0xf9, 0x04, 0x01, 0x00, 0x00, 0x00, 0x00, 0x2c, 0x00, 0x00,
-    0x00, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3b,
+    0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x01, 0x00, 0x01, 0x00, 0x80, 0x00, 0x00, 0x00, 0x00, 0x00,
+    0xff, 0xff, 0xff, 0x21, 0xf9, 0x04, 0x01, 0x00, 0x00, 0x00, 0x00, 0x2c, 0x00, 0x00, 0x00, 0x00,
+    0x01, 0x00, 0x01, 0x00, 0x00, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3b,
 ];
 
 pub fn routes<S: Clone + Send + Sync + 'static>(recorder: Arc<Recorder>) -> Router<S> {
     Router::new()
-        .route("/api/collect", axum::routing::post(collect).options(preflight))
+        .route(
+            "/api/collect",
+            axum::routing::post(collect).options(preflight),
+        )
         .route("/api/collect.gif", get(pixel))
         .with_state(recorder)
 }
@@ -96,13 +99,8 @@ async fn pixel(State(recorder): State<Arc<Recorder>>, request: Request) -> Respo
     // Without `p` the page is the one that embeds the image: its Referer.
     let headers = request.headers();
     if let Some(page) = page.or_else(|| header_text(headers, header::REFERER)) {
-        let _ = recorder.observe_collected(
-            &page,
-            referrer.as_deref(),
-            lang.as_deref(),
-            headers,
-            peer,
-        );
+        let _ =
+            recorder.observe_collected(&page, referrer.as_deref(), lang.as_deref(), headers, peer);
     }
     let mut response = (
         [
@@ -112,9 +110,10 @@ async fn pixel(State(recorder): State<Arc<Recorder>>, request: Request) -> Respo
         PIXEL,
     )
         .into_response();
-    response
-        .headers_mut()
-        .insert("cross-origin-resource-policy", HeaderValue::from_static("cross-origin"));
+    response.headers_mut().insert(
+        "cross-origin-resource-policy",
+        HeaderValue::from_static("cross-origin"),
+    );
     response
 }
 
@@ -129,7 +128,10 @@ async fn preflight() -> Response {
         header::ACCESS_CONTROL_ALLOW_HEADERS,
         HeaderValue::from_static("content-type"),
     );
-    headers.insert(header::ACCESS_CONTROL_MAX_AGE, HeaderValue::from_static("86400"));
+    headers.insert(
+        header::ACCESS_CONTROL_MAX_AGE,
+        HeaderValue::from_static("86400"),
+    );
     response
 }
 

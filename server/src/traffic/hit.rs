@@ -38,8 +38,15 @@ impl Hit {
     ) -> (Hit, bool) {
         let mut cut = false;
         let mut bounded = |text: &str, max: usize| {
-            let kept = truncate(text, max);
-            cut |= kept.len() < text.len();
+            // PostgreSQL's text cannot hold NUL; a log line or header smuggling one in keeps
+            // the rest of its value.
+            let clean = if text.contains('\0') {
+                std::borrow::Cow::Owned(text.replace('\0', "\u{fffd}"))
+            } else {
+                std::borrow::Cow::Borrowed(text)
+            };
+            let kept = truncate(&clean, max);
+            cut |= kept.len() < clean.len();
             kept.to_string()
         };
         let hit = Hit {
@@ -178,7 +185,9 @@ mod tests {
         assert_eq!(hit.minute, 120);
         assert_eq!(hit.method, "GET");
         assert!(hit.path.len() <= MAX_PATH);
-        assert!(hit.user_agent.len() <= MAX_USER_AGENT && hit.user_agent.len() >= MAX_USER_AGENT - 1);
+        assert!(
+            hit.user_agent.len() <= MAX_USER_AGENT && hit.user_agent.len() >= MAX_USER_AGENT - 1
+        );
         let (_, cut) = Hit::new(0, "GET", "/", "::1", "curl/8", "", String::new());
         assert!(!cut);
     }
@@ -193,6 +202,7 @@ mod tests {
             let (hit, _) = Hit::new(seconds, &method, path_only(&path), "ip", &ua, &referer, locale);
             prop_assert!(hit.path.len() <= MAX_PATH);
             prop_assert!(hit.user_agent.len() <= MAX_USER_AGENT);
+            prop_assert!(!hit.user_agent.contains('\0') && !hit.path.contains('\0'));
             prop_assert!(hit.referer.len() <= MAX_REFERER);
             prop_assert!(hit.method.len() <= MAX_METHOD);
             prop_assert!(hit.locale.len() <= 5);

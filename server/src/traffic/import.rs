@@ -15,11 +15,11 @@ use chrono::{DateTime, FixedOffset};
 use sea_orm::DatabaseConnection;
 use serde::Serialize;
 
+use super::TrafficSettings;
 use super::buffer::Buffer;
 use super::hit::{self, Hit};
 use super::rules::Exclusion;
 use super::store::{self, IpPrivacy};
-use super::TrafficSettings;
 
 /// One access-log line, fields borrowed from it where no unescaping was needed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,7 +72,10 @@ pub fn parse_combined(line: &str) -> Result<LogLine<'_>, ParseError> {
         }
         Cow::Owned(request) => {
             let (method, target) = split_request(&request)?;
-            (Cow::Owned(method.to_string()), Cow::Owned(target.to_string()))
+            (
+                Cow::Owned(method.to_string()),
+                Cow::Owned(target.to_string()),
+            )
         }
     };
     let rest = rest.trim_start();
@@ -105,7 +108,11 @@ pub fn parse_combined(line: &str) -> Result<LogLine<'_>, ParseError> {
 
 /// Logs write `-` for an absent header.
 fn dash(field: Cow<'_, str>) -> Cow<'_, str> {
-    if field == "-" { Cow::Borrowed("") } else { field }
+    if field == "-" {
+        Cow::Borrowed("")
+    } else {
+        field
+    }
 }
 
 /// `GET /path HTTP/1.1` → method and target; the protocol may be missing (HTTP/0.9).
@@ -239,7 +246,9 @@ pub async fn import(
             Err(e) => {
                 summary.unparsable += 1;
                 if summary.unparsable_lines.len() < LISTED_BAD_LINES {
-                    summary.unparsable_lines.push((summary.lines, e.to_string()));
+                    summary
+                        .unparsable_lines
+                        .push((summary.lines, e.to_string()));
                 }
             }
             Ok(entry) => {
@@ -317,7 +326,9 @@ mod tests {
             Err(ParseError::Time)
         );
         assert_eq!(
-            parse_combined(r#"1.2.3.4 - - [01/Dec/2026:00:00:00 +0000] "\x16\x03\x01" 400 0 "-" "-""#),
+            parse_combined(
+                r#"1.2.3.4 - - [01/Dec/2026:00:00:00 +0000] "\x16\x03\x01" 400 0 "-" "-""#
+            ),
             Err(ParseError::Request)
         );
         assert_eq!(
@@ -325,7 +336,9 @@ mod tests {
             Err(ParseError::Status)
         );
         assert_eq!(
-            parse_combined(r#"1.2.3.4 - - [01/Dec/2026:00:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "unterminated"#),
+            parse_combined(
+                r#"1.2.3.4 - - [01/Dec/2026:00:00:00 +0000] "GET / HTTP/1.1" 200 1 "-" "unterminated"#
+            ),
             Err(ParseError::Quote)
         );
     }

@@ -98,7 +98,14 @@ impl Recorder {
             .check("GET", path, rules::is_prefetch(headers))?;
         // The request's own Referer is the page itself here; the visit's referrer is only
         // what the script reported.
-        Ok(self.record("GET", path, headers, peer, Some(referer.unwrap_or("")), language))
+        Ok(self.record(
+            "GET",
+            path,
+            headers,
+            peer,
+            Some(referer.unwrap_or("")),
+            language,
+        ))
     }
 
     fn record(

@@ -40,8 +40,30 @@ pub const DEFAULT_EXCLUDED_PREFIXES: &[&str] =
 
 /// File extensions of static assets, lowercase.
 pub const DEFAULT_ASSET_EXTENSIONS: &[&str] = &[
-    "css", "js", "mjs", "map", "wasm", "png", "jpg", "jpeg", "gif", "svg", "webp", "avif",
-    "ico", "bmp", "woff", "woff2", "ttf", "otf", "eot", "mp4", "webm", "mp3", "ogg", "json",
+    "css",
+    "js",
+    "mjs",
+    "map",
+    "wasm",
+    "png",
+    "jpg",
+    "jpeg",
+    "gif",
+    "svg",
+    "webp",
+    "avif",
+    "ico",
+    "bmp",
+    "woff",
+    "woff2",
+    "ttf",
+    "otf",
+    "eot",
+    "mp4",
+    "webm",
+    "mp3",
+    "ogg",
+    "json",
     "webmanifest",
 ];
 
@@ -128,7 +150,11 @@ mod tests {
         assert_eq!(rules.check("HEAD", "/", false), Err(Exclusion::Method));
         assert_eq!(rules.check("GET", "/", true), Err(Exclusion::Prefetch));
         for path in ["/api", "/api/collect", "/manager/x", "/user/1", "/healthz"] {
-            assert_eq!(rules.check("GET", path, false), Err(Exclusion::Prefix), "{path}");
+            assert_eq!(
+                rules.check("GET", path, false),
+                Err(Exclusion::Prefix),
+                "{path}"
+            );
         }
         for path in [
             "/pkg/bulwark.css",
@@ -138,14 +164,21 @@ mod tests {
             "/favicon.ico",
             "/x.js.map",
         ] {
-            assert_eq!(rules.check("GET", path, false), Err(Exclusion::Asset), "{path}");
+            assert_eq!(
+                rules.check("GET", path, false),
+                Err(Exclusion::Asset),
+                "{path}"
+            );
         }
     }
 
     #[test]
     fn rules_are_configurable() {
         let rules = Rules::new(&["/admin/"], &[".PDF"]);
-        assert_eq!(rules.check("GET", "/admin/x", false), Err(Exclusion::Prefix));
+        assert_eq!(
+            rules.check("GET", "/admin/x", false),
+            Err(Exclusion::Prefix)
+        );
         assert_eq!(rules.check("GET", "/api/x", false), Ok(()));
         assert_eq!(rules.check("GET", "/doc.pdf", false), Err(Exclusion::Asset));
         assert_eq!(rules.check("GET", "/app.js", false), Ok(()));

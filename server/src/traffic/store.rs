@@ -46,7 +46,9 @@ pub enum IpPrivacy {
 
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
-    #[error("could not write traffic rows ({hits} hits kept in memory for the next flush): {source}")]
+    #[error(
+        "could not write traffic rows ({hits} hits kept in memory for the next flush): {source}"
+    )]
     Write { hits: u64, source: DbErr },
     #[error("could not read or create the IP hashing key: {0}")]
     Key(DbErr),
@@ -140,7 +142,10 @@ fn to_row(
     verdicts: &mut HashMap<String, Verdict>,
 ) -> Option<traffic_statistic::ActiveModel> {
     let Some(minute) = DateTime::<Utc>::from_timestamp(hit.minute, 0) else {
-        tracing::warn!(minute = hit.minute, "hit outside the representable time range skipped");
+        tracing::warn!(
+            minute = hit.minute,
+            "hit outside the representable time range skipped"
+        );
         return None;
     };
     let verdict = *verdicts
@@ -204,7 +209,11 @@ impl IpHasher {
             updated_at: Set(Utc::now()),
         };
         setting::Entity::insert(row)
-            .on_conflict(OnConflict::column(setting::Column::Key).do_nothing().to_owned())
+            .on_conflict(
+                OnConflict::column(setting::Column::Key)
+                    .do_nothing()
+                    .to_owned(),
+            )
             .exec_without_returning(db)
             .await
             .map_err(StoreError::Key)?;
@@ -214,8 +223,9 @@ impl IpHasher {
             .map_err(StoreError::Key)?
             .and_then(|row| hex::decode(row.value).ok())
             .ok_or_else(|| StoreError::Key(DbErr::RecordNotFound(IP_KEY_SETTING.into())))?;
-        let mac = <Blake2sMac256 as KeyInit>::new_from_slice(&stored)
-            .map_err(|_| StoreError::Key(DbErr::Custom("the IP hashing key is malformed".into())))?;
+        let mac = <Blake2sMac256 as KeyInit>::new_from_slice(&stored).map_err(|_| {
+            StoreError::Key(DbErr::Custom("the IP hashing key is malformed".into()))
+        })?;
         Ok(IpHasher::Keyed(mac))
     }
 

@@ -10,3 +10,4 @@ mod failed;
 mod health;
 mod jobs;
 mod process;
+mod traffic;

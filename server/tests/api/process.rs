@@ -39,7 +39,12 @@ max_retries = 2
 to = ["oncall@example.com"]
 "#;
 
-fn bulwark(app: &TestApp, dir: &std::path::Path, args: &[&str], env: &[(&str, &str)]) -> Command {
+pub(crate) fn bulwark(
+    app: &TestApp,
+    dir: &std::path::Path,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> Command {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_bulwark"));
     cmd.args(args)
         .current_dir(dir)
@@ -50,7 +55,7 @@ fn bulwark(app: &TestApp, dir: &std::path::Path, args: &[&str], env: &[(&str, &s
     cmd
 }
 
-fn output(mut cmd: Command) -> (i32, String, String) {
+pub(crate) fn output(mut cmd: Command) -> (i32, String, String) {
     let out = cmd.output().expect("run bulwark");
     (
         out.status.code().unwrap_or(-1),
@@ -60,6 +65,11 @@ fn output(mut cmd: Command) -> (i32, String, String) {
 }
 
 fn serve(app: &TestApp, dir: &std::path::Path, node: &str) -> Child {
+    serve_on(app, dir, node).0
+}
+
+/// Starts `bulwark serve` on a free port; returns the process and its address.
+pub(crate) fn serve_on(app: &TestApp, dir: &std::path::Path, node: &str) -> (Child, String) {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -81,6 +91,7 @@ fn serve(app: &TestApp, dir: &std::path::Path, node: &str) -> Child {
     .stdout(Stdio::null())
     .stderr(Stdio::null())
     .spawn()
+    .map(|child| (child, addr.clone()))
     .expect("start bulwark serve")
 }
 

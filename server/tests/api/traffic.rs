@@ -1,0 +1,473 @@
+//! Traffic capture end to end: the layer on the real router, the collect endpoint from another
+//! site, the flush's upsert on both databases (adding, never overwriting), retention in
+//! batches, a failed flush that loses nothing, and through the real binary: `traffic import`,
+//! and `traffic flush` reaching a running server.
+
+use std::time::Duration;
+
+use app::entities::traffic_statistic;
+use chrono::{TimeZone, Utc};
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder,
+};
+use server::traffic::store::{self, IpPrivacy};
+
+use crate::helpers::TestApp;
+use crate::on_both_backends;
+use crate::process::{bulwark, output, serve_on};
+
+const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+const FIREFOX: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+
+async fn rows(app: &TestApp) -> Vec<traffic_statistic::Model> {
+    traffic_statistic::Entity::find()
+        .order_by_asc(traffic_statistic::Column::Path)
+        .order_by_asc(traffic_statistic::Column::UserAgent)
+        .all(&app.db)
+        .await
+        .unwrap()
+}
+
+async fn the_layer_counts_pages_and_a_flush_adds_up(app: TestApp) {
+    let client = app.client();
+    for (path, ua) in [
+        ("/login?next=/jobs", GOOGLEBOT),
+        ("/login", GOOGLEBOT),
+        ("/login", FIREFOX),
+        ("/pkg/bulwark.css", FIREFOX),
+        ("/healthz", FIREFOX),
+        ("/api/whoami", FIREFOX),
+    ] {
+        client
+            .get(app.url(path))
+            .header("user-agent", ua)
+            .header("accept-language", "de-DE,de;q=0.9")
+            .send()
+            .await
+            .unwrap();
+    }
+    client
+        .get(app.url("/login"))
+        .header("user-agent", FIREFOX)
+        .header("sec-purpose", "prefetch")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(app.recorder.buffer.stats().recorded, 3);
+
+    let report = store::flush(&app.db, &app.recorder.buffer, IpPrivacy::Raw)
+        .await
+        .unwrap();
+    assert_eq!((report.rows, report.hits), (2, 3));
+    let stored = rows(&app).await;
+    assert_eq!(stored.len(), 2);
+    let bot = stored.iter().find(|r| r.user_agent == GOOGLEBOT).unwrap();
+    assert_eq!((bot.path.as_str(), bot.count), ("/login", 2));
+    assert!(bot.is_bot);
+    assert_eq!(bot.spider_source.as_deref(), Some("google"));
+    assert_eq!(bot.ip, "127.0.0.1");
+    assert_eq!(bot.locale, "de-DE");
+    assert_eq!(bot.method, "GET");
+    assert_eq!(bot.stat_date.timestamp() % 60, 0);
+    let person = stored.iter().find(|r| r.user_agent == FIREFOX).unwrap();
+    assert!(!person.is_bot);
+    assert_eq!(person.spider_source, None);
+
+    // The same key flushed again (as another node would) adds to the count.
+    app.recorder.buffer.record(
+        server::traffic::hit::Hit {
+            minute: bot.stat_date.timestamp(),
+            method: "GET".into(),
+            path: "/login".into(),
+            ip: "127.0.0.1".into(),
+            user_agent: GOOGLEBOT.into(),
+            referer: String::new(),
+            locale: "de-DE".into(),
+        },
+        5,
+        false,
+    );
+    store::flush(&app.db, &app.recorder.buffer, IpPrivacy::Raw)
+        .await
+        .unwrap();
+    let bot = traffic_statistic::Entity::find_by_id(bot.id)
+        .one(&app.db)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(bot.count, 7);
+    assert_eq!(rows(&app).await.len(), 2);
+}
+on_both_backends!(the_layer_counts_pages_and_a_flush_adds_up);
+
+async fn another_site_reports_through_collect(app: TestApp) {
+    let client = reqwest::Client::new();
+    let res = client
+        .post(app.url("/api/collect"))
+        .header("origin", "https://shop.example")
+        .header("sec-fetch-site", "cross-site")
+        .header("content-type", "text/plain;charset=UTF-8")
+        .header("user-agent", FIREFOX)
+        .body(r#"{"url":"https://shop.example/fr/panier?x=1","referrer":"https://www.bing.com/","lang":"en-GB"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 204);
+    assert_eq!(res.headers()["access-control-allow-origin"], "*");
+
+    let res = client
+        .post(app.url("/api/collect"))
+        .header("origin", "https://shop.example")
+        .body("not json")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 400);
+    assert!(res.text().await.unwrap().contains("expected JSON"));
+    let res = client
+        .post(app.url("/api/collect"))
+        .body(format!(r#"{{"url":"/{}"}}"#, "a".repeat(10_000)))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 413);
+
+    let res = client
+        .get(app.url("/api/collect.gif?p=%2Fno-js%2Fpage&r=&l=%ZZ"))
+        .header(
+            "user-agent",
+            "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)",
+        )
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    assert_eq!(res.headers()["content-type"], "image/gif");
+    assert_eq!(res.bytes().await.unwrap().len(), 43);
+    // An asset reported by a careless script is not a page view.
+    client
+        .post(app.url("/api/collect"))
+        .body(r#"{"path":"/static/app.js"}"#)
+        .send()
+        .await
+        .unwrap();
+
+    store::flush(&app.db, &app.recorder.buffer, IpPrivacy::Raw)
+        .await
+        .unwrap();
+    let stored = rows(&app).await;
+    assert_eq!(stored.len(), 2, "{stored:?}");
+    assert_eq!(stored[0].path, "/fr/panier");
+    assert_eq!(stored[0].locale, "fr");
+    assert_eq!(stored[0].referer, "https://www.bing.com/");
+    assert!(!stored[0].is_bot);
+    assert_eq!(stored[1].path, "/no-js/page");
+    assert_eq!(stored[1].spider_source.as_deref(), Some("bing"));
+}
+on_both_backends!(another_site_reports_through_collect);
+
+async fn hashed_ips_are_stable_and_never_stored_raw(app: TestApp) {
+    let client = app.client();
+    for _ in 0..2 {
+        client.get(app.url("/login")).send().await.unwrap();
+        store::flush(&app.db, &app.recorder.buffer, IpPrivacy::Hash)
+            .await
+            .unwrap();
+    }
+    let stored = rows(&app).await;
+    assert_eq!(stored.len(), 1, "the same visitor and minute is one row");
+    assert_eq!(stored[0].count, 2);
+    assert!(stored[0].ip.starts_with("h:"), "{}", stored[0].ip);
+    assert!(!stored[0].ip.contains("127.0.0.1"));
+}
+on_both_backends!(hashed_ips_are_stable_and_never_stored_raw);
+
+async fn a_failed_flush_keeps_the_hits_for_the_next(app: TestApp) {
+    let client = app.client();
+    for path in ["/login", "/", "/login"] {
+        client.get(app.url(path)).send().await.unwrap();
+    }
+    app.db
+        .execute_unprepared("ALTER TABLE traffic_statistics RENAME TO traffic_away")
+        .await
+        .unwrap();
+    let err = store::flush(&app.db, &app.recorder.buffer, IpPrivacy::Raw)
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("3 hits kept in memory"), "{err}");
+    app.db
+        .execute_unprepared("ALTER TABLE traffic_away RENAME TO traffic_statistics")
+        .await
+        .unwrap();
+    let report = store::flush(&app.db, &app.recorder.buffer, IpPrivacy::Raw)
+        .await
+        .unwrap();
+    assert_eq!(report.hits, 3);
+    let total: i64 = rows(&app).await.iter().map(|r| r.count).sum();
+    assert_eq!(total, 3);
+}
+on_both_backends!(a_failed_flush_keeps_the_hits_for_the_next);
+
+async fn retention_deletes_only_old_rows_in_batches(app: TestApp) {
+    let old = Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap();
+    let recent = Utc::now();
+    let row = |i: usize, at| traffic_statistic::ActiveModel {
+        key_hash: Set(format!("{i:032}")),
+        stat_date: Set(at),
+        path: Set(format!("/p{i}")),
+        method: Set("GET".into()),
+        ip: Set("192.0.2.1".into()),
+        user_agent: Set(FIREFOX.into()),
+        referer: Set(String::new()),
+        locale: Set(String::new()),
+        is_bot: Set(false),
+        spider_source: Set(None),
+        count: Set(1),
+        ..Default::default()
+    };
+    let models: Vec<_> = (0..2_500)
+        .map(|i| row(i, old))
+        .chain((2_500..2_510).map(|i| row(i, recent)))
+        .collect();
+    for chunk in models.chunks(500) {
+        traffic_statistic::Entity::insert_many(chunk.to_vec())
+            .exec_without_returning(&app.db)
+            .await
+            .unwrap();
+    }
+    let cutoff = Utc::now() - chrono::Duration::days(90);
+    assert_eq!(store::clean(&app.db, cutoff).await.unwrap(), 2_500);
+    let left = rows(&app).await;
+    assert_eq!(left.len(), 10);
+    assert!(left.iter().all(|r| r.stat_date > cutoff));
+    assert_eq!(store::clean(&app.db, cutoff).await.unwrap(), 0);
+}
+on_both_backends!(retention_deletes_only_old_rows_in_batches);
+
+/// A log with page views, assets, an admin path, a POST, a broken line, a 64 KB user agent and
+/// binary bytes.
+fn sample_log() -> Vec<u8> {
+    let mut log = Vec::new();
+    let line = |ip: &str, time: &str, request: &str, ua: &str| {
+        format!(r#"{ip} - - [{time}] "{request}" 200 512 "-" "{ua}""#) + "\n"
+    };
+    log.extend(
+        line(
+            "66.249.66.1",
+            "30/Nov/2026:08:15:02 +0000",
+            "GET /products/1 HTTP/1.1",
+            GOOGLEBOT,
+        )
+        .bytes(),
+    );
+    log.extend(
+        line(
+            "66.249.66.1",
+            "30/Nov/2026:08:15:40 +0000",
+            "GET /products/1?x=2 HTTP/1.1",
+            GOOGLEBOT,
+        )
+        .bytes(),
+    );
+    log.extend(
+        line(
+            "203.0.113.5",
+            "30/Nov/2026:08:16:00 +0100",
+            "GET /de/start HTTP/2.0",
+            FIREFOX,
+        )
+        .bytes(),
+    );
+    log.extend(
+        line(
+            "203.0.113.5",
+            "30/Nov/2026:08:16:01 +0000",
+            "GET /app.css HTTP/2.0",
+            FIREFOX,
+        )
+        .bytes(),
+    );
+    log.extend(
+        line(
+            "203.0.113.5",
+            "30/Nov/2026:08:16:02 +0000",
+            "GET /manager/login HTTP/2.0",
+            FIREFOX,
+        )
+        .bytes(),
+    );
+    log.extend(
+        line(
+            "203.0.113.5",
+            "30/Nov/2026:08:16:03 +0000",
+            "POST /cart HTTP/2.0",
+            FIREFOX,
+        )
+        .bytes(),
+    );
+    log.extend(b"this is not a log line\n");
+    log.extend(
+        line(
+            "198.51.100.7",
+            "30/Nov/2026:08:17:00 +0000",
+            "GET /long HTTP/1.1",
+            &"x".repeat(65_536),
+        )
+        .bytes(),
+    );
+    log.extend(b"198.51.100.8 - - [30/Nov/2026:08:17:00 +0000] \"GET /bin HTTP/1.1\" 200 1 \"-\" \"\xff\xfe\x00curl\"\n");
+    log.extend(
+        b"198.51.100.9 - - [30/Nov/2026:08:17:00 +0000] \"\x16\x03\x01\" 400 0 \"-\" \"-\"\n",
+    );
+    log
+}
+
+async fn traffic_import_counts_a_log_like_the_layer(app: TestApp) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("access.log");
+    std::fs::write(&file, sample_log()).unwrap();
+    let path = file.to_str().unwrap();
+    let (code, out, err) = output(bulwark(&app, dir.path(), &["traffic", "import", path], &[]));
+    assert_eq!(code, 0, "{err}");
+    for expected in [
+        "lines read      10",
+        "hits recorded   5",
+        "rows written    4",
+        "excluded        3",
+        "not a GET     1",
+        "excluded prefix1",
+        "static asset  1",
+        "unparsable      2",
+        "line 7: no [timestamp]",
+        "line 10: no quoted request",
+        "truncated       1",
+    ] {
+        assert!(out.contains(expected), "missing '{expected}' in:\n{out}");
+    }
+    let stored = rows(&app).await;
+    let bot = stored.iter().find(|r| r.path == "/products/1").unwrap();
+    assert_eq!(bot.count, 2, "two hits in one minute are one row");
+    assert_eq!(
+        bot.stat_date,
+        Utc.with_ymd_and_hms(2026, 11, 30, 8, 15, 0).unwrap()
+    );
+    assert_eq!(bot.spider_source.as_deref(), Some("google"));
+    let de = stored.iter().find(|r| r.path == "/de/start").unwrap();
+    assert_eq!(
+        de.stat_date,
+        Utc.with_ymd_and_hms(2026, 11, 30, 7, 16, 0).unwrap()
+    );
+    assert_eq!(de.locale, "de");
+    let long = stored.iter().find(|r| r.path == "/long").unwrap();
+    assert_eq!(long.user_agent.len(), 512);
+
+    // Importing the same log again adds the same counts again: an import is not idempotent,
+    // and says so by its numbers.
+    let (_, out, _) = output(bulwark(
+        &app,
+        dir.path(),
+        &["traffic", "import", path, "--json"],
+        &[],
+    ));
+    let summary: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(summary["hits"], 5);
+    assert_eq!(summary["excluded"]["method"], 1);
+    let bot = traffic_statistic::Entity::find_by_id(bot.id)
+        .one(&app.db)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(bot.count, 4);
+
+    let (code, _, err) = output(bulwark(
+        &app,
+        dir.path(),
+        &["traffic", "import", "/nonexistent.log"],
+        &[],
+    ));
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("cannot open the log file /nonexistent.log"),
+        "{err}"
+    );
+}
+on_both_backends!(traffic_import_counts_a_log_like_the_layer);
+
+async fn traffic_flush_reaches_the_running_server(app: TestApp) {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, _) = output(bulwark(&app, dir.path(), &["traffic", "flush"], &[]));
+    assert_eq!(code, 0);
+    assert!(out.contains("no server is running"), "{out}");
+
+    let (mut child, addr) = serve_on(&app, dir.path(), "web-1");
+    let client = app.client();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    loop {
+        if let Ok(res) = client.get(format!("http://{addr}/healthz")).send().await
+            && res.status() == 200
+        {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "server did not start"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    for path in ["/login", "/login", "/jobs"] {
+        client
+            .get(format!("http://{addr}{path}"))
+            .header("user-agent", GOOGLEBOT)
+            .send()
+            .await
+            .unwrap();
+    }
+    assert!(
+        rows(&app).await.is_empty(),
+        "nothing is written before a flush"
+    );
+    let (code, out, err) = output(bulwark(&app, dir.path(), &["traffic", "flush"], &[]));
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("web-1: 2 rows (3 hits)"), "{out}");
+    assert!(
+        out.contains("total: 2 rows (3 hits) from 1 of 1 nodes"),
+        "{out}"
+    );
+    assert_eq!(rows(&app).await.iter().map(|r| r.count).sum::<i64>(), 3);
+
+    // The system jobs exist once the server has started.
+    let names: Vec<String> = app::entities::job::Entity::find()
+        .filter(app::entities::job::Column::Kind.eq("builtin"))
+        .all(&app.db)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|j| j.name)
+        .collect();
+    assert!(
+        names.contains(&"traffic-flush".to_string())
+            && names.contains(&"traffic-clean".to_string()),
+        "{names:?}"
+    );
+
+    // Hits after the last flush are written on a graceful stop.
+    client
+        .get(format!("http://{addr}/login"))
+        .header("user-agent", FIREFOX)
+        .send()
+        .await
+        .unwrap();
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(child.id() as i32),
+        nix::sys::signal::Signal::SIGTERM,
+    )
+    .unwrap();
+    assert!(child.wait().unwrap().success());
+    assert_eq!(rows(&app).await.iter().map(|r| r.count).sum::<i64>(), 4);
+    let (_, out, _) = output(bulwark(&app, dir.path(), &["traffic", "flush"], &[]));
+    assert!(
+        out.contains("no server is running"),
+        "a stopped node is not asked: {out}"
+    );
+}
+on_both_backends!(traffic_flush_reaches_the_running_server);
