@@ -317,4 +317,39 @@ mod tests {
             Some("google")
         );
     }
+
+    mod fuzz {
+        use super::super::*;
+        use proptest::prelude::*;
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(20_000))]
+
+            // Any text at all gets an answer, and a consistent one.
+            #[test]
+            fn any_text_gets_a_consistent_verdict(ua in "\\PC{0,400}") {
+                let verdict = classify(&ua);
+                prop_assert_eq!(verdict.is_bot, verdict.source.is_some());
+            }
+
+            // A named crawler's token wrapped in browser-like text is that crawler, whatever
+            // surrounds it (as long as the text names no other crawler).
+            #[test]
+            fn a_token_names_its_source_anywhere(
+                pick in 0usize..SOURCES.len(),
+                before in "[A-Za-z0-9 ;/().,]{0,80}",
+                after in "[A-Za-z0-9 ;/().,]{0,80}",
+            ) {
+                let (source, tokens) = SOURCES[pick];
+                let ua = format!("{before} {} {after}", tokens[0]);
+                let named: Vec<&str> = SOURCES
+                    .iter()
+                    .filter(|(_, tokens)| tokens.iter().any(|t| ua.to_ascii_lowercase().contains(t)))
+                    .map(|(s, _)| *s)
+                    .collect();
+                prop_assume!(named == vec![source]);
+                prop_assert_eq!(classify(&ua).source, Some(source));
+            }
+        }
+    }
 }

@@ -14,11 +14,11 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 
 /// Paths anyone may fetch: the sign-in page, health checks, server functions (which check the
-/// session themselves) and the built site's files.
+/// session themselves), the built site's files and the script other sites embed to be counted.
 fn is_public(path: &str) -> bool {
     matches!(
         path,
-        "/login" | "/healthz" | "/readyz" | "/favicon.ico" | "/favicon.svg"
+        "/login" | "/healthz" | "/readyz" | "/favicon.ico" | "/favicon.svg" | "/collect.js"
     ) || ["/api/", "/pkg/", "/vendor/"]
         .iter()
         .any(|prefix| path.starts_with(prefix))
@@ -75,6 +75,7 @@ mod tests {
             "/api/login",
             "/pkg/bulwark.js",
             "/vendor/echarts.min.js",
+            "/collect.js",
         ] {
             assert!(is_public(path), "{path}");
         }

@@ -1,0 +1,34 @@
+/* Bulwark page-view counter for sites Bulwark does not serve. Embed with
+ *   <script async src="https://YOUR-BULWARK/collect.js"></script>
+ * It reports each page view (and each in-page navigation of a single-page app) to the Bulwark
+ * that served it: the path, the referrer and the browser's language. No cookies, no storage,
+ * no identifiers. Pages without JavaScript can use
+ *   <img src="https://YOUR-BULWARK/api/collect.gif" alt="" width="1" height="1">
+ */
+(function () {
+  "use strict";
+  var script = document.currentScript;
+  if (!script || !script.src) return;
+  var endpoint = new URL("/api/collect", script.src).href;
+  var last = null;
+
+  function send() {
+    var path = location.pathname;
+    if (path === last) return;
+    var referrer = last === null ? document.referrer : location.origin + last;
+    last = path;
+    var body = JSON.stringify({ url: path, referrer: referrer, lang: navigator.language });
+    // sendBeacon posts text/plain, which needs no CORS preflight, and survives page unload.
+    if (navigator.sendBeacon && navigator.sendBeacon(endpoint, body)) return;
+    fetch(endpoint, { method: "POST", body: body, keepalive: true, mode: "no-cors", credentials: "omit" });
+  }
+
+  send();
+  var pushState = history.pushState;
+  history.pushState = function () {
+    var result = pushState.apply(this, arguments);
+    send();
+    return result;
+  };
+  window.addEventListener("popstate", send);
+})();
