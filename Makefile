@@ -65,6 +65,10 @@ tools-test: tools
 	  echo "installing Debian's chromium for the browser tests"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; }
+	@[ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ] || { \
+	  echo "installing Debian's faketime (the cluster test runs nodes with skewed clocks)"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq faketime; }
 	@[ end2end/node_modules/.package-lock.json -nt end2end/package-lock.json ] || \
 	  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix end2end --no-audit --no-fund
 
@@ -121,3 +125,16 @@ test-e2e: site build
 
 fmt:
 	cargo fmt --all
+
+# ---------------------------------------------------------------------------------------------
+# Benchmarks: numbers to read, never pass/fail.
+
+.PHONY: bench-traffic bench-cluster
+# The multi-instance proof at full size: 3 nodes, 200 jobs every second, 60 s, one SIGKILL.
+bench-cluster:
+	BULWARK_CLUSTER_JOBS=200 BULWARK_CLUSTER_SECONDS=60 \
+	  cargo test -p server --test api cluster:: -- --include-ignored --nocapture --test-threads 1
+
+bench-traffic:
+	$(MAKE) site build PROFILE=release
+	BIN=$(CARGO_TARGET_DIR)/server-release/bulwark SITE=$(SITE) bash server/bench/traffic.sh

@@ -12,6 +12,7 @@ mod m20261130_000004_failed_queue;
 mod m20261130_000005_queue_indexes;
 mod m20261130_000006_dependants;
 mod m20261130_000007_traffic_nodes;
+mod m20261130_000008_node_clock;
 
 pub struct Migrator;
 
@@ -26,6 +27,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000005_queue_indexes::Migration),
             Box::new(m20261130_000006_dependants::Migration),
             Box::new(m20261130_000007_traffic_nodes::Migration),
+            Box::new(m20261130_000008_node_clock::Migration),
         ]
     }
 }

@@ -93,6 +93,8 @@ enum BenchCommand {
     Engine(crate::commands::bench::BenchArgs),
     /// Failed-queue paging with many dead runs on SQLite (and PostgreSQL).
     Queue(crate::commands::bench::QueueBenchArgs),
+    /// Traffic recording cost per request and flush time for many hits (SQLite, PostgreSQL).
+    Traffic(crate::commands::bench_traffic::TrafficBenchArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -216,6 +218,9 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             crate::commands::traffic::clean(&db, days).await
         }
         Command::Bench(BenchCommand::Queue(args)) => crate::commands::bench::queue(&args).await,
+        Command::Bench(BenchCommand::Traffic(args)) => {
+            crate::commands::bench_traffic::traffic(&args).await
+        }
         Command::Jobs(command) => {
             let db = db::connect(&config.database_url).await?;
             match command {

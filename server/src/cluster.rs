@@ -10,6 +10,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use app::domain::node as node_rules;
 use app::entities::{node, node_command, node_command_result};
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::OnConflict;
@@ -22,9 +23,11 @@ use serde::Serialize;
 use crate::traffic::{Recorder, store};
 
 /// How often a node says it is alive.
-pub const HEARTBEAT: Duration = Duration::from_secs(5);
+pub const HEARTBEAT: Duration = Duration::from_secs(node_rules::HEARTBEAT_SECONDS as u64);
 /// A node silent for this long is lost: not asked, not waited for.
-pub const LOST_AFTER: Duration = Duration::from_secs(20);
+pub const LOST_AFTER: Duration = Duration::from_secs(node_rules::LOST_AFTER_SECONDS as u64);
+/// Stopped or lost nodes are listed this long, then forgotten.
+const FORGET_AFTER_DAYS: i64 = 7;
 /// How often a node looks for commands.
 const COMMAND_POLL: Duration = Duration::from_secs(1);
 /// Commands are kept this long, then deleted by the next broadcast.
@@ -52,6 +55,7 @@ pub async fn register(db: &DatabaseConnection, me: &NodeIdentity) -> Result<(), 
         started_at: Set(now),
         heartbeat_at: Set(now),
         stopped_at: Set(None),
+        clock_skew_ms: Set(clock_skew_ms(db).await.ok()),
     };
     node::Entity::insert(row)
         .on_conflict(
@@ -64,6 +68,7 @@ pub async fn register(db: &DatabaseConnection, me: &NodeIdentity) -> Result<(), 
                     node::Column::StartedAt,
                     node::Column::HeartbeatAt,
                     node::Column::StoppedAt,
+                    node::Column::ClockSkewMs,
                 ])
                 .to_owned(),
         )
@@ -73,12 +78,46 @@ pub async fn register(db: &DatabaseConnection, me: &NodeIdentity) -> Result<(), 
 }
 
 pub async fn heartbeat(db: &DatabaseConnection, node_id: &str) -> Result<(), DbErr> {
+    let skew = match clock_skew_ms(db).await {
+        Ok(skew) => Some(skew),
+        Err(e) => {
+            tracing::debug!(error = %e, "could not read the database clock");
+            None
+        }
+    };
     node::Entity::update_many()
         .col_expr(node::Column::HeartbeatAt, Utc::now().into())
+        .col_expr(node::Column::ClockSkewMs, skew.into())
         .filter(node::Column::NodeId.eq(node_id))
+        .exec(db)
+        .await?;
+    node::Entity::delete_many()
+        .filter(
+            node::Column::HeartbeatAt.lt(Utc::now() - chrono::Duration::days(FORGET_AFTER_DAYS)),
+        )
         .exec(db)
         .await
         .map(|_| ())
+}
+
+/// This process's clock minus the database server's, in milliseconds, with the query's round
+/// trip halved out.
+pub async fn clock_skew_ms(db: &DatabaseConnection) -> Result<i64, DbErr> {
+    use sea_orm::{ConnectionTrait, DatabaseBackend, Statement};
+    let sql = match db.get_database_backend() {
+        DatabaseBackend::Postgres => {
+            "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT) AS now_ms"
+        }
+        _ => "SELECT CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) AS now_ms",
+    };
+    let before = Utc::now().timestamp_millis();
+    let row = db
+        .query_one_raw(Statement::from_string(db.get_database_backend(), sql))
+        .await?
+        .ok_or_else(|| DbErr::RecordNotFound("database clock".into()))?;
+    let after = Utc::now().timestamp_millis();
+    let db_ms: i64 = row.try_get("", "now_ms")?;
+    Ok((before + after) / 2 - db_ms)
 }
 
 pub async fn mark_stopped(db: &DatabaseConnection, node_id: &str) -> Result<(), DbErr> {
@@ -104,6 +143,17 @@ pub async fn live_nodes(
         .order_by_asc(node::Column::NodeId)
         .all(db)
         .await
+}
+
+/// A node's answer to [`TRAFFIC_FLUSH`]: what it wrote, and what its buffer could not keep.
+#[derive(Debug, Clone, Copy, Serialize, serde::Deserialize)]
+pub struct FlushAnswer {
+    #[serde(flatten)]
+    pub report: store::FlushReport,
+    #[serde(default)]
+    pub dropped_since_start: u64,
+    #[serde(default)]
+    pub truncated_since_start: u64,
 }
 
 /// What a broadcast got back.
@@ -281,7 +331,15 @@ async fn carry_out(
     match command {
         TRAFFIC_FLUSH => match store::flush(db, &recorder.buffer, privacy).await {
             // JSON, so the requester can add up rows across nodes.
-            Ok(report) => (true, serde_json::to_string(&report).unwrap_or_default()),
+            Ok(report) => {
+                let stats = recorder.buffer.stats();
+                let answer = FlushAnswer {
+                    report,
+                    dropped_since_start: stats.dropped,
+                    truncated_since_start: stats.truncated,
+                };
+                (true, serde_json::to_string(&answer).unwrap_or_default())
+            }
             Err(e) => (false, e.to_string()),
         },
         other => (false, format!("unknown command '{other}'")),

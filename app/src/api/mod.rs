@@ -9,6 +9,7 @@ pub mod dashboard;
 pub mod error;
 pub mod failed;
 pub mod jobs;
+pub mod nodes;
 pub mod runs;
 pub mod users;
 

@@ -8,12 +8,14 @@
 //! - [`cron`]: six-field cron expressions, time zones, fire times.
 //! - [`account`]: usernames, roles, passwords.
 //! - [`bots`]: User-Agent → person or bot, and which bot.
+//! - [`node`]: instances sharing a database: live, lost or stopped; clock skew.
 
 pub mod account;
 pub mod bots;
 pub mod cron;
 pub mod duration;
 pub mod job;
+pub mod node;
 pub mod retry;
 pub mod run;
 pub mod timeout;

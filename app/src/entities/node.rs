@@ -15,6 +15,8 @@ pub struct Model {
     pub heartbeat_at: DateTimeUtc,
     /// Set when it stopped gracefully; a node without it and without a recent heartbeat is lost.
     pub stopped_at: Option<DateTimeUtc>,
+    /// This node's clock minus the database's at its last heartbeat (ms).
+    pub clock_skew_ms: Option<i64>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

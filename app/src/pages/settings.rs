@@ -1,10 +1,15 @@
-//! Settings: the accounts that may sign in. Admins add accounts; viewers see the list.
+//! Settings: the accounts that may sign in (admins add accounts; viewers see the list), and
+//! the nodes sharing the database.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
 
+use crate::api::nodes::{NodeView, list_nodes};
 use crate::api::users::{CreateUser, list_users};
 use crate::components::layout::use_current_user;
+use crate::domain::node::{
+    DEFAULT_LEASE_SECONDS, HEARTBEAT_SECONDS, LOST_AFTER_SECONDS, NodeState, skew_warning,
+};
 
 #[component]
 pub fn SettingsPage() -> impl IntoView {
@@ -72,13 +77,90 @@ pub fn SettingsPage() -> impl IntoView {
             <h2>"Audit log"</h2>
             <p>"Who created, changed, deleted, re-triggered, resolved or discarded what: " <a href="/audit">"the audit log"</a>"."</p>
         </section>
+        <NodesCard />
         <section class="card upcoming">
             <h2>"Still to come here"</h2>
             <ul>
-                <li>"the nodes of a cluster sharing one PostgreSQL, with their heartbeats"</li>
                 <li>"mail settings and the daily digest time"</li>
             </ul>
         </section>
+    }
+}
+
+/// Every `bulwark serve` sharing this database, with its heartbeat and clock.
+#[component]
+fn NodesCard() -> impl IntoView {
+    let nodes = Resource::new(|| (), |_| list_nodes());
+    view! {
+        <section class="card">
+            <h2>"Nodes"</h2>
+            <p class="muted">
+                "Each running instance heart-beats every " {HEARTBEAT_SECONDS} " s; one silent for more than "
+                {LOST_AFTER_SECONDS} " s is lost, and its runs are taken over when their leases expire."
+            </p>
+            <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match nodes.await {
+                        Ok(rows) if rows.is_empty() => view! { <p class="muted">"No node has registered yet."</p> }.into_any(),
+                        Ok(rows) => view! { <NodesTable rows /> }.into_any(),
+                        Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+}
+
+#[component]
+fn NodesTable(rows: Vec<NodeView>) -> impl IntoView {
+    view! {
+        <table class="table" data-testid="nodes">
+            <thead>
+                <tr>
+                    <th>"Node"</th>
+                    <th>"State"</th>
+                    <th>"Last heartbeat"</th>
+                    <th>"Clock"</th>
+                    <th>"Host / address"</th>
+                    <th>"Version"</th>
+                    <th>"Started"</th>
+                </tr>
+            </thead>
+            <tbody>
+                {rows
+                    .into_iter()
+                    .map(|n| {
+                        let class = match n.state {
+                            NodeState::Live => "pill ok",
+                            NodeState::Lost => "pill bad",
+                            NodeState::Stopped => "pill off",
+                        };
+                        let skew = n.clock_skew_ms.map(|ms| {
+                            let text = format!("{:+.1} s", ms as f64 / 1000.0);
+                            match skew_warning(ms, DEFAULT_LEASE_SECONDS) {
+                                Some(warning) => {
+                                    let title = warning.clone();
+                                    view! { <span class="warn" title=title>{text} " ⚠ " {warning}</span> }.into_any()
+                                }
+                                None => view! { <span>{text}</span> }.into_any(),
+                            }
+                        });
+                        let id = n.node_id.clone();
+                        view! {
+                            <tr data-node=id data-state=n.state.as_str()>
+                                <td>{n.node_id}</td>
+                                <td><span class=class>{n.state.as_str()}</span></td>
+                                <td>{format!("{} s ago", n.silent_s)}</td>
+                                <td>{skew}</td>
+                                <td>{format!("{} pid {} · {}", n.host, n.pid, n.addr)}</td>
+                                <td>{n.version}</td>
+                                <td>{n.started_at.format("%Y-%m-%d %H:%M:%S UTC").to_string()}</td>
+                            </tr>
+                        }
+                    })
+                    .collect_view()}
+            </tbody>
+        </table>
     }
 }
 

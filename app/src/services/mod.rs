@@ -7,6 +7,7 @@ pub mod audit;
 pub mod failed;
 pub mod jobs;
 pub mod login;
+pub mod nodes;
 pub mod passwords;
 pub mod runs;
 pub mod sessions;

@@ -51,12 +51,12 @@ pub async fn engine(args: &BenchArgs) -> anyhow::Result<()> {
 }
 
 /// A SQLite file in the temp directory, removed (with its WAL files) when dropped.
-struct ThrowawaySqlite {
+pub(crate) struct ThrowawaySqlite {
     path: std::path::PathBuf,
-    url: String,
+    pub(crate) url: String,
 }
 
-fn throwaway_sqlite(what: &str) -> ThrowawaySqlite {
+pub(crate) fn throwaway_sqlite(what: &str) -> ThrowawaySqlite {
     let path = std::env::temp_dir().join(format!("bulwark-bench-{what}-{}.db", std::process::id()));
     let url = format!("sqlite://{}?mode=rwc", path.display());
     ThrowawaySqlite { path, url }
@@ -71,13 +71,13 @@ impl Drop for ThrowawaySqlite {
 }
 
 /// `bulwark_bench` on the server of `base`, created fresh.
-struct ThrowawayPostgres {
+pub(crate) struct ThrowawayPostgres {
     admin: DatabaseConnection,
-    url: String,
+    pub(crate) url: String,
 }
 
 impl ThrowawayPostgres {
-    async fn create(base: &str) -> anyhow::Result<Self> {
+    pub(crate) async fn create(base: &str) -> anyhow::Result<Self> {
         let admin = crate::db::connect(base).await?;
         admin
             .execute_unprepared("DROP DATABASE IF EXISTS bulwark_bench WITH (FORCE)")
@@ -94,7 +94,7 @@ impl ThrowawayPostgres {
         })
     }
 
-    async fn drop_database(self) -> anyhow::Result<()> {
+    pub(crate) async fn drop_database(self) -> anyhow::Result<()> {
         self.admin
             .execute_unprepared("DROP DATABASE IF EXISTS bulwark_bench WITH (FORCE)")
             .await?;

@@ -167,12 +167,23 @@ impl FlushSummary {
         }
         let mut lines = Vec::new();
         for answer in &broadcast.answers {
-            match serde_json::from_str::<store::FlushReport>(&answer.detail) {
-                Ok(report) if answer.ok => {
+            match serde_json::from_str::<cluster::FlushAnswer>(&answer.detail) {
+                Ok(cluster::FlushAnswer {
+                    report,
+                    dropped_since_start,
+                    ..
+                }) if answer.ok => {
                     summary.rows += report.rows;
                     summary.hits += report.hits;
+                    let dropped = if dropped_since_start > 0 {
+                        format!(
+                            "; {dropped_since_start} hits dropped since it started (buffer full)"
+                        )
+                    } else {
+                        String::new()
+                    };
                     lines.push(format!(
-                        "{}: {} rows ({} hits) in {} ms",
+                        "{}: {} rows ({} hits) in {} ms{dropped}",
                         answer.node_id, report.rows, report.hits, report.millis
                     ));
                 }

@@ -102,7 +102,15 @@ impl Buffer {
                 }
             }
             Recorded::Dropped => {
-                self.stats.dropped.fetch_add(n, Ordering::Relaxed);
+                let before = self.stats.dropped.fetch_add(n, Ordering::Relaxed);
+                // Loud but not a log line per hit: at the 1st, 2nd, 4th, 8th … drop.
+                if (before + n).is_power_of_two() {
+                    tracing::warn!(
+                        dropped = before + n,
+                        bound_bytes = self.max_bytes,
+                        "traffic buffer full: hits with new keys are dropped until the next flush"
+                    );
+                }
             }
         }
         outcome

@@ -18,6 +18,7 @@ pub mod import;
 pub mod layer;
 pub mod rules;
 pub mod store;
+pub mod synthetic;
 
 use std::net::IpAddr;
 

@@ -84,6 +84,8 @@ pub async fn flush(
             return Err(e);
         }
     };
+    // In key order, so each statement walks the unique index forwards.
+    entries.sort_unstable_by_key(|(hit, _)| hit.minute);
     let mut verdicts: HashMap<String, Verdict> = HashMap::new();
     let mut report = FlushReport::default();
     let per_transaction = ROWS_PER_STATEMENT * STATEMENTS_PER_TRANSACTION;
@@ -168,8 +170,11 @@ fn to_row(
     })
 }
 
-/// 128 bits of SHA-256 over the key's fields, each length-prefixed so no two keys share an
-/// encoding.
+/// The minute in hex, then 96 bits of SHA-256 over the key's fields (each length-prefixed so
+/// no two keys share an encoding). Leading with the minute keeps a flush's inserts together at
+/// the end of the unique index instead of scattered over all of it: on SQLite that made a
+/// flush of a million keys several times faster, since each transaction rewrites far fewer
+/// index pages.
 pub fn key_hash(hit: &Hit, stored_ip: &str) -> String {
     let mut digest = Sha256::new();
     digest.update(hit.minute.to_le_bytes());
@@ -184,7 +189,11 @@ pub fn key_hash(hit: &Hit, stored_ip: &str) -> String {
         digest.update((field.len() as u32).to_le_bytes());
         digest.update(field.as_bytes());
     }
-    hex::encode(&digest.finalize()[..16])
+    format!(
+        "{:08x}{}",
+        hit.minute.div_euclid(60) & 0xffff_ffff,
+        hex::encode(&digest.finalize()[..12])
+    )
 }
 
 const IP_KEY_SETTING: &str = "traffic.ip_hash_key";

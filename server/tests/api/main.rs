@@ -5,6 +5,7 @@ mod helpers;
 
 mod auth;
 mod cli;
+mod cluster;
 mod engine;
 mod failed;
 mod health;

@@ -70,6 +70,16 @@ fn serve(app: &TestApp, dir: &std::path::Path, node: &str) -> Child {
 
 /// Starts `bulwark serve` on a free port; returns the process and its address.
 pub(crate) fn serve_on(app: &TestApp, dir: &std::path::Path, node: &str) -> (Child, String) {
+    serve_with(app, dir, node, &[])
+}
+
+/// [`serve_on`] with extra environment variables.
+pub(crate) fn serve_with(
+    app: &TestApp,
+    dir: &std::path::Path,
+    node: &str,
+    env: &[(&str, &str)],
+) -> (Child, String) {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -88,6 +98,7 @@ pub(crate) fn serve_on(app: &TestApp, dir: &std::path::Path, node: &str) -> (Chi
             ("BULWARK_ADMIN_PASSWORD", "not-used-here"),
         ],
     )
+    .envs(env.iter().copied())
     .stdout(Stdio::null())
     .stderr(Stdio::null())
     .spawn()

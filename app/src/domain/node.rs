@@ -1,0 +1,105 @@
+//! The instances sharing a database, as their heartbeats describe them.
+//!
+//! A node writes its heartbeat every few seconds with its own clock. Readers judge it with
+//! theirs, so clock skew between nodes shifts the judgement by the skew: a second is nothing
+//! against [`LOST_AFTER_SECONDS`], but a node whose clock runs ahead by more than a lease
+//! (30 s by default) would also see other nodes' run leases as expired too early and take
+//! over runs that are still going (their write-backs are fenced, so nothing is overwritten, but
+//! the work runs twice). Each node measures its offset from the database's clock on every
+//! heartbeat; the Settings page shows it and warns above [`SKEW_WARNING_MS`].
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+/// Heartbeat interval.
+pub const HEARTBEAT_SECONDS: i64 = 5;
+/// A node silent this long is lost: not asked, not waited for.
+pub const LOST_AFTER_SECONDS: i64 = 20;
+/// The lease a claim on a run lasts without renewal, unless configured otherwise.
+pub const DEFAULT_LEASE_SECONDS: i64 = 30;
+/// Clock offsets beyond this are shown as a warning.
+pub const SKEW_WARNING_MS: i64 = 1000;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum NodeState {
+    /// Heart-beating.
+    Live,
+    /// Stopped heart-beating without saying goodbye (killed, crashed, cut off).
+    Lost,
+    /// Shut down gracefully.
+    Stopped,
+}
+
+impl NodeState {
+    pub fn of(
+        stopped_at: Option<DateTime<Utc>>,
+        heartbeat_at: DateTime<Utc>,
+        now: DateTime<Utc>,
+    ) -> NodeState {
+        if stopped_at.is_some() {
+            NodeState::Stopped
+        } else if now - heartbeat_at > chrono::Duration::seconds(LOST_AFTER_SECONDS) {
+            NodeState::Lost
+        } else {
+            NodeState::Live
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            NodeState::Live => "live",
+            NodeState::Lost => "lost",
+            NodeState::Stopped => "stopped",
+        }
+    }
+}
+
+/// What a node's clock offset means, or `None` when it is within tolerance.
+pub fn skew_warning(skew_ms: i64, lease_seconds: i64) -> Option<String> {
+    let abs = skew_ms.unsigned_abs() as i64;
+    if abs <= SKEW_WARNING_MS {
+        return None;
+    }
+    let direction = if skew_ms > 0 { "ahead of" } else { "behind" };
+    let seconds = abs as f64 / 1000.0;
+    let consequence = if abs >= lease_seconds * 1000 {
+        "more than a lease: it can take over runs other nodes are still running (fenced, but run twice); fix its clock (NTP)"
+    } else if skew_ms > 0 {
+        "cron runs it creates may start that much early; no tick runs twice"
+    } else {
+        "other nodes start the ticks it would have been late for; no tick is missed or run twice"
+    };
+    Some(format!(
+        "clock {seconds:.1} s {direction} the database: {consequence}"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    #[test]
+    fn states_follow_heartbeats() {
+        let now = Utc.with_ymd_and_hms(2026, 11, 30, 12, 0, 0).unwrap();
+        let beat = |s| now - chrono::Duration::seconds(s);
+        assert_eq!(NodeState::of(None, beat(3), now), NodeState::Live);
+        assert_eq!(NodeState::of(None, beat(20), now), NodeState::Live);
+        assert_eq!(NodeState::of(None, beat(21), now), NodeState::Lost);
+        assert_eq!(NodeState::of(Some(now), beat(0), now), NodeState::Stopped);
+    }
+
+    #[test]
+    fn skew_is_explained_beyond_a_second() {
+        assert_eq!(skew_warning(900, 30), None);
+        assert_eq!(skew_warning(-1000, 30), None);
+        assert!(skew_warning(2500, 30).unwrap().contains("2.5 s ahead of"));
+        assert!(skew_warning(-4000, 30).unwrap().contains("behind"));
+        assert!(
+            skew_warning(45_000, 30)
+                .unwrap()
+                .contains("more than a lease")
+        );
+    }
+}

@@ -1,0 +1,167 @@
+//! `bulwark bench traffic`: what counting costs on the request path, and how long a flush of
+//! many buffered hits takes on SQLite and PostgreSQL. `--write-log` writes the synthetic access
+//! log that `make bench-traffic` feeds to `traffic import` and to GoAccess.
+
+use std::io::Write;
+use std::net::IpAddr;
+use std::path::PathBuf;
+use std::time::Instant;
+
+use anyhow::Context;
+use chrono::Utc;
+use http::HeaderMap;
+
+use super::bench::{ThrowawayPostgres, throwaway_sqlite};
+use crate::traffic::store::{self, IpPrivacy};
+use crate::traffic::synthetic::Synthetic;
+use crate::traffic::{Recorder, TrafficSettings};
+
+#[derive(Debug, clap::Args)]
+pub struct TrafficBenchArgs {
+    /// Hits buffered, then flushed, for the flush figure.
+    #[arg(long, default_value_t = 1_000_000)]
+    hits: usize,
+    /// Calls timed for the recording figure.
+    #[arg(long, default_value_t = 1_000_000)]
+    calls: usize,
+    /// A PostgreSQL server URL (its database is used only to create `bulwark_bench`).
+    #[arg(long, env = "BULWARK_TEST_POSTGRES_URL")]
+    postgres: Option<String>,
+    /// Only write a synthetic combined access log to FILE and exit.
+    #[arg(long, value_name = "FILE")]
+    write_log: Option<PathBuf>,
+    /// Lines of that log.
+    #[arg(long, default_value_t = 1_000_000)]
+    lines: usize,
+}
+
+pub async fn traffic(args: &TrafficBenchArgs) -> anyhow::Result<()> {
+    if let Some(file) = &args.write_log {
+        return write_log(file, args.lines);
+    }
+    recording(args.calls);
+    let sqlite = throwaway_sqlite("traffic");
+    let result = flush_suite("SQLite", &sqlite.url, args.hits).await;
+    drop(sqlite);
+    result?;
+    match &args.postgres {
+        Some(base) => {
+            let db = ThrowawayPostgres::create(base).await?;
+            flush_suite("PostgreSQL", &db.url, args.hits).await?;
+            db.drop_database().await
+        }
+        None => {
+            println!("PostgreSQL: skipped (pass --postgres URL or set BULWARK_TEST_POSTGRES_URL)");
+            Ok(())
+        }
+    }
+}
+
+fn write_log(file: &PathBuf, lines: usize) -> anyhow::Result<()> {
+    let out =
+        std::fs::File::create(file).with_context(|| format!("cannot create {}", file.display()))?;
+    let mut out = std::io::BufWriter::new(out);
+    let mut synthetic = Synthetic::new(7);
+    let start = Utc::now() - chrono::Duration::days(1);
+    for _ in 0..lines {
+        let request = synthetic.request(start, 86_400);
+        out.write_all(synthetic.log_line(&request).as_bytes())?;
+    }
+    out.flush()?;
+    println!("wrote {lines} lines to {}", file.display());
+    Ok(())
+}
+
+/// The layer's own work per request (rules, classification is deferred to the flush, one map
+/// update), for a page view and for an excluded asset.
+fn recording(calls: usize) {
+    let recorder = Recorder::new(TrafficSettings {
+        buffer_bytes: 1 << 30,
+        ..TrafficSettings::default()
+    });
+    let mut synthetic = Synthetic::new(1);
+    let now = Utc::now();
+    // A few thousand distinct visitors, as a busy minute has.
+    let requests: Vec<(String, HeaderMap, IpAddr)> = (0..4096)
+        .map(|_| {
+            let r = synthetic.request(now, 60);
+            let mut headers = HeaderMap::new();
+            headers.insert(
+                http::header::USER_AGENT,
+                r.user_agent.parse().expect("static UA"),
+            );
+            if let Ok(lang) = r.accept_language.parse() {
+                headers.insert(http::header::ACCEPT_LANGUAGE, lang);
+            }
+            let ip = r.ip.parse().unwrap_or(IpAddr::from([127, 0, 0, 1]));
+            (r.path, headers, ip)
+        })
+        .collect();
+    for (label, asset) in [("page view", false), ("excluded asset", true)] {
+        let started = Instant::now();
+        for i in 0..calls {
+            let (path, headers, ip) = &requests[i % requests.len()];
+            let path = if asset {
+                "/static/app.css"
+            } else {
+                path.as_str()
+            };
+            let _ = recorder.observe("GET", path, headers, Some(*ip));
+        }
+        let per_call = started.elapsed().as_nanos() as f64 / calls as f64;
+        println!("record, {label:<15} {per_call:>8.0} ns per request ({calls} calls)");
+    }
+}
+
+async fn flush_suite(label: &str, url: &str, hits: usize) -> anyhow::Result<()> {
+    let db = crate::db::connect(url).await?;
+    crate::db::migrate(&db).await?;
+    let recorder = Recorder::new(TrafficSettings {
+        buffer_bytes: 2 << 30,
+        ..TrafficSettings::default()
+    });
+    let mut synthetic = Synthetic::new(2);
+    let start = Utc::now() - chrono::Duration::hours(1);
+    for _ in 0..hits {
+        let r = synthetic.request(start, 3600);
+        let (hit, cut) = crate::traffic::hit::Hit::new(
+            r.at.timestamp(),
+            "GET",
+            &r.path,
+            &r.ip,
+            r.user_agent,
+            r.referer,
+            String::new(),
+        );
+        recorder.buffer.record(hit, 1, cut);
+    }
+    let keys = recorder.buffer.stats().keys;
+    let report = store::flush(&db, &recorder.buffer, IpPrivacy::Raw).await?;
+    println!(
+        "{label}: flush of {hits} buffered hits ({keys} distinct keys) into an empty table: {:.2} s ({:.0} rows/s)",
+        report.millis as f64 / 1000.0,
+        report.rows as f64 / (report.millis.max(1) as f64 / 1000.0)
+    );
+    // The same keys again: every row is a conflict that adds to its count.
+    let mut synthetic = Synthetic::new(2);
+    for _ in 0..hits {
+        let r = synthetic.request(start, 3600);
+        let (hit, cut) = crate::traffic::hit::Hit::new(
+            r.at.timestamp(),
+            "GET",
+            &r.path,
+            &r.ip,
+            r.user_agent,
+            r.referer,
+            String::new(),
+        );
+        recorder.buffer.record(hit, 1, cut);
+    }
+    let report = store::flush(&db, &recorder.buffer, IpPrivacy::Raw).await?;
+    println!(
+        "{label}: flush of the same {hits} hits again (every row adds to an existing one): {:.2} s",
+        report.millis as f64 / 1000.0
+    );
+    db.close().await.ok();
+    Ok(())
+}
