@@ -303,6 +303,21 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     if !created.is_empty() {
         tracing::info!(jobs = ?created, "system jobs created");
     }
+    // Keep time by the database's clock before the engine compares any timestamp.
+    match cluster::clock_skew_ms(&db).await {
+        Ok(skew) => {
+            crate::clock::set_offset_ms(skew);
+            if skew.abs() > app::domain::node::SKEW_WARNING_MS {
+                tracing::warn!(
+                    skew_ms = skew,
+                    "this machine's clock differs from the database's; Bulwark keeps time by the database"
+                );
+            }
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "could not read the database's clock; using this machine's")
+        }
+    }
     let engine_config = config.engine_config();
     let me = cluster::NodeIdentity {
         node_id: engine_config.node_id.clone(),

@@ -45,7 +45,11 @@ pub struct NodeIdentity {
 
 /// Registers the node (again, after a restart with the same id).
 pub async fn register(db: &DatabaseConnection, me: &NodeIdentity) -> Result<(), DbErr> {
-    let now = Utc::now();
+    let skew = clock_skew_ms(db).await.ok();
+    if let Some(skew) = skew {
+        crate::clock::set_offset_ms(skew);
+    }
+    let now = crate::clock::now();
     let row = node::ActiveModel {
         node_id: Set(me.node_id.clone()),
         host: Set(hostname()),
@@ -55,7 +59,7 @@ pub async fn register(db: &DatabaseConnection, me: &NodeIdentity) -> Result<(), 
         started_at: Set(now),
         heartbeat_at: Set(now),
         stopped_at: Set(None),
-        clock_skew_ms: Set(clock_skew_ms(db).await.ok()),
+        clock_skew_ms: Set(skew),
     };
     node::Entity::insert(row)
         .on_conflict(
@@ -79,14 +83,17 @@ pub async fn register(db: &DatabaseConnection, me: &NodeIdentity) -> Result<(), 
 
 pub async fn heartbeat(db: &DatabaseConnection, node_id: &str) -> Result<(), DbErr> {
     let skew = match clock_skew_ms(db).await {
-        Ok(skew) => Some(skew),
+        Ok(skew) => {
+            crate::clock::set_offset_ms(skew);
+            Some(skew)
+        }
         Err(e) => {
             tracing::debug!(error = %e, "could not read the database clock");
             None
         }
     };
     node::Entity::update_many()
-        .col_expr(node::Column::HeartbeatAt, Utc::now().into())
+        .col_expr(node::Column::HeartbeatAt, crate::clock::now().into())
         .col_expr(node::Column::ClockSkewMs, skew.into())
         .filter(node::Column::NodeId.eq(node_id))
         .exec(db)
@@ -101,7 +108,7 @@ pub async fn heartbeat(db: &DatabaseConnection, node_id: &str) -> Result<(), DbE
 }
 
 /// This process's clock minus the database server's, in milliseconds, with the query's round
-/// trip halved out.
+/// trip halved out. (Measured against the raw clock, never [`crate::clock::now`].)
 pub async fn clock_skew_ms(db: &DatabaseConnection) -> Result<i64, DbErr> {
     use sea_orm::{ConnectionTrait, DatabaseBackend, Statement};
     let sql = match db.get_database_backend() {
@@ -121,7 +128,7 @@ pub async fn clock_skew_ms(db: &DatabaseConnection) -> Result<i64, DbErr> {
 }
 
 pub async fn mark_stopped(db: &DatabaseConnection, node_id: &str) -> Result<(), DbErr> {
-    let now = Utc::now();
+    let now = crate::clock::now();
     node::Entity::update_many()
         .col_expr(node::Column::HeartbeatAt, now.into())
         .col_expr(node::Column::StoppedAt, Some(now).into())
@@ -181,7 +188,7 @@ pub async fn broadcast(
     requested_by: &str,
     wait: Duration,
 ) -> Result<Broadcast, DbErr> {
-    let now = Utc::now();
+    let now = crate::clock::now();
     let asked: Vec<String> = live_nodes(db, now)
         .await?
         .into_iter()
@@ -289,7 +296,7 @@ pub async fn run_node(
                     let answer = node_command_result::ActiveModel {
                         command_id: Set(command.id),
                         node_id: Set(me.node_id.clone()),
-                        finished_at: Set(Utc::now()),
+                        finished_at: Set(crate::clock::now()),
                         ok: Set(ok),
                         detail: Set(detail),
                     };

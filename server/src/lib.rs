@@ -10,11 +10,13 @@
 //!   the cross-site request check, health endpoints.
 //! - [`traffic`]: counting front-end page views (layer, collect endpoint, log import), the
 //!   in-memory buffer and its flush, retention.
+//! - [`clock`]: the time all nodes agree on (the database's clock).
 //! - [`cluster`]: the nodes sharing a database, their heartbeats and the commands sent to all.
 //! - [`telemetry`]: logs through `tracing`, human-readable or JSON.
 //! - [`shutdown`]: turning SIGTERM / Ctrl-C into one graceful stop.
 
 pub mod cli;
+pub mod clock;
 pub mod cluster;
 pub mod commands;
 pub mod config;

@@ -1,12 +1,14 @@
 //! The instances sharing a database, as their heartbeats describe them.
 //!
-//! A node writes its heartbeat every few seconds with its own clock. Readers judge it with
-//! theirs, so clock skew between nodes shifts the judgement by the skew: a second is nothing
-//! against [`LOST_AFTER_SECONDS`], but a node whose clock runs ahead by more than a lease
-//! (30 s by default) would also see other nodes' run leases as expired too early and take
-//! over runs that are still going (their write-backs are fenced, so nothing is overwritten, but
-//! the work runs twice). Each node measures its offset from the database's clock on every
-//! heartbeat; the Settings page shows it and warns above [`SKEW_WARNING_MS`].
+//! Nodes compare each other's timestamps (lease expiries, due times, heartbeats), so each keeps
+//! time by the database server's clock: it measures its own clock's offset at start and on
+//! every heartbeat, and the engine subtracts it (`server/src/clock.rs`). A skewed node clock is
+//! therefore corrected rather than trusted; what remains is a clock that *jumps* between two
+//! heartbeats, which shifts that node's timing by the jump for up to [`HEARTBEAT_SECONDS`]
+//! (runs it creates start early or late by that much; a jump beyond a lease could make it
+//! take over a run another node is still running — fenced, so nothing is overwritten, but the
+//! work runs twice). The Settings page shows each node's offset and warns above
+//! [`SKEW_WARNING_MS`], since a skewed clock is worth fixing (NTP) all the same.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
@@ -63,15 +65,13 @@ pub fn skew_warning(skew_ms: i64, lease_seconds: i64) -> Option<String> {
     }
     let direction = if skew_ms > 0 { "ahead of" } else { "behind" };
     let seconds = abs as f64 / 1000.0;
-    let consequence = if abs >= lease_seconds * 1000 {
-        "more than a lease: it can take over runs other nodes are still running (fenced, but run twice); fix its clock (NTP)"
-    } else if skew_ms > 0 {
-        "cron runs it creates may start that much early; no tick runs twice"
+    let risk = if abs >= lease_seconds * 1000 {
+        "; a clock this far off may also jump when it is fixed: runs could then be taken over while still running (fenced, but run twice)"
     } else {
-        "other nodes start the ticks it would have been late for; no tick is missed or run twice"
+        ""
     };
     Some(format!(
-        "clock {seconds:.1} s {direction} the database: {consequence}"
+        "clock {seconds:.1} s {direction} the database: corrected (Bulwark keeps time by the database), but fix it with NTP{risk}"
     ))
 }
 
@@ -96,10 +96,7 @@ mod tests {
         assert_eq!(skew_warning(-1000, 30), None);
         assert!(skew_warning(2500, 30).unwrap().contains("2.5 s ahead of"));
         assert!(skew_warning(-4000, 30).unwrap().contains("behind"));
-        assert!(
-            skew_warning(45_000, 30)
-                .unwrap()
-                .contains("more than a lease")
-        );
+        assert!(skew_warning(2500, 30).unwrap().contains("corrected"));
+        assert!(skew_warning(45_000, 30).unwrap().contains("run twice"));
     }
 }

@@ -39,7 +39,7 @@ pub async fn run(shared: &Shared, claimed: Claimed) {
 }
 
 async fn attempt(shared: &Shared, Claimed { run, job }: Claimed) -> Result<(), DbErr> {
-    let started = Utc::now();
+    let started = crate::clock::now();
     let spec = to_spec(&job);
     let history = match &spec {
         Ok(spec) => {
@@ -112,7 +112,7 @@ async fn attempt(shared: &Shared, Claimed { run, job }: Claimed) -> Result<(), D
     if execution.report.outcome == Outcome::TimedOut {
         tracing::warn!(
             scheduled_for = %run.scheduled_for,
-            elapsed_ms = (Utc::now() - started).num_milliseconds(),
+            elapsed_ms = (crate::clock::now() - started).num_milliseconds(),
             timeout_ms = effective.ms,
             load = ?load,
             output_tail = %execution.output_tail,
@@ -158,7 +158,7 @@ async fn finish(
     execution: Execution,
     history: &[u64],
 ) -> Result<(), DbErr> {
-    let finished = Utc::now();
+    let finished = crate::clock::now();
     let duration_ms = (finished - attempt_row.started_at)
         .num_milliseconds()
         .max(0) as u64;
@@ -391,8 +391,8 @@ async fn renew_lease(
     let every = lease / 3;
     loop {
         tokio::time::sleep(every).await;
-        let until =
-            Utc::now() + chrono::Duration::from_std(lease).unwrap_or(chrono::Duration::seconds(30));
+        let until = crate::clock::now()
+            + chrono::Duration::from_std(lease).unwrap_or(chrono::Duration::seconds(30));
         let renewed = job_run::Entity::update_many()
             .col_expr(job_run::Column::LeaseExpiresAt, Expr::value(until))
             .filter(job_run::Column::Id.eq(run_id))

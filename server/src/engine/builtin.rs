@@ -221,7 +221,7 @@ impl BuiltinTask for TrafficClean {
                 })?,
                 None => DEFAULT_RETENTION_DAYS,
             };
-            let cutoff = chrono::Utc::now() - chrono::Duration::days(i64::from(days));
+            let cutoff = crate::clock::now() - chrono::Duration::days(i64::from(days));
             let deleted = store::clean(&ctx.db, cutoff).await.map_err(|e| TaskError {
                 class: ErrorClass::Transient,
                 message: e.to_string(),

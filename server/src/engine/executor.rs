@@ -149,7 +149,7 @@ async fn http(
         .headers()
         .get(reqwest::header::RETRY_AFTER)
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| parse_retry_after(v, chrono::Utc::now()));
+        .and_then(|v| parse_retry_after(v, crate::clock::now()));
     let text = match tokio::time::timeout(input.timeout, response.bytes()).await {
         Ok(Ok(bytes)) => tail(&bytes),
         Ok(Err(e)) => format!("(body unreadable: {e})"),

@@ -114,7 +114,7 @@ impl Engine {
     pub async fn run(self, shutdown: impl Future<Output = ()>) {
         let shared = self.shared;
         tracing::info!("engine started");
-        match recovery::recover_expired(&shared.db, chrono::Utc::now()).await {
+        match recovery::recover_expired(&shared.db, crate::clock::now()).await {
             Ok(0) => {}
             Ok(n) => tracing::warn!(runs = n, "recovered runs a previous process left running"),
             Err(e) => tracing::error!(error = %e, "recovery at start failed"),
@@ -126,7 +126,7 @@ impl Engine {
         tokio::pin!(shutdown);
 
         loop {
-            let now = chrono::Utc::now();
+            let now = crate::clock::now();
             let next_tick = match trigger::enqueue_due_ticks(
                 &shared.db,
                 now,
@@ -168,7 +168,7 @@ impl Engine {
             while running.try_join_next().is_some() {}
 
             // Sleep until the next retry or cron tick falls due, or the poll interval.
-            let now = chrono::Utc::now();
+            let now = crate::clock::now();
             let mut sleep_for = match claim::next_due_in(&shared.db, now).await {
                 Ok(Some(due)) => due.min(shared.config.poll),
                 _ => shared.config.poll,
@@ -201,7 +201,7 @@ impl Engine {
             );
             running.abort_all();
             while running.join_next().await.is_some() {}
-            match recovery::hand_back(&shared.db, &shared.config.node_id, chrono::Utc::now()).await
+            match recovery::hand_back(&shared.db, &shared.config.node_id, crate::clock::now()).await
             {
                 Ok(n) => tracing::info!(runs = n, "handed back"),
                 Err(e) => {
