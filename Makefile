@@ -132,7 +132,8 @@ fmt:
 .PHONY: bench-traffic bench-cluster
 # The multi-instance proof at full size: 3 nodes, 200 jobs every second, 60 s, one SIGKILL.
 bench-cluster:
-	BULWARK_CLUSTER_JOBS=200 BULWARK_CLUSTER_SECONDS=60 \
+	cargo build -p server --bin bulwark --profile server-release
+	BULWARK_BIN=$(CARGO_TARGET_DIR)/server-release/bulwark BULWARK_CLUSTER_JOBS=200 BULWARK_CLUSTER_SECONDS=60 \
 	  cargo test -p server --test api cluster:: -- --include-ignored --nocapture --test-threads 1
 
 bench-traffic:

@@ -51,7 +51,7 @@ name = "every-second-{i:03}"
 cron = "* * * * * *"
 kind = "builtin"
 task = "demo"
-params = {{ failure_rate = "0", sleep = "400ms" }}
+params = {{ failure_rate = "0", sleep = "100ms" }}
 misfire = "run_once"
 [job.retry]
 first = "200ms"
@@ -120,7 +120,7 @@ async fn three_instances_run_every_tick_once_through_a_kill() {
     // Kill node-b in the middle, while it is running attempts; bring it back later under a
     // new name so its old attempts can be told from the new ones.
     tokio::time::sleep(Duration::from_secs(seconds * 2 / 5)).await;
-    // Kill it mid-attempt: as soon as it has an attempt open (they last 400 ms).
+    // Kill it mid-attempt: as soon as it has an attempt open (they last 100 ms).
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
         let open = job_attempt::Entity::find()

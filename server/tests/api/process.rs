@@ -45,7 +45,9 @@ pub(crate) fn bulwark(
     args: &[&str],
     env: &[(&str, &str)],
 ) -> Command {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_bulwark"));
+    // Benchmarks (make bench-cluster) point BULWARK_BIN at a release build.
+    let bin = std::env::var("BULWARK_BIN").unwrap_or_else(|_| env!("CARGO_BIN_EXE_bulwark").into());
+    let mut cmd = Command::new(bin);
     cmd.args(args)
         .current_dir(dir)
         .env_clear()
