@@ -13,7 +13,7 @@ set -euo pipefail
 : "${BIN:?set BIN to a bulwark binary (make bench-traffic does)}"
 : "${SITE:?set SITE to the built site}"
 LINES=${LINES:-1000000}
-DURATION=${DURATION:-10s}
+DURATION=${DURATION:-8s}
 
 for tool in wrk goaccess; do
   command -v "$tool" >/dev/null || {
@@ -57,13 +57,16 @@ measure() { # url [extra wrk args]
     END {printf "%10s req/s  avg %8s  p50 %8s  p99 %8s\n", rps, avg, p50, p99}'
 }
 
-echo "== 1. the layer: GET /login (server-rendered page), 16 connections, $DURATION per round"
+echo "== 1. the layer: GET /login (server-rendered page), 16 connections, $DURATION per round,"
+echo "   alternating servers (the spread between rounds of one server is the noise)"
 wrk -t1 -c16 -d2s http://127.0.0.1:3201/login >/dev/null
 wrk -t1 -c16 -d2s http://127.0.0.1:3202/login >/dev/null
-for round in 1 2; do
+for round in 1 2 3; do
   printf "round %s, without the layer: " "$round"; measure http://127.0.0.1:3202/login
   printf "round %s, with the layer:    " "$round"; measure http://127.0.0.1:3201/login
 done
+
+DATABASE_URL="sqlite://$work/capture-on.db?mode=rwc" "$BIN" traffic flush >/dev/null
 
 echo
 echo "== 2. the collect endpoint: POST /api/collect"
@@ -75,8 +78,10 @@ wrk.headers["User-Agent"] = "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebK
 local done = 0
 response = function(status) if status == 204 then done = done + 1 end end
 LUA
-measure http://127.0.0.1:3201/api/collect -s "$work/collect.lua"
-echo "what the server then wrote:"
+wrk -t1 -c16 -d"$DURATION" --latency -s "$work/collect.lua" http://127.0.0.1:3201/api/collect |
+  awk '/requests in/ {total=$1} /Requests\/sec/ {rps=$2} /^     99%/ {p99=$2}
+       END {printf "%10s hits/s  p99 %s  (%s requests)\n", rps, p99, total}'
+echo "what the server then wrote (hits must equal the requests):"
 DATABASE_URL="sqlite://$work/capture-on.db?mode=rwc" "$BIN" traffic flush | tail -1
 
 echo

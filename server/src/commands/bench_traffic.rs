@@ -39,6 +39,7 @@ pub async fn traffic(args: &TrafficBenchArgs) -> anyhow::Result<()> {
     if let Some(file) = &args.write_log {
         return write_log(file, args.lines);
     }
+    layer_overhead(args.calls).await;
     recording(args.calls);
     let sqlite = throwaway_sqlite("traffic");
     let result = flush_suite("SQLite", &sqlite.url, args.hits).await;
@@ -72,6 +73,26 @@ fn write_log(file: &PathBuf, lines: usize) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// A few thousand distinct visitors, as a busy minute has.
+fn sample_requests() -> Vec<(String, HeaderMap, IpAddr)> {
+    let mut synthetic = Synthetic::new(1);
+    let now = Utc::now();
+    (0..4096)
+        .map(|_| {
+            let r = synthetic.request(now, 60);
+            let mut headers = HeaderMap::new();
+            if let Ok(ua) = r.user_agent.parse() {
+                headers.insert(http::header::USER_AGENT, ua);
+            }
+            if let Ok(lang) = r.accept_language.parse() {
+                headers.insert(http::header::ACCEPT_LANGUAGE, lang);
+            }
+            let ip = r.ip.parse().unwrap_or(IpAddr::from([127, 0, 0, 1]));
+            (r.path, headers, ip)
+        })
+        .collect()
+}
+
 /// The layer's own work per request (rules, classification is deferred to the flush, one map
 /// update), for a page view and for an excluded asset.
 fn recording(calls: usize) {
@@ -79,24 +100,7 @@ fn recording(calls: usize) {
         buffer_bytes: 1 << 30,
         ..TrafficSettings::default()
     });
-    let mut synthetic = Synthetic::new(1);
-    let now = Utc::now();
-    // A few thousand distinct visitors, as a busy minute has.
-    let requests: Vec<(String, HeaderMap, IpAddr)> = (0..4096)
-        .map(|_| {
-            let r = synthetic.request(now, 60);
-            let mut headers = HeaderMap::new();
-            headers.insert(
-                http::header::USER_AGENT,
-                r.user_agent.parse().expect("static UA"),
-            );
-            if let Ok(lang) = r.accept_language.parse() {
-                headers.insert(http::header::ACCEPT_LANGUAGE, lang);
-            }
-            let ip = r.ip.parse().unwrap_or(IpAddr::from([127, 0, 0, 1]));
-            (r.path, headers, ip)
-        })
-        .collect();
+    let requests = sample_requests();
     for (label, asset) in [("page view", false), ("excluded asset", true)] {
         let started = Instant::now();
         for i in 0..calls {
@@ -111,6 +115,58 @@ fn recording(calls: usize) {
         let per_call = started.elapsed().as_nanos() as f64 / calls as f64;
         println!("record, {label:<15} {per_call:>8.0} ns per request ({calls} calls)");
     }
+}
+
+/// The layer's added latency: the same trivial service called with and without it, in turns,
+/// so both see the same machine.
+async fn layer_overhead(calls: usize) {
+    use tower::{Layer, Service};
+    let requests = sample_requests();
+    let recorder = std::sync::Arc::new(Recorder::new(TrafficSettings {
+        buffer_bytes: 1 << 30,
+        ..TrafficSettings::default()
+    }));
+    let handler = tower::service_fn(|_request: http::Request<()>| async {
+        Ok::<_, std::convert::Infallible>(http::Response::new(()))
+    });
+    let mut plain = handler;
+    let mut layered = crate::traffic::layer::TrafficLayer::new(recorder).layer(handler);
+    let build = |i: usize| {
+        let (path, headers, ip) = &requests[i % requests.len()];
+        let mut request = http::Request::get(path.as_str())
+            .body(())
+            .unwrap_or_default();
+        *request.headers_mut() = headers.clone();
+        request
+            .extensions_mut()
+            .insert(axum::extract::ConnectInfo(std::net::SocketAddr::new(
+                *ip, 50_000,
+            )));
+        request
+    };
+    let (mut without, mut with) = (std::time::Duration::ZERO, std::time::Duration::ZERO);
+    {
+        for round in 0..10 {
+            let requests: Vec<_> = (0..calls / 10).map(|i| build(i + round)).collect();
+            let started = Instant::now();
+            for request in requests.clone() {
+                let _ = plain.call(request).await;
+            }
+            without += started.elapsed();
+            let started = Instant::now();
+            for request in requests {
+                let _ = layered.call(request).await;
+            }
+            with += started.elapsed();
+        }
+    }
+    let per = |d: std::time::Duration| d.as_nanos() as f64 / calls as f64;
+    println!(
+        "layer: a trivial service takes {:.0} ns per request without the layer, {:.0} ns with it: {:.0} ns added",
+        per(without),
+        per(with),
+        per(with) - per(without)
+    );
 }
 
 async fn flush_suite(label: &str, url: &str, hits: usize) -> anyhow::Result<()> {

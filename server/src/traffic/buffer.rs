@@ -25,9 +25,13 @@ pub struct Buffer {
     pub nearly_full: Notify,
 }
 
+/// aHash rather than SipHash: keys are visitor-controlled, so the hasher must stay randomly
+/// keyed (aHash is), and hashing a 100-byte User-Agent per request is most of the layer's cost.
+type Counts = HashMap<Hit, u64, ahash::RandomState>;
+
 #[derive(Default)]
 struct State {
-    counts: HashMap<Hit, u64>,
+    counts: Counts,
     bytes: usize,
 }
 
@@ -117,7 +121,7 @@ impl Buffer {
     }
 
     /// Empties the buffer and returns what it held, for a flush.
-    pub fn take(&self) -> HashMap<Hit, u64> {
+    pub fn take(&self) -> Counts {
         let mut state = self.lock();
         state.bytes = 0;
         std::mem::take(&mut state.counts)
