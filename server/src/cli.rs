@@ -79,6 +79,26 @@ enum TrafficCommand {
     },
     /// Make every running server write its buffered hits now, and report the rows.
     Flush,
+    /// The dashboard's figures for a range, computed by the same queries.
+    Stats {
+        /// today, yesterday, 7d, 30d or 90d (default 7d); or --from and --to.
+        #[arg(long, conflicts_with_all = ["from", "to"])]
+        range: Option<String>,
+        /// First day, YYYY-MM-DD, in the configured time zone.
+        #[arg(long, requires = "to")]
+        from: Option<String>,
+        /// Last day, inclusive.
+        #[arg(long, requires = "from")]
+        to: Option<String>,
+        /// all, human or bot.
+        #[arg(long = "type", default_value = "all")]
+        visitors: String,
+        /// Only this bot source (google, bing, …, other).
+        #[arg(long)]
+        source: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Delete hits older than the retention period, in batches of 1000.
     Clean {
         #[arg(long, default_value_t = crate::engine::builtin::DEFAULT_RETENTION_DAYS,
@@ -208,6 +228,24 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Traffic(TrafficCommand::Import { file, json, .. }) => {
             let db = db::connect(&config.database_url).await?;
             crate::commands::traffic::import(&db, &file, &config, json).await
+        }
+        Command::Traffic(TrafficCommand::Stats {
+            range,
+            from,
+            to,
+            visitors,
+            source,
+            json,
+        }) => {
+            let request = crate::commands::traffic::StatsRequest {
+                range,
+                from,
+                to,
+                visitors,
+                source,
+            };
+            let db = db::connect(&config.database_url).await?;
+            crate::commands::traffic::stats(&db, &config, &request, json).await
         }
         Command::Traffic(TrafficCommand::Flush) => {
             let db = db::connect(&config.database_url).await?;

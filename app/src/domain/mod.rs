@@ -8,6 +8,7 @@
 //! - [`cron`]: six-field cron expressions, time zones, fire times.
 //! - [`account`]: usernames, roles, passwords.
 //! - [`bots`]: User-Agent → person or bot, and which bot.
+//! - [`traffic_range`]: date ranges (today … 90 days, custom) and visitor filters for traffic.
 //! - [`node`]: instances sharing a database: live, lost or stopped; clock skew.
 
 pub mod account;
@@ -19,3 +20,4 @@ pub mod node;
 pub mod retry;
 pub mod run;
 pub mod timeout;
+pub mod traffic_range;

@@ -11,4 +11,5 @@ pub mod nodes;
 pub mod passwords;
 pub mod runs;
 pub mod sessions;
+pub mod traffic;
 pub mod users;

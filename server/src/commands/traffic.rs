@@ -101,6 +101,78 @@ pub async fn flush(db: &DatabaseConnection) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// `traffic stats` as typed.
+pub struct StatsRequest {
+    pub range: Option<String>,
+    pub from: Option<String>,
+    pub to: Option<String>,
+    pub visitors: String,
+    pub source: Option<String>,
+}
+
+pub async fn stats(
+    db: &DatabaseConnection,
+    config: &Config,
+    request: &StatsRequest,
+    json: bool,
+) -> anyhow::Result<()> {
+    use app::domain::traffic_range::{self, VisitorType};
+    use chrono::Offset;
+    let tz = app::domain::cron::parse_timezone(&config.timezone)?;
+    let spec = traffic_range::parse_spec(
+        request.range.as_deref(),
+        request.from.as_deref(),
+        request.to.as_deref(),
+    )?;
+    let today = traffic_range::today(crate::clock::now(), tz);
+    let range = traffic_range::resolve(spec, today, tz, traffic_range::DEFAULT_RETENTION_DAYS)?;
+    let query = app::services::traffic::StatsQuery {
+        start: range.start,
+        end: range.end,
+        visitors: VisitorType::parse(&request.visitors)?,
+        source: request.source.clone(),
+        day_offset_seconds: i64::from(
+            range
+                .start
+                .with_timezone(&tz)
+                .offset()
+                .fix()
+                .local_minus_utc(),
+        ),
+    };
+    let stats = app::services::traffic::stats(db, &query)
+        .await
+        .context("could not read traffic figures")?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&stats)?);
+        return Ok(());
+    }
+    println!(
+        "{} to {} ({}), {}",
+        range.from,
+        range.to,
+        config.timezone,
+        query.visitors.as_str()
+    );
+    println!("page views    {}", stats.page_views);
+    println!("visits        {}", stats.visits);
+    println!("unique IPs    {}", stats.unique_ips);
+    println!("unique pages  {}", stats.unique_pages);
+    println!("people        {}", stats.human);
+    println!("bots          {}", stats.bot);
+    for (source, n) in &stats.by_source {
+        println!("  {source:<12}{n}");
+    }
+    println!("top pages");
+    for page in &stats.top_pages {
+        println!(
+            "  {:>8}  {:>8} people  {:>8} bots  {}",
+            page.count, page.human, page.bot, page.path
+        );
+    }
+    Ok(())
+}
+
 pub async fn clean(db: &DatabaseConnection, days: u32) -> anyhow::Result<()> {
     let cutoff = chrono::Utc::now() - chrono::Duration::days(i64::from(days));
     let deleted = store::clean(db, cutoff).await?;

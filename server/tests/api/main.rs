@@ -12,3 +12,4 @@ mod health;
 mod jobs;
 mod process;
 mod traffic;
+mod traffic_stats;

@@ -1,0 +1,167 @@
+//! Traffic figures over a range (DESIGN.md §5), one query path for the dashboard and
+//! `bulwark traffic stats`, so the two cannot disagree.
+//!
+//! - page views = Σ count; human / bot = Σ count split by is_bot;
+//! - visits = distinct (day, ip, user agent), days in the configured zone;
+//! - unique IPs = distinct ip; unique pages = distinct path;
+//! - by source = Σ count per spider_source (bots only);
+//! - top pages = the 20 paths with the highest Σ count, with their human/bot split.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use sea_orm::{ConnectionTrait, DatabaseBackend, DbErr, Statement, Value};
+use serde::{Deserialize, Serialize};
+
+use crate::domain::traffic_range::VisitorType;
+
+/// Which rows the figures count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StatsQuery {
+    pub start: DateTime<Utc>,
+    pub end: DateTime<Utc>,
+    pub visitors: VisitorType,
+    /// Only this bot source (`google`, …, `other`).
+    pub source: Option<String>,
+    /// The zone's UTC offset, in seconds, at the range's start: what "day" means for visits.
+    /// (A DST change inside the range shifts that day boundary by an hour for the rest of it.)
+    pub day_offset_seconds: i64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrafficStats {
+    pub visits: i64,
+    pub page_views: i64,
+    pub unique_ips: i64,
+    pub unique_pages: i64,
+    pub human: i64,
+    pub bot: i64,
+    pub by_source: BTreeMap<String, i64>,
+    pub top_pages: Vec<TopPage>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopPage {
+    pub path: String,
+    pub count: i64,
+    pub human: i64,
+    pub bot: i64,
+}
+
+/// How many top pages are listed.
+pub const TOP_PAGES: u64 = 20;
+
+/// A WHERE clause with its values, numbered for the backend.
+struct Filter {
+    backend: DatabaseBackend,
+    sql: String,
+    values: Vec<Value>,
+}
+
+impl Filter {
+    fn new(backend: DatabaseBackend, query: &StatsQuery) -> Filter {
+        let mut filter = Filter {
+            backend,
+            sql: String::new(),
+            values: Vec::new(),
+        };
+        let start = filter.bind(query.start.into());
+        let end = filter.bind(query.end.into());
+        filter.sql = format!("stat_date >= {start} AND stat_date < {end}");
+        match query.visitors {
+            VisitorType::All => {}
+            VisitorType::Human => filter.sql.push_str(" AND NOT is_bot"),
+            VisitorType::Bot => filter.sql.push_str(" AND is_bot"),
+        }
+        if let Some(source) = &query.source {
+            let p = filter.bind(source.clone().into());
+            filter.sql.push_str(&format!(" AND spider_source = {p}"));
+        }
+        filter
+    }
+
+    fn bind(&mut self, value: Value) -> String {
+        self.values.push(value);
+        match self.backend {
+            DatabaseBackend::Postgres => format!("${}", self.values.len()),
+            _ => "?".to_string(),
+        }
+    }
+
+    fn statement(&self, sql: String) -> Statement {
+        Statement::from_sql_and_values(self.backend, sql, self.values.clone())
+    }
+}
+
+pub async fn stats(db: &impl ConnectionTrait, query: &StatsQuery) -> Result<TrafficStats, DbErr> {
+    let backend = db.get_database_backend();
+    let filter = Filter::new(backend, query);
+    let where_ = &filter.sql;
+    let mut stats = TrafficStats::default();
+
+    let totals = db
+        .query_one_raw(filter.statement(format!(
+            "SELECT CAST(COALESCE(SUM(count), 0) AS BIGINT) AS views, \
+                    CAST(COALESCE(SUM(CASE WHEN is_bot THEN count ELSE 0 END), 0) AS BIGINT) AS bots, \
+                    COUNT(DISTINCT ip) AS ips, COUNT(DISTINCT path) AS pages \
+             FROM traffic_statistics WHERE {where_}"
+        )))
+        .await?;
+    if let Some(row) = totals {
+        stats.page_views = row.try_get("", "views")?;
+        stats.bot = row.try_get("", "bots")?;
+        stats.human = stats.page_views - stats.bot;
+        stats.unique_ips = row.try_get("", "ips")?;
+        stats.unique_pages = row.try_get("", "pages")?;
+    }
+
+    let offset = query.day_offset_seconds;
+    let day = match backend {
+        DatabaseBackend::Postgres => {
+            format!("FLOOR((EXTRACT(EPOCH FROM stat_date) + {offset}) / 86400)")
+        }
+        _ => format!("(CAST(strftime('%s', stat_date) AS INTEGER) + {offset}) / 86400"),
+    };
+    let visits = db
+        .query_one_raw(filter.statement(format!(
+            "SELECT COUNT(*) AS visits FROM \
+               (SELECT DISTINCT {day} AS day, ip, user_agent FROM traffic_statistics WHERE {where_}) v"
+        )))
+        .await?;
+    if let Some(row) = visits {
+        stats.visits = row.try_get("", "visits")?;
+    }
+
+    for row in db
+        .query_all_raw(filter.statement(format!(
+            "SELECT spider_source AS source, CAST(SUM(count) AS BIGINT) AS n \
+             FROM traffic_statistics WHERE {where_} AND is_bot GROUP BY spider_source"
+        )))
+        .await?
+    {
+        let source: Option<String> = row.try_get("", "source")?;
+        stats.by_source.insert(
+            source.unwrap_or_else(|| "other".into()),
+            row.try_get("", "n")?,
+        );
+    }
+
+    for row in db
+        .query_all_raw(filter.statement(format!(
+            "SELECT path, CAST(SUM(count) AS BIGINT) AS n, \
+                    CAST(SUM(CASE WHEN is_bot THEN 0 ELSE count END) AS BIGINT) AS human, \
+                    CAST(SUM(CASE WHEN is_bot THEN count ELSE 0 END) AS BIGINT) AS bot \
+             FROM traffic_statistics WHERE {where_} \
+             GROUP BY path ORDER BY n DESC, path LIMIT {TOP_PAGES}"
+        )))
+        .await?
+    {
+        stats.top_pages.push(TopPage {
+            path: row.try_get("", "path")?,
+            count: row.try_get("", "n")?,
+            human: row.try_get("", "human")?,
+            bot: row.try_get("", "bot")?,
+        });
+    }
+    Ok(stats)
+}

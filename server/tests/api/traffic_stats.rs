@@ -1,0 +1,155 @@
+//! `bulwark traffic stats` against an independent count of the same hits, on both databases,
+//! and its answers to bad ranges.
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use chrono::{Duration, Utc};
+use server::traffic::buffer::Buffer;
+use server::traffic::hit::Hit;
+use server::traffic::store::{self, IpPrivacy};
+
+use crate::helpers::TestApp;
+use crate::on_both_backends;
+use crate::process::{bulwark, output};
+
+const PERSON: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+const GOOGLE: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+const BING: &str = "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)";
+
+struct Row {
+    day_ago: i64,
+    minute: i64,
+    path: &'static str,
+    ip: &'static str,
+    ua: &'static str,
+    count: u64,
+}
+
+fn rows() -> Vec<Row> {
+    let r = |day_ago, minute, path, ip, ua, count| Row {
+        day_ago,
+        minute,
+        path,
+        ip,
+        ua,
+        count,
+    };
+    vec![
+        r(0, 1, "/", "10.0.0.1", PERSON, 3),
+        r(0, 2, "/a", "10.0.0.1", PERSON, 1),
+        r(0, 3, "/a", "10.0.0.2", PERSON, 2),
+        r(0, 4, "/a", "66.249.66.1", GOOGLE, 5),
+        r(1, 10, "/b", "10.0.0.1", PERSON, 1),
+        r(1, 11, "/b", "66.249.66.1", GOOGLE, 2),
+        r(1, 12, "/", "40.77.167.1", BING, 4),
+        r(3, 30, "/c", "10.0.0.3", PERSON, 7),
+        r(20, 0, "/old", "10.0.0.9", PERSON, 100),
+    ]
+}
+
+/// Expected figures for the rows `keep` selects, computed here rather than by SQL.
+fn expected(keep: impl Fn(&Row) -> bool) -> serde_json::Value {
+    let rows: Vec<Row> = rows().into_iter().filter(|r| keep(r)).collect();
+    let is_bot = |r: &Row| r.ua != PERSON;
+    let views: u64 = rows.iter().map(|r| r.count).sum();
+    let bot: u64 = rows.iter().filter(|r| is_bot(r)).map(|r| r.count).sum();
+    let visits: BTreeSet<(i64, &str, &str)> =
+        rows.iter().map(|r| (r.day_ago, r.ip, r.ua)).collect();
+    let ips: BTreeSet<&str> = rows.iter().map(|r| r.ip).collect();
+    let mut pages: BTreeMap<&str, (u64, u64)> = BTreeMap::new();
+    let mut sources: BTreeMap<&str, u64> = BTreeMap::new();
+    for r in &rows {
+        let page = pages.entry(r.path).or_default();
+        if is_bot(r) {
+            page.1 += r.count;
+            *sources
+                .entry(if r.ua == GOOGLE { "google" } else { "bing" })
+                .or_default() += r.count;
+        } else {
+            page.0 += r.count;
+        }
+    }
+    let mut top: Vec<(&str, u64, u64)> = pages.into_iter().map(|(p, (h, b))| (p, h, b)).collect();
+    top.sort_by(|a, b| (b.1 + b.2).cmp(&(a.1 + a.2)).then(a.0.cmp(b.0)));
+    serde_json::json!({
+        "visits": visits.len(),
+        "page_views": views,
+        "unique_ips": ips.len(),
+        "unique_pages": top.len(),
+        "human": views - bot,
+        "bot": bot,
+        "by_source": sources,
+        "top_pages": top.iter().map(|(path, h, b)| serde_json::json!({"path": path, "count": h + b, "human": h, "bot": b})).collect::<Vec<_>>(),
+    })
+}
+
+async fn stats_match_an_independent_count(app: TestApp) {
+    let buffer = Buffer::new(1 << 20);
+    let midnight = Utc::now()
+        .date_naive()
+        .and_hms_opt(0, 0, 0)
+        .unwrap()
+        .and_utc();
+    for r in rows() {
+        let at = midnight - Duration::days(r.day_ago) + Duration::minutes(r.minute);
+        let (hit, _) = Hit::new(at.timestamp(), "GET", r.path, r.ip, r.ua, "", String::new());
+        buffer.record(hit, r.count, false);
+    }
+    store::flush(&app.db, &buffer, IpPrivacy::Raw)
+        .await
+        .unwrap();
+
+    let dir = tempfile::tempdir().unwrap();
+    let stats = |args: &[&str]| {
+        let mut all = vec!["traffic", "stats", "--json"];
+        all.extend_from_slice(args);
+        let (code, out, err) = output(bulwark(&app, dir.path(), &all, &[]));
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()
+    };
+    assert_eq!(stats(&[]), expected(|r| r.day_ago < 7), "7 days by default");
+    assert_eq!(stats(&["--range", "today"]), expected(|r| r.day_ago == 0));
+    assert_eq!(stats(&["--range", "30d"]), expected(|_| true));
+    assert_eq!(
+        stats(&["--range", "7d", "--type", "bot"]),
+        expected(|r| r.day_ago < 7 && r.ua != PERSON)
+    );
+    assert_eq!(
+        stats(&["--range", "7d", "--type", "human"]),
+        expected(|r| r.day_ago < 7 && r.ua == PERSON)
+    );
+    assert_eq!(
+        stats(&["--range", "7d", "--type", "bot", "--source", "google"]),
+        expected(|r| r.day_ago < 7 && r.ua == GOOGLE)
+    );
+    let yesterday = (Utc::now() - Duration::days(1))
+        .format("%Y-%m-%d")
+        .to_string();
+    assert_eq!(
+        stats(&["--from", &yesterday, "--to", &yesterday]),
+        expected(|r| r.day_ago == 1)
+    );
+
+    let refused = |args: &[&str], says: &str| {
+        let mut all = vec!["traffic", "stats"];
+        all.extend_from_slice(args);
+        let (code, _, err) = output(bulwark(&app, dir.path(), &all, &[]));
+        assert_eq!(code, 1, "{args:?}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    };
+    refused(
+        &["--from", "2026-11-20", "--to", "2026-11-10"],
+        "is after the to date",
+    );
+    refused(
+        &["--from", "2026-02-30", "--to", "2026-03-01"],
+        "'2026-02-30' is not a date",
+    );
+    refused(
+        &["--from", "2020-01-01", "--to", "2020-01-31"],
+        "traffic is kept 90 days",
+    );
+    refused(&["--range", "week"], "is not a range");
+    refused(&["--type", "robots"], "is not a visitor type");
+}
+on_both_backends!(stats_match_an_independent_count);
