@@ -169,15 +169,10 @@ async fn layer_overhead(calls: usize) {
     );
 }
 
-async fn flush_suite(label: &str, url: &str, hits: usize) -> anyhow::Result<()> {
-    let db = crate::db::connect(url).await?;
-    crate::db::migrate(&db).await?;
-    let recorder = Recorder::new(TrafficSettings {
-        buffer_bytes: 2 << 30,
-        ..TrafficSettings::default()
-    });
+/// Buffers `hits` synthetic page views spread over the hour from `start` (the same ones for the
+/// same arguments: the generator is seeded).
+fn fill(recorder: &Recorder, hits: usize, start: chrono::DateTime<Utc>) {
     let mut synthetic = Synthetic::new(2);
-    let start = Utc::now() - chrono::Duration::hours(1);
     for _ in 0..hits {
         let r = synthetic.request(start, 3600);
         let (hit, cut) = crate::traffic::hit::Hit::new(
@@ -191,6 +186,17 @@ async fn flush_suite(label: &str, url: &str, hits: usize) -> anyhow::Result<()> 
         );
         recorder.buffer.record(hit, 1, cut);
     }
+}
+
+async fn flush_suite(label: &str, url: &str, hits: usize) -> anyhow::Result<()> {
+    let db = crate::db::connect(url).await?;
+    crate::db::migrate(&db).await?;
+    let recorder = Recorder::new(TrafficSettings {
+        buffer_bytes: 2 << 30,
+        ..TrafficSettings::default()
+    });
+    let start = Utc::now() - chrono::Duration::hours(1);
+    fill(&recorder, hits, start);
     let keys = recorder.buffer.stats().keys;
     let report = store::flush(&db, &recorder.buffer, IpPrivacy::Raw).await?;
     println!(
@@ -199,20 +205,7 @@ async fn flush_suite(label: &str, url: &str, hits: usize) -> anyhow::Result<()> 
         report.rows as f64 / (report.millis.max(1) as f64 / 1000.0)
     );
     // The same keys again: every row is a conflict that adds to its count.
-    let mut synthetic = Synthetic::new(2);
-    for _ in 0..hits {
-        let r = synthetic.request(start, 3600);
-        let (hit, cut) = crate::traffic::hit::Hit::new(
-            r.at.timestamp(),
-            "GET",
-            &r.path,
-            &r.ip,
-            r.user_agent,
-            r.referer,
-            String::new(),
-        );
-        recorder.buffer.record(hit, 1, cut);
-    }
+    fill(&recorder, hits, start);
     let report = store::flush(&db, &recorder.buffer, IpPrivacy::Raw).await?;
     println!(
         "{label}: flush of the same {hits} hits again (every row adds to an existing one): {:.2} s",

@@ -78,6 +78,27 @@ async fn wait_ready(addr: &str) {
     panic!("bulwark at {addr} did not become ready");
 }
 
+/// Waits until no run is pending, running or waiting to retry.
+async fn until_drained(app: &TestApp, within: Duration) {
+    let deadline = Instant::now() + within;
+    loop {
+        let open = job_run::Entity::find()
+            .filter(job_run::Column::Status.is_in(["pending", "running", "retry_wait"]))
+            .all(&app.db)
+            .await
+            .unwrap()
+            .len();
+        if open == 0 {
+            return;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{open} runs still open after {within:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
 fn kill(child: &mut Child, signal: nix::sys::signal::Signal) {
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
 }
@@ -173,23 +194,7 @@ async fn three_instances_run_every_tick_once_through_a_kill() {
         .await
         .unwrap();
     let stopped_ticking = Utc::now();
-    let deadline = Instant::now() + Duration::from_secs(60);
-    loop {
-        let open = job_run::Entity::find()
-            .filter(job_run::Column::Status.is_in(["pending", "running", "retry_wait"]))
-            .all(&app.db)
-            .await
-            .unwrap()
-            .len();
-        if open == 0 {
-            break;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "{open} runs still open a minute after ticking stopped"
-        );
-        tokio::time::sleep(Duration::from_millis(200)).await;
-    }
+    until_drained(&app, Duration::from_secs(60)).await;
     for (name, child) in nodes.iter_mut() {
         if name != "node-b" && name != "node-a" {
             kill(child, nix::sys::signal::Signal::SIGTERM);
@@ -427,18 +432,7 @@ async fn throughput_with_one_two_and_three_instances() {
             )
             .await
             .unwrap();
-        loop {
-            let open = job_run::Entity::find()
-                .filter(job_run::Column::Status.is_in(["pending", "running", "retry_wait"]))
-                .all(&app.db)
-                .await
-                .unwrap()
-                .len();
-            if open == 0 {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
+        until_drained(&app, Duration::from_secs(600)).await;
         let seconds = started.elapsed().as_secs_f64();
         println!(
             "{instances} instance(s): {per_round} runs in {seconds:.2} s = {:.0} runs/s",
