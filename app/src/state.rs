@@ -9,6 +9,8 @@ pub struct AppState {
     pub leptos_options: LeptosOptions,
     pub db: DatabaseConnection,
     pub auth: AuthSettings,
+    /// The configured zone: what "today" and a date mean on traffic pages.
+    pub timezone: String,
 }
 
 #[derive(Clone, Debug)]

@@ -11,6 +11,7 @@ pub mod failed;
 pub mod jobs;
 pub mod nodes;
 pub mod runs;
+pub mod traffic;
 pub mod users;
 
 pub use error::AppError;

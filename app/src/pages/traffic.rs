@@ -1,17 +1,398 @@
-use crate::components::upcoming::Upcoming;
+//! Traffic: people and bots side by side over a range, bots named by source.
+//!
+//! The range, the visitor type and the bot source live in the URL (`?range=30d&type=bot&
+//! source=google`, or `?from=…&to=…`), so a view can be bookmarked and shared and the back
+//! button works. The figures come from the same service as `bulwark traffic stats`.
+
+use charming::{
+    Chart,
+    component::{Axis, Grid, Legend},
+    element::{AxisType, ItemStyle, Tooltip, Trigger},
+    series::Bar,
+};
 use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::components::Form;
+use leptos_router::hooks::use_query_map;
+
+use crate::api::traffic::{Dashboard, SeriesPoint, TrafficStats, traffic_dashboard};
+use crate::components::chart::EChart;
+use crate::domain::traffic_range::{Bucket, Preset};
+
+const PEOPLE: &str = "#1c7ed6";
+const BOTS: &str = "#f08c00";
+
+/// The URL's filters, and links that change one of them.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct Filters {
+    range: Option<String>,
+    from: Option<String>,
+    to: Option<String>,
+    kind: Option<String>,
+    source: Option<String>,
+}
+
+impl Filters {
+    fn href(&self) -> String {
+        let mut pairs = form_pairs(self);
+        pairs.retain(|(_, v)| !v.is_empty());
+        if pairs.is_empty() {
+            return "/traffic".into();
+        }
+        let query: Vec<String> = pairs
+            .iter()
+            .map(|(k, v)| format!("{k}={}", urlencoding(v)))
+            .collect();
+        format!("/traffic?{}", query.join("&"))
+    }
+
+    fn with_range(&self, preset: Preset) -> String {
+        Filters {
+            range: Some(preset.as_str().into()),
+            from: None,
+            to: None,
+            ..self.clone()
+        }
+        .href()
+    }
+
+    fn with_kind(&self, kind: &str) -> String {
+        Filters {
+            kind: (kind != "all").then(|| kind.to_string()),
+            source: if kind == "human" {
+                None
+            } else {
+                self.source.clone()
+            },
+            ..self.clone()
+        }
+        .href()
+    }
+
+    fn with_source(&self, source: Option<&str>) -> String {
+        Filters {
+            source: source.map(str::to_string),
+            kind: source.map(|_| "bot".to_string()).or(self.kind.clone()),
+            ..self.clone()
+        }
+        .href()
+    }
+
+    fn active_range(&self) -> Option<Preset> {
+        if self.from.is_some() {
+            return None;
+        }
+        Preset::parse(self.range.as_deref().unwrap_or("7d"))
+    }
+}
+
+fn form_pairs(f: &Filters) -> Vec<(&'static str, String)> {
+    vec![
+        ("range", f.range.clone().unwrap_or_default()),
+        ("from", f.from.clone().unwrap_or_default()),
+        ("to", f.to.clone().unwrap_or_default()),
+        ("type", f.kind.clone().unwrap_or_default()),
+        ("source", f.source.clone().unwrap_or_default()),
+    ]
+}
+
+fn urlencoding(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
+
+/// People and bots per hour or day, as stacked bars.
+pub fn hits_chart(series: &[SeriesPoint], bucket: Bucket) -> Chart {
+    let labels: Vec<String> = series
+        .iter()
+        .map(|p| match bucket {
+            Bucket::Hour => p.start.format("%d %H:00").to_string(),
+            Bucket::Day => p.start.format("%m-%d").to_string(),
+        })
+        .collect();
+    let bars = |name: &str, color: &str, pick: fn(&SeriesPoint) -> i64| {
+        Bar::new()
+            .name(name)
+            .stack("hits")
+            .item_style(ItemStyle::new().color(color))
+            .data(series.iter().map(pick).collect::<Vec<_>>())
+    };
+    Chart::new()
+        .tooltip(Tooltip::new().trigger(Trigger::Axis))
+        .legend(Legend::new().bottom(0))
+        .grid(Grid::new().left(56).right(16).top(16).bottom(48))
+        .x_axis(Axis::new().type_(AxisType::Category).data(labels))
+        .y_axis(Axis::new().type_(AxisType::Value).min_interval(1))
+        .series(bars("People", PEOPLE, |p| p.human))
+        .series(bars("Bots", BOTS, |p| p.bot))
+}
+
+/// Bot hits by source, largest first.
+pub fn sources_chart(stats: &TrafficStats) -> Chart {
+    let mut sources: Vec<(&String, &i64)> = stats.by_source.iter().collect();
+    sources.sort_by(|a, b| a.1.cmp(b.1));
+    Chart::new()
+        .tooltip(Tooltip::new().trigger(Trigger::Axis))
+        .grid(Grid::new().left(96).right(24).top(8).bottom(24))
+        .x_axis(Axis::new().type_(AxisType::Value).min_interval(1))
+        .y_axis(
+            Axis::new()
+                .type_(AxisType::Category)
+                .data(sources.iter().map(|(s, _)| s.to_string()).collect()),
+        )
+        .series(
+            Bar::new()
+                .name("Bot hits")
+                .item_style(ItemStyle::new().color(BOTS))
+                .data(sources.iter().map(|(_, n)| **n).collect::<Vec<_>>()),
+        )
+}
+
+/// "+12 % vs the previous period", or nothing when there was nothing before.
+fn change(now: i64, before: i64) -> String {
+    if before == 0 {
+        return if now == 0 {
+            String::new()
+        } else {
+            "new in this period".into()
+        };
+    }
+    let pct = (now - before) as f64 * 100.0 / before as f64;
+    format!("{pct:+.0} % vs the previous period ({before})")
+}
 
 #[component]
 pub fn TrafficPage() -> impl IntoView {
+    let query = use_query_map();
+    let filters = Memo::new(move |_| {
+        query.with(|q| {
+            let get = |k: &str| q.get(k).filter(|v| !v.is_empty());
+            Filters {
+                range: get("range"),
+                from: get("from"),
+                to: get("to"),
+                kind: get("type"),
+                source: get("source"),
+            }
+        })
+    });
+    let data = Resource::new(
+        move || filters.get(),
+        |f| traffic_dashboard(f.range, f.from, f.to, f.kind, f.source),
+    );
+    let loaded = move || data.get().and_then(Result::ok);
+    let hits = Signal::derive(move || loaded().map(|d| hits_chart(&d.series, d.bucket)));
+    let sources = Signal::derive(move || {
+        loaded()
+            .filter(|d| !d.current.by_source.is_empty())
+            .map(|d| sources_chart(&d.current))
+    });
+
     view! {
-        <Upcoming
-            title="Traffic"
-            summary="Who visits your site's front end: people and bots side by side, bots named by source."
-            will_hold=&[
-                "page views, visits, unique IPs and unique pages over today, yesterday, 7, 30 and 90 days or any range",
-                "people and bots as separate series; bots by source (Google, Bing, Baidu …)",
-                "the top pages and the stored hits, filtered and exportable as CSV",
-            ]
-        />
+        <Title text="Traffic" />
+        <h1>"Traffic"</h1>
+        {move || view! { <FilterBar filters=filters.get() /> }}
+        <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+            {move || match data.get() {
+                Some(Err(e)) => view! { <p class="error" role="alert" data-testid="traffic-error">{e.to_string()}</p> }.into_any(),
+                Some(Ok(d)) => view! { <Figures dashboard=d.clone() /> <TopPages dashboard=d filters=filters.get() /> }.into_any(),
+                None => ().into_any(),
+            }}
+        </Transition>
+        <section class="card">
+            <h2>"Hits over time"</h2>
+            <EChart id="traffic-hits-chart" chart=hits />
+        </section>
+        <section class="card">
+            <h2>"Bots by source"</h2>
+            <EChart id="traffic-sources-chart" chart=sources height=220 />
+        </section>
+    }
+}
+
+#[component]
+fn FilterBar(filters: Filters) -> impl IntoView {
+    let active = filters.active_range();
+    let kind = filters.kind.clone().unwrap_or_else(|| "all".into());
+    let presets = Preset::ALL
+        .into_iter()
+        .map(|p| {
+            let class = if active == Some(p) { "chip on" } else { "chip" };
+            view! { <a class=class href=filters.with_range(p) data-testid=format!("range-{}", p.as_str())>{p.label()}</a> }
+        })
+        .collect_view();
+    let kinds = [("all", "Everyone"), ("human", "People"), ("bot", "Bots")]
+        .into_iter()
+        .map(|(k, label)| {
+            let class = if kind == k { "chip on" } else { "chip" };
+            view! { <a class=class href=filters.with_kind(k) data-testid=format!("type-{k}")>{label}</a> }
+        })
+        .collect_view();
+    let source_note = filters.source.clone().map(|source| {
+        view! {
+            <span class="chip on" data-testid="source-filter">"source: " {source}</span>
+            <a href=filters.with_source(None)>"all sources"</a>
+        }
+    });
+    view! {
+        <section class="card" data-testid="traffic-filters">
+            <div class="chips">{presets}</div>
+            <div class="chips">{kinds} {source_note}</div>
+            <Form method="GET" action="/traffic" attr:class="inline-form">
+                <label for="t-from">"From"</label>
+                <input id="t-from" name="from" type="date" value=filters.from.clone().unwrap_or_default() />
+                <label for="t-to">"to"</label>
+                <input id="t-to" name="to" type="date" value=filters.to.clone().unwrap_or_default() />
+                <input type="hidden" name="type" value=filters.kind.clone().unwrap_or_default() />
+                <input type="hidden" name="source" value=filters.source.clone().unwrap_or_default() />
+                <button type="submit">"Show"</button>
+            </Form>
+        </section>
+    }
+}
+
+#[component]
+fn Figures(dashboard: Dashboard) -> impl IntoView {
+    let (now, before) = (&dashboard.current, &dashboard.previous);
+    let figures = [
+        (
+            "page_views",
+            "Page views",
+            now.page_views,
+            before.page_views,
+        ),
+        ("visits", "Visits", now.visits, before.visits),
+        (
+            "unique_ips",
+            "Unique IPs",
+            now.unique_ips,
+            before.unique_ips,
+        ),
+        (
+            "unique_pages",
+            "Unique pages",
+            now.unique_pages,
+            before.unique_pages,
+        ),
+        ("human", "People", now.human, before.human),
+        ("bot", "Bots", now.bot, before.bot),
+    ];
+    view! {
+        <p class="muted" data-testid="traffic-range">
+            {format!("{} to {} ({})", dashboard.from, dashboard.to, dashboard.timezone)}
+        </p>
+        <section class="figures">
+            {figures
+                .into_iter()
+                .map(|(key, label, value, previous)| {
+                    view! {
+                        <div class="card figure" data-testid=format!("fig-{key}")>
+                            <div class="muted">{label}</div>
+                            <div class="value">{value}</div>
+                            <div class="muted small">{change(value, previous)}</div>
+                        </div>
+                    }
+                })
+                .collect_view()}
+        </section>
+    }
+}
+
+#[component]
+fn TopPages(dashboard: Dashboard, filters: Filters) -> impl IntoView {
+    let top = dashboard.current.top_pages.clone();
+    let max = top.iter().map(|p| p.count).max().unwrap_or(1).max(1);
+    let sources: Vec<(String, i64)> = dashboard.current.by_source.clone().into_iter().collect();
+    view! {
+        <section class="card">
+            <h2>"Bot sources"</h2>
+            {if sources.is_empty() {
+                view! { <p class="muted">"No bot hits in this range."</p> }.into_any()
+            } else {
+                view! {
+                    <div class="chips" data-testid="sources">
+                        {sources
+                            .into_iter()
+                            .map(|(source, n)| {
+                                let href = filters.with_source(Some(&source));
+                                let text = format!("{source} {n}");
+                                view! { <a class="chip" href=href data-source=source>{text}</a> }
+                            })
+                            .collect_view()}
+                    </div>
+                }
+                    .into_any()
+            }}
+        </section>
+        <section class="card">
+            <h2>"Top pages"</h2>
+            {if top.is_empty() {
+                view! { <p class="muted">"No page views in this range."</p> }.into_any()
+            } else {
+                view! {
+                    <table class="table" data-testid="top-pages">
+                        <thead>
+                            <tr><th>"Page"</th><th>"Hits"</th><th>"People"</th><th>"Bots"</th><th></th></tr>
+                        </thead>
+                        <tbody>
+                            {top
+                                .into_iter()
+                                .map(|p| {
+                                    let human_pct = p.human * 100 / max;
+                                    let bot_pct = p.bot * 100 / max;
+                                    let key = p.path.clone();
+                                    view! {
+                                        <tr data-path=key>
+                                            <td><code>{p.path}</code></td>
+                                            <td>{p.count}</td>
+                                            <td>{p.human}</td>
+                                            <td>{p.bot}</td>
+                                            <td class="bar-cell">
+                                                <span class="bar" style=format!("width:{human_pct}%;background:{PEOPLE}")></span>
+                                                <span class="bar" style=format!("width:{bot_pct}%;background:{BOTS}")></span>
+                                            </td>
+                                        </tr>
+                                    }
+                                })
+                                .collect_view()}
+                        </tbody>
+                    </table>
+                }
+                    .into_any()
+            }}
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_keep_the_other_filters() {
+        let f = Filters {
+            range: Some("30d".into()),
+            kind: Some("bot".into()),
+            ..Filters::default()
+        };
+        assert_eq!(f.with_range(Preset::Today), "/traffic?range=today&type=bot");
+        assert_eq!(f.with_kind("all"), "/traffic?range=30d");
+        assert_eq!(
+            f.with_source(Some("google")),
+            "/traffic?range=30d&type=bot&source=google"
+        );
+        assert_eq!(Filters::default().href(), "/traffic");
+        assert_eq!(f.active_range(), Some(Preset::Last30));
+    }
+
+    #[test]
+    fn changes_read_as_percentages() {
+        assert_eq!(change(150, 100), "+50 % vs the previous period (100)");
+        assert_eq!(change(5, 0), "new in this period");
+        assert_eq!(change(0, 0), "");
     }
 }

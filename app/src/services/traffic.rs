@@ -9,11 +9,10 @@
 
 use std::collections::BTreeMap;
 
+pub use crate::api::traffic::{SeriesPoint, TopPage, TrafficStats};
+use crate::domain::traffic_range::{Bucket, VisitorType};
 use chrono::{DateTime, Utc};
 use sea_orm::{ConnectionTrait, DatabaseBackend, DbErr, Statement, Value};
-use serde::{Deserialize, Serialize};
-
-use crate::domain::traffic_range::VisitorType;
 
 /// Which rows the figures count.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,26 +25,6 @@ pub struct StatsQuery {
     /// The zone's UTC offset, in seconds, at the range's start: what "day" means for visits.
     /// (A DST change inside the range shifts that day boundary by an hour for the rest of it.)
     pub day_offset_seconds: i64,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TrafficStats {
-    pub visits: i64,
-    pub page_views: i64,
-    pub unique_ips: i64,
-    pub unique_pages: i64,
-    pub human: i64,
-    pub bot: i64,
-    pub by_source: BTreeMap<String, i64>,
-    pub top_pages: Vec<TopPage>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TopPage {
-    pub path: String,
-    pub count: i64,
-    pub human: i64,
-    pub bot: i64,
 }
 
 /// How many top pages are listed.
@@ -164,4 +143,53 @@ pub async fn stats(db: &impl ConnectionTrait, query: &StatsQuery) -> Result<Traf
         });
     }
     Ok(stats)
+}
+
+/// Hits per hour or per day over `[start, end)`, people and bots apart; every bucket of the
+/// range is present, empty ones with zeros.
+pub async fn series(
+    db: &impl ConnectionTrait,
+    query: &StatsQuery,
+    bucket: Bucket,
+) -> Result<Vec<SeriesPoint>, DbErr> {
+    let backend = db.get_database_backend();
+    let filter = Filter::new(backend, query);
+    let (width, offset) = match bucket {
+        Bucket::Hour => (3600, 0),
+        Bucket::Day => (86_400, query.day_offset_seconds),
+    };
+    let index = match backend {
+        DatabaseBackend::Postgres => {
+            format!("CAST(FLOOR((EXTRACT(EPOCH FROM stat_date) + {offset}) / {width}) AS BIGINT)")
+        }
+        _ => format!("(CAST(strftime('%s', stat_date) AS INTEGER) + {offset}) / {width}"),
+    };
+    let where_ = &filter.sql;
+    let mut counts: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
+    for row in db
+        .query_all_raw(filter.statement(format!(
+            "SELECT {index} AS b, \
+                    CAST(SUM(CASE WHEN is_bot THEN 0 ELSE count END) AS BIGINT) AS human, \
+                    CAST(SUM(CASE WHEN is_bot THEN count ELSE 0 END) AS BIGINT) AS bot \
+             FROM traffic_statistics WHERE {where_} GROUP BY 1"
+        )))
+        .await?
+    {
+        counts.insert(
+            row.try_get("", "b")?,
+            (row.try_get("", "human")?, row.try_get("", "bot")?),
+        );
+    }
+    let first = (query.start.timestamp() + offset).div_euclid(width);
+    let last = (query.end.timestamp() - 1 + offset).div_euclid(width);
+    Ok((first..=last)
+        .map(|b| {
+            let (human, bot) = counts.get(&b).copied().unwrap_or_default();
+            SeriesPoint {
+                start: DateTime::<Utc>::from_timestamp(b * width - offset, 0).unwrap_or_default(),
+                human,
+                bot,
+            }
+        })
+        .collect())
 }

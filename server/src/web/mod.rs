@@ -49,6 +49,7 @@ pub fn state(config: &Config, db: DatabaseConnection) -> AppState {
             session_ttl: chrono::Duration::hours(i64::from(config.session_hours)),
             secure_cookies: config.secure_cookies,
         },
+        timezone: config.timezone.clone(),
     }
 }
 

@@ -1,0 +1,108 @@
+//! The traffic dashboard's data: the figures for a range and the one before it, and hits over
+//! time. `bulwark traffic stats` reads the same service, so the page and the command agree.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, NaiveDate, Utc};
+use leptos::prelude::*;
+use serde::{Deserialize, Serialize};
+
+use super::AppError;
+use crate::domain::traffic_range::Bucket;
+
+/// DESIGN.md §5's figures.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TrafficStats {
+    pub visits: i64,
+    pub page_views: i64,
+    pub unique_ips: i64,
+    pub unique_pages: i64,
+    pub human: i64,
+    pub bot: i64,
+    pub by_source: BTreeMap<String, i64>,
+    pub top_pages: Vec<TopPage>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TopPage {
+    pub path: String,
+    pub count: i64,
+    pub human: i64,
+    pub bot: i64,
+}
+
+/// Hits in one hour or day.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SeriesPoint {
+    pub start: DateTime<Utc>,
+    pub human: i64,
+    pub bot: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Dashboard {
+    pub from: NaiveDate,
+    pub to: NaiveDate,
+    pub timezone: String,
+    pub bucket: Bucket,
+    pub current: TrafficStats,
+    /// The same figures for the period of the same length just before.
+    pub previous: TrafficStats,
+    pub series: Vec<SeriesPoint>,
+}
+
+/// Figures for a range (`range` preset, or `from`–`to`), visitor type and bot source.
+#[server(endpoint = "traffic/dashboard")]
+pub async fn traffic_dashboard(
+    range: Option<String>,
+    from: Option<String>,
+    to: Option<String>,
+    kind: Option<String>,
+    source: Option<String>,
+) -> Result<Dashboard, AppError> {
+    use crate::domain::traffic_range::{self as ranges, VisitorType};
+    use crate::services::traffic::{self, StatsQuery};
+    use chrono::Offset;
+    super::respond(
+        async {
+            super::auth::require_user()?;
+            let state = super::state()?;
+            let tz = crate::domain::cron::parse_timezone(&state.timezone)
+                .map_err(|e| AppError::Internal(e.to_string()))?;
+            let invalid = |e: ranges::RangeError| AppError::invalid("range", e.to_string());
+            let spec = ranges::parse_spec(range.as_deref(), from.as_deref(), to.as_deref())
+                .map_err(invalid)?;
+            let visitors = VisitorType::parse(kind.as_deref().unwrap_or("all"))
+                .map_err(|e| AppError::invalid("type", e.to_string()))?;
+            let today = ranges::today(Utc::now(), tz);
+            let resolved = ranges::resolve(spec, today, tz, ranges::DEFAULT_RETENTION_DAYS)
+                .map_err(invalid)?;
+            let before = ranges::previous(&resolved, tz);
+            let query = |start, end| StatsQuery {
+                start,
+                end,
+                visitors,
+                source: source.clone().filter(|s| !s.is_empty()),
+                day_offset_seconds: i64::from(
+                    resolved
+                        .start
+                        .with_timezone(&tz)
+                        .offset()
+                        .fix()
+                        .local_minus_utc(),
+                ),
+            };
+            let now = query(resolved.start, resolved.end);
+            Ok(Dashboard {
+                from: resolved.from,
+                to: resolved.to,
+                timezone: state.timezone.clone(),
+                bucket: resolved.bucket,
+                current: traffic::stats(&state.db, &now).await?,
+                previous: traffic::stats(&state.db, &query(before.start, before.end)).await?,
+                series: traffic::series(&state.db, &now, resolved.bucket).await?,
+            })
+        }
+        .await,
+    )
+}

@@ -1,0 +1,107 @@
+import { execFileSync } from "node:child_process";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { expect, Page, test } from "@playwright/test";
+import { hydrated, signIn, VIEWER } from "./helpers";
+
+const database = path.resolve(__dirname, "../.run/e2e.db");
+const env = { ...process.env, DATABASE_URL: `sqlite://${database}?mode=rwc` };
+
+const PERSON = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
+const GOOGLE = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+const BING = "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)";
+
+// Yesterday (UTC, the e2e server's zone) holds only what this test imports.
+const hits: [string, string, string][] = [
+  ["10.0.0.1", "/a", PERSON],
+  ["10.0.0.1", "/b", PERSON],
+  ["10.0.0.2", "/a", PERSON],
+  ["10.0.0.2", "/a", PERSON],
+  ["10.0.0.3", "/b", PERSON],
+  ["66.249.66.1", "/a", GOOGLE],
+  ["66.249.66.1", "/a", GOOGLE],
+  ["66.249.66.2", "/c", GOOGLE],
+  ["40.77.167.1", "/c", BING],
+  ["40.77.167.1", "/a", BING],
+];
+
+function logTime(d: Date): string {
+  const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+  const p = (n: number) => String(n).padStart(2, "0");
+  return `${p(d.getUTCDate())}/${months[d.getUTCMonth()]}/${d.getUTCFullYear()}:${p(d.getUTCHours())}:${p(d.getUTCMinutes())}:00 +0000`;
+}
+
+/** The figures for a subset of the hits, counted here, not by Bulwark. */
+function count(keep: (h: [string, string, string]) => boolean) {
+  const rows = hits.filter(keep);
+  return {
+    page_views: rows.length,
+    visits: new Set(rows.map(([ip, , ua]) => `${ip} ${ua}`)).size,
+    unique_ips: new Set(rows.map(([ip]) => ip)).size,
+    unique_pages: new Set(rows.map(([, p]) => p)).size,
+    human: rows.filter(([, , ua]) => ua === PERSON).length,
+    bot: rows.filter(([, , ua]) => ua !== PERSON).length,
+  };
+}
+
+async function expectFigures(page: Page, expected: Record<string, number>) {
+  for (const [key, value] of Object.entries(expected)) {
+    await expect(page.getByTestId(`fig-${key}`).locator(".value"), key).toHaveText(String(value));
+  }
+}
+
+test.beforeAll(() => {
+  const yesterday = new Date(Date.now() - 24 * 3600 * 1000);
+  yesterday.setUTCHours(12, 0, 0, 0);
+  const lines = hits.map(([ip, p, ua], i) => {
+    const at = new Date(yesterday.getTime() + i * 60_000);
+    return `${ip} - - [${logTime(at)}] "GET ${p} HTTP/1.1" 200 100 "-" "${ua}"`;
+  });
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "bulwark-e2e-")), "access.log");
+  fs.writeFileSync(file, lines.join("\n") + "\n");
+  execFileSync(process.env.BULWARK_BIN!, ["traffic", "import", file], { env });
+});
+
+test("the dashboard's figures match an independent count and follow range, type and source", async ({ page }) => {
+  await signIn(page, VIEWER);
+  await page.goto("/traffic?range=yesterday");
+  await hydrated(page);
+  await expectFigures(page, count(() => true));
+  await expect(page.locator("#traffic-hits-chart[data-drawn=true] canvas")).toHaveCount(1);
+  await expect(page.locator("#traffic-sources-chart[data-drawn=true] canvas")).toHaveCount(1);
+  const first = page.getByTestId("top-pages").locator("tbody tr").first();
+  await expect(first).toHaveAttribute("data-path", "/a");
+  await expect(first).toContainText("6");
+
+  // Bots only: the URL says so, the figures change without a page load.
+  await page.evaluate(() => ((window as any).__marker = 1));
+  await page.getByTestId("type-bot").click();
+  await expect(page).toHaveURL(/type=bot/);
+  await expectFigures(page, count(([, , ua]) => ua !== PERSON));
+  // One source.
+  await page.getByTestId("sources").locator('a[data-source="google"]').click();
+  await expect(page).toHaveURL(/source=google/);
+  await expectFigures(page, count(([, , ua]) => ua === GOOGLE));
+  expect(await page.evaluate(() => (window as any).__marker)).toBe(1);
+  // Back to all bots.
+  await page.goBack();
+  await expectFigures(page, count(([, , ua]) => ua !== PERSON));
+
+  // Another range: today holds none of the imported hits.
+  await page.getByTestId("range-today").click();
+  await expect(page).toHaveURL(/range=today/);
+  await expect(page.getByTestId("traffic-range")).not.toContainText(
+    new Date(Date.now() - 24 * 3600 * 1000).toISOString().slice(0, 10),
+  );
+});
+
+test("bad ranges in the URL get a clear message", async ({ page }) => {
+  await signIn(page, VIEWER);
+  await page.goto("/traffic?from=2026-02-30&to=2026-03-01");
+  await expect(page.getByTestId("traffic-error")).toContainText("'2026-02-30' is not a date");
+  await page.goto("/traffic?from=2026-11-20&to=2026-11-10");
+  await expect(page.getByTestId("traffic-error")).toContainText("is after the to date");
+  await page.goto("/traffic?from=2020-01-01&to=2020-01-02");
+  await expect(page.getByTestId("traffic-error")).toContainText("traffic is kept 90 days");
+});
