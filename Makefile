@@ -96,6 +96,7 @@ build: tools
 run: site build
 	@BULWARK_SITE_ROOT=$(SITE) $(BIN) migrate
 	@$(BIN) jobs seed-demo
+	@$(BIN) traffic generate --days 14 --per-day 400 --if-empty
 	@echo
 	@echo "  Bulwark: http://127.0.0.1:3000 — sign in as 'admin'."
 	@echo "  On the very first start the password is printed below, once (or set"

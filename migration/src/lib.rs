@@ -13,6 +13,7 @@ mod m20261130_000005_queue_indexes;
 mod m20261130_000006_dependants;
 mod m20261130_000007_traffic_nodes;
 mod m20261130_000008_node_clock;
+mod m20261130_000009_generated_traffic;
 
 pub struct Migrator;
 
@@ -28,6 +29,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000006_dependants::Migration),
             Box::new(m20261130_000007_traffic_nodes::Migration),
             Box::new(m20261130_000008_node_clock::Migration),
+            Box::new(m20261130_000009_generated_traffic::Migration),
         ]
     }
 }

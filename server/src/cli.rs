@@ -79,6 +79,19 @@ enum TrafficCommand {
     },
     /// Make every running server write its buffered hits now, and report the rows.
     Flush,
+    /// Write realistic synthetic traffic, marked as generated (or remove it).
+    Generate {
+        #[arg(long, default_value_t = 14, value_parser = clap::value_parser!(u32).range(1..=90))]
+        days: u32,
+        #[arg(long, default_value_t = 2000, value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+        per_day: u64,
+        /// Only when there is no traffic at all yet (what `make run` uses).
+        #[arg(long)]
+        if_empty: bool,
+        /// Delete the generated rows instead.
+        #[arg(long, conflicts_with_all = ["days", "per_day", "if_empty"])]
+        remove: bool,
+    },
     /// The dashboard's figures for a range, computed by the same queries.
     Stats {
         /// today, yesterday, 7d, 30d or 90d (default 7d); or --from and --to.
@@ -246,6 +259,15 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             };
             let db = db::connect(&config.database_url).await?;
             crate::commands::traffic::stats(&db, &config, &request, json).await
+        }
+        Command::Traffic(TrafficCommand::Generate {
+            days,
+            per_day,
+            if_empty,
+            remove,
+        }) => {
+            let db = db::connect(&config.database_url).await?;
+            crate::commands::traffic::generate(&db, days, per_day, if_empty, remove).await
         }
         Command::Traffic(TrafficCommand::Flush) => {
             let db = db::connect(&config.database_url).await?;

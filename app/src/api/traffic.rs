@@ -19,6 +19,8 @@ pub struct TrafficStats {
     pub unique_pages: i64,
     pub human: i64,
     pub bot: i64,
+    /// Of the page views, how many are synthetic (`bulwark traffic generate`).
+    pub generated: i64,
     pub by_source: BTreeMap<String, i64>,
     pub top_pages: Vec<TopPage>,
 }

@@ -20,6 +20,8 @@ pub struct Model {
     pub is_bot: bool,
     pub spider_source: Option<String>,
     pub count: i64,
+    /// Written by `bulwark traffic generate` (demo or benchmark data), not by a visitor.
+    pub generated: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

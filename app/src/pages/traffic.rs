@@ -285,6 +285,12 @@ fn Figures(dashboard: Dashboard) -> impl IntoView {
         <p class="muted" data-testid="traffic-range">
             {format!("{} to {} ({})", dashboard.from, dashboard.to, dashboard.timezone)}
         </p>
+        {(now.generated > 0).then(|| view! {
+            <p class="warn" data-testid="generated-note">
+                {format!("{} of these page views are generated demo data. ", now.generated)}
+                "Remove them with " <code>"bulwark traffic generate --remove"</code> "."
+            </p>
+        })}
         <section class="figures">
             {figures
                 .into_iter()

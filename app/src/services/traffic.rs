@@ -82,6 +82,7 @@ pub async fn stats(db: &impl ConnectionTrait, query: &StatsQuery) -> Result<Traf
         .query_one_raw(filter.statement(format!(
             "SELECT CAST(COALESCE(SUM(count), 0) AS BIGINT) AS views, \
                     CAST(COALESCE(SUM(CASE WHEN is_bot THEN count ELSE 0 END), 0) AS BIGINT) AS bots, \
+                    CAST(COALESCE(SUM(CASE WHEN generated THEN count ELSE 0 END), 0) AS BIGINT) AS generated, \
                     COUNT(DISTINCT ip) AS ips, COUNT(DISTINCT path) AS pages \
              FROM traffic_statistics WHERE {where_}"
         )))
@@ -89,6 +90,7 @@ pub async fn stats(db: &impl ConnectionTrait, query: &StatsQuery) -> Result<Traf
     if let Some(row) = totals {
         stats.page_views = row.try_get("", "views")?;
         stats.bot = row.try_get("", "bots")?;
+        stats.generated = row.try_get("", "generated")?;
         stats.human = stats.page_views - stats.bot;
         stats.unique_ips = row.try_get("", "ips")?;
         stats.unique_pages = row.try_get("", "pages")?;

@@ -101,6 +101,36 @@ pub async fn flush(db: &DatabaseConnection) -> anyhow::Result<()> {
     Ok(())
 }
 
+pub async fn generate(
+    db: &DatabaseConnection,
+    days: u32,
+    per_day: u64,
+    if_empty: bool,
+    remove: bool,
+) -> anyhow::Result<()> {
+    use crate::traffic::generate;
+    if remove {
+        let deleted = generate::remove(db).await?;
+        println!("removed {deleted} generated traffic rows; real hits are untouched");
+        return Ok(());
+    }
+    if if_empty
+        && generate::any_traffic(db)
+            .await
+            .context("could not read traffic")?
+    {
+        println!("traffic: the database already has traffic; nothing generated");
+        return Ok(());
+    }
+    let rows = generate::generate(db, days, per_day, crate::clock::now(), 7).await?;
+    println!(
+        "traffic: generated {} hits over {days} days ({rows} rows), marked as generated; \
+         remove them with `bulwark traffic generate --remove`",
+        u64::from(days) * per_day
+    );
+    Ok(())
+}
+
 /// `traffic stats` as typed.
 pub struct StatsRequest {
     pub range: Option<String>,

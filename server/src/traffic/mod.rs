@@ -13,6 +13,7 @@
 
 pub mod buffer;
 pub mod collect;
+pub mod generate;
 pub mod hit;
 pub mod import;
 pub mod layer;

@@ -110,7 +110,7 @@ pub async fn flush(
     Ok(report)
 }
 
-async fn write_group(
+pub(crate) async fn write_group(
     db: &DatabaseConnection,
     rows: Vec<traffic_statistic::ActiveModel>,
 ) -> Result<(), DbErr> {
@@ -137,7 +137,7 @@ async fn write_group(
     txn.commit().await
 }
 
-fn to_row(
+pub(crate) fn to_row(
     hit: &Hit,
     count: u64,
     hasher: &IpHasher,
@@ -166,6 +166,7 @@ fn to_row(
         is_bot: Set(verdict.is_bot),
         spider_source: Set(verdict.source.map(str::to_string)),
         count: Set(i64::try_from(count).unwrap_or(i64::MAX)),
+        generated: Set(false),
         ..Default::default()
     })
 }

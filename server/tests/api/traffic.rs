@@ -223,6 +223,7 @@ async fn retention_deletes_only_old_rows_in_batches(app: TestApp) {
         is_bot: Set(false),
         spider_source: Set(None),
         count: Set(1),
+        generated: Set(false),
         ..Default::default()
     };
     let models: Vec<_> = (0..2_500)

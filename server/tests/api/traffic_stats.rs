@@ -78,6 +78,7 @@ fn expected(keep: impl Fn(&Row) -> bool) -> serde_json::Value {
         "unique_pages": top.len(),
         "human": views - bot,
         "bot": bot,
+        "generated": 0,
         "by_source": sources,
         "top_pages": top.iter().map(|(path, h, b)| serde_json::json!({"path": path, "count": h + b, "human": h, "bot": b})).collect::<Vec<_>>(),
     })
@@ -153,3 +154,55 @@ async fn stats_match_an_independent_count(app: TestApp) {
     refused(&["--type", "robots"], "is not a visitor type");
 }
 on_both_backends!(stats_match_an_independent_count);
+
+async fn generated_traffic_is_marked_and_removable(app: TestApp) {
+    // A real hit first: generating and removing must leave it alone.
+    let buffer = Buffer::new(1 << 20);
+    let (hit, _) = Hit::new(
+        Utc::now().timestamp(),
+        "GET",
+        "/real",
+        "10.0.0.1",
+        PERSON,
+        "",
+        String::new(),
+    );
+    buffer.record(hit, 1, false);
+    store::flush(&app.db, &buffer, IpPrivacy::Raw)
+        .await
+        .unwrap();
+
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        let (code, out, err) = output(bulwark(&app, dir.path(), args, &[]));
+        assert_eq!(code, 0, "{err}");
+        out
+    };
+    let out = run(&["traffic", "generate", "--days", "3", "--per-day", "200"]);
+    assert!(out.contains("generated 600 hits over 3 days"), "{out}");
+    assert!(out.contains("bulwark traffic generate --remove"), "{out}");
+    let stats: serde_json::Value =
+        serde_json::from_str(&run(&["traffic", "stats", "--range", "7d", "--json"])).unwrap();
+    assert_eq!(stats["page_views"], 601);
+    assert_eq!(stats["generated"], 600);
+    assert!(
+        stats["bot"].as_i64().unwrap() > 0 && stats["human"].as_i64().unwrap() > 300,
+        "{stats}"
+    );
+    assert!(
+        stats["by_source"]["google"].as_i64().unwrap() > 0,
+        "{stats}"
+    );
+    let out = run(&["traffic", "generate", "--if-empty"]);
+    assert!(out.contains("already has traffic"), "{out}");
+
+    let out = run(&["traffic", "generate", "--remove"]);
+    assert!(out.contains("removed"), "{out}");
+    let stats: serde_json::Value =
+        serde_json::from_str(&run(&["traffic", "stats", "--range", "7d", "--json"])).unwrap();
+    assert_eq!(
+        (stats["page_views"].as_i64(), stats["generated"].as_i64()),
+        (Some(1), Some(0))
+    );
+}
+on_both_backends!(generated_traffic_is_marked_and_removable);

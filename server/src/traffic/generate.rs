@@ -1,0 +1,107 @@
+//! `bulwark traffic generate`: realistic synthetic traffic, marked `generated`, for the demo
+//! and for benchmarks; `--remove` deletes it again without touching real hits.
+
+use std::collections::HashMap;
+
+use app::domain::bots::Verdict;
+use app::entities::traffic_statistic;
+use chrono::{DateTime, Duration, Utc};
+use sea_orm::sea_query::Query;
+use sea_orm::{ActiveValue::Set, ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
+
+use super::hit::{self, Hit};
+use super::store::{self, CLEAN_BATCH, IpHasher, StoreError};
+use super::synthetic::Synthetic;
+
+/// Rows written per group (one transaction).
+const GROUP: usize = 10_000;
+
+/// Writes `per_day` hits for each of the last `days` days (today up to `now`); returns the rows.
+pub async fn generate(
+    db: &DatabaseConnection,
+    days: u32,
+    per_day: u64,
+    now: DateTime<Utc>,
+    seed: u64,
+) -> Result<u64, StoreError> {
+    let mut synthetic = Synthetic::new(seed);
+    let mut verdicts: HashMap<String, Verdict> = HashMap::new();
+    let today = now
+        .date_naive()
+        .and_hms_opt(0, 0, 0)
+        .unwrap_or_default()
+        .and_utc();
+    let mut rows = 0;
+    for day in (0..i64::from(days)).rev() {
+        let start = today - Duration::days(day);
+        let span = if day == 0 {
+            (now - start).num_seconds().max(1)
+        } else {
+            86_400
+        };
+        let mut counts: HashMap<Hit, u64> = HashMap::new();
+        for _ in 0..per_day {
+            let r = synthetic.request(start, span);
+            let locale = hit::locale(&r.path, Some(r.accept_language), &[]);
+            let (hit, _) = Hit::new(
+                r.at.timestamp(),
+                "GET",
+                &r.path,
+                &r.ip,
+                r.user_agent,
+                r.referer,
+                locale,
+            );
+            *counts.entry(hit).or_default() += 1;
+        }
+        let entries: Vec<(Hit, u64)> = counts.into_iter().collect();
+        for group in entries.chunks(GROUP) {
+            let models: Vec<traffic_statistic::ActiveModel> = group
+                .iter()
+                .filter_map(|(hit, n)| {
+                    let mut row = store::to_row(hit, *n, &IpHasher::Raw, &mut verdicts)?;
+                    // Never merged with a real visitor's row of the same key.
+                    row.key_hash = Set(format!("{}g", &store::key_hash(hit, &hit.ip)[..31]));
+                    row.generated = Set(true);
+                    Some(row)
+                })
+                .collect();
+            store::write_group(db, models)
+                .await
+                .map_err(|source| StoreError::Write {
+                    hits: group.iter().map(|(_, n)| n).sum(),
+                    source,
+                })?;
+            rows += group.len() as u64;
+        }
+    }
+    Ok(rows)
+}
+
+/// Whether any traffic row exists (the demo seeds only an empty table).
+pub async fn any_traffic(db: &DatabaseConnection) -> Result<bool, sea_orm::DbErr> {
+    Ok(traffic_statistic::Entity::find().one(db).await?.is_some())
+}
+
+/// Deletes generated rows in batches; returns how many.
+pub async fn remove(db: &DatabaseConnection) -> Result<u64, StoreError> {
+    use traffic_statistic::{Column, Entity};
+    let mut deleted = 0;
+    loop {
+        let batch = Query::select()
+            .column(Column::Id)
+            .from(Entity)
+            .and_where(Column::Generated.eq(true))
+            .limit(CLEAN_BATCH)
+            .to_owned();
+        let result = Entity::delete_many()
+            .filter(Column::Id.in_subquery(batch))
+            .exec(db)
+            .await
+            .map_err(|source| StoreError::Clean { deleted, source })?;
+        deleted += result.rows_affected;
+        if result.rows_affected < CLEAN_BATCH {
+            return Ok(deleted);
+        }
+    }
+}
