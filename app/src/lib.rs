@@ -19,6 +19,8 @@ pub mod pages;
 #[cfg(feature = "ssr")]
 pub mod entities;
 #[cfg(feature = "ssr")]
+pub mod live;
+#[cfg(feature = "ssr")]
 pub mod services;
 #[cfg(feature = "ssr")]
 pub mod state;

@@ -11,6 +11,8 @@ pub struct AppState {
     pub auth: AuthSettings,
     /// The configured zone: what "today" and a date mean on traffic pages.
     pub timezone: String,
+    /// This process's traffic hits not yet written, for the live strip.
+    pub live: Option<std::sync::Arc<dyn crate::live::LiveTraffic>>,
 }
 
 #[derive(Clone, Debug)]

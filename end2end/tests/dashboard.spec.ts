@@ -3,7 +3,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { expect, Page, test } from "@playwright/test";
-import { hydrated, signIn, VIEWER } from "./helpers";
+import { ADMIN, hydrated, signIn, VIEWER } from "./helpers";
 
 const database = path.resolve(__dirname, "../.run/e2e.db");
 const env = { ...process.env, DATABASE_URL: `sqlite://${database}?mode=rwc` };
@@ -104,4 +104,40 @@ test("bad ranges in the URL get a clear message", async ({ page }) => {
   await expect(page.getByTestId("traffic-error")).toContainText("is after the to date");
   await page.goto("/traffic?from=2020-01-01&to=2020-01-02");
   await expect(page.getByTestId("traffic-error")).toContainText("traffic is kept 90 days");
+});
+
+test("the last hour includes hits this server has not written yet", async ({ browser, page }) => {
+  // No scheduled flush may write them in the middle of the test.
+  await signIn(page, ADMIN);
+  await page.goto("/jobs");
+  await hydrated(page);
+  const flushJob = page.locator('tr[data-job="traffic-flush"]');
+  await flushJob.getByRole("button", { name: "Disable" }).click();
+  await expect(flushJob.getByRole("button", { name: "Enable" })).toBeVisible();
+
+  await page.goto("/traffic");
+  await hydrated(page);
+  const live = page.getByTestId("live-total");
+  await expect(live).toContainText("still in this server's memory");
+  const human = async () => Number(await live.getAttribute("data-human"));
+  const unflushed = async () => Number(await live.getAttribute("data-unflushed"));
+  const [humanBefore, unflushedBefore] = [await human(), await unflushed()];
+
+  const visitor = await browser.newContext({
+    userAgent: "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15",
+  });
+  const tab = await visitor.newPage();
+  for (let i = 0; i < 3; i++) await tab.goto("/login");
+  await visitor.close();
+
+  await page.reload();
+  await hydrated(page);
+  await expect.poll(human).toBeGreaterThanOrEqual(humanBefore + 3);
+  expect(await unflushed()).toBeGreaterThanOrEqual(unflushedBefore + 3);
+  await expect(page.locator("#traffic-live-chart[data-drawn=true] canvas")).toHaveCount(1);
+
+  await page.goto("/jobs");
+  await hydrated(page);
+  await flushJob.getByRole("button", { name: "Enable" }).click();
+  await expect(flushJob.getByRole("button", { name: "Disable" })).toBeVisible();
 });

@@ -108,3 +108,34 @@ pub async fn traffic_dashboard(
         .await,
     )
 }
+
+/// One minute of the last hour: stored hits and those still in this server's memory.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LiveMinute {
+    pub minute: DateTime<Utc>,
+    pub human: i64,
+    pub bot: i64,
+    /// Of those, not yet written to the database.
+    pub unflushed: i64,
+}
+
+/// The last 60 minutes, minute by minute, including hits not flushed yet.
+#[server(endpoint = "traffic/live")]
+pub async fn traffic_live() -> Result<Vec<LiveMinute>, AppError> {
+    super::respond(
+        async {
+            super::auth::require_user()?;
+            let state = super::state()?;
+            let now = Utc::now();
+            let since =
+                DateTime::<Utc>::from_timestamp((now.timestamp() / 60 - 59) * 60, 0).unwrap_or(now);
+            let unflushed = state
+                .live
+                .as_ref()
+                .map(|live| live.unflushed_since(since))
+                .unwrap_or_default();
+            Ok(crate::services::traffic::last_hour(&state.db, since, &unflushed).await?)
+        }
+        .await,
+    )
+}

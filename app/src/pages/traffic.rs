@@ -15,9 +15,12 @@ use leptos_meta::Title;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
 
-use crate::api::traffic::{Dashboard, SeriesPoint, TrafficStats, traffic_dashboard};
+use crate::api::traffic::{
+    Dashboard, LiveMinute, SeriesPoint, TrafficStats, traffic_dashboard, traffic_live,
+};
 use crate::components::chart::EChart;
 use crate::domain::traffic_range::{Bucket, Preset};
+use crate::pages::runs::use_ticker;
 
 const PEOPLE: &str = "#1c7ed6";
 const BOTS: &str = "#f08c00";
@@ -203,6 +206,7 @@ pub fn TrafficPage() -> impl IntoView {
                 None => ().into_any(),
             }}
         </Transition>
+        <LiveStrip />
         <section class="card">
             <h2>"Hits over time"</h2>
             <EChart id="traffic-hits-chart" chart=hits />
@@ -210,6 +214,71 @@ pub fn TrafficPage() -> impl IntoView {
         <section class="card">
             <h2>"Bots by source"</h2>
             <EChart id="traffic-sources-chart" chart=sources height=220 />
+        </section>
+    }
+}
+
+/// People and bots per minute over the last hour, unwritten hits included.
+pub fn live_chart(minutes: &[LiveMinute]) -> Chart {
+    let series = minutes
+        .iter()
+        .map(|m| (m.minute.format("%H:%M").to_string(), (m.human, m.bot)))
+        .collect::<Vec<_>>();
+    Chart::new()
+        .tooltip(Tooltip::new().trigger(Trigger::Axis))
+        .grid(Grid::new().left(40).right(8).top(8).bottom(24))
+        .x_axis(
+            Axis::new()
+                .type_(AxisType::Category)
+                .data(series.iter().map(|(l, _)| l.clone()).collect()),
+        )
+        .y_axis(Axis::new().type_(AxisType::Value).min_interval(1))
+        .series(
+            Bar::new()
+                .name("People")
+                .stack("live")
+                .item_style(ItemStyle::new().color(PEOPLE))
+                .data(series.iter().map(|(_, (h, _))| *h).collect::<Vec<_>>()),
+        )
+        .series(
+            Bar::new()
+                .name("Bots")
+                .stack("live")
+                .item_style(ItemStyle::new().color(BOTS))
+                .data(series.iter().map(|(_, (_, b))| *b).collect::<Vec<_>>()),
+        )
+}
+
+/// The last hour, refreshed every ten seconds, including hits this server has not flushed.
+#[component]
+fn LiveStrip() -> impl IntoView {
+    let tick = use_ticker(10_000);
+    let minutes = Resource::new(move || tick.get(), |_| traffic_live());
+    let chart = Signal::derive(move || minutes.get().and_then(Result::ok).map(|m| live_chart(&m)));
+    let summary = move || {
+        minutes.get().map(|result| match result {
+            Ok(m) => {
+                let human: i64 = m.iter().map(|x| x.human).sum();
+                let bot: i64 = m.iter().map(|x| x.bot).sum();
+                let unflushed: i64 = m.iter().map(|x| x.unflushed).sum();
+                view! {
+                    <p class="muted" data-testid="live-total" data-human=human data-bot=bot data-unflushed=unflushed>
+                        {format!(
+                            "{} hits in the last hour ({human} people, {bot} bots); {unflushed} of them are still in this server's memory, not yet written.",
+                            human + bot
+                        )}
+                    </p>
+                }
+                    .into_any()
+            }
+            Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+        })
+    };
+    view! {
+        <section class="card">
+            <h2>"Last hour, live"</h2>
+            <Transition fallback=|| ()>{summary}</Transition>
+            <EChart id="traffic-live-chart" chart=chart height=140 />
         </section>
     }
 }

@@ -9,7 +9,7 @@
 
 use std::collections::BTreeMap;
 
-pub use crate::api::traffic::{SeriesPoint, TopPage, TrafficStats};
+pub use crate::api::traffic::{LiveMinute, SeriesPoint, TopPage, TrafficStats};
 use crate::domain::traffic_range::{Bucket, VisitorType};
 use chrono::{DateTime, Utc};
 use sea_orm::{ConnectionTrait, DatabaseBackend, DbErr, Statement, Value};
@@ -194,4 +194,68 @@ pub async fn series(
             }
         })
         .collect())
+}
+
+/// Sixty minutes from `since`: stored hits per minute plus `unflushed` ones.
+pub async fn last_hour(
+    db: &impl ConnectionTrait,
+    since: DateTime<Utc>,
+    unflushed: &[crate::live::LiveHits],
+) -> Result<Vec<LiveMinute>, DbErr> {
+    let query = StatsQuery {
+        start: since,
+        end: since + chrono::Duration::minutes(60),
+        visitors: VisitorType::All,
+        source: None,
+        day_offset_seconds: 0,
+    };
+    let backend = db.get_database_backend();
+    let filter = Filter::new(backend, &query);
+    let index = match backend {
+        DatabaseBackend::Postgres => {
+            "CAST(FLOOR(EXTRACT(EPOCH FROM stat_date) / 60) AS BIGINT)".to_string()
+        }
+        _ => "CAST(strftime('%s', stat_date) AS INTEGER) / 60".to_string(),
+    };
+    let where_ = &filter.sql;
+    let first = since.timestamp() / 60;
+    let mut minutes: Vec<LiveMinute> = (0..60)
+        .map(|i| LiveMinute {
+            minute: DateTime::<Utc>::from_timestamp((first + i) * 60, 0).unwrap_or(since),
+            human: 0,
+            bot: 0,
+            unflushed: 0,
+        })
+        .collect();
+    for row in db
+        .query_all_raw(filter.statement(format!(
+            "SELECT {index} AS m, \
+                    CAST(SUM(CASE WHEN is_bot THEN 0 ELSE count END) AS BIGINT) AS human, \
+                    CAST(SUM(CASE WHEN is_bot THEN count ELSE 0 END) AS BIGINT) AS bot \
+             FROM traffic_statistics WHERE {where_} GROUP BY 1"
+        )))
+        .await?
+    {
+        let m: i64 = row.try_get("", "m")?;
+        if let Some(slot) = usize::try_from(m - first)
+            .ok()
+            .and_then(|i| minutes.get_mut(i))
+        {
+            slot.human += row.try_get::<i64>("", "human")?;
+            slot.bot += row.try_get::<i64>("", "bot")?;
+        }
+    }
+    for hit in unflushed {
+        let i = hit.minute.timestamp() / 60 - first;
+        if let Some(slot) = usize::try_from(i).ok().and_then(|i| minutes.get_mut(i)) {
+            let n = i64::try_from(hit.count).unwrap_or(i64::MAX);
+            if hit.is_bot {
+                slot.bot += n;
+            } else {
+                slot.human += n;
+            }
+            slot.unflushed += n;
+        }
+    }
+    Ok(minutes)
 }

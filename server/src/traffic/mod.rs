@@ -163,6 +163,26 @@ impl Recorder {
     }
 }
 
+impl app::live::LiveTraffic for Recorder {
+    fn unflushed_since(&self, since: chrono::DateTime<chrono::Utc>) -> Vec<app::live::LiveHits> {
+        let mut verdicts = std::collections::HashMap::new();
+        self.buffer
+            .pending_since(since.timestamp())
+            .into_iter()
+            .filter_map(|(hit, count)| {
+                let is_bot = *verdicts
+                    .entry(hit.user_agent.clone())
+                    .or_insert_with(|| app::domain::bots::classify(&hit.user_agent).is_bot);
+                Some(app::live::LiveHits {
+                    minute: chrono::DateTime::from_timestamp(hit.minute, 0)?,
+                    is_bot,
+                    count,
+                })
+            })
+            .collect()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

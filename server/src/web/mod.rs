@@ -50,10 +50,12 @@ pub fn state(config: &Config, db: DatabaseConnection) -> AppState {
             secure_cookies: config.secure_cookies,
         },
         timezone: config.timezone.clone(),
+        live: None,
     }
 }
 
-pub fn router(state: AppState, traffic: Traffic) -> Router {
+pub fn router(mut state: AppState, traffic: Traffic) -> Router {
+    state.live = Some(traffic.recorder.clone());
     let routes = generate_route_list(App);
     let router = Router::new()
         .merge(crate::traffic::collect::routes(traffic.recorder.clone()))
