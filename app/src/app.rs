@@ -61,6 +61,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("runs/:id") view=pages::run_detail::RunDetailPage />
                     <Route path=path!("failed") view=pages::failed::FailedPage />
                     <Route path=path!("traffic") view=pages::traffic::TrafficPage />
+                    <Route path=path!("traffic/hits") view=pages::traffic_hits::TrafficHitsPage />
                     <Route path=path!("notifications") view=pages::notifications::NotificationsPage />
                     <Route path=path!("settings") view=pages::settings::SettingsPage />
                     <Route path=path!("audit") view=pages::audit::AuditPage />

@@ -141,3 +141,22 @@ test("the last hour includes hits this server has not written yet", async ({ bro
   await flushJob.getByRole("button", { name: "Enable" }).click();
   await expect(flushJob.getByRole("button", { name: "Disable" })).toBeVisible();
 });
+
+test("a top page opens its stored hits, which export as CSV", async ({ page }) => {
+  await signIn(page, VIEWER);
+  await page.goto("/traffic?range=yesterday");
+  await hydrated(page);
+  await page.getByTestId("top-pages").locator('tr[data-path="/c"] a').click();
+  await expect(page).toHaveURL(/\/traffic\/hits\?range=yesterday&path=\/c$/);
+  const rows = page.getByTestId("hits").locator("tbody tr");
+  const expected = hits.filter(([, p]) => p === "/c");
+  await expect(rows).toHaveCount(expected.length);
+  await expect(rows.first()).toContainText("/c");
+
+  const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("export-csv").click()]);
+  const text = fs.readFileSync((await download.path())!, "utf8");
+  const lines = text.trim().split("\n");
+  expect(lines[0]).toBe("minute,path,method,ip,user_agent,referer,locale,is_bot,source,count");
+  expect(lines).toHaveLength(expected.length + 1);
+  expect(lines.slice(1).every((l) => l.includes(",/c,"))).toBe(true);
+});

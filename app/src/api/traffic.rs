@@ -139,3 +139,150 @@ pub async fn traffic_live() -> Result<Vec<LiveMinute>, AppError> {
         .await,
     )
 }
+
+/// A stored row of the hits list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HitRow {
+    pub id: i64,
+    pub minute: DateTime<Utc>,
+    pub path: String,
+    pub method: String,
+    pub ip: String,
+    pub user_agent: String,
+    pub referer: String,
+    pub locale: String,
+    pub is_bot: bool,
+    pub source: Option<String>,
+    pub count: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HitsPage {
+    pub rows: Vec<HitRow>,
+    /// Cursor of the next page, if there is one.
+    pub next: Option<String>,
+}
+
+/// The filters every traffic view shares, as the URL holds them.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HitsFilter {
+    pub range: Option<String>,
+    pub from: Option<String>,
+    pub to: Option<String>,
+    /// `type` in URLs.
+    #[serde(alias = "type")]
+    pub kind: Option<String>,
+    pub source: Option<String>,
+    pub path: Option<String>,
+    pub ip: Option<String>,
+    /// `newest` (default) or `count`.
+    pub sort: Option<String>,
+}
+
+/// Resolves the shared filters into a hits query (also used by the CSV export).
+#[cfg(feature = "ssr")]
+pub fn hits_query(
+    filter: &HitsFilter,
+    timezone: &str,
+    after: Option<&str>,
+    limit: u64,
+) -> Result<crate::services::traffic::HitsQuery, AppError> {
+    use crate::domain::traffic_range::{self as ranges, VisitorType};
+    use crate::services::traffic::{HitCursor, HitSort, HitsQuery, StatsQuery};
+    use chrono::Offset;
+    let tz = crate::domain::cron::parse_timezone(timezone)
+        .map_err(|e| AppError::Internal(e.to_string()))?;
+    let invalid = |e: ranges::RangeError| AppError::invalid("range", e.to_string());
+    let spec = ranges::parse_spec(
+        filter.range.as_deref(),
+        filter.from.as_deref(),
+        filter.to.as_deref(),
+    )
+    .map_err(invalid)?;
+    let resolved = ranges::resolve(
+        spec,
+        ranges::today(Utc::now(), tz),
+        tz,
+        ranges::DEFAULT_RETENTION_DAYS,
+    )
+    .map_err(invalid)?;
+    let sort = match filter.sort.as_deref() {
+        None | Some("") | Some("newest") => HitSort::Newest,
+        Some("count") => HitSort::MostHits,
+        Some(other) => {
+            return Err(AppError::invalid(
+                "sort",
+                format!("'{other}' is not a sort: use newest or count"),
+            ));
+        }
+    };
+    let after =
+        match after.filter(|a| !a.is_empty()) {
+            None => None,
+            Some(text) => Some(HitCursor::decode(text).ok_or_else(|| {
+                AppError::invalid("after", format!("'{text}' is not a page cursor"))
+            })?),
+        };
+    Ok(HitsQuery {
+        stats: StatsQuery {
+            start: resolved.start,
+            end: resolved.end,
+            visitors: VisitorType::parse(filter.kind.as_deref().unwrap_or("all"))
+                .map_err(|e| AppError::invalid("type", e.to_string()))?,
+            source: filter.source.clone().filter(|s| !s.is_empty()),
+            day_offset_seconds: i64::from(
+                resolved
+                    .start
+                    .with_timezone(&tz)
+                    .offset()
+                    .fix()
+                    .local_minus_utc(),
+            ),
+        },
+        path: filter.path.clone(),
+        ip: filter.ip.clone(),
+        sort,
+        after,
+        limit,
+    })
+}
+
+#[cfg(feature = "ssr")]
+impl From<crate::entities::traffic_statistic::Model> for HitRow {
+    fn from(m: crate::entities::traffic_statistic::Model) -> Self {
+        HitRow {
+            id: m.id,
+            minute: m.stat_date,
+            path: m.path,
+            method: m.method,
+            ip: m.ip,
+            user_agent: m.user_agent,
+            referer: m.referer,
+            locale: m.locale,
+            is_bot: m.is_bot,
+            source: m.spider_source,
+            count: m.count,
+        }
+    }
+}
+
+/// Rows on one page of the hits list.
+pub const HITS_PAGE: u64 = 50;
+
+/// One page of stored rows for the filters.
+#[server(endpoint = "traffic/hits")]
+pub async fn traffic_hits(filter: HitsFilter, after: Option<String>) -> Result<HitsPage, AppError> {
+    super::respond(
+        async {
+            super::auth::require_user()?;
+            let state = super::state()?;
+            let query = hits_query(&filter, &state.timezone, after.as_deref(), HITS_PAGE)?;
+            let (rows, next) = crate::services::traffic::hits(&state.db, &query).await?;
+            Ok(HitsPage {
+                rows: rows.into_iter().map(HitRow::from).collect(),
+                next: next.map(|c| c.encode()),
+            })
+        }
+        .await,
+    )
+}

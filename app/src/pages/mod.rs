@@ -12,3 +12,4 @@ pub mod run_detail;
 pub mod runs;
 pub mod settings;
 pub mod traffic;
+pub mod traffic_hits;

@@ -405,6 +405,7 @@ fn TopPages(dashboard: Dashboard, filters: Filters) -> impl IntoView {
         </section>
         <section class="card">
             <h2>"Top pages"</h2>
+            <p class="muted small">"A page opens its stored hits; " <a href="/traffic/hits">"all stored hits"</a>"."</p>
             {if top.is_empty() {
                 view! { <p class="muted">"No page views in this range."</p> }.into_any()
             } else {
@@ -420,9 +421,24 @@ fn TopPages(dashboard: Dashboard, filters: Filters) -> impl IntoView {
                                     let human_pct = p.human * 100 / max;
                                     let bot_pct = p.bot * 100 / max;
                                     let key = p.path.clone();
+                                    let hits = format!(
+                                        "/traffic/hits{}",
+                                        crate::pages::traffic_hits::hits_query_string(
+                                            &crate::api::traffic::HitsFilter {
+                                                range: filters.range.clone(),
+                                                from: filters.from.clone(),
+                                                to: filters.to.clone(),
+                                                kind: filters.kind.clone(),
+                                                source: filters.source.clone(),
+                                                path: Some(p.path.clone()),
+                                                ..Default::default()
+                                            },
+                                            None,
+                                        )
+                                    );
                                     view! {
                                         <tr data-path=key>
-                                            <td><code>{p.path}</code></td>
+                                            <td><a href=hits><code>{p.path}</code></a></td>
                                             <td>{p.count}</td>
                                             <td>{p.human}</td>
                                             <td>{p.bot}</td>

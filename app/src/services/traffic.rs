@@ -11,6 +11,7 @@ use std::collections::BTreeMap;
 
 pub use crate::api::traffic::{LiveMinute, SeriesPoint, TopPage, TrafficStats};
 use crate::domain::traffic_range::{Bucket, VisitorType};
+use crate::entities::traffic_statistic;
 use chrono::{DateTime, Utc};
 use sea_orm::{ConnectionTrait, DatabaseBackend, DbErr, Statement, Value};
 
@@ -258,4 +259,126 @@ pub async fn last_hour(
         }
     }
     Ok(minutes)
+}
+
+/// Which stored rows the hits list shows, and in what order.
+#[derive(Debug, Clone)]
+pub struct HitsQuery {
+    pub stats: StatsQuery,
+    /// Text the path contains.
+    pub path: Option<String>,
+    pub ip: Option<String>,
+    pub sort: HitSort,
+    /// The last row of the previous page.
+    pub after: Option<HitCursor>,
+    pub limit: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HitSort {
+    #[default]
+    Newest,
+    MostHits,
+}
+
+/// Where a page ends: the sort key and id of its last row (keyset paging, so page 500 costs
+/// what page 1 costs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HitCursor {
+    Newest { at: DateTime<Utc>, id: i64 },
+    MostHits { count: i64, id: i64 },
+}
+
+impl HitCursor {
+    pub fn encode(&self) -> String {
+        match self {
+            HitCursor::Newest { at, id } => format!("t{}.{id}", at.timestamp()),
+            HitCursor::MostHits { count, id } => format!("c{count}.{id}"),
+        }
+    }
+
+    pub fn decode(text: &str) -> Option<HitCursor> {
+        let (kind, rest) = text.split_at_checked(1)?;
+        let (value, id) = rest.split_once('.')?;
+        let (value, id): (i64, i64) = (value.parse().ok()?, id.parse().ok()?);
+        match kind {
+            "t" => Some(HitCursor::Newest {
+                at: DateTime::<Utc>::from_timestamp(value, 0)?,
+                id,
+            }),
+            "c" => Some(HitCursor::MostHits { count: value, id }),
+            _ => None,
+        }
+    }
+}
+
+/// One page of stored rows, and the cursor of the next page when there is one.
+pub async fn hits(
+    db: &impl ConnectionTrait,
+    query: &HitsQuery,
+) -> Result<(Vec<traffic_statistic::Model>, Option<HitCursor>), DbErr> {
+    use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+    use traffic_statistic::{Column, Entity};
+    let s = &query.stats;
+    let mut condition = Condition::all()
+        .add(Column::StatDate.gte(s.start))
+        .add(Column::StatDate.lt(s.end));
+    match s.visitors {
+        VisitorType::All => {}
+        VisitorType::Human => condition = condition.add(Column::IsBot.eq(false)),
+        VisitorType::Bot => condition = condition.add(Column::IsBot.eq(true)),
+    }
+    if let Some(source) = &s.source {
+        condition = condition.add(Column::SpiderSource.eq(source.as_str()));
+    }
+    if let Some(path) = query.path.as_deref().filter(|p| !p.is_empty()) {
+        condition = condition.add(Column::Path.contains(path));
+    }
+    if let Some(ip) = query.ip.as_deref().filter(|p| !p.is_empty()) {
+        condition = condition.add(Column::Ip.eq(ip));
+    }
+    let mut select = Entity::find();
+    select = match (&query.after, query.sort) {
+        (Some(HitCursor::Newest { at, id }), HitSort::Newest) => select.filter(
+            Condition::any().add(Column::StatDate.lt(*at)).add(
+                Condition::all()
+                    .add(Column::StatDate.eq(*at))
+                    .add(Column::Id.lt(*id)),
+            ),
+        ),
+        (Some(HitCursor::MostHits { count, id }), HitSort::MostHits) => select.filter(
+            Condition::any().add(Column::Count.lt(*count)).add(
+                Condition::all()
+                    .add(Column::Count.eq(*count))
+                    .add(Column::Id.lt(*id)),
+            ),
+        ),
+        _ => select,
+    };
+    select = match query.sort {
+        HitSort::Newest => select.order_by_desc(Column::StatDate),
+        HitSort::MostHits => select.order_by_desc(Column::Count),
+    };
+    let mut rows = select
+        .filter(condition)
+        .order_by_desc(Column::Id)
+        .limit(query.limit + 1)
+        .all(db)
+        .await?;
+    let more = rows.len() as u64 > query.limit;
+    rows.truncate(query.limit as usize);
+    let next = more
+        .then(|| rows.last())
+        .flatten()
+        .map(|last| match query.sort {
+            HitSort::Newest => HitCursor::Newest {
+                at: last.stat_date,
+                id: last.id,
+            },
+            HitSort::MostHits => HitCursor::MostHits {
+                count: last.count,
+                id: last.id,
+            },
+        });
+    Ok((rows, next))
 }

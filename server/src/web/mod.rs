@@ -2,6 +2,7 @@
 //! cross-site request check, plus health endpoints, the built site's static files, the traffic
 //! collect endpoint, and (when capture is on) the traffic layer around all of it.
 
+mod export;
 mod health;
 mod origin;
 mod session;
@@ -61,6 +62,7 @@ pub fn router(mut state: AppState, traffic: Traffic) -> Router {
         .merge(crate::traffic::collect::routes(traffic.recorder.clone()))
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
+        .route("/traffic/hits.csv", get(export::hits_csv))
         .leptos_routes(&state, routes, {
             let options = state.leptos_options.clone();
             move || shell(options.clone())

@@ -1,0 +1,197 @@
+//! Traffic → hits: the stored rows behind the figures, filtered like the dashboard plus path
+//! text and IP, newest first or by count, paged by keyset, exportable as CSV.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::components::Form;
+use leptos_router::hooks::use_query_map;
+
+use crate::api::traffic::{HitRow, HitsFilter, traffic_hits};
+
+/// The URL's query for these filters (and an optional page cursor).
+pub fn hits_query_string(filter: &HitsFilter, after: Option<&str>) -> String {
+    let pairs = [
+        ("range", filter.range.as_deref()),
+        ("from", filter.from.as_deref()),
+        ("to", filter.to.as_deref()),
+        ("type", filter.kind.as_deref()),
+        ("source", filter.source.as_deref()),
+        ("path", filter.path.as_deref()),
+        ("ip", filter.ip.as_deref()),
+        ("sort", filter.sort.as_deref()),
+        ("after", after),
+    ];
+    let mut out = form_urlencoded_pairs(&pairs);
+    if !out.is_empty() {
+        out.insert(0, '?');
+    }
+    out
+}
+
+fn form_urlencoded_pairs(pairs: &[(&str, Option<&str>)]) -> String {
+    pairs
+        .iter()
+        .filter_map(|(k, v)| v.filter(|v| !v.is_empty()).map(|v| (k, v)))
+        .map(|(k, v)| {
+            let value: String = v
+                .bytes()
+                .map(|b| match b {
+                    b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'/' => {
+                        (b as char).to_string()
+                    }
+                    _ => format!("%{b:02X}"),
+                })
+                .collect();
+            format!("{k}={value}")
+        })
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+#[component]
+pub fn TrafficHitsPage() -> impl IntoView {
+    let query = use_query_map();
+    let filter = Memo::new(move |_| {
+        query.with(|q| {
+            let get = |k: &str| q.get(k).filter(|v| !v.is_empty());
+            HitsFilter {
+                range: get("range"),
+                from: get("from"),
+                to: get("to"),
+                kind: get("type"),
+                source: get("source"),
+                path: get("path"),
+                ip: get("ip"),
+                sort: get("sort"),
+            }
+        })
+    });
+    let after = Memo::new(move |_| query.with(|q| q.get("after")));
+    let page = Resource::new(
+        move || (filter.get(), after.get()),
+        |(f, a)| traffic_hits(f, a),
+    );
+    let value = move |k: &'static str| move || query.with(|q| q.get(k).unwrap_or_default());
+    let csv = move || {
+        format!(
+            "/traffic/hits.csv{}",
+            hits_query_string(&filter.get(), None)
+        )
+    };
+
+    view! {
+        <Title text="Traffic hits" />
+        <h1>"Stored hits"</h1>
+        <p><a href="/traffic">"← Traffic"</a></p>
+        <Form method="GET" action="" attr:class="filters card">
+            <div>
+                <label for="h-range">"Range"</label>
+                <select id="h-range" name="range" prop:value=value("range")>
+                    <option value="">"last 7 days"</option>
+                    <option value="today">"today"</option>
+                    <option value="yesterday">"yesterday"</option>
+                    <option value="30d">"last 30 days"</option>
+                    <option value="90d">"last 90 days"</option>
+                </select>
+            </div>
+            <div><label for="h-from">"From"</label><input id="h-from" name="from" type="date" prop:value=value("from") /></div>
+            <div><label for="h-to">"To"</label><input id="h-to" name="to" type="date" prop:value=value("to") /></div>
+            <div>
+                <label for="h-type">"Visitors"</label>
+                <select id="h-type" name="type" prop:value=value("type")>
+                    <option value="">"everyone"</option>
+                    <option value="human">"people"</option>
+                    <option value="bot">"bots"</option>
+                </select>
+            </div>
+            <div><label for="h-source">"Bot source"</label><input id="h-source" name="source" type="text" prop:value=value("source") /></div>
+            <div><label for="h-path">"Path contains"</label><input id="h-path" name="path" type="text" prop:value=value("path") /></div>
+            <div><label for="h-ip">"IP"</label><input id="h-ip" name="ip" type="text" prop:value=value("ip") /></div>
+            <div>
+                <label for="h-sort">"Sort"</label>
+                <select id="h-sort" name="sort" prop:value=value("sort")>
+                    <option value="">"newest first"</option>
+                    <option value="count">"most hits first"</option>
+                </select>
+            </div>
+            <div><button type="submit">"Filter"</button></div>
+        </Form>
+        <p><a href=csv rel="external" download="" data-testid="export-csv">"Export these rows as CSV"</a></p>
+        <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+            {move || match page.get() {
+                None => ().into_any(),
+                Some(Err(e)) => view! { <p class="error" role="alert" data-testid="hits-error">{e.to_string()}</p> }.into_any(),
+                Some(Ok(p)) if p.rows.is_empty() => view! { <p class="muted">"No stored hits match."</p> }.into_any(),
+                Some(Ok(p)) => {
+                    let next = p.next.map(|cursor| {
+                        let href = format!("/traffic/hits{}", hits_query_string(&filter.get_untracked(), Some(&cursor)));
+                        view! { <a href=href data-testid="next-page">"Next page →"</a> }
+                    });
+                    view! { <HitsTable rows=p.rows /> <p>{next}</p> }.into_any()
+                }
+            }}
+        </Transition>
+    }
+}
+
+#[component]
+fn HitsTable(rows: Vec<HitRow>) -> impl IntoView {
+    view! {
+        <table class="table small" data-testid="hits">
+            <thead>
+                <tr>
+                    <th>"Minute (UTC)"</th><th>"Path"</th><th>"Method"</th><th>"IP"</th><th>"User agent"</th>
+                    <th>"Referer"</th><th>"Locale"</th><th>"Bot"</th><th>"Count"</th>
+                </tr>
+            </thead>
+            <tbody>
+                {rows
+                    .into_iter()
+                    .map(|r| {
+                        let bot = match (r.is_bot, r.source) {
+                            (true, Some(source)) => source,
+                            (true, None) => "other".to_string(),
+                            (false, _) => "person".to_string(),
+                        };
+                        view! {
+                            <tr>
+                                <td>{r.minute.format("%Y-%m-%d %H:%M").to_string()}</td>
+                                <td><code>{r.path}</code></td>
+                                <td>{r.method}</td>
+                                <td>{r.ip}</td>
+                                <td class="ua">{r.user_agent}</td>
+                                <td>{r.referer}</td>
+                                <td>{r.locale}</td>
+                                <td>{bot}</td>
+                                <td>{r.count}</td>
+                            </tr>
+                        }
+                    })
+                    .collect_view()}
+            </tbody>
+        </table>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_strings_skip_empty_filters_and_encode_values() {
+        let filter = HitsFilter {
+            range: Some("30d".into()),
+            path: Some("/a b&c".into()),
+            ..HitsFilter::default()
+        };
+        assert_eq!(
+            hits_query_string(&filter, None),
+            "?range=30d&path=/a%20b%26c"
+        );
+        assert_eq!(
+            hits_query_string(&HitsFilter::default(), Some("t1.2")),
+            "?after=t1.2"
+        );
+        assert_eq!(hits_query_string(&HitsFilter::default(), None), "");
+    }
+}
