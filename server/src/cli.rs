@@ -128,6 +128,8 @@ enum BenchCommand {
     Queue(crate::commands::bench::QueueBenchArgs),
     /// Traffic recording cost per request and flush time for many hits (SQLite, PostgreSQL).
     Traffic(crate::commands::bench_traffic::TrafficBenchArgs),
+    /// The Traffic page's queries over many days of generated traffic (SQLite, PostgreSQL).
+    Dashboard(crate::commands::bench_dashboard::DashboardBenchArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -278,6 +280,9 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             crate::commands::traffic::clean(&db, days).await
         }
         Command::Bench(BenchCommand::Queue(args)) => crate::commands::bench::queue(&args).await,
+        Command::Bench(BenchCommand::Dashboard(args)) => {
+            crate::commands::bench_dashboard::dashboard(&args).await
+        }
         Command::Bench(BenchCommand::Traffic(args)) => {
             crate::commands::bench_traffic::traffic(&args).await
         }

@@ -1,0 +1,116 @@
+//! `bulwark bench dashboard`: how fast the Traffic page's queries answer over many days of
+//! traffic — every range preset, and the hits list's first and a deep page — on SQLite and
+//! PostgreSQL. It generates the data into throwaway databases (`traffic generate`'s mix).
+
+use std::time::Instant;
+
+use app::domain::traffic_range::{self, Preset, RangeSpec, VisitorType};
+use app::services::traffic::{self, HitSort, HitsQuery, StatsQuery};
+use chrono::Utc;
+
+use super::bench::{ThrowawayPostgres, throwaway_sqlite};
+
+#[derive(Debug, clap::Args)]
+pub struct DashboardBenchArgs {
+    /// Days of traffic generated (at most 90).
+    #[arg(long, default_value_t = 90, value_parser = clap::value_parser!(u32).range(1..=90))]
+    days: u32,
+    /// Hits per day (the target is 300,000).
+    #[arg(long, default_value_t = 30_000)]
+    per_day: u64,
+    /// A PostgreSQL server URL (its database is used only to create `bulwark_bench`).
+    #[arg(long, env = "BULWARK_TEST_POSTGRES_URL")]
+    postgres: Option<String>,
+}
+
+pub async fn dashboard(args: &DashboardBenchArgs) -> anyhow::Result<()> {
+    let sqlite = throwaway_sqlite("dashboard");
+    let result = suite("SQLite", &sqlite.url, args).await;
+    drop(sqlite);
+    result?;
+    match &args.postgres {
+        Some(base) => {
+            let db = ThrowawayPostgres::create(base).await?;
+            suite("PostgreSQL", &db.url, args).await?;
+            db.drop_database().await
+        }
+        None => {
+            println!("PostgreSQL: skipped (pass --postgres URL or set BULWARK_TEST_POSTGRES_URL)");
+            Ok(())
+        }
+    }
+}
+
+async fn suite(label: &str, url: &str, args: &DashboardBenchArgs) -> anyhow::Result<()> {
+    let db = crate::db::connect(url).await?;
+    crate::db::migrate(&db).await?;
+    let started = Instant::now();
+    let now = Utc::now();
+    let rows = crate::traffic::generate::generate(&db, args.days, args.per_day, now, 11).await?;
+    if label == "PostgreSQL" {
+        use sea_orm::ConnectionTrait;
+        db.execute_unprepared("VACUUM ANALYZE traffic_statistics")
+            .await?;
+    }
+    println!(
+        "{label}: {} days × {} hits = {} rows, generated in {:.1} s",
+        args.days,
+        args.per_day,
+        rows,
+        started.elapsed().as_secs_f64()
+    );
+    let tz = app::domain::cron::parse_timezone("UTC")?;
+    let today = traffic_range::today(now, tz);
+    for preset in Preset::ALL {
+        let range = traffic_range::resolve(RangeSpec::Preset(preset), today, tz, 90)?;
+        let query = StatsQuery {
+            start: range.start,
+            end: range.end,
+            visitors: VisitorType::All,
+            source: None,
+            day_offset_seconds: 0,
+        };
+        // What the page asks: this range, the previous one, and the series.
+        let timer = Instant::now();
+        traffic::stats(&db, &query).await?;
+        let previous = traffic_range::previous(&range, tz);
+        traffic::stats(
+            &db,
+            &StatsQuery {
+                start: previous.start,
+                end: previous.end,
+                ..query.clone()
+            },
+        )
+        .await?;
+        traffic::series(&db, &query, range.bucket).await?;
+        let page_ms = timer.elapsed().as_secs_f64() * 1000.0;
+        let mut hits = HitsQuery {
+            stats: query.clone(),
+            path: None,
+            ip: None,
+            sort: HitSort::Newest,
+            after: None,
+            limit: 50,
+        };
+        let timer = Instant::now();
+        let (_, mut next) = traffic::hits(&db, &hits).await?;
+        let first_ms = timer.elapsed().as_secs_f64() * 1000.0;
+        // Walk 200 pages deep (10,000 rows), then time the next one.
+        for _ in 0..200 {
+            let Some(cursor) = next else { break };
+            hits.after = Some(cursor);
+            next = traffic::hits(&db, &hits).await?.1;
+        }
+        hits.after = next;
+        let timer = Instant::now();
+        traffic::hits(&db, &hits).await?;
+        let deep_ms = timer.elapsed().as_secs_f64() * 1000.0;
+        println!(
+            "{label}: {:<12} dashboard {page_ms:>8.1} ms   hits list first page {first_ms:>6.1} ms, page 201 {deep_ms:>6.1} ms",
+            preset.as_str()
+        );
+    }
+    db.close().await.ok();
+    Ok(())
+}
