@@ -64,7 +64,6 @@ pub async fn traffic_dashboard(
 ) -> Result<Dashboard, AppError> {
     use crate::domain::traffic_range::{self as ranges, VisitorType};
     use crate::services::traffic::{self, StatsQuery};
-    use chrono::Offset;
     super::respond(
         async {
             super::auth::require_user()?;
@@ -85,14 +84,7 @@ pub async fn traffic_dashboard(
                 end,
                 visitors,
                 source: source.clone().filter(|s| !s.is_empty()),
-                day_offset_seconds: i64::from(
-                    resolved
-                        .start
-                        .with_timezone(&tz)
-                        .offset()
-                        .fix()
-                        .local_minus_utc(),
-                ),
+                day_offset_seconds: ranges::day_offset_seconds(&resolved, tz),
             };
             let now = query(resolved.start, resolved.end);
             Ok(Dashboard {
@@ -189,7 +181,6 @@ pub fn hits_query(
 ) -> Result<crate::services::traffic::HitsQuery, AppError> {
     use crate::domain::traffic_range::{self as ranges, VisitorType};
     use crate::services::traffic::{HitCursor, HitSort, HitsQuery, StatsQuery};
-    use chrono::Offset;
     let tz = crate::domain::cron::parse_timezone(timezone)
         .map_err(|e| AppError::Internal(e.to_string()))?;
     let invalid = |e: ranges::RangeError| AppError::invalid("range", e.to_string());
@@ -230,14 +221,7 @@ pub fn hits_query(
             visitors: VisitorType::parse(filter.kind.as_deref().unwrap_or("all"))
                 .map_err(|e| AppError::invalid("type", e.to_string()))?,
             source: filter.source.clone().filter(|s| !s.is_empty()),
-            day_offset_seconds: i64::from(
-                resolved
-                    .start
-                    .with_timezone(&tz)
-                    .offset()
-                    .fix()
-                    .local_minus_utc(),
-            ),
+            day_offset_seconds: ranges::day_offset_seconds(&resolved, tz),
         },
         path: filter.path.clone(),
         ip: filter.ip.clone(),

@@ -147,7 +147,6 @@ pub async fn stats(
     json: bool,
 ) -> anyhow::Result<()> {
     use app::domain::traffic_range::{self, VisitorType};
-    use chrono::Offset;
     let tz = app::domain::cron::parse_timezone(&config.timezone)?;
     let spec = traffic_range::parse_spec(
         request.range.as_deref(),
@@ -161,14 +160,7 @@ pub async fn stats(
         end: range.end,
         visitors: VisitorType::parse(&request.visitors)?,
         source: request.source.clone(),
-        day_offset_seconds: i64::from(
-            range
-                .start
-                .with_timezone(&tz)
-                .offset()
-                .fix()
-                .local_minus_utc(),
-        ),
+        day_offset_seconds: traffic_range::day_offset_seconds(&range, tz),
     };
     let stats = app::services::traffic::stats(db, &query)
         .await

@@ -6,11 +6,10 @@ use std::collections::HashMap;
 use app::domain::bots::Verdict;
 use app::entities::traffic_statistic;
 use chrono::{DateTime, Duration, Utc};
-use sea_orm::sea_query::Query;
-use sea_orm::{ActiveValue::Set, ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
+use sea_orm::{ActiveValue::Set, ColumnTrait, DatabaseConnection, EntityTrait};
 
 use super::hit::{self, Hit};
-use super::store::{self, CLEAN_BATCH, IpHasher, StoreError};
+use super::store::{self, IpHasher, StoreError};
 use super::synthetic::Synthetic;
 
 /// Rows written per group (one transaction).
@@ -85,23 +84,5 @@ pub async fn any_traffic(db: &DatabaseConnection) -> Result<bool, sea_orm::DbErr
 
 /// Deletes generated rows in batches; returns how many.
 pub async fn remove(db: &DatabaseConnection) -> Result<u64, StoreError> {
-    use traffic_statistic::{Column, Entity};
-    let mut deleted = 0;
-    loop {
-        let batch = Query::select()
-            .column(Column::Id)
-            .from(Entity)
-            .and_where(Column::Generated.eq(true))
-            .limit(CLEAN_BATCH)
-            .to_owned();
-        let result = Entity::delete_many()
-            .filter(Column::Id.in_subquery(batch))
-            .exec(db)
-            .await
-            .map_err(|source| StoreError::Clean { deleted, source })?;
-        deleted += result.rows_affected;
-        if result.rows_affected < CLEAN_BATCH {
-            return Ok(deleted);
-        }
-    }
+    store::delete_in_batches(db, traffic_statistic::Column::Generated.eq(true)).await
 }

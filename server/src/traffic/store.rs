@@ -251,16 +251,24 @@ impl IpHasher {
     }
 }
 
-/// Deletes rows older than `cutoff`, [`CLEAN_BATCH`] at a time with a pause between batches so
-/// other writers get the database in between; returns how many were deleted.
+/// Deletes rows older than `cutoff`, [`CLEAN_BATCH`] at a time; returns how many.
 pub async fn clean(db: &DatabaseConnection, cutoff: DateTime<Utc>) -> Result<u64, StoreError> {
+    delete_in_batches(db, traffic_statistic::Column::StatDate.lt(cutoff)).await
+}
+
+/// Deletes the rows matching `which`, [`CLEAN_BATCH`] per statement with a pause between, so
+/// other writers get the database in between; returns how many were deleted.
+pub(crate) async fn delete_in_batches(
+    db: &DatabaseConnection,
+    which: sea_orm::sea_query::SimpleExpr,
+) -> Result<u64, StoreError> {
     use traffic_statistic::{Column, Entity};
     let mut deleted = 0;
     loop {
         let batch = Query::select()
             .column(Column::Id)
             .from(Entity)
-            .and_where(Column::StatDate.lt(cutoff))
+            .and_where(which.clone())
             .limit(CLEAN_BATCH)
             .to_owned();
         let result = Entity::delete_many()
