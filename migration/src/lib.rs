@@ -14,6 +14,7 @@ mod m20261130_000006_dependants;
 mod m20261130_000007_traffic_nodes;
 mod m20261130_000008_node_clock;
 mod m20261130_000009_generated_traffic;
+mod m20261130_000010_traffic_rollups;
 
 pub struct Migrator;
 
@@ -30,6 +31,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000007_traffic_nodes::Migration),
             Box::new(m20261130_000008_node_clock::Migration),
             Box::new(m20261130_000009_generated_traffic::Migration),
+            Box::new(m20261130_000010_traffic_rollups::Migration),
         ]
     }
 }

@@ -241,7 +241,7 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             crate::commands::traffic::classify_stdin(json)
         }
         Command::Traffic(TrafficCommand::Import { file, json, .. }) => {
-            let db = db::connect(&config.database_url).await?;
+            let db = traffic_db(&config).await?;
             crate::commands::traffic::import(&db, &file, &config, json).await
         }
         Command::Traffic(TrafficCommand::Stats {
@@ -259,7 +259,7 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
                 visitors,
                 source,
             };
-            let db = db::connect(&config.database_url).await?;
+            let db = traffic_db(&config).await?;
             crate::commands::traffic::stats(&db, &config, &request, json).await
         }
         Command::Traffic(TrafficCommand::Generate {
@@ -268,15 +268,15 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             if_empty,
             remove,
         }) => {
-            let db = db::connect(&config.database_url).await?;
+            let db = traffic_db(&config).await?;
             crate::commands::traffic::generate(&db, days, per_day, if_empty, remove).await
         }
         Command::Traffic(TrafficCommand::Flush) => {
-            let db = db::connect(&config.database_url).await?;
+            let db = traffic_db(&config).await?;
             crate::commands::traffic::flush(&db).await
         }
         Command::Traffic(TrafficCommand::Clean { days }) => {
-            let db = db::connect(&config.database_url).await?;
+            let db = traffic_db(&config).await?;
             crate::commands::traffic::clean(&db, days).await
         }
         Command::Bench(BenchCommand::Queue(args)) => crate::commands::bench::queue(&args).await,
@@ -340,6 +340,29 @@ fn read_password() -> anyhow::Result<String> {
     Ok(line.trim_end_matches(['\n', '\r']).to_string())
 }
 
+/// The database, with the traffic rollups in the configured zone (rebuilt if they were not).
+async fn traffic_db(config: &Config) -> anyhow::Result<sea_orm::DatabaseConnection> {
+    let db = db::connect(&config.database_url).await?;
+    ensure_rollups(&db, config).await?;
+    Ok(db)
+}
+
+async fn ensure_rollups(db: &sea_orm::DatabaseConnection, config: &Config) -> anyhow::Result<()> {
+    let zone = app::domain::cron::parse_timezone(&config.timezone)?;
+    let started = std::time::Instant::now();
+    if app::services::traffic_rollup::ensure(db, zone)
+        .await
+        .context("could not rebuild the traffic rollups")?
+    {
+        tracing::info!(
+            zone = %config.timezone,
+            millis = started.elapsed().as_millis() as u64,
+            "traffic rollups rebuilt"
+        );
+    }
+    Ok(())
+}
+
 async fn serve(config: Config) -> anyhow::Result<()> {
     let db = db::connect(&config.database_url).await?;
     if config.auto_migrate {
@@ -348,6 +371,7 @@ async fn serve(config: Config) -> anyhow::Result<()> {
             tracing::info!(applied, "migrations applied");
         }
     }
+    ensure_rollups(&db, &config).await?;
     if let Some(admin) = users::ensure_first_admin(&db, config.admin_password.as_deref())
         .await
         .context("could not create the first administrator (BULWARK_ADMIN_PASSWORD)")?

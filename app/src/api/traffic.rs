@@ -79,21 +79,21 @@ pub async fn traffic_dashboard(
             let resolved = ranges::resolve(spec, today, tz, ranges::DEFAULT_RETENTION_DAYS)
                 .map_err(invalid)?;
             let before = ranges::previous(&resolved, tz);
-            let query = |start, end| StatsQuery {
-                start,
-                end,
+            let query = |from, to| StatsQuery {
+                from,
+                to,
+                zone: tz,
                 visitors,
                 source: source.clone().filter(|s| !s.is_empty()),
-                day_offset_seconds: ranges::day_offset_seconds(&resolved, tz),
             };
-            let now = query(resolved.start, resolved.end);
+            let now = query(resolved.from, resolved.to);
             Ok(Dashboard {
                 from: resolved.from,
                 to: resolved.to,
                 timezone: state.timezone.clone(),
                 bucket: resolved.bucket,
                 current: traffic::stats(&state.db, &now).await?,
-                previous: traffic::stats(&state.db, &query(before.start, before.end)).await?,
+                previous: traffic::stats(&state.db, &query(before.from, before.to)).await?,
                 series: traffic::series(&state.db, &now, resolved.bucket).await?,
             })
         }
@@ -216,12 +216,12 @@ pub fn hits_query(
         };
     Ok(HitsQuery {
         stats: StatsQuery {
-            start: resolved.start,
-            end: resolved.end,
+            from: resolved.from,
+            to: resolved.to,
+            zone: tz,
             visitors: VisitorType::parse(filter.kind.as_deref().unwrap_or("all"))
                 .map_err(|e| AppError::invalid("type", e.to_string()))?,
             source: filter.source.clone().filter(|s| !s.is_empty()),
-            day_offset_seconds: ranges::day_offset_seconds(&resolved, tz),
         },
         path: filter.path.clone(),
         ip: filter.ip.clone(),

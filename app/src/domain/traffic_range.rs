@@ -226,20 +226,6 @@ pub fn midnight(day: NaiveDate, tz: Tz) -> DateTime<Utc> {
         .unwrap_or_else(|| day.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc())
 }
 
-/// The zone's UTC offset in seconds at `range`'s start: where a "day" begins for per-day
-/// figures (visits, daily buckets).
-pub fn day_offset_seconds(range: &Resolved, tz: Tz) -> i64 {
-    use chrono::Offset;
-    i64::from(
-        range
-            .start
-            .with_timezone(&tz)
-            .offset()
-            .fix()
-            .local_minus_utc(),
-    )
-}
-
 /// Today's date in `tz`.
 pub fn today(now: DateTime<Utc>, tz: Tz) -> NaiveDate {
     now.with_timezone(&tz).date_naive()

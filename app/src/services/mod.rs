@@ -12,4 +12,5 @@ pub mod passwords;
 pub mod runs;
 pub mod sessions;
 pub mod traffic;
+pub mod traffic_rollup;
 pub mod users;

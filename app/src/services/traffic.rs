@@ -2,34 +2,93 @@
 //! `bulwark traffic stats`, so the two cannot disagree.
 //!
 //! - page views = Σ count; human / bot = Σ count split by is_bot;
-//! - visits = distinct (day, ip, user agent), days in the configured zone;
+//! - visits = distinct (day, ip, user agent), days being the configured zone's calendar days;
 //! - unique IPs = distinct ip; unique pages = distinct path;
 //! - by source = Σ count per spider_source (bots only);
 //! - top pages = the 20 paths with the highest Σ count, with their human/bot split.
+//!
+//! [`stats`] and [`series`] read the rollups ([`super::traffic_rollup`]);
+//! [`stats_from_rows`] computes the same figures from the minute rows and is the definition the
+//! rollups are tested and benchmarked against.
 
-use std::collections::BTreeMap;
-
+use super::traffic_rollup::{self as rollup, Scope};
 pub use crate::api::traffic::{LiveMinute, SeriesPoint, TopPage, TrafficStats};
-use crate::domain::traffic_range::{Bucket, VisitorType};
+use crate::domain::traffic_range::{self, Bucket, VisitorType};
 use crate::entities::traffic_statistic;
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
+use chrono_tz::Tz;
 use sea_orm::{ConnectionTrait, DatabaseBackend, DbErr, Statement, Value};
 
-/// Which rows the figures count.
+/// Which rows the figures count: whole local days `from..=to` in `zone`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StatsQuery {
-    pub start: DateTime<Utc>,
-    pub end: DateTime<Utc>,
+    pub from: NaiveDate,
+    pub to: NaiveDate,
+    pub zone: Tz,
     pub visitors: VisitorType,
     /// Only this bot source (`google`, …, `other`).
     pub source: Option<String>,
-    /// The zone's UTC offset, in seconds, at the range's start: what "day" means for visits.
-    /// (A DST change inside the range shifts that day boundary by an hour for the rest of it.)
-    pub day_offset_seconds: i64,
+}
+
+impl StatsQuery {
+    /// The first instant of the range.
+    pub fn start(&self) -> DateTime<Utc> {
+        traffic_range::midnight(self.from, self.zone)
+    }
+
+    /// The first instant after the range.
+    pub fn end(&self) -> DateTime<Utc> {
+        self.to.succ_opt().map_or(DateTime::<Utc>::MAX_UTC, |d| {
+            traffic_range::midnight(d, self.zone)
+        })
+    }
+
+    fn scope(&self) -> Scope<'_> {
+        Scope {
+            from: self.from,
+            to: self.to,
+            zone: self.zone,
+            visitors: self.visitors,
+            source: self.source.as_deref(),
+        }
+    }
 }
 
 /// How many top pages are listed.
 pub const TOP_PAGES: u64 = 20;
+
+/// The dashboard's figures, from the rollups.
+pub async fn stats(db: &impl ConnectionTrait, query: &StatsQuery) -> Result<TrafficStats, DbErr> {
+    let scope = query.scope();
+    let mut stats = TrafficStats::default();
+    for (part, generated, n) in rollup::views_by_part(db, &scope).await? {
+        stats.page_views += n;
+        if generated {
+            stats.generated += n;
+        }
+        match part.strip_prefix("b:") {
+            Some(source) => {
+                stats.bot += n;
+                *stats.by_source.entry(source.to_string()).or_default() += n;
+            }
+            None => stats.human += n,
+        }
+    }
+    (stats.visits, stats.unique_ips, stats.unique_pages) =
+        rollup::distinct_counts(db, &scope).await?;
+    stats.top_pages = rollup::top_pages(db, &scope, TOP_PAGES as usize).await?;
+    Ok(stats)
+}
+
+/// Hits per local hour or day over the range, people and bots apart; every bucket of the range
+/// is present, empty ones with zeros.
+pub async fn series(
+    db: &impl ConnectionTrait,
+    query: &StatsQuery,
+    bucket: Bucket,
+) -> Result<Vec<SeriesPoint>, DbErr> {
+    rollup::series(db, &query.scope(), bucket).await
+}
 
 /// A WHERE clause with its values, numbered for the backend.
 struct Filter {
@@ -39,22 +98,28 @@ struct Filter {
 }
 
 impl Filter {
-    fn new(backend: DatabaseBackend, query: &StatsQuery) -> Filter {
+    fn new(
+        backend: DatabaseBackend,
+        start: DateTime<Utc>,
+        end: DateTime<Utc>,
+        visitors: VisitorType,
+        source: Option<&str>,
+    ) -> Filter {
         let mut filter = Filter {
             backend,
             sql: String::new(),
             values: Vec::new(),
         };
-        let start = filter.bind(query.start.into());
-        let end = filter.bind(query.end.into());
+        let start = filter.bind(start.into());
+        let end = filter.bind(end.into());
         filter.sql = format!("stat_date >= {start} AND stat_date < {end}");
-        match query.visitors {
+        match visitors {
             VisitorType::All => {}
             VisitorType::Human => filter.sql.push_str(" AND NOT is_bot"),
             VisitorType::Bot => filter.sql.push_str(" AND is_bot"),
         }
-        if let Some(source) = &query.source {
-            let p = filter.bind(source.clone().into());
+        if let Some(source) = source {
+            let p = filter.bind(source.to_string().into());
             filter.sql.push_str(&format!(" AND spider_source = {p}"));
         }
         filter
@@ -73,9 +138,15 @@ impl Filter {
     }
 }
 
-pub async fn stats(db: &impl ConnectionTrait, query: &StatsQuery) -> Result<TrafficStats, DbErr> {
+/// The same figures as [`stats`], straight from the minute rows: DESIGN.md §5 written as SQL.
+/// Too slow for the page over long ranges; the rollups are checked against it.
+pub async fn stats_from_rows(
+    db: &impl ConnectionTrait,
+    query: &StatsQuery,
+) -> Result<TrafficStats, DbErr> {
     let backend = db.get_database_backend();
-    let filter = Filter::new(backend, query);
+    let source = query.source.as_deref();
+    let filter = Filter::new(backend, query.start(), query.end(), query.visitors, source);
     let where_ = &filter.sql;
     let mut stats = TrafficStats::default();
 
@@ -97,21 +168,30 @@ pub async fn stats(db: &impl ConnectionTrait, query: &StatsQuery) -> Result<Traf
         stats.unique_pages = row.try_get("", "pages")?;
     }
 
-    let offset = query.day_offset_seconds;
-    let day = match backend {
-        DatabaseBackend::Postgres => {
-            format!("FLOOR((EXTRACT(EPOCH FROM stat_date) + {offset}) / 86400)")
+    // Visits: distinct (ip, user agent) within each local day, summed over the days.
+    for day in query.from.iter_days().take_while(|d| *d <= query.to) {
+        let day_query = StatsQuery {
+            from: day,
+            to: day,
+            ..query.clone()
+        };
+        let filter = Filter::new(
+            backend,
+            day_query.start(),
+            day_query.end(),
+            query.visitors,
+            source,
+        );
+        let where_ = &filter.sql;
+        if let Some(row) = db
+            .query_one_raw(filter.statement(format!(
+                "SELECT COUNT(*) AS visits FROM \
+                   (SELECT DISTINCT ip, user_agent FROM traffic_statistics WHERE {where_}) v"
+            )))
+            .await?
+        {
+            stats.visits += row.try_get::<i64>("", "visits")?;
         }
-        _ => format!("(CAST(strftime('%s', stat_date) AS INTEGER) + {offset}) / 86400"),
-    };
-    let visits = db
-        .query_one_raw(filter.statement(format!(
-            "SELECT COUNT(*) AS visits FROM \
-               (SELECT DISTINCT {day} AS day, ip, user_agent FROM traffic_statistics WHERE {where_}) v"
-        )))
-        .await?;
-    if let Some(row) = visits {
-        stats.visits = row.try_get("", "visits")?;
     }
 
     for row in db
@@ -148,70 +228,20 @@ pub async fn stats(db: &impl ConnectionTrait, query: &StatsQuery) -> Result<Traf
     Ok(stats)
 }
 
-/// Hits per hour or per day over `[start, end)`, people and bots apart; every bucket of the
-/// range is present, empty ones with zeros.
-pub async fn series(
-    db: &impl ConnectionTrait,
-    query: &StatsQuery,
-    bucket: Bucket,
-) -> Result<Vec<SeriesPoint>, DbErr> {
-    let backend = db.get_database_backend();
-    let filter = Filter::new(backend, query);
-    let (width, offset) = match bucket {
-        Bucket::Hour => (3600, 0),
-        Bucket::Day => (86_400, query.day_offset_seconds),
-    };
-    let index = match backend {
-        DatabaseBackend::Postgres => {
-            format!("CAST(FLOOR((EXTRACT(EPOCH FROM stat_date) + {offset}) / {width}) AS BIGINT)")
-        }
-        _ => format!("(CAST(strftime('%s', stat_date) AS INTEGER) + {offset}) / {width}"),
-    };
-    let where_ = &filter.sql;
-    let mut counts: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
-    for row in db
-        .query_all_raw(filter.statement(format!(
-            "SELECT {index} AS b, \
-                    CAST(SUM(CASE WHEN is_bot THEN 0 ELSE count END) AS BIGINT) AS human, \
-                    CAST(SUM(CASE WHEN is_bot THEN count ELSE 0 END) AS BIGINT) AS bot \
-             FROM traffic_statistics WHERE {where_} GROUP BY 1"
-        )))
-        .await?
-    {
-        counts.insert(
-            row.try_get("", "b")?,
-            (row.try_get("", "human")?, row.try_get("", "bot")?),
-        );
-    }
-    let first = (query.start.timestamp() + offset).div_euclid(width);
-    let last = (query.end.timestamp() - 1 + offset).div_euclid(width);
-    Ok((first..=last)
-        .map(|b| {
-            let (human, bot) = counts.get(&b).copied().unwrap_or_default();
-            SeriesPoint {
-                start: DateTime::<Utc>::from_timestamp(b * width - offset, 0).unwrap_or_default(),
-                human,
-                bot,
-            }
-        })
-        .collect())
-}
-
 /// Sixty minutes from `since`: stored hits per minute plus `unflushed` ones.
 pub async fn last_hour(
     db: &impl ConnectionTrait,
     since: DateTime<Utc>,
     unflushed: &[crate::live::LiveHits],
 ) -> Result<Vec<LiveMinute>, DbErr> {
-    let query = StatsQuery {
-        start: since,
-        end: since + chrono::Duration::minutes(60),
-        visitors: VisitorType::All,
-        source: None,
-        day_offset_seconds: 0,
-    };
     let backend = db.get_database_backend();
-    let filter = Filter::new(backend, &query);
+    let filter = Filter::new(
+        backend,
+        since,
+        since + chrono::Duration::minutes(60),
+        VisitorType::All,
+        None,
+    );
     let index = match backend {
         DatabaseBackend::Postgres => {
             "CAST(FLOOR(EXTRACT(EPOCH FROM stat_date) / 60) AS BIGINT)".to_string()
@@ -321,8 +351,8 @@ pub async fn hits(
     use traffic_statistic::{Column, Entity};
     let s = &query.stats;
     let mut condition = Condition::all()
-        .add(Column::StatDate.gte(s.start))
-        .add(Column::StatDate.lt(s.end));
+        .add(Column::StatDate.gte(s.start()))
+        .add(Column::StatDate.lt(s.end()));
     match s.visitors {
         VisitorType::All => {}
         VisitorType::Human => condition = condition.add(Column::IsBot.eq(false)),

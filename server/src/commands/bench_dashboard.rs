@@ -1,6 +1,8 @@
 //! `bulwark bench dashboard`: how fast the Traffic page's queries answer over many days of
 //! traffic — every range preset, and the hits list's first and a deep page — on SQLite and
 //! PostgreSQL. It generates the data into throwaway databases (`traffic generate`'s mix).
+//! With `--before RANGES` it also times the same figures straight from the minute rows (what
+//! the page did before the rollups) for those ranges and checks both give the same figures.
 
 use std::time::Instant;
 
@@ -18,6 +20,10 @@ pub struct DashboardBenchArgs {
     /// Hits per day (the target is 300,000).
     #[arg(long, default_value_t = 30_000)]
     per_day: u64,
+    /// Also time the figures from the minute rows for these presets (`today,7d`, …) and
+    /// check they equal the rollups'.
+    #[arg(long, value_delimiter = ',')]
+    before: Vec<String>,
     /// A PostgreSQL server URL (its database is used only to create `bulwark_bench`).
     #[arg(long, env = "BULWARK_TEST_POSTGRES_URL")]
     postgres: Option<String>,
@@ -64,11 +70,11 @@ async fn suite(label: &str, url: &str, args: &DashboardBenchArgs) -> anyhow::Res
     for preset in Preset::ALL {
         let range = traffic_range::resolve(RangeSpec::Preset(preset), today, tz, 90)?;
         let query = StatsQuery {
-            start: range.start,
-            end: range.end,
+            from: range.from,
+            to: range.to,
+            zone: tz,
             visitors: VisitorType::All,
             source: None,
-            day_offset_seconds: 0,
         };
         // What the page asks: this range, the previous one, and the series.
         let timer = Instant::now();
@@ -77,8 +83,8 @@ async fn suite(label: &str, url: &str, args: &DashboardBenchArgs) -> anyhow::Res
         traffic::stats(
             &db,
             &StatsQuery {
-                start: previous.start,
-                end: previous.end,
+                from: previous.from,
+                to: previous.to,
                 ..query.clone()
             },
         )
@@ -110,6 +116,22 @@ async fn suite(label: &str, url: &str, args: &DashboardBenchArgs) -> anyhow::Res
             "{label}: {:<12} dashboard {page_ms:>8.1} ms   hits list first page {first_ms:>6.1} ms, page 201 {deep_ms:>6.1} ms",
             preset.as_str()
         );
+        if args.before.iter().any(|p| p == preset.as_str()) {
+            let timer = Instant::now();
+            let from_rows = traffic::stats_from_rows(&db, &query).await?;
+            let rows_ms = timer.elapsed().as_secs_f64() * 1000.0;
+            let same = from_rows == traffic::stats(&db, &query).await?;
+            println!(
+                "{label}: {:<12} the same figures from the minute rows {rows_ms:>9.1} ms (one range, no comparison or chart); identical: {}",
+                preset.as_str(),
+                if same { "yes" } else { "NO" }
+            );
+            anyhow::ensure!(
+                same,
+                "rollups and minute rows disagree for {}",
+                preset.as_str()
+            );
+        }
     }
     db.close().await.ok();
     Ok(())

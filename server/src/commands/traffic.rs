@@ -156,11 +156,11 @@ pub async fn stats(
     let today = traffic_range::today(crate::clock::now(), tz);
     let range = traffic_range::resolve(spec, today, tz, traffic_range::DEFAULT_RETENTION_DAYS)?;
     let query = app::services::traffic::StatsQuery {
-        start: range.start,
-        end: range.end,
+        from: range.from,
+        to: range.to,
+        zone: tz,
         visitors: VisitorType::parse(&request.visitors)?,
         source: request.source.clone(),
-        day_offset_seconds: traffic_range::day_offset_seconds(&range, tz),
     };
     let stats = app::services::traffic::stats(db, &query)
         .await
@@ -196,11 +196,11 @@ pub async fn stats(
 }
 
 pub async fn clean(db: &DatabaseConnection, days: u32) -> anyhow::Result<()> {
-    let cutoff = chrono::Utc::now() - chrono::Duration::days(i64::from(days));
-    let deleted = store::clean(db, cutoff).await?;
+    let cleaned = store::clean(db, crate::clock::now(), days).await?;
     println!(
-        "deleted {deleted} traffic rows older than {days} days (before {})",
-        cutoff.format("%Y-%m-%d %H:%M UTC")
+        "deleted {} traffic rows older than {days} days (before {})",
+        cleaned.rows,
+        cleaned.before.format("%Y-%m-%d %H:%M UTC")
     );
     Ok(())
 }

@@ -221,13 +221,15 @@ impl BuiltinTask for TrafficClean {
                 })?,
                 None => DEFAULT_RETENTION_DAYS,
             };
-            let cutoff = crate::clock::now() - chrono::Duration::days(i64::from(days));
-            let deleted = store::clean(&ctx.db, cutoff).await.map_err(|e| TaskError {
-                class: ErrorClass::Transient,
-                message: e.to_string(),
-            })?;
+            let cleaned = store::clean(&ctx.db, crate::clock::now(), days)
+                .await
+                .map_err(|e| TaskError {
+                    class: ErrorClass::Transient,
+                    message: e.to_string(),
+                })?;
             Ok(format!(
-                "deleted {deleted} traffic rows older than {days} days"
+                "deleted {} traffic rows older than {days} days",
+                cleaned.rows
             ))
         })
     }

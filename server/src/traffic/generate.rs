@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use app::domain::bots::Verdict;
 use app::entities::traffic_statistic;
+use app::services::traffic_rollup as rollup;
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::{ActiveValue::Set, ColumnTrait, DatabaseConnection, EntityTrait};
 
@@ -12,8 +13,9 @@ use super::hit::{self, Hit};
 use super::store::{self, IpHasher, StoreError};
 use super::synthetic::Synthetic;
 
-/// Rows written per group (one transaction).
-const GROUP: usize = 10_000;
+/// Rows written per transaction: large, because each transaction also merges the day's
+/// visitor sets in the rollups once.
+const GROUP: usize = 100_000;
 
 /// Writes `per_day` hits for each of the last `days` days (today up to `now`); returns the rows.
 pub async fn generate(
@@ -23,7 +25,8 @@ pub async fn generate(
     now: DateTime<Utc>,
     seed: u64,
 ) -> Result<u64, StoreError> {
-    let mut synthetic = Synthetic::new(seed);
+    let mut synthetic =
+        Synthetic::with_visitors(seed, u32::try_from(per_day / 4).unwrap_or(u32::MAX));
     let mut verdicts: HashMap<String, Verdict> = HashMap::new();
     let today = now
         .date_naive()
@@ -82,7 +85,17 @@ pub async fn any_traffic(db: &DatabaseConnection) -> Result<bool, sea_orm::DbErr
     Ok(traffic_statistic::Entity::find().one(db).await?.is_some())
 }
 
-/// Deletes generated rows in batches; returns how many.
+/// Deletes generated rows in batches, then rebuilds the rollups (they cannot subtract a
+/// visitor from a day's set); returns how many rows were deleted.
 pub async fn remove(db: &DatabaseConnection) -> Result<u64, StoreError> {
-    store::delete_in_batches(db, traffic_statistic::Column::Generated.eq(true)).await
+    let deleted =
+        store::delete_in_batches(db, traffic_statistic::Column::Generated.eq(true)).await?;
+    let rebuild = async {
+        let zone = rollup::zone_for_writes(db).await?;
+        rollup::rebuild(db, zone).await
+    };
+    rebuild
+        .await
+        .map_err(|source| StoreError::Clean { deleted, source })?;
+    Ok(deleted)
 }

@@ -11,6 +11,7 @@ use std::time::{Duration, Instant};
 
 use app::domain::bots::{self, Verdict};
 use app::entities::{setting, traffic_statistic};
+use app::services::traffic_rollup as rollup;
 use blake2::Blake2sMac256;
 use blake2::digest::{KeyInit, Mac};
 use chrono::{DateTime, Utc};
@@ -116,6 +117,13 @@ pub(crate) async fn write_group(
 ) -> Result<(), DbErr> {
     use traffic_statistic::{Column, Entity};
     let txn = db.begin().await?;
+    let zone = rollup::zone_for_writes(&txn).await?;
+    let mut delta = rollup::Delta::default();
+    for row in &rows {
+        if let Some(facts) = facts(row) {
+            delta.add(&facts, zone);
+        }
+    }
     let mut rows = rows.into_iter().peekable();
     while rows.peek().is_some() {
         let statement: Vec<_> = rows.by_ref().take(ROWS_PER_STATEMENT).collect();
@@ -134,7 +142,28 @@ pub(crate) async fn write_group(
             .exec_without_returning(&txn)
             .await?;
     }
+    rollup::apply(&txn, &delta).await?;
     txn.commit().await
+}
+
+/// What the rollups need of a row about to be written (all of it is set by [`to_row`]).
+fn facts(row: &traffic_statistic::ActiveModel) -> Option<rollup::RowFacts<'_>> {
+    fn set<T: Into<sea_orm::Value>>(v: &sea_orm::ActiveValue<T>) -> Option<&T> {
+        match v {
+            sea_orm::ActiveValue::Set(v) | sea_orm::ActiveValue::Unchanged(v) => Some(v),
+            sea_orm::ActiveValue::NotSet => None,
+        }
+    }
+    Some(rollup::RowFacts {
+        minute: *set(&row.stat_date)?,
+        path: set(&row.path)?,
+        ip: set(&row.ip)?,
+        user_agent: set(&row.user_agent)?,
+        is_bot: *set(&row.is_bot)?,
+        source: set(&row.spider_source)?.as_deref(),
+        count: *set(&row.count)?,
+        generated: *set(&row.generated)?,
+    })
 }
 
 pub(crate) fn to_row(
@@ -251,9 +280,36 @@ impl IpHasher {
     }
 }
 
-/// Deletes rows older than `cutoff`, [`CLEAN_BATCH`] at a time; returns how many.
-pub async fn clean(db: &DatabaseConnection, cutoff: DateTime<Utc>) -> Result<u64, StoreError> {
-    delete_in_batches(db, traffic_statistic::Column::StatDate.lt(cutoff)).await
+/// What retention deleted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cleaned {
+    /// Minute rows deleted.
+    pub rows: u64,
+    /// Everything before this instant is gone: the start of a local day, so the rollups (kept
+    /// per day) and the rows end at the same place.
+    pub before: DateTime<Utc>,
+}
+
+/// Keeps today and the `days` days before it (local days in the rollups' zone) and deletes
+/// older rows, [`CLEAN_BATCH`] at a time, and their rollups.
+pub async fn clean(
+    db: &DatabaseConnection,
+    now: DateTime<Utc>,
+    days: u32,
+) -> Result<Cleaned, StoreError> {
+    let rollup_error = |source| StoreError::Clean { deleted: 0, source };
+    let zone = rollup::zone_for_writes(db).await.map_err(rollup_error)?;
+    let first_kept =
+        app::domain::traffic_range::today(now, zone) - chrono::Days::new(u64::from(days));
+    let before = app::domain::traffic_range::midnight(first_kept, zone);
+    let rows = delete_in_batches(db, traffic_statistic::Column::StatDate.lt(before)).await?;
+    rollup::clean(db, first_kept)
+        .await
+        .map_err(|source| StoreError::Clean {
+            deleted: rows,
+            source,
+        })?;
+    Ok(Cleaned { rows, before })
 }
 
 /// Deletes the rows matching `which`, [`CLEAN_BATCH`] per statement with a pause between, so

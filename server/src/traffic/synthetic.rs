@@ -88,7 +88,12 @@ const REFERERS: &[&str] = &[
 pub struct Synthetic {
     rng: fastrand::Rng,
     agent_total: u32,
+    /// Returning visitors (an address and a browser each) that most requests come from.
+    visitors: u32,
 }
+
+/// Of every 100 requests, how many come from someone seen once and never again.
+const ONE_OFF_PERCENT: u8 = 15;
 
 /// One generated request.
 pub struct Request {
@@ -102,17 +107,21 @@ pub struct Request {
 
 impl Synthetic {
     pub fn new(seed: u64) -> Synthetic {
+        Synthetic::with_visitors(seed, 50_000)
+    }
+
+    /// Traffic where 85% of requests come from a pool of `visitors` returning visitors (a
+    /// few of them very active, as real audiences are) and 15% from one-off visitors.
+    pub fn with_visitors(seed: u64, visitors: u32) -> Synthetic {
         Synthetic {
             rng: fastrand::Rng::with_seed(seed),
             agent_total: AGENTS.iter().map(|(w, _)| w).sum(),
+            visitors: visitors.max(1),
         }
     }
 
-    /// A request at a random second of `[from, from + span_seconds)`.
-    pub fn request(&mut self, from: DateTime<Utc>, span_seconds: i64) -> Request {
-        let at = from + chrono::Duration::seconds(self.rng.i64(0..span_seconds.max(1)));
-        let mut pick = self.rng.u32(0..self.agent_total);
-        let user_agent = AGENTS
+    fn agent(&self, mut pick: u32) -> &'static str {
+        AGENTS
             .iter()
             .find(|(w, _)| {
                 if pick < *w {
@@ -122,7 +131,36 @@ impl Synthetic {
                     false
                 }
             })
-            .map_or(AGENTS[0].1, |(_, ua)| ua);
+            .map_or(AGENTS[0].1, |(_, ua)| ua)
+    }
+
+    /// A request at a random second of `[from, from + span_seconds)`.
+    pub fn request(&mut self, from: DateTime<Utc>, span_seconds: i64) -> Request {
+        let at = from + chrono::Duration::seconds(self.rng.i64(0..span_seconds.max(1)));
+        let (ip, user_agent) = if self.rng.u8(..100) < ONE_OFF_PERCENT {
+            let ip = format!(
+                "{}.{}.{}.{}",
+                self.rng.u8(1..224),
+                self.rng.u8(..),
+                self.rng.u8(..),
+                self.rng.u8(1..255)
+            );
+            let pick = self.rng.u32(0..self.agent_total);
+            (ip, self.agent(pick))
+        } else {
+            // Squaring skews the pick towards the pool's first members: the regulars.
+            let visitor = (self.rng.f64().powi(2) * f64::from(self.visitors)) as u64;
+            // The same visitor always has the same address and browser.
+            let mut person = fastrand::Rng::with_seed(visitor.wrapping_mul(0x9e37_79b9_7f4a_7c15));
+            let ip = format!(
+                "{}.{}.{}.{}",
+                person.u8(1..224),
+                person.u8(..),
+                person.u8(..),
+                person.u8(1..255)
+            );
+            (ip, self.agent(person.u32(0..self.agent_total)))
+        };
         // A long tail: item numbers skewed towards the low end, as popular pages are.
         let item = (self.rng.f64().powi(3) * 20_000.0) as u32;
         let locale = LOCALES[self.rng.usize(..LOCALES.len())];
@@ -131,14 +169,6 @@ impl Synthetic {
             (_, "") => format!("/{}/{item}", SECTIONS[self.rng.usize(..SECTIONS.len())]),
             (_, l) => format!("/{l}/{}/{item}", SECTIONS[self.rng.usize(..SECTIONS.len())]),
         };
-        // Visitors from a pool, so unique-visitor counts are meaningful.
-        let ip = format!(
-            "{}.{}.{}.{}",
-            self.rng.u8(1..224),
-            self.rng.u8(..),
-            self.rng.u8(..16),
-            self.rng.u8(1..255)
-        );
         Request {
             at,
             path,

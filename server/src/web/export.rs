@@ -24,7 +24,7 @@ pub async fn hits_csv(
         Ok(query) => query,
         Err(e) => return (StatusCode::UNPROCESSABLE_ENTITY, e.to_string()).into_response(),
     };
-    let name = format!("bulwark-hits-{}.csv", query.stats.start.format("%Y%m%d"));
+    let name = format!("bulwark-hits-{}.csv", query.stats.from.format("%Y%m%d"));
     let db = state.db.clone();
     let header_row = csv_line(&[
         "minute",

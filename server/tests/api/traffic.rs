@@ -236,12 +236,15 @@ async fn retention_deletes_only_old_rows_in_batches(app: TestApp) {
             .await
             .unwrap();
     }
-    let cutoff = Utc::now() - chrono::Duration::days(90);
-    assert_eq!(store::clean(&app.db, cutoff).await.unwrap(), 2_500);
+    let cleaned = store::clean(&app.db, Utc::now(), 90).await.unwrap();
+    assert_eq!(cleaned.rows, 2_500);
+    // Whole local days: the cut is a midnight 90 or 91 days back.
+    let age = Utc::now() - cleaned.before;
+    assert!(age >= chrono::Duration::days(90) && age <= chrono::Duration::days(91));
     let left = rows(&app).await;
     assert_eq!(left.len(), 10);
-    assert!(left.iter().all(|r| r.stat_date > cutoff));
-    assert_eq!(store::clean(&app.db, cutoff).await.unwrap(), 0);
+    assert!(left.iter().all(|r| r.stat_date >= cleaned.before));
+    assert_eq!(store::clean(&app.db, Utc::now(), 90).await.unwrap().rows, 0);
 }
 on_both_backends!(retention_deletes_only_old_rows_in_batches);
 
