@@ -15,6 +15,7 @@ mod m20261130_000007_traffic_nodes;
 mod m20261130_000008_node_clock;
 mod m20261130_000009_generated_traffic;
 mod m20261130_000010_traffic_rollups;
+mod m20261130_000011_mail;
 
 pub struct Migrator;
 
@@ -32,6 +33,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000008_node_clock::Migration),
             Box::new(m20261130_000009_generated_traffic::Migration),
             Box::new(m20261130_000010_traffic_rollups::Migration),
+            Box::new(m20261130_000011_mail::Migration),
         ]
     }
 }

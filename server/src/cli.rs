@@ -425,6 +425,19 @@ async fn serve(config: Config) -> anyhow::Result<()> {
         let engine = crate::engine::Engine::new(db.clone(), engine_config);
         tokio::spawn(engine.run(shutdown.clone().wait()))
     });
+    let mailer = crate::mail::sender::Sender {
+        db: db.clone(),
+        settings: crate::mail::MailSettings::from_config(&config)?,
+        name: me.node_id.clone(),
+    };
+    match &mailer.settings.server {
+        Some(server) => tracing::info!(%server, "mail goes through SMTP"),
+        None => tracing::info!(
+            dir = %config.mail_outbox_dir.display(),
+            "no smtp_url: mail is kept in the outbox and written as .eml files"
+        ),
+    }
+    let mail = tokio::spawn(mailer.run(shutdown.clone().wait()));
     let router = web::router(
         web::state(&config, db.clone()),
         web::Traffic {
@@ -440,6 +453,9 @@ async fn serve(config: Config) -> anyhow::Result<()> {
     }
     if let Err(e) = node.await {
         tracing::error!(error = %e, "the node task failed");
+    }
+    if let Err(e) = mail.await {
+        tracing::error!(error = %e, "the mail sender failed");
     }
     // The web server has drained: no hit can arrive after this flush.
     match store::flush(&db, &recorder.buffer, config.traffic_ip).await {

@@ -63,6 +63,17 @@ pub struct Config {
     pub traffic_trust_forwarded_for: bool,
     /// The in-memory hit buffer's bound, in MiB.
     pub traffic_buffer_mb: usize,
+    /// The SMTP server: `smtp://user:password@host:587?tls=required` (STARTTLS),
+    /// `smtps://user:password@host:465` (TLS), or `smtp://host:25` (plain, local relays only).
+    /// Without it mail is kept in the outbox and written as .eml files to `mail_outbox_dir`.
+    pub smtp_url: Option<String>,
+    /// The sender of every mail, `Name <address>` or an address.
+    pub mail_from: String,
+    /// Where .eml files go when no SMTP server is configured.
+    pub mail_outbox_dir: PathBuf,
+    /// The console's address as people reach it, for links in mails (default: `http://` and
+    /// `addr`).
+    pub public_url: Option<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, Default)]
@@ -98,6 +109,10 @@ impl Default for Config {
             traffic_ip: IpPrivacy::Raw,
             traffic_trust_forwarded_for: false,
             traffic_buffer_mb: 64,
+            smtp_url: None,
+            mail_from: "Bulwark <bulwark@localhost>".into(),
+            mail_outbox_dir: PathBuf::from("data/outbox"),
+            public_url: None,
         }
     }
 }
@@ -131,6 +146,10 @@ const ENV_KEYS: &[&str] = &[
     "traffic_ip",
     "traffic_trust_forwarded_for",
     "traffic_buffer_mb",
+    "smtp_url",
+    "mail_from",
+    "mail_outbox_dir",
+    "public_url",
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -145,6 +164,8 @@ pub enum ConfigError {
     Timezone(String),
     #[error("invalid configuration: {0} must be {1}")]
     Range(&'static str, &'static str),
+    #[error("invalid configuration: {0}")]
+    Mail(#[from] crate::mail::MailError),
 }
 
 impl Config {
@@ -160,6 +181,13 @@ impl Config {
         engine.concurrency = self.concurrency;
         engine.allow_commands = self.allow_commands;
         engine
+    }
+
+    /// The console's address for links in mails.
+    pub fn public_url(&self) -> String {
+        self.public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{}", self.addr))
     }
 
     /// The traffic pipeline's settings from this configuration.
@@ -207,6 +235,7 @@ impl Config {
         if app::domain::cron::parse_timezone(&config.timezone).is_err() {
             return Err(ConfigError::Timezone(config.timezone));
         }
+        crate::mail::MailSettings::from_config(&config)?;
         Ok(config)
     }
 }

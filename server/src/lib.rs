@@ -22,6 +22,7 @@ pub mod commands;
 pub mod config;
 pub mod db;
 pub mod engine;
+pub mod mail;
 pub mod shutdown;
 pub mod telemetry;
 pub mod traffic;

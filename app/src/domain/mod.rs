@@ -10,12 +10,16 @@
 //! - [`bots`]: User-Agent → person or bot, and which bot.
 //! - [`traffic_range`]: date ranges (today … 90 days, custom) and visitor filters for traffic.
 //! - [`node`]: instances sharing a database: live, lost or stopped; clock skew.
+//! - [`alerts`]: failure episodes and the mails they cause.
+//! - [`mail`]: what each mail says (subject, text, HTML).
 
 pub mod account;
+pub mod alerts;
 pub mod bots;
 pub mod cron;
 pub mod duration;
 pub mod job;
+pub mod mail;
 pub mod node;
 pub mod retry;
 pub mod run;

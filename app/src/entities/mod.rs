@@ -2,8 +2,10 @@
 
 pub mod audit_log;
 pub mod job;
+pub mod job_alert;
 pub mod job_attempt;
 pub mod job_run;
+pub mod mail_outbox;
 pub mod node;
 pub mod node_command;
 pub mod node_command_result;

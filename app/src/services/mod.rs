@@ -3,11 +3,13 @@
 //! Plain async functions taking a `&DatabaseConnection` (or any `ConnectionTrait`), testable
 //! without a server. Expected failures are `thiserror` enums; everything else is `DbErr`.
 
+pub mod alerts;
 pub mod audit;
 pub mod failed;
 pub mod jobs;
 pub mod login;
 pub mod nodes;
+pub mod outbox;
 pub mod passwords;
 pub mod runs;
 pub mod sessions;

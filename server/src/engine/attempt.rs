@@ -8,9 +8,11 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use app::domain::job::{JobSpec, OnExhausted};
+use app::domain::mail::FailedRun;
 use app::domain::run::{AttemptReport, ErrorClass, Next, Outcome, RunStatus, Trigger, decide};
 use app::domain::timeout::{self, EffectiveTimeout};
 use app::entities::{job, job_attempt, job_run};
+use app::services::alerts;
 use app::services::jobs::to_spec;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
@@ -339,6 +341,26 @@ pub(crate) async fn settle(
         .await?;
     if result.rows_affected == 0 {
         return Ok(false);
+    }
+    // Alert mails commit with the run's new state, or not at all.
+    let settled = match next {
+        Next::Succeeded => Some(alerts::Settled::Succeeded { run_id: run.id }),
+        Next::Retry { .. } => None,
+        Next::Exhausted => Some(alerts::Settled::Failed(FailedRun {
+            job: job.name.clone(),
+            run_id: run.id,
+            status: match on_exhausted {
+                Some(OnExhausted::SkipToNext) => RunStatus::Skipped.as_str().to_string(),
+                _ => RunStatus::Dead.as_str().to_string(),
+            },
+            error_class: class,
+            message: message.map(str::to_string),
+            attempts: run.attempts,
+            finished_at: now,
+        })),
+    };
+    if let Some(settled) = settled {
+        alerts::record(db, job, &settled, now).await?;
     }
     if let Some(name) = fallback {
         trigger_fallback(db, run, job, name, now).await?;

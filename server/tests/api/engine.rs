@@ -25,14 +25,14 @@ fn engine_config(node: &str) -> EngineConfig {
 }
 
 /// Creates a job from a form-like input, with a fast retry policy unless told otherwise.
-async fn define(db: &DatabaseConnection, input: JobInput) -> job::Model {
+pub(crate) async fn define(db: &DatabaseConnection, input: JobInput) -> job::Model {
     let spec = JobSpec::parse(&input).unwrap_or_else(|e| panic!("invalid test job: {e:?}"));
     jobs::create(db, &spec, Utc::now() - chrono::Duration::hours(1))
         .await
         .expect("create job")
 }
 
-fn base(name: &str) -> JobInput {
+pub(crate) fn base(name: &str) -> JobInput {
     let mut input = JobInput {
         name: name.into(),
         cron: "0 0 0 1 1 *".into(), // once a year: only manual runs happen in these tests
@@ -72,7 +72,7 @@ impl Running {
 }
 
 /// Queues a manual run of `job_id`, runs an engine until the run ends, and stops it.
-async fn run_to_end(
+pub(crate) async fn run_to_end(
     db: &DatabaseConnection,
     job_id: i64,
     within: Duration,
@@ -120,7 +120,7 @@ async fn attempts_of(db: &DatabaseConnection, run_id: i64) -> Vec<job_attempt::M
 
 /// A local HTTP server whose `/flaky` answers `status` to the first `failures` requests and
 /// 200 afterwards; it records when each request arrived.
-async fn flaky_server(
+pub(crate) async fn flaky_server(
     failures: usize,
     status: u16,
 ) -> (String, Arc<std::sync::Mutex<Vec<DateTime<Utc>>>>) {

@@ -10,6 +10,8 @@ mod engine;
 mod failed;
 mod health;
 mod jobs;
+mod mail;
 mod process;
+mod smtp;
 mod traffic;
 mod traffic_stats;
