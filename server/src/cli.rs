@@ -57,6 +57,22 @@ enum Command {
     /// Front-end traffic.
     #[command(subcommand)]
     Traffic(TrafficCommand),
+    /// The daily health digest.
+    #[command(subcommand)]
+    Digest(DigestCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum DigestCommand {
+    /// Send the digest of the last 24 hours now (or print it with --dry-run).
+    Send {
+        /// Send to this address instead of the digest recipients (repeatable).
+        #[arg(long)]
+        to: Vec<String>,
+        /// Print the mail instead of sending it.
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -278,6 +294,10 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Traffic(TrafficCommand::Clean { days }) => {
             let db = traffic_db(&config).await?;
             crate::commands::traffic::clean(&db, days).await
+        }
+        Command::Digest(DigestCommand::Send { to, dry_run }) => {
+            let db = db::connect(&config.database_url).await?;
+            crate::commands::digest::send(&db, &config, &to, dry_run).await
         }
         Command::Bench(BenchCommand::Queue(args)) => crate::commands::bench::queue(&args).await,
         Command::Bench(BenchCommand::Dashboard(args)) => {

@@ -235,7 +235,7 @@ impl Config {
         if app::domain::cron::parse_timezone(&config.timezone).is_err() {
             return Err(ConfigError::Timezone(config.timezone));
         }
-        crate::mail::MailSettings::from_config(&config)?;
+        crate::mail::MailSettings::validate(&config)?;
         Ok(config)
     }
 }
@@ -271,6 +271,26 @@ mod tests {
             let config = Config::load(None).map_err(|e| e.to_string())?;
             assert_eq!(config.addr.port(), 5000);
             assert_eq!(config.database_url, "postgres://db/x");
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn bad_mail_settings_name_their_key() {
+        Jail::expect_with(|jail| {
+            jail.set_env(
+                "BULWARK_SMTP_URL",
+                "smtp://ops:s3cret@mail.example.com:587?tls=maybe",
+            );
+            let message = Config::load(None).unwrap_err().to_string();
+            assert!(message.contains("smtp_url"), "{message}");
+            assert!(!message.contains("s3cret"), "{message}");
+            Ok(())
+        });
+        Jail::expect_with(|jail| {
+            jail.set_env("BULWARK_MAIL_FROM", "not an address");
+            let message = Config::load(None).unwrap_err().to_string();
+            assert!(message.contains("mail_from"), "{message}");
             Ok(())
         });
     }

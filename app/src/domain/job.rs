@@ -47,6 +47,10 @@ pub const BUILTIN_TASKS: &[(&str, &str)] = &[
         "traffic-clean",
         "Deletes traffic rows older than `days` (default 90), 1000 at a time",
     ),
+    (
+        "mail-digest",
+        "Mails the daily health digest of the last 24 hours to the digest recipients",
+    ),
 ];
 
 /// The definition as typed. Every field is text so a form can hold anything the person types.
@@ -908,6 +912,19 @@ fn parse_addresses(
         }
     }
     ok.then_some(out)
+}
+
+/// A list of addresses as people type it (commas, semicolons or lines between), every one
+/// checked; the error names the first that is not an address.
+pub fn address_list(text: &str) -> Result<Vec<String>, String> {
+    let mut first_error = None;
+    let list = parse_addresses("", text, &mut |_, message| {
+        first_error.get_or_insert(message);
+    });
+    match (list, first_error) {
+        (Some(list), None) => Ok(list),
+        (_, error) => Err(error.unwrap_or_else(|| "not a list of e-mail addresses".into())),
+    }
 }
 
 /// `local@domain`, no spaces or angle brackets; the SMTP server has the last word.

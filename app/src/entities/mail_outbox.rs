@@ -30,3 +30,15 @@ pub struct Model {
 pub enum Relation {}
 
 impl ActiveModelBehavior for ActiveModel {}
+
+impl Entity {
+    pub async fn find_by_dedupe_key(
+        db: &impl ConnectionTrait,
+        key: &str,
+    ) -> Result<Option<Model>, DbErr> {
+        Entity::find()
+            .filter(Column::DedupeKey.eq(key))
+            .one(db)
+            .await
+    }
+}

@@ -5,6 +5,7 @@
 
 pub mod alerts;
 pub mod audit;
+pub mod digest;
 pub mod failed;
 pub mod jobs;
 pub mod login;

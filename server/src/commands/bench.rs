@@ -70,33 +70,43 @@ impl Drop for ThrowawaySqlite {
     }
 }
 
-/// `bulwark_bench` on the server of `base`, created fresh.
+/// A database on the server of `base`, created fresh and dropped at the end: `bulwark_bench`,
+/// or `bulwark_bench_<suffix>` for benchmarks that may run at the same time as another.
 pub(crate) struct ThrowawayPostgres {
     admin: DatabaseConnection,
+    name: String,
     pub(crate) url: String,
 }
 
 impl ThrowawayPostgres {
     pub(crate) async fn create(base: &str) -> anyhow::Result<Self> {
+        Self::create_named(base, "bulwark_bench").await
+    }
+
+    pub(crate) async fn create_named(base: &str, name: &str) -> anyhow::Result<Self> {
         let admin = crate::db::connect(base).await?;
         admin
-            .execute_unprepared("DROP DATABASE IF EXISTS bulwark_bench WITH (FORCE)")
+            .execute_unprepared(&format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"))
             .await?;
         admin
-            .execute_unprepared("CREATE DATABASE bulwark_bench")
+            .execute_unprepared(&format!("CREATE DATABASE {name}"))
             .await?;
         let (prefix, _) = base
             .rsplit_once('/')
             .context("the PostgreSQL URL needs a database name")?;
         Ok(ThrowawayPostgres {
             admin,
-            url: format!("{prefix}/bulwark_bench"),
+            name: name.to_string(),
+            url: format!("{prefix}/{name}"),
         })
     }
 
     pub(crate) async fn drop_database(self) -> anyhow::Result<()> {
         self.admin
-            .execute_unprepared("DROP DATABASE IF EXISTS bulwark_bench WITH (FORCE)")
+            .execute_unprepared(&format!(
+                "DROP DATABASE IF EXISTS {} WITH (FORCE)",
+                self.name
+            ))
             .await?;
         Ok(())
     }

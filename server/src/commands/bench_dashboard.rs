@@ -24,19 +24,24 @@ pub struct DashboardBenchArgs {
     /// check they equal the rollups'.
     #[arg(long, value_delimiter = ',')]
     before: Vec<String>,
+    /// Skip SQLite (to run the PostgreSQL half on its own).
+    #[arg(long)]
+    skip_sqlite: bool,
     /// A PostgreSQL server URL (its database is used only to create `bulwark_bench`).
     #[arg(long, env = "BULWARK_TEST_POSTGRES_URL")]
     postgres: Option<String>,
 }
 
 pub async fn dashboard(args: &DashboardBenchArgs) -> anyhow::Result<()> {
-    let sqlite = throwaway_sqlite("dashboard");
-    let result = suite("SQLite", &sqlite.url, args).await;
-    drop(sqlite);
-    result?;
+    if !args.skip_sqlite {
+        let sqlite = throwaway_sqlite("dashboard");
+        let result = suite("SQLite", &sqlite.url, args).await;
+        drop(sqlite);
+        result?;
+    }
     match &args.postgres {
         Some(base) => {
-            let db = ThrowawayPostgres::create(base).await?;
+            let db = ThrowawayPostgres::create_named(base, "bulwark_bench_dashboard").await?;
             suite("PostgreSQL", &db.url, args).await?;
             db.drop_database().await
         }

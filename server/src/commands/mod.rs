@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod bench_dashboard;
 pub mod bench_traffic;
+pub mod digest;
 pub mod jobs;
 pub mod policy;
 pub mod runs;

@@ -99,6 +99,7 @@ async fn attempt(shared: &Shared, Claimed { run, job }: Claimed) -> Result<(), D
         idempotency_key: &run.idempotency_key,
         run_id: run.id,
         job_name: &job.name,
+        timezone: &job.timezone,
     };
     let execution = tokio::select! {
         execution = executor::execute(shared, &spec.kind, &input) => Some(execution),

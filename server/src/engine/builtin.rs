@@ -19,6 +19,8 @@ pub struct TaskContext {
     pub db: DatabaseConnection,
     pub params: BTreeMap<String, String>,
     pub idempotency_key: String,
+    /// The job's time zone.
+    pub timezone: String,
 }
 
 /// A failed task says whether trying again could help.
@@ -48,6 +50,7 @@ impl Registry {
         tasks.insert("noop", Arc::new(Noop));
         tasks.insert("traffic-flush", Arc::new(TrafficFlush));
         tasks.insert("traffic-clean", Arc::new(TrafficClean));
+        tasks.insert("mail-digest", Arc::new(MailDigest));
         Registry { tasks }
     }
 
@@ -236,6 +239,30 @@ impl BuiltinTask for TrafficClean {
 }
 
 pub const DEFAULT_RETENTION_DAYS: u32 = 90;
+
+/// Queues the daily health digest for the 24 hours before now (see `app::services::digest`),
+/// once per day in the job's zone, to the digest recipients (Notifications page).
+pub struct MailDigest;
+
+impl BuiltinTask for MailDigest {
+    fn run(&self, ctx: TaskContext) -> TaskFuture {
+        Box::pin(async move {
+            let zone = app::domain::cron::parse_timezone(&ctx.timezone).map_err(|e| TaskError {
+                class: ErrorClass::Permanent,
+                message: e.to_string(),
+            })?;
+            let now = crate::clock::now();
+            let transient = |e: sea_orm::DbErr| TaskError {
+                class: ErrorClass::Transient,
+                message: e.to_string(),
+            };
+            let queued = app::services::digest::queue_daily(&ctx.db, now, zone)
+                .await
+                .map_err(transient)?;
+            Ok(queued)
+        })
+    }
+}
 
 /// Retention in days: a whole number from 1 to 3650.
 pub fn parse_retention_days(text: &str) -> Result<u32, String> {

@@ -54,6 +54,25 @@ pub struct MailSettings {
 }
 
 impl MailSettings {
+    /// Checks `smtp_url` and `mail_from` without connecting or starting anything (it runs
+    /// while the configuration loads, before the async runtime exists).
+    pub fn validate(config: &Config) -> Result<(), MailError> {
+        config
+            .mail_from
+            .parse::<Mailbox>()
+            .map_err(|_| MailError::From(config.mail_from.clone()))?;
+        if let Some(url) = config.smtp_url.as_deref().filter(|u| !u.is_empty()) {
+            AsyncSmtpTransport::<Tokio1Executor>::from_url(url).map_err(|e| {
+                MailError::SmtpUrl {
+                    url: redact(url),
+                    reason: e.to_string(),
+                }
+            })?;
+        }
+        Ok(())
+    }
+
+    /// The settings, with a connection pool to the SMTP server (inside the runtime).
     pub fn from_config(config: &Config) -> Result<MailSettings, MailError> {
         let from: Mailbox = config
             .mail_from

@@ -243,3 +243,151 @@ async fn without_smtp_mail_is_kept_and_written_as_eml(app: TestApp) {
     assert!(eml.contains("https://ops.example.com"));
 }
 on_both_backends!(without_smtp_mail_is_kept_and_written_as_eml);
+
+/// The digest's figures against the runs and attempts tables, and `bulwark digest send`
+/// delivering it to a real SMTP server (and printing it with --dry-run).
+async fn the_digest_matches_the_runs_table(app: TestApp) {
+    use app::entities::{job_attempt, job_run};
+    use app::services::digest;
+
+    // A job that needs a retry once and then succeeds, and one that always fails.
+    let (flaky, _) = flaky_server(1, 503).await;
+    let mut input = base("orders-sync");
+    input.http_url = flaky;
+    let ok_job = define(&app.db, input).await;
+    let (broken, _) = flaky_server(1000, 500).await;
+    let mut input = base("invoice-export");
+    input.http_url = broken;
+    input.retry.max_retries = "2".into();
+    let bad_job = define(&app.db, input).await;
+    for _ in 0..2 {
+        run_to_end(&app.db, ok_job.id, Duration::from_secs(20)).await;
+    }
+    let (_, dead) = run_to_end(&app.db, bad_job.id, Duration::from_secs(20)).await;
+    assert_eq!(dead.status, "dead");
+
+    let now = Utc::now() + chrono::Duration::seconds(1);
+    let digest = digest::gather(&app.db, now).await.unwrap();
+    // The same figures, counted here from every row.
+    let runs = job_run::Entity::find().all(&app.db).await.unwrap();
+    let attempts = job_attempt::Entity::find().all(&app.db).await.unwrap();
+    for (job, name) in [(&ok_job, "orders-sync"), (&bad_job, "invoice-export")] {
+        let figures = digest.jobs.iter().find(|j| j.job == name).unwrap();
+        let mine: Vec<_> = runs.iter().filter(|r| r.job_id == job.id).collect();
+        let ids: Vec<i64> = mine.iter().map(|r| r.id).collect();
+        let tries: Vec<_> = attempts
+            .iter()
+            .filter(|a| ids.contains(&a.run_id))
+            .collect();
+        assert_eq!(figures.runs, mine.len() as u64, "{name}");
+        assert_eq!(
+            figures.succeeded,
+            mine.iter().filter(|r| r.status == "succeeded").count() as u64
+        );
+        assert_eq!(
+            figures.retries,
+            tries.iter().filter(|a| a.number > 1).count() as u64
+        );
+        assert_eq!(
+            figures.timeouts,
+            tries
+                .iter()
+                .filter(|a| a.error_class.as_deref() == Some("timeout"))
+                .count() as u64
+        );
+    }
+    assert_eq!(
+        digest
+            .jobs
+            .iter()
+            .find(|j| j.job == "orders-sync")
+            .unwrap()
+            .retries,
+        1
+    );
+    assert_eq!(
+        digest
+            .jobs
+            .iter()
+            .find(|j| j.job == "invoice-export")
+            .unwrap()
+            .retries,
+        2
+    );
+    assert_eq!(digest.queue.len(), 1);
+    assert_eq!(digest.queue[0].run_id, dead.id);
+    let ended: u64 = digest.hours.iter().map(|h| h.succeeded + h.failed).sum();
+    assert_eq!(ended, 3);
+
+    let sink = SmtpSink::start(None).await;
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: Vec<String>, env: Vec<(String, String)>| {
+        let cmd = {
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let env: Vec<(&str, &str)> =
+                env.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+            crate::process::bulwark(&app, dir.path(), &args, &env)
+        };
+        tokio::task::spawn_blocking(move || crate::process::output(cmd))
+    };
+    let (code, out, err) = run(
+        vec![
+            "digest".into(),
+            "send".into(),
+            "--dry-run".into(),
+            "--to".into(),
+            "cto@example.com".into(),
+        ],
+        vec![],
+    )
+    .await
+    .unwrap();
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("3 runs, 1 failed, 1 in the failed queue"),
+        "{out}"
+    );
+    assert!(out.contains("invoice-export"));
+    assert!(sink.mails().is_empty(), "a dry run sends nothing");
+
+    let (code, out, err) = run(
+        vec![
+            "digest".into(),
+            "send".into(),
+            "--to".into(),
+            "cto@example.com".into(),
+        ],
+        vec![("BULWARK_SMTP_URL".into(), sink.url(None))],
+    )
+    .await
+    .unwrap();
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("digest sent to cto@example.com: 250"), "{out}");
+    let mails = sink.mails();
+    assert_eq!(mails.len(), 1);
+    assert_eq!(mails[0].to, ["cto@example.com"]);
+    assert!(
+        mails[0]
+            .header("Subject")
+            .unwrap()
+            .contains("3 runs, 1 failed, 1 in the failed queue")
+    );
+
+    let (code, _, err) = run(
+        vec![
+            "digest".into(),
+            "send".into(),
+            "--to".into(),
+            "not-an-address".into(),
+        ],
+        vec![],
+    )
+    .await
+    .unwrap();
+    assert_eq!(code, 1);
+    assert!(
+        err.contains("'not-an-address' is not an e-mail address"),
+        "{err}"
+    );
+}
+on_both_backends!(the_digest_matches_the_runs_table);
