@@ -68,7 +68,7 @@ tools-test: tools
 	@[ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ] || { \
 	  echo "installing Debian's faketime (the cluster test runs nodes with skewed clocks)"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq faketime; }
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq faketime; }
 	@[ end2end/node_modules/.package-lock.json -nt end2end/package-lock.json ] || \
 	  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix end2end --no-audit --no-fund
 

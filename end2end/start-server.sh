@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Starts the built `bulwark` on a fresh SQLite database for the browser tests, with a known
-# administrator and a viewer. Called by Playwright's webServer; the Makefile passes BULWARK_BIN
+# administrator and a viewer, and an SMTP server (smtp-sink.mjs) that keeps what it receives in
+# .run/mail. Called by Playwright's webServer; the Makefile passes BULWARK_BIN
 # and BULWARK_SITE_ROOT.
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -14,6 +15,11 @@ export DATABASE_URL="sqlite://$PWD/$run_dir/e2e.db?mode=rwc"
 export BULWARK_ADDR="127.0.0.1:${BULWARK_E2E_PORT:-3100}"
 export BULWARK_ADMIN_PASSWORD="admin-e2e-password"
 export BULWARK_SITE_ROOT
+smtp_port="${BULWARK_E2E_SMTP_PORT:-3125}"
+export BULWARK_SMTP_URL="smtp://127.0.0.1:$smtp_port"
+export BULWARK_PUBLIC_URL="http://127.0.0.1:${BULWARK_E2E_PORT:-3100}"
+
+BULWARK_E2E_SMTP_PORT="$smtp_port" node smtp-sink.mjs "$run_dir/mail" &
 
 "$BULWARK_BIN" migrate
 echo "viewer-e2e-password" | "$BULWARK_BIN" user add --username viewer --role viewer

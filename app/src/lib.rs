@@ -21,6 +21,8 @@ pub mod entities;
 #[cfg(feature = "ssr")]
 pub mod live;
 #[cfg(feature = "ssr")]
+pub mod mailer;
+#[cfg(feature = "ssr")]
 pub mod services;
 #[cfg(feature = "ssr")]
 pub mod state;

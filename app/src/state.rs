@@ -13,6 +13,8 @@ pub struct AppState {
     pub timezone: String,
     /// This process's traffic hits not yet written, for the live strip.
     pub live: Option<std::sync::Arc<dyn crate::live::LiveTraffic>>,
+    /// Mail delivery, for the test mail and previews.
+    pub mailer: Option<std::sync::Arc<dyn crate::mailer::Mailer>>,
 }
 
 #[derive(Clone, Debug)]

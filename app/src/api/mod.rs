@@ -10,6 +10,7 @@ pub mod error;
 pub mod failed;
 pub mod jobs;
 pub mod nodes;
+pub mod notifications;
 pub mod runs;
 pub mod traffic;
 pub mod users;

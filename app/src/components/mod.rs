@@ -4,4 +4,3 @@ pub mod chart;
 pub mod layout;
 pub mod retry_chart;
 pub mod retry_editor;
-pub mod upcoming;

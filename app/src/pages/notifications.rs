@@ -1,17 +1,353 @@
-use crate::components::upcoming::Upcoming;
+//! Notifications: where mail goes and who gets the digest when (admins change it; everyone
+//! reads), a test mail that shows the SMTP server's answer, each job's alert recipients, and
+//! the outbox — every mail with its status, attempts and last error, a preview and a resend.
+
 use leptos::prelude::*;
+use leptos_meta::Title;
+use leptos_router::hooks::use_query_map;
+
+use crate::api::AppError;
+use crate::api::notifications::{
+    MailSettingsView, OutboxRow, ResendMail, STATUSES, SaveMailSettings, SendTestMail,
+    mail_settings, outbox, preview_mail,
+};
+use crate::components::layout::use_current_user;
 
 #[component]
 pub fn NotificationsPage() -> impl IntoView {
+    let save = ServerAction::<SaveMailSettings>::new();
+    let test = ServerAction::<SendTestMail>::new();
+    let resend = ServerAction::<ResendMail>::new();
+    // Refetched after a successful save only: a refused one keeps what was typed in the form.
+    let settings = Resource::new(
+        move || save.value().get().and_then(Result::ok),
+        |_| mail_settings(),
+    );
     view! {
-        <Upcoming
-            title="Notifications"
-            summary="Mail that reaches the right people: first failure, escalation, recovery and a daily digest."
-            will_hold=&[
-                "the outbox: every mail with its status, attempts and last error, a preview and a resend",
-                "recipients, escalation threshold and digest time",
-                "a test mail that reports the SMTP server's answer",
-            ]
-        />
+        <Title text="Notifications" />
+        <h1>"Notifications"</h1>
+        <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                match settings.await {
+                    Ok(view) => view! { <SettingsCard view save test /> }.into_any(),
+                    Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                }
+            })}
+        </Transition>
+        <OutboxCard resend test />
+    }
+}
+
+fn field_error<T, S>(value: S, field: &'static str) -> impl Fn() -> Option<String>
+where
+    S: Get<Value = Option<Result<T, AppError>>>,
+{
+    move || {
+        value
+            .get()
+            .and_then(Result::err)
+            .and_then(|e| e.for_field(field))
+    }
+}
+
+#[component]
+fn SettingsCard(
+    view: MailSettingsView,
+    save: ServerAction<SaveMailSettings>,
+    test: ServerAction<SendTestMail>,
+) -> impl IntoView {
+    let me = use_current_user();
+    let MailSettingsView {
+        route,
+        digest_to,
+        digest_time,
+        digest_timezone,
+        digest_job_id,
+        routes,
+    } = view;
+    let saved = move || {
+        save.value()
+            .get()
+            .and_then(Result::ok)
+            .map(|_| "Saved.".to_string())
+    };
+    let test_result = move || {
+        test.value().get().map(|result| match result {
+            Ok(r) if r.delivered => view! {
+                <p class="ok" data-testid="test-mail-result">{format!("Delivered ({}): {}", r.status, r.answer)}</p>
+            }
+            .into_any(),
+            Ok(r) => view! {
+                <p class="error" data-testid="test-mail-result">
+                    {format!("Not delivered ({}). The server said: {}", r.status, r.answer)}
+                    " The mail stays in the outbox below."
+                </p>
+            }
+            .into_any(),
+            Err(AppError::Invalid { .. }) => ().into_any(),
+            Err(e) => view! { <p class="error" data-testid="test-mail-result">{e.to_string()}</p> }.into_any(),
+        })
+    };
+    let job_link = digest_job_id.map(|id| format!("/jobs/{id}"));
+    let shown_to = if digest_to.is_empty() {
+        "everyone any job alerts".to_string()
+    } else {
+        digest_to.clone()
+    };
+    let shown_time = format!("{digest_time} ({digest_timezone})");
+    view! {
+        <section class="card">
+            <h2>"Mail"</h2>
+            <p data-testid="mail-route">"Mail goes to: " <b>{route}</b></p>
+            <Suspense fallback=|| ()>
+                {move || {
+                    let digest_to = digest_to.clone();
+                    let digest_time = digest_time.clone();
+                    let shown_to = shown_to.clone();
+                    let shown_time = shown_time.clone();
+                    let job_link = job_link.clone();
+                    let digest_timezone = digest_timezone.clone();
+                    Suspend::new(async move {
+                        let admin = me.await.map(|u| u.is_admin()).unwrap_or(false);
+                        if !admin {
+                            return view! {
+                                <p>"The daily digest goes to " <b>{shown_to}</b> " at " <b>{shown_time}</b> "."</p>
+                                <p class="muted">"You are signed in as a viewer: an administrator changes these."</p>
+                            }
+                                .into_any();
+                        }
+                        view! {
+                            <h3>"Daily digest"</h3>
+                            <ActionForm action=save attr:class="form" attr:data-testid="digest-settings">
+                                <label for="digest-to">"Recipients (commas between; empty: everyone any job alerts)"</label>
+                                <textarea id="digest-to" name="digest_to" rows="2">{digest_to}</textarea>
+                                <p class="field-error">{field_error(save.value(), "digest_to")}</p>
+                                <label for="digest-time">{format!("Time of day ({digest_timezone})")}</label>
+                                <input id="digest-time" name="digest_time" type="text" value=digest_time placeholder="08:00" />
+                                <p class="field-error">{field_error(save.value(), "digest_time")}</p>
+                                <p class="muted">
+                                    "The time is the schedule of the "
+                                    <a href=job_link.unwrap_or_default()>"mail-digest job"</a>
+                                    "; its retries and history are there."
+                                </p>
+                                <button type="submit">"Save"</button>
+                            </ActionForm>
+                            <p class="ok" role="status">{saved}</p>
+                            <h3>"Send a test mail"</h3>
+                            <ActionForm action=test attr:class="form inline-form" attr:data-testid="test-mail">
+                                <div>
+                                    <label for="test-to">"To"</label>
+                                    <input id="test-to" name="to" type="text" placeholder="you@example.com" />
+                                    <p class="field-error">{field_error(test.value(), "to")}</p>
+                                </div>
+                                <div>
+                                    <button type="submit">"Send test mail"</button>
+                                </div>
+                            </ActionForm>
+                            {test_result}
+                        }
+                            .into_any()
+                    })
+                }}
+            </Suspense>
+            <h3>"Alerts per job"</h3>
+            <p class="muted">
+                "A job's first failed run mails its recipients; after the set number of failed runs in a row one escalation goes out; the first success after mails that it recovered. Change them in the job's editor."
+            </p>
+            <table class="table" data-testid="alert-routes">
+                <thead>
+                    <tr>
+                        <th>"Job"</th>
+                        <th>"Alerts to"</th>
+                        <th>"Escalate after"</th>
+                        <th>"Escalate to"</th>
+                    </tr>
+                </thead>
+                <tbody>
+                    {routes
+                        .into_iter()
+                        .map(|r| {
+                            let none = |s: String| if s.is_empty() { "—".to_string() } else { s };
+                            view! {
+                                <tr>
+                                    <td><a href=format!("/jobs/{}", r.job_id)>{r.job}</a></td>
+                                    <td>{none(r.to)}</td>
+                                    <td>{format!("{} failed runs", r.escalate_after)}</td>
+                                    <td>{none(r.escalate_to)}</td>
+                                </tr>
+                            }
+                        })
+                        .collect_view()}
+                </tbody>
+            </table>
+        </section>
+    }
+}
+
+#[component]
+fn OutboxCard(resend: ServerAction<ResendMail>, test: ServerAction<SendTestMail>) -> impl IntoView {
+    let query = use_query_map();
+    let status = move || query.with(|q| q.get("status")).filter(|s| !s.is_empty());
+    let rows = Resource::new(
+        move || (status(), resend.version().get(), test.version().get()),
+        |(status, _, _)| outbox(status),
+    );
+    let me = use_current_user();
+    let is_admin = Resource::new(
+        || (),
+        move |_| async move { me.await.map(|u| u.is_admin()).unwrap_or(false) },
+    );
+    let selected = RwSignal::new(None::<i64>);
+    let resend_error = move || {
+        resend
+            .value()
+            .get()
+            .and_then(Result::err)
+            .map(|e| e.to_string())
+    };
+    view! {
+        <section class="card">
+            <h2>"Outbox"</h2>
+            <p class="filters" data-testid="outbox-filter">
+                <a href="/notifications" class:active=move || status().is_none()>"all"</a>
+                {STATUSES
+                    .iter()
+                    .map(|s| {
+                        let s = *s;
+                        view! {
+                            " · "
+                            <a
+                                href=format!("/notifications?status={s}")
+                                class:active=move || status().as_deref() == Some(s)
+                            >
+                                {s}
+                            </a>
+                        }
+                    })
+                    .collect_view()}
+            </p>
+            <p class="error" role="alert">{resend_error}</p>
+            <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    let admin = is_admin.await;
+                    match rows.await {
+                        Ok(rows) if rows.is_empty() => {
+                            view! { <p class="muted" data-testid="outbox-empty">"No mail here."</p> }.into_any()
+                        }
+                        Ok(rows) => view! { <OutboxTable rows admin selected resend /> }.into_any(),
+                        Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                    }
+                })}
+            </Transition>
+            <Preview selected />
+        </section>
+    }
+}
+
+#[component]
+fn OutboxTable(
+    rows: Vec<OutboxRow>,
+    admin: bool,
+    selected: RwSignal<Option<i64>>,
+    resend: ServerAction<ResendMail>,
+) -> impl IntoView {
+    view! {
+        <table class="table" data-testid="outbox">
+            <thead>
+                <tr>
+                    <th>"#"</th>
+                    <th>"Queued"</th>
+                    <th>"Kind"</th>
+                    <th>"To"</th>
+                    <th>"Subject"</th>
+                    <th>"Status"</th>
+                    <th>"Attempts"</th>
+                    <th>"Server's answer / last error"</th>
+                    <th></th>
+                </tr>
+            </thead>
+            <tbody>
+                {rows
+                    .into_iter()
+                    .map(|m| {
+                        let pill = match m.status.as_str() {
+                            "sent" | "written" => "pill ok",
+                            "failed" => "pill bad",
+                            _ => "pill warn",
+                        };
+                        let answer = match (&m.status[..], &m.reply, &m.last_error) {
+                            ("pending", _, Some(error)) => format!(
+                                "{error} — next try {}",
+                                m.next_attempt_at.format("%H:%M:%S UTC")
+                            ),
+                            (_, Some(reply), _) if m.status != "failed" => reply.clone(),
+                            (_, _, Some(error)) => error.clone(),
+                            _ => String::new(),
+                        };
+                        let id = m.id;
+                        let status = m.status.clone();
+                        view! {
+                            <tr data-mail=id data-status=status>
+                                <td>{id}</td>
+                                <td>{m.created_at.format("%Y-%m-%d %H:%M:%S UTC").to_string()}</td>
+                                <td>{m.kind}</td>
+                                <td>{m.recipients}</td>
+                                <td>{m.subject}</td>
+                                <td><span class=pill>{m.status}</span></td>
+                                <td>{m.attempts}</td>
+                                <td class="answer">{answer}</td>
+                                <td>
+                                    <button type="button" class="secondary" on:click=move |_| selected.set(Some(id))>
+                                        "Preview"
+                                    </button>
+                                    {admin
+                                        .then(|| {
+                                            view! {
+                                                <button type="button" on:click=move |_| {
+                                                    resend.dispatch(ResendMail { id });
+                                                }>"Resend"</button>
+                                            }
+                                        })}
+                                </td>
+                            </tr>
+                        }
+                    })
+                    .collect_view()}
+            </tbody>
+        </table>
+    }
+}
+
+/// The selected mail as it was sent: its HTML in a sandboxed frame (no scripts, no requests to
+/// this site), and its plain-text part.
+#[component]
+fn Preview(selected: RwSignal<Option<i64>>) -> impl IntoView {
+    let mail = Resource::new(
+        move || selected.get(),
+        |id| async move {
+            match id {
+                Some(id) => preview_mail(id).await.map(Some),
+                None => Ok(None),
+            }
+        },
+    );
+    view! {
+        <Transition fallback=|| ()>
+            {move || Suspend::new(async move {
+                match mail.await {
+                    Ok(Some(m)) => view! {
+                        <div class="preview" data-testid="mail-preview">
+                            <h3>{format!("#{}: {}", m.id, m.subject)}</h3>
+                            <p class="muted">"To: " {m.recipients}</p>
+                            {m.html.map(|html| view! { <iframe sandbox="" srcdoc=html title="HTML part"></iframe> })}
+                            <pre>{m.text}</pre>
+                        </div>
+                    }
+                        .into_any(),
+                    Ok(None) => ().into_any(),
+                    Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                }
+            })}
+        </Transition>
     }
 }

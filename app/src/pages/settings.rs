@@ -78,11 +78,9 @@ pub fn SettingsPage() -> impl IntoView {
             <p>"Who created, changed, deleted, re-triggered, resolved or discarded what: " <a href="/audit">"the audit log"</a>"."</p>
         </section>
         <NodesCard />
-        <section class="card upcoming">
-            <h2>"Still to come here"</h2>
-            <ul>
-                <li>"mail settings and the daily digest time"</li>
-            </ul>
+        <section class="card">
+            <h2>"Mail"</h2>
+            <p>"Where mail goes, the daily digest's recipients and time, a test mail and the outbox: " <a href="/notifications">"Notifications"</a>"."</p>
         </section>
     }
 }

@@ -276,6 +276,14 @@ pub async fn delete(db: &DatabaseConnection, id: i64) -> Result<(JobSpec, u64), 
     Ok((spec, run_ids.len() as u64))
 }
 
+/// Every job's row, by name.
+pub async fn list_models(db: &impl ConnectionTrait) -> Result<Vec<job::Model>, DbErr> {
+    job::Entity::find()
+        .order_by_asc(job::Column::Name)
+        .all(db)
+        .await
+}
+
 /// Every job, by name, with its latest run's status and its number of runs (three queries,
 /// whatever the number of jobs).
 pub async fn list(db: &impl ConnectionTrait) -> Result<Vec<JobRow>, DbErr> {

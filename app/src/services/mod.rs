@@ -10,6 +10,7 @@ pub mod failed;
 pub mod jobs;
 pub mod login;
 pub mod nodes;
+pub mod notifications;
 pub mod outbox;
 pub mod passwords;
 pub mod runs;

@@ -120,3 +120,30 @@ impl Sender {
         }
     }
 }
+
+impl app::mailer::Mailer for Sender {
+    fn deliver_now(
+        &self,
+    ) -> std::pin::Pin<Box<dyn Future<Output = Result<(), String>> + Send + '_>> {
+        Box::pin(async move {
+            self.deliver_due(crate::clock::now())
+                .await
+                .map(|_| ())
+                .map_err(|e| e.to_string())
+        })
+    }
+
+    fn route(&self) -> String {
+        match &self.settings.server {
+            Some(server) => format!("SMTP server {server}"),
+            None => format!(
+                "no SMTP server configured (smtp_url): mails are kept here and written to {}",
+                self.settings.outbox_dir.display()
+            ),
+        }
+    }
+
+    fn public_url(&self) -> String {
+        self.settings.public_url.clone()
+    }
+}

@@ -45,13 +45,24 @@ pub fn leptos_options(config: &Config) -> LeptosOptions {
 pub fn state(config: &Config, db: DatabaseConnection) -> AppState {
     AppState {
         leptos_options: leptos_options(config),
-        db,
         auth: AuthSettings {
             session_ttl: chrono::Duration::hours(i64::from(config.session_hours)),
             secure_cookies: config.secure_cookies,
         },
         timezone: config.timezone.clone(),
         live: None,
+        mailer: match crate::mail::MailSettings::from_config(config) {
+            Ok(settings) => Some(std::sync::Arc::new(crate::mail::sender::Sender {
+                db: db.clone(),
+                settings,
+                name: format!("web-{}", std::process::id()),
+            })),
+            Err(e) => {
+                tracing::error!(error = %e, "mail settings unusable: the Notifications page cannot send");
+                None
+            }
+        },
+        db,
     }
 }
 
