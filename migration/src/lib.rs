@@ -16,6 +16,7 @@ mod m20261130_000008_node_clock;
 mod m20261130_000009_generated_traffic;
 mod m20261130_000010_traffic_rollups;
 mod m20261130_000011_mail;
+mod m20261130_000012_trend_alerts;
 
 pub struct Migrator;
 
@@ -34,6 +35,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000009_generated_traffic::Migration),
             Box::new(m20261130_000010_traffic_rollups::Migration),
             Box::new(m20261130_000011_mail::Migration),
+            Box::new(m20261130_000012_trend_alerts::Migration),
         ]
     }
 }

@@ -51,6 +51,10 @@ pub const BUILTIN_TASKS: &[(&str, &str)] = &[
         "mail-digest",
         "Mails the daily health digest of the last 24 hours to the digest recipients",
     ),
+    (
+        "mail-trends",
+        "Mails the digest recipients when failures across all jobs spike, pass a 5% rate, or burst in one error class",
+    ),
 ];
 
 /// The definition as typed. Every field is text so a form can hold anything the person types.

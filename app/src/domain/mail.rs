@@ -195,6 +195,25 @@ pub fn test_mail(sent_by: &str) -> Composed {
     }
 }
 
+/// A trend alert: what was seen across all jobs.
+pub fn trend(finding: &super::trends::Finding) -> Composed {
+    let subject = format!("[Bulwark] Trend: {}", finding.title);
+    Composed {
+        text: format!(
+            "{}\n\nRecent failures: {CONSOLE}/runs?status=dead\nThe failed queue: {CONSOLE}/failed\n\nYou will not hear about this again until it has been clear for a while.\n",
+            finding.detail
+        ),
+        html: page(
+            &subject,
+            &format!(
+                "<p>{}</p><p><a href=\"{CONSOLE}/runs?status=dead\">Recent failures</a> · <a href=\"{CONSOLE}/failed\">the failed queue</a></p><p>You will not hear about this again until it has been clear for a while.</p>",
+                escape(&finding.detail)
+            ),
+        ),
+        subject,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -12,6 +12,7 @@
 //! - [`node`]: instances sharing a database: live, lost or stopped; clock skew.
 //! - [`alerts`]: failure episodes and the mails they cause.
 //! - [`mail`]: what each mail says (subject, text, HTML).
+//! - [`trends`]: failure spikes, rates and bursts across all jobs.
 
 pub mod account;
 pub mod alerts;
@@ -25,3 +26,4 @@ pub mod retry;
 pub mod run;
 pub mod timeout;
 pub mod traffic_range;
+pub mod trends;

@@ -12,4 +12,5 @@ pub mod node_command_result;
 pub mod session;
 pub mod setting;
 pub mod traffic_statistic;
+pub mod trend_alert;
 pub mod user;

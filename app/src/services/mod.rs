@@ -17,4 +17,5 @@ pub mod runs;
 pub mod sessions;
 pub mod traffic;
 pub mod traffic_rollup;
+pub mod trends;
 pub mod users;

@@ -559,7 +559,7 @@ mod demo_tests {
     #[test]
     fn the_system_jobs_are_valid_in_any_zone() {
         let specs = super::system_job_specs("Asia/Shanghai").unwrap();
-        assert_eq!(specs.len(), 2);
+        assert_eq!(specs.len(), 4);
         assert!(specs.iter().all(|s| s.timezone == "Asia/Shanghai"));
     }
 }

@@ -51,6 +51,7 @@ impl Registry {
         tasks.insert("traffic-flush", Arc::new(TrafficFlush));
         tasks.insert("traffic-clean", Arc::new(TrafficClean));
         tasks.insert("mail-digest", Arc::new(MailDigest));
+        tasks.insert("mail-trends", Arc::new(MailTrends));
         Registry { tasks }
     }
 
@@ -239,6 +240,28 @@ impl BuiltinTask for TrafficClean {
 }
 
 pub const DEFAULT_RETENTION_DAYS: u32 = 90;
+
+/// Looks at the failure trends of all jobs (`app::domain::trends`) and mails each new
+/// condition once.
+pub struct MailTrends;
+
+impl BuiltinTask for MailTrends {
+    fn run(&self, ctx: TaskContext) -> TaskFuture {
+        Box::pin(async move {
+            use sea_orm::TransactionTrait;
+            let transient = |e: sea_orm::DbErr| TaskError {
+                class: ErrorClass::Transient,
+                message: e.to_string(),
+            };
+            let txn = ctx.db.begin().await.map_err(transient)?;
+            let said = app::services::trends::check(&txn, crate::clock::now())
+                .await
+                .map_err(transient)?;
+            txn.commit().await.map_err(transient)?;
+            Ok(said)
+        })
+    }
+}
 
 /// Queues the daily health digest for the 24 hours before now (see `app::services::digest`),
 /// once per day in the job's zone, to the digest recipients (Notifications page).

@@ -391,3 +391,123 @@ async fn the_digest_matches_the_runs_table(app: TestApp) {
     );
 }
 on_both_backends!(the_digest_matches_the_runs_table);
+
+/// Trend alerts from real attempt rows: a burst of timeouts mails each condition once, a second
+/// look mails nothing new, and the same burst after a quiet spell is a new episode.
+async fn a_failure_burst_mails_each_trend_once_per_episode(app: TestApp) {
+    use app::entities::job_attempt;
+    use app::services::{notifications, runs, trends};
+    use sea_orm::ActiveValue::Set;
+    use sea_orm::TransactionTrait;
+
+    server::commands::jobs::ensure_system_jobs(&app.db, "UTC")
+        .await
+        .unwrap();
+    notifications::save_digest_settings(&app.db, "sre@example.com", "08:00")
+        .await
+        .unwrap();
+    let mut input = base("batch-import");
+    input.http_url = "http://127.0.0.1:9/never-called".into();
+    let job = define(&app.db, input).await;
+    let run = runs::create_manual(&app.db, job.id, Utc::now())
+        .await
+        .unwrap();
+    let now = Utc::now();
+    // Attempt numbers are unique per run.
+    let number = std::cell::Cell::new(0);
+    let attempt = |minutes_ago: i64, outcome: &str, class: Option<&str>| {
+        let at = now - chrono::Duration::minutes(minutes_ago);
+        number.set(number.get() + 1);
+        job_attempt::ActiveModel {
+            run_id: Set(run.id),
+            number: Set(number.get()),
+            started_at: Set(at),
+            finished_at: Set(Some(at)),
+            duration_ms: Set(Some(100)),
+            timeout_ms: Set(1000),
+            outcome: Set(Some(outcome.into())),
+            error_class: Set(class.map(str::to_string)),
+            node: Set("test".into()),
+            slow: Set(false),
+            ..Default::default()
+        }
+    };
+    let mut rows = Vec::new();
+    // The usual: a few transient failures over the day, plenty of successes.
+    for i in 0..12 {
+        rows.push(attempt(60 + i as i64 * 90, "failed", Some("transient")));
+    }
+    for i in 0..60 {
+        rows.push(attempt(1 + i as i64 % 14, "succeeded", None));
+    }
+    // Now: 25 timeouts in the last 3 minutes.
+    for i in 0..25 {
+        rows.push(attempt(1 + i as i64 % 3, "timed_out", Some("timeout")));
+    }
+    job_attempt::Entity::insert_many(rows)
+        .exec_without_returning(&app.db)
+        .await
+        .unwrap();
+
+    let check = |at: chrono::DateTime<Utc>| {
+        let db = app.db.clone();
+        async move {
+            let txn = db.begin().await.unwrap();
+            let said = trends::check(&txn, at).await.unwrap();
+            txn.commit().await.unwrap();
+            said
+        }
+    };
+    let said = check(now).await;
+    assert!(said.contains("new: spike, rate, burst:timeout"), "{said}");
+    let trend_mails = || async {
+        outbox_rows(&app)
+            .await
+            .into_iter()
+            .filter(|r| r.kind == "trend")
+            .collect::<Vec<_>>()
+    };
+    let mails = trend_mails().await;
+    assert_eq!(mails.len(), 3);
+    assert!(mails.iter().all(|m| m.recipients == "sre@example.com"));
+    let burst = mails
+        .iter()
+        .find(|m| m.dedupe_key == "trend:burst:timeout:1")
+        .unwrap();
+    assert_eq!(burst.subject, "[Bulwark] Trend: a burst of timeout errors");
+    assert!(
+        burst
+            .body_text
+            .contains("25 of the 25 failures in the last 5 minutes were timeout errors"),
+        "{}",
+        burst.body_text
+    );
+
+    // A minute later it still holds: nothing new.
+    check(now + chrono::Duration::minutes(1)).await;
+    assert_eq!(trend_mails().await.len(), 3);
+
+    // Clear for longer than the quiet spell: the episodes end. The same burst again is new.
+    let later = now + chrono::Duration::minutes(40);
+    let said = check(later).await;
+    assert!(said.contains("3 episode(s) ended"), "{said}");
+    let again: Vec<_> = (0..25)
+        .map(|i| {
+            let mut a = attempt(0, "timed_out", Some("timeout"));
+            a.finished_at = Set(Some(later - chrono::Duration::seconds(30 + i as i64)));
+            a
+        })
+        .collect();
+    job_attempt::Entity::insert_many(again)
+        .exec_without_returning(&app.db)
+        .await
+        .unwrap();
+    check(later).await;
+    assert!(
+        trend_mails()
+            .await
+            .iter()
+            .any(|m| m.dedupe_key == "trend:burst:timeout:2")
+    );
+}
+on_both_backends!(a_failure_burst_mails_each_trend_once_per_episode);

@@ -1,0 +1,159 @@
+//! Trend alerts: counts attempts over the windows of [`crate::domain::trends`], and mails each
+//! condition once per episode to the digest's recipients (they watch the whole system).
+
+use chrono::{DateTime, Duration, Utc};
+use sea_orm::sea_query::OnConflict;
+use sea_orm::{
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseBackend, DbErr, EntityTrait,
+    QueryFilter, QuerySelect, Statement,
+};
+
+use super::outbox::{self, NewMail};
+use crate::domain::trends::{self, CLEAR_AFTER_MINUTES, Finding, Window};
+use crate::entities::{job_attempt, trend_alert};
+
+/// Outcomes that count as failures.
+const FAILED: [&str; 3] = ["failed", "timed_out", "interrupted"];
+
+pub async fn window(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Result<Window, DbErr> {
+    let by_class = |from: DateTime<Utc>, to: DateTime<Utc>| {
+        job_attempt::Entity::find()
+            .select_only()
+            .column(job_attempt::Column::ErrorClass)
+            .column_as(job_attempt::Column::Id.count(), "n")
+            .filter(job_attempt::Column::FinishedAt.gte(from))
+            .filter(job_attempt::Column::FinishedAt.lt(to))
+            .filter(job_attempt::Column::Outcome.is_in(FAILED))
+            .group_by(job_attempt::Column::ErrorClass)
+            .into_tuple::<(Option<String>, i64)>()
+    };
+    let collect = |rows: Vec<(Option<String>, i64)>| {
+        rows.into_iter()
+            .map(|(class, n)| (class.unwrap_or_else(|| "unknown".into()), n.max(0) as u64))
+            .collect()
+    };
+    let five = now - Duration::minutes(5);
+    let fifteen = now - Duration::minutes(15);
+    let failed_5m = collect(by_class(five, now).all(db).await?);
+    let failed_baseline = collect(by_class(five - Duration::hours(24), five).all(db).await?);
+    let count = |failed_only: bool| {
+        let mut q = job_attempt::Entity::find()
+            .select_only()
+            .column_as(job_attempt::Column::Id.count(), "n")
+            .filter(job_attempt::Column::FinishedAt.gte(fifteen))
+            .filter(job_attempt::Column::FinishedAt.lt(now));
+        if failed_only {
+            q = q.filter(job_attempt::Column::Outcome.is_in(FAILED));
+        }
+        q.into_tuple::<i64>()
+    };
+    let attempts_15m = count(false).one(db).await?.unwrap_or(0).max(0) as u64;
+    let failed_15m = count(true).one(db).await?.unwrap_or(0).max(0) as u64;
+    Ok(Window {
+        failed_5m,
+        attempts_15m,
+        failed_15m,
+        failed_baseline,
+    })
+}
+
+/// Evaluates the trends at `now`: opens an episode (and queues its mail) for each new
+/// condition, closes those clear for long enough. Says what it did.
+pub async fn check(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Result<String, DbErr> {
+    let findings = trends::evaluate(&window(db, now).await?);
+    let recipients = super::digest::recipients(db).await?;
+    let mut opened = Vec::new();
+    for finding in &findings {
+        if open_or_touch(db, finding, now).await? {
+            opened.push(finding.key.clone());
+            if recipients.is_empty() {
+                tracing::warn!(trend = %finding.key, "no recipients for trend alerts (the digest's): not mailed");
+                continue;
+            }
+            let episode = trend_alert::Entity::find_by_id(finding.key.clone())
+                .one(db)
+                .await?
+                .map_or(0, |row| row.episode);
+            outbox::enqueue(
+                db,
+                NewMail {
+                    dedupe_key: format!("trend:{}:{episode}", finding.key),
+                    kind: "trend".into(),
+                    job_id: None,
+                    run_id: None,
+                    recipients: recipients.clone(),
+                    composed: crate::domain::mail::trend(finding),
+                },
+                now,
+            )
+            .await?;
+        }
+    }
+    let closed = trend_alert::Entity::update_many()
+        .col_expr(
+            trend_alert::Column::Open,
+            sea_orm::sea_query::Expr::value(false),
+        )
+        .filter(trend_alert::Column::Open.eq(true))
+        .filter(trend_alert::Column::LastSeenAt.lt(now - Duration::minutes(CLEAR_AFTER_MINUTES)))
+        .exec(db)
+        .await?
+        .rows_affected;
+    Ok(format!(
+        "{} condition(s) hold{}; {closed} episode(s) ended",
+        findings.len(),
+        if opened.is_empty() {
+            String::new()
+        } else {
+            format!(", new: {}", opened.join(", "))
+        }
+    ))
+}
+
+/// Marks `finding` seen now; true when that starts a new episode. The row is locked for the
+/// rest of the transaction on PostgreSQL, so two nodes evaluating at once open it once.
+async fn open_or_touch(
+    db: &impl ConnectionTrait,
+    finding: &Finding,
+    now: DateTime<Utc>,
+) -> Result<bool, DbErr> {
+    trend_alert::Entity::insert(trend_alert::ActiveModel {
+        key: Set(finding.key.clone()),
+        episode: Set(0),
+        open: Set(false),
+        opened_at: Set(now),
+        last_seen_at: Set(now),
+    })
+    .on_conflict(
+        OnConflict::column(trend_alert::Column::Key)
+            .do_nothing()
+            .to_owned(),
+    )
+    .exec_without_returning(db)
+    .await?;
+    let backend = db.get_database_backend();
+    let sql = match backend {
+        DatabaseBackend::Postgres => "SELECT * FROM trend_alerts WHERE key = $1 FOR UPDATE",
+        _ => "SELECT * FROM trend_alerts WHERE key = ?",
+    };
+    let row = trend_alert::Entity::find()
+        .from_raw_sql(Statement::from_sql_and_values(
+            backend,
+            sql,
+            [finding.key.clone().into()],
+        ))
+        .one(db)
+        .await?
+        .ok_or_else(|| DbErr::RecordNotFound(format!("trend_alerts {}", finding.key)))?;
+    let starts = !row.open;
+    trend_alert::Entity::update(trend_alert::ActiveModel {
+        key: Set(row.key),
+        episode: Set(if starts { row.episode + 1 } else { row.episode }),
+        open: Set(true),
+        opened_at: Set(if starts { now } else { row.opened_at }),
+        last_seen_at: Set(now),
+    })
+    .exec(db)
+    .await?;
+    Ok(starts)
+}
