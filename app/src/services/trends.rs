@@ -4,8 +4,8 @@
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseBackend, DbErr, EntityTrait,
-    QueryFilter, QuerySelect, Statement,
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseBackend, DatabaseConnection, DbErr,
+    EntityTrait, QueryFilter, QuerySelect, Statement, TransactionTrait,
 };
 
 use super::outbox::{self, NewMail};
@@ -59,11 +59,27 @@ pub async fn window(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Result<Win
 
 /// Evaluates the trends at `now`: opens an episode (and queues its mail) for each new
 /// condition, closes those clear for long enough. Says what it did.
-pub async fn check(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Result<String, DbErr> {
+///
+/// The counts are read before the transaction, whose first statement writes: on SQLite a
+/// transaction that reads first and writes later fails ("database is locked") if another
+/// writer committed in between, where one that writes first simply waits its turn.
+pub async fn check(db: &DatabaseConnection, now: DateTime<Utc>) -> Result<String, DbErr> {
     let findings = trends::evaluate(&window(db, now).await?);
     let recipients = super::digest::recipients(db).await?;
+    let txn = db.begin().await?;
+    let said = record(&txn, &findings, &recipients, now).await?;
+    txn.commit().await?;
+    Ok(said)
+}
+
+async fn record(
+    db: &impl ConnectionTrait,
+    findings: &[Finding],
+    recipients: &[String],
+    now: DateTime<Utc>,
+) -> Result<String, DbErr> {
     let mut opened = Vec::new();
-    for finding in &findings {
+    for finding in findings {
         if open_or_touch(db, finding, now).await? {
             opened.push(finding.key.clone());
             if recipients.is_empty() {
@@ -81,7 +97,7 @@ pub async fn check(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Result<Stri
                     kind: "trend".into(),
                     job_id: None,
                     run_id: None,
-                    recipients: recipients.clone(),
+                    recipients: recipients.to_vec(),
                     composed: crate::domain::mail::trend(finding),
                 },
                 now,

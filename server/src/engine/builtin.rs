@@ -248,17 +248,12 @@ pub struct MailTrends;
 impl BuiltinTask for MailTrends {
     fn run(&self, ctx: TaskContext) -> TaskFuture {
         Box::pin(async move {
-            use sea_orm::TransactionTrait;
-            let transient = |e: sea_orm::DbErr| TaskError {
-                class: ErrorClass::Transient,
-                message: e.to_string(),
-            };
-            let txn = ctx.db.begin().await.map_err(transient)?;
-            let said = app::services::trends::check(&txn, crate::clock::now())
+            app::services::trends::check(&ctx.db, crate::clock::now())
                 .await
-                .map_err(transient)?;
-            txn.commit().await.map_err(transient)?;
-            Ok(said)
+                .map_err(|e| TaskError {
+                    class: ErrorClass::Transient,
+                    message: e.to_string(),
+                })
         })
     }
 }

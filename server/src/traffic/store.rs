@@ -116,8 +116,10 @@ pub(crate) async fn write_group(
     rows: Vec<traffic_statistic::ActiveModel>,
 ) -> Result<(), DbErr> {
     use traffic_statistic::{Column, Entity};
+    // Read before the transaction begins: on SQLite a transaction that reads before its first
+    // write fails when another writer commits in between ("database is locked").
+    let zone = rollup::zone_for_writes(db).await?;
     let txn = db.begin().await?;
-    let zone = rollup::zone_for_writes(&txn).await?;
     let mut delta = rollup::Delta::default();
     for row in &rows {
         if let Some(facts) = facts(row) {

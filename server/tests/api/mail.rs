@@ -398,7 +398,6 @@ async fn a_failure_burst_mails_each_trend_once_per_episode(app: TestApp) {
     use app::entities::job_attempt;
     use app::services::{notifications, runs, trends};
     use sea_orm::ActiveValue::Set;
-    use sea_orm::TransactionTrait;
 
     server::commands::jobs::ensure_system_jobs(&app.db, "UTC")
         .await
@@ -451,12 +450,7 @@ async fn a_failure_burst_mails_each_trend_once_per_episode(app: TestApp) {
 
     let check = |at: chrono::DateTime<Utc>| {
         let db = app.db.clone();
-        async move {
-            let txn = db.begin().await.unwrap();
-            let said = trends::check(&txn, at).await.unwrap();
-            txn.commit().await.unwrap();
-            said
-        }
+        async move { trends::check(&db, at).await.unwrap() }
     };
     let said = check(now).await;
     assert!(said.contains("new: spike, rate, burst:timeout"), "{said}");
