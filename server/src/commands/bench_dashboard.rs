@@ -121,6 +121,33 @@ async fn suite(label: &str, url: &str, args: &DashboardBenchArgs) -> anyhow::Res
             "{label}: {:<12} dashboard {page_ms:>8.1} ms   hits list first page {first_ms:>6.1} ms, page 201 {deep_ms:>6.1} ms",
             preset.as_str()
         );
+        // Where the time goes, part by part, for this range.
+        {
+            use app::services::traffic_rollup::{self as rollup, Scope};
+            let scope = Scope {
+                from: query.from,
+                to: query.to,
+                zone: query.zone,
+                visitors: query.visitors,
+                source: None,
+            };
+            let t = Instant::now();
+            rollup::views_by_part(&db, &scope).await?;
+            let sums = t.elapsed().as_secs_f64() * 1000.0;
+            let t = Instant::now();
+            rollup::distinct_counts(&db, &scope).await?;
+            let sets = t.elapsed().as_secs_f64() * 1000.0;
+            let t = Instant::now();
+            rollup::top_pages(&db, &scope, 20).await?;
+            let top = t.elapsed().as_secs_f64() * 1000.0;
+            let t = Instant::now();
+            rollup::series(&db, &scope, range.bucket).await?;
+            let chart = t.elapsed().as_secs_f64() * 1000.0;
+            println!(
+                "{label}: {:<12} parts: sums {sums:.1} ms, distinct sets {sets:.1} ms, top pages {top:.1} ms, series {chart:.1} ms",
+                preset.as_str()
+            );
+        }
         if args.before.iter().any(|p| p == preset.as_str()) {
             let timer = Instant::now();
             let from_rows = traffic::stats_from_rows(&db, &query).await?;
