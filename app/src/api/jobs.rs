@@ -41,31 +41,6 @@ fn job_error(e: crate::services::jobs::JobError) -> AppError {
     }
 }
 
-#[cfg(feature = "ssr")]
-async fn audit(
-    state: &crate::state::AppState,
-    who: &crate::domain::account::CurrentUser,
-    action: &str,
-    subject: &str,
-    detail: serde_json::Value,
-) -> Result<(), AppError> {
-    let ip = super::auth::request_ip();
-    crate::services::audit::record(
-        &state.db,
-        &crate::services::audit::Actor {
-            id: Some(who.id),
-            name: &who.username,
-            ip: ip.as_deref(),
-        },
-        action,
-        subject,
-        detail,
-        chrono::Utc::now(),
-    )
-    .await?;
-    Ok(())
-}
-
 #[server(endpoint = "jobs/list")]
 pub async fn list_jobs() -> Result<Vec<JobRow>, AppError> {
     super::respond(
@@ -126,7 +101,7 @@ pub async fn save_job(id: Option<i64>, input: JobInput) -> Result<i64, AppError>
                 "job.created"
             };
             let detail = serde_json::to_value(spec.to_input().redacted()).unwrap_or_default();
-            audit(&state, &admin, action, &spec.name, detail).await?;
+            super::audit(&state, &admin, action, &spec.name, detail).await?;
             Ok(saved.id)
         }
         .await,
@@ -148,7 +123,7 @@ pub async fn set_job_enabled(id: i64, enabled: bool) -> Result<(), AppError> {
             } else {
                 "job.disabled"
             };
-            audit(&state, &admin, action, &row.name, serde_json::json!({})).await
+            super::audit(&state, &admin, action, &row.name, serde_json::json!({})).await
         }
         .await,
     )
@@ -166,7 +141,7 @@ pub async fn delete_job(id: i64) -> Result<(), AppError> {
             // The audit row keeps the definition (credentials hidden), so a deletion can be
             // redone by hand.
             let detail = serde_json::json!({ "definition": spec.to_input().redacted(), "runs_deleted": runs });
-            audit(&state, &admin, "job.deleted", &spec.name, detail).await
+            super::audit(&state, &admin, "job.deleted", &spec.name, detail).await
         }
         .await,
     )

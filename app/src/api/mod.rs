@@ -39,3 +39,29 @@ pub(crate) fn state() -> Result<crate::state::AppState, AppError> {
         AppError::Internal("server misconfigured: no application state".into())
     })
 }
+
+/// Writes an audit-log entry for what `who` just did, from this request's address.
+#[cfg(feature = "ssr")]
+pub(crate) async fn audit(
+    state: &crate::state::AppState,
+    who: &crate::domain::account::CurrentUser,
+    action: &str,
+    subject: &str,
+    detail: serde_json::Value,
+) -> Result<(), AppError> {
+    let ip = auth::request_ip();
+    crate::services::audit::record(
+        &state.db,
+        &crate::services::audit::Actor {
+            id: Some(who.id),
+            name: &who.username,
+            ip: ip.as_deref(),
+        },
+        action,
+        subject,
+        detail,
+        chrono::Utc::now(),
+    )
+    .await?;
+    Ok(())
+}

@@ -120,7 +120,7 @@ pub async fn resend_mail(id: i64) -> Result<OutboxRow, AppError> {
             if !crate::services::outbox::resend(&state.db, id, now).await? {
                 return Err(AppError::NotFound(format!("mail {id}")));
             }
-            audit(
+            super::audit(
                 &state,
                 &admin,
                 "mail.resend",
@@ -188,7 +188,7 @@ pub async fn save_mail_settings(
                     SettingsError::Invalid(field, message) => AppError::invalid(field, message),
                     SettingsError::Db(e) => e.into(),
                 })?;
-            audit(
+            super::audit(
                 &state,
                 &admin,
                 "mail.settings",
@@ -240,7 +240,7 @@ pub async fn send_test_mail(to: String) -> Result<TestMailResult, AppError> {
                 now,
             )
             .await?;
-            audit(&state, &admin, "mail.test", &to, serde_json::json!({})).await?;
+            super::audit(&state, &admin, "mail.test", &to, serde_json::json!({})).await?;
             deliver_now(&state).await;
             let row = crate::entities::mail_outbox::Entity::find_by_dedupe_key(&state.db, &key)
                 .await?
@@ -266,31 +266,6 @@ async fn deliver_now(state: &crate::state::AppState) {
     {
         tracing::warn!(error = %e, "could not deliver the outbox now; the sender will");
     }
-}
-
-#[cfg(feature = "ssr")]
-async fn audit(
-    state: &crate::state::AppState,
-    admin: &crate::domain::account::CurrentUser,
-    action: &str,
-    subject: &str,
-    detail: serde_json::Value,
-) -> Result<(), AppError> {
-    let ip = super::auth::request_ip();
-    crate::services::audit::record(
-        &state.db,
-        &crate::services::audit::Actor {
-            id: Some(admin.id),
-            name: &admin.username,
-            ip: ip.as_deref(),
-        },
-        action,
-        subject,
-        detail,
-        Utc::now(),
-    )
-    .await?;
-    Ok(())
 }
 
 #[cfg(feature = "ssr")]
