@@ -11,13 +11,13 @@
 //! [`stats_from_rows`] computes the same figures from the minute rows and is the definition the
 //! rollups are tested and benchmarked against.
 
-use super::traffic_rollup::{self as rollup, Scope};
+use super::traffic_rollup::{self as rollup, Binder, Scope};
 pub use crate::api::traffic::{LiveMinute, SeriesPoint, TopPage, TrafficStats};
 use crate::domain::traffic_range::{self, Bucket, VisitorType};
 use crate::entities::traffic_statistic;
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
-use sea_orm::{ConnectionTrait, DatabaseBackend, DbErr, Statement, Value};
+use sea_orm::{ConnectionTrait, DatabaseBackend, DbErr, Statement};
 
 /// Which rows the figures count: whole local days `from..=to` in `zone`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,9 +92,8 @@ pub async fn series(
 
 /// A WHERE clause with its values, numbered for the backend.
 struct Filter {
-    backend: DatabaseBackend,
+    binder: Binder,
     sql: String,
-    values: Vec<Value>,
 }
 
 impl Filter {
@@ -105,36 +104,25 @@ impl Filter {
         visitors: VisitorType,
         source: Option<&str>,
     ) -> Filter {
-        let mut filter = Filter {
-            backend,
-            sql: String::new(),
-            values: Vec::new(),
-        };
-        let start = filter.bind(start.into());
-        let end = filter.bind(end.into());
-        filter.sql = format!("stat_date >= {start} AND stat_date < {end}");
+        let mut binder = Binder::new(backend);
+        let mut sql = format!(
+            "stat_date >= {} AND stat_date < {}",
+            binder.bind(start),
+            binder.bind(end)
+        );
         match visitors {
             VisitorType::All => {}
-            VisitorType::Human => filter.sql.push_str(" AND NOT is_bot"),
-            VisitorType::Bot => filter.sql.push_str(" AND is_bot"),
+            VisitorType::Human => sql.push_str(" AND NOT is_bot"),
+            VisitorType::Bot => sql.push_str(" AND is_bot"),
         }
         if let Some(source) = source {
-            let p = filter.bind(source.to_string().into());
-            filter.sql.push_str(&format!(" AND spider_source = {p}"));
+            sql.push_str(&format!(" AND spider_source = {}", binder.bind(source)));
         }
-        filter
-    }
-
-    fn bind(&mut self, value: Value) -> String {
-        self.values.push(value);
-        match self.backend {
-            DatabaseBackend::Postgres => format!("${}", self.values.len()),
-            _ => "?".to_string(),
-        }
+        Filter { binder, sql }
     }
 
     fn statement(&self, sql: String) -> Statement {
-        Statement::from_sql_and_values(self.backend, sql, self.values.clone())
+        self.binder.statement_cloned(sql)
     }
 }
 

@@ -177,21 +177,21 @@ impl Delta {
     }
 }
 
-/// Placeholders `$n` or `?` for a statement being built.
-struct Binder {
+/// Placeholders `$n` or `?` for a statement being built, with their values in order.
+pub(crate) struct Binder {
     backend: DatabaseBackend,
     values: Vec<Value>,
 }
 
 impl Binder {
-    fn new(backend: DatabaseBackend) -> Binder {
+    pub(crate) fn new(backend: DatabaseBackend) -> Binder {
         Binder {
             backend,
             values: Vec::new(),
         }
     }
 
-    fn bind(&mut self, value: impl Into<Value>) -> String {
+    pub(crate) fn bind(&mut self, value: impl Into<Value>) -> String {
         self.values.push(value.into());
         match self.backend {
             DatabaseBackend::Postgres => format!("${}", self.values.len()),
@@ -199,8 +199,13 @@ impl Binder {
         }
     }
 
-    fn statement(self, sql: String) -> Statement {
+    pub(crate) fn statement(self, sql: String) -> Statement {
         Statement::from_sql_and_values(self.backend, sql, self.values)
+    }
+
+    /// The statement, keeping the values for another one over the same placeholders.
+    pub(crate) fn statement_cloned(&self, sql: String) -> Statement {
+        Statement::from_sql_and_values(self.backend, sql, self.values.clone())
     }
 }
 
@@ -269,8 +274,8 @@ pub async fn apply(txn: &impl ConnectionTrait, delta: &Delta) -> Result<(), DbEr
     } else {
         ""
     };
+    let empty = serialize(&RoaringTreemap::new())?;
     for ((day, part), members) in &delta.sets {
-        let empty = serialize(&RoaringTreemap::new())?;
         let mut b = Binder::new(backend);
         let sql = format!(
             "INSERT INTO traffic_daily_sets (day, part, visits, ips, visitors, paths) \
@@ -279,7 +284,7 @@ pub async fn apply(txn: &impl ConnectionTrait, delta: &Delta) -> Result<(), DbEr
             b.bind(part.clone()),
             b.bind(empty.clone()),
             b.bind(empty.clone()),
-            b.bind(empty)
+            b.bind(empty.clone())
         );
         txn.execute_raw(b.statement(sql)).await?;
         let mut b = Binder::new(backend);
