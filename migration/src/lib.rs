@@ -17,6 +17,7 @@ mod m20261130_000009_generated_traffic;
 mod m20261130_000010_traffic_rollups;
 mod m20261130_000011_mail;
 mod m20261130_000012_trend_alerts;
+mod m20261130_000013_traffic_blocks;
 
 pub struct Migrator;
 
@@ -36,6 +37,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000010_traffic_rollups::Migration),
             Box::new(m20261130_000011_mail::Migration),
             Box::new(m20261130_000012_trend_alerts::Migration),
+            Box::new(m20261130_000013_traffic_blocks::Migration),
         ]
     }
 }

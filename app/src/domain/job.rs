@@ -45,7 +45,7 @@ pub const BUILTIN_TASKS: &[(&str, &str)] = &[
     ),
     (
         "traffic-clean",
-        "Deletes traffic rows older than `days` (default 90), 1000 at a time",
+        "Deletes traffic rows older than `days` (default 90), 1000 at a time, then builds the blocks long Traffic ranges read",
     ),
     (
         "mail-digest",

@@ -16,6 +16,7 @@ pub mod passwords;
 pub mod runs;
 pub mod sessions;
 pub mod traffic;
+pub mod traffic_blocks;
 pub mod traffic_rollup;
 pub mod trends;
 pub mod users;

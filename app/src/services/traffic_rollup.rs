@@ -28,6 +28,7 @@ use sea_orm::{
 };
 use sha2::{Digest, Sha256};
 
+use super::traffic_blocks as blocks;
 use crate::api::traffic::{SeriesPoint, TopPage};
 use crate::domain::traffic_range::{self, Bucket, VisitorType};
 
@@ -311,8 +312,8 @@ pub async fn apply(txn: &impl ConnectionTrait, delta: &Delta) -> Result<(), DbEr
         }
         let mut b = Binder::new(backend);
         let sql = format!(
-            "UPDATE traffic_daily_sets SET visits = {}, ips = {}, visitors = {}, paths = {} \
-             WHERE day = {} AND part = {}",
+            "UPDATE traffic_daily_sets SET visits = {}, ips = {}, visitors = {}, paths = {}, \
+             revision = revision + 1 WHERE day = {} AND part = {}",
             b.bind(visitors.len() as i64),
             b.bind(serialize(&ips)?),
             b.bind(serialize(&visitors)?),
@@ -373,14 +374,14 @@ async fn assign_ids(
     Ok(ids)
 }
 
-fn serialize(set: &RoaringTreemap) -> Result<Vec<u8>, DbErr> {
+pub(crate) fn serialize(set: &RoaringTreemap) -> Result<Vec<u8>, DbErr> {
     let mut bytes = Vec::with_capacity(set.serialized_size());
     set.serialize_into(&mut bytes)
         .map_err(|e| DbErr::Custom(format!("could not encode a traffic set: {e}")))?;
     Ok(bytes)
 }
 
-fn deserialize(bytes: &[u8]) -> Result<RoaringTreemap, DbErr> {
+pub(crate) fn deserialize(bytes: &[u8]) -> Result<RoaringTreemap, DbErr> {
     RoaringTreemap::deserialize_from(bytes)
         .map_err(|e| DbErr::Custom(format!("a stored traffic set is unreadable: {e}")))
 }
@@ -445,30 +446,24 @@ pub async fn distinct_counts(
     db: &impl ConnectionTrait,
     scope: &Scope<'_>,
 ) -> Result<(i64, i64, i64), DbErr> {
-    let mut b = Binder::new(db.get_database_backend());
-    let sql = format!(
-        "SELECT visits, ips, paths FROM traffic_daily_sets WHERE day >= {} AND day <= {}{}",
-        b.bind(day_number(scope.from)),
-        b.bind(day_number(scope.to)),
-        scope.parts(&mut b)
-    );
-    let (mut visits, mut ips, mut paths) = (0, RoaringTreemap::new(), RoaringTreemap::new());
-    for row in db.query_all_raw(b.statement(sql)).await? {
-        // A visitor (IP and user agent) is in one part only, so a day's visits add up.
-        visits += row.try_get::<i64>("", "visits")?;
-        ips |= deserialize(&row.try_get::<Vec<u8>>("", "ips")?)?;
-        paths |= deserialize(&row.try_get::<Vec<u8>>("", "paths")?)?;
-    }
+    let Some(view) = page_view(scope.visitors, scope.source) else {
+        return Ok((0, 0, 0));
+    };
+    let (from, to) = (day_number(scope.from), day_number(scope.to));
+    let segments = blocks::plan(db, &view, from, to).await?;
+    let (visits, ips, paths) = blocks::distinct(db, &view, &segments).await?;
     Ok((visits, ips.len() as i64, paths.len() as i64))
 }
 
 /// The `limit` paths with the most views over the scope (ties by path), exactly.
 ///
-/// Summing every path of 90 days is too slow, so this reads each day's `k` most viewed paths,
-/// totals those candidates over the whole range, and checks the answer: a path that is in no
-/// day's list has at most the `k`-th value on every day, so at most their sum `bound`. When the
-/// last of the top totals is above `bound`, no other path can reach the list; otherwise `k`
-/// grows, and past [`TOP_K_LIMIT`] the full sum is taken.
+/// Summing every path of 90 days is too slow, so this takes candidates from short lists: each
+/// block's stored list and each single day's `k` most viewed paths ([`blocks::plan`] splits
+/// the range). A path in no list has at most the list's bound in each segment, so at most their
+/// sum `bound` over the range. The candidates' exact totals come from the daily rows; when the
+/// last of the top totals is above `bound`, no other path can reach the list. Otherwise `k`
+/// grows (past the blocks' lists, every day is listed on its own), and past [`TOP_K_LIMIT`]
+/// the full sum is taken.
 pub async fn top_pages(
     db: &impl ConnectionTrait,
     scope: &Scope<'_>,
@@ -477,34 +472,39 @@ pub async fn top_pages(
     let Some(view) = page_view(scope.visitors, scope.source) else {
         return Ok(Vec::new());
     };
-    let days: Vec<i32> = (day_number(scope.from)..=day_number(scope.to)).collect();
+    let (from, to) = (day_number(scope.from), day_number(scope.to));
+    let segments = blocks::plan(db, &view, from, to).await?;
+    let mut block_tops = blocks::block_tops(db, &view, &segments).await?;
+    let mut days: Vec<i32> = segments
+        .iter()
+        .filter_map(|s| match s {
+            blocks::Segment::Day(d) => Some(*d),
+            blocks::Segment::Block { .. } => None,
+        })
+        .collect();
     let mut k = 4 * limit;
     let mut ranked = loop {
         if k > TOP_K_LIMIT {
             break full_totals(db, scope, &view).await?;
         }
+        if k > blocks::BLOCK_TOP && !block_tops.is_empty() {
+            block_tops.clear();
+            days = (from..=to).collect();
+        }
         let mut candidates = BTreeSet::new();
         let mut bound = 0i64;
+        for top in &block_tops {
+            let (head, rest) = top.head(k);
+            bound += rest;
+            candidates.extend(head.iter().map(|(path, _)| path.clone()));
+        }
         for day in &days {
-            let mut b = Binder::new(db.get_database_backend());
-            let sql = format!(
-                "SELECT path, views FROM traffic_daily_pages WHERE view = {} AND day = {} \
-                 ORDER BY views DESC LIMIT {k}",
-                b.bind(view.clone()),
-                b.bind(*day)
-            );
-            let rows = db.query_all_raw(b.statement(sql)).await?;
-            if rows.len() == k
-                && let Some(last) = rows.last()
-            {
-                bound += last.try_get::<i64>("", "views")?;
-            }
-            for row in rows {
-                candidates.insert(row.try_get::<String>("", "path")?);
-            }
+            let top = blocks::day_top(db, &view, *day, k).await?;
+            bound += top.bound;
+            candidates.extend(top.paths.into_iter().map(|(path, _)| path));
         }
         let mut totals = path_totals(db, scope, &view, &candidates).await?;
-        sort_top(&mut totals);
+        blocks::sort_top(&mut totals);
         let settled = match totals.get(limit.saturating_sub(1)) {
             Some((_, last)) => *last > bound,
             None => bound == 0,
@@ -514,7 +514,7 @@ pub async fn top_pages(
         }
         k *= 4;
     };
-    sort_top(&mut ranked);
+    blocks::sort_top(&mut ranked);
     ranked.truncate(limit);
     // The people/bots split of each listed path.
     let paths: BTreeSet<String> = ranked.iter().map(|(p, _)| p.clone()).collect();
@@ -545,10 +545,6 @@ pub async fn top_pages(
 
 /// How far [`top_pages`] widens each day's list before summing everything.
 pub const TOP_K_LIMIT: usize = 20_000;
-
-fn sort_top(totals: &mut [(String, i64)]) {
-    totals.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-}
 
 async fn path_totals(
     db: &impl ConnectionTrait,
@@ -712,6 +708,7 @@ pub async fn rebuild(db: &DatabaseConnection, zone: Tz) -> Result<u64, DbErr> {
             .await?;
     }
     for table in [
+        "traffic_blocks",
         "traffic_hourly",
         "traffic_daily_pages",
         "traffic_daily_sets",
@@ -769,6 +766,7 @@ pub async fn clean(db: &impl ConnectionTrait, first_kept: NaiveDate) -> Result<u
     let day = day_number(first_kept);
     let mut deleted = 0;
     for sql in [
+        "DELETE FROM traffic_blocks WHERE first_day < {}",
         "DELETE FROM traffic_daily_pages WHERE day < {}",
         "DELETE FROM traffic_daily_sets WHERE day < {}",
         "DELETE FROM traffic_ids WHERE last_day < {}",

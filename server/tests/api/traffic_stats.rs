@@ -419,6 +419,53 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
     };
     check("UTC").await;
 
+    // The long ranges read blocks; `warm` builds the rest of them, and then has nothing to do.
+    let blocks = |db: sea_orm::DatabaseConnection| async move {
+        use sea_orm::ConnectionTrait;
+        let row = db
+            .query_one_raw(sea_orm::Statement::from_string(
+                db.get_database_backend(),
+                "SELECT COUNT(*) AS n FROM traffic_blocks",
+            ))
+            .await
+            .unwrap()
+            .unwrap();
+        row.try_get::<i64>("", "n").unwrap()
+    };
+    assert!(
+        blocks(app.db.clone()).await > 0,
+        "the 14-day ranges used blocks"
+    );
+    app::services::traffic_blocks::warm(&app.db, 91)
+        .await
+        .unwrap();
+    assert_eq!(
+        app::services::traffic_blocks::warm(&app.db, 91)
+            .await
+            .unwrap(),
+        0
+    );
+    // A late write into days those blocks hold (an import of old logs): they are stale, and
+    // rebuilt before they are read.
+    let buffer = Buffer::new(1 << 22);
+    for i in 0..60 {
+        let at = now - Duration::days(8) - Duration::minutes(i * 11);
+        let (hit, _) = Hit::new(
+            at.timestamp(),
+            "GET",
+            &format!("/late/{}", i % 3),
+            &format!("10.9.0.{i}"),
+            if i % 4 == 0 { GOOGLE } else { PERSON },
+            "",
+            String::new(),
+        );
+        buffer.record(hit, 40, false);
+    }
+    store::flush(&app.db, &buffer, IpPrivacy::Raw)
+        .await
+        .unwrap();
+    check("UTC").await;
+
     let kolkata = app::domain::cron::parse_timezone("Asia/Kolkata").unwrap();
     assert!(rollup::ensure(&app.db, kolkata).await.unwrap(), "rebuilt");
     assert!(!rollup::ensure(&app.db, kolkata).await.unwrap(), "once");

@@ -1,0 +1,583 @@
+//! Blocks: what keeps a 30- or 90-day range as fast as a day.
+//!
+//! A range of days is split into [`Segment`]s: aligned runs of 2, 4, … 64 settled days
+//! (blocks) and single days. A block row in `traffic_blocks` holds, for one view (`all`, `h`,
+//! `b`, `b:<source>`), the union of its days' IP and path bitmaps, their visits, and a list of
+//! paths with an upper bound on the views of every path left out of it. So the distinct counts
+//! of 90 days union about a dozen bitmaps, and the top pages start from a dozen short lists.
+//!
+//! Blocks are derived from the daily rollups, built on first use and by [`warm`], never
+//! written by a flush. Each keeps the sum of its days' `traffic_daily_sets.revision`, which
+//! every write to a day increments: a block whose sum is not the days' current sum is stale and
+//! is rebuilt before it is read, so a late flush or an import of old logs can never leave a
+//! figure behind. Only days at least two days older than the newest day with traffic form
+//! blocks, so today's flushes do not make blocks stale over and over.
+
+use std::collections::{BTreeMap, HashMap};
+
+use roaring::RoaringTreemap;
+use sea_orm::{ConnectionTrait, DbErr};
+
+use super::traffic_rollup::{Binder, HUMAN, deserialize, serialize};
+
+/// The longest block, in days (a power of two).
+pub const MAX_BLOCK_DAYS: i32 = 64;
+/// How many paths a block lists (and a day contributes when a block is built).
+pub const BLOCK_TOP: usize = 500;
+
+/// A piece of a range of days.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Segment {
+    Day(i32),
+    Block { first: i32, days: i32 },
+}
+
+/// Splits the days `from..=to` into the fewest aligned blocks of days up to `settled_through`
+/// and single days: a block of `n` days starts on a multiple of `n`, so the same blocks serve
+/// every range.
+pub fn segments(from: i32, to: i32, settled_through: Option<i32>) -> Vec<Segment> {
+    let mut out = Vec::new();
+    let mut day = from;
+    while day <= to {
+        let last_allowed = settled_through.map_or(day - 1, |s| s.min(to));
+        let mut size = MAX_BLOCK_DAYS;
+        while size > 1 && (day.rem_euclid(size) != 0 || day + size - 1 > last_allowed) {
+            size /= 2;
+        }
+        if size == 1 {
+            out.push(Segment::Day(day));
+        } else {
+            out.push(Segment::Block {
+                first: day,
+                days: size,
+            });
+        }
+        day += size;
+    }
+    out
+}
+
+/// A path list with a bound: every listed path has at most its listed views in the span, and
+/// every other path at most `bound`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TopList {
+    pub paths: Vec<(String, i64)>,
+    pub bound: i64,
+}
+
+impl TopList {
+    /// The list of the union of two disjoint spans: a path's views there are at most its
+    /// views (or the bound) in one plus its views (or the bound) in the other.
+    pub fn merge(a: &TopList, b: &TopList, keep: usize) -> TopList {
+        let in_a: HashMap<&str, i64> = a.paths.iter().map(|(p, v)| (p.as_str(), *v)).collect();
+        let in_b: HashMap<&str, i64> = b.paths.iter().map(|(p, v)| (p.as_str(), *v)).collect();
+        let mut merged: BTreeMap<&str, i64> = BTreeMap::new();
+        for path in in_a.keys().chain(in_b.keys()) {
+            let views = in_a.get(path).copied().unwrap_or(a.bound)
+                + in_b.get(path).copied().unwrap_or(b.bound);
+            merged.insert(*path, views);
+        }
+        let mut paths: Vec<(String, i64)> = merged
+            .into_iter()
+            .map(|(p, v)| (p.to_string(), v))
+            .collect();
+        sort_top(&mut paths);
+        let mut bound = a.bound + b.bound;
+        if paths.len() > keep {
+            bound = bound.max(paths[keep].1);
+            paths.truncate(keep);
+        }
+        TopList { paths, bound }
+    }
+
+    /// The first `k` paths, with the bound that holds for every path after them.
+    pub fn head(&self, k: usize) -> (&[(String, i64)], i64) {
+        match self.paths.get(k) {
+            Some((_, next)) => (&self.paths[..k], self.bound.max(*next)),
+            None => (&self.paths, self.bound),
+        }
+    }
+}
+
+/// Most views first, ties by path.
+pub fn sort_top(totals: &mut [(String, i64)]) {
+    totals.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+}
+
+/// What a block holds, or what one day of a view holds.
+#[derive(Debug, Clone, Default)]
+pub struct Span {
+    pub visits: i64,
+    pub ips: RoaringTreemap,
+    pub paths: RoaringTreemap,
+    pub top: TopList,
+}
+
+impl Span {
+    fn merge(a: &Span, b: &Span) -> Span {
+        Span {
+            visits: a.visits + b.visits,
+            ips: &a.ips | &b.ips,
+            paths: &a.paths | &b.paths,
+            top: TopList::merge(&a.top, &b.top, BLOCK_TOP),
+        }
+    }
+}
+
+/// The condition on `part` that selects a view's rows of `traffic_daily_sets`.
+fn view_parts(view: &str, b: &mut Binder) -> String {
+    match view {
+        "all" => String::new(),
+        "b" => format!(" AND part <> {}", b.bind(HUMAN)),
+        part => format!(" AND part = {}", b.bind(part.to_string())),
+    }
+}
+
+/// Each day's revision (summed over its parts) in `from..=to`, and the newest day with any
+/// traffic at all.
+async fn revisions(
+    db: &impl ConnectionTrait,
+    from: i32,
+    to: i32,
+) -> Result<(HashMap<i32, i64>, Option<i32>), DbErr> {
+    let mut b = Binder::new(db.get_database_backend());
+    let sql = format!(
+        "SELECT day, CAST(SUM(revision) AS BIGINT) AS r FROM traffic_daily_sets \
+         WHERE day >= {} AND day <= {} GROUP BY day",
+        b.bind(from),
+        b.bind(to)
+    );
+    let mut days = HashMap::new();
+    for row in db.query_all_raw(b.statement(sql)).await? {
+        days.insert(row.try_get("", "day")?, row.try_get("", "r")?);
+    }
+    let newest = db
+        .query_one_raw(
+            Binder::new(db.get_database_backend())
+                .statement("SELECT MAX(day) AS d FROM traffic_daily_sets".to_string()),
+        )
+        .await?
+        .and_then(|row| row.try_get::<Option<i32>>("", "d").ok().flatten());
+    Ok((days, newest))
+}
+
+/// The segments of `from..=to` for `view`, every block among them stored and current
+/// (built or rebuilt here when it is not).
+pub async fn plan(
+    db: &impl ConnectionTrait,
+    view: &str,
+    from: i32,
+    to: i32,
+) -> Result<Vec<Segment>, DbErr> {
+    let (revisions, newest) = revisions(db, from, to).await?;
+    // The newest day and the one before it are still being written to.
+    let segments = segments(from, to, newest.map(|d| d - 2));
+    let expected = |first: i32, days: i32| -> i64 {
+        (first..first + days)
+            .map(|d| revisions.get(&d).copied().unwrap_or(0))
+            .sum()
+    };
+    let mut stored = stored_revisions(db, view, from, to).await?;
+    for segment in &segments {
+        if let Segment::Block { first, days } = *segment
+            && stored.get(&(first, days)) != Some(&expected(first, days))
+        {
+            build(db, view, first, days, &expected, &mut stored).await?;
+        }
+    }
+    Ok(segments)
+}
+
+async fn stored_revisions(
+    db: &impl ConnectionTrait,
+    view: &str,
+    from: i32,
+    to: i32,
+) -> Result<HashMap<(i32, i32), i64>, DbErr> {
+    let mut b = Binder::new(db.get_database_backend());
+    let sql = format!(
+        "SELECT first_day, days, revision FROM traffic_blocks \
+         WHERE view = {} AND first_day >= {} AND first_day <= {}",
+        b.bind(view.to_string()),
+        b.bind(from),
+        b.bind(to)
+    );
+    db.query_all_raw(b.statement(sql))
+        .await?
+        .iter()
+        .map(|row| {
+            Ok((
+                (row.try_get("", "first_day")?, row.try_get("", "days")?),
+                row.try_get("", "revision")?,
+            ))
+        })
+        .collect()
+}
+
+/// Builds the block `first` + `days` from its two halves, bottom up: halves that are stored
+/// and current are read, the others built (and stored) first.
+async fn build(
+    db: &impl ConnectionTrait,
+    view: &str,
+    first: i32,
+    days: i32,
+    expected: &impl Fn(i32, i32) -> i64,
+    stored: &mut HashMap<(i32, i32), i64>,
+) -> Result<(), DbErr> {
+    let mut built: HashMap<(i32, i32), Span> = HashMap::new();
+    let mut size = 2;
+    while size <= days {
+        for start in (first..first + days).step_by(size as usize) {
+            let revision = expected(start, size);
+            if stored.get(&(start, size)) == Some(&revision) {
+                continue;
+            }
+            let half = size / 2;
+            let mut halves = Vec::with_capacity(2);
+            for child in [start, start + half] {
+                let span = match built.remove(&(child, half)) {
+                    Some(span) => span,
+                    None if half == 1 => day_span(db, view, child).await?,
+                    None => read_block(db, view, child, half).await?.ok_or_else(|| {
+                        DbErr::RecordNotFound(format!("traffic block {view} {child}+{half}"))
+                    })?,
+                };
+                halves.push(span);
+            }
+            let span = Span::merge(&halves[0], &halves[1]);
+            store_block(db, view, start, size, revision, &span).await?;
+            stored.insert((start, size), revision);
+            built.insert((start, size), span);
+        }
+        size *= 2;
+    }
+    Ok(())
+}
+
+/// One day of a view, from the daily rollups.
+async fn day_span(db: &impl ConnectionTrait, view: &str, day: i32) -> Result<Span, DbErr> {
+    let mut span = Span::default();
+    let mut b = Binder::new(db.get_database_backend());
+    let sql = format!(
+        "SELECT visits, ips, paths FROM traffic_daily_sets WHERE day = {}{}",
+        b.bind(day),
+        view_parts(view, &mut b)
+    );
+    for row in db.query_all_raw(b.statement(sql)).await? {
+        span.visits += row.try_get::<i64>("", "visits")?;
+        span.ips |= deserialize(&row.try_get::<Vec<u8>>("", "ips")?)?;
+        span.paths |= deserialize(&row.try_get::<Vec<u8>>("", "paths")?)?;
+    }
+    span.top = day_top(db, view, day, BLOCK_TOP).await?;
+    Ok(span)
+}
+
+/// A day's `k` most viewed paths of a view, exactly, and the bound for the rest (the `k`-th
+/// value when there are more).
+pub async fn day_top(
+    db: &impl ConnectionTrait,
+    view: &str,
+    day: i32,
+    k: usize,
+) -> Result<TopList, DbErr> {
+    let mut b = Binder::new(db.get_database_backend());
+    let sql = format!(
+        "SELECT path, views FROM traffic_daily_pages WHERE view = {} AND day = {} \
+         ORDER BY views DESC LIMIT {k}",
+        b.bind(view.to_string()),
+        b.bind(day)
+    );
+    let paths = db
+        .query_all_raw(b.statement(sql))
+        .await?
+        .iter()
+        .map(|row| Ok((row.try_get("", "path")?, row.try_get("", "views")?)))
+        .collect::<Result<Vec<(String, i64)>, DbErr>>()?;
+    let bound = match paths.last() {
+        Some((_, last)) if paths.len() == k => *last,
+        _ => 0,
+    };
+    Ok(TopList { paths, bound })
+}
+
+async fn read_block(
+    db: &impl ConnectionTrait,
+    view: &str,
+    first: i32,
+    days: i32,
+) -> Result<Option<Span>, DbErr> {
+    let mut b = Binder::new(db.get_database_backend());
+    let sql = format!(
+        "SELECT visits, ips, paths, top, top_bound FROM traffic_blocks \
+         WHERE view = {} AND first_day = {} AND days = {}",
+        b.bind(view.to_string()),
+        b.bind(first),
+        b.bind(days)
+    );
+    let Some(row) = db.query_one_raw(b.statement(sql)).await? else {
+        return Ok(None);
+    };
+    Ok(Some(Span {
+        visits: row.try_get("", "visits")?,
+        ips: deserialize(&row.try_get::<Vec<u8>>("", "ips")?)?,
+        paths: deserialize(&row.try_get::<Vec<u8>>("", "paths")?)?,
+        top: TopList {
+            paths: decode_top(&row.try_get::<String>("", "top")?)?,
+            bound: row.try_get("", "top_bound")?,
+        },
+    }))
+}
+
+fn decode_top(json: &str) -> Result<Vec<(String, i64)>, DbErr> {
+    serde_json::from_str(json)
+        .map_err(|e| DbErr::Custom(format!("a stored traffic block list is unreadable: {e}")))
+}
+
+async fn store_block(
+    db: &impl ConnectionTrait,
+    view: &str,
+    first: i32,
+    days: i32,
+    revision: i64,
+    span: &Span,
+) -> Result<(), DbErr> {
+    let top = serde_json::to_string(&span.top.paths)
+        .map_err(|e| DbErr::Custom(format!("could not encode a traffic block list: {e}")))?;
+    let mut b = Binder::new(db.get_database_backend());
+    let sql = format!(
+        "INSERT INTO traffic_blocks \
+           (view, first_day, days, revision, visits, ips, paths, top, top_bound) \
+         VALUES ({}, {}, {}, {}, {}, {}, {}, {}, {}) \
+         ON CONFLICT (view, first_day, days) DO UPDATE SET revision = excluded.revision, \
+           visits = excluded.visits, ips = excluded.ips, paths = excluded.paths, \
+           top = excluded.top, top_bound = excluded.top_bound",
+        b.bind(view.to_string()),
+        b.bind(first),
+        b.bind(days),
+        b.bind(revision),
+        b.bind(span.visits),
+        b.bind(serialize(&span.ips)?),
+        b.bind(serialize(&span.paths)?),
+        b.bind(top),
+        b.bind(span.top.bound)
+    );
+    db.execute_raw(b.statement(sql)).await.map(|_| ())
+}
+
+/// Visits, and the unions of IPs and paths, over the segments (as [`plan`] returned them).
+pub async fn distinct(
+    db: &impl ConnectionTrait,
+    view: &str,
+    segments: &[Segment],
+) -> Result<(i64, RoaringTreemap, RoaringTreemap), DbErr> {
+    let (mut visits, mut ips, mut paths) = (0, RoaringTreemap::new(), RoaringTreemap::new());
+    let backend = db.get_database_backend();
+    let days: Vec<i32> = segments
+        .iter()
+        .filter_map(|s| match s {
+            Segment::Day(d) => Some(*d),
+            Segment::Block { .. } => None,
+        })
+        .collect();
+    if !days.is_empty() {
+        let mut b = Binder::new(backend);
+        let list: Vec<String> = days.iter().map(|d| b.bind(*d)).collect();
+        let sql = format!(
+            "SELECT visits, ips, paths FROM traffic_daily_sets WHERE day IN ({}){}",
+            list.join(", "),
+            view_parts(view, &mut b)
+        );
+        for row in db.query_all_raw(b.statement(sql)).await? {
+            // A visitor (IP and user agent) is in one part only, so a day's visits add up.
+            visits += row.try_get::<i64>("", "visits")?;
+            ips |= deserialize(&row.try_get::<Vec<u8>>("", "ips")?)?;
+            paths |= deserialize(&row.try_get::<Vec<u8>>("", "paths")?)?;
+        }
+    }
+    for (first, days) in blocks_of(segments) {
+        let mut b = Binder::new(backend);
+        let sql = format!(
+            "SELECT visits, ips, paths FROM traffic_blocks \
+             WHERE view = {} AND first_day = {} AND days = {}",
+            b.bind(view.to_string()),
+            b.bind(first),
+            b.bind(days)
+        );
+        let row = db
+            .query_one_raw(b.statement(sql))
+            .await?
+            .ok_or_else(|| DbErr::RecordNotFound(format!("traffic block {view} {first}+{days}")))?;
+        visits += row.try_get::<i64>("", "visits")?;
+        ips |= deserialize(&row.try_get::<Vec<u8>>("", "ips")?)?;
+        paths |= deserialize(&row.try_get::<Vec<u8>>("", "paths")?)?;
+    }
+    Ok((visits, ips, paths))
+}
+
+/// The stored lists of the segments' blocks.
+pub async fn block_tops(
+    db: &impl ConnectionTrait,
+    view: &str,
+    segments: &[Segment],
+) -> Result<Vec<TopList>, DbErr> {
+    let mut tops = Vec::new();
+    for (first, days) in blocks_of(segments) {
+        let mut b = Binder::new(db.get_database_backend());
+        let sql = format!(
+            "SELECT top, top_bound FROM traffic_blocks \
+             WHERE view = {} AND first_day = {} AND days = {}",
+            b.bind(view.to_string()),
+            b.bind(first),
+            b.bind(days)
+        );
+        let row = db
+            .query_one_raw(b.statement(sql))
+            .await?
+            .ok_or_else(|| DbErr::RecordNotFound(format!("traffic block {view} {first}+{days}")))?;
+        tops.push(TopList {
+            paths: decode_top(&row.try_get::<String>("", "top")?)?,
+            bound: row.try_get("", "top_bound")?,
+        });
+    }
+    Ok(tops)
+}
+
+fn blocks_of(segments: &[Segment]) -> impl Iterator<Item = (i32, i32)> + '_ {
+    segments.iter().filter_map(|s| match s {
+        Segment::Block { first, days } => Some((*first, *days)),
+        Segment::Day(_) => None,
+    })
+}
+
+/// Builds every block the ranges ending at the newest day can use, for every view with
+/// traffic in the last `days` days, so the first look at a long range is as fast as the next.
+/// Returns the blocks built.
+pub async fn warm(db: &impl ConnectionTrait, days: i32) -> Result<usize, DbErr> {
+    let backend = db.get_database_backend();
+    let Some(newest) = db
+        .query_one_raw(
+            Binder::new(backend).statement("SELECT MAX(day) AS d FROM traffic_daily_sets".into()),
+        )
+        .await?
+        .and_then(|row| row.try_get::<Option<i32>>("", "d").ok().flatten())
+    else {
+        return Ok(0);
+    };
+    let from = newest - days + 1;
+    let mut b = Binder::new(backend);
+    let sql = format!(
+        "SELECT DISTINCT part FROM traffic_daily_sets WHERE day >= {}",
+        b.bind(from)
+    );
+    let mut views = vec!["all".to_string(), HUMAN.to_string(), "b".to_string()];
+    for row in db.query_all_raw(b.statement(sql)).await? {
+        let part: String = row.try_get("", "part")?;
+        if part != HUMAN {
+            views.push(part);
+        }
+    }
+    let mut built = 0;
+    for view in &views {
+        let before = stored_revisions(db, view, from, newest).await?;
+        // Every block inside the window: a range starting anywhere in it uses only these.
+        plan_all(db, view, from, newest).await?;
+        let after = stored_revisions(db, view, from, newest).await?;
+        built += after
+            .iter()
+            .filter(|(key, rev)| before.get(key) != Some(rev))
+            .count();
+    }
+    Ok(built)
+}
+
+/// Like [`plan`] for every aligned block inside `from..=to`, not only the fewest.
+async fn plan_all(db: &impl ConnectionTrait, view: &str, from: i32, to: i32) -> Result<(), DbErr> {
+    let (revisions, newest) = revisions(db, from, to).await?;
+    let Some(settled) = newest.map(|d| d - 2) else {
+        return Ok(());
+    };
+    let expected = |first: i32, days: i32| -> i64 {
+        (first..first + days)
+            .map(|d| revisions.get(&d).copied().unwrap_or(0))
+            .sum()
+    };
+    let mut stored = stored_revisions(db, view, from, to).await?;
+    let mut size = MAX_BLOCK_DAYS;
+    // Largest first: building a big block builds (and stores) the smaller ones inside it.
+    while size >= 2 {
+        let mut start = from.div_euclid(size) * size;
+        if start < from {
+            start += size;
+        }
+        while start + size - 1 <= settled.min(to) {
+            if stored.get(&(start, size)) != Some(&expected(start, size)) {
+                build(db, view, start, size, &expected, &mut stored).await?;
+            }
+            start += size;
+        }
+        size /= 2;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_split_into_aligned_blocks_of_settled_days() {
+        // 90 days ending at the newest: the last two days stay single.
+        let segs = segments(100, 189, Some(187));
+        let covered: i32 = segs
+            .iter()
+            .map(|s| match s {
+                Segment::Day(_) => 1,
+                Segment::Block { days, .. } => *days,
+            })
+            .sum();
+        assert_eq!(covered, 90);
+        assert!(segs.len() <= 14, "{segs:?}");
+        assert_eq!(segs.last(), Some(&Segment::Day(189)));
+        assert!(segs.contains(&Segment::Day(188)));
+        for s in &segs {
+            if let Segment::Block { first, days } = s {
+                assert_eq!(first % days, 0);
+                assert!(first + days - 1 <= 187);
+            }
+        }
+        // Nothing settled: every day alone.
+        assert_eq!(
+            segments(5, 7, None),
+            vec![Segment::Day(5), Segment::Day(6), Segment::Day(7)]
+        );
+        assert_eq!(
+            segments(64, 127, Some(500)),
+            vec![Segment::Block {
+                first: 64,
+                days: 64
+            }]
+        );
+    }
+
+    #[test]
+    fn merged_lists_bound_every_path_left_out() {
+        let a = TopList {
+            paths: vec![("/a".into(), 10), ("/b".into(), 6)],
+            bound: 5,
+        };
+        let b = TopList {
+            paths: vec![("/b".into(), 9), ("/c".into(), 8)],
+            bound: 4,
+        };
+        let merged = TopList::merge(&a, &b, 2);
+        // /a ≤ 10 + 4, /b ≤ 6 + 9, /c ≤ 5 + 8: /c is dropped, so the bound is 13.
+        assert_eq!(
+            merged.paths,
+            vec![("/b".to_string(), 15), ("/a".to_string(), 14)]
+        );
+        assert_eq!(merged.bound, 13);
+        let (head, bound) = merged.head(1);
+        assert_eq!(head.len(), 1);
+        assert_eq!(bound, 14);
+    }
+}

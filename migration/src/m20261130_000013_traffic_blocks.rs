@@ -1,0 +1,89 @@
+//! Blocks: unions of whole days of `traffic_daily_sets` and `traffic_daily_pages`, so a 30- or
+//! 90-day range reads a dozen rows instead of one per day and part (see
+//! `app::services::traffic_blocks`). Derived from the daily rollups and rebuilt from them
+//! whenever they change, so nothing here needs a rebuild from the minute rows.
+//!
+//! - `traffic_daily_sets.revision` counts the writes to a day's row; a block keeps the sum over
+//!   its days, and a block whose sum differs from the days' current one is stale.
+//! - `traffic_blocks`: per view (`all`, `h`, `b`, `b:<source>`) and aligned run of days
+//!   (`first_day`, `days`, a power of two), the visits, the IP and path bitmaps, and a list of
+//!   paths with an upper bound on the views of every path not in it.
+
+use sea_orm_migration::{prelude::*, schema::*};
+
+#[derive(DeriveMigrationName)]
+pub struct Migration;
+
+#[async_trait::async_trait]
+impl MigrationTrait for Migration {
+    async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        manager
+            .alter_table(
+                Table::alter()
+                    .table(DailySets::Table)
+                    .add_column(big_integer(DailySets::Revision).default(0))
+                    .to_owned(),
+            )
+            .await?;
+        manager
+            .create_table(
+                Table::create()
+                    .table(Blocks::Table)
+                    .col(string_len(Blocks::View, 40))
+                    .col(integer(Blocks::FirstDay))
+                    .col(integer(Blocks::Days))
+                    .col(big_integer(Blocks::Revision))
+                    .col(big_integer(Blocks::Visits))
+                    .col(blob(Blocks::Ips))
+                    .col(blob(Blocks::Paths))
+                    // JSON: [[path, at most this many views], …], most first.
+                    .col(text(Blocks::Top))
+                    // No path missing from `top` has more views than this in the block.
+                    .col(big_integer(Blocks::TopBound))
+                    .primary_key(
+                        Index::create()
+                            .col(Blocks::View)
+                            .col(Blocks::FirstDay)
+                            .col(Blocks::Days),
+                    )
+                    .to_owned(),
+            )
+            .await
+    }
+
+    async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        manager
+            .drop_table(Table::drop().table(Blocks::Table).to_owned())
+            .await?;
+        manager
+            .alter_table(
+                Table::alter()
+                    .table(DailySets::Table)
+                    .drop_column(DailySets::Revision)
+                    .to_owned(),
+            )
+            .await
+    }
+}
+
+#[derive(DeriveIden)]
+enum DailySets {
+    #[sea_orm(iden = "traffic_daily_sets")]
+    Table,
+    Revision,
+}
+
+#[derive(DeriveIden)]
+enum Blocks {
+    #[sea_orm(iden = "traffic_blocks")]
+    Table,
+    View,
+    FirstDay,
+    Days,
+    Revision,
+    Visits,
+    Ips,
+    Paths,
+    Top,
+    TopBound,
+}
