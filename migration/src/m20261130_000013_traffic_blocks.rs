@@ -25,6 +25,18 @@ impl MigrationTrait for Migration {
                     .to_owned(),
             )
             .await?;
+        // The revisions are read for every range; from the table, SQLite would walk each
+        // row's bitmaps (the new column comes after them) to reach them.
+        manager
+            .create_index(
+                Index::create()
+                    .name("idx_traffic_daily_sets_revision")
+                    .table(DailySets::Table)
+                    .col(DailySets::Day)
+                    .col(DailySets::Revision)
+                    .to_owned(),
+            )
+            .await?;
         manager
             .create_table(
                 Table::create()
@@ -34,12 +46,14 @@ impl MigrationTrait for Migration {
                     .col(integer(Blocks::Days))
                     .col(big_integer(Blocks::Revision))
                     .col(big_integer(Blocks::Visits))
-                    .col(blob(Blocks::Ips))
-                    .col(blob(Blocks::Paths))
-                    // JSON: [[path, at most this many views], …], most first.
-                    .col(text(Blocks::Top))
                     // No path missing from `top` has more views than this in the block.
                     .col(big_integer(Blocks::TopBound))
+                    // JSON: [[path, at most this many views], …], most first.
+                    .col(text(Blocks::Top))
+                    // The bitmaps last: SQLite walks a large value's overflow pages to reach
+                    // the columns after it.
+                    .col(blob(Blocks::Ips))
+                    .col(blob(Blocks::Paths))
                     .primary_key(
                         Index::create()
                             .col(Blocks::View)
@@ -56,6 +70,14 @@ impl MigrationTrait for Migration {
             .drop_table(Table::drop().table(Blocks::Table).to_owned())
             .await?;
         manager
+            .drop_index(
+                Index::drop()
+                    .name("idx_traffic_daily_sets_revision")
+                    .table(DailySets::Table)
+                    .to_owned(),
+            )
+            .await?;
+        manager
             .alter_table(
                 Table::alter()
                     .table(DailySets::Table)
@@ -70,6 +92,7 @@ impl MigrationTrait for Migration {
 enum DailySets {
     #[sea_orm(iden = "traffic_daily_sets")]
     Table,
+    Day,
     Revision,
 }
 

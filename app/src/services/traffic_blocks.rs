@@ -178,14 +178,27 @@ pub async fn plan(
             .sum()
     };
     let mut stored = stored_revisions(db, view, from, to).await?;
-    for segment in &segments {
-        if let Segment::Block { first, days } = *segment
-            && stored.get(&(first, days)) != Some(&expected(first, days))
-        {
-            build(db, view, first, days, &expected, &mut stored).await?;
+    let mut planned = Vec::with_capacity(segments.len());
+    for segment in segments {
+        let Segment::Block { first, days } = segment else {
+            planned.push(segment);
+            continue;
+        };
+        if stored.get(&(first, days)) == Some(&expected(first, days)) {
+            planned.push(segment);
+            continue;
+        }
+        match build(db, view, first, days, &expected, &mut stored).await {
+            Ok(()) => planned.push(segment),
+            // Storing a block can wait for a long write (SQLite's single writer) and give up:
+            // the figures are still right, read day by day this time.
+            Err(error) => {
+                tracing::warn!(%error, view, first, days, "traffic block not built; reading its days");
+                planned.extend((first..first + days).map(Segment::Day));
+            }
         }
     }
-    Ok(segments)
+    Ok(planned)
 }
 
 async fn stored_revisions(
