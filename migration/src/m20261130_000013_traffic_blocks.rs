@@ -3,6 +3,7 @@
 //! `app::services::traffic_blocks`). Derived from the daily rollups and rebuilt from them
 //! whenever they change, so nothing here needs a rebuild from the minute rows.
 //!
+//! - `idx_traffic_daily_pages_path` gains `views`, so a path's total is read from the index.
 //! - `traffic_daily_sets.revision` counts the writes to a day's row; a block keeps the sum over
 //!   its days, and a block whose sum differs from the days' current one is stale.
 //! - `traffic_blocks`: per view (`all`, `h`, `b`, `b:<source>`) and aligned run of days
@@ -34,6 +35,28 @@ impl MigrationTrait for Migration {
                     .table(DailySets::Table)
                     .col(DailySets::Day)
                     .col(DailySets::Revision)
+                    .to_owned(),
+            )
+            .await?;
+        // A path's total over a range, from the index alone: with `views` in it, the top
+        // pages' candidates are summed without a table lookup per path and day.
+        manager
+            .create_index(
+                Index::create()
+                    .name("idx_traffic_daily_pages_path_views")
+                    .table(DailyPages::Table)
+                    .col(DailyPages::View)
+                    .col(DailyPages::Path)
+                    .col(DailyPages::Day)
+                    .col(DailyPages::Views)
+                    .to_owned(),
+            )
+            .await?;
+        manager
+            .drop_index(
+                Index::drop()
+                    .name("idx_traffic_daily_pages_path")
+                    .table(DailyPages::Table)
                     .to_owned(),
             )
             .await?;
@@ -70,6 +93,25 @@ impl MigrationTrait for Migration {
             .drop_table(Table::drop().table(Blocks::Table).to_owned())
             .await?;
         manager
+            .create_index(
+                Index::create()
+                    .name("idx_traffic_daily_pages_path")
+                    .table(DailyPages::Table)
+                    .col(DailyPages::View)
+                    .col(DailyPages::Path)
+                    .col(DailyPages::Day)
+                    .to_owned(),
+            )
+            .await?;
+        manager
+            .drop_index(
+                Index::drop()
+                    .name("idx_traffic_daily_pages_path_views")
+                    .table(DailyPages::Table)
+                    .to_owned(),
+            )
+            .await?;
+        manager
             .drop_index(
                 Index::drop()
                     .name("idx_traffic_daily_sets_revision")
@@ -94,6 +136,16 @@ enum DailySets {
     Table,
     Day,
     Revision,
+}
+
+#[derive(DeriveIden)]
+enum DailyPages {
+    #[sea_orm(iden = "traffic_daily_pages")]
+    Table,
+    View,
+    Path,
+    Day,
+    Views,
 }
 
 #[derive(DeriveIden)]
