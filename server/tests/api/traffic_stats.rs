@@ -410,11 +410,7 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
                         let points = series(&db, &query, bucket).await.unwrap();
                         let human: i64 = points.iter().map(|p| p.human).sum();
                         let bot: i64 = points.iter().map(|p| p.bot).sum();
-                        assert_eq!(
-                            (human, bot),
-                            (fast.human, fast.bot),
-                            "{query:?} {bucket:?}"
-                        );
+                        assert_eq!((human, bot), (fast.human, fast.bot), "{query:?} {bucket:?}");
                     }
                     checked += usize::from(fast.page_views > 0);
                 }
