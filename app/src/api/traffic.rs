@@ -86,15 +86,21 @@ pub async fn traffic_dashboard(
                 visitors,
                 source: source.clone().filter(|s| !s.is_empty()),
             };
-            let now = query(resolved.from, resolved.to);
+            let (current, previous, series) = traffic::dashboard(
+                &state.db,
+                &query(resolved.from, resolved.to),
+                &query(before.from, before.to),
+                resolved.bucket,
+            )
+            .await?;
             Ok(Dashboard {
                 from: resolved.from,
                 to: resolved.to,
                 timezone: state.timezone.clone(),
                 bucket: resolved.bucket,
-                current: traffic::stats(&state.db, &now).await?,
-                previous: traffic::stats(&state.db, &query(before.from, before.to)).await?,
-                series: traffic::series(&state.db, &now, resolved.bucket).await?,
+                current,
+                previous,
+                series,
             })
         }
         .await,

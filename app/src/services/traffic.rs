@@ -60,8 +60,20 @@ pub const TOP_PAGES: u64 = 20;
 /// The dashboard's figures, from the rollups.
 pub async fn stats(db: &impl ConnectionTrait, query: &StatsQuery) -> Result<TrafficStats, DbErr> {
     let scope = query.scope();
-    let mut stats = TrafficStats::default();
-    for (part, generated, n) in rollup::views_by_part(db, &scope).await? {
+    // Three independent reads; on a pool they run on separate connections at once.
+    let (parts, (visits, unique_ips, unique_pages), top_pages) = tokio::try_join!(
+        rollup::views_by_part(db, &scope),
+        rollup::distinct_counts(db, &scope),
+        rollup::top_pages(db, &scope, TOP_PAGES as usize),
+    )?;
+    let mut stats = TrafficStats {
+        visits,
+        unique_ips,
+        unique_pages,
+        top_pages,
+        ..TrafficStats::default()
+    };
+    for (part, generated, n) in parts {
         stats.page_views += n;
         if generated {
             stats.generated += n;
@@ -74,10 +86,22 @@ pub async fn stats(db: &impl ConnectionTrait, query: &StatsQuery) -> Result<Traf
             None => stats.human += n,
         }
     }
-    (stats.visits, stats.unique_ips, stats.unique_pages) =
-        rollup::distinct_counts(db, &scope).await?;
-    stats.top_pages = rollup::top_pages(db, &scope, TOP_PAGES as usize).await?;
     Ok(stats)
+}
+
+/// What the Traffic page shows for a range: its figures, those of `previous` (the period of
+/// the same length before it) and its chart, read at the same time.
+pub async fn dashboard(
+    db: &impl ConnectionTrait,
+    current: &StatsQuery,
+    previous: &StatsQuery,
+    bucket: Bucket,
+) -> Result<(TrafficStats, TrafficStats, Vec<SeriesPoint>), DbErr> {
+    tokio::try_join!(
+        stats(db, current),
+        stats(db, previous),
+        series(db, current, bucket)
+    )
 }
 
 /// Hits per local hour or day over the range, people and bots apart; every bucket of the range

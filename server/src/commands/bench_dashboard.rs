@@ -117,19 +117,19 @@ async fn suite(
             source: None,
         };
         // What the page asks: this range, the previous one, and the series.
-        let timer = Instant::now();
-        traffic::stats(&db, &query).await?;
         let previous = traffic_range::previous(&range, tz);
-        traffic::stats(
+        let timer = Instant::now();
+        traffic::dashboard(
             &db,
+            &query,
             &StatsQuery {
                 from: previous.from,
                 to: previous.to,
                 ..query.clone()
             },
+            range.bucket,
         )
         .await?;
-        traffic::series(&db, &query, range.bucket).await?;
         let page_ms = timer.elapsed().as_secs_f64() * 1000.0;
         let mut hits = HitsQuery {
             stats: query.clone(),
