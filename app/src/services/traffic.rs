@@ -60,12 +60,9 @@ pub const TOP_PAGES: u64 = 20;
 /// The dashboard's figures, from the rollups.
 pub async fn stats(db: &impl ConnectionTrait, query: &StatsQuery) -> Result<TrafficStats, DbErr> {
     let scope = query.scope();
-    // Three independent reads; on a pool they run on separate connections at once.
-    let (parts, (visits, unique_ips, unique_pages), top_pages) = tokio::try_join!(
-        rollup::views_by_part(db, &scope),
-        rollup::distinct_counts(db, &scope),
-        rollup::top_pages(db, &scope, TOP_PAGES as usize),
-    )?;
+    let parts = rollup::views_by_part(db, &scope).await?;
+    let (visits, unique_ips, unique_pages) = rollup::distinct_counts(db, &scope).await?;
+    let top_pages = rollup::top_pages(db, &scope, TOP_PAGES as usize).await?;
     let mut stats = TrafficStats {
         visits,
         unique_ips,
