@@ -151,14 +151,19 @@ async fn revisions(
     for row in db.query_all_raw(b.statement(sql)).await? {
         days.insert(row.try_get("", "day")?, row.try_get("", "r")?);
     }
-    let newest = db
-        .query_one_raw(
-            Binder::new(db.get_database_backend())
-                .statement("SELECT MAX(day) AS d FROM traffic_daily_sets".to_string()),
-        )
+    Ok((days, newest_day(db).await?))
+}
+
+/// The newest day with any traffic.
+async fn newest_day(db: &impl ConnectionTrait) -> Result<Option<i32>, DbErr> {
+    let sql = "SELECT MAX(day) AS d FROM traffic_daily_sets".to_string();
+    match db
+        .query_one_raw(Binder::new(db.get_database_backend()).statement(sql))
         .await?
-        .and_then(|row| row.try_get::<Option<i32>>("", "d").ok().flatten());
-    Ok((days, newest))
+    {
+        Some(row) => row.try_get::<Option<i32>>("", "d"),
+        None => Ok(None),
+    }
 }
 
 /// The segments of `from..=to` for `view`, every block among them stored and current
@@ -251,9 +256,7 @@ async fn build(
                 let span = match built.remove(&(child, half)) {
                     Some(span) => span,
                     None if half == 1 => day_span(db, view, child).await?,
-                    None => read_block(db, view, child, half).await?.ok_or_else(|| {
-                        DbErr::RecordNotFound(format!("traffic block {view} {child}+{half}"))
-                    })?,
+                    None => read_block(db, view, child, half).await?,
                 };
                 halves.push(span);
             }
@@ -318,19 +321,9 @@ async fn read_block(
     view: &str,
     first: i32,
     days: i32,
-) -> Result<Option<Span>, DbErr> {
-    let mut b = Binder::new(db.get_database_backend());
-    let sql = format!(
-        "SELECT visits, ips, paths, top, top_bound FROM traffic_blocks \
-         WHERE view = {} AND first_day = {} AND days = {}",
-        b.bind(view.to_string()),
-        b.bind(first),
-        b.bind(days)
-    );
-    let Some(row) = db.query_one_raw(b.statement(sql)).await? else {
-        return Ok(None);
-    };
-    Ok(Some(Span {
+) -> Result<Span, DbErr> {
+    let row = stored_block(db, "visits, ips, paths, top, top_bound", view, first, days).await?;
+    Ok(Span {
         visits: row.try_get("", "visits")?,
         ips: deserialize(&row.try_get::<Vec<u8>>("", "ips")?)?,
         paths: deserialize(&row.try_get::<Vec<u8>>("", "paths")?)?,
@@ -338,7 +331,27 @@ async fn read_block(
             paths: decode_top(&row.try_get::<String>("", "top")?)?,
             bound: row.try_get("", "top_bound")?,
         },
-    }))
+    })
+}
+
+/// `columns` of a stored block; [`plan`] has made sure it exists.
+async fn stored_block(
+    db: &impl ConnectionTrait,
+    columns: &str,
+    view: &str,
+    first: i32,
+    days: i32,
+) -> Result<sea_orm::QueryResult, DbErr> {
+    let mut b = Binder::new(db.get_database_backend());
+    let sql = format!(
+        "SELECT {columns} FROM traffic_blocks WHERE view = {} AND first_day = {} AND days = {}",
+        b.bind(view.to_string()),
+        b.bind(first),
+        b.bind(days)
+    );
+    db.query_one_raw(b.statement(sql))
+        .await?
+        .ok_or_else(|| DbErr::RecordNotFound(format!("traffic block {view} {first}+{days}")))
 }
 
 fn decode_top(json: &str) -> Result<Vec<(String, i64)>, DbErr> {
@@ -408,18 +421,7 @@ pub async fn distinct(
         }
     }
     for (first, days) in blocks_of(segments) {
-        let mut b = Binder::new(backend);
-        let sql = format!(
-            "SELECT visits, ips, paths FROM traffic_blocks \
-             WHERE view = {} AND first_day = {} AND days = {}",
-            b.bind(view.to_string()),
-            b.bind(first),
-            b.bind(days)
-        );
-        let row = db
-            .query_one_raw(b.statement(sql))
-            .await?
-            .ok_or_else(|| DbErr::RecordNotFound(format!("traffic block {view} {first}+{days}")))?;
+        let row = stored_block(db, "visits, ips, paths", view, first, days).await?;
         visits += row.try_get::<i64>("", "visits")?;
         ips |= deserialize(&row.try_get::<Vec<u8>>("", "ips")?)?;
         paths |= deserialize(&row.try_get::<Vec<u8>>("", "paths")?)?;
@@ -435,18 +437,7 @@ pub async fn block_tops(
 ) -> Result<Vec<TopList>, DbErr> {
     let mut tops = Vec::new();
     for (first, days) in blocks_of(segments) {
-        let mut b = Binder::new(db.get_database_backend());
-        let sql = format!(
-            "SELECT top, top_bound FROM traffic_blocks \
-             WHERE view = {} AND first_day = {} AND days = {}",
-            b.bind(view.to_string()),
-            b.bind(first),
-            b.bind(days)
-        );
-        let row = db
-            .query_one_raw(b.statement(sql))
-            .await?
-            .ok_or_else(|| DbErr::RecordNotFound(format!("traffic block {view} {first}+{days}")))?;
+        let row = stored_block(db, "top, top_bound", view, first, days).await?;
         tops.push(TopList {
             paths: decode_top(&row.try_get::<String>("", "top")?)?,
             bound: row.try_get("", "top_bound")?,
@@ -467,13 +458,7 @@ fn blocks_of(segments: &[Segment]) -> impl Iterator<Item = (i32, i32)> + '_ {
 /// Returns the blocks built.
 pub async fn warm(db: &impl ConnectionTrait, days: i32) -> Result<usize, DbErr> {
     let backend = db.get_database_backend();
-    let Some(newest) = db
-        .query_one_raw(
-            Binder::new(backend).statement("SELECT MAX(day) AS d FROM traffic_daily_sets".into()),
-        )
-        .await?
-        .and_then(|row| row.try_get::<Option<i32>>("", "d").ok().flatten())
-    else {
+    let Some(newest) = newest_day(db).await? else {
         return Ok(0);
     };
     let from = newest - days + 1;
