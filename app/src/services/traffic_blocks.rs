@@ -177,11 +177,7 @@ pub async fn plan(
     let (revisions, newest) = revisions(db, from, to).await?;
     // The newest day and the one before it are still being written to.
     let segments = segments(from, to, newest.map(|d| d - 2));
-    let expected = |first: i32, days: i32| -> i64 {
-        (first..first + days)
-            .map(|d| revisions.get(&d).copied().unwrap_or(0))
-            .sum()
-    };
+    let expected = |first, days| revision_sum(&revisions, first, days);
     let mut stored = stored_revisions(db, view, from, to).await?;
     let mut planned = Vec::with_capacity(segments.len());
     for segment in segments {
@@ -204,6 +200,13 @@ pub async fn plan(
         }
     }
     Ok(planned)
+}
+
+/// What a current block of `days` days from `first` has stored as its revision.
+fn revision_sum(revisions: &HashMap<i32, i64>, first: i32, days: i32) -> i64 {
+    (first..first + days)
+        .map(|d| revisions.get(&d).copied().unwrap_or(0))
+        .sum()
 }
 
 async fn stored_revisions(
@@ -494,11 +497,7 @@ async fn plan_all(db: &impl ConnectionTrait, view: &str, from: i32, to: i32) -> 
     let Some(settled) = newest.map(|d| d - 2) else {
         return Ok(());
     };
-    let expected = |first: i32, days: i32| -> i64 {
-        (first..first + days)
-            .map(|d| revisions.get(&d).copied().unwrap_or(0))
-            .sum()
-    };
+    let expected = |first, days| revision_sum(&revisions, first, days);
     let mut stored = stored_revisions(db, view, from, to).await?;
     let mut size = MAX_BLOCK_DAYS;
     // Largest first: building a big block builds (and stores) the smaller ones inside it.
