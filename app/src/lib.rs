@@ -2,20 +2,30 @@
 //!
 //! Compiled twice: with `ssr` into the `bulwark` server, with `hydrate` into the browser's wasm.
 //!
-//! - [`domain`]: pure rules with no I/O (roles and usernames, later retry math, cron, bots,
-//!   date ranges). The browser and the server run the very same functions.
-//! - [`api`]: `#[server]` functions. Thin: authorise, validate, call a service, map the error.
-//!   [`api::error::AppError`] is the one error type they return; its module says why.
+//! The layers, and the only direction imports may run (`docs/ARCHITECTURE.md` draws them):
+//! `pages`/`components` → [`api`] → [`services`] → [`domain`], with [`views`] usable by all.
+//!
+//! - [`domain`]: pure rules with no I/O: the retry contract, the run state machine, cron, job
+//!   definitions, bots, date ranges, alert episodes, mail texts. The browser and the server run
+//!   the very same functions.
+//! - [`views`]: the shapes that cross the wire (what server functions return).
+//! - [`api`]: `#[server]` functions. Thin: authorise, parse input into domain types, call a
+//!   service, map the error. [`api::error::AppError`] is the one error type they return; its
+//!   module says why.
 //! - [`services`] (server only): every query and command over the database.
 //! - [`entities`] (server only): sea-orm entities, one file per table.
 //! - [`pages`] and [`components`]: the UI.
 //! - [`state`] (server only): what every server function and render can reach.
+//! - [`clock`] (server only): the time every node agrees on, the database's.
 
 pub mod api;
 pub mod components;
 pub mod domain;
 pub mod pages;
+pub mod views;
 
+#[cfg(feature = "ssr")]
+pub mod clock;
 #[cfg(feature = "ssr")]
 pub mod entities;
 #[cfg(feature = "ssr")]

@@ -10,7 +10,7 @@ pub struct AppState {
     pub db: DatabaseConnection,
     pub auth: AuthSettings,
     /// The configured zone: what "today" and a date mean on traffic pages.
-    pub timezone: String,
+    pub timezone: chrono_tz::Tz,
     /// This process's traffic hits not yet written, for the live strip.
     pub live: Option<std::sync::Arc<dyn crate::live::LiveTraffic>>,
     /// Mail delivery, for the test mail and previews.

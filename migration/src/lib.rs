@@ -18,6 +18,7 @@ mod m20261130_000010_traffic_rollups;
 mod m20261130_000011_mail;
 mod m20261130_000012_trend_alerts;
 mod m20261130_000013_traffic_blocks;
+mod m20261201_000014_fallback_job;
 
 pub struct Migrator;
 
@@ -38,6 +39,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000011_mail::Migration),
             Box::new(m20261130_000012_trend_alerts::Migration),
             Box::new(m20261130_000013_traffic_blocks::Migration),
+            Box::new(m20261201_000014_fallback_job::Migration),
         ]
     }
 }

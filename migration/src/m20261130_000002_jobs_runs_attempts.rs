@@ -1,4 +1,4 @@
-//! Jobs, their runs and every attempt of a run (DESIGN.md §2).
+//! Jobs, their runs and every attempt of a run (`docs/ARCHITECTURE.md` §3).
 //!
 //! The database is the queue: a run's status, attempt counter, next attempt time and lease are
 //! columns here, so a restarted process resumes from rows, never from memory.

@@ -1,5 +1,6 @@
-//! Front-end traffic (DESIGN.md §2, §5), the registry of running instances, and the commands
-//! an operator sends them (`bulwark traffic flush` must reach every server's in-memory buffer).
+//! Front-end traffic (`docs/ARCHITECTURE.md` §5), the registry of running instances, and the
+//! commands an operator sends them (`bulwark traffic flush` must reach every server's
+//! in-memory buffer).
 //!
 //! - `traffic_statistics`: one row per (minute, path, method, ip, user agent, referer, locale)
 //!   with a count that flushes add to. The key's text columns can be long, so uniqueness is on

@@ -1,5 +1,5 @@
-//! Rollups that keep the Traffic page fast over 90 days (DESIGN.md §5's figures without
-//! scanning every minute row). They are derived data: `traffic_statistics` stays the record,
+//! Rollups that keep the Traffic page fast over 90 days (`docs/ARCHITECTURE.md` §5's figures
+//! without scanning every minute row). They are derived data: `traffic_statistics` stays the record,
 //! and the rollups can be rebuilt from it at any time (the server does so when the configured
 //! time zone changes, and after generated traffic is removed).
 //!

@@ -1,4 +1,5 @@
-//! Mail (DESIGN.md §2): the outbox every mail goes through, and each job's alert state.
+//! Mail (`docs/ARCHITECTURE.md` §6): the outbox every mail goes through, and each job's alert
+//! state.
 //!
 //! - `mail_outbox`: one row per mail, unique on `dedupe_key`, so whatever decides to send a
 //!   mail (an alert inside the transaction that settled the run, the digest job, a person) can

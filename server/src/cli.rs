@@ -5,16 +5,16 @@
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use anyhow::Context;
 use app::domain::account::{NewPassword, Role, Username};
+use app::domain::run::RunStatus;
 use app::services::users::{self, CreateUserError};
 use clap::{Parser, Subcommand};
 
 use crate::config::{Config, LogFormat};
-use crate::traffic::{Recorder, store};
-use crate::{cluster, db, shutdown, telemetry, web};
+use crate::startup::Application;
+use crate::{db, shutdown, telemetry};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -166,8 +166,8 @@ enum RunsCommand {
     List {
         #[arg(long)]
         job: Option<String>,
-        #[arg(long, value_parser = ["pending", "running", "retry_wait", "succeeded", "dead", "skipped", "cancelled"])]
-        status: Option<String>,
+        #[arg(long, value_enum)]
+        status: Option<RunStatus>,
         /// At most this many runs.
         #[arg(long, default_value_t = 50)]
         limit: u64,
@@ -188,8 +188,8 @@ enum UserCommand {
     Add {
         #[arg(long)]
         username: String,
-        #[arg(long, value_parser = ["admin", "viewer"])]
-        role: String,
+        #[arg(long, value_enum)]
+        role: Role,
     },
     /// List accounts.
     List,
@@ -239,7 +239,6 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
         }
         Command::User(UserCommand::Add { username, role }) => {
             let username = Username::parse(&username)?;
-            let role = Role::parse(&role)?;
             let password = NewPassword::parse(&read_password()?)?;
             let db = db::connect(&config.database_url).await?;
             match users::create(&db, &username, role, &password).await {
@@ -312,7 +311,7 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
                 JobsCommand::Apply { file } => crate::commands::jobs::apply(&db, &file).await,
                 JobsCommand::List => crate::commands::jobs::list(&db).await,
                 JobsCommand::Run { name } => crate::commands::jobs::run(&db, &name).await,
-                JobsCommand::SeedDemo => crate::commands::jobs::seed_demo(&db).await,
+                JobsCommand::SeedDemo => crate::demo::seed(&db).await,
             }
         }
         Command::Runs(RunsCommand::List {
@@ -363,146 +362,12 @@ fn read_password() -> anyhow::Result<String> {
 /// The database, with the traffic rollups in the configured zone (rebuilt if they were not).
 async fn traffic_db(config: &Config) -> anyhow::Result<sea_orm::DatabaseConnection> {
     let db = db::connect(&config.database_url).await?;
-    ensure_rollups(&db, config).await?;
+    crate::startup::ensure_rollups(&db, config).await?;
     Ok(db)
 }
 
-async fn ensure_rollups(db: &sea_orm::DatabaseConnection, config: &Config) -> anyhow::Result<()> {
-    let zone = app::domain::cron::parse_timezone(&config.timezone)?;
-    let started = std::time::Instant::now();
-    if app::services::traffic_rollup::ensure(db, zone)
-        .await
-        .context("could not rebuild the traffic rollups")?
-    {
-        tracing::info!(
-            zone = %config.timezone,
-            millis = started.elapsed().as_millis() as u64,
-            "traffic rollups rebuilt"
-        );
-    }
-    Ok(())
-}
-
 async fn serve(config: Config) -> anyhow::Result<()> {
-    let db = db::connect(&config.database_url).await?;
-    if config.auto_migrate {
-        let applied = db::migrate(&db).await?;
-        if applied > 0 {
-            tracing::info!(applied, "migrations applied");
-        }
-    }
-    ensure_rollups(&db, &config).await?;
-    if let Some(admin) = users::ensure_first_admin(&db, config.admin_password.as_deref())
-        .await
-        .context("could not create the first administrator (BULWARK_ADMIN_PASSWORD)")?
-    {
-        announce_first_admin(&admin);
-    }
-
-    let listener = tokio::net::TcpListener::bind(config.addr)
-        .await
-        .with_context(|| format!("cannot listen on {} (BULWARK_ADDR)", config.addr))?;
-    let site = config.site_root.join("pkg").join("bulwark.js");
-    if !site.exists() {
-        tracing::warn!(path = %site.display(), "the built site is missing: pages will not become interactive (run `make site`)");
-    }
-    tracing::info!(addr = %config.addr, database = %db::redacted(&config.database_url), "Bulwark is serving");
-    println!("Bulwark is serving on http://{}", config.addr);
-    let created = crate::commands::jobs::ensure_system_jobs(&db, &config.timezone).await?;
-    if !created.is_empty() {
-        tracing::info!(jobs = ?created, "system jobs created");
-    }
-    // Keep time by the database's clock before the engine compares any timestamp.
-    match cluster::clock_skew_ms(&db).await {
-        Ok(skew) => {
-            crate::clock::set_offset_ms(skew);
-            if skew.abs() > app::domain::node::SKEW_WARNING_MS {
-                tracing::warn!(
-                    skew_ms = skew,
-                    "this machine's clock differs from the database's; Bulwark keeps time by the database"
-                );
-            }
-        }
-        Err(e) => {
-            tracing::warn!(error = %e, "could not read the database's clock; using this machine's")
-        }
-    }
-    let engine_config = config.engine_config();
-    let me = cluster::NodeIdentity {
-        node_id: engine_config.node_id.clone(),
-        addr: config.addr.to_string(),
-    };
-    let recorder = Arc::new(Recorder::new(config.traffic_settings()));
-    let shutdown = shutdown::on_signal();
-    let node = tokio::spawn(cluster::run_node(
-        db.clone(),
-        me.clone(),
-        recorder.clone(),
-        config.traffic_ip,
-        shutdown.clone().wait(),
-    ));
-    let engine = config.engine.then(|| {
-        let engine = crate::engine::Engine::new(db.clone(), engine_config);
-        tokio::spawn(engine.run(shutdown.clone().wait()))
-    });
-    let mailer = crate::mail::sender::Sender {
-        db: db.clone(),
-        settings: crate::mail::MailSettings::from_config(&config)?,
-        name: me.node_id.clone(),
-    };
-    match &mailer.settings.server {
-        Some(server) => tracing::info!(%server, "mail goes through SMTP"),
-        None => tracing::info!(
-            dir = %config.mail_outbox_dir.display(),
-            "no smtp_url: mail is kept in the outbox and written as .eml files"
-        ),
-    }
-    let mail = tokio::spawn(mailer.run(shutdown.clone().wait()));
-    let router = web::router(
-        web::state(&config, db.clone()),
-        web::Traffic {
-            recorder: recorder.clone(),
-            capture_pages: config.traffic_capture,
-        },
-    );
-    let served = web::serve(listener, router, shutdown.wait()).await;
-    if let Some(engine) = engine
-        && let Err(e) = engine.await
-    {
-        tracing::error!(error = %e, "the engine task failed");
-    }
-    if let Err(e) = node.await {
-        tracing::error!(error = %e, "the node task failed");
-    }
-    if let Err(e) = mail.await {
-        tracing::error!(error = %e, "the mail sender failed");
-    }
-    // The web server has drained: no hit can arrive after this flush.
-    match store::flush(&db, &recorder.buffer, config.traffic_ip).await {
-        Ok(report) => tracing::info!(
-            rows = report.rows,
-            hits = report.hits,
-            "traffic flushed on shutdown"
-        ),
-        Err(e) => {
-            tracing::error!(error = %e, "the traffic flush on shutdown failed: those hits are lost")
-        }
-    }
-    if let Err(e) = cluster::mark_stopped(&db, &me.node_id).await {
-        tracing::warn!(error = %e, "could not mark this node stopped; it will show as lost");
-    }
-    served.context("the web server stopped with an error")
-}
-
-fn announce_first_admin(admin: &users::FirstAdmin) {
-    match &admin.generated_password {
-        Some(password) => println!(
-            "\n  First start: created the administrator '{}'.\n  Password (shown only this once): {password}\n  Add more accounts on the Settings page or with `bulwark user add`.\n",
-            admin.username
-        ),
-        None => println!(
-            "\n  First start: created the administrator '{}' with the password from BULWARK_ADMIN_PASSWORD.\n",
-            admin.username
-        ),
-    }
+    let app = Application::build(config).await?;
+    println!("Bulwark is serving on http://{}", app.addr());
+    app.run_until_stopped(shutdown::on_signal()).await
 }

@@ -100,7 +100,8 @@ pub async fn heartbeat(db: &DatabaseConnection, node_id: &str) -> Result<(), DbE
         .await?;
     node::Entity::delete_many()
         .filter(
-            node::Column::HeartbeatAt.lt(Utc::now() - chrono::Duration::days(FORGET_AFTER_DAYS)),
+            node::Column::HeartbeatAt
+                .lt(crate::clock::now() - chrono::Duration::days(FORGET_AFTER_DAYS)),
         )
         .exec(db)
         .await
@@ -345,7 +346,10 @@ async fn carry_out(
                     dropped_since_start: stats.dropped,
                     truncated_since_start: stats.truncated,
                 };
-                (true, serde_json::to_string(&answer).unwrap_or_default())
+                match serde_json::to_string(&answer) {
+                    Ok(json) => (true, json),
+                    Err(e) => (false, format!("could not encode the flush report: {e}")),
+                }
             }
             Err(e) => (false, e.to_string()),
         },

@@ -183,6 +183,12 @@ impl Config {
         engine
     }
 
+    /// The configured zone. [`Config::load`] refuses a zone that does not parse, so this falls
+    /// back to UTC only for a `Config` built by hand with a bad name.
+    pub fn zone(&self) -> chrono_tz::Tz {
+        app::domain::cron::parse_timezone(&self.timezone).unwrap_or(chrono_tz::Tz::UTC)
+    }
+
     /// The console's address for links in mails.
     pub fn public_url(&self) -> String {
         self.public_url

@@ -3,6 +3,8 @@
 //!
 //! - [`cli`]: the commands (`serve`, `migrate`, `user add`, …) and their exit codes;
 //!   [`commands`] holds the ones with more to say than a few lines.
+//! - [`startup`]: building and running the application, one path for `serve` and the tests.
+//! - [`jobs_file`]: job definitions as TOML; [`system_jobs`] and [`demo`] are two such files.
 //! - [`config`]: `bulwark.toml` overridden by `BULWARK_*` variables and `DATABASE_URL`.
 //! - [`db`]: connecting to SQLite or PostgreSQL and applying migrations.
 //! - [`engine`]: cron ticks → runs → attempts, durably (its module doc maps the stages).
@@ -16,14 +18,20 @@
 //! - [`shutdown`]: turning SIGTERM / Ctrl-C into one graceful stop.
 
 pub mod cli;
-pub mod clock;
+/// The time all nodes agree on (the database's clock); it lives in `app` so the web app's
+/// server functions read the same time as the engine.
+pub use app::clock;
 pub mod cluster;
 pub mod commands;
 pub mod config;
 pub mod db;
+pub mod demo;
 pub mod engine;
+pub mod jobs_file;
 pub mod mail;
 pub mod shutdown;
+pub mod startup;
+pub mod system_jobs;
 pub mod telemetry;
 pub mod traffic;
 pub mod web;

@@ -41,12 +41,28 @@ impl Shutdown {
     }
 }
 
+/// Requests the stop its [`Shutdown`]s wait for.
+pub struct Trigger(tokio::sync::watch::Sender<bool>);
+
+impl Trigger {
+    pub fn fire(&self) {
+        // Nobody waiting any more means everything has stopped already.
+        let _ = self.0.send(true);
+    }
+}
+
+/// A stop that fires when its [`Trigger`] does (how tests stop the application).
+pub fn manual() -> (Trigger, Shutdown) {
+    let (tx, rx) = tokio::sync::watch::channel(false);
+    (Trigger(tx), Shutdown(rx))
+}
+
 /// A [`Shutdown`] that fires on Ctrl-C or SIGTERM.
 pub fn on_signal() -> Shutdown {
-    let (tx, rx) = tokio::sync::watch::channel(false);
+    let (trigger, shutdown) = manual();
     tokio::spawn(async move {
         signal().await;
-        let _ = tx.send(true);
+        trigger.fire();
     });
-    Shutdown(rx)
+    shutdown
 }

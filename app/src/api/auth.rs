@@ -77,7 +77,7 @@ pub async fn login(
                 return Err(AppError::invalid("password", "password is required"));
             }
             let state = super::state()?;
-            let now = chrono::Utc::now();
+            let now = crate::clock::now();
             let ip = request_ip();
             let user = login::authenticate(&state.db, &username, &password, ip.as_deref(), now)
                 .await

@@ -8,7 +8,16 @@
 //!   to the server log through `tracing`, the browser gets a short message without internals.
 //!
 //! Services (server-only) use their own `thiserror` enums; server functions map those into
-//! this type, so the wire format stays one small enum.
+//! this type, so the wire format stays one small enum. The rest of the code base follows the
+//! same policy:
+//!
+//! - Libraries (`app`'s domain and services) return `thiserror` enums that say what went
+//!   wrong; a failure that is not a database error is not a `DbErr` (no `DbErr::Custom`).
+//! - The binary (`server`) uses `anyhow` with `.context(…)` on every `?` that crosses a
+//!   boundary (a file, the database, the network), so an operator reads what was being done.
+//! - No `unwrap()` on anything a user or the network can influence; data read back from the
+//!   database that does not parse is an error naming the row, never quietly read as empty.
+//! - Logs go through `tracing`, with the error and its cause as fields.
 
 use leptos::prelude::{FromServerFnError, ServerFnErrorErr};
 use leptos::server_fn::codec::JsonEncoding;
@@ -24,7 +33,7 @@ pub enum AppError {
     Invalid { field: String, message: String },
     /// Several fields of one form at once.
     #[error("{} field(s) need attention", .0.len())]
-    Fields(Vec<crate::domain::job::FieldError>),
+    Fields(Vec<crate::domain::FieldError>),
     #[error("{0}")]
     TooManyAttempts(String),
     #[error("{0} was not found")]
@@ -76,6 +85,15 @@ impl FromServerFnError for AppError {
 
     fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
         AppError::ServerFn(value)
+    }
+}
+
+impl From<crate::domain::FieldError> for AppError {
+    fn from(e: crate::domain::FieldError) -> Self {
+        AppError::Invalid {
+            field: e.field,
+            message: e.message,
+        }
     }
 }
 

@@ -1,49 +1,13 @@
 //! The failed queue: dead runs kept with their history until a person re-triggers, resolves or
 //! discards them. Viewers read; admins act. Every action is audited.
 
-use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
-use serde::{Deserialize, Serialize};
 
 use super::AppError;
 use crate::domain::retry::RetryInput;
-
-/// Which dead runs to show or act on. Dates are `YYYY-MM-DD` (UTC), both ends inclusive.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct QueueFilter {
-    pub job: Option<String>,
-    pub class: Option<String>,
-    pub from: Option<String>,
-    pub to: Option<String>,
-    /// Text to find in the last error message (case-insensitive).
-    pub text: Option<String>,
-}
-
-/// One dead run as the queue lists it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct DeadRun {
-    pub id: i64,
-    pub job: String,
-    pub trigger: String,
-    pub first_failure: Option<DateTime<Utc>>,
-    pub last_failure: Option<DateTime<Utc>>,
-    pub attempts: i32,
-    pub error_class: Option<String>,
-    pub message: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct QueuePage {
-    pub rows: Vec<DeadRun>,
-    /// Pass back to get the next (older) page; `None` on the last page.
-    pub next: Option<String>,
-    /// Dead runs matching the filter.
-    pub matching: u64,
-    /// The whole queue by job and by error class.
-    pub per_job: Vec<(String, u64)>,
-    pub per_class: Vec<(String, u64)>,
-}
+use crate::views::audit::AuditEntry;
+use crate::views::failed::{QueueFilter, QueuePage};
 
 #[cfg(feature = "ssr")]
 fn failed_error(e: crate::services::failed::FailedError) -> AppError {
@@ -60,6 +24,18 @@ fn failed_error(e: crate::services::failed::FailedError) -> AppError {
     }
 }
 
+/// The filter as the server reads it: one rule for every field ([`crate::domain::filters`]).
+#[cfg(feature = "ssr")]
+fn query(filter: &QueueFilter) -> Result<crate::domain::filters::QueueQuery, AppError> {
+    Ok(crate::domain::filters::QueueQuery::parse(
+        filter.job.as_deref(),
+        filter.class.as_deref(),
+        filter.from.as_deref(),
+        filter.to.as_deref(),
+        filter.text.as_deref(),
+    )?)
+}
+
 #[server(endpoint = "failed/list", input = Json)]
 pub async fn failed_queue(
     filter: QueueFilter,
@@ -69,7 +45,12 @@ pub async fn failed_queue(
         async {
             super::auth::require_user()?;
             let state = super::state()?;
-            crate::services::failed::page(&state.db, &filter, cursor.as_deref(), 50)
+            let cursor = cursor
+                .as_deref()
+                .filter(|c| !c.trim().is_empty())
+                .map(crate::domain::filters::QueueCursor::parse)
+                .transpose()?;
+            crate::services::failed::page(&state.db, &query(&filter)?, cursor, 50)
                 .await
                 .map_err(failed_error)
         }
@@ -84,7 +65,7 @@ pub async fn retrigger_preview(filter: QueueFilter) -> Result<u64, AppError> {
         async {
             super::auth::require_user()?;
             let state = super::state()?;
-            crate::services::failed::count(&state.db, &filter)
+            crate::services::failed::count(&state.db, &query(&filter)?)
                 .await
                 .map_err(failed_error)
         }
@@ -114,8 +95,8 @@ pub async fn retrigger_run(
                 &overrides,
                 &admin,
                 ip.as_deref(),
-                Utc::now(),
-                Utc::now(),
+                crate::clock::now(),
+                crate::clock::now(),
             )
             .await
             .map_err(failed_error)
@@ -136,6 +117,7 @@ pub async fn retrigger_many(
             let admin = super::auth::require_admin("re-trigger runs")?;
             let state = super::state()?;
             let ip = super::auth::request_ip();
+            let filter = filter.as_ref().map(query).transpose()?;
             crate::services::failed::retrigger_many(
                 &state.db,
                 &ids,
@@ -143,7 +125,7 @@ pub async fn retrigger_many(
                 per_minute,
                 &admin,
                 ip.as_deref(),
-                Utc::now(),
+                crate::clock::now(),
             )
             .await
             .map_err(failed_error)
@@ -172,23 +154,13 @@ pub async fn resolve_run(id: i64, reason: String, discard: bool) -> Result<(), A
                 discard,
                 &admin,
                 ip.as_deref(),
-                Utc::now(),
+                crate::clock::now(),
             )
             .await
             .map_err(failed_error)
         }
         .await,
     )
-}
-
-/// One audit entry.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct AuditEntry {
-    pub at: DateTime<Utc>,
-    pub actor: String,
-    pub action: String,
-    pub subject: String,
-    pub detail: String,
 }
 
 /// The latest audit entries, optionally only those about one subject (e.g. `run 12`).

@@ -2,34 +2,10 @@
 
 use leptos::prelude::*;
 use leptos::server_fn::codec::Json;
-use serde::{Deserialize, Serialize};
 
 use super::AppError;
 use crate::domain::job::JobInput;
-
-pub use crate::domain::job::FieldError;
-
-/// A job as the list shows it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JobRow {
-    pub id: i64,
-    pub name: String,
-    pub description: String,
-    pub kind: String,
-    pub cron: String,
-    pub timezone: String,
-    pub enabled: bool,
-    pub last_status: Option<String>,
-    pub runs: u64,
-}
-
-/// A job opened in the editor.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct JobDetail {
-    pub id: i64,
-    pub input: JobInput,
-    pub updated_at: chrono::DateTime<chrono::Utc>,
-}
+use crate::views::jobs::{JobDetail, JobRow};
 
 #[cfg(feature = "ssr")]
 fn job_error(e: crate::services::jobs::JobError) -> AppError {
@@ -89,7 +65,7 @@ pub async fn save_job(id: Option<i64>, input: JobInput) -> Result<i64, AppError>
                 input.restore_secrets(&stored);
             }
             let spec = JobSpec::parse(&input).map_err(AppError::Fields)?;
-            let now = chrono::Utc::now();
+            let now = crate::clock::now();
             let saved = match id {
                 None => jobs::create(&state.db, &spec, now).await,
                 Some(id) => jobs::update(&state.db, id, &spec, now).await,
@@ -100,7 +76,8 @@ pub async fn save_job(id: Option<i64>, input: JobInput) -> Result<i64, AppError>
             } else {
                 "job.created"
             };
-            let detail = serde_json::to_value(spec.to_input().redacted()).unwrap_or_default();
+            let detail = serde_json::to_value(spec.to_input().redacted())
+                .map_err(|e| AppError::internal(&e))?;
             super::audit(&state, &admin, action, &spec.name, detail).await?;
             Ok(saved.id)
         }
@@ -115,7 +92,7 @@ pub async fn set_job_enabled(id: i64, enabled: bool) -> Result<(), AppError> {
             let admin = super::auth::require_admin("enable or disable jobs")?;
             let state = super::state()?;
             let row =
-                crate::services::jobs::set_enabled(&state.db, id, enabled, chrono::Utc::now())
+                crate::services::jobs::set_enabled(&state.db, id, enabled, crate::clock::now())
                     .await
                     .map_err(job_error)?;
             let action = if enabled {

@@ -5,7 +5,6 @@
 //! through [`respond`] so the HTTP status matches the error.
 
 pub mod auth;
-pub mod dashboard;
 pub mod error;
 pub mod failed;
 pub mod jobs;
@@ -60,7 +59,7 @@ pub(crate) async fn audit(
         action,
         subject,
         detail,
-        chrono::Utc::now(),
+        crate::clock::now(),
     )
     .await?;
     Ok(())

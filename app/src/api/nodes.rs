@@ -1,26 +1,9 @@
 //! The instances sharing the database, for the Settings page.
 
 use leptos::prelude::*;
-use serde::{Deserialize, Serialize};
 
 use super::AppError;
-use crate::domain::node::NodeState;
-
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct NodeView {
-    pub node_id: String,
-    pub host: String,
-    pub pid: i32,
-    pub version: String,
-    pub addr: String,
-    pub started_at: chrono::DateTime<chrono::Utc>,
-    pub heartbeat_at: chrono::DateTime<chrono::Utc>,
-    pub stopped_at: Option<chrono::DateTime<chrono::Utc>>,
-    pub state: NodeState,
-    pub clock_skew_ms: Option<i64>,
-    /// Seconds since its last heartbeat, by the server's clock when the list was read.
-    pub silent_s: i64,
-}
+use crate::views::nodes::NodeView;
 
 #[server(endpoint = "nodes/list")]
 pub async fn list_nodes() -> Result<Vec<NodeView>, AppError> {
@@ -28,7 +11,7 @@ pub async fn list_nodes() -> Result<Vec<NodeView>, AppError> {
         async {
             super::auth::require_user()?;
             let state = super::state()?;
-            let now = chrono::Utc::now();
+            let now = crate::clock::now();
             let nodes = crate::services::nodes::list(&state.db, now).await?;
             Ok(nodes
                 .into_iter()

@@ -1,68 +1,9 @@
 //! Runs and their attempts: the Runs page, a run's story, and Run now.
 
-use chrono::{DateTime, Utc};
 use leptos::prelude::*;
-use serde::{Deserialize, Serialize};
 
 use super::AppError;
-
-/// Which runs to list.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-pub struct RunFilter {
-    pub job: Option<String>,
-    pub status: Option<String>,
-    /// Only runs created at or after this time.
-    pub since: Option<DateTime<Utc>>,
-    pub limit: u64,
-}
-
-/// One attempt, as lists and the detail page show it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AttemptView {
-    pub number: i32,
-    pub outcome: Option<String>,
-    pub error_class: Option<String>,
-    pub started_at: DateTime<Utc>,
-    pub finished_at: Option<DateTime<Utc>>,
-    pub duration_ms: Option<i64>,
-    pub timeout_ms: i64,
-    pub message: Option<String>,
-    pub output_tail: Option<String>,
-    pub node: String,
-    pub load_avg: Option<f64>,
-    pub slow: bool,
-}
-
-/// A run with its job's name and every attempt, oldest attempt first.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct RunView {
-    pub id: i64,
-    pub job_id: i64,
-    pub job: String,
-    pub trigger: String,
-    pub status: String,
-    pub scheduled_for: DateTime<Utc>,
-    pub created_at: DateTime<Utc>,
-    pub finished_at: Option<DateTime<Utc>>,
-    pub next_attempt_at: Option<DateTime<Utc>>,
-    pub idempotency_key: String,
-    pub last_error_class: Option<String>,
-    pub last_error: Option<String>,
-    pub attempts: Vec<AttemptView>,
-    /// How it left the failed queue, by whom, when and why.
-    pub resolution: Option<String>,
-    pub resolved_by: Option<String>,
-    pub resolved_at: Option<DateTime<Utc>>,
-    pub resolution_reason: Option<String>,
-    /// The dead run this one re-triggers, and the runs that re-trigger this one.
-    pub retrigger_of: Option<i64>,
-    pub retriggered_as: Vec<i64>,
-    /// The retry and timeout policy recorded when the run was created (JSON), and one-off
-    /// overrides from a re-trigger.
-    pub policy: Option<String>,
-    pub override_timeout_ms: Option<i64>,
-    pub override_retry: Option<String>,
-}
+use crate::views::runs::{HourBucket, RunView};
 
 #[server(endpoint = "runs/list")]
 pub async fn list_runs(
@@ -70,14 +11,25 @@ pub async fn list_runs(
     status: Option<String>,
     since_hours: Option<u32>,
 ) -> Result<Vec<RunView>, AppError> {
+    use crate::domain::run::RunStatus;
     super::respond(
         async {
             super::auth::require_user()?;
             let state = super::state()?;
-            let filter = RunFilter {
+            let status = status
+                .as_deref()
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(|s| {
+                    s.parse::<RunStatus>()
+                        .map_err(|e| AppError::invalid("status", format!("status: {e}")))
+                })
+                .transpose()?;
+            let filter = crate::services::runs::RunFilter {
                 job: job.filter(|j| !j.is_empty()),
-                status: status.filter(|s| !s.is_empty()),
-                since: since_hours.map(|h| Utc::now() - chrono::Duration::hours(i64::from(h))),
+                status,
+                since: since_hours
+                    .map(|h| crate::clock::now() - chrono::Duration::hours(i64::from(h))),
                 limit: 200,
             };
             Ok(crate::services::runs::list(&state.db, &filter).await?)
@@ -110,19 +62,14 @@ pub async fn run_job_now(id: i64) -> Result<i64, AppError> {
             let job = crate::services::jobs::get(&state.db, id)
                 .await
                 .map_err(|_| AppError::NotFound(format!("job {id}")))?;
-            let run = crate::services::runs::create_manual(&state.db, job.id, Utc::now()).await?;
-            let ip = super::auth::request_ip();
-            crate::services::audit::record(
-                &state.db,
-                &crate::services::audit::Actor {
-                    id: Some(admin.id),
-                    name: &admin.username,
-                    ip: ip.as_deref(),
-                },
+            let run = crate::services::runs::create_manual(&state.db, job.id, crate::clock::now())
+                .await?;
+            super::audit(
+                &state,
+                &admin,
                 "run.manual",
                 &job.name,
                 serde_json::json!({ "run": run.id }),
-                Utc::now(),
             )
             .await?;
             Ok(run.id)
@@ -139,9 +86,14 @@ pub async fn release_run(id: i64) -> Result<(), AppError> {
             let admin = super::auth::require_admin("release held runs")?;
             let state = super::state()?;
             let ip = super::auth::request_ip();
-            let released =
-                crate::services::runs::release(&state.db, id, &admin, ip.as_deref(), Utc::now())
-                    .await?;
+            let released = crate::services::runs::release(
+                &state.db,
+                id,
+                &admin,
+                ip.as_deref(),
+                crate::clock::now(),
+            )
+            .await?;
             if released {
                 Ok(())
             } else {
@@ -150,6 +102,19 @@ pub async fn release_run(id: i64) -> Result<(), AppError> {
                     format!("run {id} is not held (it is not blocked)"),
                 ))
             }
+        }
+        .await,
+    )
+}
+
+/// Runs per hour over the last 24 hours, for the Overview.
+#[server(endpoint = "dashboard/runs-per-hour")]
+pub async fn runs_per_hour() -> Result<Vec<HourBucket>, AppError> {
+    super::respond(
+        async {
+            super::auth::require_user()?;
+            let state = super::state()?;
+            Ok(crate::services::runs::per_hour(&state.db, crate::clock::now(), 24).await?)
         }
         .await,
     )

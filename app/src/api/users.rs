@@ -3,29 +3,7 @@
 use leptos::prelude::*;
 
 use super::AppError;
-use crate::domain::account::Role;
-use serde::{Deserialize, Serialize};
-
-/// An account as the browser sees it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct UserRow {
-    pub id: i64,
-    pub username: String,
-    pub role: Role,
-    pub created_at: chrono::DateTime<chrono::Utc>,
-}
-
-#[cfg(feature = "ssr")]
-impl From<crate::services::users::UserSummary> for UserRow {
-    fn from(u: crate::services::users::UserSummary) -> Self {
-        UserRow {
-            id: u.id,
-            username: u.username,
-            role: u.role,
-            created_at: u.created_at,
-        }
-    }
-}
+use crate::views::users::UserRow;
 
 #[server(endpoint = "users/list")]
 pub async fn list_users() -> Result<Vec<UserRow>, AppError> {
@@ -46,14 +24,14 @@ pub async fn create_user(
     password: String,
     role: String,
 ) -> Result<UserRow, AppError> {
-    use crate::domain::account::{NewPassword, Username};
-    use crate::services::{audit, users};
+    use crate::domain::account::{NewPassword, Role, Username};
+    use crate::services::users;
 
     super::respond(
         async {
             let admin = super::auth::require_admin("add users")?;
             let username = Username::parse(&username)?;
-            let role = Role::parse(&role)?;
+            let role = Role::parse_field(&role)?;
             let password = NewPassword::parse(&password)?;
             let state = super::state()?;
             let created = users::create(&state.db, &username, role, &password)
@@ -65,18 +43,12 @@ pub async fn create_user(
                     users::CreateUserError::Invalid(e) => e.into(),
                     other => AppError::internal(&other),
                 })?;
-            let ip = super::auth::request_ip();
-            audit::record(
-                &state.db,
-                &audit::Actor {
-                    id: Some(admin.id),
-                    name: &admin.username,
-                    ip: ip.as_deref(),
-                },
+            super::audit(
+                &state,
+                &admin,
                 "user.created",
                 created.username.as_str(),
-                serde_json::json!({ "role": role.as_str() }),
-                chrono::Utc::now(),
+                serde_json::json!({ "role": role }),
             )
             .await?;
             Ok(UserRow::from(created))

@@ -121,7 +121,7 @@ pub fn retry_chart(policy: &RetryPolicy, warnings: &[Warning]) -> Chart {
         .series(delay_series)
         .series(total_series);
 
-    if policy.jitter().as_str() != "none" {
+    if policy.jitter() != crate::domain::retry::Jitter::None {
         chart = chart
             .series(
                 Line::new()

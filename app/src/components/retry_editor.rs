@@ -219,7 +219,7 @@ pub fn RetryEditor(
                         on:change=edit(|r, v| r.jitter = v)
                     >
                         {Jitter::ALL
-                            .into_iter()
+                            .iter()
                             .map(|j| view! { <option value=j.as_str()>{j.as_str()}</option> })
                             .collect_view()}
                     </select>

@@ -5,38 +5,22 @@
 use serde::{Deserialize, Serialize};
 use std::fmt;
 
-/// What a signed-in person may do. Viewers read everything; admins also change things.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Role {
-    Admin,
-    Viewer,
+crate::text_enum! {
+    /// What a signed-in person may do. Viewers read everything; admins also change things.
+    pub enum Role {
+        Admin = "admin",
+        Viewer = "viewer",
+    }
 }
 
 impl Role {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Role::Admin => "admin",
-            Role::Viewer => "viewer",
-        }
-    }
-
-    pub fn parse(value: &str) -> Result<Self, AccountError> {
-        match value.trim() {
-            "admin" => Ok(Role::Admin),
-            "viewer" => Ok(Role::Viewer),
-            other => Err(AccountError::Role(other.to_string())),
-        }
+    /// A role as typed into a form or on the command line.
+    pub fn parse_field(value: &str) -> Result<Self, AccountError> {
+        Role::parse(value.trim()).ok_or_else(|| AccountError::Role(value.trim().to_string()))
     }
 
     pub fn can_change(self) -> bool {
         self == Role::Admin
-    }
-}
-
-impl fmt::Display for Role {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.as_str())
     }
 }
 
@@ -196,9 +180,12 @@ mod tests {
 
     #[test]
     fn roles_parse_exactly() {
-        assert_eq!(Role::parse("admin"), Ok(Role::Admin));
-        assert_eq!(Role::parse("viewer"), Ok(Role::Viewer));
-        assert_eq!(Role::parse("root"), Err(AccountError::Role("root".into())));
+        assert_eq!(Role::parse_field(" admin"), Ok(Role::Admin));
+        assert_eq!(Role::parse_field("viewer"), Ok(Role::Viewer));
+        assert_eq!(
+            Role::parse_field("root"),
+            Err(AccountError::Role("root".into()))
+        );
         assert!(Role::Admin.can_change());
         assert!(!Role::Viewer.can_change());
     }

@@ -8,9 +8,31 @@
 use chrono::{DateTime, Duration, Utc};
 
 use super::alerts::human_duration;
+use super::run::{ErrorClass, RunStatus};
 
 /// Where the console's address goes in a stored mail.
 pub const CONSOLE: &str = "{console}";
+
+crate::text_enum! {
+    /// Where a mail in the outbox is.
+    pub enum MailStatus {
+        /// Waiting for (another) delivery attempt.
+        Pending = "pending",
+        /// The SMTP server accepted it.
+        Sent = "sent",
+        /// No SMTP server configured: kept in the outbox and written as an .eml file.
+        Written = "written",
+        /// Refused for good (or out of attempts); a person can resend it.
+        Failed = "failed",
+    }
+}
+
+impl MailStatus {
+    /// Delivered as far as Bulwark can tell (sent, or written where it was told to write).
+    pub fn is_delivered(self) -> bool {
+        matches!(self, MailStatus::Sent | MailStatus::Written)
+    }
+}
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Composed {
@@ -25,8 +47,8 @@ pub struct FailedRun {
     pub job: String,
     pub run_id: i64,
     /// `dead` (in the failed queue), `skipped`, or `dead` with a fallback job triggered.
-    pub status: String,
-    pub error_class: Option<String>,
+    pub status: RunStatus,
+    pub error_class: Option<ErrorClass>,
     pub message: Option<String>,
     pub attempts: i32,
     pub finished_at: DateTime<Utc>,
@@ -58,7 +80,7 @@ fn run_link(run_id: i64) -> String {
 }
 
 fn queue_line(run: &FailedRun) -> (String, String) {
-    if run.status == "dead" {
+    if run.status == RunStatus::Dead {
         let link = format!("{CONSOLE}/failed");
         (
             format!("It is in the failed queue; re-trigger it there: {link}\n"),
@@ -74,14 +96,14 @@ fn queue_line(run: &FailedRun) -> (String, String) {
             ),
             format!(
                 "<p>It was {}; the next scheduled run will try again.</p>",
-                escape(&run.status)
+                escape(run.status.as_str())
             ),
         )
     }
 }
 
 fn facts(run: &FailedRun) -> (String, String) {
-    let class = run.error_class.as_deref().unwrap_or("unknown");
+    let class = run.error_class.map_or("unknown", ErrorClass::as_str);
     let message = run.message.as_deref().unwrap_or("(no message)");
     let link = run_link(run.run_id);
     let when = run.finished_at.format("%Y-%m-%d %H:%M:%S UTC");
@@ -117,7 +139,7 @@ pub fn first_failure(run: &FailedRun) -> Composed {
     let subject = format!(
         "[Bulwark] {} failed: {}",
         run.job,
-        run.error_class.as_deref().unwrap_or("error")
+        run.error_class.map_or("error", ErrorClass::as_str)
     );
     let (text, html) = facts(run);
     let (queue_text, queue_html) = queue_line(run);
@@ -222,8 +244,8 @@ mod tests {
         FailedRun {
             job: "nightly-<export>".into(),
             run_id: 42,
-            status: "dead".into(),
-            error_class: Some("permanent".into()),
+            status: RunStatus::Dead,
+            error_class: Some(ErrorClass::Permanent),
             message: Some("HTTP 404 <not found>".into()),
             attempts: 3,
             finished_at: DateTime::<Utc>::from_timestamp(1_800_000_000, 0).unwrap(),
@@ -247,7 +269,7 @@ mod tests {
     #[test]
     fn skipped_runs_do_not_point_at_the_queue() {
         let mail = first_failure(&FailedRun {
-            status: "skipped".into(),
+            status: RunStatus::Skipped,
             ..run()
         });
         assert!(!mail.text.contains("/failed"));

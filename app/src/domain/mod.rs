@@ -2,28 +2,60 @@
 //!
 //! - [`retry`]: the retry contract — delays, totals, sensitivities, jitter, warnings.
 //! - [`run`]: the run state machine, error classes, and the decision after each attempt.
+//! - [`ticks`]: what becomes of a job's due cron ticks (misfire, overlap, holds).
 //! - [`timeout`]: static and learned (P95/P99) timeouts, slow-run detection.
-//! - [`job`]: a job definition as typed and as validated.
+//! - [`job`]: a job definition as typed ([`job::input`]), parsed ([`job::parse`]) and shown
+//!   with its credentials hidden ([`job::redact`]).
+//! - [`email`]: e-mail addresses and lists of them.
+//! - [`filters`]: list filters as URLs and the command line type them, parsed by one rule.
+//! - [`text_enum`]: the one way a state is written down (database, wire, command line).
 //! - [`duration`]: durations as people type them (`500ms`, `10s`, `1h30m`).
 //! - [`cron`]: six-field cron expressions, time zones, fire times.
 //! - [`account`]: usernames, roles, passwords.
 //! - [`bots`]: User-Agent → person or bot, and which bot.
 //! - [`traffic_range`]: date ranges (today … 90 days, custom) and visitor filters for traffic.
+//! - [`traffic_parts`]: how traffic rollups split people and bot sources, and what each
+//!   dashboard filter covers.
 //! - [`node`]: instances sharing a database: live, lost or stopped; clock skew.
 //! - [`alerts`]: failure episodes and the mails they cause.
 //! - [`mail`]: what each mail says (subject, text, HTML).
+//! - [`digest`]: the daily health digest's figures and its mail.
 //! - [`trends`]: failure spikes, rates and bursts across all jobs.
 
 pub mod account;
 pub mod alerts;
 pub mod bots;
 pub mod cron;
+pub mod digest;
 pub mod duration;
+pub mod email;
+pub mod filters;
 pub mod job;
 pub mod mail;
 pub mod node;
 pub mod retry;
 pub mod run;
+pub mod text_enum;
+pub mod ticks;
 pub mod timeout;
+pub mod traffic_parts;
 pub mod traffic_range;
 pub mod trends;
+
+use serde::{Deserialize, Serialize};
+
+/// A problem with one field of a form, file or filter: the message a person reads beside it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldError {
+    pub field: String,
+    pub message: String,
+}
+
+impl FieldError {
+    pub fn new(field: &str, message: impl Into<String>) -> Self {
+        Self {
+            field: field.to_string(),
+            message: message.into(),
+        }
+    }
+}

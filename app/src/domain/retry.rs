@@ -1,4 +1,5 @@
-//! The retry contract (DESIGN.md §3), shared by the engine that waits and the editor that draws.
+//! The retry contract (`docs/ARCHITECTURE.md` §4), shared by the engine that waits and the
+//! editor that draws.
 //!
 //! A policy has a first interval F, a multiplier M in [1.0, 8.0] with one decimal, at most C
 //! retries (1–16), an optional cap on one interval, and a jitter mode. Retry n (1 ≤ n ≤ C)
@@ -67,39 +68,25 @@ impl Multiplier {
     }
 }
 
-/// How retries spread around the nominal delay.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
-#[serde(rename_all = "lowercase")]
-pub enum Jitter {
-    #[default]
-    None,
-    Full,
-    Equal,
-    Decorrelated,
+crate::text_enum! {
+    /// How retries spread around the nominal delay.
+    #[derive(Default)]
+    pub enum Jitter {
+        #[default]
+        None = "none",
+        Full = "full",
+        Equal = "equal",
+        Decorrelated = "decorrelated",
+    }
 }
 
 impl Jitter {
-    pub const ALL: [Jitter; 4] = [
-        Jitter::None,
-        Jitter::Full,
-        Jitter::Equal,
-        Jitter::Decorrelated,
-    ];
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Jitter::None => "none",
-            Jitter::Full => "full",
-            Jitter::Equal => "equal",
-            Jitter::Decorrelated => "decorrelated",
+    /// A jitter as typed: empty means none.
+    pub fn parse_input(text: &str) -> Result<Self, RetryError> {
+        match text.trim() {
+            "" => Ok(Jitter::None),
+            text => Jitter::parse(text).ok_or_else(|| RetryError::Jitter(text.to_string())),
         }
-    }
-
-    pub fn parse(text: &str) -> Result<Self, RetryError> {
-        Jitter::ALL
-            .into_iter()
-            .find(|j| j.as_str() == text.trim())
-            .ok_or_else(|| RetryError::Jitter(text.trim().to_string()))
     }
 }
 
@@ -215,11 +202,7 @@ impl RetryPolicy {
             .ok()
             .filter(|c| (1..=Self::MAX_RETRIES).contains(c))
             .ok_or_else(|| RetryError::MaxRetries(input.max_retries.trim().to_string()));
-        let jitter = if input.jitter.trim().is_empty() {
-            Ok(Jitter::None)
-        } else {
-            Jitter::parse(&input.jitter)
-        };
+        let jitter = Jitter::parse_input(&input.jitter);
         let cap = match input.cap.trim() {
             "" | "none" => Ok(None),
             text => duration::parse_ms(text).map(Some).map_err(RetryError::Cap),
@@ -566,7 +549,7 @@ mod tests {
             .collect()
     }
 
-    // Reference numbers from DESIGN.md §3.
+    // The reference numbers of `docs/ARCHITECTURE.md` §4.
 
     #[test]
     fn ten_seconds_doubling() {

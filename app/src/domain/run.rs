@@ -14,91 +14,81 @@
 //! A timed-out or interrupted attempt (the worker died: its lease expired) counts as an attempt
 //! and is retried like a transient failure. Permanent failures skip the remaining retries.
 
-use serde::{Deserialize, Serialize};
-
 use super::retry::RetryPolicy;
 
-macro_rules! string_enum {
-    ($(#[$meta:meta])* $name:ident { $($variant:ident => $text:literal),+ $(,)? }) => {
-        $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
-        #[serde(rename_all = "snake_case")]
-        pub enum $name { $($variant),+ }
-
-        impl $name {
-            pub const ALL: &'static [$name] = &[$($name::$variant),+];
-
-            pub fn as_str(self) -> &'static str {
-                match self { $($name::$variant => $text),+ }
-            }
-
-            pub fn parse(text: &str) -> Option<Self> {
-                match text { $($text => Some($name::$variant),)+ _ => None }
-            }
-        }
-
-        impl std::fmt::Display for $name {
-            fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-    };
-}
-
-string_enum!(
+crate::text_enum! {
     /// Where a run is in its life. `blocked`: held because a job it depends on is failing.
-    RunStatus {
-        Pending => "pending",
-        Running => "running",
-        RetryWait => "retry_wait",
-        Succeeded => "succeeded",
-        Dead => "dead",
-        Skipped => "skipped",
-        Cancelled => "cancelled",
-        Blocked => "blocked",
+    pub enum RunStatus {
+        Pending = "pending",
+        Running = "running",
+        RetryWait = "retry_wait",
+        Succeeded = "succeeded",
+        Dead = "dead",
+        Skipped = "skipped",
+        Cancelled = "cancelled",
+        Blocked = "blocked",
     }
-);
+}
 
 impl RunStatus {
+    /// The statuses of a run that is still going.
+    pub const ACTIVE: &'static [RunStatus] =
+        &[RunStatus::Pending, RunStatus::Running, RunStatus::RetryWait];
+
     /// Still going: the run will be (or is being) attempted.
     pub fn is_active(self) -> bool {
-        matches!(
-            self,
-            RunStatus::Pending | RunStatus::Running | RunStatus::RetryWait
-        )
+        RunStatus::ACTIVE.contains(&self)
     }
 }
 
-string_enum!(
+crate::text_enum! {
     /// Why a run exists. `fallback`: another job's retries ran out and named this job.
-    Trigger {
-        Cron => "cron",
-        Manual => "manual",
-        Retrigger => "retrigger",
-        Recovery => "recovery",
-        Fallback => "fallback",
+    pub enum Trigger {
+        Cron = "cron",
+        Manual = "manual",
+        Retrigger = "retrigger",
+        Recovery = "recovery",
+        Fallback = "fallback",
     }
-);
+}
 
-string_enum!(
+crate::text_enum! {
     /// How one attempt ended.
-    Outcome {
-        Succeeded => "succeeded",
-        Failed => "failed",
-        TimedOut => "timed_out",
-        Interrupted => "interrupted",
+    pub enum Outcome {
+        Succeeded = "succeeded",
+        Failed = "failed",
+        TimedOut = "timed_out",
+        Interrupted = "interrupted",
     }
-);
+}
 
-string_enum!(
+impl Outcome {
+    /// Every way an attempt can fail (what trend alerts count).
+    pub const FAILURES: &'static [Outcome] =
+        &[Outcome::Failed, Outcome::TimedOut, Outcome::Interrupted];
+}
+
+crate::text_enum! {
     /// Why an attempt failed, which decides whether it is retried.
-    ErrorClass {
-        Transient => "transient",
-        Permanent => "permanent",
-        Timeout => "timeout",
-        Interrupted => "interrupted",
+    pub enum ErrorClass {
+        Transient = "transient",
+        Permanent = "permanent",
+        Timeout = "timeout",
+        Interrupted = "interrupted",
     }
-);
+}
+
+crate::text_enum! {
+    /// How a dead run left the failed queue.
+    pub enum Resolution {
+        /// A new run of the job was queued in its place.
+        Retriggered = "retriggered",
+        /// Someone fixed what it was for by hand.
+        Resolved = "resolved",
+        /// Someone decided it should simply be dropped.
+        Discarded = "discarded",
+    }
+}
 
 impl ErrorClass {
     pub fn is_retryable(self) -> bool {
@@ -106,8 +96,8 @@ impl ErrorClass {
     }
 }
 
-/// HTTP statuses that are worth retrying (DESIGN.md §4): the server asked us to come back, or
-/// failed in a way that usually passes.
+/// HTTP statuses that are worth retrying (`docs/ARCHITECTURE.md` §3): the server asked us to
+/// come back, or failed in a way that usually passes.
 pub fn classify_http_status(status: u16) -> ErrorClass {
     match status {
         408 | 425 | 429 | 500 | 502 | 503 | 504 => ErrorClass::Transient,

@@ -31,7 +31,7 @@ pub enum TimeoutSource {
 
 /// `recent_success_ms`: durations of the job's latest successful attempts, newest first.
 pub fn effective(policy: &TimeoutPolicy, recent_success_ms: &[u64]) -> EffectiveTimeout {
-    let Some(percentile) = policy.dynamic else {
+    let Some(percentile) = policy.mode.percentile() else {
         return EffectiveTimeout {
             ms: policy.static_ms.min(policy.hard_cap_ms),
             source: TimeoutSource::Static,
@@ -50,11 +50,7 @@ pub fn effective(policy: &TimeoutPolicy, recent_success_ms: &[u64]) -> Effective
             },
         };
     }
-    let q = match percentile {
-        Percentile::P95 => 0.95,
-        Percentile::P99 => 0.99,
-    };
-    let raw = nearest_rank(&window, q);
+    let raw = nearest_rank(&window, percentile.quantile());
     let scaled = raw as f64 * f64::from(policy.factor_x10) / 10.0;
     EffectiveTimeout {
         ms: (scaled.round() as u64).clamp(policy.floor_ms, policy.hard_cap_ms),
@@ -93,11 +89,12 @@ pub fn is_slow(duration_ms: u64, history_ms: &[u64]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::job::TimeoutMode;
 
-    fn policy(dynamic: Option<Percentile>) -> TimeoutPolicy {
+    fn policy(mode: TimeoutMode) -> TimeoutPolicy {
         TimeoutPolicy {
             static_ms: 60_000,
-            dynamic,
+            mode,
             window: 20,
             factor_x10: 15,
             floor_ms: 1_000,
@@ -108,10 +105,10 @@ mod tests {
     #[test]
     fn static_until_enough_samples() {
         assert_eq!(
-            effective(&policy(None), &[5; 50]).source,
+            effective(&policy(TimeoutMode::Static), &[5; 50]).source,
             TimeoutSource::Static
         );
-        let few = effective(&policy(Some(Percentile::P95)), &[100, 200]);
+        let few = effective(&policy(TimeoutMode::P95), &[100, 200]);
         assert_eq!(
             (few.ms, few.source),
             (60_000, TimeoutSource::StaticUntilLearned { samples: 2 })
@@ -121,7 +118,7 @@ mod tests {
     #[test]
     fn learned_from_the_percentile_times_the_factor_within_bounds() {
         let samples: Vec<u64> = (1..=20).map(|i| i * 1_000).collect();
-        let t = effective(&policy(Some(Percentile::P95)), &samples);
+        let t = effective(&policy(TimeoutMode::P95), &samples);
         // P95 of 1..20 s is 19 s; × 1.5 = 28.5 s.
         assert_eq!(t.ms, 28_500);
         assert_eq!(
@@ -133,12 +130,12 @@ mod tests {
             }
         );
         assert_eq!(
-            effective(&policy(Some(Percentile::P99)), &[10; 10]).ms,
+            effective(&policy(TimeoutMode::P99), &[10; 10]).ms,
             1_000,
             "floor"
         );
         assert_eq!(
-            effective(&policy(Some(Percentile::P99)), &[600_000; 10]).ms,
+            effective(&policy(TimeoutMode::P99), &[600_000; 10]).ms,
             120_000,
             "hard cap"
         );

@@ -1,9 +1,10 @@
 //! Date ranges and visitor filters for traffic figures, shared by the dashboard (in the
 //! browser and on the server) and `bulwark traffic stats`, so both read the same days.
 //!
-//! Dates are calendar days in the configured time zone, both ends inclusive (DESIGN.md §6). A
-//! range resolves to the half-open instant interval `[start, end)` from the first day's
-//! midnight to the midnight after the last day, whatever DST does in between.
+//! Dates are calendar days in the configured time zone, both ends inclusive
+//! (`docs/ARCHITECTURE.md` §5). A range resolves to the half-open instant interval
+//! `[start, end)` from the first day's midnight to the midnight after the last day, whatever
+//! DST does in between.
 
 use chrono::{DateTime, Days, NaiveDate, TimeZone, Utc};
 use chrono_tz::Tz;
@@ -142,8 +143,7 @@ pub fn parse_spec(
     to: Option<&str>,
 ) -> Result<RangeSpec, RangeError> {
     let date = |text: &str| {
-        NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d")
-            .map_err(|_| RangeError::Date(text.to_string()))
+        super::filters::parse_day(text).ok_or_else(|| RangeError::Date(text.to_string()))
     };
     match (from.filter(|f| !f.is_empty()), to.filter(|t| !t.is_empty())) {
         (Some(from), Some(to)) => Ok(RangeSpec::Custom {

@@ -13,6 +13,8 @@
 
 use std::collections::BTreeMap;
 
+use super::run::ErrorClass;
+
 pub const SPIKE_FACTOR: f64 = 4.0;
 pub const MIN_FAILURES: u64 = 5;
 pub const RATE_LIMIT_PERCENT: f64 = 5.0;
@@ -22,13 +24,13 @@ pub const CLEAR_AFTER_MINUTES: i64 = 15;
 /// Attempt counts over the windows the rules look at.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Window {
-    /// Failed attempts in the last 5 minutes, by error class.
-    pub failed_5m: BTreeMap<String, u64>,
+    /// Failed attempts in the last 5 minutes, by error class (`None`: none recorded).
+    pub failed_5m: BTreeMap<Option<ErrorClass>, u64>,
     /// Attempts and failed attempts in the last 15 minutes.
     pub attempts_15m: u64,
     pub failed_15m: u64,
     /// Failed attempts in the 24 hours before the last 5 minutes, by error class.
-    pub failed_baseline: BTreeMap<String, u64>,
+    pub failed_baseline: BTreeMap<Option<ErrorClass>, u64>,
 }
 
 /// Five-minute slots in the baseline.
@@ -72,6 +74,7 @@ pub fn evaluate(w: &Window) -> Vec<Finding> {
     for (class, n) in &w.failed_5m {
         let usual = w.failed_baseline.get(class).copied().unwrap_or(0) as f64 / BASELINE_SLOTS;
         if *n >= MIN_FAILURES && *n as f64 >= SPIKE_FACTOR * usual && *n * 2 > recent {
+            let class = class.map_or("unknown", ErrorClass::as_str);
             findings.push(Finding {
                 key: format!("burst:{class}"),
                 title: format!("a burst of {class} errors"),
@@ -88,17 +91,17 @@ pub fn evaluate(w: &Window) -> Vec<Finding> {
 mod tests {
     use super::*;
 
-    fn classes(pairs: &[(&str, u64)]) -> BTreeMap<String, u64> {
-        pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+    fn classes(pairs: &[(ErrorClass, u64)]) -> BTreeMap<Option<ErrorClass>, u64> {
+        pairs.iter().map(|(k, v)| (Some(*k), *v)).collect()
     }
 
     #[test]
     fn a_quiet_system_raises_nothing() {
         let w = Window {
-            failed_5m: classes(&[("transient", 1)]),
+            failed_5m: classes(&[(ErrorClass::Transient, 1)]),
             attempts_15m: 300,
             failed_15m: 2,
-            failed_baseline: classes(&[("transient", 288)]),
+            failed_baseline: classes(&[(ErrorClass::Transient, 288)]),
         };
         assert!(evaluate(&w).is_empty());
     }
@@ -106,10 +109,10 @@ mod tests {
     #[test]
     fn a_spike_a_rate_and_a_burst_are_each_named() {
         let w = Window {
-            failed_5m: classes(&[("timeout", 30), ("transient", 2)]),
+            failed_5m: classes(&[(ErrorClass::Timeout, 30), (ErrorClass::Transient, 2)]),
             attempts_15m: 200,
             failed_15m: 40,
-            failed_baseline: classes(&[("transient", 288)]),
+            failed_baseline: classes(&[(ErrorClass::Transient, 288)]),
         };
         let keys: Vec<String> = evaluate(&w).into_iter().map(|f| f.key).collect();
         assert_eq!(keys, ["spike", "rate", "burst:timeout"]);
@@ -123,10 +126,10 @@ mod tests {
     fn the_usual_failure_level_is_not_a_spike() {
         // 10 failures every 5 minutes is what this system always does.
         let w = Window {
-            failed_5m: classes(&[("transient", 10)]),
+            failed_5m: classes(&[(ErrorClass::Transient, 10)]),
             attempts_15m: 1000,
             failed_15m: 30,
-            failed_baseline: classes(&[("transient", 2880)]),
+            failed_baseline: classes(&[(ErrorClass::Transient, 2880)]),
         };
         assert!(evaluate(&w).is_empty());
     }

@@ -1,5 +1,8 @@
 use sea_orm::entity::prelude::*;
 
+use crate::domain::job::{ExhaustedAction, Kind, Misfire, Overlap, TimeoutMode};
+use crate::domain::retry::Jitter;
+
 /// A job definition. Column meanings and units are in the migration that creates the table.
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "jobs")]
@@ -9,7 +12,7 @@ pub struct Model {
     #[sea_orm(unique)]
     pub name: String,
     pub description: String,
-    pub kind: String,
+    pub kind: Kind,
     pub config: String,
     pub cron: String,
     pub timezone: String,
@@ -17,19 +20,23 @@ pub struct Model {
     pub retry_first_ms: i64,
     pub retry_multiplier_x10: i32,
     pub retry_max: i32,
-    pub retry_jitter: String,
+    pub retry_jitter: Jitter,
     pub retry_cap_ms: Option<i64>,
-    pub timeout_mode: String,
+    pub timeout_mode: TimeoutMode,
     pub timeout_static_ms: i64,
     pub timeout_window: i32,
     pub timeout_factor_x10: i32,
     pub timeout_floor_ms: i64,
     pub timeout_hard_cap_ms: i64,
-    pub overlap: String,
-    pub misfire: String,
-    pub on_exhausted: String,
+    pub overlap: Overlap,
+    pub misfire: Misfire,
+    pub on_exhausted: ExhaustedAction,
+    /// The job `on_exhausted = fallback` starts.
+    pub fallback_job: Option<String>,
+    /// JSON array of addresses.
     pub alert_to: String,
     pub escalate_after: i32,
+    /// JSON array of addresses.
     pub escalate_to: String,
     pub created_at: DateTimeUtc,
     /// JSON array of the names of jobs that depend on this one.

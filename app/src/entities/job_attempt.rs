@@ -1,5 +1,7 @@
 use sea_orm::entity::prelude::*;
 
+use crate::domain::run::{ErrorClass, Outcome};
+
 /// One attempt of a run; never overwritten once finished.
 #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
 #[sea_orm(table_name = "job_attempts")]
@@ -12,8 +14,8 @@ pub struct Model {
     pub finished_at: Option<DateTimeUtc>,
     pub duration_ms: Option<i64>,
     pub timeout_ms: i64,
-    pub outcome: Option<String>,
-    pub error_class: Option<String>,
+    pub outcome: Option<Outcome>,
+    pub error_class: Option<ErrorClass>,
     pub message: Option<String>,
     pub output_tail: Option<String>,
     pub node: String,

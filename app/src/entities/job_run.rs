@@ -1,5 +1,7 @@
 use sea_orm::entity::prelude::*;
 
+use crate::domain::run::{ErrorClass, Resolution, RunStatus, Trigger};
+
 /// One logical execution of a job; its attempts are rows of `job_attempts`.
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "job_runs")]
@@ -7,24 +9,24 @@ pub struct Model {
     #[sea_orm(primary_key)]
     pub id: i64,
     pub job_id: i64,
-    pub trigger: String,
+    pub trigger: Trigger,
     pub scheduled_for: DateTimeUtc,
     pub cron_tick: Option<DateTimeUtc>,
-    pub status: String,
+    pub status: RunStatus,
     pub attempts: i32,
     pub next_attempt_at: Option<DateTimeUtc>,
     pub lease_owner: Option<String>,
     pub lease_expires_at: Option<DateTimeUtc>,
     pub idempotency_key: String,
-    pub last_error_class: Option<String>,
+    pub last_error_class: Option<ErrorClass>,
     pub last_error: Option<String>,
     pub previous_delay_ms: Option<i64>,
     pub retrigger_of: Option<i64>,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
     pub finished_at: Option<DateTimeUtc>,
-    /// How a dead run left the failed queue: `retriggered`, `resolved` or `discarded`.
-    pub resolution: Option<String>,
+    /// How a dead run left the failed queue.
+    pub resolution: Option<Resolution>,
     pub resolved_by: Option<String>,
     pub resolved_at: Option<DateTimeUtc>,
     pub resolution_reason: Option<String>,

@@ -1,5 +1,7 @@
 use sea_orm::entity::prelude::*;
 
+use crate::domain::mail::MailStatus;
+
 /// A mail to send, or sent. Column meanings are in the migration that creates the table.
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "mail_outbox")]
@@ -15,7 +17,7 @@ pub struct Model {
     pub subject: String,
     pub body_text: String,
     pub body_html: Option<String>,
-    pub status: String,
+    pub status: MailStatus,
     pub attempts: i32,
     pub next_attempt_at: DateTimeUtc,
     pub last_error: Option<String>,

@@ -1,5 +1,7 @@
 use sea_orm::entity::prelude::*;
 
+use crate::domain::account::Role;
+
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "users")]
 pub struct Model {
@@ -9,7 +11,7 @@ pub struct Model {
     pub username: String,
     /// Argon2id PHC string; never leaves the server.
     pub password_hash: String,
-    pub role: String,
+    pub role: Role,
     pub created_at: DateTimeUtc,
 }
 

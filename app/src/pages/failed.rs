@@ -11,9 +11,11 @@ use leptos_router::hooks::use_query_map;
 
 use super::runs::when;
 use crate::api::failed::{
-    DeadRun, QueueFilter, ResolveRun, RetriggerMany, RetriggerRun, failed_queue, retrigger_preview,
+    ResolveRun, RetriggerMany, RetriggerRun, failed_queue, retrigger_preview,
 };
 use crate::components::layout::use_current_user;
+use crate::domain::run::ErrorClass;
+use crate::views::failed::{DeadRun, QueueFilter};
 
 fn query_string(filter: &QueueFilter, cursor: Option<&str>) -> String {
     let pairs = [
@@ -105,8 +107,8 @@ pub fn FailedPage() -> impl IntoView {
             <div><label for="q-class">"Error class"</label>
                 <select id="q-class" name="class" prop:value=move || param("class").unwrap_or_default()>
                     <option value="">"any"</option>
-                    {["transient", "permanent", "timeout", "interrupted"].into_iter()
-                        .map(|c| view! { <option value=c>{c}</option> }).collect_view()}
+                    {ErrorClass::WORDS.iter()
+                        .map(|c| view! { <option value=*c>{*c}</option> }).collect_view()}
                 </select></div>
             <div><label for="q-from">"From"</label>
                 <input id="q-from" name="from" type="date" prop:value=move || param("from").unwrap_or_default() /></div>
@@ -136,9 +138,12 @@ pub fn FailedPage() -> impl IntoView {
                                     view! { <A href=href attr:class="chip">{format!("{name} {n}")}</A> }
                                 }).collect_view()}
                                 <span class="muted">" By class: "</span>
-                                {page.per_class.iter().map(|(class, n)| {
-                                    let href = query_string(&QueueFilter { class: Some(class.clone()), ..Default::default() }, None);
-                                    view! { <A href=href attr:class="chip">{format!("{class} {n}")}</A> }
+                                {page.per_class.iter().map(|(class, n)| match class {
+                                    Some(class) => {
+                                        let href = query_string(&QueueFilter { class: Some(class.as_str().into()), ..Default::default() }, None);
+                                        view! { <A href=href attr:class="chip">{format!("{class} {n}")}</A> }.into_any()
+                                    }
+                                    None => view! { <span class="chip">{format!("unknown {n}")}</span> }.into_any(),
                                 }).collect_view()}
                             </section>
                             {admin.then(|| view! { <BulkBar selected filter many matching=page.matching /> })}
@@ -250,7 +255,7 @@ fn QueueTable(
                             <td>{run.first_failure.map(when).unwrap_or_default()}</td>
                             <td>{run.last_failure.map(when).unwrap_or_default()}</td>
                             <td>{run.attempts}</td>
-                            <td>{run.error_class.clone().unwrap_or_default()}</td>
+                            <td>{run.error_class.map(|c| c.as_str())}</td>
                             <td class="small">{run.message.clone().unwrap_or_default()}</td>
                             {admin.then(|| view! { <td class="actions"><RowActions id retrigger resolve /></td> })}
                         </tr>

@@ -9,8 +9,9 @@ use charming::{
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use crate::api::dashboard::{HourBucket, runs_per_hour};
+use crate::api::runs::runs_per_hour;
 use crate::components::chart::EChart;
+use crate::views::runs::HourBucket;
 
 /// Stacked bars per hour: succeeded, failed, still in progress.
 pub fn runs_chart(buckets: &[HourBucket]) -> Chart {

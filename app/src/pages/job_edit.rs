@@ -10,7 +10,46 @@ use crate::api::jobs::{SaveJob, get_job};
 use crate::components::layout::use_current_user;
 use crate::components::retry_editor::RetryEditor;
 use crate::domain::cron::{CronExpr, format_fire_time, parse_timezone, timezone_names};
-use crate::domain::job::{BUILTIN_TASKS, JobInput};
+use crate::domain::job::{
+    BUILTIN_TASKS, ExhaustedAction, JobInput, Kind, Misfire, Overlap, TimeoutMode,
+};
+
+/// The editor's choices: a state's word and how the form says it.
+const KINDS: &[(&str, &str)] = &[
+    (Kind::Http.as_str(), "HTTP call"),
+    (Kind::Command.as_str(), "Command"),
+    (Kind::Builtin.as_str(), "Built-in task"),
+];
+const OVERLAPS: &[(&str, &str)] = &[
+    (Overlap::Skip.as_str(), "is skipped (and recorded)"),
+    (Overlap::Queue.as_str(), "waits its turn"),
+];
+const MISFIRES: &[(&str, &str)] = &[
+    (Misfire::RunOnce.as_str(), "run once when it is back"),
+    (Misfire::Skip.as_str(), "are skipped (and recorded)"),
+];
+const TIMEOUT_MODES: &[(&str, &str)] = &[
+    (TimeoutMode::Static.as_str(), "static"),
+    (
+        TimeoutMode::P95.as_str(),
+        "learned: P95 of recent successes",
+    ),
+    (
+        TimeoutMode::P99.as_str(),
+        "learned: P99 of recent successes",
+    ),
+];
+const EXHAUSTED: &[(&str, &str)] = &[
+    (
+        ExhaustedAction::DeadLetter.as_str(),
+        "park the run in the failed queue",
+    ),
+    (
+        ExhaustedAction::SkipToNext.as_str(),
+        "skip to the next tick (recorded)",
+    ),
+    (ExhaustedAction::Fallback.as_str(), "trigger a fallback job"),
+];
 
 #[component]
 pub fn JobEditPage() -> impl IntoView {
@@ -122,7 +161,7 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
                         get=|j| j.name.clone() set=|j, v| j.name = v />
                     <Choice label="Kind" field="kind" job readonly error=error_for("kind")
                         get=|j| j.kind.clone() set=|j, v| j.kind = v
-                        options=&[("http", "HTTP call"), ("command", "Command"), ("builtin", "Built-in task")] />
+                        options=KINDS />
                 </div>
                 <Field label="Description" field="description" job readonly error=error_for("description")
                     get=|j| j.description.clone() set=|j, v| j.description = v />
@@ -138,7 +177,7 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
             {view! {
             <section class="card">
                 <h2>"What runs"</h2>
-                <Show when=move || kind() == "http">
+                <Show when=move || kind() == Kind::Http.as_str()>
                     <div class="grid2">
                         <Choice label="Method" field="http_method" job readonly error=error_for("http_method")
                             get=|j| j.http_method.clone() set=|j, v| j.http_method = v
@@ -153,7 +192,7 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
                     <Field label="Statuses that mean success" field="http_expected" job readonly
                         error=error_for("http_expected") get=|j| j.http_expected.clone() set=|j, v| j.http_expected = v />
                 </Show>
-                <Show when=move || kind() == "command">
+                <Show when=move || kind() == Kind::Command.as_str()>
                     <Field label="Program" field="command_program" job readonly error=error_for("command_program")
                         get=|j| j.command_program.clone() set=|j, v| j.command_program = v />
                     <Field label="Arguments (one per line)" field="command_args" job readonly multiline=true
@@ -162,7 +201,7 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
                         error=error_for("command_transient_codes") get=|j| j.command_transient_codes.clone()
                         set=|j, v| j.command_transient_codes = v />
                 </Show>
-                <Show when=move || kind() == "builtin">
+                <Show when=move || kind() == Kind::Builtin.as_str()>
                     <label for="job-builtin_task">"Task"</label>
                     <select id="job-builtin_task" disabled=readonly
                         prop:value=move || job.with(|j| j.builtin_task.clone())
@@ -208,10 +247,10 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
                 <div class="grid2">
                     <Choice label="A tick while a run is still active" field="overlap" job readonly error=error_for("overlap")
                         get=|j| j.overlap.clone() set=|j, v| j.overlap = v
-                        options=&[("skip", "is skipped (and recorded)"), ("queue", "waits its turn")] />
+                        options=OVERLAPS />
                     <Choice label="Ticks missed while Bulwark was down" field="misfire" job readonly error=error_for("misfire")
                         get=|j| j.misfire.clone() set=|j, v| j.misfire = v
-                        options=&[("run_once", "run once when it is back"), ("skip", "are skipped (and recorded)")] />
+                        options=MISFIRES />
                 </div>
             </section>
             }.into_any()}
@@ -229,14 +268,14 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
                 <div class="grid3">
                     <Choice label="Mode" field="timeout_mode" job readonly error=error_for("timeout_mode")
                         get=|j| j.timeout_mode.clone() set=|j, v| j.timeout_mode = v
-                        options=&[("static", "static"), ("p95", "learned: P95 of recent successes"), ("p99", "learned: P99 of recent successes")] />
+                        options=TIMEOUT_MODES />
                     <Field label="Static timeout (also used until enough samples exist)" field="timeout_static" job readonly
                         error=error_for("timeout_static") get=|j| j.timeout_static.clone() set=|j, v| j.timeout_static = v />
                     <Field label="Hard cap" field="timeout_hard_cap" job readonly error=error_for("timeout_hard_cap")
                         get=|j| j.timeout_hard_cap.clone() set=|j, v| j.timeout_hard_cap = v />
                 </div>
                 {id.map(|id| view! { <EffectiveTimeoutNote id /> })}
-                <Show when=move || job.with(|j| j.timeout_mode != "static")>
+                <Show when=move || job.with(|j| j.timeout_mode != TimeoutMode::Static.as_str())>
                     <div class="grid3">
                         <Field label="Window (recent successful runs)" field="timeout_window" job readonly
                             error=error_for("timeout_window") get=|j| j.timeout_window.clone() set=|j, v| j.timeout_window = v />
@@ -255,8 +294,8 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
                 <div class="grid2">
                     <Choice label="Then" field="on_exhausted" job readonly error=error_for("on_exhausted")
                         get=|j| j.on_exhausted.clone() set=|j, v| j.on_exhausted = v
-                        options=&[("dead_letter", "park the run in the failed queue"), ("skip_to_next", "skip to the next tick (recorded)"), ("fallback", "trigger a fallback job")] />
-                    <Show when=move || job.with(|j| j.on_exhausted == "fallback")>
+                        options=EXHAUSTED />
+                    <Show when=move || job.with(|j| j.on_exhausted == ExhaustedAction::Fallback.as_str())>
                         <Field label="Fallback job" field="fallback_job" job readonly error=error_for("fallback_job")
                             get=|j| j.fallback_job.clone() set=|j, v| j.fallback_job = v />
                     </Show>

@@ -4,10 +4,11 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::components::A;
 
-use crate::api::jobs::{DeleteJob, JobRow, SetJobEnabled, list_jobs};
+use crate::api::jobs::{DeleteJob, SetJobEnabled, list_jobs};
 use crate::api::runs::RunJobNow;
 use crate::components::layout::use_current_user;
 use crate::domain::cron::{CronExpr, format_fire_time, parse_timezone};
+use crate::views::jobs::JobRow;
 
 fn next_fire(row: &JobRow) -> String {
     match (CronExpr::parse(&row.cron), parse_timezone(&row.timezone)) {
@@ -105,7 +106,7 @@ pub fn JobsPage() -> impl IntoView {
                                                         <a href=format!("/jobs/{id}")>{row.name.clone()}</a>
                                                         <div class="muted small">{row.description.clone()}</div>
                                                     </td>
-                                                    <td>{row.kind.clone()}</td>
+                                                    <td>{row.kind.as_str()}</td>
                                                     <td>
                                                         <code>{row.cron.clone()}</code>
                                                         <div class="muted small">{row.timezone.clone()}</div>
@@ -113,7 +114,7 @@ pub fn JobsPage() -> impl IntoView {
                                                     <td>{next}</td>
                                                     <td>
                                                         {row.runs}
-                                                        {row.last_status.clone().map(|s| format!(" (last: {s})"))}
+                                                        {row.last_status.map(|s| format!(" (last: {s})"))}
                                                     </td>
                                                     <td>
                                                         <span class=if enabled { "pill ok" } else { "pill off" }>

@@ -8,10 +8,11 @@ use leptos_router::hooks::use_query_map;
 
 use crate::api::AppError;
 use crate::api::notifications::{
-    MailSettingsView, OutboxRow, ResendMail, STATUSES, SaveMailSettings, SendTestMail,
-    mail_settings, outbox, preview_mail,
+    ResendMail, SaveMailSettings, SendTestMail, mail_settings, outbox, preview_mail,
 };
 use crate::components::layout::use_current_user;
+use crate::domain::mail::MailStatus;
+use crate::views::notifications::{MailSettingsView, OutboxRow};
 
 #[component]
 pub fn NotificationsPage() -> impl IntoView {
@@ -210,7 +211,7 @@ fn OutboxCard(resend: ServerAction<ResendMail>, test: ServerAction<SendTestMail>
             <h2>"Outbox"</h2>
             <p class="filters" data-testid="outbox-filter">
                 <a href="/notifications" class:active=move || status().is_none()>"all"</a>
-                {STATUSES
+                {MailStatus::WORDS
                     .iter()
                     .map(|s| {
                         let s = *s;
@@ -270,22 +271,22 @@ fn OutboxTable(
                 {rows
                     .into_iter()
                     .map(|m| {
-                        let pill = match m.status.as_str() {
-                            "sent" | "written" => "pill ok",
-                            "failed" => "pill bad",
-                            _ => "pill warn",
+                        let pill = match m.status {
+                            MailStatus::Sent | MailStatus::Written => "pill ok",
+                            MailStatus::Failed => "pill bad",
+                            MailStatus::Pending => "pill warn",
                         };
-                        let answer = match (&m.status[..], &m.reply, &m.last_error) {
-                            ("pending", _, Some(error)) => format!(
+                        let answer = match (m.status, &m.reply, &m.last_error) {
+                            (MailStatus::Pending, _, Some(error)) => format!(
                                 "{error} — next try {}",
                                 m.next_attempt_at.format("%H:%M:%S UTC")
                             ),
-                            (_, Some(reply), _) if m.status != "failed" => reply.clone(),
+                            (status, Some(reply), _) if status != MailStatus::Failed => reply.clone(),
                             (_, _, Some(error)) => error.clone(),
                             _ => String::new(),
                         };
                         let id = m.id;
-                        let status = m.status.clone();
+                        let status = m.status.as_str();
                         view! {
                             <tr data-mail=id data-status=status>
                                 <td>{id}</td>
@@ -293,7 +294,7 @@ fn OutboxTable(
                                 <td>{m.kind}</td>
                                 <td>{m.recipients}</td>
                                 <td>{m.subject}</td>
-                                <td><span class=pill>{m.status}</span></td>
+                                <td><span class=pill>{status}</span></td>
                                 <td>{m.attempts}</td>
                                 <td class="answer">{answer}</td>
                                 <td>

@@ -5,11 +5,13 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
-use super::runs::{status_pill, use_ticker, when};
+use super::runs::{outcome_pill, status_pill, use_ticker, when};
 use crate::api::failed::{ResolveRun, RetriggerRun, audit_entries};
-use crate::api::runs::{AttemptView, ReleaseRun, RunView, get_run};
+use crate::api::runs::{ReleaseRun, get_run};
 use crate::components::layout::use_current_user;
 use crate::domain::retry::RetryInput;
+use crate::domain::run::RunStatus;
+use crate::views::runs::{AttemptView, RunView};
 
 #[component]
 pub fn RunDetailPage() -> impl IntoView {
@@ -34,8 +36,7 @@ pub fn RunDetailPage() -> impl IntoView {
     );
     Effect::new(move |_| {
         if let Some(Ok(r)) = run.get() {
-            let active =
-                crate::domain::run::RunStatus::parse(&r.status).is_some_and(|s| s.is_active());
+            let active = r.status.is_active();
             ended.set(!active);
         }
     });
@@ -55,7 +56,7 @@ pub fn RunDetailPage() -> impl IntoView {
 #[component]
 fn RunStory(run: RunView) -> impl IntoView {
     let title = format!("Run #{} of {}", run.id, run.job);
-    let in_queue = run.status == "dead" && run.resolution.is_none();
+    let in_queue = run.in_failed_queue();
     let subject = format!("run {}", run.id);
     let audit = Resource::new(
         move || subject.clone(),
@@ -69,15 +70,15 @@ fn RunStory(run: RunView) -> impl IntoView {
         {view! {
         <section class="card">
             <dl class="facts wide" data-testid="run-facts">
-                <dt>"Status"</dt><dd data-testid="run-status">{status_pill(&run.status)}</dd>
+                <dt>"Status"</dt><dd data-testid="run-status">{status_pill(run.status)}</dd>
                 <dt>"Job"</dt><dd><a href=format!("/jobs/{}", run.job_id)>{run.job.clone()}</a></dd>
-                <dt>"Trigger"</dt><dd>{run.trigger.clone()}</dd>
+                <dt>"Trigger"</dt><dd>{run.trigger.as_str()}</dd>
                 <dt>"Scheduled for"</dt><dd>{when(run.scheduled_for)}</dd>
                 <dt>"Next attempt"</dt><dd>{run.next_attempt_at.map(when).unwrap_or_else(|| "—".into())}</dd>
                 <dt>"Finished"</dt><dd>{run.finished_at.map(when).unwrap_or_else(|| "—".into())}</dd>
                 <dt>"Idempotency key"</dt><dd><code>{run.idempotency_key.clone()}</code></dd>
                 <dt>"Last error"</dt>
-                <dd>{run.last_error_class.clone().map(|c| format!("{c}: "))}{run.last_error.clone().unwrap_or_else(|| "—".into())}</dd>
+                <dd>{run.last_error_class.map(|c| format!("{c}: "))}{run.last_error.clone().unwrap_or_else(|| "—".into())}</dd>
                 <dt>"Policy in force"</dt><dd class="small"><code>{policy}</code></dd>
                 {run.override_timeout_ms.map(|ms| view! { <dt>"Timeout override"</dt><dd>{format!("{ms} ms, this run only")}</dd> })}
                 {run.override_retry.clone().map(|r| view! { <dt>"Retry override"</dt><dd class="small"><code>{r}</code></dd> })}
@@ -86,7 +87,7 @@ fn RunStory(run: RunView) -> impl IntoView {
                     <dt>"Re-triggered as"</dt>
                     <dd data-testid="retriggered-as">{run.retriggered_as.iter().map(|id| view! { <a href=format!("/runs/{id}")>{format!("#{id} ")}</a> }).collect_view()}</dd>
                 })}
-                {run.resolution.clone().map(|r| view! {
+                {run.resolution.map(|r| view! {
                     <dt>"Left the failed queue"</dt>
                     <dd data-testid="resolution">
                         {format!("{r} by {} at {}", run.resolved_by.clone().unwrap_or_default(), run.resolved_at.map(when).unwrap_or_default())}
@@ -96,7 +97,7 @@ fn RunStory(run: RunView) -> impl IntoView {
             </dl>
         </section>
         }.into_any()}
-        {(run.status == "blocked").then(|| {
+        {(run.status == RunStatus::Blocked).then(|| {
             let id = run.id;
             let release = ServerAction::<ReleaseRun>::new();
             view! {
@@ -179,7 +180,7 @@ fn RetriggerPanel(id: i64) -> impl IntoView {
         first: "10s".into(),
         multiplier: "2.0".into(),
         max_retries: "3".into(),
-        jitter: "none".into(),
+        jitter: crate::domain::retry::Jitter::None.as_str().into(),
         cap: String::new(),
     });
     let navigate = leptos_router::hooks::use_navigate();
@@ -264,8 +265,8 @@ fn attempt_row(a: &AttemptView) -> impl IntoView + use<> {
                 {a.slow.then_some(" (slow)")}
             </td>
             <td>{format!("{} ms", a.timeout_ms)}</td>
-            <td>{a.outcome.clone().map(|o| status_pill(&o).into_any()).unwrap_or_else(|| view! { <span>"—"</span> }.into_any())}</td>
-            <td>{a.error_class.clone().unwrap_or_default()}</td>
+            <td>{a.outcome.map(|o| outcome_pill(o).into_any()).unwrap_or_else(|| view! { <span>"—"</span> }.into_any())}</td>
+            <td>{a.error_class.map(|c| c.as_str())}</td>
             <td class="small">
                 {a.message.clone().unwrap_or_default()}
                 {tail.map(|t| view! { <details><summary>"output"</summary><pre class="tail">{t}</pre></details> })}

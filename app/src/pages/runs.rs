@@ -5,8 +5,9 @@ use leptos_meta::Title;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
 
-use crate::api::runs::{RunView, list_runs};
-use crate::domain::run::RunStatus;
+use crate::api::runs::list_runs;
+use crate::domain::run::{Outcome, RunStatus};
+use crate::views::runs::RunView;
 
 /// A clock that ticks every `ms` in the browser (and never on the server), for live pages.
 pub fn use_ticker(ms: u64) -> ReadSignal<u64> {
@@ -25,15 +26,28 @@ pub fn use_ticker(ms: u64) -> ReadSignal<u64> {
     tick
 }
 
-pub fn status_pill(status: &str) -> impl IntoView + use<> {
+/// A state as a coloured word: `class` picks the colour, `word` is the state's stored word.
+fn pill(word: &'static str, class: &'static str) -> impl IntoView + use<> {
+    view! { <span class=class data-status=word>{word.replace('_', " ")}</span> }
+}
+
+pub fn status_pill(status: RunStatus) -> impl IntoView + use<> {
     let class = match status {
-        "succeeded" => "pill ok",
-        "dead" => "pill bad",
-        "running" | "pending" | "retry_wait" => "pill live",
-        "blocked" => "pill warn",
-        _ => "pill off",
+        RunStatus::Succeeded => "pill ok",
+        RunStatus::Dead => "pill bad",
+        RunStatus::Running | RunStatus::Pending | RunStatus::RetryWait => "pill live",
+        RunStatus::Blocked => "pill warn",
+        RunStatus::Skipped | RunStatus::Cancelled => "pill off",
     };
-    view! { <span class=class data-status=status.to_string()>{status.replace('_', " ")}</span> }
+    pill(status.as_str(), class)
+}
+
+pub fn outcome_pill(outcome: Outcome) -> impl IntoView + use<> {
+    let class = match outcome {
+        Outcome::Succeeded => "pill ok",
+        Outcome::Failed | Outcome::TimedOut | Outcome::Interrupted => "pill off",
+    };
+    pill(outcome.as_str(), class)
 }
 
 pub fn when(t: chrono::DateTime<chrono::Utc>) -> String {
@@ -118,12 +132,12 @@ fn RunsTable(rows: Vec<RunView>) -> impl IntoView {
                             <tr data-run=run.id>
                                 <td><a href=format!("/runs/{}", run.id)>{format!("#{}", run.id)}</a></td>
                                 <td>{run.job.clone()}</td>
-                                <td>{run.trigger.clone()}</td>
-                                <td>{status_pill(&run.status)}</td>
+                                <td>{run.trigger.as_str()}</td>
+                                <td>{status_pill(run.status)}</td>
                                 <td>{when(run.scheduled_for)}</td>
                                 <td>{run.attempts.len()}</td>
                                 <td class="small">
-                                    {run.last_error_class.clone().map(|c| format!("{c}: "))}
+                                    {run.last_error_class.map(|c| format!("{c}: "))}
                                     {run.last_error.clone()}
                                 </td>
                             </tr>

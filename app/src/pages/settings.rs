@@ -4,12 +4,13 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use crate::api::nodes::{NodeView, list_nodes};
+use crate::api::nodes::list_nodes;
 use crate::api::users::{CreateUser, list_users};
 use crate::components::layout::use_current_user;
 use crate::domain::node::{
     DEFAULT_LEASE_SECONDS, HEARTBEAT_SECONDS, LOST_AFTER_SECONDS, NodeState, skew_warning,
 };
+use crate::views::nodes::NodeView;
 
 #[component]
 pub fn SettingsPage() -> impl IntoView {

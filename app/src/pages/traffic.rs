@@ -15,12 +15,11 @@ use leptos_meta::Title;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
 
-use crate::api::traffic::{
-    Dashboard, LiveMinute, SeriesPoint, TrafficStats, traffic_dashboard, traffic_live,
-};
+use crate::api::traffic::{traffic_dashboard, traffic_live};
 use crate::components::chart::EChart;
 use crate::domain::traffic_range::{Bucket, Preset};
 use crate::pages::runs::use_ticker;
+use crate::views::traffic::{Dashboard, LiveMinute, SeriesPoint, TrafficStats};
 
 const PEOPLE: &str = "#1c7ed6";
 const BOTS: &str = "#f08c00";
@@ -424,7 +423,7 @@ fn TopPages(dashboard: Dashboard, filters: Filters) -> impl IntoView {
                                     let hits = format!(
                                         "/traffic/hits{}",
                                         crate::pages::traffic_hits::hits_query_string(
-                                            &crate::api::traffic::HitsFilter {
+                                            &crate::views::traffic::HitsFilter {
                                                 range: filters.range.clone(),
                                                 from: filters.from.clone(),
                                                 to: filters.to.clone(),

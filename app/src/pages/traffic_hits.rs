@@ -6,7 +6,8 @@ use leptos_meta::Title;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
 
-use crate::api::traffic::{HitRow, HitsFilter, traffic_hits};
+use crate::api::traffic::traffic_hits;
+use crate::views::traffic::{HitRow, HitsFilter};
 
 /// The URL's query for these filters (and an optional page cursor).
 pub fn hits_query_string(filter: &HitsFilter, after: Option<&str>) -> String {

@@ -3,10 +3,11 @@
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::OnConflict;
-use sea_orm::{ActiveValue::Set, ConnectionTrait, DatabaseBackend, DbErr, EntityTrait, Statement};
+use sea_orm::{ActiveValue::Set, ConnectionTrait, DbErr, EntityTrait, QuerySelect};
 
 use super::outbox::{self, NewMail};
 use crate::domain::alerts::{self, Alert, AlertState, RunOutcome};
+use crate::domain::email::EmailAddress;
 use crate::domain::mail::{self, FailedRun};
 use crate::entities::{job, job_alert};
 
@@ -54,8 +55,8 @@ pub async fn record(
     .exec(db)
     .await?;
 
-    let to = addresses(&job.alert_to);
-    let escalate_to = addresses(&job.escalate_to);
+    let to = addresses(job, &job.alert_to);
+    let escalate_to = addresses(job, &job.escalate_to);
     for alert in &fired {
         let (composed, recipients, run_id) = match (alert, settled) {
             (Alert::FirstFailure, Settled::Failed(run)) => {
@@ -105,8 +106,14 @@ pub async fn record(
     Ok(fired)
 }
 
-fn addresses(json: &str) -> Vec<String> {
-    serde_json::from_str(json).unwrap_or_default()
+/// A job's stored address list. The engine settles the run whatever this says, so an
+/// unreadable list (a row edited by hand) is logged loudly and alerts nobody, rather than
+/// failing the run's write-back.
+fn addresses(job: &job::Model, json: &str) -> Vec<EmailAddress> {
+    serde_json::from_str(json).unwrap_or_else(|e| {
+        tracing::error!(job = %job.name, error = %e, "the job's alert addresses are unreadable; alert not mailed, re-save the job");
+        Vec::new()
+    })
 }
 
 /// The job's alert state, created on first use and locked until the transaction ends (on
@@ -134,17 +141,8 @@ async fn lock_state(
     )
     .exec_without_returning(db)
     .await?;
-    let backend = db.get_database_backend();
-    let sql = match backend {
-        DatabaseBackend::Postgres => "SELECT * FROM job_alerts WHERE job_id = $1 FOR UPDATE",
-        _ => "SELECT * FROM job_alerts WHERE job_id = ?",
-    };
-    let row = job_alert::Entity::find()
-        .from_raw_sql(Statement::from_sql_and_values(
-            backend,
-            sql,
-            [job_id.into()],
-        ))
+    let row = job_alert::Entity::find_by_id(job_id)
+        .lock_exclusive()
         .one(db)
         .await?
         .ok_or_else(|| DbErr::RecordNotFound(format!("job_alerts {job_id}")))?;

@@ -4,6 +4,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::{ActiveModelTrait, ConnectionTrait, DbErr, Set};
 
 use crate::entities::audit_log;
+use crate::views::audit::AuditEntry;
 
 /// Who an audit row is about. `id` is `None` for anonymous actions (a failed login).
 pub struct Actor<'a> {
@@ -40,7 +41,7 @@ pub async fn recent(
     db: &impl ConnectionTrait,
     subject: Option<&str>,
     limit: u64,
-) -> Result<Vec<crate::api::failed::AuditEntry>, DbErr> {
+) -> Result<Vec<AuditEntry>, DbErr> {
     use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
     let mut query = audit_log::Entity::find()
         .filter(audit_log::Column::Action.not_like("login.%"))
@@ -54,7 +55,7 @@ pub async fn recent(
         .all(db)
         .await?
         .into_iter()
-        .map(|row| crate::api::failed::AuditEntry {
+        .map(|row| AuditEntry {
             at: row.at,
             actor: row.actor,
             action: row.action,

@@ -1,10 +1,11 @@
-//! The failed queue: dead runs that no one has handled yet (`status = 'dead' AND resolution IS
-//! NULL`). Leaving the queue is one fenced UPDATE on that condition, so two administrators
-//! acting on the same run at once cannot both succeed: the second is told it was handled.
+//! The failed queue: dead runs that no one has handled yet (status [`RunStatus::Dead`] and no
+//! resolution). Leaving the queue is one fenced UPDATE on that condition, so two
+//! administrators acting on the same run at once cannot both succeed: the second is told it
+//! was handled.
 
 use std::collections::HashMap;
 
-use chrono::{DateTime, NaiveDate, Utc};
+use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait, Func};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, Condition, DatabaseConnection, DbErr, EntityTrait,
@@ -12,12 +13,13 @@ use sea_orm::{
 };
 
 use super::audit::{self, Actor};
-use crate::api::failed::{DeadRun, QueueFilter, QueuePage};
 use crate::domain::account::CurrentUser;
 use crate::domain::duration;
+use crate::domain::filters::{QueueCursor, QueueQuery};
 use crate::domain::retry::{RetryInput, RetryPolicy};
-use crate::domain::run::{RunStatus, Trigger};
+use crate::domain::run::{ErrorClass, Resolution, RunStatus, Trigger};
 use crate::entities::{job, job_attempt, job_run};
+use crate::views::failed::{DeadRun, QueuePage};
 
 #[derive(Debug, thiserror::Error)]
 pub enum FailedError {
@@ -25,6 +27,8 @@ pub enum FailedError {
     Invalid(&'static str, String),
     #[error("run {0} is not in the failed queue")]
     NotInQueue(i64),
+    #[error("could not encode the re-trigger's retry policy: {0}")]
+    Encode(serde_json::Error),
     #[error(transparent)]
     Db(#[from] DbErr),
 }
@@ -34,113 +38,68 @@ pub const MAX_BULK: u64 = 10_000;
 
 fn in_queue() -> Condition {
     Condition::all()
-        .add(job_run::Column::Status.eq(RunStatus::Dead.as_str()))
+        .add(job_run::Column::Status.eq(RunStatus::Dead))
         .add(job_run::Column::Resolution.is_null())
 }
 
-fn day(text: &str, field: &'static str) -> Result<NaiveDate, FailedError> {
-    NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d").map_err(|_| {
-        FailedError::Invalid(
-            field,
-            format!(
-                "{field} must be a date like 2026-11-30, not '{}'",
-                text.trim()
-            ),
-        )
-    })
-}
-
-fn filtered(filter: &QueueFilter) -> Result<Select<job_run::Entity>, FailedError> {
-    let mut query = job_run::Entity::find().filter(in_queue());
-    if let Some(name) = filter.job.as_deref().filter(|s| !s.trim().is_empty()) {
-        query = query.filter(
+fn filtered(query: &QueueQuery) -> Select<job_run::Entity> {
+    let mut select = job_run::Entity::find().filter(in_queue());
+    if let Some(name) = &query.job {
+        select = select.filter(
             job_run::Column::JobId.in_subquery(
                 sea_orm::sea_query::Query::select()
                     .column(job::Column::Id)
                     .from(job::Entity)
-                    .and_where(job::Column::Name.eq(name.trim()))
+                    .and_where(job::Column::Name.eq(name.as_str()))
                     .to_owned(),
             ),
         );
     }
-    if let Some(class) = filter.class.as_deref().filter(|s| !s.trim().is_empty()) {
-        query = query.filter(job_run::Column::LastErrorClass.eq(class.trim()));
+    if let Some(class) = query.class {
+        select = select.filter(job_run::Column::LastErrorClass.eq(class));
     }
-    let from = filter
-        .from
-        .as_deref()
-        .filter(|s| !s.trim().is_empty())
-        .map(|d| day(d, "from"))
-        .transpose()?;
-    let to = filter
+    if let Some(from) = query.from.and_then(|d| d.and_hms_opt(0, 0, 0)) {
+        select = select.filter(job_run::Column::FinishedAt.gte(from.and_utc()));
+    }
+    if let Some(to) = query
         .to
-        .as_deref()
-        .filter(|s| !s.trim().is_empty())
-        .map(|d| day(d, "to"))
-        .transpose()?;
-    if let (Some(from), Some(to)) = (from, to)
-        && from > to
-    {
-        return Err(FailedError::Invalid(
-            "from",
-            format!("from ({from}) is after to ({to})"),
-        ));
-    }
-    if let Some(from) = from.and_then(|d| d.and_hms_opt(0, 0, 0)) {
-        query = query.filter(job_run::Column::FinishedAt.gte(from.and_utc()));
-    }
-    if let Some(to) = to
         .and_then(|d| d.succ_opt())
         .and_then(|d| d.and_hms_opt(0, 0, 0))
     {
-        query = query.filter(job_run::Column::FinishedAt.lt(to.and_utc()));
+        select = select.filter(job_run::Column::FinishedAt.lt(to.and_utc()));
     }
-    if let Some(text) = filter.text.as_deref().filter(|s| !s.trim().is_empty()) {
+    if let Some(text) = &query.text {
         let escaped = text
-            .trim()
             .to_lowercase()
             .replace('\\', "\\\\")
             .replace('%', "\\%")
             .replace('_', "\\_");
-        query = query.filter(
+        select = select.filter(
             Expr::expr(Func::lower(Expr::col(job_run::Column::LastError)))
                 .like(sea_orm::sea_query::LikeExpr::new(format!("%{escaped}%")).escape('\\')),
         );
     }
-    Ok(query)
+    select
 }
 
 fn cursor_of(run: &job_run::Model) -> Option<String> {
-    let t = run.finished_at?;
-    Some(format!("{}.{}", t.timestamp_nanos_opt()?, run.id))
-}
-
-fn parse_cursor(cursor: &str) -> Result<(DateTime<Utc>, i64), FailedError> {
-    let invalid = || {
-        FailedError::Invalid(
-            "cursor",
-            "the page link is damaged; start from the first page".into(),
-        )
-    };
-    let (nanos, id) = cursor.split_once('.').ok_or_else(invalid)?;
-    let nanos: i64 = nanos.parse().map_err(|_| invalid())?;
-    Ok((
-        DateTime::from_timestamp_nanos(nanos),
-        id.parse().map_err(|_| invalid())?,
-    ))
+    QueueCursor {
+        finished_at: run.finished_at?,
+        id: run.id,
+    }
+    .encode()
 }
 
 /// One page of the queue, newest failure first. Keyset paging on (finished_at, id) keeps deep
 /// pages as fast as the first.
 pub async fn page(
     db: &DatabaseConnection,
-    filter: &QueueFilter,
-    cursor: Option<&str>,
+    filter: &QueueQuery,
+    cursor: Option<QueueCursor>,
     limit: u64,
 ) -> Result<QueuePage, FailedError> {
-    let mut query = filtered(filter)?;
-    if let Some(cursor) = cursor.filter(|c| !c.is_empty()) {
-        let (t, id) = parse_cursor(cursor)?;
+    let mut query = filtered(filter);
+    if let Some(QueueCursor { finished_at: t, id }) = cursor {
         query = query.filter(
             Condition::any().add(job_run::Column::FinishedAt.lt(t)).add(
                 Condition::all()
@@ -220,17 +179,17 @@ pub async fn page(
         })
         .collect();
     per_job.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let mut per_class: Vec<(String, u64)> = job_run::Entity::find()
+    let mut per_class: Vec<(Option<ErrorClass>, u64)> = job_run::Entity::find()
         .select_only()
         .column(job_run::Column::LastErrorClass)
         .column_as(job_run::Column::Id.count(), "n")
         .filter(in_queue())
         .group_by(job_run::Column::LastErrorClass)
-        .into_tuple::<(Option<String>, i64)>()
+        .into_tuple::<(Option<ErrorClass>, i64)>()
         .all(db)
         .await?
         .into_iter()
-        .map(|(c, n)| (c.unwrap_or_else(|| "unknown".into()), n as u64))
+        .map(|(c, n)| (c, u64::try_from(n).unwrap_or(0)))
         .collect();
     per_class.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
     Ok(QueuePage {
@@ -242,8 +201,8 @@ pub async fn page(
     })
 }
 
-pub async fn count(db: &DatabaseConnection, filter: &QueueFilter) -> Result<u64, FailedError> {
-    Ok(filtered(filter)?.count(db).await?)
+pub async fn count(db: &DatabaseConnection, filter: &QueueQuery) -> Result<u64, FailedError> {
+    Ok(filtered(filter).count(db).await?)
 }
 
 /// What a re-trigger may change, once.
@@ -299,7 +258,10 @@ pub async fn retrigger(
 ) -> Result<i64, FailedError> {
     let txn = db.begin().await?;
     let taken = job_run::Entity::update_many()
-        .col_expr(job_run::Column::Resolution, Expr::value("retriggered"))
+        .col_expr(
+            job_run::Column::Resolution,
+            Expr::value(Resolution::Retriggered),
+        )
         .col_expr(
             job_run::Column::ResolvedBy,
             Expr::value(who.username.clone()),
@@ -319,9 +281,9 @@ pub async fn retrigger(
     let job_row = job::Entity::find_by_id(dead.job_id).one(&txn).await?;
     let new_run = job_run::ActiveModel {
         job_id: Set(dead.job_id),
-        trigger: Set(Trigger::Retrigger.as_str().into()),
+        trigger: Set(Trigger::Retrigger),
         scheduled_for: Set(start_at),
-        status: Set(RunStatus::Pending.as_str().into()),
+        status: Set(RunStatus::Pending),
         attempts: Set(0),
         next_attempt_at: Set((start_at > now).then_some(start_at)),
         // The job may have done its work before failing to report it: the same key lets it
@@ -332,7 +294,9 @@ pub async fn retrigger(
         override_retry: Set(overrides
             .retry
             .as_ref()
-            .and_then(|r| serde_json::to_string(r).ok())),
+            .map(serde_json::to_string)
+            .transpose()
+            .map_err(FailedError::Encode)?),
         policy: Set(job_row.as_ref().and_then(super::runs::policy_snapshot)),
         created_at: Set(now),
         updated_at: Set(now),
@@ -369,7 +333,7 @@ pub async fn retrigger(
 pub async fn retrigger_many(
     db: &DatabaseConnection,
     ids: &[i64],
-    filter: Option<&QueueFilter>,
+    filter: Option<&QueueQuery>,
     per_minute: u32,
     who: &CurrentUser,
     ip: Option<&str>,
@@ -383,7 +347,7 @@ pub async fn retrigger_many(
     }
     let targets: Vec<i64> = match filter {
         Some(filter) => {
-            filtered(filter)?
+            filtered(filter)
                 .select_only()
                 .column(job_run::Column::Id)
                 .order_by_asc(job_run::Column::FinishedAt)
@@ -430,7 +394,11 @@ pub async fn resolve(
             "say why, for the audit log".into(),
         ));
     }
-    let resolution = if discard { "discarded" } else { "resolved" };
+    let resolution = if discard {
+        Resolution::Discarded
+    } else {
+        Resolution::Resolved
+    };
     let txn = db.begin().await?;
     let taken = job_run::Entity::update_many()
         .col_expr(job_run::Column::Resolution, Expr::value(resolution))

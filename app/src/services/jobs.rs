@@ -7,11 +7,13 @@ use sea_orm::{
     IntoActiveModel, QueryFilter, QueryOrder, QuerySelect, Set, SqlErr, TransactionTrait,
 };
 
-use crate::domain::job::{
-    Alerts, FieldError, JobKind, JobSpec, Misfire, OnExhausted, Overlap, Percentile, TimeoutPolicy,
-};
-use crate::domain::retry::{Jitter, Multiplier, RetryPolicy};
+use crate::domain::cron::{CronExpr, parse_timezone};
+use crate::domain::email::EmailAddress;
+use crate::domain::job::{Alerts, FieldError, JobKind, JobSpec, OnExhausted, TimeoutPolicy};
+use crate::domain::retry::{Multiplier, RetryPolicy};
+use crate::domain::run::RunStatus;
 use crate::entities::{job, job_run};
+use crate::views::jobs::JobRow;
 
 #[derive(Debug, thiserror::Error)]
 pub enum JobError {
@@ -21,11 +23,11 @@ pub enum JobError {
     NotFound(i64),
     #[error("job {id} holds a value the code cannot read ({what}); fix the row or re-save the job")]
     Corrupt { id: i64, what: String },
+    #[error("could not encode the job definition: {0}")]
+    Encode(serde_json::Error),
     #[error(transparent)]
     Db(#[from] DbErr),
 }
-
-pub use crate::api::jobs::JobRow;
 
 pub fn to_spec(row: &job::Model) -> Result<JobSpec, JobError> {
     let corrupt = |what: &str| JobError::Corrupt {
@@ -35,52 +37,39 @@ pub fn to_spec(row: &job::Model) -> Result<JobSpec, JobError> {
     let kind: JobKind = serde_json::from_str(&row.config).map_err(|_| corrupt("config"))?;
     let multiplier = Multiplier::from_tenths(i64::from(row.retry_multiplier_x10))
         .map_err(|_| corrupt("retry multiplier"))?;
-    let jitter = Jitter::parse(&row.retry_jitter).map_err(|_| corrupt("jitter"))?;
     let retry = RetryPolicy::new(
         u64::try_from(row.retry_first_ms).map_err(|_| corrupt("first interval"))?,
         multiplier,
         u8::try_from(row.retry_max).map_err(|_| corrupt("max retries"))?,
-        jitter,
-        row.retry_cap_ms.map(|c| c.max(0) as u64),
+        row.retry_jitter,
+        row.retry_cap_ms
+            .map(|c| u64::try_from(c).map_err(|_| corrupt("retry cap")))
+            .transpose()?,
     )
     .map_err(|e| corrupt(&e.to_string()))?;
-    let dynamic = match row.timeout_mode.as_str() {
-        "static" => None,
-        "p95" => Some(Percentile::P95),
-        "p99" => Some(Percentile::P99),
-        _ => return Err(corrupt("timeout mode")),
-    };
-    let addresses = |text: &str| -> Result<Vec<String>, JobError> {
+    let addresses = |text: &str| -> Result<Vec<EmailAddress>, JobError> {
         serde_json::from_str(text).map_err(|_| corrupt("alert addresses"))
     };
     Ok(JobSpec {
         name: row.name.clone(),
         description: row.description.clone(),
         kind,
-        cron: row.cron.clone(),
-        timezone: row.timezone.clone(),
+        cron: CronExpr::parse(&row.cron).map_err(|_| corrupt("cron"))?,
+        timezone: parse_timezone(&row.timezone).map_err(|_| corrupt("timezone"))?,
         enabled: row.enabled,
         retry,
         timeout: TimeoutPolicy {
             static_ms: row.timeout_static_ms.max(0) as u64,
-            dynamic,
+            mode: row.timeout_mode,
             window: row.timeout_window.max(0) as u32,
             factor_x10: row.timeout_factor_x10.max(0) as u32,
             floor_ms: row.timeout_floor_ms.max(0) as u64,
             hard_cap_ms: row.timeout_hard_cap_ms.max(0) as u64,
         },
-        overlap: match row.overlap.as_str() {
-            "skip" => Overlap::Skip,
-            "queue" => Overlap::Queue,
-            _ => return Err(corrupt("overlap")),
-        },
-        misfire: match row.misfire.as_str() {
-            "run_once" => Misfire::RunOnce,
-            "skip" => Misfire::Skip,
-            _ => return Err(corrupt("misfire")),
-        },
-        on_exhausted: OnExhausted::from_db(&row.on_exhausted)
-            .ok_or_else(|| corrupt("on_exhausted"))?,
+        overlap: row.overlap,
+        misfire: row.misfire,
+        on_exhausted: OnExhausted::from_parts(row.on_exhausted, row.fallback_job.as_deref())
+            .ok_or_else(|| corrupt("fallback job"))?,
         alerts: Alerts {
             to: addresses(&row.alert_to)?,
             escalate_after: row.escalate_after.max(0) as u32,
@@ -90,47 +79,36 @@ pub fn to_spec(row: &job::Model) -> Result<JobSpec, JobError> {
     })
 }
 
-fn fill(model: &mut job::ActiveModel, spec: &JobSpec, now: DateTime<Utc>) {
-    let json = |v: &Vec<String>| serde_json::to_string(v).unwrap_or_else(|_| "[]".into());
+fn fill(model: &mut job::ActiveModel, spec: &JobSpec, now: DateTime<Utc>) -> Result<(), JobError> {
+    let json = |v: &[EmailAddress]| serde_json::to_string(v).map_err(JobError::Encode);
     model.name = Set(spec.name.clone());
     model.description = Set(spec.description.clone());
-    model.kind = Set(spec.kind.name().to_string());
-    model.config = Set(serde_json::to_string(&spec.kind).unwrap_or_else(|_| "{}".into()));
-    model.cron = Set(spec.cron.clone());
-    model.timezone = Set(spec.timezone.clone());
+    model.kind = Set(spec.kind.kind());
+    model.config = Set(serde_json::to_string(&spec.kind).map_err(JobError::Encode)?);
+    model.cron = Set(spec.cron.as_str().to_string());
+    model.timezone = Set(spec.timezone.name().to_string());
     model.enabled = Set(spec.enabled);
     model.retry_first_ms = Set(spec.retry.first_ms() as i64);
     model.retry_multiplier_x10 = Set(i32::from(spec.retry.multiplier().tenths()));
     model.retry_max = Set(i32::from(spec.retry.max_retries()));
-    model.retry_jitter = Set(spec.retry.jitter().as_str().to_string());
+    model.retry_jitter = Set(spec.retry.jitter());
     model.retry_cap_ms = Set(spec.retry.cap_ms().map(|c| c as i64));
-    model.timeout_mode = Set(match spec.timeout.dynamic {
-        None => "static",
-        Some(Percentile::P95) => "p95",
-        Some(Percentile::P99) => "p99",
-    }
-    .to_string());
+    model.timeout_mode = Set(spec.timeout.mode);
     model.timeout_static_ms = Set(spec.timeout.static_ms as i64);
     model.timeout_window = Set(spec.timeout.window as i32);
     model.timeout_factor_x10 = Set(spec.timeout.factor_x10 as i32);
     model.timeout_floor_ms = Set(spec.timeout.floor_ms as i64);
     model.timeout_hard_cap_ms = Set(spec.timeout.hard_cap_ms as i64);
-    model.overlap = Set(match spec.overlap {
-        Overlap::Skip => "skip",
-        Overlap::Queue => "queue",
-    }
-    .to_string());
-    model.misfire = Set(match spec.misfire {
-        Misfire::RunOnce => "run_once",
-        Misfire::Skip => "skip",
-    }
-    .to_string());
-    model.on_exhausted = Set(spec.on_exhausted.to_db());
-    model.alert_to = Set(json(&spec.alerts.to));
+    model.overlap = Set(spec.overlap);
+    model.misfire = Set(spec.misfire);
+    model.on_exhausted = Set(spec.on_exhausted.action());
+    model.fallback_job = Set(spec.on_exhausted.fallback_job().map(str::to_string));
+    model.alert_to = Set(json(&spec.alerts.to)?);
     model.escalate_after = Set(spec.alerts.escalate_after as i32);
-    model.escalate_to = Set(json(&spec.alerts.escalate_to));
-    model.dependants = Set(json(&spec.dependants));
+    model.escalate_to = Set(json(&spec.alerts.escalate_to)?);
+    model.dependants = Set(serde_json::to_string(&spec.dependants).map_err(JobError::Encode)?);
     model.updated_at = Set(now);
+    Ok(())
 }
 
 /// Checks what needs the database: a unique name, an existing fallback job.
@@ -203,7 +181,7 @@ pub async fn create(
         created_at: Set(now),
         ..Default::default()
     };
-    fill(&mut model, spec, now);
+    fill(&mut model, spec, now)?;
     model
         .insert(db)
         .await
@@ -222,7 +200,7 @@ pub async fn update(
         .ok_or(JobError::NotFound(id))?;
     check_references(db, spec, Some(id)).await?;
     let mut model = row.into_active_model();
-    fill(&mut model, spec, now);
+    fill(&mut model, spec, now)?;
     model
         .update(db)
         .await
@@ -305,9 +283,9 @@ pub async fn list(db: &impl ConnectionTrait) -> Result<Vec<JobRow>, DbErr> {
         .iter()
         .filter_map(|(_, _, latest)| *latest)
         .collect();
-    let mut latest_status: HashMap<i64, String> = HashMap::new();
+    let mut latest_status: HashMap<i64, RunStatus> = HashMap::new();
     for chunk in latest_ids.chunks(500) {
-        let rows: Vec<(i64, String)> = job_run::Entity::find()
+        let rows: Vec<(i64, RunStatus)> = job_run::Entity::find()
             .select_only()
             .column(job_run::Column::JobId)
             .column(job_run::Column::Status)

@@ -15,7 +15,7 @@ use serde_json::json;
 use super::audit::{self, Actor};
 use super::passwords::{self, PasswordError};
 use super::users;
-use crate::domain::account::{CurrentUser, Role};
+use crate::domain::account::CurrentUser;
 use crate::entities::audit_log;
 
 pub const MAX_FAILURES_PER_USER: u64 = 5;
@@ -67,12 +67,7 @@ pub async fn authenticate(
     };
     match account {
         Some(user) if verified => {
-            let role = Role::parse(&user.role).map_err(|e| {
-                DbErr::Custom(format!(
-                    "user {} has a bad role in the database: {e}",
-                    user.id
-                ))
-            })?;
+            let role = user.role;
             audit::record(db, &actor, ACTION_SUCCEEDED, username, json!({}), now).await?;
             Ok(CurrentUser {
                 id: user.id,

@@ -1,7 +1,10 @@
 //! Queries and commands over the database: the one place SQL lives.
 //!
 //! Plain async functions taking a `&DatabaseConnection` (or any `ConnectionTrait`), testable
-//! without a server. Expected failures are `thiserror` enums; everything else is `DbErr`.
+//! without a server. They take parsed values (the domain's types) and return the wire types
+//! of [`crate::views`]; they never import from [`crate::api`]. Expected failures are
+//! `thiserror` enums; everything else is `DbErr`. [`sql`] holds the SQLite/PostgreSQL
+//! differences for the statements the query builder cannot say.
 
 pub mod alerts;
 pub mod audit;
@@ -15,8 +18,7 @@ pub mod outbox;
 pub mod passwords;
 pub mod runs;
 pub mod sessions;
+pub mod sql;
 pub mod traffic;
-pub mod traffic_blocks;
-pub mod traffic_rollup;
 pub mod trends;
 pub mod users;

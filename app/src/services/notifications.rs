@@ -1,12 +1,17 @@
 //! The Notifications page's settings: who gets the digest and when it goes out. The time is
 //! the `mail-digest` system job's schedule, so the Jobs page and this page show the same thing.
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
+use chrono_tz::Tz;
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter};
 
 use super::digest::RECIPIENTS_SETTING;
-use crate::entities::{job, setting};
+use super::outbox::{self, NewMail};
+use crate::domain::email::{self, EmailAddress};
+use crate::entities::{job, mail_outbox, setting};
+use crate::mailer::Mailer;
+use crate::views::notifications::{AlertRoute, MailSettingsView, TestMailResult};
 
 /// The system job that sends the digest.
 pub const DIGEST_JOB: &str = "mail-digest";
@@ -15,13 +20,20 @@ pub const DIGEST_JOB: &str = "mail-digest";
 pub enum SettingsError {
     #[error("{1}")]
     Invalid(&'static str, String),
+    #[error("job {job} holds alert addresses the code cannot read; re-save the job")]
+    Corrupt { job: String },
     #[error(transparent)]
     Db(#[from] DbErr),
 }
 
+/// Text that is not a time of day.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("'{0}' is not a time of day such as 08:00")]
+pub struct BadTime(String);
+
 /// `HH:MM` (24-hour) as (hour, minute).
-pub fn parse_time(text: &str) -> Result<(u32, u32), String> {
-    let bad = || format!("'{text}' is not a time of day such as 08:00");
+pub fn parse_time(text: &str) -> Result<(u32, u32), BadTime> {
+    let bad = || BadTime(text.to_string());
     let (h, m) = text.trim().split_once(':').ok_or_else(bad)?;
     let (h, m): (u32, u32) = (h.parse().map_err(|_| bad())?, m.parse().map_err(|_| bad())?);
     if h > 23 || m > 59 || text.trim().len() != 5 {
@@ -68,9 +80,10 @@ pub async fn save_digest_settings(
     recipients: &str,
     time: &str,
 ) -> Result<(), SettingsError> {
-    let list = crate::domain::job::address_list(recipients)
-        .map_err(|e| SettingsError::Invalid("digest_to", e))?;
-    let (hour, minute) = parse_time(time).map_err(|e| SettingsError::Invalid("digest_time", e))?;
+    let list = email::address_list(recipients)
+        .map_err(|e| SettingsError::Invalid("digest_to", e.to_string()))?;
+    let (hour, minute) =
+        parse_time(time).map_err(|e| SettingsError::Invalid("digest_time", e.to_string()))?;
     let job = job::Entity::find()
         .filter(job::Column::Name.eq(DIGEST_JOB))
         .one(db)
@@ -81,10 +94,10 @@ pub async fn save_digest_settings(
                 format!("the {DIGEST_JOB} job is missing: it is created when a server starts"),
             )
         })?;
-    let now = Utc::now();
+    let now = crate::clock::now();
     setting::Entity::insert(setting::ActiveModel {
         key: Set(RECIPIENTS_SETTING.into()),
-        value: Set(list.join(", ")),
+        value: Set(email::join(&list)),
         updated_at: Set(now),
     })
     .on_conflict(
@@ -103,6 +116,96 @@ pub async fn save_digest_settings(
     .exec(db)
     .await?;
     Ok(())
+}
+
+/// The Notifications page's settings: where mail goes, the digest, every job's alert routes.
+/// `route` is what the mailer says of itself (`None`: the mail settings are unusable).
+pub async fn settings_view(
+    db: &impl ConnectionTrait,
+    route: Option<String>,
+    zone: Tz,
+) -> Result<MailSettingsView, SettingsError> {
+    let digest = digest_settings(db).await?;
+    let jobs = super::jobs::list_models(db).await?;
+    let mut routes = Vec::with_capacity(jobs.len());
+    for j in jobs {
+        let list = |json: &str| -> Result<String, SettingsError> {
+            serde_json::from_str::<Vec<EmailAddress>>(json)
+                .map(|list| email::join(&list))
+                .map_err(|_| SettingsError::Corrupt {
+                    job: j.name.clone(),
+                })
+        };
+        routes.push(AlertRoute {
+            job_id: j.id,
+            to: list(&j.alert_to)?,
+            escalate_after: j.escalate_after,
+            escalate_to: list(&j.escalate_to)?,
+            job: j.name,
+        });
+    }
+    Ok(MailSettingsView {
+        route: route.unwrap_or_else(|| "mail settings unusable: see the server log".into()),
+        digest_to: digest.recipients,
+        digest_time: digest
+            .job
+            .as_ref()
+            .map(|j| time_of(&j.cron))
+            .unwrap_or_default(),
+        digest_timezone: digest
+            .job
+            .as_ref()
+            .map_or_else(|| zone.name().to_string(), |j| j.timezone.clone()),
+        digest_job_id: digest.job.as_ref().map(|j| j.id),
+        routes,
+    })
+}
+
+/// Queues a test mail from `sent_by` to `recipients`, delivers it now, and says what the mail
+/// server answered (or what went wrong).
+pub async fn send_test_mail(
+    db: &impl ConnectionTrait,
+    mailer: Option<&dyn Mailer>,
+    sent_by: &str,
+    recipients: Vec<EmailAddress>,
+    now: DateTime<Utc>,
+) -> Result<TestMailResult, DbErr> {
+    let key = format!("test:{sent_by}:{}", now.timestamp_millis());
+    outbox::enqueue(
+        db,
+        NewMail {
+            dedupe_key: key.clone(),
+            kind: "test".into(),
+            job_id: None,
+            run_id: None,
+            recipients,
+            composed: crate::domain::mail::test_mail(sent_by),
+        },
+        now,
+    )
+    .await?;
+    deliver_now(mailer).await;
+    let row = mail_outbox::Entity::find_by_dedupe_key(db, &key)
+        .await?
+        .ok_or_else(|| DbErr::RecordNotFound(format!("the test mail {key}")))?;
+    Ok(TestMailResult {
+        delivered: row.status.is_delivered(),
+        answer: row
+            .reply
+            .or(row.last_error)
+            .unwrap_or_else(|| "not attempted yet".into()),
+        status: row.status,
+    })
+}
+
+/// Delivers what is due now rather than at the sender's next round; a failure is left to the
+/// sender, which retries.
+pub async fn deliver_now(mailer: Option<&dyn Mailer>) {
+    if let Some(mailer) = mailer
+        && let Err(e) = mailer.deliver_now().await
+    {
+        tracing::warn!(error = %e, "could not deliver the outbox now; the sender will");
+    }
 }
 
 #[cfg(test)]

@@ -1,5 +1,5 @@
-//! The mail outbox: every mail is a row first (DESIGN.md §2), delivered by a sender that claims
-//! it, so nothing is lost across restarts and several instances deliver each mail once.
+//! The mail outbox: every mail is a row first, delivered by a sender that claims it, so
+//! nothing is lost across restarts and several instances deliver each mail once.
 //!
 //! - [`enqueue`] inserts a mail unless one with its dedupe key exists; call it in the same
 //!   transaction as the change the mail reports (an alert commits with its run, or not at all).
@@ -12,22 +12,15 @@
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseBackend, DbErr, EntityTrait,
-    QueryFilter, QueryOrder, QuerySelect, Statement, Value,
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect,
 };
 
-use crate::domain::mail::Composed;
+use super::sql::{self, Binder};
+use crate::domain::email::{self, EmailAddress};
+use crate::domain::mail::{Composed, MailStatus};
 use crate::entities::mail_outbox::{self, Column, Entity, Model};
-
-/// Statuses a mail moves through.
-pub mod status {
-    pub const PENDING: &str = "pending";
-    pub const SENT: &str = "sent";
-    /// No SMTP server configured: kept in the outbox and written as an .eml file.
-    pub const WRITTEN: &str = "written";
-    /// Refused for good (or out of attempts); a person can resend it.
-    pub const FAILED: &str = "failed";
-}
+use crate::views::notifications::OutboxRow;
 
 /// A mail about to be queued.
 #[derive(Debug, Clone)]
@@ -36,7 +29,7 @@ pub struct NewMail {
     pub kind: String,
     pub job_id: Option<i64>,
     pub run_id: Option<i64>,
-    pub recipients: Vec<String>,
+    pub recipients: Vec<EmailAddress>,
     pub composed: Composed,
 }
 
@@ -51,11 +44,11 @@ pub async fn enqueue(
         kind: Set(mail.kind),
         job_id: Set(mail.job_id),
         run_id: Set(mail.run_id),
-        recipients: Set(mail.recipients.join(", ")),
+        recipients: Set(email::join(&mail.recipients)),
         subject: Set(mail.composed.subject),
         body_text: Set(mail.composed.text),
         body_html: Set(Some(mail.composed.html)),
-        status: Set(status::PENDING.into()),
+        status: Set(MailStatus::Pending),
         attempts: Set(0),
         next_attempt_at: Set(now),
         created_at: Set(now),
@@ -81,26 +74,22 @@ pub async fn claim(
     limit: u64,
 ) -> Result<Vec<Model>, DbErr> {
     let backend = db.get_database_backend();
-    let (p, lock) = match backend {
-        DatabaseBackend::Postgres => (["$1", "$2", "$3", "$4", "$5"], " FOR UPDATE SKIP LOCKED"),
-        _ => (["?", "?", "?", "?", "?"], ""),
-    };
+    let mut b = Binder::new(backend);
     let sql = format!(
         "UPDATE mail_outbox SET claimed_by = {}, claimed_until = {} \
-         WHERE id IN (SELECT id FROM mail_outbox WHERE status = 'pending' \
+         WHERE id IN (SELECT id FROM mail_outbox WHERE status = {} \
            AND next_attempt_at <= {} AND (claimed_until IS NULL OR claimed_until < {}) \
-           ORDER BY id LIMIT {}{lock}) RETURNING id",
-        p[0], p[1], p[2], p[3], p[4]
+           ORDER BY id LIMIT {}{}) RETURNING id",
+        b.bind(sender),
+        b.bind(until),
+        b.bind(MailStatus::Pending.as_str()),
+        b.bind(now),
+        b.bind(now),
+        b.bind(limit as i64),
+        sql::skip_locked(backend),
     );
-    let values: Vec<Value> = vec![
-        sender.into(),
-        until.into(),
-        now.into(),
-        now.into(),
-        (limit as i64).into(),
-    ];
     let ids: Vec<i64> = db
-        .query_all_raw(Statement::from_sql_and_values(backend, sql, values))
+        .query_all_raw(b.statement(sql))
         .await?
         .iter()
         .map(|row| row.try_get("", "id"))
@@ -143,19 +132,19 @@ pub async fn record(
         );
     update = match delivery {
         Delivery::Sent { reply } => update
-            .col_expr(Column::Status, Expr::value(status::SENT))
+            .col_expr(Column::Status, Expr::value(MailStatus::Sent))
             .col_expr(Column::SentAt, Expr::value(now))
             .col_expr(Column::Reply, Expr::value(reply.clone()))
             .col_expr(Column::LastError, Expr::value(Option::<String>::None)),
         Delivery::Written { path } => update
-            .col_expr(Column::Status, Expr::value(status::WRITTEN))
+            .col_expr(Column::Status, Expr::value(MailStatus::Written))
             .col_expr(Column::SentAt, Expr::value(now))
             .col_expr(Column::Reply, Expr::value(format!("written to {path}"))),
         Delivery::Retry { error, at } => update
             .col_expr(Column::NextAttemptAt, Expr::value(*at))
             .col_expr(Column::LastError, Expr::value(error.clone())),
         Delivery::Failed { error } => update
-            .col_expr(Column::Status, Expr::value(status::FAILED))
+            .col_expr(Column::Status, Expr::value(MailStatus::Failed))
             .col_expr(Column::LastError, Expr::value(error.clone())),
     };
     let result = update
@@ -171,7 +160,7 @@ pub async fn record(
 pub async fn resend(db: &impl ConnectionTrait, id: i64, now: DateTime<Utc>) -> Result<bool, DbErr> {
     use sea_orm::sea_query::Expr;
     let result = Entity::update_many()
-        .col_expr(Column::Status, Expr::value(status::PENDING))
+        .col_expr(Column::Status, Expr::value(MailStatus::Pending))
         .col_expr(Column::Attempts, Expr::value(0))
         .col_expr(Column::NextAttemptAt, Expr::value(now))
         .col_expr(Column::ClaimedBy, Expr::value(Option::<String>::None))
@@ -188,7 +177,7 @@ pub async fn resend(db: &impl ConnectionTrait, id: i64, now: DateTime<Utc>) -> R
 /// The newest mails first, optionally of one status.
 pub async fn list(
     db: &impl ConnectionTrait,
-    status: Option<&str>,
+    status: Option<MailStatus>,
     limit: u64,
 ) -> Result<Vec<Model>, DbErr> {
     let mut select = Entity::find();
@@ -200,4 +189,23 @@ pub async fn list(
 
 pub async fn get(db: &impl ConnectionTrait, id: i64) -> Result<Option<Model>, DbErr> {
     Entity::find_by_id(id).one(db).await
+}
+
+impl From<Model> for OutboxRow {
+    fn from(m: Model) -> Self {
+        OutboxRow {
+            id: m.id,
+            created_at: m.created_at,
+            kind: m.kind,
+            recipients: m.recipients,
+            subject: m.subject,
+            status: m.status,
+            attempts: m.attempts,
+            next_attempt_at: m.next_attempt_at,
+            sent_at: m.sent_at,
+            reply: m.reply,
+            last_error: m.last_error,
+            run_id: m.run_id,
+        }
+    }
 }

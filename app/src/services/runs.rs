@@ -7,10 +7,19 @@ use sea_orm::{
     QuerySelect, Set,
 };
 
-use crate::api::dashboard::HourBucket;
-pub use crate::api::runs::{AttemptView, RunFilter, RunView};
 use crate::domain::run::{Outcome, RunStatus, Trigger};
 use crate::entities::{job, job_attempt, job_run};
+use crate::views::runs::{AttemptView, HourBucket, RunView};
+
+/// Which runs to list.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct RunFilter {
+    pub job: Option<String>,
+    pub status: Option<RunStatus>,
+    /// Only runs created at or after this time.
+    pub since: Option<DateTime<Utc>>,
+    pub limit: u64,
+}
 
 /// Runs created in each of the last `hours` whole hours (the current one included), split by
 /// how they ended. Hours without runs are present with zeros, oldest first.
@@ -19,12 +28,11 @@ pub async fn per_hour(
     now: DateTime<Utc>,
     hours: u32,
 ) -> Result<Vec<HourBucket>, DbErr> {
-    let current_hour = now
-        .duration_trunc(Duration::hours(1))
-        .map_err(|e| DbErr::Custom(format!("cannot truncate {now} to the hour: {e}")))?;
+    // Truncating a representable instant to the hour cannot fail; keep `now` if it ever did.
+    let current_hour = now.duration_trunc(Duration::hours(1)).unwrap_or(now);
     let start = current_hour - Duration::hours(i64::from(hours.saturating_sub(1)));
 
-    let rows: Vec<(DateTime<Utc>, String)> = job_run::Entity::find()
+    let rows: Vec<(DateTime<Utc>, RunStatus)> = job_run::Entity::find()
         .select_only()
         .column(job_run::Column::CreatedAt)
         .column(job_run::Column::Status)
@@ -44,9 +52,9 @@ pub async fn per_hour(
         let Some(bucket) = usize::try_from(index).ok().and_then(|i| buckets.get_mut(i)) else {
             continue;
         };
-        match status.as_str() {
-            "succeeded" => bucket.succeeded += 1,
-            "dead" => bucket.failed += 1,
+        match status {
+            RunStatus::Succeeded => bucket.succeeded += 1,
+            RunStatus::Dead => bucket.failed += 1,
             _ => bucket.other += 1,
         }
     }
@@ -78,9 +86,9 @@ pub async fn create_manual(
     job_run::ActiveModel {
         policy: Set(policy),
         job_id: Set(job_id),
-        trigger: Set(Trigger::Manual.as_str().into()),
+        trigger: Set(Trigger::Manual),
         scheduled_for: Set(now),
-        status: Set(RunStatus::Pending.as_str().into()),
+        status: Set(RunStatus::Pending),
         attempts: Set(0),
         idempotency_key: Set(format!(
             "manual-{job_id}-{}-{:08x}",
@@ -111,8 +119,8 @@ pub async fn list(db: &impl ConnectionTrait, filter: &RunFilter) -> Result<Vec<R
     if let Some(name) = &filter.job {
         query = query.filter(job::Column::Name.eq(name.clone()));
     }
-    if let Some(status) = &filter.status {
-        query = query.filter(job_run::Column::Status.eq(status.clone()));
+    if let Some(status) = filter.status {
+        query = query.filter(job_run::Column::Status.eq(status));
     }
     if let Some(since) = filter.since {
         query = query.filter(job_run::Column::CreatedAt.gte(since));
@@ -214,13 +222,10 @@ pub async fn release(
 ) -> Result<bool, DbErr> {
     use sea_orm::sea_query::Expr;
     let released = job_run::Entity::update_many()
-        .col_expr(
-            job_run::Column::Status,
-            Expr::value(RunStatus::Pending.as_str()),
-        )
+        .col_expr(job_run::Column::Status, Expr::value(RunStatus::Pending))
         .col_expr(job_run::Column::UpdatedAt, Expr::value(now))
         .filter(job_run::Column::Id.eq(id))
-        .filter(job_run::Column::Status.eq(RunStatus::Blocked.as_str()))
+        .filter(job_run::Column::Status.eq(RunStatus::Blocked))
         .exec(db)
         .await?;
     if released.rows_affected == 0 {
@@ -253,7 +258,7 @@ pub async fn recent_success_ms(
         .column(job_attempt::Column::DurationMs)
         .inner_join(job_run::Entity)
         .filter(job_run::Column::JobId.eq(job_id))
-        .filter(job_attempt::Column::Outcome.eq(Outcome::Succeeded.as_str()))
+        .filter(job_attempt::Column::Outcome.eq(Outcome::Succeeded))
         .order_by_desc(job_attempt::Column::FinishedAt)
         .limit(u64::from(limit))
         .into_tuple()

@@ -9,7 +9,7 @@ use sea_orm::{
 };
 use sha2::{Digest, Sha256};
 
-use crate::domain::account::{CurrentUser, Role};
+use crate::domain::account::CurrentUser;
 use crate::entities::{session, user};
 
 pub const COOKIE_NAME: &str = "bulwark_session";
@@ -57,12 +57,7 @@ pub async fn user_for_token(
     let Some((_, Some(user))) = found else {
         return Ok(None);
     };
-    let role = Role::parse(&user.role).map_err(|e| {
-        DbErr::Custom(format!(
-            "user {} has a bad role in the database: {e}",
-            user.id
-        ))
-    })?;
+    let role = user.role;
     Ok(Some(CurrentUser {
         id: user.id,
         username: user.username,

@@ -4,16 +4,15 @@
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseBackend, DatabaseConnection, DbErr,
-    EntityTrait, QueryFilter, QuerySelect, Statement, TransactionTrait,
+    ActiveValue::Set, ColumnTrait, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait,
+    QueryFilter, QuerySelect, TransactionTrait,
 };
 
 use super::outbox::{self, NewMail};
+use crate::domain::email::EmailAddress;
+use crate::domain::run::{ErrorClass, Outcome};
 use crate::domain::trends::{self, CLEAR_AFTER_MINUTES, Finding, Window};
 use crate::entities::{job_attempt, trend_alert};
-
-/// Outcomes that count as failures.
-const FAILED: [&str; 3] = ["failed", "timed_out", "interrupted"];
 
 pub async fn window(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Result<Window, DbErr> {
     let by_class = |from: DateTime<Utc>, to: DateTime<Utc>| {
@@ -23,13 +22,13 @@ pub async fn window(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Result<Win
             .column_as(job_attempt::Column::Id.count(), "n")
             .filter(job_attempt::Column::FinishedAt.gte(from))
             .filter(job_attempt::Column::FinishedAt.lt(to))
-            .filter(job_attempt::Column::Outcome.is_in(FAILED))
+            .filter(job_attempt::Column::Outcome.is_in(Outcome::FAILURES.iter().copied()))
             .group_by(job_attempt::Column::ErrorClass)
-            .into_tuple::<(Option<String>, i64)>()
+            .into_tuple::<(Option<ErrorClass>, i64)>()
     };
-    let collect = |rows: Vec<(Option<String>, i64)>| {
+    let collect = |rows: Vec<(Option<ErrorClass>, i64)>| {
         rows.into_iter()
-            .map(|(class, n)| (class.unwrap_or_else(|| "unknown".into()), n.max(0) as u64))
+            .map(|(class, n)| (class, n.max(0) as u64))
             .collect()
     };
     let five = now - Duration::minutes(5);
@@ -43,7 +42,7 @@ pub async fn window(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Result<Win
             .filter(job_attempt::Column::FinishedAt.gte(fifteen))
             .filter(job_attempt::Column::FinishedAt.lt(now));
         if failed_only {
-            q = q.filter(job_attempt::Column::Outcome.is_in(FAILED));
+            q = q.filter(job_attempt::Column::Outcome.is_in(Outcome::FAILURES.iter().copied()));
         }
         q.into_tuple::<i64>()
     };
@@ -75,7 +74,7 @@ pub async fn check(db: &DatabaseConnection, now: DateTime<Utc>) -> Result<String
 async fn record(
     db: &impl ConnectionTrait,
     findings: &[Finding],
-    recipients: &[String],
+    recipients: &[EmailAddress],
     now: DateTime<Utc>,
 ) -> Result<String, DbErr> {
     let mut opened = Vec::new();
@@ -147,17 +146,10 @@ async fn open_or_touch(
     )
     .exec_without_returning(db)
     .await?;
-    let backend = db.get_database_backend();
-    let sql = match backend {
-        DatabaseBackend::Postgres => "SELECT * FROM trend_alerts WHERE key = $1 FOR UPDATE",
-        _ => "SELECT * FROM trend_alerts WHERE key = ?",
-    };
-    let row = trend_alert::Entity::find()
-        .from_raw_sql(Statement::from_sql_and_values(
-            backend,
-            sql,
-            [finding.key.clone().into()],
-        ))
+    // `FOR UPDATE` on PostgreSQL; SQLite has no row locks (its write lock serialises writers)
+    // and the query builder leaves the clause out there.
+    let row = trend_alert::Entity::find_by_id(finding.key.clone())
+        .lock_exclusive()
         .one(db)
         .await?
         .ok_or_else(|| DbErr::RecordNotFound(format!("trend_alerts {}", finding.key)))?;

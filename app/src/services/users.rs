@@ -37,19 +37,25 @@ pub struct UserSummary {
     pub created_at: chrono::DateTime<Utc>,
 }
 
-impl TryFrom<user::Model> for UserSummary {
-    type Error = DbErr;
-
-    fn try_from(m: user::Model) -> Result<Self, DbErr> {
-        let role = Role::parse(&m.role).map_err(|e| {
-            DbErr::Custom(format!("user {} has a bad role in the database: {e}", m.id))
-        })?;
-        Ok(UserSummary {
+impl From<user::Model> for UserSummary {
+    fn from(m: user::Model) -> Self {
+        UserSummary {
             id: m.id,
             username: m.username,
-            role,
+            role: m.role,
             created_at: m.created_at,
-        })
+        }
+    }
+}
+
+impl From<UserSummary> for crate::views::users::UserRow {
+    fn from(u: UserSummary) -> Self {
+        crate::views::users::UserRow {
+            id: u.id,
+            username: u.username,
+            role: u.role,
+            created_at: u.created_at,
+        }
     }
 }
 
@@ -68,8 +74,8 @@ pub async fn create(
     let inserted = user::ActiveModel {
         username: Set(username.to_string()),
         password_hash: Set(password_hash),
-        role: Set(role.as_str().to_string()),
-        created_at: Set(Utc::now()),
+        role: Set(role),
+        created_at: Set(crate::clock::now()),
         ..Default::default()
     }
     .insert(db)
@@ -78,7 +84,7 @@ pub async fn create(
         Some(SqlErr::UniqueConstraintViolation(_)) => CreateUserError::Taken(username.to_string()),
         _ => CreateUserError::Db(e),
     })?;
-    Ok(UserSummary::try_from(inserted)?)
+    Ok(UserSummary::from(inserted))
 }
 
 pub async fn find_by_username(
@@ -92,13 +98,13 @@ pub async fn find_by_username(
 }
 
 pub async fn list(db: &impl ConnectionTrait) -> Result<Vec<UserSummary>, DbErr> {
-    user::Entity::find()
+    Ok(user::Entity::find()
         .order_by_asc(user::Column::Username)
         .all(db)
         .await?
         .into_iter()
-        .map(UserSummary::try_from)
-        .collect()
+        .map(UserSummary::from)
+        .collect())
 }
 
 /// The first administrator of a fresh installation.
@@ -143,7 +149,7 @@ pub async fn ensure_first_admin(
 
 async fn admin_exists(db: &impl ConnectionTrait) -> Result<bool, DbErr> {
     Ok(user::Entity::find()
-        .filter(user::Column::Role.eq(Role::Admin.as_str()))
+        .filter(user::Column::Role.eq(Role::Admin))
         .count(db)
         .await?
         > 0)

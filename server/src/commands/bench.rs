@@ -6,6 +6,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use app::domain::job::{JobInput, JobSpec};
+use app::domain::retry::Jitter;
+use app::domain::run::RunStatus;
 use app::entities::{job_attempt, job_run};
 use app::services::{jobs, runs};
 use chrono::Utc;
@@ -133,7 +135,7 @@ async fn define(
         cron: "0 0 0 1 1 *".into(),
         ..JobInput::default()
     };
-    input.retry.jitter = "none".into();
+    input.retry.jitter = Jitter::None.as_str().into();
     edit(&mut input);
     let spec = JobSpec::parse(&input).map_err(|e| anyhow::anyhow!("bench job invalid: {e:?}"))?;
     Ok(jobs::create(db, &spec, Utc::now()).await?.id)
@@ -142,7 +144,7 @@ async fn define(
 /// Waits until `expected` runs (of any job) are in one of `statuses`.
 async fn until_all(
     db: &DatabaseConnection,
-    statuses: &[&str],
+    statuses: &[RunStatus],
     expected: u64,
 ) -> anyhow::Result<()> {
     let deadline = Instant::now() + Duration::from_secs(600);
@@ -196,7 +198,7 @@ async fn suite(label: &str, url: &str, args: &BenchArgs) -> anyhow::Result<()> {
     }
     let (stop, task) = start(&db);
     let started = Instant::now();
-    until_all(&db, &["succeeded"], args.runs as u64).await?;
+    until_all(&db, &[RunStatus::Succeeded], args.runs as u64).await?;
     let elapsed = started.elapsed().as_secs_f64();
     let _ = stop.send(());
     task.await?;
@@ -221,7 +223,7 @@ async fn suite(label: &str, url: &str, args: &BenchArgs) -> anyhow::Result<()> {
         failing.push(id);
     }
     let (stop, task) = start(&db);
-    until_all(&db, &["dead"], args.retry_runs as u64).await?;
+    until_all(&db, &[RunStatus::Dead], args.retry_runs as u64).await?;
     let _ = stop.send(());
     task.await?;
     let policy = jobs::to_spec(&jobs::get(&db, failing[0]).await?)?.retry;
@@ -317,7 +319,8 @@ pub async fn queue(args: &QueueBenchArgs) -> anyhow::Result<()> {
 }
 
 async fn queue_suite(label: &str, url: &str, dead: usize) -> anyhow::Result<()> {
-    use app::api::failed::QueueFilter;
+    use app::domain::filters::{QueueCursor, QueueQuery};
+    use app::domain::run::{ErrorClass, Trigger};
     use sea_orm::{ActiveValue::Set, EntityTrait};
 
     let db = crate::db::connect(url).await?;
@@ -327,7 +330,7 @@ async fn queue_suite(label: &str, url: &str, dead: usize) -> anyhow::Result<()> 
         jobs_ids.push(define(&db, &format!("queue-job-{i}"), |_| {}).await?);
     }
     let now = Utc::now();
-    let classes = ["transient", "permanent", "timeout", "interrupted"];
+    let classes = ErrorClass::ALL;
     let started = Instant::now();
     for chunk_start in (0..dead).step_by(1000) {
         let rows: Vec<job_run::ActiveModel> = (chunk_start..(chunk_start + 1000).min(dead))
@@ -335,12 +338,12 @@ async fn queue_suite(label: &str, url: &str, dead: usize) -> anyhow::Result<()> 
                 let at = now - chrono::Duration::seconds(i as i64);
                 job_run::ActiveModel {
                     job_id: Set(jobs_ids[i % jobs_ids.len()]),
-                    trigger: Set("cron".into()),
+                    trigger: Set(Trigger::Cron),
                     scheduled_for: Set(at),
-                    status: Set("dead".into()),
+                    status: Set(RunStatus::Dead),
                     attempts: Set(3),
                     idempotency_key: Set(format!("bench-{i}")),
-                    last_error_class: Set(Some(classes[i % classes.len()].into())),
+                    last_error_class: Set(Some(classes[i % classes.len()])),
                     last_error: Set(Some(format!("failure number {i}"))),
                     created_at: Set(at),
                     updated_at: Set(at),
@@ -364,7 +367,7 @@ async fn queue_suite(label: &str, url: &str, dead: usize) -> anyhow::Result<()> 
     }
     let time = |t: Instant| t.elapsed().as_secs_f64() * 1000.0;
 
-    let all = QueueFilter::default();
+    let all = QueueQuery::default();
     let t = Instant::now();
     let first = app::services::failed::page(&db, &all, None, 50).await?;
     println!("  first page (50 rows + counts): {:.1} ms", time(t));
@@ -378,25 +381,23 @@ async fn queue_suite(label: &str, url: &str, dead: usize) -> anyhow::Result<()> 
         .one(&db)
         .await?
         .context("the queue has a middle")?;
-    let cursor = format!(
-        "{}.{}",
-        middle
+    let cursor = QueueCursor {
+        finished_at: middle
             .finished_at
-            .and_then(|t| t.timestamp_nanos_opt())
-            .unwrap_or_default(),
-        middle.id
-    );
+            .context("a dead run has its finish time")?,
+        id: middle.id,
+    };
     let t = Instant::now();
-    let deep = app::services::failed::page(&db, &all, Some(&cursor), 50).await?;
+    let deep = app::services::failed::page(&db, &all, Some(cursor), 50).await?;
     println!(
         "  page at row {} (keyset, {} rows): {:.1} ms",
         dead / 2,
         deep.rows.len(),
         time(t)
     );
-    let filtered = QueueFilter {
+    let filtered = QueueQuery {
         job: Some("queue-job-3".into()),
-        class: Some("interrupted".into()),
+        class: Some(ErrorClass::Interrupted),
         text: Some("number 9".into()),
         ..Default::default()
     };

@@ -9,8 +9,9 @@
 
 use std::time::Instant;
 
+use app::domain::filters::HitSort;
 use app::domain::traffic_range::{self, Preset, RangeSpec, VisitorType};
-use app::services::traffic::{self, HitSort, HitsQuery, StatsQuery};
+use app::services::traffic::{self, HitsQuery, StatsQuery};
 use chrono::Utc;
 
 use super::bench::{ThrowawayPostgres, throwaway_sqlite};
@@ -99,7 +100,7 @@ async fn suite(
     }
     // What the daily traffic-clean job (or else the first look at each range) does.
     let timer = Instant::now();
-    let built = app::services::traffic_blocks::warm(&db, 91).await?;
+    let built = app::services::traffic::blocks::warm(&db, 91).await?;
     println!(
         "{label}: built {built} traffic blocks in {:.1} s (the daily traffic-clean job does this; \
          a day's new blocks cost little)",
@@ -158,7 +159,7 @@ async fn suite(
         );
         // Where the time goes, part by part, for this range.
         {
-            use app::services::traffic_rollup::{self as rollup, Scope};
+            use app::services::traffic::rollup_read::{self as rollup, Scope};
             let scope = Scope {
                 from: query.from,
                 to: query.to,

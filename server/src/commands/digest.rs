@@ -1,9 +1,9 @@
 //! `bulwark digest send [--to ADDR] [--dry-run]`: the daily digest, now.
 
 use anyhow::Context;
-use app::domain::mail::with_console;
+use app::domain::email;
+use app::domain::mail::{MailStatus, with_console};
 use app::services::digest;
-use app::services::outbox::status;
 use sea_orm::DatabaseConnection;
 
 use crate::config::Config;
@@ -16,23 +16,23 @@ pub async fn send(
     to: &[String],
     dry_run: bool,
 ) -> anyhow::Result<()> {
-    let zone = app::domain::cron::parse_timezone(&config.timezone)?;
+    let zone = config.zone();
     let now = crate::clock::now();
     let recipients = if to.is_empty() {
         digest::recipients(db)
             .await
             .context("could not read the digest recipients")?
     } else {
-        app::domain::job::address_list(&to.join(",")).map_err(|e| anyhow::anyhow!("--to: {e}"))?
+        email::address_list(&to.join(",")).map_err(|e| anyhow::anyhow!("--to: {e}"))?
     };
     if dry_run {
-        let mail = digest::compose(
+        let mail = app::domain::digest::compose(
             &digest::gather(db, now)
                 .await
                 .context("could not read the runs")?,
             zone,
         );
-        println!("To: {}", recipients.join(", "));
+        println!("To: {}", email::join(&recipients));
         println!("Subject: {}\n", mail.subject);
         print!("{}", with_console(&mail.text, &config.public_url()));
         return Ok(());
@@ -60,14 +60,14 @@ pub async fn send(
         .context("the queued digest disappeared")?;
     let reply = row.reply.as_deref().unwrap_or_default();
     let error = row.last_error.as_deref().unwrap_or_default();
-    match row.status.as_str() {
-        status::SENT => println!("digest sent to {}: {reply}", recipients.join(", ")),
-        status::WRITTEN => println!("no smtp_url configured: digest {reply}"),
-        status::PENDING => println!(
+    match row.status {
+        MailStatus::Sent => println!("digest sent to {}: {reply}", email::join(&recipients)),
+        MailStatus::Written => println!("no smtp_url configured: digest {reply}"),
+        MailStatus::Pending => println!(
             "digest queued (mail #{}) but not delivered yet: {error}; a running server retries it",
             row.id
         ),
-        _ => anyhow::bail!(
+        MailStatus::Failed => anyhow::bail!(
             "the SMTP server refused the digest (mail #{}): {error}",
             row.id
         ),

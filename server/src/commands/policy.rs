@@ -29,7 +29,7 @@ pub struct PreviewArgs {
     json: bool,
 }
 
-/// The JSON shape of DESIGN.md §6.
+/// The JSON shape other tools read (`docs/ARCHITECTURE.md` §8).
 #[derive(Debug, Serialize)]
 pub struct Preview {
     pub delays_s: Vec<f64>,

@@ -1,20 +1,22 @@
 //! `bulwark runs list`: runs newest first, with every attempt.
 
 use anyhow::Context;
-use app::services::runs::{self, RunFilter, RunView};
+use app::domain::run::{ErrorClass, Outcome, RunStatus, Trigger};
+use app::services::runs::{self, RunFilter};
+use app::views::runs::RunView;
 use chrono::{DateTime, SecondsFormat, Utc};
 use sea_orm::DatabaseConnection;
 use serde::Serialize;
 
-/// The JSON shape of DESIGN.md §6.
+/// The JSON shape other tools read (`docs/ARCHITECTURE.md`, "Command line").
 #[derive(Debug, Serialize)]
 struct RunJson {
     id: i64,
     job: String,
-    trigger: String,
-    status: String,
+    trigger: Trigger,
+    status: RunStatus,
     scheduled_for: String,
-    last_error_class: Option<String>,
+    last_error_class: Option<ErrorClass>,
     last_error: Option<String>,
     attempts: Vec<AttemptJson>,
 }
@@ -22,8 +24,8 @@ struct RunJson {
 #[derive(Debug, Serialize)]
 struct AttemptJson {
     number: i32,
-    outcome: Option<String>,
-    error_class: Option<String>,
+    outcome: Option<Outcome>,
+    error_class: Option<ErrorClass>,
     started_at: String,
     finished_at: Option<String>,
     duration_ms: Option<i64>,
@@ -78,14 +80,21 @@ pub async fn list(db: &DatabaseConnection, filter: RunFilter, json: bool) -> any
         let attempts: Vec<String> = run
             .attempts
             .iter()
-            .map(|a| format!("{}:{}", a.number, a.outcome.as_deref().unwrap_or("running")))
+            .map(|a| {
+                format!(
+                    "{}:{}",
+                    a.number,
+                    a.outcome
+                        .map_or(RunStatus::Running.as_str(), Outcome::as_str)
+                )
+            })
             .collect();
         println!(
             "{:>7}  {:<24} {:<10} {:<11} {:<25} {}",
             run.id,
             run.job,
-            run.trigger,
-            run.status,
+            run.trigger.as_str(),
+            run.status.as_str(),
             rfc3339(run.scheduled_for),
             attempts.join(" ")
         );

@@ -99,7 +99,7 @@ async fn attempt(shared: &Shared, Claimed { run, job }: Claimed) -> Result<(), D
         idempotency_key: &run.idempotency_key,
         run_id: run.id,
         job_name: &job.name,
-        timezone: &job.timezone,
+        timezone: spec.timezone,
     };
     let execution = tokio::select! {
         execution = executor::execute(shared, &spec.kind, &input) => Some(execution),
@@ -145,7 +145,7 @@ pub(crate) fn with_overrides(mut spec: JobSpec, run: &job_run::Model) -> JobSpec
         spec.retry = retry;
     }
     if let Some(ms) = run.override_timeout_ms.filter(|ms| *ms > 0) {
-        spec.timeout.dynamic = None;
+        spec.timeout.mode = app::domain::job::TimeoutMode::Static;
         spec.timeout.static_ms = ms as u64;
         spec.timeout.hard_cap_ms = spec.timeout.hard_cap_ms.max(ms as u64);
     }
@@ -181,11 +181,11 @@ async fn finish(
         )
         .col_expr(
             job_attempt::Column::Outcome,
-            Expr::value(execution.report.outcome.as_str()),
+            Expr::value(execution.report.outcome),
         )
         .col_expr(
             job_attempt::Column::ErrorClass,
-            Expr::value(execution.report.class.map(|c| c.as_str().to_string())),
+            Expr::value(execution.report.class),
         )
         .col_expr(
             job_attempt::Column::Message,
@@ -262,7 +262,7 @@ pub(crate) async fn settle(
     message: Option<&str>,
     now: DateTime<Utc>,
 ) -> Result<bool, DbErr> {
-    let class = report.class.map(|c| c.as_str().to_string());
+    let class = report.class;
     let mut update = job_run::Entity::update_many()
         .col_expr(
             job_run::Column::LeaseOwner,
@@ -277,10 +277,7 @@ pub(crate) async fn settle(
     match next {
         Next::Succeeded => {
             update = update
-                .col_expr(
-                    job_run::Column::Status,
-                    Expr::value(RunStatus::Succeeded.as_str()),
-                )
+                .col_expr(job_run::Column::Status, Expr::value(RunStatus::Succeeded))
                 .col_expr(job_run::Column::FinishedAt, Expr::value(now))
                 .col_expr(
                     job_run::Column::NextAttemptAt,
@@ -289,10 +286,7 @@ pub(crate) async fn settle(
         }
         Next::Retry { delay_ms, .. } => {
             update = update
-                .col_expr(
-                    job_run::Column::Status,
-                    Expr::value(RunStatus::RetryWait.as_str()),
-                )
+                .col_expr(job_run::Column::Status, Expr::value(RunStatus::RetryWait))
                 .col_expr(
                     job_run::Column::NextAttemptAt,
                     Expr::value(now + chrono::Duration::milliseconds(delay_ms as i64)),
@@ -301,7 +295,7 @@ pub(crate) async fn settle(
                     job_run::Column::PreviousDelayMs,
                     Expr::value(delay_ms as i64),
                 )
-                .col_expr(job_run::Column::LastErrorClass, Expr::value(class.clone()))
+                .col_expr(job_run::Column::LastErrorClass, Expr::value(class))
                 .col_expr(
                     job_run::Column::LastError,
                     Expr::value(message.map(str::to_string)),
@@ -317,13 +311,13 @@ pub(crate) async fn settle(
                 _ => RunStatus::Dead,
             };
             update = update
-                .col_expr(job_run::Column::Status, Expr::value(status.as_str()))
+                .col_expr(job_run::Column::Status, Expr::value(status))
                 .col_expr(job_run::Column::FinishedAt, Expr::value(now))
                 .col_expr(
                     job_run::Column::NextAttemptAt,
                     Expr::value(Option::<DateTime<Utc>>::None),
                 )
-                .col_expr(job_run::Column::LastErrorClass, Expr::value(class.clone()))
+                .col_expr(job_run::Column::LastErrorClass, Expr::value(class))
                 .col_expr(
                     job_run::Column::LastError,
                     Expr::value(message.map(str::to_string)),
@@ -332,7 +326,7 @@ pub(crate) async fn settle(
     }
     let result = update
         .filter(job_run::Column::Id.eq(run.id))
-        .filter(job_run::Column::Status.eq(RunStatus::Running.as_str()))
+        .filter(job_run::Column::Status.eq(RunStatus::Running))
         .filter(job_run::Column::Attempts.eq(run.attempts))
         .filter(match &run.lease_owner {
             Some(owner) => job_run::Column::LeaseOwner.eq(owner.clone()),
@@ -351,8 +345,8 @@ pub(crate) async fn settle(
             job: job.name.clone(),
             run_id: run.id,
             status: match on_exhausted {
-                Some(OnExhausted::SkipToNext) => RunStatus::Skipped.as_str().to_string(),
-                _ => RunStatus::Dead.as_str().to_string(),
+                Some(OnExhausted::SkipToNext) => RunStatus::Skipped,
+                _ => RunStatus::Dead,
             },
             error_class: class,
             message: message.map(str::to_string),
@@ -386,9 +380,9 @@ async fn trigger_fallback(
     };
     job_run::ActiveModel {
         job_id: Set(target.id),
-        trigger: Set(Trigger::Fallback.as_str().into()),
+        trigger: Set(Trigger::Fallback),
         scheduled_for: Set(now),
-        status: Set(RunStatus::Pending.as_str().into()),
+        status: Set(RunStatus::Pending),
         attempts: Set(0),
         idempotency_key: Set(format!("fallback-of-run-{}", run.id)),
         policy: Set(app::services::runs::policy_snapshot(&target)),
@@ -419,7 +413,7 @@ async fn renew_lease(
         let renewed = job_run::Entity::update_many()
             .col_expr(job_run::Column::LeaseExpiresAt, Expr::value(until))
             .filter(job_run::Column::Id.eq(run_id))
-            .filter(job_run::Column::Status.eq(RunStatus::Running.as_str()))
+            .filter(job_run::Column::Status.eq(RunStatus::Running))
             .filter(job_run::Column::Attempts.eq(attempts))
             .filter(job_run::Column::LeaseOwner.eq(node.clone()))
             .exec(&db)

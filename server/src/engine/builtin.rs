@@ -20,7 +20,7 @@ pub struct TaskContext {
     pub params: BTreeMap<String, String>,
     pub idempotency_key: String,
     /// The job's time zone.
-    pub timezone: String,
+    pub timezone: chrono_tz::Tz,
 }
 
 /// A failed task says whether trying again could help.
@@ -91,11 +91,12 @@ impl BuiltinTask for Demo {
             };
             tokio::time::sleep(Duration::from_millis(sleep_ms)).await;
             if fastrand::f64() < rate {
-                let class = if param("fail") == Some("permanent") {
-                    ErrorClass::Permanent
-                } else {
-                    ErrorClass::Transient
-                };
+                let class =
+                    if param("fail").and_then(ErrorClass::parse) == Some(ErrorClass::Permanent) {
+                        ErrorClass::Permanent
+                    } else {
+                        ErrorClass::Transient
+                    };
                 Err(TaskError {
                     class,
                     message: format!("demo failure (failure_rate {rate})"),
@@ -221,9 +222,9 @@ impl BuiltinTask for TrafficClean {
     fn run(&self, ctx: TaskContext) -> TaskFuture {
         Box::pin(async move {
             let days = match ctx.params.get("days") {
-                Some(text) => parse_retention_days(text).map_err(|message| TaskError {
+                Some(text) => parse_retention_days(text).map_err(|e| TaskError {
                     class: ErrorClass::Permanent,
-                    message,
+                    message: e.to_string(),
                 })?,
                 None => DEFAULT_RETENTION_DAYS,
             };
@@ -234,7 +235,7 @@ impl BuiltinTask for TrafficClean {
                     message: e.to_string(),
                 })?;
             let window = i32::try_from(days).unwrap_or(i32::MAX).saturating_add(1);
-            let built = app::services::traffic_blocks::warm(&ctx.db, window)
+            let built = app::services::traffic::blocks::warm(&ctx.db, window)
                 .await
                 .map_err(|e| TaskError {
                     class: ErrorClass::Transient,
@@ -274,10 +275,7 @@ pub struct MailDigest;
 impl BuiltinTask for MailDigest {
     fn run(&self, ctx: TaskContext) -> TaskFuture {
         Box::pin(async move {
-            let zone = app::domain::cron::parse_timezone(&ctx.timezone).map_err(|e| TaskError {
-                class: ErrorClass::Permanent,
-                message: e.to_string(),
-            })?;
+            let zone = ctx.timezone;
             let now = crate::clock::now();
             let transient = |e: sea_orm::DbErr| TaskError {
                 class: ErrorClass::Transient,
@@ -291,11 +289,16 @@ impl BuiltinTask for MailDigest {
     }
 }
 
+/// A retention that is not a whole number of days from 1 to 3650.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("days must be a whole number from 1 to 3650, not '{0}'")]
+pub struct BadRetention(String);
+
 /// Retention in days: a whole number from 1 to 3650.
-pub fn parse_retention_days(text: &str) -> Result<u32, String> {
+pub fn parse_retention_days(text: &str) -> Result<u32, BadRetention> {
     text.trim()
         .parse::<u32>()
         .ok()
         .filter(|d| (1..=3650).contains(d))
-        .ok_or_else(|| format!("days must be a whole number from 1 to 3650, not '{text}'"))
+        .ok_or_else(|| BadRetention(text.to_string()))
 }

@@ -12,12 +12,11 @@
 
 use std::time::Duration;
 
+use app::domain::run::RunStatus;
 use app::entities::{job, job_run};
+use app::services::sql::{self, Binder};
 use chrono::{DateTime, Utc};
-use sea_orm::{
-    ColumnTrait, ConnectionTrait, DatabaseBackend, DbErr, EntityTrait, QueryFilter, QueryOrder,
-    Statement, Value,
-};
+use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder};
 
 use super::EngineConfig;
 
@@ -28,12 +27,6 @@ pub struct Claimed {
     pub job: job::Model,
 }
 
-const DUE: &str = "(r.status = 'pending' OR r.status = 'retry_wait') \
-    AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= {now}) \
-    AND NOT EXISTS (SELECT 1 FROM job_runs o WHERE o.job_id = r.job_id AND o.id <> r.id \
-        AND (o.status = 'running' \
-             OR (o.status IN ('pending', 'retry_wait') AND o.id < r.id)))";
-
 pub async fn claim_due(
     db: &impl ConnectionTrait,
     config: &EngineConfig,
@@ -43,44 +36,36 @@ pub async fn claim_due(
     let backend = db.get_database_backend();
     let lease_until =
         now + chrono::Duration::from_std(config.lease).unwrap_or(chrono::Duration::seconds(30));
-    let (sql, values): (String, Vec<Value>) = match backend {
-        DatabaseBackend::Postgres => (
-            format!(
-                "UPDATE job_runs SET status = 'running', attempts = attempts + 1, \
-                 lease_owner = $1, lease_expires_at = $2, updated_at = $3 \
-                 WHERE id IN (SELECT r.id FROM job_runs r WHERE {} \
-                   ORDER BY COALESCE(r.next_attempt_at, r.scheduled_for), r.id LIMIT $4 \
-                   FOR UPDATE SKIP LOCKED) \
-                 RETURNING id",
-                DUE.replace("{now}", "$3")
-            ),
-            vec![
-                config.node_id.clone().into(),
-                lease_until.into(),
-                now.into(),
-                (limit as i64).into(),
-            ],
-        ),
-        _ => (
-            format!(
-                "UPDATE job_runs SET status = 'running', attempts = attempts + 1, \
-                 lease_owner = ?, lease_expires_at = ?, updated_at = ? \
-                 WHERE id IN (SELECT r.id FROM job_runs r WHERE {} \
-                   ORDER BY COALESCE(r.next_attempt_at, r.scheduled_for), r.id LIMIT ?) \
-                 RETURNING id",
-                DUE.replace("{now}", "?")
-            ),
-            vec![
-                config.node_id.clone().into(),
-                lease_until.into(),
-                now.into(),
-                now.into(),
-                (limit as i64).into(),
-            ],
-        ),
-    };
+    // `?` placeholders are positional: values are bound in the order they appear.
+    let mut b = Binder::new(backend);
+    let set = format!(
+        "status = {}, attempts = attempts + 1, lease_owner = {}, lease_expires_at = {}, \
+         updated_at = {}",
+        b.bind(RunStatus::Running.as_str()),
+        b.bind(config.node_id.clone()),
+        b.bind(lease_until),
+        b.bind(now),
+    );
+    // Due: pending, or waiting to retry and its time has come; and no older run of the same
+    // job still active (runs of one job go one at a time, oldest first).
+    let due = format!(
+        "r.status IN ({}) AND (r.next_attempt_at IS NULL OR r.next_attempt_at <= {}) \
+         AND NOT EXISTS (SELECT 1 FROM job_runs o WHERE o.job_id = r.job_id AND o.id <> r.id \
+           AND (o.status = {} OR (o.status IN ({}) AND o.id < r.id)))",
+        b.bind_list([RunStatus::Pending.as_str(), RunStatus::RetryWait.as_str()]),
+        b.bind(now),
+        b.bind(RunStatus::Running.as_str()),
+        b.bind_list([RunStatus::Pending.as_str(), RunStatus::RetryWait.as_str()]),
+    );
+    let sql = format!(
+        "UPDATE job_runs SET {set} WHERE id IN (SELECT r.id FROM job_runs r WHERE {due} \
+           ORDER BY COALESCE(r.next_attempt_at, r.scheduled_for), r.id LIMIT {}{}) \
+         RETURNING id",
+        b.bind(limit as i64),
+        sql::skip_locked(backend),
+    );
     let ids: Vec<i64> = db
-        .query_all_raw(Statement::from_sql_and_values(backend, sql, values))
+        .query_all_raw(b.statement(sql))
         .await?
         .iter()
         .map(|row| row.try_get::<i64>("", "id"))
@@ -106,7 +91,7 @@ pub async fn next_due_in(
     now: DateTime<Utc>,
 ) -> Result<Option<Duration>, DbErr> {
     let next = job_run::Entity::find()
-        .filter(job_run::Column::Status.eq("retry_wait"))
+        .filter(job_run::Column::Status.eq(RunStatus::RetryWait))
         .order_by_asc(job_run::Column::NextAttemptAt)
         .one(db)
         .await?

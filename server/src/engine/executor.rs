@@ -22,7 +22,7 @@ pub struct AttemptInput<'a> {
     pub run_id: i64,
     pub job_name: &'a str,
     /// The job's time zone (what "today" means to a built-in task).
-    pub timezone: &'a str,
+    pub timezone: chrono_tz::Tz,
 }
 
 /// How an attempt went.
@@ -85,7 +85,7 @@ pub async fn execute(shared: &Shared, kind: &JobKind, input: &AttemptInput<'_>) 
                 db: shared.db.clone(),
                 params: params.clone(),
                 idempotency_key: input.idempotency_key.to_string(),
-                timezone: input.timezone.to_string(),
+                timezone: input.timezone,
             };
             match tokio::time::timeout(input.timeout, task_impl.run(ctx)).await {
                 Ok(Ok(output)) => Execution::ok(tail(output.as_bytes())),

@@ -1,7 +1,7 @@
 //! Runs whose node stopped: found by their expired lease, their open attempt recorded as
 //! interrupted, and the run retried by its policy like any transient failure.
 
-use app::domain::run::{AttemptReport, ErrorClass, RunStatus, decide};
+use app::domain::run::{AttemptReport, ErrorClass, Outcome, RunStatus, decide};
 use app::entities::{job, job_attempt, job_run};
 use app::services::jobs::to_spec;
 use chrono::{DateTime, Utc};
@@ -16,7 +16,7 @@ use super::attempt::settle;
 /// Interrupts every run whose lease expired before `now`; returns how many.
 pub async fn recover_expired(db: &DatabaseConnection, now: DateTime<Utc>) -> Result<usize, DbErr> {
     let expired = job_run::Entity::find()
-        .filter(job_run::Column::Status.eq(RunStatus::Running.as_str()))
+        .filter(job_run::Column::Status.eq(RunStatus::Running))
         .filter(job_run::Column::LeaseExpiresAt.lt(now))
         .limit(200)
         .find_also_related(job::Entity)
@@ -45,7 +45,7 @@ pub async fn hand_back(
     now: DateTime<Utc>,
 ) -> Result<usize, DbErr> {
     let mine = job_run::Entity::find()
-        .filter(job_run::Column::Status.eq(RunStatus::Running.as_str()))
+        .filter(job_run::Column::Status.eq(RunStatus::Running))
         .filter(job_run::Column::LeaseOwner.eq(node))
         .find_also_related(job::Entity)
         .all(db)
@@ -83,8 +83,14 @@ async fn interrupt(
                     job_attempt::Column::DurationMs,
                     Expr::value((now - attempt.started_at).num_milliseconds().max(0)),
                 )
-                .col_expr(job_attempt::Column::Outcome, Expr::value("interrupted"))
-                .col_expr(job_attempt::Column::ErrorClass, Expr::value("interrupted"))
+                .col_expr(
+                    job_attempt::Column::Outcome,
+                    Expr::value(Outcome::Interrupted),
+                )
+                .col_expr(
+                    job_attempt::Column::ErrorClass,
+                    Expr::value(ErrorClass::Interrupted),
+                )
                 .col_expr(job_attempt::Column::Message, Expr::value(reason))
                 .filter(job_attempt::Column::Id.eq(attempt.id))
                 .filter(job_attempt::Column::Outcome.is_null())
@@ -102,8 +108,8 @@ async fn interrupt(
                 finished_at: Set(Some(now)),
                 duration_ms: Set(Some((now - run.updated_at).num_milliseconds().max(0))),
                 timeout_ms: Set(0),
-                outcome: Set(Some("interrupted".into())),
-                error_class: Set(Some("interrupted".into())),
+                outcome: Set(Some(Outcome::Interrupted)),
+                error_class: Set(Some(ErrorClass::Interrupted)),
                 message: Set(Some(reason.to_string())),
                 node: Set(run.lease_owner.clone().unwrap_or_default()),
                 slow: Set(false),

@@ -8,17 +8,13 @@
 use std::collections::HashMap;
 use std::time::Duration;
 
-use app::domain::cron::{CronExpr, parse_timezone};
-use app::domain::job::{Misfire, Overlap};
-use app::domain::run::{RunStatus, Trigger};
+use app::domain::run::{Resolution, RunStatus, Trigger};
+use app::domain::ticks::{self, MAX_MISSED_RECORDED, PlannedTick, Situation};
 use app::entities::{job, job_run};
 use app::services::jobs::to_spec;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QuerySelect, Set};
-
-/// Missed ticks recorded per job and pass, at most; older ones are counted in the log.
-const MAX_MISSED_RECORDED: usize = 100;
 
 /// What one pass of the trigger did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -56,7 +52,7 @@ pub async fn enqueue_due_ticks(
         .select_only()
         .column(job_run::Column::JobId)
         .column_as(job_run::Column::Id.count(), "n")
-        .filter(job_run::Column::Status.is_in(active_statuses()))
+        .filter(job_run::Column::Status.is_in(RunStatus::ACTIVE.iter().copied()))
         .group_by(job_run::Column::JobId)
         .into_tuple::<(i64, i64)>()
         .all(db)
@@ -72,13 +68,12 @@ pub async fn enqueue_due_ticks(
     let mut rows = Vec::new();
     let mut next_tick: Option<DateTime<Utc>> = None;
     for job in &jobs {
-        let (Ok(cron), Ok(tz)) = (CronExpr::parse(&job.cron), parse_timezone(&job.timezone)) else {
-            tracing::error!(job = %job.name, cron = %job.cron, "job has an invalid schedule; not triggered");
-            continue;
-        };
-        let Ok(spec) = to_spec(job) else {
-            tracing::error!(job = %job.name, "job definition unreadable; not triggered");
-            continue;
+        let spec = match to_spec(job) {
+            Ok(spec) => spec,
+            Err(e) => {
+                tracing::error!(job = %job.name, error = %e, "job definition unreadable; not triggered");
+                continue;
+            }
         };
         // Count from the last recorded tick, or from when the job was last (re)defined or
         // re-enabled: a new or re-enabled job does not fire for the time before it.
@@ -87,60 +82,38 @@ pub async fn enqueue_due_ticks(
             .copied()
             .flatten()
             .map_or(job.updated_at, |last| last.max(job.updated_at));
-        if let Ok(upcoming) = cron.next_after(tz, now) {
+        if let Ok(upcoming) = spec.cron.next_after(spec.timezone, now) {
             let upcoming = upcoming.with_timezone(&Utc);
             next_tick = Some(next_tick.map_or(upcoming, |t| t.min(upcoming)));
         }
         // Bounded: a process down for a long time records at most this many ticks per job
         // and pass (the rest follow in the next passes, oldest first).
-        let due = cron.fire_times_between(tz, since, now, 10_000);
+        let due = spec
+            .cron
+            .fire_times_between(spec.timezone, since, now, 10_000);
         if due.is_empty() {
             continue;
         }
-        let (missed, on_time): (Vec<_>, Vec<_>) =
-            due.into_iter().partition(|t| now - *t > misfire_after);
-        let mut busy = active.get(&job.id).copied().unwrap_or(0) > 0;
-
-        let run_missed = match (spec.misfire, on_time.is_empty()) {
-            // Run once now: the latest missed tick runs, unless an on-time tick does anyway.
-            (Misfire::RunOnce, true) => missed.last().copied(),
-            _ => None,
-        };
-        if missed.len() > MAX_MISSED_RECORDED {
+        let plan = ticks::plan(
+            &due,
+            Situation {
+                now,
+                misfire_after,
+                misfire: spec.misfire,
+                overlap: spec.overlap,
+                busy: active.get(&job.id).copied().unwrap_or(0) > 0,
+                hold: held.get(&job.name).map(String::as_str),
+            },
+        );
+        if plan.unrecorded_missed > 0 {
             tracing::warn!(
                 job = %job.name,
-                missed = missed.len(),
+                missed = plan.unrecorded_missed + MAX_MISSED_RECORDED,
                 recorded = MAX_MISSED_RECORDED,
                 "many ticks were missed while Bulwark was down; recording the latest"
             );
         }
-        let keep_from = missed.len().saturating_sub(MAX_MISSED_RECORDED);
-        for tick in missed.iter().skip(keep_from) {
-            if Some(*tick) == run_missed {
-                continue;
-            }
-            rows.push(tick_row(job, *tick, now, RunStatus::Skipped, Some(match spec.misfire {
-                Misfire::RunOnce => "missed while Bulwark was down; a later tick ran instead (misfire: run_once)",
-                Misfire::Skip => "missed while Bulwark was down (misfire: skip)",
-            })));
-        }
-        let hold = held.get(&job.name);
-        for tick in run_missed.into_iter().chain(on_time) {
-            if let Some(reason) = hold {
-                rows.push(tick_row(job, tick, now, RunStatus::Blocked, Some(reason)));
-            } else if busy && spec.overlap == Overlap::Skip {
-                rows.push(tick_row(
-                    job,
-                    tick,
-                    now,
-                    RunStatus::Skipped,
-                    Some("the previous run was still active (overlap: skip)"),
-                ));
-            } else {
-                rows.push(tick_row(job, tick, now, RunStatus::Pending, None));
-                busy = true;
-            }
-        }
+        rows.extend(plan.runs.iter().map(|p| tick_row(job, p, now)));
     }
     if rows.is_empty() {
         return Ok(TickPass {
@@ -170,33 +143,20 @@ pub async fn enqueue_due_ticks(
     })
 }
 
-pub fn active_statuses() -> Vec<&'static str> {
-    RunStatus::ALL
-        .iter()
-        .filter(|s| s.is_active())
-        .map(|s| s.as_str())
-        .collect()
-}
-
-fn tick_row(
-    job: &job::Model,
-    tick: DateTime<Utc>,
-    now: DateTime<Utc>,
-    status: RunStatus,
-    note: Option<&str>,
-) -> job_run::ActiveModel {
+fn tick_row(job: &job::Model, planned: &PlannedTick, now: DateTime<Utc>) -> job_run::ActiveModel {
+    let PlannedTick { tick, status, note } = planned;
     let finished = !status.is_active();
     job_run::ActiveModel {
         job_id: Set(job.id),
-        trigger: Set(Trigger::Cron.as_str().into()),
-        scheduled_for: Set(tick),
-        cron_tick: Set(Some(tick)),
-        status: Set(status.as_str().into()),
+        trigger: Set(Trigger::Cron),
+        scheduled_for: Set(*tick),
+        cron_tick: Set(Some(*tick)),
+        status: Set(*status),
         attempts: Set(0),
         next_attempt_at: Set(None),
         idempotency_key: Set(format!("{}@{}", job.name, tick.to_rfc3339())),
         policy: Set(app::services::runs::policy_snapshot(job)),
-        last_error: Set(note.map(str::to_string)),
+        last_error: Set(note.clone()),
         created_at: Set(now),
         updated_at: Set(now),
         finished_at: Set(finished.then_some(now)),
@@ -216,25 +176,25 @@ async fn holds(
         .iter()
         .filter(|j| j.dependants != "[]" && !j.dependants.is_empty())
     {
-        let dependants: Vec<String> =
-            serde_json::from_str(&upstream.dependants).unwrap_or_default();
+        let dependants: Vec<String> = match serde_json::from_str(&upstream.dependants) {
+            Ok(list) => list,
+            Err(e) => {
+                tracing::error!(job = %upstream.name, error = %e, "the job's dependants are unreadable; re-save the job");
+                continue;
+            }
+        };
         if dependants.is_empty() {
             continue;
         }
         let latest = job_run::Entity::find()
             .filter(job_run::Column::JobId.eq(upstream.id))
-            .filter(
-                job_run::Column::Status
-                    .is_in([RunStatus::Succeeded.as_str(), RunStatus::Dead.as_str()]),
-            )
+            .filter(job_run::Column::Status.is_in([RunStatus::Succeeded, RunStatus::Dead]))
             .order_by_desc(job_run::Column::FinishedAt)
             .order_by_desc(job_run::Column::Id)
             .one(db)
             .await?;
         let Some(latest) = latest else { continue };
-        if latest.status == RunStatus::Dead.as_str()
-            && latest.resolution.as_deref() != Some("resolved")
-        {
+        if latest.status == RunStatus::Dead && latest.resolution != Some(Resolution::Resolved) {
             for dependant in dependants {
                 held.entry(dependant).or_insert_with(|| {
                     format!(
@@ -265,16 +225,13 @@ async fn release_blocked(
         return Ok(());
     }
     let released = job_run::Entity::update_many()
-        .col_expr(
-            job_run::Column::Status,
-            Expr::value(RunStatus::Pending.as_str()),
-        )
+        .col_expr(job_run::Column::Status, Expr::value(RunStatus::Pending))
         .col_expr(
             job_run::Column::LastError,
             Expr::value(Option::<String>::None),
         )
         .col_expr(job_run::Column::UpdatedAt, Expr::value(now))
-        .filter(job_run::Column::Status.eq(RunStatus::Blocked.as_str()))
+        .filter(job_run::Column::Status.eq(RunStatus::Blocked))
         .filter(job_run::Column::JobId.is_in(free))
         .exec(db)
         .await?;

@@ -185,7 +185,7 @@ pub async fn send_smtp(
 }
 
 /// The wait before delivery attempt `attempts + 1`: 30 s doubling, at most an hour (the retry
-/// contract of DESIGN.md §3 with F = 30 s, M = 2, cap 1 h).
+/// contract of `docs/ARCHITECTURE.md` §4 with F = 30 s, M = 2, cap 1 h).
 pub fn backoff(attempts: u32) -> Duration {
     let n = attempts.clamp(1, 16);
     Duration::from_secs((30u64 << (n - 1)).min(3600))

@@ -124,12 +124,13 @@ impl Sender {
 impl app::mailer::Mailer for Sender {
     fn deliver_now(
         &self,
-    ) -> std::pin::Pin<Box<dyn Future<Output = Result<(), String>> + Send + '_>> {
+    ) -> std::pin::Pin<Box<dyn Future<Output = Result<(), app::mailer::DeliverError>> + Send + '_>>
+    {
         Box::pin(async move {
             self.deliver_due(crate::clock::now())
                 .await
                 .map(|_| ())
-                .map_err(|e| e.to_string())
+                .map_err(|e| Box::new(e) as app::mailer::DeliverError)
         })
     }
 

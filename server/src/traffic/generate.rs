@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use app::domain::bots::Verdict;
 use app::entities::traffic_statistic;
-use app::services::traffic_rollup as rollup;
+use app::services::traffic::rebuild;
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::{ActiveValue::Set, ColumnTrait, DatabaseConnection, EntityTrait};
 
@@ -91,8 +91,8 @@ pub async fn remove(db: &DatabaseConnection) -> Result<u64, StoreError> {
     let deleted =
         store::delete_in_batches(db, traffic_statistic::Column::Generated.eq(true)).await?;
     let rebuild = async {
-        let zone = rollup::zone_for_writes(db).await?;
-        rollup::rebuild(db, zone).await
+        let zone = rebuild::zone_for_writes(db).await?;
+        rebuild::rebuild(db, zone).await
     };
     rebuild
         .await

@@ -11,7 +11,8 @@ pub const MAX_REFERER: usize = 1024;
 pub const MAX_IP: usize = 64;
 pub const MAX_METHOD: usize = 16;
 
-/// The key hits are counted under (DESIGN.md §5): the minute and what was asked by whom.
+/// The key hits are counted under (`docs/ARCHITECTURE.md` §5): the minute and what was asked
+/// by whom.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct Hit {
     /// Unix time of the minute's start, in seconds.

@@ -1,5 +1,5 @@
 //! Front-end traffic: counting page views, people and bots, without a separate analytics
-//! service (DESIGN.md §5).
+//! service (`docs/ARCHITECTURE.md` §5).
 //!
 //! Three ways in, one pipeline:
 //! - [`layer`]: a tower layer on the server's own routes;

@@ -1,5 +1,6 @@
-//! Which requests are front-end page views (DESIGN.md §5): GET only, not prefetches, not under
-//! an excluded prefix (`/manager`, `/user`, `/api`, …), not a static asset by extension.
+//! Which requests are front-end page views (`docs/ARCHITECTURE.md` §5): GET only, not
+//! prefetches, not under an excluded prefix (`/manager`, `/user`, `/api`, …), not a static
+//! asset by extension.
 //!
 //! The layer, the collect endpoint and `traffic import` all ask [`Rules::check`], so a log
 //! imported tomorrow counts exactly what the live server would have counted.

@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 
 use app::domain::bots::{self, Verdict};
 use app::entities::{setting, traffic_statistic};
-use app::services::traffic_rollup as rollup;
+use app::services::traffic::{TrafficError, rebuild, rollup_write as rollup};
 use blake2::Blake2sMac256;
 use blake2::digest::{KeyInit, Mac};
 use chrono::{DateTime, Utc};
@@ -50,11 +50,15 @@ pub enum StoreError {
     #[error(
         "could not write traffic rows ({hits} hits kept in memory for the next flush): {source}"
     )]
-    Write { hits: u64, source: DbErr },
+    Write { hits: u64, source: TrafficError },
     #[error("could not read or create the IP hashing key: {0}")]
     Key(DbErr),
+    #[error(
+        "the IP hashing key in settings ({IP_KEY_SETTING}) is malformed; delete that row to make a new one"
+    )]
+    MalformedKey,
     #[error("could not delete old traffic rows after {deleted} were deleted: {source}")]
-    Clean { deleted: u64, source: DbErr },
+    Clean { deleted: u64, source: TrafficError },
 }
 
 /// What a flush wrote.
@@ -114,11 +118,11 @@ pub async fn flush(
 pub(crate) async fn write_group(
     db: &DatabaseConnection,
     rows: Vec<traffic_statistic::ActiveModel>,
-) -> Result<(), DbErr> {
+) -> Result<(), TrafficError> {
     use traffic_statistic::{Column, Entity};
     // Read before the transaction begins: on SQLite a transaction that reads before its first
     // write fails when another writer commits in between ("database is locked").
-    let zone = rollup::zone_for_writes(db).await?;
+    let zone = rebuild::zone_for_writes(db).await?;
     let txn = db.begin().await?;
     let mut delta = rollup::Delta::default();
     for row in &rows {
@@ -145,7 +149,8 @@ pub(crate) async fn write_group(
             .await?;
     }
     rollup::apply(&txn, &delta).await?;
-    txn.commit().await
+    txn.commit().await?;
+    Ok(())
 }
 
 /// What the rollups need of a row about to be written (all of it is set by [`to_row`]).
@@ -247,7 +252,7 @@ impl IpHasher {
         let row = setting::ActiveModel {
             key: Set(IP_KEY_SETTING.into()),
             value: Set(hex::encode(fresh)),
-            updated_at: Set(Utc::now()),
+            updated_at: Set(crate::clock::now()),
         };
         setting::Entity::insert(row)
             .on_conflict(
@@ -262,11 +267,10 @@ impl IpHasher {
             .one(db)
             .await
             .map_err(StoreError::Key)?
-            .and_then(|row| hex::decode(row.value).ok())
             .ok_or_else(|| StoreError::Key(DbErr::RecordNotFound(IP_KEY_SETTING.into())))?;
-        let mac = <Blake2sMac256 as KeyInit>::new_from_slice(&stored).map_err(|_| {
-            StoreError::Key(DbErr::Custom("the IP hashing key is malformed".into()))
-        })?;
+        let stored = hex::decode(stored.value).map_err(|_| StoreError::MalformedKey)?;
+        let mac = <Blake2sMac256 as KeyInit>::new_from_slice(&stored)
+            .map_err(|_| StoreError::MalformedKey)?;
         Ok(IpHasher::Keyed(mac))
     }
 
@@ -300,12 +304,12 @@ pub async fn clean(
     days: u32,
 ) -> Result<Cleaned, StoreError> {
     let rollup_error = |source| StoreError::Clean { deleted: 0, source };
-    let zone = rollup::zone_for_writes(db).await.map_err(rollup_error)?;
+    let zone = rebuild::zone_for_writes(db).await.map_err(rollup_error)?;
     let first_kept =
         app::domain::traffic_range::today(now, zone) - chrono::Days::new(u64::from(days));
     let before = app::domain::traffic_range::midnight(first_kept, zone);
     let rows = delete_in_batches(db, traffic_statistic::Column::StatDate.lt(before)).await?;
-    rollup::clean(db, first_kept)
+    rebuild::clean(db, first_kept)
         .await
         .map_err(|source| StoreError::Clean {
             deleted: rows,
@@ -333,7 +337,10 @@ pub(crate) async fn delete_in_batches(
             .filter(Column::Id.in_subquery(batch))
             .exec(db)
             .await
-            .map_err(|source| StoreError::Clean { deleted, source })?;
+            .map_err(|source| StoreError::Clean {
+                deleted,
+                source: source.into(),
+            })?;
         deleted += result.rows_affected;
         if result.rows_affected < CLEAN_BATCH {
             return Ok(deleted);

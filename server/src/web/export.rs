@@ -1,9 +1,10 @@
 //! `GET /traffic/hits.csv`: the hits list's rows for the same filters, streamed as CSV in
 //! keyset pages, so a 90-day export never sits in memory whole.
 
-use app::api::traffic::{HitsFilter, hits_query};
+use app::api::traffic::hits_query;
 use app::domain::account::CurrentUser;
 use app::state::AppState;
+use app::views::traffic::HitsFilter;
 use axum::body::{Body, Bytes};
 use axum::extract::{Query, Request, State};
 use axum::http::{StatusCode, header};
@@ -20,7 +21,7 @@ pub async fn hits_csv(
     if request.extensions().get::<CurrentUser>().is_none() {
         return (StatusCode::UNAUTHORIZED, "please sign in").into_response();
     }
-    let query = match hits_query(&filter, &state.timezone, None, BATCH) {
+    let query = match hits_query(&filter, state.timezone, None, BATCH) {
         Ok(query) => query,
         Err(e) => return (StatusCode::UNPROCESSABLE_ENTITY, e.to_string()).into_response(),
     };

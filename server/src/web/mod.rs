@@ -49,7 +49,7 @@ pub fn state(config: &Config, db: DatabaseConnection) -> AppState {
             session_ttl: chrono::Duration::hours(i64::from(config.session_hours)),
             secure_cookies: config.secure_cookies,
         },
-        timezone: config.timezone.clone(),
+        timezone: config.zone(),
         live: None,
         mailer: match crate::mail::MailSettings::from_config(config) {
             Ok(settings) => Some(std::sync::Arc::new(crate::mail::sender::Sender {

@@ -28,7 +28,7 @@ pub async fn layer(State(state): State<AppState>, mut request: Request, next: Ne
     let user = match sessions::token_from_headers(request.headers()) {
         None => None,
         Some(token) => {
-            match sessions::user_for_token(&state.db, &token, chrono::Utc::now()).await {
+            match sessions::user_for_token(&state.db, &token, crate::clock::now()).await {
                 Ok(user) => user,
                 Err(e) => {
                     tracing::error!(error = %e, "cannot look up the session");

@@ -10,6 +10,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::process::Child;
 use std::time::{Duration, Instant};
 
+use app::domain::run::{Outcome, RunStatus};
 use app::entities::{job, job_attempt, job_run};
 use chrono::{DateTime, Utc};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
@@ -83,7 +84,7 @@ async fn until_drained(app: &TestApp, within: Duration) {
     let deadline = Instant::now() + within;
     loop {
         let open = job_run::Entity::find()
-            .filter(job_run::Column::Status.is_in(["pending", "running", "retry_wait"]))
+            .filter(job_run::Column::Status.is_in(RunStatus::ACTIVE.iter().copied()))
             .all(&app.db)
             .await
             .unwrap()
@@ -276,15 +277,15 @@ async fn three_instances_run_every_tick_once_through_a_kill() {
 
     let unfinished: Vec<_> = runs
         .iter()
-        .filter(|r| !matches!(r.status.as_str(), "succeeded" | "skipped"))
-        .map(|r| (r.id, r.status.clone()))
+        .filter(|r| !matches!(r.status, RunStatus::Succeeded | RunStatus::Skipped))
+        .map(|r| (r.id, r.status))
         .collect();
 
     // The killed node's attempts: those open when it died are closed by another node as
     // interrupted; none of its own write-backs lands after the kill.
     let late_writes: Vec<_> = attempts
         .iter()
-        .filter(|a| a.node == "node-b" && a.outcome.as_deref() != Some("interrupted"))
+        .filter(|a| a.node == "node-b" && a.outcome != Some(Outcome::Interrupted))
         .filter(|a| {
             a.finished_at
                 .is_some_and(|f| f > killed_at + chrono::Duration::milliseconds(50))
@@ -293,7 +294,7 @@ async fn three_instances_run_every_tick_once_through_a_kill() {
         .collect();
     let interrupted: Vec<&job_attempt::Model> = attempts
         .iter()
-        .filter(|a| a.node == "node-b" && a.outcome.as_deref() == Some("interrupted"))
+        .filter(|a| a.node == "node-b" && a.outcome == Some(Outcome::Interrupted))
         .collect();
     let takeover_s: Vec<f64> = interrupted
         .iter()
@@ -303,7 +304,7 @@ async fn three_instances_run_every_tick_once_through_a_kill() {
     let mut per_run_success: BTreeMap<i64, usize> = BTreeMap::new();
     for a in attempts
         .iter()
-        .filter(|a| a.outcome.as_deref() == Some("succeeded"))
+        .filter(|a| a.outcome == Some(Outcome::Succeeded))
     {
         *per_run_success.entry(a.run_id).or_default() += 1;
     }
@@ -365,7 +366,8 @@ async fn three_instances_run_every_tick_once_through_a_kill() {
     for a in &interrupted {
         let run = runs.iter().find(|r| r.id == a.run_id).unwrap();
         assert_eq!(
-            run.status, "succeeded",
+            run.status,
+            RunStatus::Succeeded,
             "the interrupted run was retried to success"
         );
     }

@@ -5,7 +5,9 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 
-use app::domain::job::{JobInput, JobSpec};
+use app::domain::job::{JobInput, JobSpec, Kind, Misfire};
+use app::domain::retry::Jitter;
+use app::domain::run::{ErrorClass, Outcome, RunStatus};
 use app::entities::{job, job_attempt, job_run};
 use app::services::{jobs, runs};
 use chrono::{DateTime, TimeZone, Utc};
@@ -13,7 +15,7 @@ use sea_orm::sea_query::Expr;
 use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder};
 use server::engine::{Engine, EngineConfig, trigger};
 
-use crate::helpers::TestApp;
+use crate::helpers::{TestApp, define, wait_for_status};
 use crate::on_both_backends;
 
 fn engine_config(node: &str) -> EngineConfig {
@@ -24,14 +26,8 @@ fn engine_config(node: &str) -> EngineConfig {
     config
 }
 
-/// Creates a job from a form-like input, with a fast retry policy unless told otherwise.
-pub(crate) async fn define(db: &DatabaseConnection, input: JobInput) -> job::Model {
-    let spec = JobSpec::parse(&input).unwrap_or_else(|e| panic!("invalid test job: {e:?}"));
-    jobs::create(db, &spec, Utc::now() - chrono::Duration::hours(1))
-        .await
-        .expect("create job")
-}
-
+/// An HTTP job with a fast retry policy (100 ms × 2, three retries, no jitter) that fires once
+/// a year: only the runs a test makes happen.
 pub(crate) fn base(name: &str) -> JobInput {
     let mut input = JobInput {
         name: name.into(),
@@ -41,7 +37,7 @@ pub(crate) fn base(name: &str) -> JobInput {
     input.retry.first = "100ms".into();
     input.retry.multiplier = "2".into();
     input.retry.max_retries = "3".into();
-    input.retry.jitter = "none".into();
+    input.retry.jitter = Jitter::None.as_str().into();
     input.retry.cap = String::new();
     input.timeout_static = "5s".into();
     input
@@ -79,34 +75,10 @@ pub(crate) async fn run_to_end(
 ) -> (job_run::Model, job_run::Model) {
     let run = runs::create_manual(db, job_id, Utc::now()).await.unwrap();
     let engine = start(db, engine_config("node-a"));
-    let finished = wait_for_status(db, run.id, &["succeeded", "dead"], within).await;
+    let finished =
+        wait_for_status(db, run.id, &[RunStatus::Succeeded, RunStatus::Dead], within).await;
     engine.stop().await;
     (run, finished)
-}
-
-async fn wait_for_status(
-    db: &DatabaseConnection,
-    run_id: i64,
-    done: &[&str],
-    within: Duration,
-) -> job_run::Model {
-    let deadline = tokio::time::Instant::now() + within;
-    loop {
-        let run = job_run::Entity::find_by_id(run_id)
-            .one(db)
-            .await
-            .unwrap()
-            .unwrap();
-        if done.contains(&run.status.as_str()) {
-            return run;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "run {run_id} still {} after {within:?}",
-            run.status
-        );
-        tokio::time::sleep(Duration::from_millis(25)).await;
-    }
 }
 
 async fn attempts_of(db: &DatabaseConnection, run_id: i64) -> Vec<job_attempt::Model> {
@@ -164,17 +136,22 @@ async fn the_reference_schedule_retries_after_each_planned_delay(app: TestApp) {
     .await;
     let (run, finished) = run_to_end(&app.db, job.id, Duration::from_secs(20)).await;
 
-    assert_eq!(finished.status, "succeeded");
+    assert_eq!(finished.status, RunStatus::Succeeded);
     let attempts = attempts_of(&app.db, run.id).await;
-    let outcomes: Vec<_> = attempts
-        .iter()
-        .map(|a| a.outcome.clone().unwrap())
-        .collect();
-    assert_eq!(outcomes, ["failed", "failed", "failed", "succeeded"]);
+    let outcomes: Vec<_> = attempts.iter().map(|a| a.outcome.unwrap()).collect();
+    assert_eq!(
+        outcomes,
+        [
+            Outcome::Failed,
+            Outcome::Failed,
+            Outcome::Failed,
+            Outcome::Succeeded
+        ]
+    );
     assert!(
         attempts[..3]
             .iter()
-            .all(|a| a.error_class.as_deref() == Some("transient"))
+            .all(|a| a.error_class == Some(ErrorClass::Transient))
     );
     // F = 100 ms, M = 2 (the reference schedule scaled down from 10 s): each retry starts no
     // sooner than its planned delay after the previous attempt ended.
@@ -204,8 +181,8 @@ async fn permanent_errors_are_not_retried(app: TestApp) {
     .await;
     let (run, finished) = run_to_end(&app.db, job.id, Duration::from_secs(10)).await;
 
-    assert_eq!(finished.status, "dead");
-    assert_eq!(finished.last_error_class.as_deref(), Some("permanent"));
+    assert_eq!(finished.status, RunStatus::Dead);
+    assert_eq!(finished.last_error_class, Some(ErrorClass::Permanent));
     let attempts = attempts_of(&app.db, run.id).await;
     assert_eq!(attempts.len(), 1);
     assert_eq!(
@@ -227,7 +204,7 @@ async fn a_timeout_kills_the_process(app: TestApp) {
     let dir = tempfile::tempdir().unwrap();
     let pid_file = dir.path().join("pid");
     let mut input = base("sleeper");
-    input.kind = "command".into();
+    input.kind = Kind::Command.as_str().into();
     input.command_program = "sh".into();
     input.command_args = format!(
         "-c\necho started; echo $$ > {}; exec sleep 30",
@@ -238,7 +215,7 @@ async fn a_timeout_kills_the_process(app: TestApp) {
     let job = define(&app.db, input).await;
     let (run, finished) = run_to_end(&app.db, job.id, Duration::from_secs(15)).await;
 
-    assert_eq!(finished.status, "dead");
+    assert_eq!(finished.status, RunStatus::Dead);
     let attempts = attempts_of(&app.db, run.id).await;
     assert_eq!(
         attempts.len(),
@@ -246,7 +223,7 @@ async fn a_timeout_kills_the_process(app: TestApp) {
         "the timeout is retried like a transient failure"
     );
     for a in &attempts {
-        assert_eq!(a.outcome.as_deref(), Some("timed_out"));
+        assert_eq!(a.outcome, Some(Outcome::TimedOut));
         assert_eq!(a.timeout_ms, 500);
         assert!(a.output_tail.as_deref().unwrap().contains("started"));
         assert!(a.duration_ms.unwrap() < 5_000, "killed, not waited for");
@@ -264,7 +241,7 @@ on_both_backends!(a_timeout_kills_the_process);
 
 async fn exit_codes_are_classed(app: TestApp) {
     let mut transient = base("tempfail");
-    transient.kind = "command".into();
+    transient.kind = Kind::Command.as_str().into();
     transient.command_program = "sh".into();
     transient.command_args = "-c\nexit 75".into();
     transient.retry.max_retries = "2".into();
@@ -280,8 +257,20 @@ async fn exit_codes_are_classed(app: TestApp) {
         .await
         .unwrap();
     let engine = start(&app.db, engine_config("node-a"));
-    wait_for_status(&app.db, t_run.id, &["dead"], Duration::from_secs(10)).await;
-    wait_for_status(&app.db, p_run.id, &["dead"], Duration::from_secs(10)).await;
+    wait_for_status(
+        &app.db,
+        t_run.id,
+        &[RunStatus::Dead],
+        Duration::from_secs(10),
+    )
+    .await;
+    wait_for_status(
+        &app.db,
+        p_run.id,
+        &[RunStatus::Dead],
+        Duration::from_secs(10),
+    )
+    .await;
     engine.stop().await;
 
     assert_eq!(
@@ -298,7 +287,7 @@ on_both_backends!(exit_codes_are_classed);
 
 async fn graceful_shutdown_hands_running_attempts_back(app: TestApp) {
     let mut input = base("long");
-    input.kind = "command".into();
+    input.kind = Kind::Command.as_str().into();
     input.command_program = "sleep".into();
     input.command_args = "10".into();
     input.timeout_static = "1m".into();
@@ -307,7 +296,13 @@ async fn graceful_shutdown_hands_running_attempts_back(app: TestApp) {
         .await
         .unwrap();
     let engine = start(&app.db, engine_config("node-a"));
-    wait_for_status(&app.db, run.id, &["running"], Duration::from_secs(10)).await;
+    wait_for_status(
+        &app.db,
+        run.id,
+        &[RunStatus::Running],
+        Duration::from_secs(10),
+    )
+    .await;
     tokio::time::sleep(Duration::from_millis(200)).await;
     engine.stop().await;
 
@@ -317,13 +312,14 @@ async fn graceful_shutdown_hands_running_attempts_back(app: TestApp) {
         .unwrap()
         .unwrap();
     assert_eq!(
-        after.status, "retry_wait",
+        after.status,
+        RunStatus::RetryWait,
         "handed back for the next process to retry"
     );
     assert_eq!(after.lease_owner, None);
     let attempts = attempts_of(&app.db, run.id).await;
     assert_eq!(attempts.len(), 1);
-    assert_eq!(attempts[0].outcome.as_deref(), Some("interrupted"));
+    assert_eq!(attempts[0].outcome, Some(Outcome::Interrupted));
     assert!(
         attempts[0]
             .message
@@ -343,7 +339,13 @@ async fn graceful_shutdown_hands_running_attempts_back(app: TestApp) {
         .await
         .unwrap();
     let engine = start(&app.db, engine_config("node-b"));
-    let done = wait_for_status(&app.db, run.id, &["succeeded"], Duration::from_secs(10)).await;
+    let done = wait_for_status(
+        &app.db,
+        run.id,
+        &[RunStatus::Succeeded],
+        Duration::from_secs(10),
+    )
+    .await;
     engine.stop().await;
     assert_eq!(done.attempts, 2);
 }
@@ -353,7 +355,7 @@ async fn an_expired_lease_is_recovered_and_fenced(app: TestApp) {
     let job = define(
         &app.db,
         JobInput {
-            kind: "builtin".into(),
+            kind: Kind::Builtin.as_str().into(),
             builtin_params: "failure_rate=0".into(),
             ..base("demo")
         },
@@ -386,10 +388,10 @@ async fn an_expired_lease_is_recovered_and_fenced(app: TestApp) {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(after.status, "retry_wait");
+    assert_eq!(after.status, RunStatus::RetryWait);
     let attempts = attempts_of(&app.db, run.id).await;
     assert_eq!(attempts.len(), 1, "the lost attempt still gets its row");
-    assert_eq!(attempts[0].outcome.as_deref(), Some("interrupted"));
+    assert_eq!(attempts[0].outcome, Some(Outcome::Interrupted));
     assert_eq!(attempts[0].node, "node-a");
 
     // Recovering again changes nothing: the run is no longer running.
@@ -406,11 +408,11 @@ async fn misfire_policies_record_every_missed_tick(app: TestApp) {
     // Every minute; last defined ten minutes before `now`; `now` is 30 s past a minute, so the
     // ten ticks due are all later than the misfire threshold.
     let now = Utc.with_ymd_and_hms(2026, 11, 30, 12, 0, 30).unwrap();
-    for (name, misfire) in [("once", "run_once"), ("skipper", "skip")] {
+    for (name, misfire) in [("once", Misfire::RunOnce), ("skipper", Misfire::Skip)] {
         let mut input = base(name);
         input.cron = "0 * * * * *".into();
-        input.kind = "builtin".into();
-        input.misfire = misfire.into();
+        input.kind = Kind::Builtin.as_str().into();
+        input.misfire = misfire.as_str().into();
         let spec = JobSpec::parse(&input).unwrap();
         jobs::create(&app.db, &spec, now - chrono::Duration::minutes(10))
             .await
@@ -420,7 +422,7 @@ async fn misfire_policies_record_every_missed_tick(app: TestApp) {
         .await
         .unwrap();
     assert_eq!(pass.inserted, 20);
-    let count = |name: &'static str, status: &'static str| {
+    let count = |name: &'static str, status: RunStatus| {
         let db = app.db.clone();
         async move {
             let job = job::Entity::find()
@@ -437,16 +439,16 @@ async fn misfire_policies_record_every_missed_tick(app: TestApp) {
                 .unwrap()
         }
     };
-    let ran = count("once", "pending").await;
+    let ran = count("once", RunStatus::Pending).await;
     assert_eq!(ran.len(), 1);
     assert_eq!(
         ran[0].scheduled_for,
         Utc.with_ymd_and_hms(2026, 11, 30, 12, 0, 0).unwrap(),
         "the latest missed tick runs"
     );
-    assert_eq!(count("once", "skipped").await.len(), 9);
-    assert_eq!(count("skipper", "pending").await.len(), 0);
-    let skipped = count("skipper", "skipped").await;
+    assert_eq!(count("once", RunStatus::Skipped).await.len(), 9);
+    assert_eq!(count("skipper", RunStatus::Pending).await.len(), 0);
+    let skipped = count("skipper", RunStatus::Skipped).await;
     assert_eq!(skipped.len(), 10);
     assert!(
         skipped[0]

@@ -1,50 +1,39 @@
 //! The failed queue through its server functions, on both databases.
 
 use app::domain::job::{JobInput, JobSpec};
+use app::domain::run::{ErrorClass, Resolution, RunStatus, Trigger};
 use app::entities::{audit_log, job_run};
 use chrono::{Duration, Utc};
 use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, Set};
 use serde_json::{Value, json};
 
-use crate::helpers::{ADMIN_PASSWORD, TestApp, VIEWER_PASSWORD};
+use crate::helpers::{
+    ADMIN_PASSWORD, TestApp, VIEWER_PASSWORD, define, insert_run, noop_job, run_row,
+};
 use crate::on_both_backends;
 
 async fn job(app: &TestApp, name: &str) -> i64 {
-    let input = JobInput {
-        name: name.into(),
-        kind: "builtin".into(),
-        builtin_task: "noop".into(),
-        cron: "0 0 0 1 1 *".into(),
-        ..JobInput::default()
-    };
-    let spec = JobSpec::parse(&input).unwrap();
-    app::services::jobs::create(&app.db, &spec, Utc::now())
-        .await
-        .unwrap()
-        .id
+    define(&app.db, noop_job(name)).await.id
 }
 
 /// A run that died `age_min` minutes ago with `class` and `message`.
-async fn dead_run(app: &TestApp, job_id: i64, age_min: i64, class: &str, message: &str) -> i64 {
-    let at = Utc::now() - Duration::minutes(age_min);
-    job_run::ActiveModel {
-        job_id: Set(job_id),
-        trigger: Set("cron".into()),
-        scheduled_for: Set(at),
-        status: Set("dead".into()),
-        attempts: Set(3),
-        idempotency_key: Set(format!("key-{job_id}-{age_min}")),
-        last_error_class: Set(Some(class.into())),
-        last_error: Set(Some(message.into())),
-        created_at: Set(at),
-        updated_at: Set(at),
-        finished_at: Set(Some(at)),
-        ..Default::default()
-    }
-    .insert(&app.db)
-    .await
-    .unwrap()
-    .id
+async fn dead_run(
+    app: &TestApp,
+    job_id: i64,
+    age_min: i64,
+    class: ErrorClass,
+    message: &str,
+) -> i64 {
+    let mut row = run_row(
+        job_id,
+        RunStatus::Dead,
+        Utc::now() - Duration::minutes(age_min),
+    );
+    row.trigger = Set(Trigger::Cron);
+    row.attempts = Set(3);
+    row.last_error_class = Set(Some(class));
+    row.last_error = Set(Some(message.into()));
+    insert_run(&app.db, row).await.id
 }
 
 async fn post(
@@ -73,13 +62,20 @@ async fn the_queue_lists_filters_counts_and_pages(app: TestApp) {
             &app,
             mailer,
             i,
-            "transient",
+            ErrorClass::Transient,
             &format!("SMTP 451 try later ({i})"),
         )
         .await;
     }
     for i in 0..10 {
-        dead_run(&app, report, 200 + i, "permanent", "HTTP 404 Not Found").await;
+        dead_run(
+            &app,
+            report,
+            200 + i,
+            ErrorClass::Permanent,
+            "HTTP 404 Not Found",
+        )
+        .await;
     }
     let viewer = app.signed_in("viewer", VIEWER_PASSWORD).await;
 
@@ -158,7 +154,7 @@ on_both_backends!(the_queue_lists_filters_counts_and_pages);
 
 async fn retrigger_once_reuses_the_key_and_refuses_doubles(app: TestApp) {
     let mailer = job(&app, "mailer").await;
-    let dead = dead_run(&app, mailer, 5, "transient", "SMTP down").await;
+    let dead = dead_run(&app, mailer, 5, ErrorClass::Transient, "SMTP down").await;
     let viewer = app.signed_in("viewer", VIEWER_PASSWORD).await;
     let (status, body) = post(&app, &viewer, "failed/retrigger", json!({"id": dead})).await;
     assert_eq!(
@@ -193,13 +189,17 @@ async fn retrigger_once_reuses_the_key_and_refuses_doubles(app: TestApp) {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(new_run.trigger, "retrigger");
-    assert_eq!(new_run.status, "pending");
+    assert_eq!(new_run.trigger, Trigger::Retrigger);
+    assert_eq!(new_run.status, RunStatus::Pending);
     assert_eq!(new_run.retrigger_of, Some(dead));
     assert_eq!(new_run.idempotency_key, old_run.idempotency_key);
     assert_eq!(new_run.override_timeout_ms, Some(2_000));
-    assert_eq!(old_run.status, "dead", "the dead run keeps its history");
-    assert_eq!(old_run.resolution.as_deref(), Some("retriggered"));
+    assert_eq!(
+        old_run.status,
+        RunStatus::Dead,
+        "the dead run keeps its history"
+    );
+    assert_eq!(old_run.resolution, Some(Resolution::Retriggered));
 
     // A second administrator a moment later: refused, no second run.
     let (status, body) = post(&app, &admin, "failed/retrigger", json!({"id": dead})).await;
@@ -230,9 +230,9 @@ async fn bulk_retrigger_by_filter_is_previewed_and_paced(app: TestApp) {
     let mailer = job(&app, "mailer").await;
     let report = job(&app, "report").await;
     for i in 0..6 {
-        dead_run(&app, mailer, i, "transient", "SMTP down").await;
+        dead_run(&app, mailer, i, ErrorClass::Transient, "SMTP down").await;
     }
-    dead_run(&app, report, 1, "permanent", "404").await;
+    dead_run(&app, report, 1, ErrorClass::Permanent, "404").await;
     let admin = app.signed_in("admin", ADMIN_PASSWORD).await;
     let filter = json!({"job": "mailer"});
     let (_, preview) = post(&app, &admin, "failed/preview", json!({"filter": filter})).await;
@@ -255,7 +255,7 @@ async fn bulk_retrigger_by_filter_is_previewed_and_paced(app: TestApp) {
     assert_eq!((status, done), (200, json!(6)));
 
     let mut starts: Vec<_> = job_run::Entity::find()
-        .filter(job_run::Column::Trigger.eq("retrigger"))
+        .filter(job_run::Column::Trigger.eq(Trigger::Retrigger))
         .all(&app.db)
         .await
         .unwrap()
@@ -278,8 +278,8 @@ on_both_backends!(bulk_retrigger_by_filter_is_previewed_and_paced);
 
 async fn resolve_and_discard_need_a_reason(app: TestApp) {
     let mailer = job(&app, "mailer").await;
-    let a = dead_run(&app, mailer, 1, "transient", "x").await;
-    let b = dead_run(&app, mailer, 2, "transient", "y").await;
+    let a = dead_run(&app, mailer, 1, ErrorClass::Transient, "x").await;
+    let b = dead_run(&app, mailer, 2, ErrorClass::Transient, "y").await;
     let admin = app.signed_in("admin", ADMIN_PASSWORD).await;
     let call = |id: i64, reason: &'static str, discard: &'static str| {
         let admin = admin.clone();
@@ -312,7 +312,7 @@ async fn resolve_and_discard_need_a_reason(app: TestApp) {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(resolved.resolution.as_deref(), Some("resolved"));
+    assert_eq!(resolved.resolution, Some(Resolution::Resolved));
     assert_eq!(
         resolved.resolution_reason.as_deref(),
         Some("sent the mails by hand")
@@ -343,11 +343,8 @@ async fn dependants_are_held_while_their_upstream_is_dead(app: TestApp) {
         .to_utc();
     let report = {
         let input = JobInput {
-            name: "report".into(),
-            kind: "builtin".into(),
-            builtin_task: "noop".into(),
             cron: "0 * * * * *".into(),
-            ..JobInput::default()
+            ..noop_job("report")
         };
         jobs::create(
             &app.db,
@@ -359,18 +356,14 @@ async fn dependants_are_held_while_their_upstream_is_dead(app: TestApp) {
         .id
     };
     let input = JobInput {
-        name: "import".into(),
-        kind: "builtin".into(),
-        builtin_task: "noop".into(),
-        cron: "0 0 0 1 1 *".into(),
         dependants: "report".into(),
-        ..JobInput::default()
+        ..noop_job("import")
     };
     let import = jobs::create(&app.db, &JobSpec::parse(&input).unwrap(), now)
         .await
         .unwrap()
         .id;
-    dead_run(&app, import, 0, "permanent", "feed missing").await;
+    dead_run(&app, import, 0, ErrorClass::Permanent, "feed missing").await;
 
     let pass = enqueue_due_ticks(&app.db, now, std::time::Duration::from_secs(60))
         .await
@@ -382,7 +375,7 @@ async fn dependants_are_held_while_their_upstream_is_dead(app: TestApp) {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(held.status, "blocked");
+    assert_eq!(held.status, RunStatus::Blocked);
     assert!(
         held.last_error
             .as_deref()
@@ -412,7 +405,7 @@ async fn dependants_are_held_while_their_upstream_is_dead(app: TestApp) {
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(released.status, "pending");
+    assert_eq!(released.status, RunStatus::Pending);
     assert_eq!(
         app.call(&admin, "runs/release", &[("id", &held.id.to_string())])
             .await
@@ -422,28 +415,21 @@ async fn dependants_are_held_while_their_upstream_is_dead(app: TestApp) {
 
     // The upstream recovers: a later success releases what was still held.
     job_run::ActiveModel {
-        status: Set("blocked".into()),
+        status: Set(RunStatus::Blocked),
         ..released.into()
     }
     .update(&app.db)
     .await
     .unwrap();
-    let at = Utc::now() + Duration::seconds(1);
-    job_run::ActiveModel {
-        job_id: Set(import),
-        trigger: Set("manual".into()),
-        scheduled_for: Set(at),
-        status: Set("succeeded".into()),
-        attempts: Set(1),
-        idempotency_key: Set("recovered".into()),
-        created_at: Set(at),
-        updated_at: Set(at),
-        finished_at: Set(Some(at)),
-        ..Default::default()
-    }
-    .insert(&app.db)
-    .await
-    .unwrap();
+    insert_run(
+        &app.db,
+        run_row(
+            import,
+            RunStatus::Succeeded,
+            Utc::now() + Duration::seconds(1),
+        ),
+    )
+    .await;
     enqueue_due_ticks(&app.db, now, std::time::Duration::from_secs(60))
         .await
         .unwrap();
@@ -453,7 +439,8 @@ async fn dependants_are_held_while_their_upstream_is_dead(app: TestApp) {
         .unwrap()
         .unwrap();
     assert_eq!(
-        after.status, "pending",
+        after.status,
+        RunStatus::Pending,
         "released once the upstream succeeded"
     );
 }

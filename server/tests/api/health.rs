@@ -17,9 +17,9 @@ async fn health_and_readiness(app: TestApp) {
 on_both_backends!(health_and_readiness);
 
 async fn the_overview_counts_runs_per_hour(app: TestApp) {
-    use app::entities::{job, job_run};
+    use crate::helpers::{define, insert_run, noop_job, run_row};
+    use app::domain::run::RunStatus;
     use chrono::{Duration, Utc};
-    use sea_orm::{ActiveModelTrait, Set};
 
     let client = app
         .signed_in("viewer", crate::helpers::VIEWER_PASSWORD)
@@ -38,65 +38,16 @@ async fn the_overview_counts_runs_per_hour(app: TestApp) {
     );
 
     let now = Utc::now();
-    let job = job::ActiveModel {
-        name: Set("demo".into()),
-        description: Set(String::new()),
-        kind: Set("builtin".into()),
-        config: Set("{}".into()),
-        cron: Set("0 * * * * *".into()),
-        timezone: Set("UTC".into()),
-        enabled: Set(true),
-        retry_first_ms: Set(1000),
-        retry_multiplier_x10: Set(20),
-        retry_max: Set(3),
-        retry_jitter: Set("none".into()),
-        retry_cap_ms: Set(None),
-        timeout_mode: Set("static".into()),
-        timeout_static_ms: Set(60_000),
-        timeout_window: Set(20),
-        timeout_factor_x10: Set(15),
-        timeout_floor_ms: Set(1000),
-        timeout_hard_cap_ms: Set(600_000),
-        overlap: Set("skip".into()),
-        misfire: Set("run_once".into()),
-        on_exhausted: Set("dead_letter".into()),
-        alert_to: Set("[]".into()),
-        escalate_after: Set(3),
-        escalate_to: Set("[]".into()),
-        created_at: Set(now),
-        updated_at: Set(now),
-        ..Default::default()
-    }
-    .insert(&app.db)
-    .await
-    .unwrap();
+    let job = define(&app.db, noop_job("demo")).await;
     // Two runs this hour (one succeeded, one dead), one three hours ago still pending, and one
     // two days ago that the 24-hour window must leave out.
-    for (i, (age, status)) in [
-        (Duration::zero(), "succeeded"),
-        (Duration::zero(), "dead"),
-        (Duration::hours(3), "pending"),
-        (Duration::days(2), "succeeded"),
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        let at = now - age;
-        job_run::ActiveModel {
-            job_id: Set(job.id),
-            trigger: Set("manual".into()),
-            scheduled_for: Set(at),
-            cron_tick: Set(None),
-            status: Set(status.into()),
-            attempts: Set(1),
-            idempotency_key: Set(format!("demo-{i}")),
-            created_at: Set(at),
-            updated_at: Set(at),
-            ..Default::default()
-        }
-        .insert(&app.db)
-        .await
-        .unwrap();
+    for (age, status) in [
+        (Duration::zero(), RunStatus::Succeeded),
+        (Duration::zero(), RunStatus::Dead),
+        (Duration::hours(3), RunStatus::Pending),
+        (Duration::days(2), RunStatus::Succeeded),
+    ] {
+        insert_run(&app.db, run_row(job.id, status, now - age)).await;
     }
 
     let buckets: Vec<serde_json::Value> = app

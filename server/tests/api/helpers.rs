@@ -1,9 +1,20 @@
+//! The test harness: the application as `bulwark serve` builds it ([`server::startup`]), on a
+//! random port, over a fresh SQLite file or PostgreSQL database; and the few things many tests
+//! need (a job, a run row, waiting for a run to reach a status).
+
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
 use app::domain::account::{NewPassword, Role, Username};
-use sea_orm::{ConnectionTrait, DatabaseConnection};
+use app::domain::job::{JobInput, JobSpec, Kind};
+use app::domain::run::{RunStatus, Trigger};
+use app::entities::{job, job_run};
+use chrono::{DateTime, Utc};
+use sea_orm::{ActiveModelTrait, ConnectionTrait, DatabaseConnection, EntityTrait, Set};
 use server::config::Config;
+use server::shutdown;
+use server::startup::Application;
 use server::traffic::Recorder;
 
 pub const ADMIN_PASSWORD: &str = "admin-test-password";
@@ -16,7 +27,10 @@ pub struct TestApp {
     pub database_url: String,
     /// The server's traffic buffer.
     pub recorder: Arc<Recorder>,
-    /// Keeps the SQLite file (and the empty site root) alive for the test's duration.
+    /// Stops the application (also when the test drops it).
+    stop: shutdown::Trigger,
+    serving: Option<tokio::task::JoinHandle<()>>,
+    /// Keeps the SQLite file, the site root and the mail directory alive for the test.
     _dir: tempfile::TempDir,
 }
 
@@ -41,18 +55,39 @@ macro_rules! on_both_backends {
     };
 }
 
+/// What a test changes of the configuration `serve` would use. By default the engine and the
+/// mail sender are off, so a test drives runs and mail itself and sees exactly what it did;
+/// [`TestApp::sqlite_with`] turns them on to test the application whole.
+pub type Configure = fn(&mut Config, &mut Workers);
+
+/// Which background workers the test application runs besides the web server and the node's
+/// heartbeat.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Workers {
+    pub engine: bool,
+    pub mail_sender: bool,
+}
+
 impl TestApp {
     pub async fn sqlite() -> TestApp {
+        TestApp::sqlite_with(|_, _| {}).await
+    }
+
+    pub async fn sqlite_with(configure: Configure) -> TestApp {
         let dir = tempfile::tempdir().expect("tempdir");
         let url = format!(
             "sqlite://{}?mode=rwc",
             dir.path().join("bulwark.db").display()
         );
-        TestApp::start(url, dir).await
+        TestApp::start(url, dir, configure).await
     }
 
     /// A fresh database named after the test, dropped and re-created on every run.
     pub async fn postgres(test: &str) -> Option<TestApp> {
+        TestApp::postgres_with(test, |_, _| {}).await
+    }
+
+    pub async fn postgres_with(test: &str, configure: Configure) -> Option<TestApp> {
         let base = std::env::var("BULWARK_TEST_POSTGRES_URL").ok()?;
         let name = format!("bulwark_t_{test}");
         let admin = server::db::connect(&base)
@@ -71,54 +106,62 @@ impl TestApp {
             .rsplit_once('/')
             .expect("BULWARK_TEST_POSTGRES_URL ends with a database name");
         let dir = tempfile::tempdir().expect("tempdir");
-        Some(TestApp::start(format!("{prefix}/{name}"), dir).await)
+        Some(TestApp::start(format!("{prefix}/{name}"), dir, configure).await)
     }
 
-    async fn start(database_url: String, dir: tempfile::TempDir) -> TestApp {
-        let config = Config {
+    async fn start(database_url: String, dir: tempfile::TempDir, configure: Configure) -> TestApp {
+        let mut config = Config {
             database_url: database_url.clone(),
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
             site_root: dir.path().join("site"),
+            mail_outbox_dir: dir.path().join("outbox"),
+            admin_password: Some(ADMIN_PASSWORD.into()),
             ..Config::default()
         };
-        let db = server::db::connect(&config.database_url)
+        let mut workers = Workers::default();
+        configure(&mut config, &mut workers);
+        config.engine = workers.engine;
+        let app = Application::build(config)
             .await
-            .expect("connect");
-        server::db::migrate(&db).await.expect("migrate");
-        for (name, role, password) in [
-            ("admin", Role::Admin, ADMIN_PASSWORD),
-            ("viewer", Role::Viewer, VIEWER_PASSWORD),
-        ] {
-            app::services::users::create(
-                &db,
-                &Username::parse(name).unwrap(),
-                role,
-                &NewPassword::parse(password).unwrap(),
-            )
-            .await
-            .expect("create test user");
-        }
-
-        let listener = tokio::net::TcpListener::bind(config.addr)
-            .await
-            .expect("bind");
-        let addr = listener.local_addr().expect("local addr");
-        let state = server::web::state(&config, db.clone());
-        let recorder = Arc::new(Recorder::new(config.traffic_settings()));
-        let router = server::web::router(
-            state,
-            server::web::Traffic {
-                recorder: recorder.clone(),
-                capture_pages: true,
-            },
-        );
-        tokio::spawn(server::web::serve(listener, router, std::future::pending()));
+            .expect("the application builds")
+            .with_mail_sender(workers.mail_sender);
+        let db = app.db().clone();
+        app::services::users::create(
+            &db,
+            &Username::parse("viewer").unwrap(),
+            Role::Viewer,
+            &NewPassword::parse(VIEWER_PASSWORD).unwrap(),
+        )
+        .await
+        .expect("create the viewer");
+        let (stop, stopped) = shutdown::manual();
+        let addr = app.addr();
+        let recorder = app.recorder();
+        let serving = tokio::spawn(async move {
+            if let Err(e) = app.run_until_stopped(stopped).await {
+                eprintln!("the test application stopped with an error: {e:#}");
+            }
+        });
         TestApp {
             addr,
             db,
             database_url,
             recorder,
+            stop,
+            serving: Some(serving),
             _dir: dir,
+        }
+    }
+
+    /// Stops the application gracefully, as SIGTERM would (its node is then marked stopped),
+    /// leaving the database to the test.
+    pub async fn stop(&mut self) {
+        self.stop.fire();
+        if let Some(serving) = self.serving.take() {
+            tokio::time::timeout(Duration::from_secs(30), serving)
+                .await
+                .expect("the application stops")
+                .expect("the application task");
         }
     }
 
@@ -166,5 +209,94 @@ impl TestApp {
             res.text().await.unwrap_or_default()
         );
         client
+    }
+}
+
+/// How many jobs exist besides the system jobs every server creates at its start.
+pub async fn own_jobs(db: &DatabaseConnection) -> u64 {
+    use sea_orm::{ColumnTrait, PaginatorTrait, QueryFilter};
+    let system: Vec<String> = server::system_jobs::specs(chrono_tz::Tz::UTC)
+        .expect("the system jobs parse")
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
+    job::Entity::find()
+        .filter(job::Column::Name.is_not_in(system))
+        .count(db)
+        .await
+        .expect("count jobs")
+}
+
+/// The entry of a `jobs/list` answer with this name.
+pub fn listed<'a>(list: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    list.as_array()
+        .and_then(|jobs| jobs.iter().find(|j| j["name"] == name))
+        .unwrap_or_else(|| panic!("{name} is not listed: {list}"))
+}
+
+/// A built-in `noop` job that fires once a year, so only the runs a test makes happen.
+pub fn noop_job(name: &str) -> JobInput {
+    JobInput {
+        name: name.into(),
+        kind: Kind::Builtin.as_str().into(),
+        builtin_task: "noop".into(),
+        cron: "0 0 0 1 1 *".into(),
+        ..JobInput::default()
+    }
+}
+
+/// Creates a job from a form-like input; defined an hour ago, so ticks since then are due.
+pub async fn define(db: &DatabaseConnection, input: JobInput) -> job::Model {
+    let spec = JobSpec::parse(&input).unwrap_or_else(|e| panic!("invalid test job: {e:?}"));
+    app::services::jobs::create(db, &spec, Utc::now() - chrono::Duration::hours(1))
+        .await
+        .expect("create job")
+}
+
+/// A run row of `job_id` in `status`, created and scheduled at `at` (finished then too, when
+/// the status is final); change any field before inserting it.
+pub fn run_row(job_id: i64, status: RunStatus, at: DateTime<Utc>) -> job_run::ActiveModel {
+    job_run::ActiveModel {
+        job_id: Set(job_id),
+        trigger: Set(Trigger::Manual),
+        scheduled_for: Set(at),
+        status: Set(status),
+        attempts: Set(1),
+        idempotency_key: Set(format!("test-{job_id}-{}", fastrand::u64(..))),
+        created_at: Set(at),
+        updated_at: Set(at),
+        finished_at: Set((!status.is_active() && status != RunStatus::Blocked).then_some(at)),
+        ..Default::default()
+    }
+}
+
+/// Inserts `row` and returns it as stored.
+pub async fn insert_run(db: &DatabaseConnection, row: job_run::ActiveModel) -> job_run::Model {
+    row.insert(db).await.expect("insert run")
+}
+
+/// Waits until the run reaches one of `statuses`, polling; fails the test after `within`.
+pub async fn wait_for_status(
+    db: &DatabaseConnection,
+    run_id: i64,
+    statuses: &[RunStatus],
+    within: Duration,
+) -> job_run::Model {
+    let deadline = tokio::time::Instant::now() + within;
+    loop {
+        let run = job_run::Entity::find_by_id(run_id)
+            .one(db)
+            .await
+            .expect("read run")
+            .expect("the run exists");
+        if statuses.contains(&run.status) {
+            return run;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "run {run_id} still {} after {within:?}",
+            run.status
+        );
+        tokio::time::sleep(Duration::from_millis(25)).await;
     }
 }

@@ -1,9 +1,12 @@
 use app::domain::job::JobInput;
+use app::domain::run::RunStatus;
 use app::entities::{audit_log, job, job_run};
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter, Set};
+use sea_orm::{ColumnTrait, EntityTrait, PaginatorTrait, QueryFilter};
 use serde_json::{Value, json};
 
-use crate::helpers::{ADMIN_PASSWORD, TestApp, VIEWER_PASSWORD};
+use crate::helpers::{
+    ADMIN_PASSWORD, TestApp, VIEWER_PASSWORD, insert_run, listed, own_jobs, run_row,
+};
 use crate::on_both_backends;
 
 fn receipts() -> JobInput {
@@ -96,7 +99,7 @@ async fn jobs_are_created_read_updated_and_validated(app: TestApp) {
             {"field": "fallback_job", "message": "there is no job named 'no-such-job'"}
         ])
     );
-    assert_eq!(job::Entity::find().count(&app.db).await.unwrap(), 1);
+    assert_eq!(own_jobs(&app.db).await, 1);
 
     let list: Value = app
         .call(&admin, "jobs/list", &[])
@@ -104,7 +107,7 @@ async fn jobs_are_created_read_updated_and_validated(app: TestApp) {
         .json()
         .await
         .unwrap();
-    assert_eq!(list[0]["name"], "store-receipt-mail");
+    listed(&list, "store-receipt-mail");
     let actions: Vec<String> = audit_log::Entity::find()
         .filter(audit_log::Column::Action.starts_with("job."))
         .all(&app.db)
@@ -168,30 +171,18 @@ async fn deleting_a_job_takes_its_runs_and_keeps_the_definition_in_the_audit(app
         .as_i64()
         .unwrap();
     let now = chrono::Utc::now();
-    for i in 0..3 {
-        job_run::ActiveModel {
-            job_id: Set(id),
-            trigger: Set("manual".into()),
-            scheduled_for: Set(now),
-            status: Set("succeeded".into()),
-            attempts: Set(1),
-            idempotency_key: Set(format!("k{i}")),
-            created_at: Set(now),
-            updated_at: Set(now),
-            ..Default::default()
-        }
-        .insert(&app.db)
-        .await
-        .unwrap();
+    for _ in 0..3 {
+        insert_run(&app.db, run_row(id, RunStatus::Succeeded, now)).await;
     }
-    let listed: Value = app
+    let list: Value = app
         .call(&admin, "jobs/list", &[])
         .await
         .json()
         .await
         .unwrap();
-    assert_eq!(listed[0]["runs"], 3);
-    assert_eq!(listed[0]["last_status"], "succeeded");
+    let receipts = listed(&list, "store-receipt-mail");
+    assert_eq!(receipts["runs"], 3);
+    assert_eq!(receipts["last_status"], "succeeded");
     let off = app
         .call(
             &admin,
@@ -213,7 +204,7 @@ async fn deleting_a_job_takes_its_runs_and_keeps_the_definition_in_the_audit(app
         .call(&admin, "jobs/delete", &[("id", &id.to_string())])
         .await;
     assert_eq!(res.status(), 200);
-    assert_eq!(job::Entity::find().count(&app.db).await.unwrap(), 0);
+    assert_eq!(own_jobs(&app.db).await, 0);
     assert_eq!(job_run::Entity::find().count(&app.db).await.unwrap(), 0);
     let audit = audit_log::Entity::find()
         .filter(audit_log::Column::Action.eq("job.deleted"))

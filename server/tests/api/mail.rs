@@ -4,7 +4,9 @@
 
 use std::time::Duration;
 
-use app::domain::mail;
+use app::domain::email::EmailAddress;
+use app::domain::mail::{self, MailStatus};
+use app::domain::run::{ErrorClass, Outcome, RunStatus};
 use app::entities::mail_outbox;
 use app::services::outbox::{self, NewMail};
 use chrono::Utc;
@@ -12,8 +14,8 @@ use sea_orm::{EntityTrait, QueryOrder};
 use server::mail::MailSettings;
 use server::mail::sender::Sender;
 
-use crate::engine::{base, define, flaky_server, run_to_end};
-use crate::helpers::TestApp;
+use crate::engine::{base, flaky_server, run_to_end};
+use crate::helpers::{TestApp, define};
 use crate::on_both_backends;
 use crate::smtp::{SmtpSink, free_addr, url};
 
@@ -49,7 +51,7 @@ fn note(key: &str) -> NewMail {
         kind: "test".into(),
         job_id: None,
         run_id: None,
-        recipients: vec!["oncall@example.com".into()],
+        recipients: vec![EmailAddress::parse("oncall@example.com").unwrap()],
         composed: mail::test_mail("a test"),
     }
 }
@@ -65,7 +67,8 @@ async fn an_episode_of_five_failures_mails_three_times(app: TestApp) {
     input.escalate_to = "lead@example.com".into();
     let job = define(&app.db, input).await;
     let mut last_run = 0;
-    for expected in ["dead", "dead", "dead", "dead", "dead", "succeeded"] {
+    use RunStatus::{Dead, Succeeded};
+    for expected in [Dead, Dead, Dead, Dead, Dead, Succeeded] {
         let (_, finished) = run_to_end(&app.db, job.id, Duration::from_secs(20)).await;
         assert_eq!(finished.status, expected);
         last_run = finished.id;
@@ -115,12 +118,9 @@ async fn an_episode_of_five_failures_mails_three_times(app: TestApp) {
             .body()
             .contains(&format!("https://ops.example.com/runs/{last_run}"))
     );
-    assert!(
-        outbox_rows(&app)
-            .await
-            .iter()
-            .all(|r| r.status == "sent" && r.reply.as_deref().unwrap_or("").starts_with("250"))
-    );
+    assert!(outbox_rows(&app).await.iter().all(
+        |r| r.status == MailStatus::Sent && r.reply.as_deref().unwrap_or("").starts_with("250")
+    ));
 }
 on_both_backends!(an_episode_of_five_failures_mails_three_times);
 
@@ -143,7 +143,7 @@ async fn a_mail_waits_for_a_server_that_was_down_and_arrives_once(app: TestApp) 
     let now = Utc::now();
     assert_eq!(sender.deliver_due(now).await.unwrap(), 1);
     let row = &outbox_rows(&app).await[0];
-    assert_eq!((row.status.as_str(), row.attempts), ("pending", 1));
+    assert_eq!((row.status, row.attempts), (MailStatus::Pending, 1));
     assert!(
         row.last_error.as_deref().unwrap().contains("onnection"),
         "{row:?}"
@@ -165,7 +165,7 @@ async fn a_mail_waits_for_a_server_that_was_down_and_arrives_once(app: TestApp) 
     );
     assert_eq!(sink.mails().len(), 1);
     let row = &outbox_rows(&app).await[0];
-    assert_eq!((row.status.as_str(), row.attempts), ("sent", 2));
+    assert_eq!((row.status, row.attempts), (MailStatus::Sent, 2));
 }
 on_both_backends!(a_mail_waits_for_a_server_that_was_down_and_arrives_once);
 
@@ -182,7 +182,7 @@ async fn a_wrong_password_is_refused_in_the_servers_words(app: TestApp) {
         .unwrap();
     wrong.deliver_due(Utc::now()).await.unwrap();
     let row = &outbox_rows(&app).await[0];
-    assert_eq!(row.status, "failed", "a refusal is final");
+    assert_eq!(row.status, MailStatus::Failed, "a refusal is final");
     let error = row.last_error.as_deref().unwrap();
     assert!(
         error.contains("535") && error.contains("Invalid credentials"),
@@ -235,7 +235,7 @@ async fn without_smtp_mail_is_kept_and_written_as_eml(app: TestApp) {
         .unwrap();
     assert_eq!(sender.deliver_due(Utc::now()).await.unwrap(), 1);
     let row = &outbox_rows(&app).await[0];
-    assert_eq!(row.status, "written");
+    assert_eq!(row.status, MailStatus::Written);
     let path = dir.path().join(format!("{}-test.eml", row.id));
     let eml = std::fs::read_to_string(&path).unwrap();
     assert!(eml.contains("Subject: [Bulwark] Test mail"), "{eml}");
@@ -264,7 +264,7 @@ async fn the_digest_matches_the_runs_table(app: TestApp) {
         run_to_end(&app.db, ok_job.id, Duration::from_secs(20)).await;
     }
     let (_, dead) = run_to_end(&app.db, bad_job.id, Duration::from_secs(20)).await;
-    assert_eq!(dead.status, "dead");
+    assert_eq!(dead.status, RunStatus::Dead);
 
     let now = Utc::now() + chrono::Duration::seconds(1);
     let digest = digest::gather(&app.db, now).await.unwrap();
@@ -282,7 +282,9 @@ async fn the_digest_matches_the_runs_table(app: TestApp) {
         assert_eq!(figures.runs, mine.len() as u64, "{name}");
         assert_eq!(
             figures.succeeded,
-            mine.iter().filter(|r| r.status == "succeeded").count() as u64
+            mine.iter()
+                .filter(|r| r.status == RunStatus::Succeeded)
+                .count() as u64
         );
         assert_eq!(
             figures.retries,
@@ -292,7 +294,7 @@ async fn the_digest_matches_the_runs_table(app: TestApp) {
             figures.timeouts,
             tries
                 .iter()
-                .filter(|a| a.error_class.as_deref() == Some("timeout"))
+                .filter(|a| a.error_class == Some(ErrorClass::Timeout))
                 .count() as u64
         );
     }
@@ -399,9 +401,6 @@ async fn a_failure_burst_mails_each_trend_once_per_episode(app: TestApp) {
     use app::services::{notifications, runs, trends};
     use sea_orm::ActiveValue::Set;
 
-    server::commands::jobs::ensure_system_jobs(&app.db, "UTC")
-        .await
-        .unwrap();
     notifications::save_digest_settings(&app.db, "sre@example.com", "08:00")
         .await
         .unwrap();
@@ -414,7 +413,7 @@ async fn a_failure_burst_mails_each_trend_once_per_episode(app: TestApp) {
     let now = Utc::now();
     // Attempt numbers are unique per run.
     let number = std::cell::Cell::new(0);
-    let attempt = |minutes_ago: i64, outcome: &str, class: Option<&str>| {
+    let attempt = |minutes_ago: i64, outcome: Outcome, class: Option<ErrorClass>| {
         let at = now - chrono::Duration::minutes(minutes_ago);
         number.set(number.get() + 1);
         job_attempt::ActiveModel {
@@ -424,8 +423,8 @@ async fn a_failure_burst_mails_each_trend_once_per_episode(app: TestApp) {
             finished_at: Set(Some(at)),
             duration_ms: Set(Some(100)),
             timeout_ms: Set(1000),
-            outcome: Set(Some(outcome.into())),
-            error_class: Set(class.map(str::to_string)),
+            outcome: Set(Some(outcome)),
+            error_class: Set(class),
             node: Set("test".into()),
             slow: Set(false),
             ..Default::default()
@@ -434,14 +433,22 @@ async fn a_failure_burst_mails_each_trend_once_per_episode(app: TestApp) {
     let mut rows = Vec::new();
     // The usual: a few transient failures over the day, plenty of successes.
     for i in 0..12 {
-        rows.push(attempt(60 + i as i64 * 90, "failed", Some("transient")));
+        rows.push(attempt(
+            60 + i as i64 * 90,
+            Outcome::Failed,
+            Some(ErrorClass::Transient),
+        ));
     }
     for i in 0..60 {
-        rows.push(attempt(1 + i as i64 % 14, "succeeded", None));
+        rows.push(attempt(1 + i as i64 % 14, Outcome::Succeeded, None));
     }
     // Now: 25 timeouts in the last 3 minutes.
     for i in 0..25 {
-        rows.push(attempt(1 + i as i64 % 3, "timed_out", Some("timeout")));
+        rows.push(attempt(
+            1 + i as i64 % 3,
+            Outcome::TimedOut,
+            Some(ErrorClass::Timeout),
+        ));
     }
     job_attempt::Entity::insert_many(rows)
         .exec_without_returning(&app.db)
@@ -487,7 +494,7 @@ async fn a_failure_burst_mails_each_trend_once_per_episode(app: TestApp) {
     assert!(said.contains("3 episode(s) ended"), "{said}");
     let again: Vec<_> = (0..25)
         .map(|i| {
-            let mut a = attempt(0, "timed_out", Some("timeout"));
+            let mut a = attempt(0, Outcome::TimedOut, Some(ErrorClass::Timeout));
             a.finished_at = Set(Some(later - chrono::Duration::seconds(30 + i as i64)));
             a
         })
@@ -505,3 +512,65 @@ async fn a_failure_burst_mails_each_trend_once_per_episode(app: TestApp) {
     );
 }
 on_both_backends!(a_failure_burst_mails_each_trend_once_per_episode);
+
+/// The application as `serve` starts it — engine and mail sender included — takes a run from
+/// the browser's Run now to a dead run and its alert written out, with nothing driven by hand.
+async fn the_whole_application_runs_a_job_and_sends_its_alert(app: TestApp) {
+    let mut input = base("always-broken");
+    input.http_url = flaky_server(1000, 404).await.0;
+    input.alert_to = "oncall@example.com".into();
+    let job = define(&app.db, input).await;
+    let admin = app.signed_in("admin", crate::helpers::ADMIN_PASSWORD).await;
+    let res = app
+        .call(&admin, "jobs/run-now", &[("id", &job.id.to_string())])
+        .await;
+    assert_eq!(res.status(), 200);
+    let run_id: i64 = res.json().await.unwrap();
+    let dead = crate::helpers::wait_for_status(
+        &app.db,
+        run_id,
+        &[RunStatus::Dead],
+        Duration::from_secs(30),
+    )
+    .await;
+    assert_eq!(dead.last_error_class, Some(ErrorClass::Permanent));
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let alert = outbox_rows(&app)
+            .await
+            .into_iter()
+            .find(|m| m.run_id == Some(run_id));
+        if let Some(alert) = alert
+            && alert.status == MailStatus::Written
+        {
+            assert_eq!(alert.kind, "first_failure");
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the alert was not delivered by the application's own sender"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+mod the_whole_application_runs_a_job_and_sends_its_alert {
+    fn everything(_: &mut server::config::Config, workers: &mut crate::helpers::Workers) {
+        workers.engine = true;
+        workers.mail_sender = true;
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn sqlite() {
+        let app = crate::helpers::TestApp::sqlite_with(everything).await;
+        super::the_whole_application_runs_a_job_and_sends_its_alert(app).await;
+    }
+
+    #[tokio::test(flavor = "multi_thread")]
+    async fn postgres() {
+        match crate::helpers::TestApp::postgres_with("whole_application", everything).await {
+            Some(app) => super::the_whole_application_runs_a_job_and_sends_its_alert(app).await,
+            None => eprintln!("BULWARK_TEST_POSTGRES_URL not set: skipped"),
+        }
+    }
+}

@@ -4,10 +4,11 @@
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
 
+use app::domain::run::{Outcome, RunStatus};
 use app::entities::{job_attempt, job_run};
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder};
 
-use crate::helpers::TestApp;
+use crate::helpers::{TestApp, wait_for_status};
 use crate::on_both_backends;
 
 const JOBS: &str = r#"
@@ -108,31 +109,6 @@ pub(crate) fn serve_with(
     .expect("start bulwark serve")
 }
 
-async fn wait_for(
-    app: &TestApp,
-    run_id: i64,
-    statuses: &[&str],
-    within: Duration,
-) -> job_run::Model {
-    let deadline = tokio::time::Instant::now() + within;
-    loop {
-        let run = job_run::Entity::find_by_id(run_id)
-            .one(&app.db)
-            .await
-            .unwrap()
-            .unwrap();
-        if statuses.contains(&run.status.as_str()) {
-            return run;
-        }
-        assert!(
-            tokio::time::Instant::now() < deadline,
-            "run still {} after {within:?}",
-            run.status
-        );
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-}
-
 async fn jobs_apply_list_run_and_runs_list(app: TestApp) {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("jobs.toml");
@@ -212,6 +188,46 @@ async fn jobs_apply_list_run_and_runs_list(app: TestApp) {
             .ends_with("+00:00")
     );
     assert_eq!(runs[0]["attempts"], serde_json::json!([]));
+
+    // Every status the runs table holds is one `--status` takes (the list is the enum's own),
+    // and a word that is none of them is a usage error naming the choices.
+    let job = runs[0]["id"].as_i64().unwrap();
+    job_run::Entity::update_many()
+        .col_expr(
+            job_run::Column::Status,
+            sea_orm::sea_query::Expr::value(RunStatus::Blocked),
+        )
+        .filter(job_run::Column::Id.eq(job))
+        .exec(&app.db)
+        .await
+        .unwrap();
+    for status in RunStatus::ALL {
+        let (code, out, err) = output(bulwark(
+            &app,
+            dir.path(),
+            &["runs", "list", "--status", status.as_str(), "--json"],
+            &[],
+        ));
+        assert_eq!(code, 0, "--status {status}: {err}");
+        let listed: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let expected = usize::from(*status == RunStatus::Blocked);
+        assert_eq!(
+            listed.as_array().unwrap().len(),
+            expected,
+            "--status {status}"
+        );
+    }
+    let (code, _, err) = output(bulwark(
+        &app,
+        dir.path(),
+        &["runs", "list", "--status", "stuck"],
+        &[],
+    ));
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("retry_wait") && err.contains("blocked"),
+        "{err}"
+    );
 }
 on_both_backends!(jobs_apply_list_run_and_runs_list);
 
@@ -236,36 +252,42 @@ async fn a_killed_process_loses_nothing(app: TestApp) {
 
     // The first process starts the two-second command; kill it (SIGKILL, no goodbye) mid-way.
     let mut first = serve(&app, dir.path(), "first");
-    wait_for(&app, run.id, &["running"], Duration::from_secs(20)).await;
+    wait_for_status(
+        &app.db,
+        run.id,
+        &[RunStatus::Running],
+        Duration::from_secs(20),
+    )
+    .await;
     tokio::time::sleep(Duration::from_millis(300)).await;
     first.kill().expect("SIGKILL");
     first.wait().unwrap();
 
     // A new process finds the expired lease, records the interruption and retries the run.
     let mut second = serve(&app, dir.path(), "second");
-    let done = wait_for(
-        &app,
+    let done = wait_for_status(
+        &app.db,
         run.id,
-        &["succeeded", "dead"],
+        &[RunStatus::Succeeded, RunStatus::Dead],
         Duration::from_secs(30),
     )
     .await;
-    assert_eq!(done.status, "succeeded");
+    assert_eq!(done.status, RunStatus::Succeeded);
     let attempts = job_attempt::Entity::find()
         .filter(job_attempt::Column::RunId.eq(run.id))
         .order_by_asc(job_attempt::Column::Number)
         .all(&app.db)
         .await
         .unwrap();
-    let story: Vec<(Option<&str>, &str)> = attempts
+    let story: Vec<(Option<Outcome>, &str)> = attempts
         .iter()
-        .map(|a| (a.outcome.as_deref(), a.node.as_str()))
+        .map(|a| (a.outcome, a.node.as_str()))
         .collect();
     assert_eq!(
         story,
         [
-            (Some("interrupted"), "first"),
-            (Some("succeeded"), "second")
+            (Some(Outcome::Interrupted), "first"),
+            (Some(Outcome::Succeeded), "second")
         ]
     );
 

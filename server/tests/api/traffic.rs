@@ -397,7 +397,10 @@ async fn traffic_import_counts_a_log_like_the_layer(app: TestApp) {
 }
 on_both_backends!(traffic_import_counts_a_log_like_the_layer);
 
-async fn traffic_flush_reaches_the_running_server(app: TestApp) {
+async fn traffic_flush_reaches_the_running_server(mut app: TestApp) {
+    // The command reaches servers through the database: stop the in-process one, so the
+    // `bulwark serve` started below is the only node.
+    app.stop().await;
     let dir = tempfile::tempdir().unwrap();
     let (code, out, _) = output(bulwark(&app, dir.path(), &["traffic", "flush"], &[]));
     assert_eq!(code, 0);
@@ -441,7 +444,7 @@ async fn traffic_flush_reaches_the_running_server(app: TestApp) {
 
     // The system jobs exist once the server has started.
     let names: Vec<String> = app::entities::job::Entity::find()
-        .filter(app::entities::job::Column::Kind.eq("builtin"))
+        .filter(app::entities::job::Column::Kind.eq(app::domain::job::Kind::Builtin))
         .all(&app.db)
         .await
         .unwrap()

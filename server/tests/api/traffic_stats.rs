@@ -208,7 +208,8 @@ async fn generated_traffic_is_marked_and_removable(app: TestApp) {
 on_both_backends!(generated_traffic_is_marked_and_removable);
 
 async fn the_hits_list_pages_by_keyset_and_exports_csv(app: TestApp) {
-    use app::services::traffic::{HitSort, HitsQuery, StatsQuery, hits};
+    use app::domain::filters::HitSort;
+    use app::services::traffic::{HitsQuery, StatsQuery, hits};
     let buffer = Buffer::new(1 << 22);
     let now = Utc::now().timestamp();
     for i in 0..130 {
@@ -347,8 +348,8 @@ on_both_backends!(the_hits_list_pages_by_keyset_and_exports_csv);
 /// flushes), after a rebuild in a zone half an hour off UTC, and after retention.
 async fn rollups_match_the_minute_rows(app: TestApp) {
     use app::domain::traffic_range::VisitorType;
+    use app::services::traffic::rebuild as rollup;
     use app::services::traffic::{StatsQuery, series, stats, stats_from_rows};
-    use app::services::traffic_rollup as rollup;
 
     let now = Utc::now();
     server::traffic::generate::generate(&app.db, 12, 1_500, now, 5)
@@ -437,11 +438,11 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
         blocks(app.db.clone()).await > 0,
         "the 14-day ranges used blocks"
     );
-    app::services::traffic_blocks::warm(&app.db, 91)
+    app::services::traffic::blocks::warm(&app.db, 91)
         .await
         .unwrap();
     assert_eq!(
-        app::services::traffic_blocks::warm(&app.db, 91)
+        app::services::traffic::blocks::warm(&app.db, 91)
             .await
             .unwrap(),
         0

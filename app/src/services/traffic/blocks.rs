@@ -16,9 +16,13 @@
 use std::collections::{BTreeMap, HashMap};
 
 use roaring::RoaringTreemap;
-use sea_orm::{ConnectionTrait, DbErr};
+use sea_orm::ConnectionTrait;
 
-use super::traffic_rollup::{Binder, HUMAN, deserialize, serialize};
+use super::TrafficError;
+use super::rollup_read::parts_condition;
+use super::rollup_write::{deserialize, serialize};
+use crate::domain::traffic_parts::{Part, View};
+use crate::services::sql::Binder;
 
 /// The longest block, in days (a power of two).
 pub const MAX_BLOCK_DAYS: i32 = 64;
@@ -125,12 +129,8 @@ impl Span {
 }
 
 /// The condition on `part` that selects a view's rows of `traffic_daily_sets`.
-fn view_parts(view: &str, b: &mut Binder) -> String {
-    match view {
-        "all" => String::new(),
-        "b" => format!(" AND part <> {}", b.bind(HUMAN)),
-        part => format!(" AND part = {}", b.bind(part.to_string())),
-    }
+fn view_parts(view: &View, b: &mut Binder) -> String {
+    parts_condition(&view.parts(), b)
 }
 
 /// Each day's revision (summed over its parts) in `from..=to`, and the newest day with any
@@ -139,7 +139,7 @@ async fn revisions(
     db: &impl ConnectionTrait,
     from: i32,
     to: i32,
-) -> Result<(HashMap<i32, i64>, Option<i32>), DbErr> {
+) -> Result<(HashMap<i32, i64>, Option<i32>), TrafficError> {
     let mut b = Binder::new(db.get_database_backend());
     let sql = format!(
         "SELECT day, CAST(SUM(revision) AS BIGINT) AS r FROM traffic_daily_sets \
@@ -155,13 +155,13 @@ async fn revisions(
 }
 
 /// The newest day with any traffic.
-async fn newest_day(db: &impl ConnectionTrait) -> Result<Option<i32>, DbErr> {
+async fn newest_day(db: &impl ConnectionTrait) -> Result<Option<i32>, TrafficError> {
     let sql = "SELECT MAX(day) AS d FROM traffic_daily_sets".to_string();
     match db
         .query_one_raw(Binder::new(db.get_database_backend()).statement(sql))
         .await?
     {
-        Some(row) => row.try_get::<Option<i32>>("", "d"),
+        Some(row) => Ok(row.try_get::<Option<i32>>("", "d")?),
         None => Ok(None),
     }
 }
@@ -170,10 +170,10 @@ async fn newest_day(db: &impl ConnectionTrait) -> Result<Option<i32>, DbErr> {
 /// (built or rebuilt here when it is not).
 pub async fn plan(
     db: &impl ConnectionTrait,
-    view: &str,
+    view: &View,
     from: i32,
     to: i32,
-) -> Result<Vec<Segment>, DbErr> {
+) -> Result<Vec<Segment>, TrafficError> {
     let (revisions, newest) = revisions(db, from, to).await?;
     // The newest day and the one before it are still being written to.
     let segments = segments(from, to, newest.map(|d| d - 2));
@@ -194,7 +194,7 @@ pub async fn plan(
             // Storing a block can wait for a long write (SQLite's single writer) and give up:
             // the figures are still right, read day by day this time.
             Err(error) => {
-                tracing::warn!(%error, view, first, days, "traffic block not built; reading its days");
+                tracing::warn!(%error, view = %view.code(), first, days, "traffic block not built; reading its days");
                 planned.extend((first..first + days).map(Segment::Day));
             }
         }
@@ -211,15 +211,15 @@ fn revision_sum(revisions: &HashMap<i32, i64>, first: i32, days: i32) -> i64 {
 
 async fn stored_revisions(
     db: &impl ConnectionTrait,
-    view: &str,
+    view: &View,
     from: i32,
     to: i32,
-) -> Result<HashMap<(i32, i32), i64>, DbErr> {
+) -> Result<HashMap<(i32, i32), i64>, TrafficError> {
     let mut b = Binder::new(db.get_database_backend());
     let sql = format!(
         "SELECT first_day, days, revision FROM traffic_blocks \
          WHERE view = {} AND first_day >= {} AND first_day <= {}",
-        b.bind(view.to_string()),
+        b.bind(view.code()),
         b.bind(from),
         b.bind(to)
     );
@@ -239,12 +239,12 @@ async fn stored_revisions(
 /// and current are read, the others built (and stored) first.
 async fn build(
     db: &impl ConnectionTrait,
-    view: &str,
+    view: &View,
     first: i32,
     days: i32,
     expected: &impl Fn(i32, i32) -> i64,
     stored: &mut HashMap<(i32, i32), i64>,
-) -> Result<(), DbErr> {
+) -> Result<(), TrafficError> {
     let mut built: HashMap<(i32, i32), Span> = HashMap::new();
     let mut size = 2;
     while size <= days {
@@ -274,7 +274,7 @@ async fn build(
 }
 
 /// One day of a view, from the daily rollups.
-async fn day_span(db: &impl ConnectionTrait, view: &str, day: i32) -> Result<Span, DbErr> {
+async fn day_span(db: &impl ConnectionTrait, view: &View, day: i32) -> Result<Span, TrafficError> {
     let mut span = Span::default();
     let mut b = Binder::new(db.get_database_backend());
     let sql = format!(
@@ -295,15 +295,15 @@ async fn day_span(db: &impl ConnectionTrait, view: &str, day: i32) -> Result<Spa
 /// value when there are more).
 pub async fn day_top(
     db: &impl ConnectionTrait,
-    view: &str,
+    view: &View,
     day: i32,
     k: usize,
-) -> Result<TopList, DbErr> {
+) -> Result<TopList, TrafficError> {
     let mut b = Binder::new(db.get_database_backend());
     let sql = format!(
         "SELECT path, views FROM traffic_daily_pages WHERE view = {} AND day = {} \
          ORDER BY views DESC LIMIT {k}",
-        b.bind(view.to_string()),
+        b.bind(view.code()),
         b.bind(day)
     );
     let paths = db
@@ -311,7 +311,7 @@ pub async fn day_top(
         .await?
         .iter()
         .map(|row| Ok((row.try_get("", "path")?, row.try_get("", "views")?)))
-        .collect::<Result<Vec<(String, i64)>, DbErr>>()?;
+        .collect::<Result<Vec<(String, i64)>, sea_orm::DbErr>>()?;
     let bound = match paths.last() {
         Some((_, last)) if paths.len() == k => *last,
         _ => 0,
@@ -321,10 +321,10 @@ pub async fn day_top(
 
 async fn read_block(
     db: &impl ConnectionTrait,
-    view: &str,
+    view: &View,
     first: i32,
     days: i32,
-) -> Result<Span, DbErr> {
+) -> Result<Span, TrafficError> {
     let row = stored_block(db, "visits, ips, paths, top, top_bound", view, first, days).await?;
     Ok(Span {
         visits: row.try_get("", "visits")?,
@@ -341,37 +341,35 @@ async fn read_block(
 async fn stored_block(
     db: &impl ConnectionTrait,
     columns: &str,
-    view: &str,
+    view: &View,
     first: i32,
     days: i32,
-) -> Result<sea_orm::QueryResult, DbErr> {
+) -> Result<sea_orm::QueryResult, TrafficError> {
     let mut b = Binder::new(db.get_database_backend());
     let sql = format!(
         "SELECT {columns} FROM traffic_blocks WHERE view = {} AND first_day = {} AND days = {}",
-        b.bind(view.to_string()),
+        b.bind(view.code()),
         b.bind(first),
         b.bind(days)
     );
-    db.query_one_raw(b.statement(sql))
-        .await?
-        .ok_or_else(|| DbErr::RecordNotFound(format!("traffic block {view} {first}+{days}")))
+    Ok(db.query_one_raw(b.statement(sql)).await?.ok_or_else(|| {
+        sea_orm::DbErr::RecordNotFound(format!("traffic block {} {first}+{days}", view.code()))
+    })?)
 }
 
-fn decode_top(json: &str) -> Result<Vec<(String, i64)>, DbErr> {
-    serde_json::from_str(json)
-        .map_err(|e| DbErr::Custom(format!("a stored traffic block list is unreadable: {e}")))
+fn decode_top(json: &str) -> Result<Vec<(String, i64)>, TrafficError> {
+    serde_json::from_str(json).map_err(TrafficError::CorruptList)
 }
 
 async fn store_block(
     db: &impl ConnectionTrait,
-    view: &str,
+    view: &View,
     first: i32,
     days: i32,
     revision: i64,
     span: &Span,
-) -> Result<(), DbErr> {
-    let top = serde_json::to_string(&span.top.paths)
-        .map_err(|e| DbErr::Custom(format!("could not encode a traffic block list: {e}")))?;
+) -> Result<(), TrafficError> {
+    let top = serde_json::to_string(&span.top.paths).map_err(TrafficError::EncodeList)?;
     let mut b = Binder::new(db.get_database_backend());
     let sql = format!(
         "INSERT INTO traffic_blocks \
@@ -380,7 +378,7 @@ async fn store_block(
          ON CONFLICT (view, first_day, days) DO UPDATE SET revision = excluded.revision, \
            visits = excluded.visits, ips = excluded.ips, paths = excluded.paths, \
            top = excluded.top, top_bound = excluded.top_bound",
-        b.bind(view.to_string()),
+        b.bind(view.code()),
         b.bind(first),
         b.bind(days),
         b.bind(revision),
@@ -390,15 +388,16 @@ async fn store_block(
         b.bind(top),
         b.bind(span.top.bound)
     );
-    db.execute_raw(b.statement(sql)).await.map(|_| ())
+    db.execute_raw(b.statement(sql)).await?;
+    Ok(())
 }
 
 /// Visits, and the unions of IPs and paths, over the segments (as [`plan`] returned them).
 pub async fn distinct(
     db: &impl ConnectionTrait,
-    view: &str,
+    view: &View,
     segments: &[Segment],
-) -> Result<(i64, RoaringTreemap, RoaringTreemap), DbErr> {
+) -> Result<(i64, RoaringTreemap, RoaringTreemap), TrafficError> {
     let (mut visits, mut ips, mut paths) = (0, RoaringTreemap::new(), RoaringTreemap::new());
     let backend = db.get_database_backend();
     let days: Vec<i32> = segments
@@ -435,9 +434,9 @@ pub async fn distinct(
 /// The stored lists of the segments' blocks.
 pub async fn block_tops(
     db: &impl ConnectionTrait,
-    view: &str,
+    view: &View,
     segments: &[Segment],
-) -> Result<Vec<TopList>, DbErr> {
+) -> Result<Vec<TopList>, TrafficError> {
     let mut tops = Vec::new();
     for (first, days) in blocks_of(segments) {
         let row = stored_block(db, "top, top_bound", view, first, days).await?;
@@ -459,7 +458,7 @@ fn blocks_of(segments: &[Segment]) -> impl Iterator<Item = (i32, i32)> + '_ {
 /// Builds every block the ranges ending at the newest day can use, for every view with
 /// traffic in the last `days` days, so the first look at a long range is as fast as the next.
 /// Returns the blocks built.
-pub async fn warm(db: &impl ConnectionTrait, days: i32) -> Result<usize, DbErr> {
+pub async fn warm(db: &impl ConnectionTrait, days: i32) -> Result<usize, TrafficError> {
     let backend = db.get_database_backend();
     let Some(newest) = newest_day(db).await? else {
         return Ok(0);
@@ -470,11 +469,12 @@ pub async fn warm(db: &impl ConnectionTrait, days: i32) -> Result<usize, DbErr> 
         "SELECT DISTINCT part FROM traffic_daily_sets WHERE day >= {}",
         b.bind(from)
     );
-    let mut views = vec!["all".to_string(), HUMAN.to_string(), "b".to_string()];
+    let mut views = vec![View::All, View::Human, View::Bots];
     for row in db.query_all_raw(b.statement(sql)).await? {
-        let part: String = row.try_get("", "part")?;
-        if part != HUMAN {
-            views.push(part);
+        let code: String = row.try_get("", "part")?;
+        match Part::parse(&code).ok_or(TrafficError::UnknownPart(code))? {
+            Part::Human => {}
+            bot => views.push(View::of_part(bot)),
         }
     }
     let mut built = 0;
@@ -492,7 +492,12 @@ pub async fn warm(db: &impl ConnectionTrait, days: i32) -> Result<usize, DbErr> 
 }
 
 /// Like [`plan`] for every aligned block inside `from..=to`, not only the fewest.
-async fn plan_all(db: &impl ConnectionTrait, view: &str, from: i32, to: i32) -> Result<(), DbErr> {
+async fn plan_all(
+    db: &impl ConnectionTrait,
+    view: &View,
+    from: i32,
+    to: i32,
+) -> Result<(), TrafficError> {
     let (revisions, newest) = revisions(db, from, to).await?;
     let Some(settled) = newest.map(|d| d - 2) else {
         return Ok(());

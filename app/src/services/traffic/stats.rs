@@ -1,5 +1,5 @@
-//! Traffic figures over a range (DESIGN.md §5), one query path for the dashboard and
-//! `bulwark traffic stats`, so the two cannot disagree.
+//! Traffic figures over a range, one query path for the dashboard and `bulwark traffic
+//! stats`, so the two cannot disagree.
 //!
 //! - page views = Σ count; human / bot = Σ count split by is_bot;
 //! - visits = distinct (day, ip, user agent), days being the configured zone's calendar days;
@@ -7,17 +7,21 @@
 //! - by source = Σ count per spider_source (bots only);
 //! - top pages = the 20 paths with the highest Σ count, with their human/bot split.
 //!
-//! [`stats`] and [`series`] read the rollups ([`super::traffic_rollup`]);
+//! [`stats`] and [`series`] read the rollups ([`super::rollup_read`]);
 //! [`stats_from_rows`] computes the same figures from the minute rows and is the definition the
 //! rollups are tested and benchmarked against.
 
-use super::traffic_rollup::{self as rollup, Binder, Scope};
-pub use crate::api::traffic::{LiveMinute, SeriesPoint, TopPage, TrafficStats};
-use crate::domain::traffic_range::{self, Bucket, VisitorType};
-use crate::entities::traffic_statistic;
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 use sea_orm::{ConnectionTrait, DatabaseBackend, DbErr, Statement};
+
+use super::TrafficError;
+use super::rollup_read::{self as rollup, Scope};
+use crate::domain::filters::TrafficFilter;
+use crate::domain::traffic_parts::Part;
+use crate::domain::traffic_range::{self, Bucket, Resolved, VisitorType};
+use crate::services::sql::Binder;
+use crate::views::traffic::{LiveMinute, SeriesPoint, TopPage, TrafficStats};
 
 /// Which rows the figures count: whole local days `from..=to` in `zone`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -31,6 +35,17 @@ pub struct StatsQuery {
 }
 
 impl StatsQuery {
+    /// The query for a resolved range of a parsed filter.
+    pub fn new(filter: &TrafficFilter, range: &Resolved, zone: Tz) -> StatsQuery {
+        StatsQuery {
+            from: range.from,
+            to: range.to,
+            zone,
+            visitors: filter.visitors,
+            source: filter.source.clone(),
+        }
+    }
+
     /// The first instant of the range.
     pub fn start(&self) -> DateTime<Utc> {
         traffic_range::midnight(self.from, self.zone)
@@ -58,7 +73,10 @@ impl StatsQuery {
 pub const TOP_PAGES: u64 = 20;
 
 /// The dashboard's figures, from the rollups.
-pub async fn stats(db: &impl ConnectionTrait, query: &StatsQuery) -> Result<TrafficStats, DbErr> {
+pub async fn stats(
+    db: &impl ConnectionTrait,
+    query: &StatsQuery,
+) -> Result<TrafficStats, TrafficError> {
     let scope = query.scope();
     let parts = rollup::views_by_part(db, &scope).await?;
     let (visits, unique_ips, unique_pages) = rollup::distinct_counts(db, &scope).await?;
@@ -75,12 +93,12 @@ pub async fn stats(db: &impl ConnectionTrait, query: &StatsQuery) -> Result<Traf
         if generated {
             stats.generated += n;
         }
-        match part.strip_prefix("b:") {
-            Some(source) => {
+        match part {
+            Part::Bot(source) => {
                 stats.bot += n;
-                *stats.by_source.entry(source.to_string()).or_default() += n;
+                *stats.by_source.entry(source).or_default() += n;
             }
-            None => stats.human += n,
+            Part::Human => stats.human += n,
         }
     }
     Ok(stats)
@@ -93,7 +111,7 @@ pub async fn dashboard(
     current: &StatsQuery,
     previous: &StatsQuery,
     bucket: Bucket,
-) -> Result<(TrafficStats, TrafficStats, Vec<SeriesPoint>), DbErr> {
+) -> Result<(TrafficStats, TrafficStats, Vec<SeriesPoint>), TrafficError> {
     tokio::try_join!(
         stats(db, current),
         stats(db, previous),
@@ -107,7 +125,7 @@ pub async fn series(
     db: &impl ConnectionTrait,
     query: &StatsQuery,
     bucket: Bucket,
-) -> Result<Vec<SeriesPoint>, DbErr> {
+) -> Result<Vec<SeriesPoint>, TrafficError> {
     rollup::series(db, &query.scope(), bucket).await
 }
 
@@ -147,7 +165,8 @@ impl Filter {
     }
 }
 
-/// The same figures as [`stats`], straight from the minute rows: DESIGN.md §5 written as SQL.
+/// The same figures as [`stats`], straight from the minute rows: the definitions written as
+/// SQL.
 /// Too slow for the page over long ranges; the rollups are checked against it.
 pub async fn stats_from_rows(
     db: &impl ConnectionTrait,
@@ -212,7 +231,7 @@ pub async fn stats_from_rows(
     {
         let source: Option<String> = row.try_get("", "source")?;
         stats.by_source.insert(
-            source.unwrap_or_else(|| "other".into()),
+            source.unwrap_or_else(|| crate::domain::traffic_parts::OTHER_SOURCE.into()),
             row.try_get("", "n")?,
         );
     }
@@ -298,126 +317,4 @@ pub async fn last_hour(
         }
     }
     Ok(minutes)
-}
-
-/// Which stored rows the hits list shows, and in what order.
-#[derive(Debug, Clone)]
-pub struct HitsQuery {
-    pub stats: StatsQuery,
-    /// Text the path contains.
-    pub path: Option<String>,
-    pub ip: Option<String>,
-    pub sort: HitSort,
-    /// The last row of the previous page.
-    pub after: Option<HitCursor>,
-    pub limit: u64,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum HitSort {
-    #[default]
-    Newest,
-    MostHits,
-}
-
-/// Where a page ends: the sort key and id of its last row (keyset paging, so page 500 costs
-/// what page 1 costs).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum HitCursor {
-    Newest { at: DateTime<Utc>, id: i64 },
-    MostHits { count: i64, id: i64 },
-}
-
-impl HitCursor {
-    pub fn encode(&self) -> String {
-        match self {
-            HitCursor::Newest { at, id } => format!("t{}.{id}", at.timestamp()),
-            HitCursor::MostHits { count, id } => format!("c{count}.{id}"),
-        }
-    }
-
-    pub fn decode(text: &str) -> Option<HitCursor> {
-        let (kind, rest) = text.split_at_checked(1)?;
-        let (value, id) = rest.split_once('.')?;
-        let (value, id): (i64, i64) = (value.parse().ok()?, id.parse().ok()?);
-        match kind {
-            "t" => Some(HitCursor::Newest {
-                at: DateTime::<Utc>::from_timestamp(value, 0)?,
-                id,
-            }),
-            "c" => Some(HitCursor::MostHits { count: value, id }),
-            _ => None,
-        }
-    }
-}
-
-/// One page of stored rows, and the cursor of the next page when there is one.
-pub async fn hits(
-    db: &impl ConnectionTrait,
-    query: &HitsQuery,
-) -> Result<(Vec<traffic_statistic::Model>, Option<HitCursor>), DbErr> {
-    use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
-    use traffic_statistic::{Column, Entity};
-    let s = &query.stats;
-    let mut condition = Condition::all()
-        .add(Column::StatDate.gte(s.start()))
-        .add(Column::StatDate.lt(s.end()));
-    match s.visitors {
-        VisitorType::All => {}
-        VisitorType::Human => condition = condition.add(Column::IsBot.eq(false)),
-        VisitorType::Bot => condition = condition.add(Column::IsBot.eq(true)),
-    }
-    if let Some(source) = &s.source {
-        condition = condition.add(Column::SpiderSource.eq(source.as_str()));
-    }
-    if let Some(path) = query.path.as_deref().filter(|p| !p.is_empty()) {
-        condition = condition.add(Column::Path.contains(path));
-    }
-    if let Some(ip) = query.ip.as_deref().filter(|p| !p.is_empty()) {
-        condition = condition.add(Column::Ip.eq(ip));
-    }
-    let mut select = Entity::find();
-    select = match (&query.after, query.sort) {
-        (Some(HitCursor::Newest { at, id }), HitSort::Newest) => select.filter(
-            Condition::any().add(Column::StatDate.lt(*at)).add(
-                Condition::all()
-                    .add(Column::StatDate.eq(*at))
-                    .add(Column::Id.lt(*id)),
-            ),
-        ),
-        (Some(HitCursor::MostHits { count, id }), HitSort::MostHits) => select.filter(
-            Condition::any().add(Column::Count.lt(*count)).add(
-                Condition::all()
-                    .add(Column::Count.eq(*count))
-                    .add(Column::Id.lt(*id)),
-            ),
-        ),
-        _ => select,
-    };
-    select = match query.sort {
-        HitSort::Newest => select.order_by_desc(Column::StatDate),
-        HitSort::MostHits => select.order_by_desc(Column::Count),
-    };
-    let mut rows = select
-        .filter(condition)
-        .order_by_desc(Column::Id)
-        .limit(query.limit + 1)
-        .all(db)
-        .await?;
-    let more = rows.len() as u64 > query.limit;
-    rows.truncate(query.limit as usize);
-    let next = more
-        .then(|| rows.last())
-        .flatten()
-        .map(|last| match query.sort {
-            HitSort::Newest => HitCursor::Newest {
-                at: last.stat_date,
-                id: last.id,
-            },
-            HitSort::MostHits => HitCursor::MostHits {
-                count: last.count,
-                id: last.id,
-            },
-        });
-    Ok((rows, next))
 }

@@ -4,9 +4,10 @@
 //! Nodes compare each other's timestamps — lease expiries, due times, heartbeats — so a node
 //! whose clock runs ahead would start cron runs early and see other nodes' leases expire too
 //! soon. Each node measures its offset at start and on every heartbeat
-//! ([`crate::cluster::clock_skew_ms`]) and the engine reads the time here, so all of them keep
-//! time by the one clock they share. Until the first measurement (and in processes that never
-//! measure, such as tests and commands) the offset is zero.
+//! (the server's `cluster::clock_skew_ms`) and everything that writes or compares a
+//! timestamp — the engine, the web app, the command line — reads the time here, so all of
+//! them keep time by the one clock they share. Until the first measurement (and in processes
+//! that never measure, such as tests and commands) the offset is zero.
 
 use std::sync::atomic::{AtomicI64, Ordering};
 

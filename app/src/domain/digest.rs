@@ -1,0 +1,272 @@
+//! The daily health digest as facts and as a mail. [`crate::services::digest::gather`] reads
+//! the facts from the runs and attempts; [`compose`] turns them into the mail, with nothing
+//! but the facts, so the tests and the outbox preview see exactly what is sent.
+//!
+//! - runs: runs that ended in the window (succeeded, dead or skipped); success rate = succeeded
+//!   / runs;
+//! - P95 duration: nearest-rank P95 of the durations of attempts that succeeded in the window,
+//!   and of the window before, for the trend;
+//! - timeouts: attempts in the window whose error class is `timeout`;
+//! - retries spent: attempts in the window after a run's first;
+//! - slow: attempts in the window flagged slow (beyond mean + 3σ of recent successes);
+//! - failed queue: every dead run not yet handled, with how long it has waited.
+
+use chrono::{DateTime, Utc};
+
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct JobDigest {
+    pub job: String,
+    pub runs: u64,
+    pub succeeded: u64,
+    pub p95_ms: Option<u64>,
+    pub p95_before_ms: Option<u64>,
+    pub timeouts: u64,
+    pub retries: u64,
+    pub slow: u64,
+}
+
+impl JobDigest {
+    /// Succeeded runs out of ended runs, in percent; `None` without runs.
+    pub fn success_rate(&self) -> Option<f64> {
+        (self.runs > 0).then(|| self.succeeded as f64 * 100.0 / self.runs as f64)
+    }
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct QueuedRun {
+    pub job: String,
+    pub run_id: i64,
+    pub dead_since: DateTime<Utc>,
+}
+
+/// One hour of the window: runs that ended in it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Hour {
+    pub start: DateTime<Utc>,
+    pub succeeded: u64,
+    pub failed: u64,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Digest {
+    pub start: DateTime<Utc>,
+    pub end: DateTime<Utc>,
+    pub jobs: Vec<JobDigest>,
+    pub queue: Vec<QueuedRun>,
+    pub hours: Vec<Hour>,
+}
+
+/// The digest as a mail: a table per job, the failed queue, and the day's runs per hour drawn
+/// as table cells (mail clients show no scripts or remote images; a coloured cell works
+/// everywhere), with the same in plain text.
+pub fn compose(digest: &Digest, zone: chrono_tz::Tz) -> super::mail::Composed {
+    use super::alerts::human_duration;
+    use super::mail::{CONSOLE, escape};
+    use std::fmt::Write;
+
+    let day = digest.end.with_timezone(&zone).format("%Y-%m-%d");
+    let runs: u64 = digest.jobs.iter().map(|j| j.runs).sum();
+    let succeeded: u64 = digest.jobs.iter().map(|j| j.succeeded).sum();
+    let subject = format!(
+        "[Bulwark] Daily digest {day}: {runs} runs, {} failed, {} in the failed queue",
+        runs - succeeded,
+        digest.queue.len()
+    );
+    let ms = |v: Option<u64>| v.map_or("–".to_string(), |ms| format!("{ms} ms"));
+    let trend = |j: &JobDigest| match (j.p95_ms, j.p95_before_ms) {
+        (Some(now), Some(before)) if before > 0 => {
+            let change = (now as f64 - before as f64) * 100.0 / before as f64;
+            format!("{change:+.0}%")
+        }
+        _ => "–".to_string(),
+    };
+    let rate = |j: &JobDigest| {
+        j.success_rate()
+            .map_or("–".to_string(), |r| format!("{r:.1}%"))
+    };
+
+    let mut text = format!(
+        "Bulwark health, {} to {} ({})\n\n",
+        digest.start.with_timezone(&zone).format("%Y-%m-%d %H:%M"),
+        digest.end.with_timezone(&zone).format("%Y-%m-%d %H:%M"),
+        zone.name()
+    );
+    let _ = writeln!(
+        text,
+        "{:<32} {:>6} {:>8} {:>10} {:>7} {:>8} {:>7} {:>5}",
+        "job", "runs", "success", "p95", "trend", "timeouts", "retries", "slow"
+    );
+    for j in &digest.jobs {
+        let _ = writeln!(
+            text,
+            "{:<32} {:>6} {:>8} {:>10} {:>7} {:>8} {:>7} {:>5}",
+            j.job,
+            j.runs,
+            rate(j),
+            ms(j.p95_ms),
+            trend(j),
+            j.timeouts,
+            j.retries,
+            j.slow
+        );
+    }
+    let _ = writeln!(text, "\nFailed queue: {} run(s)", digest.queue.len());
+    for q in &digest.queue {
+        let _ = writeln!(
+            text,
+            "  #{} {} — waiting {} ({CONSOLE}/runs/{})",
+            q.run_id,
+            q.job,
+            human_duration(digest.end - q.dead_since),
+            q.run_id
+        );
+    }
+    let peak = digest
+        .hours
+        .iter()
+        .map(|h| h.succeeded + h.failed)
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let _ = writeln!(text, "\nRuns per hour (# succeeded, x failed)");
+    for h in &digest.hours {
+        let width = |n: u64| ((n * 40).div_ceil(peak)) as usize;
+        let _ = writeln!(
+            text,
+            "  {} {}{} {} ok, {} failed",
+            h.start.with_timezone(&zone).format("%H:%M"),
+            "#".repeat(width(h.succeeded)),
+            "x".repeat(width(h.failed)),
+            h.succeeded,
+            h.failed
+        );
+    }
+    let _ = writeln!(text, "\nThe console: {CONSOLE}");
+
+    let mut html = format!(
+        "<!doctype html><html><body style=\"font-family:sans-serif\"><h2>{}</h2>",
+        escape(&subject)
+    );
+    html.push_str(
+        "<table cellpadding=\"4\" cellspacing=\"0\" border=\"1\" style=\"border-collapse:collapse\">\
+         <tr><th align=\"left\">Job</th><th>Runs</th><th>Success</th><th>P95</th><th>Trend</th>\
+         <th>Timeouts</th><th>Retries</th><th>Slow</th></tr>",
+    );
+    for j in &digest.jobs {
+        let _ = write!(
+            html,
+            "<tr><td>{}</td><td align=\"right\">{}</td><td align=\"right\">{}</td>\
+             <td align=\"right\">{}</td><td align=\"right\">{}</td><td align=\"right\">{}</td>\
+             <td align=\"right\">{}</td><td align=\"right\">{}</td></tr>",
+            escape(&j.job),
+            j.runs,
+            rate(j),
+            ms(j.p95_ms),
+            trend(j),
+            j.timeouts,
+            j.retries,
+            j.slow
+        );
+    }
+    html.push_str("</table>");
+    let _ = write!(
+        html,
+        "<h3>Failed queue: {} run(s)</h3><ul>",
+        digest.queue.len()
+    );
+    for q in &digest.queue {
+        let _ = write!(
+            html,
+            "<li><a href=\"{CONSOLE}/runs/{}\">#{}</a> {} — waiting {}</li>",
+            q.run_id,
+            q.run_id,
+            escape(&q.job),
+            human_duration(digest.end - q.dead_since)
+        );
+    }
+    let _ = write!(
+        html,
+        "</ul><p><a href=\"{CONSOLE}/failed\">Open the failed queue</a></p>\
+         <h3>Runs per hour</h3><table cellpadding=\"1\" cellspacing=\"0\">"
+    );
+    for h in &digest.hours {
+        let width = |n: u64| (n * 300).div_ceil(peak);
+        let bar = |n: u64, colour: &str| {
+            if n == 0 {
+                String::new()
+            } else {
+                format!(
+                    "<td bgcolor=\"{colour}\" width=\"{}\" height=\"12\"></td>",
+                    width(n)
+                )
+            }
+        };
+        let _ = write!(
+            html,
+            "<tr><td style=\"font-family:monospace\">{}</td><td><table cellpadding=\"0\" cellspacing=\"0\"><tr>{}{}<td>&nbsp;{} ok, {} failed</td></tr></table></td></tr>",
+            h.start.with_timezone(&zone).format("%H:%M"),
+            bar(h.succeeded, "#2e7d32"),
+            bar(h.failed, "#c62828"),
+            h.succeeded,
+            h.failed
+        );
+    }
+    html.push_str("</table></body></html>");
+    super::mail::Composed {
+        subject,
+        text,
+        html,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::Duration;
+
+    #[test]
+    fn the_mail_has_every_job_the_queue_and_a_bar_per_hour() {
+        let end = DateTime::<Utc>::from_timestamp(1_800_000_000, 0).unwrap();
+        let start = end - Duration::hours(24);
+        let digest = Digest {
+            start,
+            end,
+            jobs: vec![JobDigest {
+                job: "sync <db>".into(),
+                runs: 10,
+                succeeded: 9,
+                p95_ms: Some(1200),
+                p95_before_ms: Some(1000),
+                timeouts: 1,
+                retries: 2,
+                slow: 0,
+            }],
+            queue: vec![QueuedRun {
+                job: "sync <db>".into(),
+                run_id: 5,
+                dead_since: end - Duration::hours(3),
+            }],
+            hours: (0..24)
+                .map(|h| Hour {
+                    start: start + Duration::hours(h),
+                    succeeded: h as u64 % 3,
+                    failed: u64::from(h == 5),
+                })
+                .collect(),
+        };
+        let mail = compose(&digest, chrono_tz::Tz::UTC);
+        assert!(
+            mail.subject
+                .contains("10 runs, 1 failed, 1 in the failed queue")
+        );
+        assert!(
+            mail.text.contains("90.0%") && mail.text.contains("+20%"),
+            "{}",
+            mail.text
+        );
+        assert!(mail.text.contains("waiting 3 h 0 min"));
+        assert_eq!(mail.html.matches("bgcolor=\"#c62828\"").count(), 1);
+        assert!(mail.html.contains("sync &lt;db&gt;") && !mail.html.contains("<db>"));
+        assert!(!mail.html.contains("<script") && !mail.html.contains("<img"));
+    }
+}

@@ -1,0 +1,333 @@
+//! Filters as URLs, forms and the command line hold them (text), parsed in one place by one
+//! rule each: a day is `YYYY-MM-DD` everywhere, a bad value is refused with a message naming
+//! its field, and services only ever receive the parsed values.
+//!
+//! - [`TrafficFilter`]: a range (preset or two days), visitor type and bot source; with
+//!   [`HitsSelection`], the hits list's extra filters, order and page cursor.
+//! - [`QueueQuery`]: the failed queue's job, error class, days and message text; with
+//!   [`QueueCursor`], where a page of it ends.
+
+use chrono::{DateTime, NaiveDate, Utc};
+use chrono_tz::Tz;
+
+use super::FieldError;
+use super::run::ErrorClass;
+use super::traffic_range::{self, RangeError, RangeSpec, Resolved, VisitorType};
+
+/// A calendar day as typed: `YYYY-MM-DD`, blanks around it ignored.
+pub fn parse_day(text: &str) -> Option<NaiveDate> {
+    NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d").ok()
+}
+
+/// Empty text means "not given".
+fn given(text: Option<&str>) -> Option<&str> {
+    text.map(str::trim).filter(|t| !t.is_empty())
+}
+
+fn range_error(e: RangeError) -> FieldError {
+    let field = match e {
+        RangeError::VisitorType(_) => "type",
+        _ => "range",
+    };
+    FieldError::new(field, e.to_string())
+}
+
+/// Which traffic the figures, the chart and the hits list count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TrafficFilter {
+    pub spec: RangeSpec,
+    pub visitors: VisitorType,
+    /// Only this bot source (`google`, …, `other`).
+    pub source: Option<String>,
+}
+
+impl TrafficFilter {
+    /// `range` alone (default: the last 7 days), or `from` and `to`; `kind` is `all`, `human`
+    /// or `bot`.
+    pub fn parse(
+        range: Option<&str>,
+        from: Option<&str>,
+        to: Option<&str>,
+        kind: Option<&str>,
+        source: Option<&str>,
+    ) -> Result<Self, FieldError> {
+        Ok(TrafficFilter {
+            spec: traffic_range::parse_spec(given(range), given(from), given(to))
+                .map_err(range_error)?,
+            visitors: VisitorType::parse(given(kind).unwrap_or("all")).map_err(range_error)?,
+            source: given(source).map(str::to_string),
+        })
+    }
+
+    /// The range's days for someone whose clock says `now`, in `zone`, within the retention.
+    pub fn resolve(&self, now: DateTime<Utc>, zone: Tz) -> Result<Resolved, FieldError> {
+        traffic_range::resolve(
+            self.spec,
+            traffic_range::today(now, zone),
+            zone,
+            traffic_range::DEFAULT_RETENTION_DAYS,
+        )
+        .map_err(range_error)
+    }
+}
+
+/// The hits list's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum HitSort {
+    #[default]
+    Newest,
+    MostHits,
+}
+
+/// Where a page of the hits list ends: the sort key and id of its last row (keyset paging, so
+/// page 500 costs what page 1 costs).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum HitCursor {
+    Newest { at: DateTime<Utc>, id: i64 },
+    MostHits { count: i64, id: i64 },
+}
+
+impl HitCursor {
+    pub fn encode(&self) -> String {
+        match self {
+            HitCursor::Newest { at, id } => format!("t{}.{id}", at.timestamp()),
+            HitCursor::MostHits { count, id } => format!("c{count}.{id}"),
+        }
+    }
+
+    pub fn decode(text: &str) -> Option<HitCursor> {
+        let (kind, rest) = text.split_at_checked(1)?;
+        let (value, id) = rest.split_once('.')?;
+        let (value, id): (i64, i64) = (value.parse().ok()?, id.parse().ok()?);
+        match kind {
+            "t" => Some(HitCursor::Newest {
+                at: DateTime::<Utc>::from_timestamp(value, 0)?,
+                id,
+            }),
+            "c" => Some(HitCursor::MostHits { count: value, id }),
+            _ => None,
+        }
+    }
+}
+
+/// The hits list's filters, order and page, parsed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HitsSelection {
+    pub traffic: TrafficFilter,
+    /// Text the path contains.
+    pub path: Option<String>,
+    pub ip: Option<String>,
+    pub sort: HitSort,
+    /// The last row of the previous page.
+    pub after: Option<HitCursor>,
+}
+
+impl HitsSelection {
+    /// `sort` is `newest` (default) or `count`; `after` a cursor from the previous page.
+    pub fn parse(
+        traffic: TrafficFilter,
+        path: Option<&str>,
+        ip: Option<&str>,
+        sort: Option<&str>,
+        after: Option<&str>,
+    ) -> Result<Self, FieldError> {
+        let sort = match given(sort) {
+            None | Some("newest") => HitSort::Newest,
+            Some("count") => HitSort::MostHits,
+            Some(other) => {
+                return Err(FieldError::new(
+                    "sort",
+                    format!("'{other}' is not a sort: use newest or count"),
+                ));
+            }
+        };
+        let after = match given(after) {
+            None => None,
+            Some(text) => Some(HitCursor::decode(text).ok_or_else(|| {
+                FieldError::new("after", format!("'{text}' is not a page cursor"))
+            })?),
+        };
+        Ok(HitsSelection {
+            traffic,
+            path: given(path).map(str::to_string),
+            ip: given(ip).map(str::to_string),
+            sort,
+            after,
+        })
+    }
+}
+
+/// Which dead runs the failed queue shows or acts on. Days are UTC, both ends inclusive.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct QueueQuery {
+    pub job: Option<String>,
+    pub class: Option<ErrorClass>,
+    pub from: Option<NaiveDate>,
+    pub to: Option<NaiveDate>,
+    /// Text to find in the last error message (case-insensitive).
+    pub text: Option<String>,
+}
+
+impl QueueQuery {
+    pub fn parse(
+        job: Option<&str>,
+        class: Option<&str>,
+        from: Option<&str>,
+        to: Option<&str>,
+        text: Option<&str>,
+    ) -> Result<Self, FieldError> {
+        let day = |field: &'static str, text: Option<&str>| -> Result<_, FieldError> {
+            given(text)
+                .map(|text| {
+                    parse_day(text).ok_or_else(|| {
+                        FieldError::new(
+                            field,
+                            format!("{field} must be a date like 2026-11-30, not '{text}'"),
+                        )
+                    })
+                })
+                .transpose()
+        };
+        let (from, to) = (day("from", from)?, day("to", to)?);
+        if let (Some(from), Some(to)) = (from, to)
+            && from > to
+        {
+            return Err(FieldError::new(
+                "from",
+                format!("from ({from}) is after to ({to})"),
+            ));
+        }
+        let class = given(class)
+            .map(|text| {
+                text.parse::<ErrorClass>()
+                    .map_err(|e| FieldError::new("class", format!("error class: {e}")))
+            })
+            .transpose()?;
+        Ok(QueueQuery {
+            job: given(job).map(str::to_string),
+            class,
+            from,
+            to,
+            text: given(text).map(str::to_string),
+        })
+    }
+}
+
+/// Where a page of the failed queue ends: the last run's failure time and id.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct QueueCursor {
+    pub finished_at: DateTime<Utc>,
+    pub id: i64,
+}
+
+impl QueueCursor {
+    pub fn encode(&self) -> Option<String> {
+        Some(format!(
+            "{}.{}",
+            self.finished_at.timestamp_nanos_opt()?,
+            self.id
+        ))
+    }
+
+    pub fn parse(text: &str) -> Result<Self, FieldError> {
+        let invalid = || {
+            FieldError::new(
+                "cursor",
+                "the page link is damaged; start from the first page",
+            )
+        };
+        let (nanos, id) = text.trim().split_once('.').ok_or_else(invalid)?;
+        Ok(QueueCursor {
+            finished_at: DateTime::from_timestamp_nanos(nanos.parse().map_err(|_| invalid())?),
+            id: id.parse().map_err(|_| invalid())?,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn days_are_one_rule() {
+        assert_eq!(
+            parse_day(" 2026-11-30 "),
+            NaiveDate::from_ymd_opt(2026, 11, 30)
+        );
+        for bad in ["2026-13-01", "30.11.2026", "", "yesterday"] {
+            assert_eq!(parse_day(bad), None, "{bad}");
+        }
+    }
+
+    #[test]
+    fn queue_filters_name_their_bad_field() {
+        let field = |r: Result<QueueQuery, FieldError>| r.unwrap_err().field;
+        assert_eq!(
+            field(QueueQuery::parse(
+                None,
+                None,
+                Some("2026-11-30"),
+                Some("2026-11-01"),
+                None
+            )),
+            "from"
+        );
+        assert_eq!(
+            field(QueueQuery::parse(None, None, None, Some("soon"), None)),
+            "to"
+        );
+        assert_eq!(
+            field(QueueQuery::parse(None, Some("flaky"), None, None, None)),
+            "class"
+        );
+        let ok =
+            QueueQuery::parse(Some(" sync "), Some("timeout"), None, None, Some("   ")).unwrap();
+        assert_eq!(ok.job.as_deref(), Some("sync"));
+        assert_eq!(ok.class, Some(ErrorClass::Timeout));
+        assert_eq!(ok.text, None);
+    }
+
+    #[test]
+    fn cursors_round_trip_and_damaged_ones_are_refused() {
+        let cursor = QueueCursor {
+            finished_at: DateTime::from_timestamp(1_800_000_000, 5).unwrap(),
+            id: 42,
+        };
+        assert_eq!(
+            QueueCursor::parse(&cursor.encode().unwrap()).unwrap(),
+            cursor
+        );
+        assert!(QueueCursor::parse("nonsense").is_err());
+        for c in [
+            HitCursor::Newest {
+                at: DateTime::from_timestamp(1_800_000_000, 0).unwrap(),
+                id: 7,
+            },
+            HitCursor::MostHits { count: 3, id: 9 },
+        ] {
+            assert_eq!(HitCursor::decode(&c.encode()), Some(c));
+        }
+        assert_eq!(HitCursor::decode("x1.2"), None);
+    }
+
+    #[test]
+    fn traffic_filters() {
+        let f = TrafficFilter::parse(Some(""), None, None, Some("bots"), Some(" google ")).unwrap();
+        assert_eq!(f.visitors, VisitorType::Bot);
+        assert_eq!(f.source.as_deref(), Some("google"));
+        assert_eq!(
+            TrafficFilter::parse(None, None, None, Some("aliens"), None)
+                .unwrap_err()
+                .field,
+            "type"
+        );
+        assert_eq!(
+            TrafficFilter::parse(None, Some("2026-11-01"), None, None, None)
+                .unwrap_err()
+                .field,
+            "range"
+        );
+        let bad_sort = HitsSelection::parse(f, None, None, Some("random"), None);
+        assert_eq!(bad_sort.unwrap_err().field, "sort");
+    }
+}

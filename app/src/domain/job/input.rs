@@ -1,0 +1,185 @@
+//! The definition as typed: every field is text, so a form can hold anything a person types
+//! and [`super::JobSpec::parse`] can name every bad field at once.
+
+use serde::{Deserialize, Serialize};
+
+use super::{
+    BUILTIN_TASKS, ExhaustedAction, JobKind, JobSpec, Kind, Misfire, Overlap, TimeoutMode,
+};
+use crate::domain::duration;
+use crate::domain::email;
+use crate::domain::retry::{Jitter, RetryInput};
+
+/// The definition as typed into the editor or read from a jobs file.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobInput {
+    pub name: String,
+    pub description: String,
+    /// A [`Kind`] word.
+    pub kind: String,
+    pub http_method: String,
+    pub http_url: String,
+    /// One `Name: value` per line.
+    pub http_headers: String,
+    pub http_body: String,
+    /// Comma-separated codes and ranges, e.g. `200-299, 304`.
+    pub http_expected: String,
+    pub command_program: String,
+    /// One argument per line.
+    pub command_args: String,
+    /// Comma-separated exit codes that are transient failures.
+    pub command_transient_codes: String,
+    pub builtin_task: String,
+    /// One `key=value` per line.
+    pub builtin_params: String,
+    pub cron: String,
+    pub timezone: String,
+    pub enabled: bool,
+    pub retry: RetryInput,
+    /// A [`TimeoutMode`] word.
+    pub timeout_mode: String,
+    pub timeout_static: String,
+    pub timeout_window: String,
+    pub timeout_factor: String,
+    pub timeout_floor: String,
+    pub timeout_hard_cap: String,
+    /// An [`Overlap`] word.
+    pub overlap: String,
+    /// A [`Misfire`] word.
+    pub misfire: String,
+    /// An [`ExhaustedAction`] word.
+    pub on_exhausted: String,
+    pub fallback_job: String,
+    /// Names of jobs that depend on this one, separated by commas.
+    pub dependants: String,
+    /// Addresses, separated by commas or new lines.
+    pub alert_to: String,
+    pub escalate_after: String,
+    pub escalate_to: String,
+}
+
+impl Default for JobInput {
+    /// What a new job starts from in the editor, and what a jobs file's omitted keys mean.
+    fn default() -> Self {
+        JobInput {
+            name: String::new(),
+            description: String::new(),
+            kind: Kind::Http.as_str().into(),
+            http_method: "GET".into(),
+            http_url: String::new(),
+            http_headers: String::new(),
+            http_body: String::new(),
+            http_expected: "200-299".into(),
+            command_program: String::new(),
+            command_args: String::new(),
+            command_transient_codes: crate::domain::run::EX_TEMPFAIL.to_string(),
+            builtin_task: BUILTIN_TASKS[0].0.into(),
+            builtin_params: String::new(),
+            cron: "0 0 * * * *".into(),
+            timezone: "UTC".into(),
+            enabled: true,
+            retry: RetryInput {
+                first: "10s".into(),
+                multiplier: "2.0".into(),
+                max_retries: "5".into(),
+                jitter: Jitter::Full.as_str().into(),
+                cap: "10m".into(),
+            },
+            timeout_mode: TimeoutMode::Static.as_str().into(),
+            timeout_static: "5m".into(),
+            timeout_window: "20".into(),
+            timeout_factor: "1.5".into(),
+            timeout_floor: "30s".into(),
+            timeout_hard_cap: "30m".into(),
+            overlap: Overlap::Skip.as_str().into(),
+            misfire: Misfire::RunOnce.as_str().into(),
+            on_exhausted: ExhaustedAction::DeadLetter.as_str().into(),
+            fallback_job: String::new(),
+            dependants: String::new(),
+            alert_to: String::new(),
+            escalate_after: "3".into(),
+            escalate_to: String::new(),
+        }
+    }
+}
+
+impl JobSpec {
+    /// The definition as a form holds it, for editing.
+    pub fn to_input(&self) -> JobInput {
+        let mut input = JobInput {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            kind: self.kind.kind().as_str().into(),
+            cron: self.cron.as_str().into(),
+            timezone: self.timezone.name().into(),
+            enabled: self.enabled,
+            retry: self.retry.to_input(),
+            timeout_mode: self.timeout.mode.as_str().into(),
+            timeout_static: duration::format_ms(self.timeout.static_ms),
+            timeout_window: self.timeout.window.to_string(),
+            timeout_factor: format!("{:.1}", f64::from(self.timeout.factor_x10) / 10.0),
+            timeout_floor: duration::format_ms(self.timeout.floor_ms),
+            timeout_hard_cap: duration::format_ms(self.timeout.hard_cap_ms),
+            overlap: self.overlap.as_str().into(),
+            misfire: self.misfire.as_str().into(),
+            on_exhausted: self.on_exhausted.action().as_str().into(),
+            fallback_job: self.on_exhausted.fallback_job().unwrap_or_default().into(),
+            dependants: self.dependants.join(", "),
+            alert_to: email::join(&self.alerts.to),
+            escalate_after: self.alerts.escalate_after.to_string(),
+            escalate_to: email::join(&self.alerts.escalate_to),
+            ..JobInput::default()
+        };
+        match &self.kind {
+            JobKind::Http {
+                method,
+                url,
+                headers,
+                body,
+                expected,
+            } => {
+                input.http_method = method.clone();
+                input.http_url = url.clone();
+                input.http_headers = headers
+                    .iter()
+                    .map(|(k, v)| format!("{k}: {v}"))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                input.http_body = body.clone();
+                input.http_expected = expected
+                    .iter()
+                    .map(|(lo, hi)| {
+                        if lo == hi {
+                            lo.to_string()
+                        } else {
+                            format!("{lo}-{hi}")
+                        }
+                    })
+                    .collect::<Vec<_>>()
+                    .join(", ");
+            }
+            JobKind::Command {
+                program,
+                args,
+                transient_codes,
+            } => {
+                input.command_program = program.clone();
+                input.command_args = args.join("\n");
+                input.command_transient_codes = transient_codes
+                    .iter()
+                    .map(i32::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", ");
+            }
+            JobKind::Builtin { task, params } => {
+                input.builtin_task = task.clone();
+                input.builtin_params = params
+                    .iter()
+                    .map(|(k, v)| format!("{k}={v}"))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+            }
+        }
+        input
+    }
+}

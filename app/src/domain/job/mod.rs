@@ -1,0 +1,254 @@
+//! A job definition: what runs, when, how it retries, how long it may take, what happens when
+//! it cannot succeed, and who hears about it.
+//!
+//! - [`input`]: [`JobInput`], the definition as typed into the editor or a jobs file (text).
+//! - [`parse`]: [`JobSpec::parse`], which turns it into a [`JobSpec`] or names every bad field.
+//! - [`redact`]: credentials hidden for display and kept when a form is saved back.
+//!
+//! A [`JobSpec`] holds parsed values only (a [`CronExpr`], a [`Tz`], [`EmailAddress`]es), so
+//! nothing downstream parses again.
+
+pub mod input;
+pub mod parse;
+pub mod redact;
+
+use std::collections::BTreeMap;
+
+use chrono_tz::Tz;
+use serde::{Deserialize, Serialize};
+
+use super::cron::CronExpr;
+use super::email::EmailAddress;
+use super::retry::RetryPolicy;
+
+pub use super::FieldError;
+pub use input::JobInput;
+pub use redact::{HIDDEN, is_secret_header};
+
+/// The built-in tasks a `builtin` job may name: (name, what it does).
+pub const BUILTIN_TASKS: &[(&str, &str)] = &[
+    (
+        "demo",
+        "A demonstration task: waits `sleep` (default 200ms), then fails transiently with \
+         probability `failure_rate` (default 0.3)",
+    ),
+    (
+        "noop",
+        "Does nothing and succeeds: for checking the engine itself",
+    ),
+    (
+        "traffic-flush",
+        "Makes every running server write its buffered traffic hits to the database",
+    ),
+    (
+        "traffic-clean",
+        "Deletes traffic rows older than `days` (default 90), 1000 at a time, then builds the blocks long Traffic ranges read",
+    ),
+    (
+        "mail-digest",
+        "Mails the daily health digest of the last 24 hours to the digest recipients",
+    ),
+    (
+        "mail-trends",
+        "Mails the digest recipients when failures across all jobs spike, pass a 5% rate, or burst in one error class",
+    ),
+];
+
+crate::text_enum! {
+    /// What a job runs.
+    pub enum Kind {
+        Http = "http",
+        Command = "command",
+        Builtin = "builtin",
+    }
+}
+
+/// What a job runs, with what it needs. Stored as JSON in `jobs.config`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "lowercase")]
+pub enum JobKind {
+    Http {
+        method: String,
+        url: String,
+        headers: Vec<(String, String)>,
+        body: String,
+        /// Inclusive ranges of statuses that count as success.
+        expected: Vec<(u16, u16)>,
+    },
+    Command {
+        program: String,
+        args: Vec<String>,
+        /// Exit codes that mean "try again later" (default: 75, EX_TEMPFAIL).
+        #[serde(default = "default_transient_codes")]
+        transient_codes: Vec<i32>,
+    },
+    Builtin {
+        task: String,
+        /// Task-specific settings, e.g. the demo task's `failure_rate`.
+        #[serde(default)]
+        params: BTreeMap<String, String>,
+    },
+}
+
+fn default_transient_codes() -> Vec<i32> {
+    vec![super::run::EX_TEMPFAIL]
+}
+
+impl JobKind {
+    pub fn kind(&self) -> Kind {
+        match self {
+            JobKind::Http { .. } => Kind::Http,
+            JobKind::Command { .. } => Kind::Command,
+            JobKind::Builtin { .. } => Kind::Builtin,
+        }
+    }
+}
+
+/// Which percentile of recent successes a learned timeout reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Percentile {
+    P95,
+    P99,
+}
+
+impl Percentile {
+    pub fn quantile(self) -> f64 {
+        match self {
+            Percentile::P95 => 0.95,
+            Percentile::P99 => 0.99,
+        }
+    }
+}
+
+crate::text_enum! {
+    /// Where an attempt's timeout comes from.
+    pub enum TimeoutMode {
+        Static = "static",
+        P95 = "p95",
+        P99 = "p99",
+    }
+}
+
+impl TimeoutMode {
+    /// The percentile a learned timeout reads; `None` for a static one.
+    pub fn percentile(self) -> Option<Percentile> {
+        match self {
+            TimeoutMode::Static => None,
+            TimeoutMode::P95 => Some(Percentile::P95),
+            TimeoutMode::P99 => Some(Percentile::P99),
+        }
+    }
+}
+
+/// How long one attempt may run.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimeoutPolicy {
+    /// Used alone in static mode, and in a learned mode until enough samples exist.
+    pub static_ms: u64,
+    pub mode: TimeoutMode,
+    /// How many recent successful durations the percentile reads.
+    pub window: u32,
+    /// The percentile is multiplied by this, in tenths (15 = ×1.5).
+    pub factor_x10: u32,
+    pub floor_ms: u64,
+    pub hard_cap_ms: u64,
+}
+
+crate::text_enum! {
+    /// What a tick does when the job's previous run is still active.
+    pub enum Overlap {
+        /// It is recorded as skipped.
+        Skip = "skip",
+        /// It waits its turn.
+        Queue = "queue",
+    }
+}
+
+crate::text_enum! {
+    /// What becomes of ticks missed while Bulwark was down.
+    pub enum Misfire {
+        /// The newest missed tick runs once when it is back.
+        RunOnce = "run_once",
+        /// They are recorded as skipped.
+        Skip = "skip",
+    }
+}
+
+crate::text_enum! {
+    /// What happens when a run's retries run out (the stored word; the fallback's job name is
+    /// its own column).
+    pub enum ExhaustedAction {
+        DeadLetter = "dead_letter",
+        SkipToNext = "skip_to_next",
+        Fallback = "fallback",
+    }
+}
+
+/// What happens when a run's retries run out.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OnExhausted {
+    /// Park the run in the failed queue.
+    DeadLetter,
+    /// Record it as skipped; the next tick runs as usual.
+    SkipToNext,
+    /// Start a run of the named job.
+    Fallback(String),
+}
+
+impl OnExhausted {
+    pub fn action(&self) -> ExhaustedAction {
+        match self {
+            OnExhausted::DeadLetter => ExhaustedAction::DeadLetter,
+            OnExhausted::SkipToNext => ExhaustedAction::SkipToNext,
+            OnExhausted::Fallback(_) => ExhaustedAction::Fallback,
+        }
+    }
+
+    pub fn fallback_job(&self) -> Option<&str> {
+        match self {
+            OnExhausted::Fallback(job) => Some(job),
+            _ => None,
+        }
+    }
+
+    /// From the two stored columns; `None` when a fallback names no job.
+    pub fn from_parts(action: ExhaustedAction, fallback_job: Option<&str>) -> Option<Self> {
+        match action {
+            ExhaustedAction::DeadLetter => Some(OnExhausted::DeadLetter),
+            ExhaustedAction::SkipToNext => Some(OnExhausted::SkipToNext),
+            ExhaustedAction::Fallback => fallback_job
+                .filter(|job| !job.is_empty())
+                .map(|job| OnExhausted::Fallback(job.to_string())),
+        }
+    }
+}
+
+/// Who hears about a failing job.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Alerts {
+    pub to: Vec<EmailAddress>,
+    /// Consecutive failed runs before the escalation mail.
+    pub escalate_after: u32,
+    pub escalate_to: Vec<EmailAddress>,
+}
+
+/// A valid job definition.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobSpec {
+    pub name: String,
+    pub description: String,
+    pub kind: JobKind,
+    pub cron: CronExpr,
+    pub timezone: Tz,
+    pub enabled: bool,
+    pub retry: RetryPolicy,
+    pub timeout: TimeoutPolicy,
+    pub overlap: Overlap,
+    pub misfire: Misfire,
+    pub on_exhausted: OnExhausted,
+    pub alerts: Alerts,
+    /// Jobs whose next runs are held while this job's latest run is dead.
+    pub dependants: Vec<String>,
+}

@@ -1,0 +1,571 @@
+//! [`JobSpec::parse`]: the definition as typed becomes a valid definition, or the list of
+//! every field that is wrong and why.
+
+use std::collections::BTreeMap;
+
+use super::{
+    Alerts, BUILTIN_TASKS, ExhaustedAction, FieldError, JobInput, JobKind, JobSpec, Kind, Misfire,
+    OnExhausted, Overlap, TimeoutMode, TimeoutPolicy,
+};
+use crate::domain::cron::{self, CronExpr};
+use crate::domain::duration;
+use crate::domain::email::{self, EmailAddress};
+use crate::domain::retry::{Multiplier, RetryPolicy};
+
+const HTTP_METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"];
+
+impl JobSpec {
+    /// Parses every field; on failure returns every problem, each naming its field.
+    pub fn parse(input: &JobInput) -> Result<JobSpec, Vec<FieldError>> {
+        let mut errors = Vec::new();
+        let mut fail = |field: &str, message: String| errors.push(FieldError::new(field, message));
+
+        let name = input.name.trim().to_string();
+        if name.is_empty() {
+            fail("name", "name is required".into());
+        } else if name.chars().count() > 128 {
+            fail("name", "name must be at most 128 characters".into());
+        } else if !name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+        {
+            fail(
+                "name",
+                "name may contain only letters, digits, '-', '_' and '.'".into(),
+            );
+        }
+
+        let kind = match Kind::parse(input.kind.trim()) {
+            Some(Kind::Http) => parse_http(input, &mut fail),
+            Some(Kind::Command) => {
+                let program = input.command_program.trim().to_string();
+                if program.is_empty() {
+                    fail("command_program", "program is required".into());
+                }
+                let args = input
+                    .command_args
+                    .lines()
+                    .map(str::trim)
+                    .filter(|a| !a.is_empty())
+                    .map(str::to_string)
+                    .collect();
+                let codes: Result<Vec<i32>, _> = input
+                    .command_transient_codes
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|c| !c.is_empty())
+                    .map(str::parse::<i32>)
+                    .collect();
+                match codes {
+                    Ok(transient_codes) => Some(JobKind::Command {
+                        program,
+                        args,
+                        transient_codes,
+                    }),
+                    Err(_) => {
+                        fail(
+                            "command_transient_codes",
+                            "transient exit codes are whole numbers separated by commas, e.g. 75"
+                                .into(),
+                        );
+                        None
+                    }
+                }
+            }
+            Some(Kind::Builtin) => {
+                let task = input.builtin_task.trim().to_string();
+                let mut params = BTreeMap::new();
+                for (i, line) in input.builtin_params.lines().enumerate() {
+                    if line.trim().is_empty() {
+                        continue;
+                    }
+                    match line.split_once('=') {
+                        Some((k, v)) if !k.trim().is_empty() => {
+                            params.insert(k.trim().to_string(), v.trim().to_string());
+                        }
+                        _ => fail(
+                            "builtin_params",
+                            format!("parameter line {} must look like 'key=value'", i + 1),
+                        ),
+                    }
+                }
+                if BUILTIN_TASKS.iter().any(|(name, _)| *name == task) {
+                    Some(JobKind::Builtin { task, params })
+                } else {
+                    let known: Vec<&str> = BUILTIN_TASKS.iter().map(|(n, _)| *n).collect();
+                    fail(
+                        "builtin_task",
+                        format!("built-in task must be one of: {}", known.join(", ")),
+                    );
+                    None
+                }
+            }
+            None => {
+                fail(
+                    "kind",
+                    format!(
+                        "kind must be one of {}, not '{}'",
+                        Kind::WORDS.join(", "),
+                        input.kind.trim()
+                    ),
+                );
+                None
+            }
+        };
+
+        let cron = match CronExpr::parse(&input.cron) {
+            Ok(c) => Some(c),
+            Err(e) => {
+                fail("cron", e.to_string());
+                None
+            }
+        };
+        let timezone = match cron::parse_timezone(&input.timezone) {
+            Ok(tz) => Some(tz),
+            Err(e) => {
+                fail("timezone", e.to_string());
+                None
+            }
+        };
+
+        let retry = match RetryPolicy::parse(&input.retry) {
+            Ok(r) => Some(r),
+            Err(list) => {
+                for e in list {
+                    fail(&format!("retry.{}", e.field()), e.to_string());
+                }
+                None
+            }
+        };
+
+        let timeout = parse_timeout(input, &mut fail);
+
+        let overlap = word::<Overlap>(&input.overlap)
+            .map_err(|e| fail("overlap", format!("overlap: {e}")))
+            .ok();
+        let misfire = word::<Misfire>(&input.misfire)
+            .map_err(|e| fail("misfire", format!("misfire: {e}")))
+            .ok();
+        let on_exhausted = match word::<ExhaustedAction>(&input.on_exhausted) {
+            Ok(ExhaustedAction::DeadLetter) => Some(OnExhausted::DeadLetter),
+            Ok(ExhaustedAction::SkipToNext) => Some(OnExhausted::SkipToNext),
+            Ok(ExhaustedAction::Fallback) => {
+                let job = input.fallback_job.trim();
+                if job.is_empty() {
+                    fail("fallback_job", "name the fallback job".into());
+                    None
+                } else if job == name {
+                    fail("fallback_job", "a job cannot be its own fallback".into());
+                    None
+                } else {
+                    Some(OnExhausted::Fallback(job.to_string()))
+                }
+            }
+            Err(e) => {
+                fail("on_exhausted", format!("when retries run out: {e}"));
+                None
+            }
+        };
+
+        let dependants: Vec<String> = input
+            .dependants
+            .split([',', '\n'])
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+            .map(str::to_string)
+            .collect();
+        if dependants.contains(&name) {
+            fail("dependants", "a job cannot depend on itself".into());
+        }
+        let to = parse_addresses("alert_to", &input.alert_to, &mut fail);
+        let escalate_to = parse_addresses("escalate_to", &input.escalate_to, &mut fail);
+        let escalate_after = match input.escalate_after.trim().parse::<u32>() {
+            Ok(n) if (1..=100).contains(&n) => Some(n),
+            _ => {
+                fail(
+                    "escalate_after",
+                    format!(
+                        "escalate after must be a whole number of failed runs between 1 and 100, not '{}'",
+                        input.escalate_after.trim()
+                    ),
+                );
+                None
+            }
+        };
+
+        match (
+            kind,
+            cron,
+            timezone,
+            retry,
+            timeout,
+            overlap,
+            misfire,
+            on_exhausted,
+            to,
+            escalate_to,
+            escalate_after,
+        ) {
+            (
+                Some(kind),
+                Some(cron),
+                Some(timezone),
+                Some(retry),
+                Some(timeout),
+                Some(overlap),
+                Some(misfire),
+                Some(on_exhausted),
+                Some(to),
+                Some(escalate_to),
+                Some(escalate_after),
+            ) if errors.is_empty() => Ok(JobSpec {
+                name,
+                description: input.description.trim().to_string(),
+                kind,
+                cron,
+                timezone,
+                enabled: input.enabled,
+                retry,
+                timeout,
+                overlap,
+                misfire,
+                on_exhausted,
+                alerts: Alerts {
+                    to,
+                    escalate_after,
+                    escalate_to,
+                },
+                dependants,
+            }),
+            _ => Err(errors),
+        }
+    }
+}
+
+fn parse_http(input: &JobInput, fail: &mut impl FnMut(&str, String)) -> Option<JobKind> {
+    let method = input.http_method.trim().to_ascii_uppercase();
+    let method_ok = HTTP_METHODS.contains(&method.as_str());
+    if !method_ok {
+        fail(
+            "http_method",
+            format!("method must be one of {}", HTTP_METHODS.join(", ")),
+        );
+    }
+    let url = input.http_url.trim().to_string();
+    let url_ok = (url.starts_with("http://") || url.starts_with("https://"))
+        && url.len() > "https://".len()
+        && !url.contains(char::is_whitespace);
+    if !url_ok {
+        fail(
+            "http_url",
+            "URL must start with http:// or https:// and contain no spaces".into(),
+        );
+    }
+    let mut headers = Vec::new();
+    let mut headers_ok = true;
+    for (i, line) in input.http_headers.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match line.split_once(':') {
+            Some((k, v))
+                if !k.trim().is_empty()
+                    && k.trim()
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') =>
+            {
+                headers.push((k.trim().to_string(), v.trim().to_string()));
+            }
+            _ => {
+                headers_ok = false;
+                fail(
+                    "http_headers",
+                    format!("header line {} must look like 'Name: value'", i + 1),
+                );
+            }
+        }
+    }
+    let expected = parse_statuses(&input.http_expected);
+    if expected.is_none() {
+        fail(
+            "http_expected",
+            "expected statuses are codes or ranges between 100 and 599, e.g. 200-299, 304".into(),
+        );
+    }
+    match (method_ok && url_ok && headers_ok, expected) {
+        (true, Some(expected)) => Some(JobKind::Http {
+            method,
+            url,
+            headers,
+            body: input.http_body.clone(),
+            expected,
+        }),
+        _ => None,
+    }
+}
+
+fn parse_statuses(text: &str) -> Option<Vec<(u16, u16)>> {
+    let valid = |code: u16| (100..=599).contains(&code);
+    let ranges: Option<Vec<(u16, u16)>> = text
+        .split(',')
+        .map(str::trim)
+        .filter(|part| !part.is_empty())
+        .map(|part| {
+            let (lo, hi) = match part.split_once('-') {
+                Some((lo, hi)) => (lo.trim().parse().ok()?, hi.trim().parse().ok()?),
+                None => {
+                    let code = part.parse().ok()?;
+                    (code, code)
+                }
+            };
+            (valid(lo) && valid(hi) && lo <= hi).then_some((lo, hi))
+        })
+        .collect();
+    ranges.filter(|r| !r.is_empty())
+}
+
+fn parse_timeout(input: &JobInput, fail: &mut impl FnMut(&str, String)) -> Option<TimeoutPolicy> {
+    let mut ms = |field: &str, text: &str| match duration::parse_ms(text) {
+        Ok(0) => {
+            fail(field, format!("{} must be greater than 0", label(field)));
+            None
+        }
+        Ok(v) => Some(v),
+        Err(e) => {
+            fail(field, format!("{} {e}", label(field)));
+            None
+        }
+    };
+    let static_ms = ms("timeout_static", &input.timeout_static);
+    let floor_ms = ms("timeout_floor", &input.timeout_floor);
+    let hard_cap_ms = ms("timeout_hard_cap", &input.timeout_hard_cap);
+    let mode = word::<TimeoutMode>(&input.timeout_mode)
+        .map_err(|e| fail("timeout_mode", format!("timeout mode: {e}")))
+        .ok();
+    let window = match input.timeout_window.trim().parse::<u32>() {
+        Ok(n) if (5..=1000).contains(&n) => Some(n),
+        _ => {
+            fail(
+                "timeout_window",
+                format!(
+                    "window must be a whole number of runs between 5 and 1000, not '{}'",
+                    input.timeout_window.trim()
+                ),
+            );
+            None
+        }
+    };
+    let factor_x10 = match Multiplier::parse(&input.timeout_factor) {
+        Ok(m) => Some(u32::from(m.tenths())),
+        Err(_) => {
+            fail(
+                "timeout_factor",
+                format!(
+                    "factor must be between 1.0 and 8.0 in steps of 0.1, not '{}'",
+                    input.timeout_factor.trim()
+                ),
+            );
+            None
+        }
+    };
+    let (static_ms, mode, window, factor_x10, floor_ms, hard_cap_ms) = (
+        static_ms?,
+        mode?,
+        window?,
+        factor_x10?,
+        floor_ms?,
+        hard_cap_ms?,
+    );
+    if floor_ms > hard_cap_ms {
+        fail(
+            "timeout_floor",
+            "the floor must not be above the hard cap".into(),
+        );
+        return None;
+    }
+    if static_ms > hard_cap_ms {
+        fail(
+            "timeout_static",
+            "the static timeout must not be above the hard cap".into(),
+        );
+        return None;
+    }
+    Some(TimeoutPolicy {
+        static_ms,
+        mode,
+        window,
+        factor_x10,
+        floor_ms,
+        hard_cap_ms,
+    })
+}
+
+/// A word of a [`crate::text_enum!`] enum as typed (surrounding blanks ignored).
+fn word<T: std::str::FromStr>(text: &str) -> Result<T, T::Err> {
+    text.trim().parse()
+}
+
+fn label(field: &str) -> &'static str {
+    match field {
+        "timeout_static" => "timeout",
+        "timeout_floor" => "floor",
+        "timeout_hard_cap" => "hard cap",
+        _ => "value",
+    }
+}
+
+fn parse_addresses(
+    field: &str,
+    text: &str,
+    fail: &mut impl FnMut(&str, String),
+) -> Option<Vec<EmailAddress>> {
+    match email::parse_list(text) {
+        Ok(list) => Some(list),
+        Err(bad) => {
+            for e in bad {
+                fail(field, e.to_string());
+            }
+            None
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::domain::retry::RetryInput;
+
+    fn fields(errors: &[FieldError]) -> Vec<&str> {
+        errors.iter().map(|e| e.field.as_str()).collect()
+    }
+
+    #[test]
+    fn the_default_form_with_a_name_and_url_is_valid() {
+        let input = JobInput {
+            name: "store-receipt-mail".into(),
+            http_url: "http://127.0.0.1:8080/mail/receipts".into(),
+            ..JobInput::default()
+        };
+        let spec = JobSpec::parse(&input).unwrap();
+        assert_eq!(spec.kind.kind(), Kind::Http);
+        assert_eq!(spec.retry.first_ms(), 10_000);
+        assert_eq!(JobSpec::parse(&spec.to_input()), Ok(spec));
+    }
+
+    #[test]
+    fn every_bad_field_is_named() {
+        let input = JobInput {
+            name: "bad name!".into(),
+            http_method: "FETCH".into(),
+            http_url: "ftp://x".into(),
+            http_headers: "no colon here".into(),
+            http_expected: "700".into(),
+            cron: "* * * * *".into(),
+            timezone: "Nowhere/City".into(),
+            retry: RetryInput {
+                first: "0s".into(),
+                multiplier: "9".into(),
+                max_retries: "20".into(),
+                jitter: "none".into(),
+                cap: String::new(),
+            },
+            timeout_static: "soon".into(),
+            overlap: "maybe".into(),
+            on_exhausted: "fallback".into(),
+            alert_to: "oncall@example.com, not-an-address".into(),
+            escalate_after: "0".into(),
+            ..JobInput::default()
+        };
+        let errors = JobSpec::parse(&input).unwrap_err();
+        assert_eq!(
+            fields(&errors),
+            [
+                "name",
+                "http_method",
+                "http_url",
+                "http_headers",
+                "http_expected",
+                "cron",
+                "timezone",
+                "retry.first",
+                "retry.multiplier",
+                "retry.max_retries",
+                "timeout_static",
+                "overlap",
+                "fallback_job",
+                "alert_to",
+                "escalate_after"
+            ]
+        );
+    }
+
+    #[test]
+    fn commands_and_builtins() {
+        let command = JobInput {
+            name: "backup".into(),
+            kind: "command".into(),
+            command_program: "/usr/bin/pg_dump".into(),
+            command_args: "--format=custom\n\n  bulwark  \n".into(),
+            ..JobInput::default()
+        };
+        let spec = JobSpec::parse(&command).unwrap();
+        assert_eq!(
+            spec.kind,
+            JobKind::Command {
+                program: "/usr/bin/pg_dump".into(),
+                args: vec!["--format=custom".into(), "bulwark".into()],
+                transient_codes: vec![75],
+            }
+        );
+        let unknown = JobInput {
+            name: "x".into(),
+            kind: "builtin".into(),
+            builtin_task: "mine-bitcoin".into(),
+            ..JobInput::default()
+        };
+        assert_eq!(
+            fields(&JobSpec::parse(&unknown).unwrap_err()),
+            ["builtin_task"]
+        );
+    }
+
+    #[test]
+    fn statuses_and_timeouts() {
+        assert_eq!(
+            parse_statuses("200-299, 304"),
+            Some(vec![(200, 299), (304, 304)])
+        );
+        assert_eq!(parse_statuses("299-200"), None);
+        assert_eq!(parse_statuses(""), None);
+        let input = JobInput {
+            name: "t".into(),
+            http_url: "https://example.com".into(),
+            timeout_mode: TimeoutMode::P99.as_str().into(),
+            timeout_floor: "1h".into(),
+            timeout_hard_cap: "10m".into(),
+            ..JobInput::default()
+        };
+        assert_eq!(
+            fields(&JobSpec::parse(&input).unwrap_err()),
+            ["timeout_floor"]
+        );
+    }
+
+    #[test]
+    fn on_exhausted_round_trips_through_its_two_columns() {
+        for value in [
+            OnExhausted::DeadLetter,
+            OnExhausted::SkipToNext,
+            OnExhausted::Fallback("cleanup".into()),
+        ] {
+            assert_eq!(
+                OnExhausted::from_parts(value.action(), value.fallback_job()),
+                Some(value)
+            );
+        }
+        assert_eq!(
+            OnExhausted::from_parts(ExhaustedAction::Fallback, Some("")),
+            None
+        );
+    }
+}

@@ -1,0 +1,131 @@
+//! The hits list: stored minute rows for the dashboard's filters plus path and IP, newest or
+//! most hits first, in keyset pages (page 500 costs what page 1 costs).
+
+use sea_orm::{ConnectionTrait, DbErr};
+
+use super::StatsQuery;
+use crate::domain::filters::{HitCursor, HitSort, HitsSelection};
+use crate::domain::traffic_range::{Resolved, VisitorType};
+use crate::entities::traffic_statistic;
+use crate::views::traffic::HitRow;
+
+/// Which stored rows the hits list shows, and in what order.
+#[derive(Debug, Clone)]
+pub struct HitsQuery {
+    pub stats: StatsQuery,
+    /// Text the path contains.
+    pub path: Option<String>,
+    pub ip: Option<String>,
+    pub sort: HitSort,
+    /// The last row of the previous page.
+    pub after: Option<HitCursor>,
+    pub limit: u64,
+}
+
+impl HitsQuery {
+    /// The query for a parsed selection over its resolved range, `limit` rows a page.
+    pub fn new(
+        selection: &HitsSelection,
+        range: &Resolved,
+        zone: chrono_tz::Tz,
+        limit: u64,
+    ) -> HitsQuery {
+        HitsQuery {
+            stats: StatsQuery::new(&selection.traffic, range, zone),
+            path: selection.path.clone(),
+            ip: selection.ip.clone(),
+            sort: selection.sort,
+            after: selection.after.clone(),
+            limit,
+        }
+    }
+}
+
+impl From<traffic_statistic::Model> for HitRow {
+    fn from(m: traffic_statistic::Model) -> Self {
+        HitRow {
+            id: m.id,
+            minute: m.stat_date,
+            path: m.path,
+            method: m.method,
+            ip: m.ip,
+            user_agent: m.user_agent,
+            referer: m.referer,
+            locale: m.locale,
+            is_bot: m.is_bot,
+            source: m.spider_source,
+            count: m.count,
+        }
+    }
+}
+
+/// One page of stored rows, and the cursor of the next page when there is one.
+pub async fn hits(
+    db: &impl ConnectionTrait,
+    query: &HitsQuery,
+) -> Result<(Vec<traffic_statistic::Model>, Option<HitCursor>), DbErr> {
+    use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+    use traffic_statistic::{Column, Entity};
+    let s = &query.stats;
+    let mut condition = Condition::all()
+        .add(Column::StatDate.gte(s.start()))
+        .add(Column::StatDate.lt(s.end()));
+    match s.visitors {
+        VisitorType::All => {}
+        VisitorType::Human => condition = condition.add(Column::IsBot.eq(false)),
+        VisitorType::Bot => condition = condition.add(Column::IsBot.eq(true)),
+    }
+    if let Some(source) = &s.source {
+        condition = condition.add(Column::SpiderSource.eq(source.as_str()));
+    }
+    if let Some(path) = query.path.as_deref().filter(|p| !p.is_empty()) {
+        condition = condition.add(Column::Path.contains(path));
+    }
+    if let Some(ip) = query.ip.as_deref().filter(|p| !p.is_empty()) {
+        condition = condition.add(Column::Ip.eq(ip));
+    }
+    let mut select = Entity::find();
+    select = match (&query.after, query.sort) {
+        (Some(HitCursor::Newest { at, id }), HitSort::Newest) => select.filter(
+            Condition::any().add(Column::StatDate.lt(*at)).add(
+                Condition::all()
+                    .add(Column::StatDate.eq(*at))
+                    .add(Column::Id.lt(*id)),
+            ),
+        ),
+        (Some(HitCursor::MostHits { count, id }), HitSort::MostHits) => select.filter(
+            Condition::any().add(Column::Count.lt(*count)).add(
+                Condition::all()
+                    .add(Column::Count.eq(*count))
+                    .add(Column::Id.lt(*id)),
+            ),
+        ),
+        _ => select,
+    };
+    select = match query.sort {
+        HitSort::Newest => select.order_by_desc(Column::StatDate),
+        HitSort::MostHits => select.order_by_desc(Column::Count),
+    };
+    let mut rows = select
+        .filter(condition)
+        .order_by_desc(Column::Id)
+        .limit(query.limit + 1)
+        .all(db)
+        .await?;
+    let more = rows.len() as u64 > query.limit;
+    rows.truncate(query.limit as usize);
+    let next = more
+        .then(|| rows.last())
+        .flatten()
+        .map(|last| match query.sort {
+            HitSort::Newest => HitCursor::Newest {
+                at: last.stat_date,
+                id: last.id,
+            },
+            HitSort::MostHits => HitCursor::MostHits {
+                count: last.count,
+                id: last.id,
+            },
+        });
+    Ok((rows, next))
+}

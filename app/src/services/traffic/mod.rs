@@ -1,0 +1,54 @@
+//! Traffic from the database: the figures of a range, the hits list, and the rollups that keep
+//! them fast without changing a figure.
+//!
+//! - [`stats`]: the dashboard's figures and chart for a range (the page and `bulwark traffic
+//!   stats` read the same functions), and [`stats::stats_from_rows`], the same figures from
+//!   the minute rows: the definition the rollups are tested against.
+//! - [`hits`]: stored rows for the hits list and the CSV export, in keyset pages.
+//! - [`rollup_write`]: what a flush adds to the rollups, in the flush's own transaction.
+//! - [`rollup_read`]: sums, distinct counts and top pages from the rollups.
+//! - [`blocks`]: aligned unions of days, so 30 and 90 days read a dozen rows.
+//! - [`rebuild`]: the rollups' zone, rebuilding them from the minute rows, retention.
+//!
+//! The minute rows (`traffic_statistics`) stay the record; everything else is derived. Parts
+//! and views (who a row counts for) are [`crate::domain::traffic_parts`].
+
+pub mod blocks;
+pub mod hits;
+pub mod rebuild;
+pub mod rollup_read;
+pub mod rollup_write;
+pub mod stats;
+
+pub use hits::{HitsQuery, hits};
+pub use stats::{StatsQuery, TOP_PAGES, dashboard, last_hour, series, stats, stats_from_rows};
+
+/// Why reading or writing traffic failed.
+#[derive(Debug, thiserror::Error)]
+pub enum TrafficError {
+    #[error(transparent)]
+    Db(#[from] sea_orm::DbErr),
+    #[error(
+        "a stored traffic set is unreadable ({0}); rebuild the rollups (change `timezone` and back, or remove generated traffic)"
+    )]
+    CorruptSet(std::io::Error),
+    #[error("could not encode a traffic set: {0}")]
+    EncodeSet(std::io::Error),
+    #[error("a stored traffic block's page list is unreadable: {0}")]
+    CorruptList(serde_json::Error),
+    #[error("could not encode a traffic block's page list: {0}")]
+    EncodeList(serde_json::Error),
+    #[error("no traffic id was assigned to {kind:?} {digest}")]
+    MissingId {
+        kind: rollup_write::IdKind,
+        digest: i64,
+    },
+    #[error("traffic_ids holds an unknown kind {0}")]
+    UnknownIdKind(i16),
+    #[error("traffic_ids holds a negative id {0}")]
+    NegativeId(i64),
+    #[error("a traffic rollup holds an unknown part '{0}'")]
+    UnknownPart(String),
+    #[error("the stored rollup zone '{0}' is not a time zone")]
+    UnknownZone(String),
+}

@@ -1,0 +1,156 @@
+//! The rollups' time zone, rebuilding them from the minute rows, and retention.
+//!
+//! Days and hours are local to one zone, kept in `settings` under [`ZONE_SETTING`]. When the
+//! configured zone changes, or generated traffic is removed, [`rebuild`] recomputes every
+//! rollup from `traffic_statistics` (the record) in one transaction.
+
+use chrono::NaiveDate;
+use chrono_tz::Tz;
+use sea_orm::{ConnectionTrait, DatabaseBackend, DatabaseConnection, TransactionTrait};
+
+use super::TrafficError;
+use super::rollup_write::{Delta, RowFacts, apply, day_number};
+use crate::domain::traffic_range;
+use crate::services::sql::Binder;
+
+/// The `settings` key naming the zone the rollups' days and hours are in.
+pub const ZONE_SETTING: &str = "traffic.rollup_zone";
+/// Raw rows read per step of a rebuild.
+const REBUILD_CHUNK: u64 = 20_000;
+
+/// The zone the stored rollups are in, if any were ever written.
+pub async fn stored_zone(db: &impl ConnectionTrait) -> Result<Option<String>, TrafficError> {
+    let mut b = Binder::new(db.get_database_backend());
+    let sql = format!(
+        "SELECT value FROM settings WHERE key = {}",
+        b.bind(ZONE_SETTING)
+    );
+    Ok(db
+        .query_one_raw(b.statement(sql))
+        .await?
+        .map(|row| row.try_get("", "value"))
+        .transpose()?)
+}
+
+/// The zone writers place rows in: the stored one, or UTC (recorded) on a database that has
+/// none yet; [`ensure`] at startup moves it to the configured zone.
+pub async fn zone_for_writes(db: &impl ConnectionTrait) -> Result<Tz, TrafficError> {
+    if let Some(name) = stored_zone(db).await? {
+        return name.parse().map_err(|_| TrafficError::UnknownZone(name));
+    }
+    set_zone(db, "UTC").await?;
+    Ok(Tz::UTC)
+}
+
+async fn set_zone(db: &impl ConnectionTrait, name: &str) -> Result<(), TrafficError> {
+    let mut b = Binder::new(db.get_database_backend());
+    let sql = format!(
+        "INSERT INTO settings (key, value, updated_at) VALUES ({}, {}, {}) \
+         ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
+        b.bind(ZONE_SETTING),
+        b.bind(name),
+        b.bind(crate::clock::now())
+    );
+    db.execute_raw(b.statement(sql)).await?;
+    Ok(())
+}
+
+/// Makes sure the rollups are in `zone`, rebuilding them when they are not (the first start
+/// after an upgrade, or after the configured zone changed). Returns whether it rebuilt.
+pub async fn ensure(db: &DatabaseConnection, zone: Tz) -> Result<bool, TrafficError> {
+    if stored_zone(db).await?.as_deref() == Some(zone.name()) {
+        return Ok(false);
+    }
+    rebuild(db, zone).await?;
+    Ok(true)
+}
+
+/// Recomputes every rollup from `traffic_statistics`, in one transaction, placing days and
+/// hours in `zone`; returns the rows read.
+///
+/// On PostgreSQL the transaction first takes `traffic_hourly` in EXCLUSIVE mode: a flush writes
+/// that table before committing its rows, so a flush either committed before the rebuild reads
+/// (and is counted by it) or waits and adds its own delta after (and is counted once).
+pub async fn rebuild(db: &DatabaseConnection, zone: Tz) -> Result<u64, TrafficError> {
+    let txn = db.begin().await?;
+    if txn.get_database_backend() == DatabaseBackend::Postgres {
+        txn.execute_unprepared("LOCK TABLE traffic_hourly IN EXCLUSIVE MODE")
+            .await?;
+    }
+    for table in [
+        "traffic_blocks",
+        "traffic_hourly",
+        "traffic_daily_pages",
+        "traffic_daily_sets",
+        "traffic_ids",
+    ] {
+        txn.execute_unprepared(&format!("DELETE FROM {table}"))
+            .await?;
+    }
+    let mut after = 0i64;
+    let mut read = 0u64;
+    loop {
+        let mut b = Binder::new(txn.get_database_backend());
+        let sql = format!(
+            "SELECT id, stat_date, path, ip, user_agent, is_bot, spider_source, count, generated \
+             FROM traffic_statistics WHERE id > {} ORDER BY id LIMIT {REBUILD_CHUNK}",
+            b.bind(after)
+        );
+        let rows = txn.query_all_raw(b.statement(sql)).await?;
+        let mut delta = Delta::default();
+        for row in &rows {
+            let path: String = row.try_get("", "path")?;
+            let ip: String = row.try_get("", "ip")?;
+            let user_agent: String = row.try_get("", "user_agent")?;
+            let source: Option<String> = row.try_get("", "spider_source")?;
+            delta.add(
+                &RowFacts {
+                    minute: row.try_get("", "stat_date")?,
+                    path: &path,
+                    ip: &ip,
+                    user_agent: &user_agent,
+                    is_bot: row.try_get("", "is_bot")?,
+                    source: source.as_deref(),
+                    count: row.try_get("", "count")?,
+                    generated: row.try_get("", "generated")?,
+                },
+                zone,
+            );
+            after = row.try_get("", "id")?;
+        }
+        apply(&txn, &delta).await?;
+        read += rows.len() as u64;
+        if (rows.len() as u64) < REBUILD_CHUNK {
+            break;
+        }
+        tracing::info!(rows = read, "rebuilding traffic rollups");
+    }
+    set_zone(&txn, zone.name()).await?;
+    txn.commit().await?;
+    Ok(read)
+}
+
+/// Drops the rollups of days before `first_kept` (a local date in the rollups' zone), and the
+/// ids last seen before it; returns the rollup rows deleted.
+pub async fn clean(db: &impl ConnectionTrait, first_kept: NaiveDate) -> Result<u64, TrafficError> {
+    let day = day_number(first_kept);
+    let mut deleted = 0;
+    for sql in [
+        "DELETE FROM traffic_blocks WHERE first_day < {}",
+        "DELETE FROM traffic_daily_pages WHERE day < {}",
+        "DELETE FROM traffic_daily_sets WHERE day < {}",
+        "DELETE FROM traffic_ids WHERE last_day < {}",
+    ] {
+        let mut b = Binder::new(db.get_database_backend());
+        let sql = sql.replace("{}", &b.bind(day));
+        deleted += db.execute_raw(b.statement(sql)).await?.rows_affected();
+    }
+    let zone = zone_for_writes(db).await?;
+    let mut b = Binder::new(db.get_database_backend());
+    let sql = format!(
+        "DELETE FROM traffic_hourly WHERE hour < {}",
+        b.bind(traffic_range::midnight(first_kept, zone).timestamp())
+    );
+    deleted += db.execute_raw(b.statement(sql)).await?.rows_affected();
+    Ok(deleted)
+}

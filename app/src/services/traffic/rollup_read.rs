@@ -1,0 +1,296 @@
+//! Reading the rollups: every figure of a range from a few rows, exactly.
+//!
+//! | figure                         | read from                                          |
+//! |--------------------------------|----------------------------------------------------|
+//! | page views, people/bots, by source, generated, the charts | `traffic_hourly` (Σ views) |
+//! | visits = distinct (day, ip, ua) | `traffic_daily_sets.visits`, summed over days       |
+//! | unique IPs, unique pages       | union of the days' bitmaps, through [`super::blocks`] |
+//! | top pages                      | `traffic_daily_pages` and blocks, see [`top_pages`] |
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use chrono::{DateTime, NaiveDate, Utc};
+use chrono_tz::Tz;
+use sea_orm::ConnectionTrait;
+
+use super::TrafficError;
+use super::blocks;
+use super::rollup_write::day_number;
+use crate::domain::traffic_parts::{Part, Parts, View};
+use crate::domain::traffic_range::{self, Bucket, VisitorType};
+use crate::services::sql::Binder;
+use crate::views::traffic::{SeriesPoint, TopPage};
+
+/// The filter a figure is computed over: whole local days `from..=to`.
+pub struct Scope<'a> {
+    pub from: NaiveDate,
+    pub to: NaiveDate,
+    pub zone: Tz,
+    pub visitors: VisitorType,
+    pub source: Option<&'a str>,
+}
+
+impl Scope<'_> {
+    fn start(&self) -> i64 {
+        traffic_range::midnight(self.from, self.zone).timestamp()
+    }
+
+    fn end(&self) -> i64 {
+        self.to.succ_opt().map_or(i64::MAX, |d| {
+            traffic_range::midnight(d, self.zone).timestamp()
+        })
+    }
+
+    /// ` AND part …` for the filter, binding its value.
+    fn parts(&self, b: &mut Binder) -> String {
+        parts_condition(&Parts::for_filter(self.visitors, self.source), b)
+    }
+}
+
+/// Σ views over the scope, per part and generated flag.
+pub async fn views_by_part(
+    db: &impl ConnectionTrait,
+    scope: &Scope<'_>,
+) -> Result<Vec<(Part, bool, i64)>, TrafficError> {
+    let mut b = Binder::new(db.get_database_backend());
+    let sql = format!(
+        "SELECT part, generated, CAST(SUM(views) AS BIGINT) AS n FROM traffic_hourly \
+         WHERE hour >= {} AND hour < {}{} GROUP BY part, generated",
+        b.bind(scope.start()),
+        b.bind(scope.end()),
+        scope.parts(&mut b)
+    );
+    db.query_all_raw(b.statement(sql))
+        .await?
+        .iter()
+        .map(|row| {
+            let code: String = row.try_get("", "part")?;
+            Ok((
+                Part::parse(&code).ok_or(TrafficError::UnknownPart(code))?,
+                row.try_get("", "generated")?,
+                row.try_get("", "n")?,
+            ))
+        })
+        .collect()
+}
+
+/// Visits, unique IPs and unique pages over the scope.
+pub async fn distinct_counts(
+    db: &impl ConnectionTrait,
+    scope: &Scope<'_>,
+) -> Result<(i64, i64, i64), TrafficError> {
+    let Some(view) = View::for_filter(scope.visitors, scope.source) else {
+        return Ok((0, 0, 0));
+    };
+    let (from, to) = (day_number(scope.from), day_number(scope.to));
+    let segments = blocks::plan(db, &view, from, to).await?;
+    let (visits, ips, paths) = blocks::distinct(db, &view, &segments).await?;
+    Ok((visits, ips.len() as i64, paths.len() as i64))
+}
+
+/// The `limit` paths with the most views over the scope (ties by path), exactly.
+///
+/// Summing every path of 90 days is too slow, so this takes candidates from short lists: each
+/// block's stored list and each single day's `k` most viewed paths ([`blocks::plan`] splits
+/// the range). A path in no list has at most the list's bound in each segment, so at most their
+/// sum `bound` over the range. The candidates' exact totals come from the daily rows; when the
+/// last of the top totals is above `bound`, no other path can reach the list. Otherwise `k`
+/// grows (past the blocks' lists, every day is listed on its own), and past [`TOP_K_LIMIT`]
+/// the full sum is taken.
+pub async fn top_pages(
+    db: &impl ConnectionTrait,
+    scope: &Scope<'_>,
+    limit: usize,
+) -> Result<Vec<TopPage>, TrafficError> {
+    let Some(view) = View::for_filter(scope.visitors, scope.source) else {
+        return Ok(Vec::new());
+    };
+    let (from, to) = (day_number(scope.from), day_number(scope.to));
+    let segments = blocks::plan(db, &view, from, to).await?;
+    let mut block_tops = blocks::block_tops(db, &view, &segments).await?;
+    let mut days: Vec<i32> = segments
+        .iter()
+        .filter_map(|s| match s {
+            blocks::Segment::Day(d) => Some(*d),
+            blocks::Segment::Block { .. } => None,
+        })
+        .collect();
+    let mut k = 4 * limit;
+    let mut ranked = loop {
+        if k > TOP_K_LIMIT {
+            break full_totals(db, scope, &view).await?;
+        }
+        if k > blocks::BLOCK_TOP && !block_tops.is_empty() {
+            block_tops.clear();
+            days = (from..=to).collect();
+        }
+        let mut candidates = BTreeSet::new();
+        let mut bound = 0i64;
+        for top in &block_tops {
+            let (head, rest) = top.head(k);
+            bound += rest;
+            candidates.extend(head.iter().map(|(path, _)| path.clone()));
+        }
+        for day in &days {
+            let top = blocks::day_top(db, &view, *day, k).await?;
+            bound += top.bound;
+            candidates.extend(top.paths.into_iter().map(|(path, _)| path));
+        }
+        let mut totals = path_totals(db, scope, &view, &candidates).await?;
+        blocks::sort_top(&mut totals);
+        let settled = match totals.get(limit.saturating_sub(1)) {
+            Some((_, last)) => *last > bound,
+            None => bound == 0,
+        };
+        if settled {
+            break totals;
+        }
+        k *= 4;
+    };
+    blocks::sort_top(&mut ranked);
+    ranked.truncate(limit);
+    // The people/bots split of each listed path.
+    let paths: BTreeSet<String> = ranked.iter().map(|(p, _)| p.clone()).collect();
+    let human: HashMap<String, i64> = match view {
+        View::All => path_totals(db, scope, &View::Human, &paths)
+            .await?
+            .into_iter()
+            .collect(),
+        _ => HashMap::new(),
+    };
+    Ok(ranked
+        .into_iter()
+        .map(|(path, count)| {
+            let human = match view {
+                View::All => human.get(&path).copied().unwrap_or(0),
+                View::Human => count,
+                View::Bots | View::Source(_) => 0,
+            };
+            TopPage {
+                path,
+                count,
+                human,
+                bot: count - human,
+            }
+        })
+        .collect())
+}
+
+/// How far [`top_pages`] widens each day's list before summing everything.
+pub const TOP_K_LIMIT: usize = 20_000;
+
+async fn path_totals(
+    db: &impl ConnectionTrait,
+    scope: &Scope<'_>,
+    view: &View,
+    paths: &BTreeSet<String>,
+) -> Result<Vec<(String, i64)>, TrafficError> {
+    let paths: Vec<&String> = paths.iter().collect();
+    let mut totals = Vec::with_capacity(paths.len());
+    for chunk in paths.chunks(500) {
+        // `?` placeholders are positional: bind in the order they appear.
+        let mut b = Binder::new(db.get_database_backend());
+        let (view, from, to) = (
+            b.bind(view.code()),
+            b.bind(day_number(scope.from)),
+            b.bind(day_number(scope.to)),
+        );
+        let list: Vec<String> = chunk.iter().map(|p| b.bind((*p).clone())).collect();
+        let sql = format!(
+            "SELECT path, CAST(SUM(views) AS BIGINT) AS n FROM traffic_daily_pages \
+             WHERE view = {view} AND day >= {from} AND day <= {to} AND path IN ({}) GROUP BY path",
+            list.join(", ")
+        );
+        for row in db.query_all_raw(b.statement(sql)).await? {
+            totals.push((row.try_get("", "path")?, row.try_get("", "n")?));
+        }
+    }
+    Ok(totals)
+}
+
+async fn full_totals(
+    db: &impl ConnectionTrait,
+    scope: &Scope<'_>,
+    view: &View,
+) -> Result<Vec<(String, i64)>, TrafficError> {
+    let mut b = Binder::new(db.get_database_backend());
+    let sql = format!(
+        "SELECT path, CAST(SUM(views) AS BIGINT) AS n FROM traffic_daily_pages \
+         WHERE view = {} AND day >= {} AND day <= {} GROUP BY path",
+        b.bind(view.code()),
+        b.bind(day_number(scope.from)),
+        b.bind(day_number(scope.to))
+    );
+    db.query_all_raw(b.statement(sql))
+        .await?
+        .iter()
+        .map(|row| Ok((row.try_get("", "path")?, row.try_get("", "n")?)))
+        .collect()
+}
+
+/// Page views per local hour or per local day of the scope, people and bots apart; every bucket
+/// is present, empty ones with zeros.
+pub async fn series(
+    db: &impl ConnectionTrait,
+    scope: &Scope<'_>,
+    bucket: Bucket,
+) -> Result<Vec<SeriesPoint>, TrafficError> {
+    // One row per hour (not per hour and part): 90 days are 2,160 rows, not 30,000.
+    // `?` placeholders are positional: bind in the order they appear.
+    let mut b = Binder::new(db.get_database_backend());
+    let sql = format!(
+        "SELECT hour, \
+           CAST(SUM(CASE WHEN part = {} THEN views ELSE 0 END) AS BIGINT) AS human, \
+           CAST(SUM(CASE WHEN part = {} THEN 0 ELSE views END) AS BIGINT) AS bot \
+         FROM traffic_hourly WHERE hour >= {} AND hour < {}{} GROUP BY hour",
+        b.bind(Part::Human.code()),
+        b.bind(Part::Human.code()),
+        b.bind(scope.start()),
+        b.bind(scope.end()),
+        scope.parts(&mut b)
+    );
+    let mut hours: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
+    for row in db.query_all_raw(b.statement(sql)).await? {
+        hours.insert(
+            row.try_get("", "hour")?,
+            (row.try_get("", "human")?, row.try_get("", "bot")?),
+        );
+    }
+    // Bucket starts: every local hour, or every local midnight, of the scope.
+    let starts: Vec<i64> = match bucket {
+        Bucket::Hour => (scope.start()..scope.end()).step_by(3600).collect(),
+        Bucket::Day => scope
+            .from
+            .iter_days()
+            .take_while(|d| *d <= scope.to)
+            .map(|d| traffic_range::midnight(d, scope.zone).timestamp())
+            .collect(),
+    };
+    let mut points: Vec<SeriesPoint> = starts
+        .iter()
+        .map(|start| SeriesPoint {
+            start: DateTime::<Utc>::from_timestamp(*start, 0).unwrap_or(DateTime::<Utc>::MIN_UTC),
+            human: 0,
+            bot: 0,
+        })
+        .collect();
+    for (hour, (human, bot)) in hours {
+        let i = starts.partition_point(|start| *start <= hour);
+        if let Some(point) = i.checked_sub(1).and_then(|i| points.get_mut(i)) {
+            point.human += human;
+            point.bot += bot;
+        }
+    }
+    Ok(points)
+}
+
+/// ` AND part …` selecting `parts`, binding its value (for `traffic_hourly` and
+/// `traffic_daily_sets`, which are kept per part).
+pub(super) fn parts_condition(parts: &Parts, b: &mut Binder) -> String {
+    match parts {
+        Parts::Every => String::new(),
+        Parts::Only(part) => format!(" AND part = {}", b.bind(part.code())),
+        Parts::AllBut(part) => format!(" AND part <> {}", b.bind(part.code())),
+        Parts::Nothing => " AND 1 = 0".to_string(),
+    }
+}

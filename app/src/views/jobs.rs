@@ -1,0 +1,29 @@
+//! Jobs as the list and the editor show them.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::domain::job::{JobInput, Kind};
+use crate::domain::run::RunStatus;
+
+/// A job as the list shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobRow {
+    pub id: i64,
+    pub name: String,
+    pub description: String,
+    pub kind: Kind,
+    pub cron: String,
+    pub timezone: String,
+    pub enabled: bool,
+    pub last_status: Option<RunStatus>,
+    pub runs: u64,
+}
+
+/// A job opened in the editor (credentials hidden).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobDetail {
+    pub id: i64,
+    pub input: JobInput,
+    pub updated_at: DateTime<Utc>,
+}

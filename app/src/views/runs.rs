@@ -1,0 +1,72 @@
+//! Runs and their attempts: the Runs page, a run's story, the Overview's chart.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::domain::run::{ErrorClass, Outcome, Resolution, RunStatus, Trigger};
+
+/// One attempt, as lists and the detail page show it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AttemptView {
+    pub number: i32,
+    /// `None` while it runs.
+    pub outcome: Option<Outcome>,
+    pub error_class: Option<ErrorClass>,
+    pub started_at: DateTime<Utc>,
+    pub finished_at: Option<DateTime<Utc>>,
+    pub duration_ms: Option<i64>,
+    pub timeout_ms: i64,
+    pub message: Option<String>,
+    pub output_tail: Option<String>,
+    pub node: String,
+    pub load_avg: Option<f64>,
+    pub slow: bool,
+}
+
+/// A run with its job's name and every attempt, oldest attempt first.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RunView {
+    pub id: i64,
+    pub job_id: i64,
+    pub job: String,
+    pub trigger: Trigger,
+    pub status: RunStatus,
+    pub scheduled_for: DateTime<Utc>,
+    pub created_at: DateTime<Utc>,
+    pub finished_at: Option<DateTime<Utc>>,
+    pub next_attempt_at: Option<DateTime<Utc>>,
+    pub idempotency_key: String,
+    pub last_error_class: Option<ErrorClass>,
+    pub last_error: Option<String>,
+    pub attempts: Vec<AttemptView>,
+    /// How it left the failed queue, by whom, when and why.
+    pub resolution: Option<Resolution>,
+    pub resolved_by: Option<String>,
+    pub resolved_at: Option<DateTime<Utc>>,
+    pub resolution_reason: Option<String>,
+    /// The dead run this one re-triggers, and the runs that re-trigger this one.
+    pub retrigger_of: Option<i64>,
+    pub retriggered_as: Vec<i64>,
+    /// The retry and timeout policy recorded when the run was created (JSON), and one-off
+    /// overrides from a re-trigger.
+    pub policy: Option<String>,
+    pub override_timeout_ms: Option<i64>,
+    pub override_retry: Option<String>,
+}
+
+impl RunView {
+    /// Dead and not handled yet: it waits in the failed queue.
+    pub fn in_failed_queue(&self) -> bool {
+        self.status == RunStatus::Dead && self.resolution.is_none()
+    }
+}
+
+/// Runs created during one hour, by how they ended so far.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HourBucket {
+    pub hour: DateTime<Utc>,
+    pub succeeded: u32,
+    pub failed: u32,
+    /// Still pending, running, waiting to retry, skipped or cancelled.
+    pub other: u32,
+}

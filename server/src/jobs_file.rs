@@ -1,0 +1,396 @@
+//! The jobs file: job definitions as TOML (`bulwark jobs apply`, the demo, the system jobs).
+//!
+//! One `[[job]]` table per job; omitted keys take the editor's defaults. The format is
+//! documented in `docs/ARCHITECTURE.md` ("Jobs as code"). Applying is all or nothing: every job
+//! is parsed and validated first, every problem reported with its line, and only a file
+//! without problems is written — in one transaction.
+
+use std::collections::{BTreeMap, HashSet};
+
+use app::domain::job::{ExhaustedAction, JobInput, JobSpec, OnExhausted};
+use app::entities::job;
+use app::services::jobs::{self, JobError};
+use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, TransactionTrait};
+use serde::Deserialize;
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JobsFile {
+    #[serde(default)]
+    job: Vec<toml::Spanned<JobToml>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JobToml {
+    name: String,
+    description: Option<String>,
+    cron: String,
+    timezone: Option<String>,
+    kind: String,
+    enabled: Option<bool>,
+    url: Option<String>,
+    method: Option<String>,
+    headers: Option<BTreeMap<String, String>>,
+    body: Option<String>,
+    expected: Option<String>,
+    command: Option<Vec<String>>,
+    transient_exit_codes: Option<Vec<i32>>,
+    task: Option<String>,
+    params: Option<BTreeMap<String, toml::Value>>,
+    overlap: Option<String>,
+    misfire: Option<String>,
+    on_exhausted: Option<String>,
+    dependants: Option<Vec<String>>,
+    retry: Option<RetryToml>,
+    timeout: Option<TimeoutToml>,
+    alerts: Option<AlertsToml>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RetryToml {
+    first: Option<String>,
+    multiplier: Option<f64>,
+    max_retries: Option<i64>,
+    jitter: Option<String>,
+    cap: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TimeoutToml {
+    #[serde(rename = "static")]
+    static_: Option<String>,
+    mode: Option<String>,
+    window: Option<i64>,
+    factor: Option<f64>,
+    floor: Option<String>,
+    hard_cap: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct AlertsToml {
+    to: Option<Vec<String>>,
+    escalate_after: Option<i64>,
+    escalate_to: Option<Vec<String>>,
+}
+
+fn toml_text(value: &toml::Value) -> String {
+    match value {
+        toml::Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+impl JobToml {
+    /// The definition as the editor would hold it; omitted fields take the editor's defaults.
+    fn into_input(self) -> JobInput {
+        let mut input = JobInput {
+            name: self.name,
+            description: self.description.unwrap_or_default(),
+            kind: self.kind,
+            cron: self.cron,
+            ..JobInput::default()
+        };
+        if let Some(v) = self.timezone {
+            input.timezone = v;
+        }
+        if let Some(v) = self.enabled {
+            input.enabled = v;
+        }
+        if let Some(v) = self.url {
+            input.http_url = v;
+        }
+        if let Some(v) = self.method {
+            input.http_method = v;
+        }
+        if let Some(v) = self.headers {
+            input.http_headers = v
+                .iter()
+                .map(|(k, v)| format!("{k}: {v}"))
+                .collect::<Vec<_>>()
+                .join("\n");
+        }
+        if let Some(v) = self.body {
+            input.http_body = v;
+        }
+        if let Some(v) = self.expected {
+            input.http_expected = v;
+        }
+        if let Some(mut command) = self.command
+            && !command.is_empty()
+        {
+            input.command_program = command.remove(0);
+            input.command_args = command.join("\n");
+        }
+        if let Some(v) = self.transient_exit_codes {
+            input.command_transient_codes =
+                v.iter().map(i32::to_string).collect::<Vec<_>>().join(", ");
+        }
+        if let Some(v) = self.task {
+            input.builtin_task = v;
+        }
+        if let Some(v) = self.params {
+            input.builtin_params = v
+                .iter()
+                .map(|(k, v)| format!("{k}={}", toml_text(v)))
+                .collect::<Vec<_>>()
+                .join("\n");
+        }
+        if let Some(v) = self.overlap {
+            input.overlap = v;
+        }
+        if let Some(v) = self.misfire {
+            input.misfire = v;
+        }
+        if let Some(v) = self.dependants {
+            input.dependants = v.join(", ");
+        }
+        if let Some(v) = self.on_exhausted {
+            // The file writes a fallback as `fallback:<job>`; the form has two fields.
+            match v.strip_prefix("fallback:") {
+                Some(job) => {
+                    input.on_exhausted = ExhaustedAction::Fallback.as_str().into();
+                    input.fallback_job = job.to_string();
+                }
+                None => input.on_exhausted = v,
+            }
+        }
+        if let Some(r) = self.retry {
+            if let Some(v) = r.first {
+                input.retry.first = v;
+            }
+            if let Some(v) = r.multiplier {
+                input.retry.multiplier = v.to_string();
+            }
+            if let Some(v) = r.max_retries {
+                input.retry.max_retries = v.to_string();
+            }
+            if let Some(v) = r.jitter {
+                input.retry.jitter = v;
+            }
+            if let Some(v) = r.cap {
+                input.retry.cap = v;
+            }
+        }
+        if let Some(t) = self.timeout {
+            if let Some(v) = t.static_ {
+                input.timeout_static = v;
+            }
+            if let Some(v) = t.mode {
+                input.timeout_mode = v;
+            }
+            if let Some(v) = t.window {
+                input.timeout_window = v.to_string();
+            }
+            if let Some(v) = t.factor {
+                input.timeout_factor = v.to_string();
+            }
+            if let Some(v) = t.floor {
+                input.timeout_floor = v;
+            }
+            if let Some(v) = t.hard_cap {
+                input.timeout_hard_cap = v;
+            }
+        }
+        if let Some(a) = self.alerts {
+            if let Some(v) = a.to {
+                input.alert_to = v.join(", ");
+            }
+            if let Some(v) = a.escalate_after {
+                input.escalate_after = v.to_string();
+            }
+            if let Some(v) = a.escalate_to {
+                input.escalate_to = v.join(", ");
+            }
+        }
+        input
+    }
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    text[..offset.min(text.len())].matches('\n').count() + 1
+}
+
+/// Parses and validates a jobs file: the specs, or every problem with its line.
+pub fn parse_file(text: &str) -> Result<Vec<JobSpec>, Vec<String>> {
+    let file: JobsFile = toml::from_str(text).map_err(|e| {
+        let line = e
+            .span()
+            .map(|s| format!("line {}: ", line_of(text, s.start)))
+            .unwrap_or_default();
+        vec![format!("{line}{}", e.message())]
+    })?;
+    let mut specs = Vec::new();
+    let mut problems = Vec::new();
+    let mut names = HashSet::new();
+    for (index, spanned) in file.job.into_iter().enumerate() {
+        let line = line_of(text, spanned.span().start);
+        let job = spanned.into_inner();
+        let label = format!("job {} '{}' (line {line})", index + 1, job.name);
+        if !names.insert(job.name.clone()) {
+            problems.push(format!(
+                "{label}: name: '{}' appears more than once in this file",
+                job.name
+            ));
+        }
+        match JobSpec::parse(&job.into_input()) {
+            Ok(spec) => specs.push(spec),
+            Err(errors) => problems.extend(
+                errors
+                    .into_iter()
+                    .map(|e| format!("{label}: {}: {}", e.field, e.message)),
+            ),
+        }
+    }
+    if specs.is_empty() && problems.is_empty() {
+        problems.push("the file defines no [[job]]".into());
+    }
+    if problems.is_empty() {
+        Ok(specs)
+    } else {
+        Err(problems)
+    }
+}
+
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Applied {
+    pub created: usize,
+    pub updated: usize,
+    pub unchanged: usize,
+}
+
+/// Creates or updates every job of the file, in one transaction.
+pub async fn apply_specs(
+    db: &DatabaseConnection,
+    mut specs: Vec<JobSpec>,
+) -> Result<Applied, Vec<String>> {
+    // Jobs that name no other job go first, so references exist when they are checked.
+    specs.sort_by_key(|s| {
+        matches!(s.on_exhausted, OnExhausted::Fallback(_)) || !s.dependants.is_empty()
+    });
+    let db_error = |e: sea_orm::DbErr| vec![format!("database: {e}")];
+    let txn = db.begin().await.map_err(db_error)?;
+    let now = crate::clock::now();
+    let mut applied = Applied::default();
+    let mut problems = Vec::new();
+    for spec in &specs {
+        let existing = job::Entity::find()
+            .filter(job::Column::Name.eq(&spec.name))
+            .one(&txn)
+            .await
+            .map_err(db_error)?;
+        let result = match existing {
+            Some(row) if jobs::to_spec(&row).ok().as_ref() == Some(spec) => {
+                applied.unchanged += 1;
+                continue;
+            }
+            Some(row) => jobs::update(&txn, row.id, spec, now)
+                .await
+                .map(|_| applied.updated += 1),
+            None => jobs::create(&txn, spec, now)
+                .await
+                .map(|_| applied.created += 1),
+        };
+        match result {
+            Ok(()) => {}
+            Err(JobError::Invalid(errors)) => problems.extend(
+                errors
+                    .into_iter()
+                    .map(|e| format!("job '{}': {}: {}", spec.name, e.field, e.message)),
+            ),
+            Err(e) => problems.push(format!("job '{}': {e}", spec.name)),
+        }
+    }
+    if problems.is_empty() {
+        txn.commit().await.map_err(db_error)?;
+        Ok(applied)
+    } else {
+        let _ = txn.rollback().await;
+        Err(problems)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DOCUMENTED_EXAMPLE: &str = r#"
+[[job]]
+name = "store-receipt-mail"
+description = "Mail each store its receiving details"
+cron = "0 30 7 * * *"            # six fields, seconds first
+timezone = "Asia/Shanghai"
+kind = "http"                    # http | command | builtin
+url = "http://127.0.0.1:8080/mail/receipts"
+method = "POST"
+on_exhausted = "dead_letter"
+[job.retry]
+first = "10s"
+multiplier = 2.0
+max_retries = 5
+jitter = "full"
+cap = "1h"
+[job.timeout]
+static = "3m"
+[job.alerts]
+to = ["oncall@example.com"]
+escalate_after = 3
+escalate_to = ["lead@example.com"]
+"#;
+
+    #[test]
+    fn the_design_example_parses() {
+        let specs = parse_file(DOCUMENTED_EXAMPLE).unwrap();
+        assert_eq!(specs.len(), 1);
+        let s = &specs[0];
+        assert_eq!(
+            (s.name.as_str(), s.timezone.name()),
+            ("store-receipt-mail", "Asia/Shanghai")
+        );
+        assert_eq!(s.retry.max_retries(), 5);
+        assert_eq!(s.retry.cap_ms(), Some(3_600_000));
+        assert_eq!(s.timeout.static_ms, 180_000);
+        assert_eq!(
+            app::domain::email::join(&s.alerts.escalate_to),
+            "lead@example.com"
+        );
+    }
+
+    #[test]
+    fn problems_name_their_job_and_line() {
+        let text = format!(
+            "{DOCUMENTED_EXAMPLE}\n[[job]]\nname = \"second\"\ncron = \"* * * * *\"\nkind = \"builtin\"\ntask = \"nope\"\n[job.retry]\nmultiplier = 9.0\n"
+        );
+        let problems = parse_file(&text).unwrap_err();
+        assert_eq!(problems.len(), 3, "{problems:#?}");
+        assert!(
+            problems[0].starts_with("job 2 'second' (line 24): builtin_task:"),
+            "{problems:#?}"
+        );
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("cron: cron needs 6 fields"))
+        );
+        assert!(problems.iter().any(|p| {
+            p.contains("retry.multiplier: multiplier must be between 1.0 and 8.0, not 9")
+        }));
+    }
+
+    #[test]
+    fn syntax_errors_and_unknown_keys_have_lines() {
+        let problems = parse_file(
+            "[[job]]\nname = \"x\"\ncron = \"0 * * * * *\"\nkind = \"http\"\nurll = \"http://x\"\n",
+        )
+        .unwrap_err();
+        assert!(
+            problems[0].starts_with("line 5: unknown field `urll`"),
+            "{problems:?}"
+        );
+        let problems = parse_file("[[job]\n").unwrap_err();
+        assert!(problems[0].starts_with("line 1:"), "{problems:?}");
+    }
+}

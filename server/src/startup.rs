@@ -1,0 +1,238 @@
+//! One way to start Bulwark. `bulwark serve` and the integration tests both build the
+//! application here ([`Application::build`], then [`Application::run_until_stopped`]), so the
+//! tests run what production runs: the same migrations, first administrator, system jobs,
+//! clock, web server, engine, mail sender and node heartbeat, stopped the same way.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use anyhow::Context;
+use app::services::users::{self, FirstAdmin};
+use sea_orm::DatabaseConnection;
+
+use crate::cluster::{self, NodeIdentity};
+use crate::config::Config;
+use crate::engine::{Engine, EngineConfig};
+use crate::shutdown::Shutdown;
+use crate::traffic::{Recorder, store};
+use crate::{db, mail, web};
+
+/// A built application: connected, migrated, listening, not yet serving.
+pub struct Application {
+    config: Config,
+    db: DatabaseConnection,
+    listener: tokio::net::TcpListener,
+    addr: SocketAddr,
+    recorder: Arc<Recorder>,
+    me: NodeIdentity,
+    engine: Option<EngineConfig>,
+    mail_sender: bool,
+}
+
+impl Application {
+    /// Connects to the database (migrating it when `auto_migrate` is on), makes sure the
+    /// traffic rollups are in the configured zone, the first administrator and the system jobs
+    /// exist, sets the clock by the database's, and binds `addr` (port 0: any free port).
+    pub async fn build(config: Config) -> anyhow::Result<Application> {
+        let db = db::connect(&config.database_url).await?;
+        if config.auto_migrate {
+            let applied = db::migrate(&db).await?;
+            if applied > 0 {
+                tracing::info!(applied, "migrations applied");
+            }
+        }
+        ensure_rollups(&db, &config).await?;
+        let first_admin = users::ensure_first_admin(&db, config.admin_password.as_deref())
+            .await
+            .context("could not create the first administrator (BULWARK_ADMIN_PASSWORD)")?;
+        // Said at once: a generated password is shown only this once, even if the start fails
+        // later (a port already taken).
+        if let Some(admin) = &first_admin {
+            announce_first_admin(admin);
+        }
+        let created = crate::system_jobs::ensure(&db, config.zone()).await?;
+        if !created.is_empty() {
+            tracing::info!(jobs = ?created, "system jobs created");
+        }
+        set_clock(&db).await;
+
+        let listener = tokio::net::TcpListener::bind(config.addr)
+            .await
+            .with_context(|| format!("cannot listen on {} (BULWARK_ADDR)", config.addr))?;
+        let addr = listener
+            .local_addr()
+            .context("cannot read the address the web server listens on")?;
+        let engine_config = config.engine_config();
+        let me = NodeIdentity {
+            node_id: engine_config.node_id.clone(),
+            addr: addr.to_string(),
+        };
+        Ok(Application {
+            recorder: Arc::new(Recorder::new(config.traffic_settings())),
+            engine: config.engine.then_some(engine_config),
+            mail_sender: true,
+            config,
+            db,
+            listener,
+            addr,
+            me,
+        })
+    }
+
+    /// Where the web server listens.
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    pub fn db(&self) -> &DatabaseConnection {
+        &self.db
+    }
+
+    /// This process's traffic buffer.
+    pub fn recorder(&self) -> Arc<Recorder> {
+        self.recorder.clone()
+    }
+
+    /// The engine's settings, for a caller that tunes them before the start (tests poll
+    /// faster); `None` when the engine is off.
+    pub fn engine_config_mut(&mut self) -> Option<&mut EngineConfig> {
+        self.engine.as_mut()
+    }
+
+    /// Whether this process delivers the outbox (on by default). Tests that deliver mail
+    /// themselves, to see exactly what one delivery round does, turn it off.
+    pub fn with_mail_sender(mut self, on: bool) -> Self {
+        self.mail_sender = on;
+        self
+    }
+
+    /// Serves until `shutdown` fires: the web app, the engine (unless `engine = false`), the
+    /// mail sender and the node's heartbeat. Then the web server drains, the engine gives
+    /// running attempts their grace period and hands back the rest, the traffic buffer is
+    /// written, and the node is marked stopped.
+    pub async fn run_until_stopped(self, shutdown: Shutdown) -> anyhow::Result<()> {
+        let Application {
+            config,
+            db,
+            listener,
+            recorder,
+            me,
+            engine,
+            mail_sender,
+            ..
+        } = self;
+        let site = config.site_root.join("pkg").join("bulwark.js");
+        if !site.exists() {
+            tracing::warn!(path = %site.display(), "the built site is missing: pages will not become interactive (run `make site`)");
+        }
+        let node = tokio::spawn(cluster::run_node(
+            db.clone(),
+            me.clone(),
+            recorder.clone(),
+            config.traffic_ip,
+            shutdown.clone().wait(),
+        ));
+        let engine = engine.map(|engine_config| {
+            let engine = Engine::new(db.clone(), engine_config);
+            tokio::spawn(engine.run(shutdown.clone().wait()))
+        });
+        let mailer = mail::sender::Sender {
+            db: db.clone(),
+            settings: mail::MailSettings::from_config(&config)?,
+            name: me.node_id.clone(),
+        };
+        match &mailer.settings.server {
+            Some(server) => tracing::info!(%server, "mail goes through SMTP"),
+            None => tracing::info!(
+                dir = %config.mail_outbox_dir.display(),
+                "no smtp_url: mail is kept in the outbox and written as .eml files"
+            ),
+        }
+        let mail = mail_sender.then(|| tokio::spawn(mailer.run(shutdown.clone().wait())));
+        let router = web::router(
+            web::state(&config, db.clone()),
+            web::Traffic {
+                recorder: recorder.clone(),
+                capture_pages: config.traffic_capture,
+            },
+        );
+        tracing::info!(addr = %me.addr, database = %db::redacted(&config.database_url), "Bulwark is serving");
+        let served = web::serve(listener, router, shutdown.wait()).await;
+        if let Some(engine) = engine
+            && let Err(e) = engine.await
+        {
+            tracing::error!(error = %e, "the engine task failed");
+        }
+        if let Err(e) = node.await {
+            tracing::error!(error = %e, "the node task failed");
+        }
+        if let Some(mail) = mail
+            && let Err(e) = mail.await
+        {
+            tracing::error!(error = %e, "the mail sender failed");
+        }
+        // The web server has drained: no hit can arrive after this flush.
+        match store::flush(&db, &recorder.buffer, config.traffic_ip).await {
+            Ok(report) => tracing::info!(
+                rows = report.rows,
+                hits = report.hits,
+                "traffic flushed on shutdown"
+            ),
+            Err(e) => {
+                tracing::error!(error = %e, "the traffic flush on shutdown failed: those hits are lost")
+            }
+        }
+        if let Err(e) = cluster::mark_stopped(&db, &me.node_id).await {
+            tracing::warn!(error = %e, "could not mark this node stopped; it will show as lost");
+        }
+        served.context("the web server stopped with an error")
+    }
+}
+
+/// Makes sure the traffic rollups are in the configured zone (rebuilding them if not).
+pub async fn ensure_rollups(db: &DatabaseConnection, config: &Config) -> anyhow::Result<()> {
+    let started = std::time::Instant::now();
+    if app::services::traffic::rebuild::ensure(db, config.zone())
+        .await
+        .context("could not rebuild the traffic rollups")?
+    {
+        tracing::info!(
+            zone = %config.timezone,
+            millis = started.elapsed().as_millis() as u64,
+            "traffic rollups rebuilt"
+        );
+    }
+    Ok(())
+}
+
+/// How to sign in the first time, on standard output (`make run` shows it).
+fn announce_first_admin(admin: &FirstAdmin) {
+    match &admin.generated_password {
+        Some(password) => println!(
+            "\n  First start: created the administrator '{}'.\n  Password (shown only this once): {password}\n  Add more accounts on the Settings page or with `bulwark user add`.\n",
+            admin.username
+        ),
+        None => println!(
+            "\n  First start: created the administrator '{}' with the password from BULWARK_ADMIN_PASSWORD.\n",
+            admin.username
+        ),
+    }
+}
+
+/// Keeps time by the database's clock before anything compares a timestamp.
+async fn set_clock(db: &DatabaseConnection) {
+    match cluster::clock_skew_ms(db).await {
+        Ok(skew) => {
+            crate::clock::set_offset_ms(skew);
+            if skew.abs() > app::domain::node::SKEW_WARNING_MS {
+                tracing::warn!(
+                    skew_ms = skew,
+                    "this machine's clock differs from the database's; Bulwark keeps time by the database"
+                );
+            }
+        }
+        Err(e) => {
+            tracing::warn!(error = %e, "could not read the database's clock; using this machine's")
+        }
+    }
+}
