@@ -17,6 +17,7 @@
 //! - [`pages`] and [`components`]: the UI.
 //! - [`state`] (server only): what every server function and render can reach.
 //! - [`clock`] (server only): the time every node agrees on, the database's.
+//! - [`wake`] (server only): telling the engines that runs or schedules changed.
 
 pub mod api;
 pub mod components;
@@ -36,6 +37,8 @@ pub mod mailer;
 pub mod services;
 #[cfg(feature = "ssr")]
 pub mod state;
+#[cfg(feature = "ssr")]
+pub mod wake;
 
 mod app;
 pub use app::{App, shell};

@@ -19,6 +19,7 @@ mod m20261130_000011_mail;
 mod m20261130_000012_trend_alerts;
 mod m20261130_000013_traffic_blocks;
 mod m20261201_000014_fallback_job;
+mod m20261201_000015_engine_v2;
 
 pub struct Migrator;
 
@@ -40,6 +41,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000012_trend_alerts::Migration),
             Box::new(m20261130_000013_traffic_blocks::Migration),
             Box::new(m20261201_000014_fallback_job::Migration),
+            Box::new(m20261201_000015_engine_v2::Migration),
         ]
     }
 }

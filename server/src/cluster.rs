@@ -8,6 +8,7 @@
 //! newest one it saw at start. Nothing but the database is needed, on SQLite or PostgreSQL.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::time::Duration;
 
 use app::domain::node as node_rules;
@@ -20,6 +21,7 @@ use sea_orm::{
 };
 use serde::Serialize;
 
+use crate::duties::Duties;
 use crate::traffic::{Recorder, store};
 
 /// How often a node says it is alive.
@@ -109,9 +111,13 @@ pub async fn heartbeat(db: &DatabaseConnection, node_id: &str) -> Result<(), DbE
 }
 
 /// This process's clock minus the database server's, in milliseconds, with the query's round
-/// trip halved out. (Measured against the raw clock, never [`crate::clock::now`].)
+/// trip halved out. (Measured against the raw clock, never [`crate::clock::now`].) Zero for
+/// SQLite, which runs in this process and reads this machine's clock.
 pub async fn clock_skew_ms(db: &DatabaseConnection) -> Result<i64, DbErr> {
     use sea_orm::{ConnectionTrait, DatabaseBackend, Statement};
+    if db.get_database_backend() == DatabaseBackend::Sqlite {
+        return Ok(0);
+    }
     let sql = match db.get_database_backend() {
         DatabaseBackend::Postgres => {
             "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT) AS now_ms"
@@ -248,76 +254,124 @@ pub async fn broadcast(
     }
 }
 
-/// Heart-beats, answers commands and flushes the traffic buffer early when it fills, until
-/// `shutdown` resolves. The final flush and [`mark_stopped`] are the caller's, after the web
-/// server has drained (hits still arrive until then).
-pub async fn run_node(
+/// Registers this node and starts its duties: the heartbeat (with the clock offset and the
+/// forgetting of long-gone nodes), answering commands sent to every node, and flushing the
+/// traffic buffer early when it fills. The final flush and [`mark_stopped`] are the caller's,
+/// after the web server has drained (hits still arrive until then). Returns the duties' ids.
+pub async fn start(
+    duties: &Duties,
     db: DatabaseConnection,
     me: NodeIdentity,
     recorder: Arc<Recorder>,
     privacy: store::IpPrivacy,
-    shutdown: impl Future<Output = ()>,
-) {
+) -> Vec<uuid::Uuid> {
     if let Err(e) = register(&db, &me).await {
         tracing::error!(error = %e, "could not register this node; retrying with the heartbeat");
     }
-    let mut seen = match newest_command(&db).await {
+    let seen = Arc::new(AtomicI64::new(match newest_command(&db).await {
         Ok(id) => id,
         Err(e) => {
             tracing::error!(error = %e, "could not read node commands");
             0
         }
-    };
-    let mut last_beat = tokio::time::Instant::now();
-    tokio::pin!(shutdown);
-    loop {
-        tokio::select! {
-            () = &mut shutdown => return,
-            () = tokio::time::sleep(COMMAND_POLL) => {}
-            () = recorder.buffer.nearly_full.notified() => {
-                match store::flush(&db, &recorder.buffer, privacy).await {
-                    Ok(report) => tracing::info!(rows = report.rows, "traffic buffer nearly full: flushed early"),
-                    Err(e) => tracing::error!(error = %e, "early traffic flush failed"),
-                }
-                continue;
-            }
-        }
-        if last_beat.elapsed() >= HEARTBEAT {
-            last_beat = tokio::time::Instant::now();
-            // A node marked lost (or never registered) comes back with its row re-written.
-            if let Err(e) = register_or_beat(&db, &me).await {
-                tracing::warn!(error = %e, "heartbeat failed");
-            }
-        }
-        match commands_after(&db, seen).await {
-            Ok(commands) => {
-                for command in commands {
-                    seen = seen.max(command.id);
-                    let (ok, detail) = carry_out(&db, &recorder, privacy, &command.command).await;
-                    let answer = node_command_result::ActiveModel {
-                        command_id: Set(command.id),
-                        node_id: Set(me.node_id.clone()),
-                        finished_at: Set(crate::clock::now()),
-                        ok: Set(ok),
-                        detail: Set(detail),
-                    };
-                    if let Err(e) = node_command_result::Entity::insert(answer)
-                        .on_conflict(
-                            OnConflict::columns([
-                                node_command_result::Column::CommandId,
-                                node_command_result::Column::NodeId,
-                            ])
-                            .do_nothing()
-                            .to_owned(),
-                        )
-                        .exec_without_returning(&db)
-                        .await
-                    {
-                        tracing::error!(error = %e, command = command.id, "could not record a command's answer");
+    }));
+    let mut ids = Vec::new();
+    let heartbeat = {
+        let (db, me) = (db.clone(), me.clone());
+        duties
+            .every("heartbeat", HEARTBEAT, move || {
+                let (db, me) = (db.clone(), me.clone());
+                Box::pin(async move {
+                    // A node marked lost (or never registered) comes back with its row
+                    // re-written.
+                    if let Err(e) = register_or_beat(&db, &me).await {
+                        tracing::warn!(error = %e, "heartbeat failed");
                     }
-                }
-            }
-            Err(e) => tracing::warn!(error = %e, "could not read node commands"),
+                })
+            })
+            .await
+    };
+    let commands = {
+        let (db, me, recorder) = (db.clone(), me.clone(), recorder.clone());
+        duties
+            .every("node commands", COMMAND_POLL, move || {
+                let (db, me, recorder, seen) =
+                    (db.clone(), me.clone(), recorder.clone(), seen.clone());
+                Box::pin(async move { answer_commands(&db, &me, &recorder, privacy, &seen).await })
+            })
+            .await
+    };
+    let early_flush = {
+        let (db, recorder) = (db.clone(), recorder.clone());
+        duties
+            .every("traffic buffer", COMMAND_POLL, move || {
+                let (db, recorder) = (db.clone(), recorder.clone());
+                Box::pin(async move {
+                    if !recorder.buffer.take_nearly_full() {
+                        return;
+                    }
+                    match store::flush(&db, &recorder.buffer, privacy).await {
+                        Ok(report) => tracing::info!(
+                            rows = report.rows,
+                            "traffic buffer nearly full: flushed early"
+                        ),
+                        Err(e) => tracing::error!(error = %e, "early traffic flush failed"),
+                    }
+                })
+            })
+            .await
+    };
+    for (name, id) in [
+        ("heartbeat", heartbeat),
+        ("node commands", commands),
+        ("traffic buffer", early_flush),
+    ] {
+        match id {
+            Ok(id) => ids.push(id),
+            Err(e) => tracing::error!(error = %e, duty = name, "could not start a duty"),
+        }
+    }
+    ids
+}
+
+/// Carries out the commands sent since the newest one seen, and records each answer.
+async fn answer_commands(
+    db: &DatabaseConnection,
+    me: &NodeIdentity,
+    recorder: &Recorder,
+    privacy: store::IpPrivacy,
+    seen: &AtomicI64,
+) {
+    let commands = match commands_after(db, seen.load(Ordering::Acquire)).await {
+        Ok(commands) => commands,
+        Err(e) => {
+            tracing::warn!(error = %e, "could not read node commands");
+            return;
+        }
+    };
+    for command in commands {
+        seen.fetch_max(command.id, Ordering::AcqRel);
+        let (ok, detail) = carry_out(db, recorder, privacy, &command.command).await;
+        let answer = node_command_result::ActiveModel {
+            command_id: Set(command.id),
+            node_id: Set(me.node_id.clone()),
+            finished_at: Set(crate::clock::now()),
+            ok: Set(ok),
+            detail: Set(detail),
+        };
+        if let Err(e) = node_command_result::Entity::insert(answer)
+            .on_conflict(
+                OnConflict::columns([
+                    node_command_result::Column::CommandId,
+                    node_command_result::Column::NodeId,
+                ])
+                .do_nothing()
+                .to_owned(),
+            )
+            .exec_without_returning(db)
+            .await
+        {
+            tracing::error!(error = %e, command = command.id, "could not record a command's answer");
         }
     }
 }

@@ -45,6 +45,9 @@ pub struct Config {
     pub grace_seconds: u64,
     /// Attempts running at once on this instance.
     pub concurrency: usize,
+    /// Runs (and their attempts) are deleted this many days after they ended; dead runs in
+    /// the failed queue stay until someone handles them.
+    pub run_retention_days: u32,
     /// The zone for Bulwark's own schedules (the traffic cleanup at 02:00) and for dates on
     /// the command line.
     pub timezone: String,
@@ -101,6 +104,7 @@ impl Default for Config {
             lease_seconds: 30,
             grace_seconds: 30,
             concurrency: 16,
+            run_retention_days: 90,
             timezone: "UTC".into(),
             traffic_capture: true,
             traffic_exclude_prefixes: strings(rules::DEFAULT_EXCLUDED_PREFIXES),
@@ -138,6 +142,7 @@ const ENV_KEYS: &[&str] = &[
     "lease_seconds",
     "grace_seconds",
     "concurrency",
+    "run_retention_days",
     "timezone",
     "traffic_capture",
     "traffic_exclude_prefixes",
@@ -179,6 +184,7 @@ impl Config {
         engine.lease = std::time::Duration::from_secs(self.lease_seconds);
         engine.grace = std::time::Duration::from_secs(self.grace_seconds);
         engine.concurrency = self.concurrency;
+        engine.retention.run_days = self.run_retention_days;
         engine.allow_commands = self.allow_commands;
         engine
     }
@@ -231,6 +237,12 @@ impl Config {
         }
         if config.lease_seconds < 3 {
             return Err(ConfigError::Range("lease_seconds", "at least 3"));
+        }
+        if !(1..=3650).contains(&config.run_retention_days) {
+            return Err(ConfigError::Range(
+                "run_retention_days",
+                "between 1 and 3650",
+            ));
         }
         if config.concurrency == 0 {
             return Err(ConfigError::Range("concurrency", "at least 1"));

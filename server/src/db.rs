@@ -66,7 +66,11 @@ pub async fn connect(url: &str) -> Result<DatabaseConnection, DbError> {
             options.max_connections(1);
         }
     } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        options.max_connections(16);
+        // A node cut off from the database mid-transaction would otherwise keep its row locks
+        // until TCP notices, blocking the nodes that take its work over.
+        options.max_connections(16).map_sqlx_postgres_opts(|o| {
+            o.options([("idle_in_transaction_session_timeout", "10s")])
+        });
     } else {
         return Err(DbError::Scheme(redacted(url)));
     }

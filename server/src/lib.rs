@@ -14,6 +14,7 @@
 //!   in-memory buffer and its flush, retention.
 //! - [`clock`]: the time all nodes agree on (the database's clock).
 //! - [`cluster`]: the nodes sharing a database, their heartbeats and the commands sent to all.
+//! - [`duties`]: the node's own periodic housekeeping (tokio-cron-scheduler).
 //! - [`telemetry`]: logs through `tracing`, human-readable or JSON.
 //! - [`shutdown`]: turning SIGTERM / Ctrl-C into one graceful stop.
 
@@ -26,6 +27,7 @@ pub mod commands;
 pub mod config;
 pub mod db;
 pub mod demo;
+pub mod duties;
 pub mod engine;
 pub mod jobs_file;
 pub mod mail;

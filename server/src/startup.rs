@@ -12,6 +12,7 @@ use sea_orm::DatabaseConnection;
 
 use crate::cluster::{self, NodeIdentity};
 use crate::config::Config;
+use crate::duties::Duties;
 use crate::engine::{Engine, EngineConfig};
 use crate::shutdown::Shutdown;
 use crate::traffic::{Recorder, store};
@@ -125,15 +126,19 @@ impl Application {
         if !site.exists() {
             tracing::warn!(path = %site.display(), "the built site is missing: pages will not become interactive (run `make site`)");
         }
-        let node = tokio::spawn(cluster::run_node(
+        let duties = Duties::start()
+            .await
+            .context("cannot start the node's scheduler of duties")?;
+        let node_duties = cluster::start(
+            &duties,
             db.clone(),
             me.clone(),
             recorder.clone(),
             config.traffic_ip,
-            shutdown.clone().wait(),
-        ));
+        )
+        .await;
         let engine = engine.map(|engine_config| {
-            let engine = Engine::new(db.clone(), engine_config);
+            let engine = Engine::new(db.clone(), engine_config).with_duties(duties.clone());
             tokio::spawn(engine.run(shutdown.clone().wait()))
         });
         let mailer = mail::sender::Sender {
@@ -163,8 +168,8 @@ impl Application {
         {
             tracing::error!(error = %e, "the engine task failed");
         }
-        if let Err(e) = node.await {
-            tracing::error!(error = %e, "the node task failed");
+        for id in &node_duties {
+            duties.remove(id).await;
         }
         if let Some(mail) = mail
             && let Err(e) = mail.await
@@ -185,6 +190,7 @@ impl Application {
         if let Err(e) = cluster::mark_stopped(&db, &me.node_id).await {
             tracing::warn!(error = %e, "could not mark this node stopped; it will show as lost");
         }
+        duties.stop().await;
         served.context("the web server stopped with an error")
     }
 }

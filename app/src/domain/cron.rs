@@ -29,6 +29,17 @@ pub enum CronError {
     TimeZone(String),
 }
 
+/// Fire times over a span: the last few, and how many in all.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ticks {
+    /// The newest ones asked for, oldest first.
+    pub last: Vec<DateTime<Utc>>,
+    /// How many there are (or the count limit, when `more`).
+    pub total: usize,
+    /// There are more than `total`.
+    pub more: bool,
+}
+
 /// A valid six-field cron expression.
 #[derive(Debug, Clone)]
 pub struct CronExpr {
@@ -65,12 +76,27 @@ impl CronExpr {
         &self.text
     }
 
+    /// Every fire time strictly after `after`, in `tz`, in order.
+    ///
+    /// croner's own `iter_after` (3.0.1) steps one second past each time it yields and then
+    /// searches exclusively, so for a schedule firing every second it skips every other tick;
+    /// this asks for each next time from the last one instead.
+    pub fn fire_times_after(
+        &self,
+        tz: Tz,
+        after: DateTime<Utc>,
+    ) -> impl Iterator<Item = DateTime<Tz>> + '_ {
+        let mut at = whole_second(after).with_timezone(&tz);
+        std::iter::from_fn(move || {
+            let next = self.cron.find_next_occurrence(&at, false).ok()?;
+            at = next;
+            Some(next)
+        })
+    }
+
     /// The next `count` fire times strictly after `after`, in the job's time zone.
     pub fn next_fire_times(&self, tz: Tz, after: DateTime<Utc>, count: usize) -> Vec<DateTime<Tz>> {
-        self.cron
-            .iter_after(whole_second(after).with_timezone(&tz))
-            .take(count)
-            .collect()
+        self.fire_times_after(tz, after).take(count).collect()
     }
 
     /// Fire times strictly after `after` and at or before `until`, at most `limit` of them.
@@ -82,12 +108,63 @@ impl CronExpr {
         until: DateTime<Utc>,
         limit: usize,
     ) -> Vec<DateTime<Utc>> {
-        self.cron
-            .iter_after(whole_second(after).with_timezone(&tz))
+        self.fire_times_after(tz, after)
             .map(|t| t.with_timezone(&Utc))
             .take_while(|t| *t <= until)
             .take(limit)
             .collect()
+    }
+
+    /// The fire times strictly after `after` and at or before `until`: how many there are
+    /// (counted up to `count_limit`) and the last `keep` of them, oldest first. However long
+    /// the span — a year of an every-second job — this costs at most `count_limit` steps plus
+    /// a search back from `until`, so a long outage is cheap to catch up on.
+    pub fn ticks_between(
+        &self,
+        tz: Tz,
+        after: DateTime<Utc>,
+        until: DateTime<Utc>,
+        keep: usize,
+        count_limit: usize,
+    ) -> Ticks {
+        let mut last = std::collections::VecDeque::with_capacity(keep.min(1024));
+        let mut total = 0;
+        let mut iter = self
+            .fire_times_after(tz, after)
+            .map(|t| t.with_timezone(&Utc))
+            .take_while(|t| *t <= until);
+        for t in iter.by_ref().take(count_limit) {
+            total += 1;
+            if last.len() == keep {
+                last.pop_front();
+            }
+            if keep > 0 {
+                last.push_back(t);
+            }
+        }
+        if iter.next().is_none() {
+            return Ticks {
+                last: last.into(),
+                total,
+                more: false,
+            };
+        }
+        // More than `count_limit`: find the newest `keep` by looking back from `until` over
+        // windows four times longer each time.
+        let mut window = chrono::Duration::minutes(1);
+        loop {
+            let start = (until - window).max(after);
+            let found = self.fire_times_between(tz, start, until, usize::MAX);
+            if found.len() >= keep || start == after {
+                let skip = found.len().saturating_sub(keep);
+                return Ticks {
+                    last: found.into_iter().skip(skip).collect(),
+                    total: count_limit,
+                    more: true,
+                };
+            }
+            window = window * 4;
+        }
     }
 
     /// The next fire time strictly after `after`.
@@ -139,6 +216,37 @@ where
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn a_long_span_keeps_its_newest_ticks_and_counts_up_to_a_limit() {
+        let every_second = CronExpr::parse("* * * * * *").unwrap();
+        let until = DateTime::parse_from_rfc3339("2026-11-30T12:00:00Z")
+            .unwrap()
+            .with_timezone(&Utc);
+        let short = every_second.ticks_between(
+            Tz::UTC,
+            until - chrono::Duration::seconds(10),
+            until,
+            3,
+            100,
+        );
+        // Every second of the ten, the last one included (croner's own iterator gave five).
+        assert_eq!((short.total, short.more), (10, false));
+        assert_eq!(short.last.last(), Some(&until));
+        assert_eq!(short.last.len(), 3);
+        // A year of every-second ticks: counted to the limit, the newest found directly.
+        let year = every_second.ticks_between(
+            Tz::UTC,
+            until - chrono::Duration::days(365),
+            until,
+            5,
+            1000,
+        );
+        assert!(year.more);
+        assert_eq!(year.last.len(), 5);
+        assert_eq!(year.last[4], until);
+        assert_eq!(year.last[0], until - chrono::Duration::seconds(4));
+    }
+
     use super::*;
     use chrono::{TimeZone, Timelike};
 

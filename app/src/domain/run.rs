@@ -12,7 +12,8 @@
 //! ```
 //!
 //! A timed-out or interrupted attempt (the worker died: its lease expired) counts as an attempt
-//! and is retried like a transient failure. Permanent failures skip the remaining retries.
+//! and is retried like a transient failure; one a graceful shutdown handed back is recorded as
+//! interrupted but spends no retry. Permanent failures skip the remaining retries.
 
 use super::retry::RetryPolicy;
 
@@ -75,6 +76,16 @@ crate::text_enum! {
         Permanent = "permanent",
         Timeout = "timeout",
         Interrupted = "interrupted",
+    }
+}
+
+crate::text_enum! {
+    /// Why a timed-out attempt was ended.
+    pub enum TimeoutKind {
+        /// It ran longer than its timeout.
+        Timeout = "timeout",
+        /// It printed nothing (or a built-in reported no progress) for the stall timeout.
+        Stalled = "stalled",
     }
 }
 
@@ -142,6 +153,8 @@ pub struct AttemptReport {
     pub class: Option<ErrorClass>,
     /// The server's `Retry-After`, when it sent one.
     pub retry_after_ms: Option<u64>,
+    /// For a timeout: which one ended the attempt.
+    pub timeout_kind: Option<TimeoutKind>,
 }
 
 impl AttemptReport {
@@ -150,6 +163,7 @@ impl AttemptReport {
             outcome: Outcome::Succeeded,
             class: None,
             retry_after_ms: None,
+            timeout_kind: None,
         }
     }
 
@@ -163,6 +177,15 @@ impl AttemptReport {
             outcome,
             class: Some(class),
             retry_after_ms: None,
+            timeout_kind: (class == ErrorClass::Timeout).then_some(TimeoutKind::Timeout),
+        }
+    }
+
+    /// Ended for printing nothing (or reporting no progress) for the stall timeout.
+    pub fn stalled() -> Self {
+        AttemptReport {
+            timeout_kind: Some(TimeoutKind::Stalled),
+            ..AttemptReport::failed(ErrorClass::Timeout)
         }
     }
 }
@@ -180,9 +203,10 @@ pub enum Next {
     Exhausted,
 }
 
-/// Decides the run's next step after attempt number `attempts` (1 = the first try).
-/// `previous_delay_ms` is the wait before this attempt (decorrelated jitter draws from it);
-/// `unit` is a uniform random number in [0, 1).
+/// Decides the run's next step after its `attempts`-th attempt that spent a retry (1 = the
+/// first try; attempts a graceful shutdown handed back do not count). `previous_delay_ms` is
+/// the wait before this attempt (decorrelated jitter draws from it); `unit` is a uniform
+/// random number in [0, 1).
 pub fn decide(
     policy: &RetryPolicy,
     attempts: u32,

@@ -99,6 +99,7 @@ mod tests {
             factor_x10: 15,
             floor_ms: 1_000,
             hard_cap_ms: 120_000,
+            stall_ms: None,
         }
     }
 

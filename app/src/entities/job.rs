@@ -42,6 +42,13 @@ pub struct Model {
     /// JSON array of the names of jobs that depend on this one.
     pub dependants: String,
     pub updated_at: DateTimeUtc,
+    /// The next cron tick not yet recorded as a run (`None` while disabled, or before the first
+    /// trigger pass after an upgrade).
+    pub next_fire_at: Option<DateTimeUtc>,
+    /// Bumped by every transaction that adds runs to the job's lane or ends one: the write
+    /// that takes the job's row lock first (`services::lanes`).
+    pub lane_seq: i64,
+    pub stall_timeout_ms: Option<i64>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

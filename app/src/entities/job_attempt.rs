@@ -1,6 +1,6 @@
 use sea_orm::entity::prelude::*;
 
-use crate::domain::run::{ErrorClass, Outcome};
+use crate::domain::run::{ErrorClass, Outcome, TimeoutKind};
 
 /// One attempt of a run; never overwritten once finished.
 #[derive(Clone, Debug, PartialEq, DeriveEntityModel)]
@@ -21,6 +21,10 @@ pub struct Model {
     pub node: String,
     pub load_avg: Option<f64>,
     pub slow: bool,
+    /// For a timed-out attempt: the timeout, or no output for the stall timeout.
+    pub timeout_kind: Option<TimeoutKind>,
+    /// False for an attempt a graceful shutdown handed back.
+    pub spent_retry: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -35,6 +35,11 @@ pub struct Model {
     pub override_retry: Option<String>,
     /// JSON of the retry and timeout policy the run was created under.
     pub policy: Option<String>,
+    /// When the run may be claimed: set only on the head of its job's lane
+    /// (`services::lanes`), `None` while it waits behind another run, runs, or has ended.
+    pub due_at: Option<DateTimeUtc>,
+    /// Attempts a graceful shutdown handed back: they spend no retry.
+    pub handbacks: i32,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

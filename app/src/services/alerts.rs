@@ -1,15 +1,21 @@
-//! Turning a settled run into alert mails, inside the transaction that settled it: the rules
+//! Turning settled runs into alert mails, inside the transaction that settled them: the rules
 //! are [`crate::domain::alerts`], the words [`crate::domain::mail`], delivery the outbox's.
+//!
+//! The caller has locked the jobs' rows (`services::lanes::lock`), so two transactions never
+//! step one job's episode at once. A batch of healthy runs costs one read: a job with no
+//! episode open stays without a row until it first fails.
+
+use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::OnConflict;
-use sea_orm::{ActiveValue::Set, ConnectionTrait, DbErr, EntityTrait, QuerySelect};
+use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter};
 
 use super::outbox::{self, NewMail};
 use crate::domain::alerts::{self, Alert, AlertState, RunOutcome};
-use crate::domain::email::EmailAddress;
+use crate::domain::job::JobSpec;
 use crate::domain::mail::{self, FailedRun};
-use crate::entities::{job, job_alert};
+use crate::entities::job_alert;
 
 /// How a run ended, as the alerts need it.
 pub enum Settled {
@@ -17,47 +23,114 @@ pub enum Settled {
     Failed(FailedRun),
 }
 
-/// Steps the job's episode for this outcome and queues the mails it calls for. Returns the
-/// alerts (queued or, with no recipients, only logged).
-pub async fn record(
+/// One ended run: its job's id, definition and name, and how it ended.
+pub type Ended<'a> = (i64, &'a JobSpec, String, Settled);
+
+/// Steps each job's episode for its runs' outcomes, in order, and queues the mails they call
+/// for. Returns the alerts (queued or, with no recipients, only logged).
+pub async fn record_batch(
     db: &impl ConnectionTrait,
-    job: &job::Model,
-    settled: &Settled,
+    ended: &[Ended<'_>],
     now: DateTime<Utc>,
 ) -> Result<Vec<Alert>, DbErr> {
-    let state = lock_state(db, job.id, now).await?;
-    let outcome = match settled {
-        Settled::Succeeded { .. } => RunOutcome::Succeeded,
-        Settled::Failed(_) => RunOutcome::Failed,
-    };
-    let (next, fired) = alerts::step(&state, outcome, job.escalate_after, now);
-    if next == state {
-        return Ok(fired);
+    if ended.is_empty() {
+        return Ok(Vec::new());
     }
-    let first_run_id = match (settled, state.open, next.open) {
-        (Settled::Failed(run), false, true) => Some(run.run_id),
-        _ => None,
-    };
-    job_alert::Entity::update(job_alert::ActiveModel {
-        job_id: Set(job.id),
-        episode: Set(next.episode),
-        open: Set(next.open),
-        opened_at: Set(next.opened_at),
-        first_run_id: if first_run_id.is_some() {
-            Set(first_run_id)
-        } else {
-            Default::default()
-        },
-        failed_runs: Set(next.failed_runs),
-        escalated: Set(next.escalated),
-        updated_at: Set(now),
-    })
-    .exec(db)
-    .await?;
+    let mut ids: Vec<i64> = ended.iter().map(|(id, ..)| *id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut states: HashMap<i64, (AlertState, Option<i64>)> = HashMap::new();
+    for chunk in ids.chunks(500) {
+        for row in job_alert::Entity::find()
+            .filter(job_alert::Column::JobId.is_in(chunk.to_vec()))
+            .all(db)
+            .await?
+        {
+            states.insert(
+                row.job_id,
+                (
+                    AlertState {
+                        episode: row.episode,
+                        open: row.open,
+                        opened_at: row.opened_at,
+                        failed_runs: row.failed_runs,
+                        escalated: row.escalated,
+                    },
+                    row.first_run_id,
+                ),
+            );
+        }
+    }
+    let mut changed: HashMap<i64, ()> = HashMap::new();
+    let mut all_fired = Vec::new();
+    for (job_id, spec, name, settled) in ended {
+        let (state, first_run) = states.get(job_id).cloned().unwrap_or_default();
+        let outcome = match settled {
+            Settled::Succeeded { .. } => RunOutcome::Succeeded,
+            Settled::Failed(_) => RunOutcome::Failed,
+        };
+        let escalate_after = i32::try_from(spec.alerts.escalate_after).unwrap_or(i32::MAX);
+        let (next, fired) = alerts::step(&state, outcome, escalate_after, now);
+        if next == state {
+            continue;
+        }
+        let first_run = match (settled, state.open, next.open) {
+            (Settled::Failed(run), false, true) => Some(run.run_id),
+            _ => first_run,
+        };
+        states.insert(*job_id, (next.clone(), first_run));
+        changed.insert(*job_id, ());
+        queue_mails(db, *job_id, spec, name, settled, &state, &next, &fired, now).await?;
+        all_fired.extend(fired);
+    }
+    for job_id in changed.keys() {
+        let Some((state, first_run)) = states.get(job_id) else {
+            continue;
+        };
+        job_alert::Entity::insert(job_alert::ActiveModel {
+            job_id: Set(*job_id),
+            episode: Set(state.episode),
+            open: Set(state.open),
+            opened_at: Set(state.opened_at),
+            first_run_id: Set(*first_run),
+            failed_runs: Set(state.failed_runs),
+            escalated: Set(state.escalated),
+            updated_at: Set(now),
+        })
+        .on_conflict(
+            OnConflict::column(job_alert::Column::JobId)
+                .update_columns([
+                    job_alert::Column::Episode,
+                    job_alert::Column::Open,
+                    job_alert::Column::OpenedAt,
+                    job_alert::Column::FirstRunId,
+                    job_alert::Column::FailedRuns,
+                    job_alert::Column::Escalated,
+                    job_alert::Column::UpdatedAt,
+                ])
+                .to_owned(),
+        )
+        .exec_without_returning(db)
+        .await?;
+    }
+    Ok(all_fired)
+}
 
-    let to = addresses(job, &job.alert_to);
-    let escalate_to = addresses(job, &job.escalate_to);
-    for alert in &fired {
+#[allow(clippy::too_many_arguments)]
+async fn queue_mails(
+    db: &impl ConnectionTrait,
+    job_id: i64,
+    spec: &JobSpec,
+    name: &str,
+    settled: &Settled,
+    before: &AlertState,
+    next: &AlertState,
+    fired: &[Alert],
+    now: DateTime<Utc>,
+) -> Result<(), DbErr> {
+    let to = &spec.alerts.to;
+    let escalate_to = &spec.alerts.escalate_to;
+    for alert in fired {
         let (composed, recipients, run_id) = match (alert, settled) {
             (Alert::FirstFailure, Settled::Failed(run)) => {
                 (mail::first_failure(run), to.clone(), run.run_id)
@@ -73,12 +146,15 @@ pub async fn record(
             ),
             (Alert::Recovered { down_for }, Settled::Succeeded { run_id }) => {
                 let mut recipients = to.clone();
-                if state.escalated {
-                    recipients.extend(escalate_to.iter().cloned());
-                    recipients.dedup();
+                if before.escalated {
+                    for address in escalate_to {
+                        if !recipients.contains(address) {
+                            recipients.push(address.clone());
+                        }
+                    }
                 }
                 (
-                    mail::recovered(&job.name, *run_id, *down_for, state.failed_runs),
+                    mail::recovered(name, *run_id, *down_for, before.failed_runs),
                     recipients,
                     *run_id,
                 )
@@ -86,15 +162,15 @@ pub async fn record(
             _ => continue,
         };
         if recipients.is_empty() {
-            tracing::warn!(job = %job.name, alert = alert.kind(), "no recipients configured: alert not mailed");
+            tracing::warn!(job = %name, alert = alert.kind(), "no recipients configured: alert not mailed");
             continue;
         }
         outbox::enqueue(
             db,
             NewMail {
-                dedupe_key: format!("alert:{}:{}:{}", job.id, next.episode, alert.kind()),
+                dedupe_key: format!("alert:{job_id}:{}:{}", next.episode, alert.kind()),
                 kind: alert.kind().to_string(),
-                job_id: Some(job.id),
+                job_id: Some(job_id),
                 run_id: Some(run_id),
                 recipients,
                 composed,
@@ -103,54 +179,5 @@ pub async fn record(
         )
         .await?;
     }
-    Ok(fired)
-}
-
-/// A job's stored address list. The engine settles the run whatever this says, so an
-/// unreadable list (a row edited by hand) is logged loudly and alerts nobody, rather than
-/// failing the run's write-back.
-fn addresses(job: &job::Model, json: &str) -> Vec<EmailAddress> {
-    serde_json::from_str(json).unwrap_or_else(|e| {
-        tracing::error!(job = %job.name, error = %e, "the job's alert addresses are unreadable; alert not mailed, re-save the job");
-        Vec::new()
-    })
-}
-
-/// The job's alert state, created on first use and locked until the transaction ends (on
-/// PostgreSQL; SQLite's write lock already serialises writers), so two runs of one job settling
-/// at once step the episode one after the other.
-async fn lock_state(
-    db: &impl ConnectionTrait,
-    job_id: i64,
-    now: DateTime<Utc>,
-) -> Result<AlertState, DbErr> {
-    job_alert::Entity::insert(job_alert::ActiveModel {
-        job_id: Set(job_id),
-        episode: Set(0),
-        open: Set(false),
-        opened_at: Set(None),
-        first_run_id: Set(None),
-        failed_runs: Set(0),
-        escalated: Set(false),
-        updated_at: Set(now),
-    })
-    .on_conflict(
-        OnConflict::column(job_alert::Column::JobId)
-            .do_nothing()
-            .to_owned(),
-    )
-    .exec_without_returning(db)
-    .await?;
-    let row = job_alert::Entity::find_by_id(job_id)
-        .lock_exclusive()
-        .one(db)
-        .await?
-        .ok_or_else(|| DbErr::RecordNotFound(format!("job_alerts {job_id}")))?;
-    Ok(AlertState {
-        episode: row.episode,
-        open: row.open,
-        opened_at: row.opened_at,
-        failed_runs: row.failed_runs,
-        escalated: row.escalated,
-    })
+    Ok(())
 }

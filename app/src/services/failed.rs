@@ -8,8 +8,8 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait, Func};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, Condition, DatabaseConnection, DbErr, EntityTrait,
-    PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Select, Set, TransactionTrait,
+    ColumnTrait, Condition, DatabaseConnection, DbErr, EntityTrait, PaginatorTrait, QueryFilter,
+    QueryOrder, QuerySelect, Select, Set, TransactionTrait,
 };
 
 use super::audit::{self, Actor};
@@ -256,7 +256,14 @@ pub async fn retrigger(
     start_at: DateTime<Utc>,
     now: DateTime<Utc>,
 ) -> Result<i64, FailedError> {
+    // Read before the transaction: a SQLite transaction must write first (services::lanes).
+    let dead = job_run::Entity::find_by_id(id)
+        .one(db)
+        .await?
+        .ok_or(FailedError::NotInQueue(id))?;
+    let job_row = job::Entity::find_by_id(dead.job_id).one(db).await?;
     let txn = db.begin().await?;
+    super::lanes::lock(&txn, &[dead.job_id]).await?;
     let taken = job_run::Entity::update_many()
         .col_expr(
             job_run::Column::Resolution,
@@ -274,18 +281,12 @@ pub async fn retrigger(
     if taken.rows_affected == 0 {
         return Err(FailedError::NotInQueue(id));
     }
-    let dead = job_run::Entity::find_by_id(id)
-        .one(&txn)
-        .await?
-        .ok_or(FailedError::NotInQueue(id))?;
-    let job_row = job::Entity::find_by_id(dead.job_id).one(&txn).await?;
-    let new_run = job_run::ActiveModel {
+    let mut new_run = vec![job_run::ActiveModel {
         job_id: Set(dead.job_id),
         trigger: Set(Trigger::Retrigger),
         scheduled_for: Set(start_at),
         status: Set(RunStatus::Pending),
         attempts: Set(0),
-        next_attempt_at: Set((start_at > now).then_some(start_at)),
         // The job may have done its work before failing to report it: the same key lets it
         // refuse to do it twice.
         idempotency_key: Set(dead.idempotency_key.clone()),
@@ -301,11 +302,14 @@ pub async fn retrigger(
         created_at: Set(now),
         updated_at: Set(now),
         ..Default::default()
-    }
-    .insert(&txn)
-    .await?;
+    }];
+    let due = super::lanes::place(&txn, &mut new_run).await?;
+    let new_id = job_run::Entity::insert(new_run.remove(0))
+        .exec(&txn)
+        .await?
+        .last_insert_id;
     let detail = serde_json::json!({
-        "new_run": new_run.id,
+        "new_run": new_id,
         "timeout_override": overrides.timeout_ms,
         "retry_override": overrides.retry,
         "start_at": start_at,
@@ -323,8 +327,11 @@ pub async fn retrigger(
         now,
     )
     .await?;
+    if due > 0 {
+        crate::wake::runs_changed(&txn).await;
+    }
     txn.commit().await?;
-    Ok(new_run.id)
+    Ok(new_id)
 }
 
 /// Re-triggers the runs in `ids`, or every run matching `filter`, spaced so that at most

@@ -65,6 +65,10 @@ pub fn to_spec(row: &job::Model) -> Result<JobSpec, JobError> {
             factor_x10: row.timeout_factor_x10.max(0) as u32,
             floor_ms: row.timeout_floor_ms.max(0) as u64,
             hard_cap_ms: row.timeout_hard_cap_ms.max(0) as u64,
+            stall_ms: row
+                .stall_timeout_ms
+                .map(|ms| u64::try_from(ms).map_err(|_| corrupt("stall timeout")))
+                .transpose()?,
         },
         overlap: row.overlap,
         misfire: row.misfire,
@@ -99,6 +103,8 @@ fn fill(model: &mut job::ActiveModel, spec: &JobSpec, now: DateTime<Utc>) -> Res
     model.timeout_factor_x10 = Set(spec.timeout.factor_x10 as i32);
     model.timeout_floor_ms = Set(spec.timeout.floor_ms as i64);
     model.timeout_hard_cap_ms = Set(spec.timeout.hard_cap_ms as i64);
+    model.stall_timeout_ms = Set(spec.timeout.stall_ms.map(|ms| ms as i64));
+    model.next_fire_at = Set(next_fire_at(spec.enabled, &spec.cron, spec.timezone, now));
     model.overlap = Set(spec.overlap);
     model.misfire = Set(spec.misfire);
     model.on_exhausted = Set(spec.on_exhausted.action());
@@ -109,6 +115,20 @@ fn fill(model: &mut job::ActiveModel, spec: &JobSpec, now: DateTime<Utc>) -> Res
     model.dependants = Set(serde_json::to_string(&spec.dependants).map_err(JobError::Encode)?);
     model.updated_at = Set(now);
     Ok(())
+}
+
+/// The first tick after `now` when the job is enabled: where the trigger starts counting. A new,
+/// edited or re-enabled job does not fire for the time before it was (re)defined.
+pub fn next_fire_at(
+    enabled: bool,
+    cron: &CronExpr,
+    zone: chrono_tz::Tz,
+    now: DateTime<Utc>,
+) -> Option<DateTime<Utc>> {
+    enabled
+        .then(|| cron.next_after(zone, now).ok())
+        .flatten()
+        .map(|t| t.with_timezone(&Utc))
 }
 
 /// Checks what needs the database: a unique name, an existing fallback job.
@@ -182,10 +202,12 @@ pub async fn create(
         ..Default::default()
     };
     fill(&mut model, spec, now)?;
-    model
+    let created = model
         .insert(db)
         .await
-        .map_err(|e| unique_name_violation(e, &spec.name))
+        .map_err(|e| unique_name_violation(e, &spec.name))?;
+    crate::wake::jobs_changed(db).await;
+    Ok(created)
 }
 
 pub async fn update(
@@ -201,10 +223,12 @@ pub async fn update(
     check_references(db, spec, Some(id)).await?;
     let mut model = row.into_active_model();
     fill(&mut model, spec, now)?;
-    model
+    let updated = model
         .update(db)
         .await
-        .map_err(|e| unique_name_violation(e, &spec.name))
+        .map_err(|e| unique_name_violation(e, &spec.name))?;
+    crate::wake::jobs_changed(db).await;
+    Ok(updated)
 }
 
 pub async fn get(db: &impl ConnectionTrait, id: i64) -> Result<job::Model, JobError> {
@@ -220,10 +244,15 @@ pub async fn set_enabled(
     enabled: bool,
     now: DateTime<Utc>,
 ) -> Result<job::Model, JobError> {
-    let mut model = get(db, id).await?.into_active_model();
+    let row = get(db, id).await?;
+    let spec = to_spec(&row)?;
+    let mut model = row.into_active_model();
     model.enabled = Set(enabled);
+    model.next_fire_at = Set(next_fire_at(enabled, &spec.cron, spec.timezone, now));
     model.updated_at = Set(now);
-    Ok(model.update(db).await?)
+    let saved = model.update(db).await?;
+    crate::wake::jobs_changed(db).await;
+    Ok(saved)
 }
 
 /// Deletes a job with its runs and their attempts, in one transaction. Returns the deleted

@@ -107,14 +107,24 @@ pub async fn save_digest_settings(
     )
     .exec_without_returning(db)
     .await?;
+    let cron = format!("0 {minute} {hour} * * *");
+    let next_fire_at = match (
+        crate::domain::cron::CronExpr::parse(&cron),
+        crate::domain::cron::parse_timezone(&job.timezone),
+    ) {
+        (Ok(cron), Ok(zone)) => super::jobs::next_fire_at(job.enabled, &cron, zone, now),
+        _ => None,
+    };
     job::Entity::update(job::ActiveModel {
         id: Set(job.id),
-        cron: Set(format!("0 {minute} {hour} * * *")),
+        cron: Set(cron),
+        next_fire_at: Set(next_fire_at),
         updated_at: Set(now),
         ..Default::default()
     })
     .exec(db)
     .await?;
+    crate::wake::jobs_changed(db).await;
     Ok(())
 }
 

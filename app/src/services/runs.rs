@@ -3,8 +3,8 @@
 
 use chrono::{DateTime, Duration, DurationRound, Utc};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder,
-    QuerySelect, Set,
+    ColumnTrait, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect, Set, TransactionTrait,
 };
 
 use crate::domain::run::{Outcome, RunStatus, Trigger};
@@ -72,18 +72,20 @@ pub fn policy_snapshot(job: &job::Model) -> Option<String> {
     .ok()
 }
 
-/// Starts a run of `job_id` now (Run now, `bulwark jobs run`). The engine picks it up.
+/// Starts a run of `job_id` now (Run now, `bulwark jobs run`): it joins the job's lane, and
+/// the engines are woken. Returns the run as stored.
 pub async fn create_manual(
-    db: &impl ConnectionTrait,
+    db: &DatabaseConnection,
     job_id: i64,
     now: DateTime<Utc>,
 ) -> Result<job_run::Model, DbErr> {
+    // Read before the transaction: a SQLite transaction must write first (services::lanes).
     let policy = job::Entity::find_by_id(job_id)
         .one(db)
         .await?
         .as_ref()
         .and_then(policy_snapshot);
-    job_run::ActiveModel {
+    let run = job_run::ActiveModel {
         policy: Set(policy),
         job_id: Set(job_id),
         trigger: Set(Trigger::Manual),
@@ -98,9 +100,14 @@ pub async fn create_manual(
         created_at: Set(now),
         updated_at: Set(now),
         ..Default::default()
-    }
-    .insert(db)
-    .await
+    };
+    let txn = db.begin().await?;
+    let id = super::lanes::insert(&txn, vec![run]).await?[0];
+    txn.commit().await?;
+    job_run::Entity::find_by_id(id)
+        .one(db)
+        .await?
+        .ok_or_else(|| DbErr::RecordNotFound(format!("run {id}")))
 }
 
 /// Enough randomness that two manual runs in the same millisecond get different keys.
@@ -212,27 +219,36 @@ async fn with_attempts(
         .collect())
 }
 
-/// Releases a blocked run by hand; false when it is not blocked (any more).
+/// Releases a blocked run by hand: it joins its job's lane as pending. False when it is not
+/// blocked (any more).
 pub async fn release(
-    db: &impl ConnectionTrait,
+    db: &DatabaseConnection,
     id: i64,
     who: &crate::domain::account::CurrentUser,
     ip: Option<&str>,
     now: DateTime<Utc>,
 ) -> Result<bool, DbErr> {
     use sea_orm::sea_query::Expr;
+    let Some(run) = job_run::Entity::find_by_id(id).one(db).await? else {
+        return Ok(false);
+    };
+    let txn = db.begin().await?;
+    super::lanes::lock(&txn, &[run.job_id]).await?;
     let released = job_run::Entity::update_many()
         .col_expr(job_run::Column::Status, Expr::value(RunStatus::Pending))
         .col_expr(job_run::Column::UpdatedAt, Expr::value(now))
         .filter(job_run::Column::Id.eq(id))
         .filter(job_run::Column::Status.eq(RunStatus::Blocked))
-        .exec(db)
+        .exec(&txn)
         .await?;
     if released.rows_affected == 0 {
         return Ok(false);
     }
+    if super::lanes::promote(&txn, &[run.job_id]).await? > 0 {
+        crate::wake::runs_changed(&txn).await;
+    }
     crate::services::audit::record(
-        db,
+        &txn,
         &crate::services::audit::Actor {
             id: Some(who.id),
             name: &who.username,
@@ -244,6 +260,7 @@ pub async fn release(
         now,
     )
     .await?;
+    txn.commit().await?;
     Ok(true)
 }
 

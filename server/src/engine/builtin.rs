@@ -21,6 +21,49 @@ pub struct TaskContext {
     pub idempotency_key: String,
     /// The job's time zone.
     pub timezone: chrono_tz::Tz,
+    /// Where a long task says it is still moving (the job's stall timeout watches it).
+    pub progress: Progress,
+    /// How long runs, audit entries and mails are kept (the `cleanup` task).
+    pub retention: app::services::retention::Retention,
+}
+
+/// A task's sign of life: when it last reported progress, and what it said.
+#[derive(Clone)]
+pub struct Progress(Arc<std::sync::Mutex<(tokio::time::Instant, String)>>);
+
+impl Progress {
+    pub fn new() -> Self {
+        Progress(Arc::new(std::sync::Mutex::new((
+            tokio::time::Instant::now(),
+            String::new(),
+        ))))
+    }
+
+    /// Says the task is still moving, and where (kept as the attempt's output if it fails).
+    pub fn report(&self, note: impl Into<String>) {
+        let mut p = self.lock();
+        *p = (tokio::time::Instant::now(), note.into());
+    }
+
+    pub fn last(&self) -> tokio::time::Instant {
+        self.lock().0
+    }
+
+    pub fn note(&self) -> String {
+        self.lock().1.clone()
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, (tokio::time::Instant, String)> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+impl Default for Progress {
+    fn default() -> Self {
+        Progress::new()
+    }
 }
 
 /// A failed task says whether trying again could help.
@@ -52,6 +95,7 @@ impl Registry {
         tasks.insert("traffic-clean", Arc::new(TrafficClean));
         tasks.insert("mail-digest", Arc::new(MailDigest));
         tasks.insert("mail-trends", Arc::new(MailTrends));
+        tasks.insert("cleanup", Arc::new(Cleanup));
         Registry { tasks }
     }
 
@@ -89,7 +133,15 @@ impl BuiltinTask for Demo {
                     })?,
                 None => 0.3,
             };
-            tokio::time::sleep(Duration::from_millis(sleep_ms)).await;
+            // Progress every 100 ms, so a stall timeout longer than that never ends it.
+            let mut slept = 0;
+            while slept < sleep_ms {
+                let step = (sleep_ms - slept).min(100);
+                tokio::time::sleep(Duration::from_millis(step)).await;
+                slept += step;
+                ctx.progress
+                    .report(format!("slept {slept} of {sleep_ms} ms"));
+            }
             if fastrand::f64() < rate {
                 let class =
                     if param("fail").and_then(ErrorClass::parse) == Some(ErrorClass::Permanent) {
@@ -285,6 +337,25 @@ impl BuiltinTask for MailDigest {
                 .await
                 .map_err(transient)?;
             Ok(queued)
+        })
+    }
+}
+
+/// Deletes what is past its retention: old runs and attempts (never the failed queue's), audit
+/// entries, delivered mails, expired sessions (`app::services::retention`).
+pub struct Cleanup;
+
+impl BuiltinTask for Cleanup {
+    fn run(&self, ctx: TaskContext) -> TaskFuture {
+        Box::pin(async move {
+            let cleaned =
+                app::services::retention::clean(&ctx.db, crate::clock::now(), ctx.retention)
+                    .await
+                    .map_err(|e| TaskError {
+                        class: ErrorClass::Transient,
+                        message: e.to_string(),
+                    })?;
+            Ok(cleaned.to_string())
         })
     }
 }

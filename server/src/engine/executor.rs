@@ -1,5 +1,10 @@
 //! What one attempt does: an HTTP call, a command, or a built-in task — each bounded by the
-//! attempt's timeout, each reporting success or a classed failure and the tail of its output.
+//! attempt's timeout (and, when the job has one, its stall timeout), each reporting success or
+//! a classed failure and the tail of its output.
+//!
+//! The future [`execute`] returns may be dropped at any point (the fence stopped it, the
+//! shutdown grace ran out): a command's whole process group is killed then too, by
+//! [`ProcessGroup`]'s `Drop`, and an HTTP call is abandoned with its future.
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -9,23 +14,27 @@ use app::domain::run::{
     AttemptReport, ErrorClass, classify_exit, classify_http_status, parse_retry_after,
 };
 use tokio::io::{AsyncRead, AsyncReadExt};
+use tokio::time::Instant;
 
 use super::Shared;
-use super::builtin::TaskContext;
+use super::builtin::{Progress, TaskContext};
 
 /// Kept of an attempt's output: enough to see what went wrong, bounded for the database.
 pub const TAIL_BYTES: usize = 4096;
 
-pub struct AttemptInput<'a> {
+pub struct AttemptInput {
     pub timeout: Duration,
-    pub idempotency_key: &'a str,
+    pub idempotency_key: String,
     pub run_id: i64,
-    pub job_name: &'a str,
+    pub job_name: String,
     /// The job's time zone (what "today" means to a built-in task).
     pub timezone: chrono_tz::Tz,
+    /// No output (or reported progress) for this long ends the attempt as stalled.
+    pub stall: Option<Duration>,
 }
 
 /// How an attempt went.
+#[derive(Debug)]
 pub struct Execution {
     pub report: AttemptReport,
     pub message: Option<String>,
@@ -41,16 +50,27 @@ impl Execution {
         }
     }
 
-    fn failed(class: ErrorClass, message: impl Into<String>, output: String) -> Self {
+    pub fn failed(class: ErrorClass, message: impl Into<String>, output: String) -> Self {
         Execution {
             report: AttemptReport::failed(class),
             message: Some(message.into()),
             output_tail: output,
         }
     }
+
+    fn stalled(stall: Duration, output: String) -> Self {
+        Execution {
+            report: AttemptReport::stalled(),
+            message: Some(format!(
+                "no progress for the stall timeout of {} ms",
+                stall.as_millis()
+            )),
+            output_tail: output,
+        }
+    }
 }
 
-pub async fn execute(shared: &Shared, kind: &JobKind, input: &AttemptInput<'_>) -> Execution {
+pub async fn execute(shared: &Shared, kind: &JobKind, input: &AttemptInput) -> Execution {
     match kind {
         JobKind::Http {
             method,
@@ -81,16 +101,37 @@ pub async fn execute(shared: &Shared, kind: &JobKind, input: &AttemptInput<'_>) 
                     String::new(),
                 );
             };
+            let progress = Progress::new();
             let ctx = TaskContext {
                 db: shared.db.clone(),
                 params: params.clone(),
-                idempotency_key: input.idempotency_key.to_string(),
+                idempotency_key: input.idempotency_key.clone(),
                 timezone: input.timezone,
+                progress: progress.clone(),
+                retention: shared.config.retention,
             };
-            match tokio::time::timeout(input.timeout, task_impl.run(ctx)).await {
-                Ok(Ok(output)) => Execution::ok(tail(output.as_bytes())),
-                Ok(Err(e)) => Execution::failed(e.class, e.message, String::new()),
-                Err(_) => timed_out(input.timeout, String::new()),
+            let deadline = Instant::now() + input.timeout;
+            let task = task_impl.run(ctx);
+            tokio::pin!(task);
+            loop {
+                let stall_at = input.stall.map(|s| progress.last() + s);
+                tokio::select! {
+                    result = &mut task => break match result {
+                        Ok(output) => Execution::ok(tail(output.as_bytes())),
+                        Err(e) => Execution::failed(e.class, e.message, progress.note()),
+                    },
+                    () = tokio::time::sleep_until(deadline) => {
+                        break timed_out(input.timeout, progress.note());
+                    }
+                    () = sleep_until_opt(stall_at) => {
+                        // Progress may have been reported while we slept.
+                        if let Some(stall) = input.stall
+                            && progress.last() + stall <= Instant::now()
+                        {
+                            break Execution::stalled(stall, progress.note());
+                        }
+                    }
+                }
             }
         }
     }
@@ -111,7 +152,7 @@ async fn http(
     headers: &[(String, String)],
     body: &str,
     expected: &[(u16, u16)],
-    input: &AttemptInput<'_>,
+    input: &AttemptInput,
 ) -> Execution {
     let method = match reqwest::Method::from_bytes(method.as_bytes()) {
         Ok(m) => m,
@@ -126,7 +167,7 @@ async fn http(
     let mut request = shared
         .http
         .request(method, url)
-        .header("Idempotency-Key", input.idempotency_key)
+        .header("Idempotency-Key", &input.idempotency_key)
         .timeout(input.timeout);
     for (name, value) in headers {
         request = request.header(name, value);
@@ -178,18 +219,18 @@ async fn command(
     program: &str,
     args: &[String],
     transient_codes: &[i32],
-    input: &AttemptInput<'_>,
+    input: &AttemptInput,
 ) -> Execution {
     let mut cmd = tokio::process::Command::new(program);
     cmd.args(args)
-        .env("BULWARK_IDEMPOTENCY_KEY", input.idempotency_key)
+        .env("BULWARK_IDEMPOTENCY_KEY", &input.idempotency_key)
         .env("BULWARK_RUN_ID", input.run_id.to_string())
-        .env("BULWARK_JOB", input.job_name)
+        .env("BULWARK_JOB", &input.job_name)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .kill_on_drop(true);
-    // Its own process group, so a timeout kills what it started too (`sh -c` children).
+    // Its own process group, so everything it started (`sh -c` children) ends with it.
     #[cfg(unix)]
     cmd.process_group(0);
     let mut child = match cmd.spawn() {
@@ -202,75 +243,142 @@ async fn command(
             );
         }
     };
-    let buffer = Arc::new(Mutex::new(Vec::<u8>::new()));
+    // However this attempt ends — done, timed out, stalled, or dropped by the fence or the end
+    // of the shutdown grace — the group is killed when this goes out of scope.
+    let group = ProcessGroup(child.id());
+    let output = Output::default();
     let readers = [
         child
             .stdout
             .take()
-            .map(|s| tokio::spawn(collect(s, buffer.clone()))),
+            .map(|s| tokio::spawn(collect(s, output.clone()))),
         child
             .stderr
             .take()
-            .map(|s| tokio::spawn(collect(s, buffer.clone()))),
+            .map(|s| tokio::spawn(collect(s, output.clone()))),
     ];
 
-    let status = tokio::select! {
-        status = child.wait() => Some(status),
-        () = tokio::time::sleep(input.timeout) => None,
+    let deadline = Instant::now() + input.timeout;
+    let ended = loop {
+        let stall_at = input.stall.map(|s| output.last() + s);
+        tokio::select! {
+            status = child.wait() => break Ended::Exited(status),
+            () = tokio::time::sleep_until(deadline) => break Ended::TimedOut,
+            () = sleep_until_opt(stall_at) => {
+                if let Some(stall) = input.stall
+                    && output.last() + stall <= Instant::now()
+                {
+                    break Ended::Stalled(stall);
+                }
+            }
+        }
     };
-    if status.is_none() {
-        kill_group(&child);
-        let _ = child.kill().await;
-    }
+    drop(group);
+    let _ = child.kill().await;
     for reader in readers.into_iter().flatten() {
         // A grandchild holding the pipe open must not hold the attempt.
         let _ = tokio::time::timeout(Duration::from_secs(1), reader).await;
     }
-    let output = buffer.lock().map(|b| tail(&b)).unwrap_or_default();
-    match status {
-        None => timed_out(input.timeout, output),
-        Some(Err(e)) => Execution::failed(
+    let text = output.tail();
+    match ended {
+        Ended::TimedOut => timed_out(input.timeout, text),
+        Ended::Stalled(stall) => Execution::stalled(stall, text),
+        Ended::Exited(Err(e)) => Execution::failed(
             ErrorClass::Transient,
             format!("waiting for {program} failed: {e}"),
-            output,
+            text,
         ),
-        Some(Ok(status)) if status.success() => Execution::ok(output),
-        Some(Ok(status)) => {
+        Ended::Exited(Ok(status)) if status.success() => Execution::ok(text),
+        Ended::Exited(Ok(status)) => {
             let class = classify_exit(status.code(), transient_codes);
             let message = match status.code() {
                 Some(code) => format!("{program} exited with code {code}"),
                 None => format!("{program} was killed by a signal"),
             };
-            Execution::failed(class, message, output)
+            Execution::failed(class, message, text)
         }
     }
 }
 
+enum Ended {
+    Exited(std::io::Result<std::process::ExitStatus>),
+    TimedOut,
+    Stalled(Duration),
+}
+
+async fn sleep_until_opt(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// A command's process group, killed (SIGKILL) when this is dropped.
+struct ProcessGroup(Option<u32>);
+
+impl Drop for ProcessGroup {
+    fn drop(&mut self) {
+        kill_group(self.0);
+    }
+}
+
 #[cfg(unix)]
-fn kill_group(child: &tokio::process::Child) {
+fn kill_group(pid: Option<u32>) {
     use nix::sys::signal::{Signal, killpg};
     use nix::unistd::Pid;
-    if let Some(pid) = child.id().and_then(|p| i32::try_from(p).ok()) {
+    if let Some(pid) = pid.and_then(|p| i32::try_from(p).ok()) {
+        // ESRCH (the group is gone already) is the usual answer after a clean exit.
         let _ = killpg(Pid::from_raw(pid), Signal::SIGKILL);
     }
 }
 
 #[cfg(not(unix))]
-fn kill_group(_child: &tokio::process::Child) {}
+fn kill_group(_pid: Option<u32>) {}
 
-async fn collect(mut stream: impl AsyncRead + Unpin, buffer: Arc<Mutex<Vec<u8>>>) {
+/// A command's interleaved stdout and stderr (the last [`TAIL_BYTES`]), and when it last
+/// printed anything.
+#[derive(Clone)]
+struct Output(Arc<Mutex<(Vec<u8>, Instant)>>);
+
+impl Default for Output {
+    fn default() -> Self {
+        Output(Arc::new(Mutex::new((Vec::new(), Instant::now()))))
+    }
+}
+
+impl Output {
+    fn push(&self, bytes: &[u8]) {
+        let mut out = self.lock();
+        out.0.extend_from_slice(bytes);
+        let excess = out.0.len().saturating_sub(TAIL_BYTES);
+        if excess > 0 {
+            out.0.drain(..excess);
+        }
+        out.1 = Instant::now();
+    }
+
+    fn last(&self) -> Instant {
+        self.lock().1
+    }
+
+    fn tail(&self) -> String {
+        tail(&self.lock().0)
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, (Vec<u8>, Instant)> {
+        self.0
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+async fn collect(mut stream: impl AsyncRead + Unpin, output: Output) {
     let mut chunk = [0u8; 4096];
     while let Ok(n) = stream.read(&mut chunk).await {
         if n == 0 {
             break;
         }
-        if let Ok(mut b) = buffer.lock() {
-            b.extend_from_slice(&chunk[..n]);
-            let excess = b.len().saturating_sub(TAIL_BYTES);
-            if excess > 0 {
-                b.drain(..excess);
-            }
-        }
+        output.push(&chunk[..n]);
     }
 }
 

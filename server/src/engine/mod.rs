@@ -1,30 +1,48 @@
 //! The engine: turns cron ticks into runs and runs into attempts, durably.
 //!
 //! The database is the queue. Every stage reads and writes rows, so a process that dies loses
-//! at most the attempt it was running, and that attempt is found again by its expired lease.
+//! at most the attempts it was running, and those are found again by their expired leases.
 //!
-//! - [`trigger`]: cron ticks → `job_runs` rows (each tick once, whatever the number of nodes).
-//! - [`claim`]: due runs → leased to this node (`FOR UPDATE SKIP LOCKED` on PostgreSQL).
-//! - [`attempt`]: one attempt of a claimed run: timeout, lease renewal, the fenced write-back.
+//! - [`trigger`]: cron ticks → `job_runs` rows (each tick once, whatever the number of nodes),
+//!   driven by each job's `next_fire_at`.
+//! - [`claim`]: due runs → leased to this node, with their attempt rows, in batches.
+//! - [`attempt`]: one attempt under its fence: a panic, a lost lease or the end of the
+//!   shutdown grace all end it cleanly.
 //! - [`executor`]: what an attempt does — an HTTP call, a command, a built-in task.
 //! - [`builtin`]: the built-in tasks.
-//! - [`recovery`]: runs whose lease expired (their node died) → interrupted, retried.
+//! - [`settle`]: attempts written back many at once, each fenced on its lease.
+//! - [`lease`]: this node's leases, renewed in one statement, and the fences they feed.
+//! - [`recovery`]: runs whose node stopped renewing → interrupted, retried.
+//! - [`listen`]: PostgreSQL `LISTEN`, so other nodes' new work wakes this one at once.
+//! - [`cache`]: parsed job definitions and recent durations, kept between attempts.
 //!
 //! [`Engine::run`] drives them until shutdown; tests call the stage functions directly.
+//! The guarantee: every tick becomes exactly one run; a run executes at least once and never
+//! twice at the same time; the idempotency key makes repeats harmless.
 
 pub mod attempt;
 pub mod builtin;
+pub mod cache;
 pub mod claim;
 pub mod executor;
+pub mod lease;
+pub mod listen;
 pub mod recovery;
+pub mod settle;
 pub mod trigger;
 
 use std::sync::Arc;
 use std::time::Duration;
 
+use app::services::retention::Retention;
 use sea_orm::DatabaseConnection;
-use tokio::sync::{Notify, Semaphore};
+use tokio::sync::{Notify, Semaphore, mpsc};
 use tokio::task::JoinSet;
+use tokio_util::sync::CancellationToken;
+
+use crate::duties::Duties;
+use attempt::Left;
+use settle::Finished;
 
 /// How the engine behaves; defaults suit one instance, `config.rs` exposes them.
 #[derive(Debug, Clone)]
@@ -43,6 +61,8 @@ pub struct EngineConfig {
     pub misfire_after: Duration,
     /// Whether `command` jobs may run here.
     pub allow_commands: bool,
+    /// What the `cleanup` task keeps.
+    pub retention: Retention,
 }
 
 impl EngineConfig {
@@ -55,6 +75,7 @@ impl EngineConfig {
             concurrency: 16,
             misfire_after: Duration::from_secs(30),
             allow_commands: true,
+            retention: Retention::default(),
         }
     }
 }
@@ -73,18 +94,25 @@ pub fn default_node_id() -> String {
     )
 }
 
+/// Write-backs taken in one transaction, at most.
+const SETTLE_BATCH: usize = 256;
+
 /// Everything an attempt needs, shared by the engine's tasks.
 pub struct Shared {
     pub db: DatabaseConnection,
     pub config: EngineConfig,
     pub http: reqwest::Client,
     pub builtins: builtin::Registry,
-    /// Woken when a run becomes due sooner than the next poll (a new run, a short retry).
-    pub wake: Arc<Notify>,
+    pub leases: lease::Leases,
+    pub specs: cache::Specs,
+    pub histories: cache::Histories,
+    /// Woken when an attempt ends (a permit is free again).
+    pub finished: Notify,
 }
 
 pub struct Engine {
     shared: Arc<Shared>,
+    duties: Option<Duties>,
 }
 
 impl Engine {
@@ -95,13 +123,24 @@ impl Engine {
             .unwrap_or_default();
         Engine {
             shared: Arc::new(Shared {
+                leases: lease::Leases::new(config.node_id.clone(), config.lease),
                 db,
                 config,
                 http,
                 builtins: builtin::Registry::standard(),
-                wake: Arc::new(Notify::new()),
+                specs: cache::Specs::default(),
+                histories: cache::Histories::default(),
+                finished: Notify::new(),
             }),
+            duties: None,
         }
+    }
+
+    /// Runs the lease renewal and the recovery sweep on the node's scheduler of duties
+    /// (otherwise the engine starts one of its own).
+    pub fn with_duties(mut self, duties: Duties) -> Self {
+        self.duties = Some(duties);
+        self
     }
 
     pub fn shared(&self) -> Arc<Shared> {
@@ -109,82 +148,54 @@ impl Engine {
     }
 
     /// Runs until `shutdown` resolves; then stops claiming, gives running attempts the grace
-    /// period, and hands back what is still running so the next process retries it.
+    /// period, and hands back what is still running so the next process retries it at once,
+    /// without spending a retry.
     #[tracing::instrument(skip_all, fields(node = %self.shared.config.node_id))]
     pub async fn run(self, shutdown: impl Future<Output = ()>) {
         let shared = self.shared;
         tracing::info!("engine started");
-        match recovery::recover_expired(&shared.db, crate::clock::now()).await {
-            Ok(0) => {}
-            Ok(n) => tracing::warn!(runs = n, "recovered runs a previous process left running"),
-            Err(e) => tracing::error!(error = %e, "recovery at start failed"),
-        }
-
-        let permits = Arc::new(Semaphore::new(shared.config.concurrency));
-        let mut running: JoinSet<()> = JoinSet::new();
-        let mut last_recovery = tokio::time::Instant::now();
-        tokio::pin!(shutdown);
-
-        loop {
-            let now = crate::clock::now();
-            let next_tick = match trigger::enqueue_due_ticks(
-                &shared.db,
-                now,
-                shared.config.misfire_after,
-            )
-            .await
-            {
-                Ok(pass) => pass.next_tick,
+        let own_duties = self.duties.is_none();
+        let duties = match self.duties {
+            Some(duties) => Some(duties),
+            None => match Duties::start().await {
+                Ok(duties) => Some(duties),
                 Err(e) => {
-                    tracing::error!(error = %e, "could not enqueue cron ticks");
+                    tracing::error!(error = %e, "could not start the engine's duties; leases will not be renewed");
                     None
                 }
-            };
-            if last_recovery.elapsed() >= shared.config.lease / 3 {
-                last_recovery = tokio::time::Instant::now();
-                if let Err(e) = recovery::recover_expired(&shared.db, now).await {
-                    tracing::error!(error = %e, "recovery failed");
-                }
-            }
-
-            let free = permits.available_permits();
-            if free > 0 {
-                match claim::claim_due(&shared.db, &shared.config, now, free).await {
-                    Ok(claimed) => {
-                        for run in claimed {
-                            let Ok(permit) = permits.clone().try_acquire_owned() else {
-                                break;
-                            };
-                            let shared = shared.clone();
-                            running.spawn(async move {
-                                attempt::run(&shared, run).await;
-                                drop(permit);
-                            });
-                        }
-                    }
-                    Err(e) => tracing::error!(error = %e, "could not claim runs"),
-                }
-            }
-            while running.try_join_next().is_some() {}
-
-            // Sleep until the next retry or cron tick falls due, or the poll interval.
-            let now = crate::clock::now();
-            let mut sleep_for = match claim::next_due_in(&shared.db, now).await {
-                Ok(Some(due)) => due.min(shared.config.poll),
-                _ => shared.config.poll,
-            };
-            if let Some(tick) = next_tick {
-                sleep_for = sleep_for.min((tick - now).to_std().unwrap_or_default());
-            }
-            tracing::debug!(?sleep_for, ?next_tick, "engine idle");
-            tokio::select! {
-                () = &mut shutdown => break,
-                () = shared.wake.notified() => {}
-                () = tokio::time::sleep(sleep_for) => {}
-                Some(_) = running.join_next(), if !running.is_empty() => {}
-            }
+            },
+        };
+        // Runs a previous process of this node left running are taken over at once, not at the
+        // first sweep.
+        match recovery::recover_expired(&shared.db, &shared.specs, crate::clock::now()).await {
+            Ok(0) => {}
+            Ok(n) => tracing::warn!(runs = n, "recovered runs a stopped node left running"),
+            Err(e) => tracing::warn!(error = %e, "recovery at start failed; the sweep tries again"),
         }
+        let mut duty_ids = Vec::new();
+        if let Some(duties) = &duties {
+            duty_ids = start_duties(duties, &shared).await;
+        }
+        let stop = CancellationToken::new();
+        let listener = tokio::spawn(listen::run(shared.db.clone(), stop.clone()));
+        let trigger = tokio::spawn(trigger_loop(shared.clone(), stop.clone()));
 
+        let (writes, written) = mpsc::channel::<Finished>(SETTLE_BATCH * 4);
+        let writer = tokio::spawn(write_back(shared.clone(), written));
+        let hand_back = CancellationToken::new();
+        let permits = Arc::new(Semaphore::new(shared.config.concurrency));
+        let mut running: JoinSet<()> = JoinSet::new();
+        dispatch(
+            &shared,
+            &permits,
+            &mut running,
+            &writes,
+            &hand_back,
+            shutdown,
+        )
+        .await;
+
+        stop.cancel();
         tracing::info!(
             running = running.len(),
             grace_s = shared.config.grace.as_secs(),
@@ -199,16 +210,234 @@ impl Engine {
                 running = running.len(),
                 "grace period over: handing back running attempts"
             );
-            running.abort_all();
+            hand_back.cancel();
             while running.join_next().await.is_some() {}
-            match recovery::hand_back(&shared.db, &shared.config.node_id, crate::clock::now()).await
-            {
-                Ok(n) => tracing::info!(runs = n, "handed back"),
-                Err(e) => {
-                    tracing::error!(error = %e, "hand-back failed; the leases will expire instead")
-                }
+        }
+        // Everything finished or handed back is queued: let the writer empty its queue.
+        drop(writes);
+        if let Err(e) = writer.await {
+            tracing::error!(error = %e, "the write-back task failed");
+        }
+        let _ = trigger.await;
+        let _ = listener.await;
+        if let Some(duties) = duties {
+            for id in &duty_ids {
+                duties.remove(id).await;
+            }
+            if own_duties {
+                duties.stop().await;
             }
         }
         tracing::info!("engine stopped");
     }
+}
+
+/// Claims due runs while there are free permits, and sleeps until something can change:
+/// a run falls due, another node or the web app announces work, or an attempt ends.
+async fn dispatch(
+    shared: &Arc<Shared>,
+    permits: &Arc<Semaphore>,
+    running: &mut JoinSet<()>,
+    writes: &mpsc::Sender<Finished>,
+    hand_back: &CancellationToken,
+    shutdown: impl Future<Output = ()>,
+) {
+    let mut announced = app::wake::runs();
+    tokio::pin!(shutdown);
+    loop {
+        let free = permits.available_permits();
+        let mut claimed_all = false;
+        if free > 0 {
+            let now = crate::clock::now();
+            match claim::claim_due(shared, now, free).await {
+                Ok(claimed) => {
+                    claimed_all = claimed.len() == free;
+                    for claimed in claimed {
+                        let Ok(permit) = permits.clone().try_acquire_owned() else {
+                            break;
+                        };
+                        let fence = shared.leases.hold(
+                            claimed.run.id,
+                            claimed.run.attempts,
+                            claimed.lease_expires,
+                        );
+                        let shared = shared.clone();
+                        let writes = writes.clone();
+                        let hand_back = hand_back.clone();
+                        running.spawn(async move {
+                            let left = attempt::run(shared.clone(), claimed, fence, hand_back).await;
+                            // The permit frees as soon as the work is done; the write-back
+                            // follows in a batch.
+                            drop(permit);
+                            shared.finished.notify_one();
+                            match left {
+                                Left::Finished(finished) => {
+                                    if writes.send(*finished).await.is_err() {
+                                        tracing::error!("the write-back queue is closed; the run's lease will expire and it will be retried");
+                                    }
+                                }
+                                Left::Abandoned { run_id } => shared.leases.release(run_id),
+                            }
+                        });
+                    }
+                }
+                Err(e) => tracing::error!(error = %e, "could not claim runs"),
+            }
+        }
+        while running.try_join_next().is_some() {}
+        if claimed_all {
+            // There may be more due right now.
+            continue;
+        }
+        let sleep_for = if permits.available_permits() == 0 {
+            // Nothing can be claimed until an attempt ends.
+            shared.config.poll
+        } else {
+            match claim::next_due_in(&shared.db, crate::clock::now()).await {
+                // Due now but not claimed: another node holds it for the moment.
+                Ok(Some(due)) => due.clamp(Duration::from_millis(5), shared.config.poll),
+                _ => shared.config.poll,
+            }
+        };
+        tokio::select! {
+            () = &mut shutdown => break,
+            _ = announced.changed() => {}
+            () = shared.finished.notified() => {}
+            () = tokio::time::sleep(sleep_for) => {}
+            Some(_) = running.join_next(), if !running.is_empty() => {}
+        }
+    }
+}
+
+/// Writes finished attempts back, as many at a time as have queued up. A batch that fails is
+/// tried again (a busy database) until its runs' leases would have run out, when it is left
+/// for recovery.
+async fn write_back(shared: Arc<Shared>, mut queue: mpsc::Receiver<Finished>) {
+    while let Some(first) = queue.recv().await {
+        let mut batch = vec![first];
+        while batch.len() < SETTLE_BATCH {
+            match queue.try_recv() {
+                Ok(next) => batch.push(next),
+                Err(_) => break,
+            }
+        }
+        let mut backoff = Duration::from_millis(50);
+        let started = tokio::time::Instant::now();
+        loop {
+            match settle::settle(&shared.db, &batch, crate::clock::now()).await {
+                Ok(written) => {
+                    for (f, w) in batch.iter().zip(&written) {
+                        shared.leases.release(w.run_id);
+                        if !w.settled {
+                            tracing::warn!(job = %f.job_name, run = w.run_id, "lease lost before the write-back: another node owns this run; nothing written");
+                            continue;
+                        }
+                        if f.execution.report.class.is_none() {
+                            let ms = (f.finished_at - f.started_at).num_milliseconds().max(0);
+                            shared.histories.record(f.run.job_id, ms as u64);
+                        }
+                        tracing::info!(job = %f.job_name, run = w.run_id, outcome = %f.execution.report.outcome, next = ?w.next, "attempt recorded");
+                    }
+                    // A retry may now be due before the dispatcher's planned wake-up.
+                    app::wake::runs_here();
+                    break;
+                }
+                Err(e) if started.elapsed() < shared.config.lease => {
+                    tracing::warn!(error = %e, runs = batch.len(), "write-back failed; trying again");
+                    tokio::time::sleep(backoff).await;
+                    backoff = (backoff * 2).min(Duration::from_secs(2));
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, runs = batch.len(), "write-back failed for a whole lease; the runs will be recovered and retried");
+                    for f in &batch {
+                        shared.leases.release(f.run.id);
+                    }
+                    break;
+                }
+            }
+        }
+    }
+}
+
+/// Creates runs for due cron ticks, then sleeps until the next tick or until a job's schedule
+/// changes.
+async fn trigger_loop(shared: Arc<Shared>, stop: CancellationToken) {
+    let mut changed = app::wake::jobs();
+    loop {
+        let now = crate::clock::now();
+        let next =
+            match trigger::enqueue_due_ticks(&shared.db, now, shared.config.misfire_after).await {
+                Ok(pass) => pass.next_tick,
+                Err(e) => {
+                    tracing::error!(error = %e, "could not enqueue cron ticks");
+                    None
+                }
+            };
+        let sleep_for = next
+            .map(|at| {
+                (at - crate::clock::now())
+                    .to_std()
+                    .unwrap_or(Duration::ZERO)
+            })
+            .unwrap_or(Duration::from_secs(60))
+            .min(Duration::from_secs(60))
+            // Another node may be recording this tick right now: look again shortly.
+            .max(Duration::from_millis(2));
+        tokio::select! {
+            () = stop.cancelled() => return,
+            _ = changed.changed() => {}
+            () = tokio::time::sleep(sleep_for) => {}
+        }
+    }
+}
+
+/// The engine's periodic duties: renewing this node's leases (every third of the lease) and
+/// the recovery sweep.
+async fn start_duties(duties: &Duties, shared: &Arc<Shared>) -> Vec<uuid::Uuid> {
+    let mut ids = Vec::new();
+    let renew = {
+        let shared = shared.clone();
+        duties
+            .every("lease renewal", shared.config.lease / 3, move || {
+                let shared = shared.clone();
+                Box::pin(async move {
+                    if let Err(e) = shared.leases.renew(&shared.db).await {
+                        tracing::warn!(error = %e, "lease renewal failed; attempts stop before their leases run out");
+                    }
+                })
+            })
+            .await
+    };
+    let sweep = {
+        let shared = shared.clone();
+        duties
+            .every(
+                "recovery sweep",
+                (shared.config.lease / 3).max(Duration::from_secs(1)),
+                move || {
+                    let shared = shared.clone();
+                    Box::pin(async move {
+                        match recovery::recover_expired(
+                            &shared.db,
+                            &shared.specs,
+                            crate::clock::now(),
+                        )
+                        .await
+                        {
+                            Ok(0) => {}
+                            Ok(n) => tracing::warn!(runs = n, "took over runs whose node stopped"),
+                            Err(e) => tracing::warn!(error = %e, "recovery sweep failed; the next one tries again"),
+                        }
+                    })
+                },
+            )
+            .await
+    };
+    for (name, id) in [("lease renewal", renew), ("recovery sweep", sweep)] {
+        match id {
+            Ok(id) => ids.push(id),
+            Err(e) => tracing::error!(error = %e, duty = name, "could not start a duty"),
+        }
+    }
+    ids
 }

@@ -1,153 +1,196 @@
-//! Runs whose node stopped: found by their expired lease, their open attempt recorded as
-//! interrupted, and the run retried by its policy like any transient failure.
+//! Runs whose node stopped renewing its lease (it died, or was cut off from the database):
+//! found by their expired lease, their open attempt recorded as interrupted, and the run
+//! retried by its policy like any transient failure. And the graceful hand-back, which gives a
+//! shutting-down node's unfinished runs back without spending a retry.
+//!
+//! A takeover is one of [`super::settle::settle`]'s fenced writes, fenced also on the lease
+//! having expired (`lease_expires_at < now`) in the same statement: a live attempt whose
+//! renewal merely came late is never interrupted. On PostgreSQL one node sweeps at a time (an
+//! advisory lock held for the sweep's transaction only; another node skips its turn). A sweep
+//! that fails — a busy SQLite, a lost race — leaves its runs for the next sweep and never stops
+//! the engine.
 
-use app::domain::run::{AttemptReport, ErrorClass, Outcome, RunStatus, decide};
-use app::entities::{job, job_attempt, job_run};
-use app::services::jobs::to_spec;
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use app::domain::run::RunStatus;
+use app::entities::{job_attempt, job_run};
+use app::services::lanes;
+use app::services::sql::{self, Binder};
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::Expr;
+use sea_orm::sea_query::OnConflict;
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, DatabaseConnection, DbErr, EntityTrait, QueryFilter,
-    QuerySelect, Set, TransactionTrait,
+    ColumnTrait, ConnectionTrait, DatabaseBackend, DatabaseConnection, DbErr, EntityTrait,
+    QueryFilter, QuerySelect, Set, Statement, TransactionTrait,
 };
 
-use super::attempt::settle;
+use super::cache::Specs;
+use super::settle::{self, Ending, Finished};
 
-/// Interrupts every run whose lease expired before `now`; returns how many.
-pub async fn recover_expired(db: &DatabaseConnection, now: DateTime<Utc>) -> Result<usize, DbErr> {
-    let expired = job_run::Entity::find()
-        .filter(job_run::Column::Status.eq(RunStatus::Running))
-        .filter(job_run::Column::LeaseExpiresAt.lt(now))
-        .limit(200)
-        .find_also_related(job::Entity)
-        .all(db)
-        .await?;
+/// The advisory lock that lets one PostgreSQL node sweep at a time.
+const SWEEP_LOCK: i64 = 0x6275_6c77_6172_6b01;
+/// Runs taken over per sweep.
+const PER_SWEEP: u64 = 200;
+
+/// Interrupts runs whose lease expired before `now`; returns how many it took over.
+pub async fn recover_expired(
+    db: &DatabaseConnection,
+    specs: &Specs,
+    now: DateTime<Utc>,
+) -> Result<usize, DbErr> {
+    let backend = db.get_database_backend();
+    let txn = db.begin().await?;
+    if backend == DatabaseBackend::Postgres && !sweep_lock(&txn).await? {
+        txn.rollback().await?;
+        return Ok(0);
+    }
+    // The first write takes the locks (and SQLite's write lock): the jobs of the expired runs.
+    let mut b = Binder::new(backend);
+    let sql = format!(
+        "UPDATE jobs SET lane_seq = lane_seq + 1 WHERE id IN \
+           (SELECT id FROM jobs WHERE id IN \
+              (SELECT job_id FROM job_runs WHERE lease_owner IS NOT NULL AND status = {} \
+                 AND lease_expires_at < {}) \
+            ORDER BY id{}) RETURNING id",
+        b.bind(RunStatus::Running.as_str()),
+        b.bind(now),
+        sql::for_update(backend),
+    );
+    let locked = txn.query_all_raw(b.statement(sql)).await?;
     let mut recovered = 0;
-    for (run, job) in expired {
-        let Some(job) = job else { continue };
-        let owner = run.lease_owner.clone().unwrap_or_default();
-        let reason = format!(
-            "interrupted: node {owner} stopped renewing its lease (it died or was cut off)"
-        );
-        if interrupt(db, &run, &job, &reason, now).await? {
-            tracing::warn!(job = %job.name, run = run.id, node = %owner, "recovered an interrupted run");
+    if !locked.is_empty() {
+        let expired = job_run::Entity::find()
+            .filter(job_run::Column::LeaseOwner.is_not_null())
+            .filter(job_run::Column::Status.eq(RunStatus::Running))
+            .filter(job_run::Column::LeaseExpiresAt.lt(now))
+            .limit(PER_SWEEP)
+            .all(&txn)
+            .await?;
+        let attempts = open_attempts(&txn, &expired).await?;
+        let jobs = specs
+            .get_many(&txn, &expired.iter().map(|r| r.job_id).collect::<Vec<_>>())
+            .await?;
+        let batch: Vec<Finished> = expired
+            .into_iter()
+            .filter_map(|run| {
+                let job = jobs.get(&run.job_id)?;
+                let (attempt_id, started_at) = *attempts.get(&run.id)?;
+                let owner = run.lease_owner.clone().unwrap_or_default();
+                Some(Finished {
+                    spec: job
+                        .spec
+                        .clone()
+                        .map(|s| Arc::new(super::attempt::with_overrides((*s).clone(), &run))),
+                    job_name: job.name.clone(),
+                    attempt_id,
+                    started_at,
+                    finished_at: now,
+                    timeout_ms: 0,
+                    execution: settle::interrupted(
+                        format!(
+                            "interrupted: node {owner} stopped renewing its lease (it died or was cut off)"
+                        ),
+                        String::new(),
+                    ),
+                    slow: false,
+                    ending: Ending::Expired {
+                        expired_before: now,
+                    },
+                    run,
+                })
+            })
+            .collect();
+        let fallbacks = settle::fallback_jobs(&txn, &batch).await?;
+        let fallback_ids: Vec<i64> = fallbacks.values().map(|j| j.id).collect();
+        lanes::lock(&txn, &fallback_ids).await?;
+        for written in settle::settle_in(&txn, &batch, &fallbacks, now).await? {
+            if !written.settled {
+                continue;
+            }
             recovered += 1;
+            if let Some(f) = batch.iter().find(|f| f.run.id == written.run_id) {
+                tracing::warn!(
+                    job = %f.job_name,
+                    run = f.run.id,
+                    node = f.run.lease_owner.as_deref().unwrap_or_default(),
+                    "recovered an interrupted run"
+                );
+            }
         }
+    }
+    txn.commit().await?;
+
+    // Lanes left without a head (a lost race, an interrupted write) get one again.
+    let headless = lanes::headless(db).await?;
+    if !headless.is_empty() {
+        let txn = db.begin().await?;
+        lanes::lock(&txn, &headless).await?;
+        if lanes::promote(&txn, &headless).await? > 0 {
+            app::wake::runs_changed(&txn).await;
+        }
+        txn.commit().await?;
     }
     Ok(recovered)
 }
 
-/// At shutdown: interrupts this node's runs that did not finish within the grace period, so
-/// the next process (or another node) retries them without waiting for the lease to expire.
-pub async fn hand_back(
-    db: &DatabaseConnection,
-    node: &str,
-    now: DateTime<Utc>,
-) -> Result<usize, DbErr> {
-    let mine = job_run::Entity::find()
-        .filter(job_run::Column::Status.eq(RunStatus::Running))
-        .filter(job_run::Column::LeaseOwner.eq(node))
-        .find_also_related(job::Entity)
-        .all(db)
+/// On PostgreSQL, whether this node may sweep now: an advisory lock held until the caller's
+/// transaction ends, so a sweep that overlaps another simply skips its turn.
+async fn sweep_lock(txn: &impl ConnectionTrait) -> Result<bool, DbErr> {
+    let row = txn
+        .query_one_raw(Statement::from_sql_and_values(
+            DatabaseBackend::Postgres,
+            "SELECT pg_try_advisory_xact_lock($1) AS got",
+            [SWEEP_LOCK.into()],
+        ))
         .await?;
-    let mut handed = 0;
-    for (run, job) in mine {
-        let Some(job) = job else { continue };
-        let reason = format!("interrupted: node {node} shut down before the attempt finished");
-        if interrupt(db, &run, &job, &reason, now).await? {
-            handed += 1;
-        }
-    }
-    Ok(handed)
+    Ok(match row {
+        Some(row) => row.try_get::<bool>("", "got")?,
+        None => false,
+    })
 }
 
-/// Records the run's open attempt as interrupted and moves the run on, fenced on its lease.
-async fn interrupt(
-    db: &DatabaseConnection,
-    run: &job_run::Model,
-    job: &job::Model,
-    reason: &str,
-    now: DateTime<Utc>,
-) -> Result<bool, DbErr> {
-    let txn = db.begin().await?;
-    let open = job_attempt::Entity::find()
-        .filter(job_attempt::Column::RunId.eq(run.id))
-        .filter(job_attempt::Column::Number.eq(run.attempts))
-        .one(&txn)
-        .await?;
-    match open {
-        Some(attempt) if attempt.outcome.is_none() => {
-            job_attempt::Entity::update_many()
-                .col_expr(job_attempt::Column::FinishedAt, Expr::value(now))
-                .col_expr(
-                    job_attempt::Column::DurationMs,
-                    Expr::value((now - attempt.started_at).num_milliseconds().max(0)),
-                )
-                .col_expr(
-                    job_attempt::Column::Outcome,
-                    Expr::value(Outcome::Interrupted),
-                )
-                .col_expr(
-                    job_attempt::Column::ErrorClass,
-                    Expr::value(ErrorClass::Interrupted),
-                )
-                .col_expr(job_attempt::Column::Message, Expr::value(reason))
-                .filter(job_attempt::Column::Id.eq(attempt.id))
-                .filter(job_attempt::Column::Outcome.is_null())
-                .exec(&txn)
-                .await?;
-        }
-        Some(_) => {}
-        // The node died between claiming and writing the attempt row: the attempt still
-        // happened as far as the run's counter is concerned, so it gets its row.
-        None => {
-            job_attempt::ActiveModel {
-                run_id: Set(run.id),
-                number: Set(run.attempts),
-                started_at: Set(run.updated_at),
-                finished_at: Set(Some(now)),
-                duration_ms: Set(Some((now - run.updated_at).num_milliseconds().max(0))),
-                timeout_ms: Set(0),
-                outcome: Set(Some(Outcome::Interrupted)),
-                error_class: Set(Some(ErrorClass::Interrupted)),
-                message: Set(Some(reason.to_string())),
-                node: Set(run.lease_owner.clone().unwrap_or_default()),
-                slow: Set(false),
-                ..Default::default()
-            }
-            .insert(&txn)
-            .await?;
-        }
+/// Each run's open attempt (id and start). A run whose claim left no attempt row (an engine of
+/// an older version died between the two) gets one, once however many nodes try.
+async fn open_attempts(
+    db: &impl ConnectionTrait,
+    runs: &[job_run::Model],
+) -> Result<HashMap<i64, (i64, DateTime<Utc>)>, DbErr> {
+    if runs.is_empty() {
+        return Ok(HashMap::new());
     }
-    let report = AttemptReport::failed(ErrorClass::Interrupted);
-    let spec = to_spec(job)
-        .ok()
-        .map(|spec| super::attempt::with_overrides(spec, run));
-    let next = match &spec {
-        Some(spec) => decide(
-            &spec.retry,
-            run.attempts.max(0) as u32,
-            &report,
-            run.previous_delay_ms.map(|d| d.max(0) as u64),
-            fastrand::f64(),
-        ),
-        None => app::domain::run::Next::Exhausted,
-    };
-    let settled = settle(
-        &txn,
-        run,
-        job,
-        spec.as_ref().map(|s| &s.on_exhausted),
-        next,
-        &report,
-        Some(reason),
-        now,
-    )
-    .await?;
-    if settled {
-        txn.commit().await?;
-    } else {
-        txn.rollback().await?;
+    let rows: Vec<job_attempt::ActiveModel> = runs
+        .iter()
+        .map(|run| job_attempt::ActiveModel {
+            run_id: Set(run.id),
+            number: Set(run.attempts),
+            started_at: Set(run.updated_at),
+            timeout_ms: Set(0),
+            node: Set(run.lease_owner.clone().unwrap_or_default()),
+            slow: Set(false),
+            spent_retry: Set(true),
+            ..Default::default()
+        })
+        .collect();
+    match job_attempt::Entity::insert_many(rows)
+        .on_conflict(
+            OnConflict::columns([job_attempt::Column::RunId, job_attempt::Column::Number])
+                .do_nothing()
+                .to_owned(),
+        )
+        .exec_without_returning(db)
+        .await
+    {
+        Ok(_) | Err(DbErr::RecordNotInserted) => {}
+        Err(e) => return Err(e),
     }
-    Ok(settled)
+    let wanted: HashMap<i64, i32> = runs.iter().map(|r| (r.id, r.attempts)).collect();
+    Ok(job_attempt::Entity::find()
+        .filter(job_attempt::Column::RunId.is_in(wanted.keys().copied().collect::<Vec<_>>()))
+        .filter(job_attempt::Column::Outcome.is_null())
+        .all(db)
+        .await?
+        .into_iter()
+        .filter(|a| wanted.get(&a.run_id) == Some(&a.number))
+        .map(|a| (a.run_id, (a.id, a.started_at)))
+        .collect())
 }

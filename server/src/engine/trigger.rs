@@ -1,9 +1,13 @@
 //! Cron ticks become runs.
 //!
-//! Every pass looks at each enabled job's ticks since its last recorded one and inserts a
-//! `job_runs` row per tick. `UNIQUE(job_id, cron_tick)` makes the insert idempotent: any number
-//! of passes, on any number of nodes, record a tick once. Ticks found late (the process was
-//! down) follow the job's misfire policy; none is dropped without a row saying so.
+//! Each job keeps `next_fire_at`, the next tick not yet recorded. A pass takes the jobs whose
+//! tick has come (locking their rows, skipping jobs another node is triggering at that
+//! moment), records one run row per due tick — pending, skipped or held, by
+//! [`app::domain::ticks::plan`] — and moves `next_fire_at` past now, all in one transaction.
+//! So every tick becomes exactly one run whatever the number of nodes (and
+//! `UNIQUE(job_id, cron_tick)` would refuse a second), and ticks missed during an outage are
+//! planned once: the newest runs (`misfire = run_once`), the latest hundred are recorded as
+//! skipped and the rest counted in the log, however long the outage.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -12,138 +16,187 @@ use app::domain::run::{Resolution, RunStatus, Trigger};
 use app::domain::ticks::{self, MAX_MISSED_RECORDED, PlannedTick, Situation};
 use app::entities::{job, job_run};
 use app::services::jobs::to_spec;
+use app::services::lanes;
+use app::services::sql::{self, Binder, Values};
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::OnConflict;
-use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QuerySelect, Set};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect, Set, TransactionTrait,
+};
+
+/// Jobs taken per transaction.
+const JOBS_PER_BATCH: u64 = 200;
+/// Missed ticks counted one by one, at most, per job and pass.
+const COUNT_LIMIT: usize = 100_000;
+/// Ticks kept per job and pass: the missed ones recorded, and every on-time one.
+const KEEP: usize = MAX_MISSED_RECORDED + 1_000;
 
 /// What one pass of the trigger did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct TickPass {
-    /// Runs newly recorded (ticks another pass or node recorded already are not counted).
+    /// Runs newly recorded.
     pub inserted: u64,
-    /// The earliest tick still to come, so the engine can wake for it.
+    /// The earliest tick still to come, so the trigger can sleep until it.
     pub next_tick: Option<DateTime<Utc>>,
 }
 
-/// Inserts a run for every due tick of every enabled job.
+/// Records a run for every due tick of every enabled job, and releases held runs whose
+/// upstream job recovered.
 pub async fn enqueue_due_ticks(
-    db: &impl ConnectionTrait,
+    db: &DatabaseConnection,
     now: DateTime<Utc>,
     misfire_after: Duration,
 ) -> Result<TickPass, DbErr> {
-    let jobs = job::Entity::find()
-        .filter(job::Column::Enabled.eq(true))
-        .all(db)
-        .await?;
-    if jobs.is_empty() {
-        return Ok(TickPass::default());
-    }
-    let last_ticks: HashMap<i64, Option<DateTime<Utc>>> = job_run::Entity::find()
-        .select_only()
-        .column(job_run::Column::JobId)
-        .column_as(job_run::Column::CronTick.max(), "last")
-        .group_by(job_run::Column::JobId)
-        .into_tuple::<(i64, Option<DateTime<Utc>>)>()
-        .all(db)
-        .await?
-        .into_iter()
-        .collect();
-    let active: HashMap<i64, i64> = job_run::Entity::find()
-        .select_only()
-        .column(job_run::Column::JobId)
-        .column_as(job_run::Column::Id.count(), "n")
-        .filter(job_run::Column::Status.is_in(RunStatus::ACTIVE.iter().copied()))
-        .group_by(job_run::Column::JobId)
-        .into_tuple::<(i64, i64)>()
-        .all(db)
-        .await?
-        .into_iter()
-        .collect();
-
-    let held = holds(db, &jobs).await?;
-    release_blocked(db, &jobs, &held, now).await?;
-
     let misfire_after =
         chrono::Duration::from_std(misfire_after).unwrap_or(chrono::Duration::seconds(30));
+    let holds = holds(db).await?;
+    let mut inserted = 0;
+    loop {
+        let (runs, jobs) = batch(db, now, misfire_after, &holds).await?;
+        inserted += runs;
+        if jobs < JOBS_PER_BATCH {
+            break;
+        }
+    }
+    release_blocked(db, &holds, now).await?;
+    Ok(TickPass {
+        inserted,
+        next_tick: earliest_next_fire(db, now).await?,
+    })
+}
+
+/// One transaction: up to [`JOBS_PER_BATCH`] due jobs. Returns (runs inserted, jobs taken).
+async fn batch(
+    db: &DatabaseConnection,
+    now: DateTime<Utc>,
+    misfire_after: chrono::Duration,
+    holds: &HashMap<String, String>,
+) -> Result<(u64, u64), DbErr> {
+    let backend = db.get_database_backend();
+    let txn = db.begin().await?;
+    // The first statement writes (bumping the jobs' lane counters), so it takes the jobs' row
+    // locks on PostgreSQL — passing over jobs another node holds — and the write lock on
+    // SQLite.
+    let mut b = Binder::new(backend);
+    let sql = format!(
+        "UPDATE jobs SET lane_seq = lane_seq + 1 WHERE id IN \
+           (SELECT id FROM jobs WHERE enabled = {} AND (next_fire_at IS NULL OR next_fire_at <= {}) \
+            ORDER BY id LIMIT {JOBS_PER_BATCH}{}) RETURNING *",
+        b.bind(true),
+        b.bind(now),
+        sql::skip_locked(backend),
+    );
+    let jobs = job::Entity::find()
+        .from_raw_sql(b.statement(sql))
+        .all(&txn)
+        .await?;
+    if jobs.is_empty() {
+        txn.commit().await?;
+        return Ok((0, 0));
+    }
+    let taken = jobs.len() as u64;
+    let ids: Vec<i64> = jobs.iter().map(|j| j.id).collect();
+    let last_ticks = last_ticks(
+        &txn,
+        &jobs
+            .iter()
+            .filter(|j| j.next_fire_at.is_none())
+            .map(|j| j.id)
+            .collect::<Vec<_>>(),
+    )
+    .await?;
+    let busy = lanes::busy(&txn, &ids).await?;
+
     let mut rows = Vec::new();
-    let mut next_tick: Option<DateTime<Utc>> = None;
+    let mut next: Vec<(i64, Option<DateTime<Utc>>)> = Vec::with_capacity(jobs.len());
     for job in &jobs {
         let spec = match to_spec(job) {
             Ok(spec) => spec,
             Err(e) => {
-                tracing::error!(job = %job.name, error = %e, "job definition unreadable; not triggered");
+                tracing::error!(job = %job.name, error = %e, "job definition unreadable; not triggered (looked at again in a minute)");
+                next.push((job.id, Some(now + chrono::Duration::minutes(1))));
                 continue;
             }
         };
-        // Count from the last recorded tick, or from when the job was last (re)defined or
-        // re-enabled: a new or re-enabled job does not fire for the time before it.
-        let since = last_ticks
-            .get(&job.id)
-            .copied()
-            .flatten()
-            .map_or(job.updated_at, |last| last.max(job.updated_at));
-        if let Ok(upcoming) = spec.cron.next_after(spec.timezone, now) {
-            let upcoming = upcoming.with_timezone(&Utc);
-            next_tick = Some(next_tick.map_or(upcoming, |t| t.min(upcoming)));
-        }
-        // Bounded: a process down for a long time records at most this many ticks per job
-        // and pass (the rest follow in the next passes, oldest first).
+        // Ticks from the one not yet recorded; a job without one (an upgrade) counts from its
+        // last recorded tick, or from when it was last defined.
+        let after = match job.next_fire_at {
+            Some(at) => at - chrono::Duration::milliseconds(1),
+            None => last_ticks
+                .get(&job.id)
+                .copied()
+                .map_or(job.updated_at, |last| last.max(job.updated_at)),
+        };
         let due = spec
             .cron
-            .fire_times_between(spec.timezone, since, now, 10_000);
-        if due.is_empty() {
-            continue;
-        }
+            .ticks_between(spec.timezone, after, now, KEEP, COUNT_LIMIT);
         let plan = ticks::plan(
-            &due,
+            &due.last,
             Situation {
                 now,
                 misfire_after,
                 misfire: spec.misfire,
                 overlap: spec.overlap,
-                busy: active.get(&job.id).copied().unwrap_or(0) > 0,
-                hold: held.get(&job.name).map(String::as_str),
+                busy: busy.contains(&job.id),
+                hold: holds.get(&job.name).map(String::as_str),
             },
         );
-        if plan.unrecorded_missed > 0 {
+        let unrecorded = plan.unrecorded_missed + (due.total - due.last.len());
+        if unrecorded > 0 {
             tracing::warn!(
                 job = %job.name,
-                missed = plan.unrecorded_missed + MAX_MISSED_RECORDED,
+                missed = format!("{}{}", unrecorded + MAX_MISSED_RECORDED, if due.more { " or more" } else { "" }),
                 recorded = MAX_MISSED_RECORDED,
-                "many ticks were missed while Bulwark was down; recording the latest"
+                "many ticks were missed while Bulwark was down; the latest are recorded"
             );
         }
-        rows.extend(plan.runs.iter().map(|p| tick_row(job, p, now)));
+        let policy = app::services::runs::policy_snapshot(job);
+        rows.extend(
+            plan.runs
+                .iter()
+                .map(|p| tick_row(job, p, policy.clone(), now)),
+        );
+        next.push((
+            job.id,
+            spec.cron
+                .next_after(spec.timezone, now)
+                .ok()
+                .map(|t| t.with_timezone(&Utc)),
+        ));
     }
-    if rows.is_empty() {
-        return Ok(TickPass {
-            inserted: 0,
-            next_tick,
-        });
-    }
+
+    let due = lanes::place(&txn, &mut rows).await?;
     let mut inserted = 0;
     for chunk in rows.chunks(200) {
-        let result = job_run::Entity::insert_many(chunk.to_vec())
+        match job_run::Entity::insert_many(chunk.to_vec())
             .on_conflict(
                 OnConflict::columns([job_run::Column::JobId, job_run::Column::CronTick])
                     .do_nothing()
                     .to_owned(),
             )
-            .exec_without_returning(db)
-            .await;
-        match result {
+            .exec_without_returning(&txn)
+            .await
+        {
             Ok(n) => inserted += n,
             Err(DbErr::RecordNotInserted) => {}
             Err(e) => return Err(e),
         }
     }
-    Ok(TickPass {
-        inserted,
-        next_tick,
-    })
+    set_next_fire(&txn, &next).await?;
+    if due > 0 {
+        app::wake::runs_changed(&txn).await;
+    }
+    txn.commit().await?;
+    Ok((inserted, taken))
 }
 
-fn tick_row(job: &job::Model, planned: &PlannedTick, now: DateTime<Utc>) -> job_run::ActiveModel {
+fn tick_row(
+    job: &job::Model,
+    planned: &PlannedTick,
+    policy: Option<String>,
+    now: DateTime<Utc>,
+) -> job_run::ActiveModel {
     let PlannedTick { tick, status, note } = planned;
     let finished = !status.is_active();
     job_run::ActiveModel {
@@ -155,7 +208,7 @@ fn tick_row(job: &job::Model, planned: &PlannedTick, now: DateTime<Utc>) -> job_
         attempts: Set(0),
         next_attempt_at: Set(None),
         idempotency_key: Set(format!("{}@{}", job.name, tick.to_rfc3339())),
-        policy: Set(app::services::runs::policy_snapshot(job)),
+        policy: Set(policy),
         last_error: Set(note.clone()),
         created_at: Set(now),
         updated_at: Set(now),
@@ -164,18 +217,89 @@ fn tick_row(job: &job::Model, planned: &PlannedTick, now: DateTime<Utc>) -> job_
     }
 }
 
+/// The newest recorded tick of each job among `ids`.
+async fn last_ticks(
+    db: &impl ConnectionTrait,
+    ids: &[i64],
+) -> Result<HashMap<i64, DateTime<Utc>>, DbErr> {
+    if ids.is_empty() {
+        return Ok(HashMap::new());
+    }
+    Ok(job_run::Entity::find()
+        .select_only()
+        .column(job_run::Column::JobId)
+        .column_as(job_run::Column::CronTick.max(), "last")
+        .filter(job_run::Column::JobId.is_in(ids.to_vec()))
+        .group_by(job_run::Column::JobId)
+        .into_tuple::<(i64, Option<DateTime<Utc>>)>()
+        .all(db)
+        .await?
+        .into_iter()
+        .filter_map(|(id, last)| last.map(|last| (id, last)))
+        .collect())
+}
+
+async fn set_next_fire(
+    db: &impl ConnectionTrait,
+    next: &[(i64, Option<DateTime<Utc>>)],
+) -> Result<(), DbErr> {
+    for chunk in next.chunks(200) {
+        let mut b = Binder::new(db.get_database_backend());
+        let values = Values {
+            columns: &[("id", "bigint"), ("next", "timestamptz")],
+            rows: chunk
+                .iter()
+                .map(|(id, at)| vec![(*id).into(), (*at).into()])
+                .collect(),
+        };
+        let sql = sql::update_from(
+            &mut b,
+            "jobs",
+            &values,
+            "next_fire_at = v.v_next",
+            "jobs.id = v.v_id",
+            "",
+        );
+        db.execute_raw(b.statement(sql)).await?;
+    }
+    Ok(())
+}
+
+/// The earliest tick still to come over all enabled jobs; now, when a job has none yet.
+async fn earliest_next_fire(
+    db: &impl ConnectionTrait,
+    now: DateTime<Utc>,
+) -> Result<Option<DateTime<Utc>>, DbErr> {
+    let uninitialised = job::Entity::find()
+        .filter(job::Column::Enabled.eq(true))
+        .filter(job::Column::NextFireAt.is_null())
+        .one(db)
+        .await?;
+    if uninitialised.is_some() {
+        return Ok(Some(now));
+    }
+    Ok(job::Entity::find()
+        .select_only()
+        .column(job::Column::NextFireAt)
+        .filter(job::Column::Enabled.eq(true))
+        .filter(job::Column::NextFireAt.is_not_null())
+        .order_by_asc(job::Column::NextFireAt)
+        .into_tuple::<Option<DateTime<Utc>>>()
+        .one(db)
+        .await?
+        .flatten())
+}
+
 /// Which jobs are held, and why: a job is held while a job that names it as a dependant has a
 /// dead latest run (one an administrator resolved by hand no longer holds anything).
-async fn holds(
-    db: &impl ConnectionTrait,
-    jobs: &[job::Model],
-) -> Result<HashMap<String, String>, DbErr> {
-    use sea_orm::QueryOrder;
+async fn holds(db: &impl ConnectionTrait) -> Result<HashMap<String, String>, DbErr> {
+    let upstreams = job::Entity::find()
+        .filter(job::Column::Dependants.ne("[]"))
+        .filter(job::Column::Dependants.ne(""))
+        .all(db)
+        .await?;
     let mut held = HashMap::new();
-    for upstream in jobs
-        .iter()
-        .filter(|j| j.dependants != "[]" && !j.dependants.is_empty())
-    {
+    for upstream in upstreams {
         let dependants: Vec<String> = match serde_json::from_str(&upstream.dependants) {
             Ok(list) => list,
             Err(e) => {
@@ -208,22 +332,33 @@ async fn holds(
     Ok(held)
 }
 
-/// Releases the blocked runs of jobs no longer held: they become pending and run.
+/// Releases the held runs of jobs no longer held: they become pending and join their lanes.
 async fn release_blocked(
-    db: &impl ConnectionTrait,
-    jobs: &[job::Model],
+    db: &DatabaseConnection,
     held: &HashMap<String, String>,
     now: DateTime<Utc>,
 ) -> Result<(), DbErr> {
     use sea_orm::sea_query::Expr;
-    let free: Vec<i64> = jobs
-        .iter()
-        .filter(|j| !held.contains_key(&j.name))
-        .map(|j| j.id)
+    let blocked: Vec<(i64, String)> = job_run::Entity::find()
+        .select_only()
+        .column(job_run::Column::JobId)
+        .column(job::Column::Name)
+        .inner_join(job::Entity)
+        .filter(job_run::Column::Status.eq(RunStatus::Blocked))
+        .distinct()
+        .into_tuple()
+        .all(db)
+        .await?;
+    let free: Vec<i64> = blocked
+        .into_iter()
+        .filter(|(_, name)| !held.contains_key(name))
+        .map(|(id, _)| id)
         .collect();
     if free.is_empty() {
         return Ok(());
     }
+    let txn = db.begin().await?;
+    lanes::lock(&txn, &free).await?;
     let released = job_run::Entity::update_many()
         .col_expr(job_run::Column::Status, Expr::value(RunStatus::Pending))
         .col_expr(
@@ -232,14 +367,16 @@ async fn release_blocked(
         )
         .col_expr(job_run::Column::UpdatedAt, Expr::value(now))
         .filter(job_run::Column::Status.eq(RunStatus::Blocked))
-        .filter(job_run::Column::JobId.is_in(free))
-        .exec(db)
+        .filter(job_run::Column::JobId.is_in(free.clone()))
+        .exec(&txn)
         .await?;
-    if released.rows_affected > 0 {
-        tracing::info!(
-            runs = released.rows_affected,
-            "released runs held for a failing upstream job"
-        );
+    if lanes::promote(&txn, &free).await? > 0 {
+        app::wake::runs_changed(&txn).await;
     }
+    txn.commit().await?;
+    tracing::info!(
+        runs = released.rows_affected,
+        "released runs held for a failing upstream job"
+    );
     Ok(())
 }

@@ -9,11 +9,10 @@
 //! minute has room again. Memory stays bounded; what was lost is visible, never silent.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use serde::Serialize;
-use tokio::sync::Notify;
 
 use super::hit::Hit;
 
@@ -21,8 +20,9 @@ pub struct Buffer {
     state: Mutex<State>,
     max_bytes: usize,
     stats: Counters,
-    /// Woken when the buffer passes three quarters of its bound.
-    pub nearly_full: Notify,
+    /// Set when the buffer passes three quarters of its bound; the node's traffic duty takes it
+    /// and flushes early.
+    nearly_full: AtomicBool,
 }
 
 /// aHash rather than SipHash: keys are visitor-controlled, so the hasher must stay randomly
@@ -69,7 +69,7 @@ impl Buffer {
             state: Mutex::new(State::default()),
             max_bytes,
             stats: Counters::default(),
-            nearly_full: Notify::new(),
+            nearly_full: AtomicBool::new(false),
         }
     }
 
@@ -96,7 +96,7 @@ impl Buffer {
             }
         };
         if wake {
-            self.nearly_full.notify_one();
+            self.nearly_full.store(true, Ordering::Relaxed);
         }
         match outcome {
             Recorded::Counted => {
@@ -162,6 +162,11 @@ impl Buffer {
             .filter(|(hit, _)| hit.minute >= since_minute)
             .map(|(hit, n)| (hit.clone(), *n))
             .collect()
+    }
+
+    /// Whether the buffer passed three quarters of its bound since the last call.
+    pub fn take_nearly_full(&self) -> bool {
+        self.nearly_full.swap(false, Ordering::Relaxed)
     }
 
     pub fn stats(&self) -> BufferStats {

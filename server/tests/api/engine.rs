@@ -365,21 +365,29 @@ async fn an_expired_lease_is_recovered_and_fenced(app: TestApp) {
         .await
         .unwrap();
     // Node A claims the run and dies before it writes anything.
-    let claimed =
-        server::engine::claim::claim_due(&app.db, &engine_config("node-a"), Utc::now(), 10)
-            .await
-            .unwrap();
+    let node_a = Engine::new(app.db.clone(), engine_config("node-a")).shared();
+    let node_b = Engine::new(app.db.clone(), engine_config("node-b")).shared();
+    let claimed = server::engine::claim::claim_due(&node_a, Utc::now(), 10)
+        .await
+        .unwrap();
     assert_eq!(claimed.len(), 1);
     // Nobody else can claim it while the lease holds.
     assert!(
-        server::engine::claim::claim_due(&app.db, &engine_config("node-b"), Utc::now(), 10)
+        server::engine::claim::claim_due(&node_b, Utc::now(), 10)
             .await
             .unwrap()
             .is_empty()
     );
+    // A takeover before the lease expired changes nothing.
+    assert_eq!(
+        server::engine::recovery::recover_expired(&app.db, &node_b.specs, Utc::now())
+            .await
+            .unwrap(),
+        0
+    );
 
     let later = Utc::now() + chrono::Duration::seconds(10);
-    let recovered = server::engine::recovery::recover_expired(&app.db, later)
+    let recovered = server::engine::recovery::recover_expired(&app.db, &node_b.specs, later)
         .await
         .unwrap();
     assert_eq!(recovered, 1);
@@ -396,7 +404,7 @@ async fn an_expired_lease_is_recovered_and_fenced(app: TestApp) {
 
     // Recovering again changes nothing: the run is no longer running.
     assert_eq!(
-        server::engine::recovery::recover_expired(&app.db, later)
+        server::engine::recovery::recover_expired(&app.db, &node_b.specs, later)
             .await
             .unwrap(),
         0

@@ -227,6 +227,27 @@ pub async fn own_jobs(db: &DatabaseConnection) -> u64 {
         .expect("count jobs")
 }
 
+/// Disables the system jobs every server creates, for tests that count every run (an engine
+/// started by the test would otherwise run the every-minute trend check among them).
+pub async fn disable_system_jobs(db: &DatabaseConnection) {
+    use sea_orm::{ColumnTrait, QueryFilter};
+    let system: Vec<String> = server::system_jobs::specs(chrono_tz::Tz::UTC)
+        .expect("the system jobs parse")
+        .into_iter()
+        .map(|s| s.name)
+        .collect();
+    for row in job::Entity::find()
+        .filter(job::Column::Name.is_in(system))
+        .all(db)
+        .await
+        .expect("read jobs")
+    {
+        app::services::jobs::set_enabled(db, row.id, false, server::clock::now())
+            .await
+            .expect("disable a system job");
+    }
+}
+
 /// The entry of a `jobs/list` answer with this name.
 pub fn listed<'a>(list: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
     list.as_array()

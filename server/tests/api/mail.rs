@@ -81,7 +81,7 @@ async fn an_episode_of_five_failures_mails_three_times(app: TestApp) {
     let sink = SmtpSink::start(None).await;
     let dir = tempfile::tempdir().unwrap();
     let sender = sender(&app, settings(Some(sink.url(None)), dir.path()), "node-a");
-    assert_eq!(sender.deliver_due(Utc::now()).await.unwrap(), 3);
+    assert_eq!(sender.deliver_due(server::clock::now()).await.unwrap(), 3);
     let mails = sink.mails();
     assert_eq!(mails.len(), 3);
 
@@ -140,7 +140,7 @@ async fn a_mail_waits_for_a_server_that_was_down_and_arrives_once(app: TestApp) 
         "deduplicated"
     );
 
-    let now = Utc::now();
+    let now = server::clock::now();
     assert_eq!(sender.deliver_due(now).await.unwrap(), 1);
     let row = &outbox_rows(&app).await[0];
     assert_eq!((row.status, row.attempts), (MailStatus::Pending, 1));
@@ -180,7 +180,7 @@ async fn a_wrong_password_is_refused_in_the_servers_words(app: TestApp) {
     outbox::enqueue(&app.db, note("wrong-password"), Utc::now())
         .await
         .unwrap();
-    wrong.deliver_due(Utc::now()).await.unwrap();
+    wrong.deliver_due(server::clock::now()).await.unwrap();
     let row = &outbox_rows(&app).await[0];
     assert_eq!(row.status, MailStatus::Failed, "a refusal is final");
     let error = row.last_error.as_deref().unwrap();
@@ -197,7 +197,7 @@ async fn a_wrong_password_is_refused_in_the_servers_words(app: TestApp) {
         settings(Some(sink.url(Some(("bulwark", "right")))), dir.path()),
         "node-a",
     );
-    assert_eq!(right.deliver_due(Utc::now()).await.unwrap(), 1);
+    assert_eq!(right.deliver_due(server::clock::now()).await.unwrap(), 1);
     assert_eq!(sink.mails().len(), 1);
 }
 on_both_backends!(a_wrong_password_is_refused_in_the_servers_words);
@@ -212,7 +212,7 @@ async fn several_senders_deliver_each_mail_once(app: TestApp) {
     }
     let a = sender(&app, settings(Some(sink.url(None)), dir.path()), "node-a");
     let b = sender(&app, settings(Some(sink.url(None)), dir.path()), "node-b");
-    let now = Utc::now();
+    let now = server::clock::now();
     let (x, y) = tokio::join!(a.deliver_due(now), b.deliver_due(now));
     assert_eq!(x.unwrap() + y.unwrap(), 40);
     let mut ids: Vec<String> = sink
@@ -233,7 +233,7 @@ async fn without_smtp_mail_is_kept_and_written_as_eml(app: TestApp) {
     outbox::enqueue(&app.db, note("eml"), Utc::now())
         .await
         .unwrap();
-    assert_eq!(sender.deliver_due(Utc::now()).await.unwrap(), 1);
+    assert_eq!(sender.deliver_due(server::clock::now()).await.unwrap(), 1);
     let row = &outbox_rows(&app).await[0];
     assert_eq!(row.status, MailStatus::Written);
     let path = dir.path().join(format!("{}-test.eml", row.id));
@@ -250,6 +250,7 @@ async fn the_digest_matches_the_runs_table(app: TestApp) {
     use app::entities::{job_attempt, job_run};
     use app::services::digest;
 
+    crate::helpers::disable_system_jobs(&app.db).await;
     // A job that needs a retry once and then succeeds, and one that always fails.
     let (flaky, _) = flaky_server(1, 503).await;
     let mut input = base("orders-sync");
@@ -410,7 +411,7 @@ async fn a_failure_burst_mails_each_trend_once_per_episode(app: TestApp) {
     let run = runs::create_manual(&app.db, job.id, Utc::now())
         .await
         .unwrap();
-    let now = Utc::now();
+    let now = server::clock::now();
     // Attempt numbers are unique per run.
     let number = std::cell::Cell::new(0);
     let attempt = |minutes_ago: i64, outcome: Outcome, class: Option<ErrorClass>| {

@@ -43,6 +43,9 @@ pub struct JobInput {
     pub timeout_factor: String,
     pub timeout_floor: String,
     pub timeout_hard_cap: String,
+    /// No progress for this long ends the attempt (`5m`); empty: no stall timeout.
+    #[serde(default)]
+    pub timeout_stall: String,
     /// An [`Overlap`] word.
     pub overlap: String,
     /// A [`Misfire`] word.
@@ -91,6 +94,7 @@ impl Default for JobInput {
             timeout_factor: "1.5".into(),
             timeout_floor: "30s".into(),
             timeout_hard_cap: "30m".into(),
+            timeout_stall: String::new(),
             overlap: Overlap::Skip.as_str().into(),
             misfire: Misfire::RunOnce.as_str().into(),
             on_exhausted: ExhaustedAction::DeadLetter.as_str().into(),
@@ -120,6 +124,11 @@ impl JobSpec {
             timeout_factor: format!("{:.1}", f64::from(self.timeout.factor_x10) / 10.0),
             timeout_floor: duration::format_ms(self.timeout.floor_ms),
             timeout_hard_cap: duration::format_ms(self.timeout.hard_cap_ms),
+            timeout_stall: self
+                .timeout
+                .stall_ms
+                .map(duration::format_ms)
+                .unwrap_or_default(),
             overlap: self.overlap.as_str().into(),
             misfire: self.misfire.as_str().into(),
             on_exhausted: self.on_exhausted.action().as_str().into(),

@@ -52,6 +52,10 @@ pub const BUILTIN_TASKS: &[(&str, &str)] = &[
         "mail-trends",
         "Mails the digest recipients when failures across all jobs spike, pass a 5% rate, or burst in one error class",
     ),
+    (
+        "cleanup",
+        "Deletes runs older than run_retention_days (never the failed queue's), audit entries after a year, delivered mails after 30 days, expired sessions",
+    ),
 ];
 
 crate::text_enum! {
@@ -153,6 +157,10 @@ pub struct TimeoutPolicy {
     pub factor_x10: u32,
     pub floor_ms: u64,
     pub hard_cap_ms: u64,
+    /// End an attempt that shows no progress (a command prints nothing, a built-in reports
+    /// nothing) for this long, whatever its timeout; `None`: only the timeout applies.
+    #[serde(default)]
+    pub stall_ms: Option<u64>,
 }
 
 crate::text_enum! {

@@ -339,6 +339,10 @@ fn parse_timeout(input: &JobInput, fail: &mut impl FnMut(&str, String)) -> Optio
     let static_ms = ms("timeout_static", &input.timeout_static);
     let floor_ms = ms("timeout_floor", &input.timeout_floor);
     let hard_cap_ms = ms("timeout_hard_cap", &input.timeout_hard_cap);
+    let stall_ms = match input.timeout_stall.trim() {
+        "" => Some(None),
+        text => ms("timeout_stall", text).map(Some),
+    };
     let mode = word::<TimeoutMode>(&input.timeout_mode)
         .map_err(|e| fail("timeout_mode", format!("timeout mode: {e}")))
         .ok();
@@ -368,13 +372,14 @@ fn parse_timeout(input: &JobInput, fail: &mut impl FnMut(&str, String)) -> Optio
             None
         }
     };
-    let (static_ms, mode, window, factor_x10, floor_ms, hard_cap_ms) = (
+    let (static_ms, mode, window, factor_x10, floor_ms, hard_cap_ms, stall_ms) = (
         static_ms?,
         mode?,
         window?,
         factor_x10?,
         floor_ms?,
         hard_cap_ms?,
+        stall_ms?,
     );
     if floor_ms > hard_cap_ms {
         fail(
@@ -397,6 +402,7 @@ fn parse_timeout(input: &JobInput, fail: &mut impl FnMut(&str, String)) -> Optio
         factor_x10,
         floor_ms,
         hard_cap_ms,
+        stall_ms,
     })
 }
 
@@ -410,6 +416,7 @@ fn label(field: &str) -> &'static str {
         "timeout_static" => "timeout",
         "timeout_floor" => "floor",
         "timeout_hard_cap" => "hard cap",
+        "timeout_stall" => "stall timeout",
         _ => "value",
     }
 }

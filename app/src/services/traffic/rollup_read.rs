@@ -188,7 +188,6 @@ async fn path_totals(
     let paths: Vec<&String> = paths.iter().collect();
     let mut totals = Vec::with_capacity(paths.len());
     for chunk in paths.chunks(500) {
-        // `?` placeholders are positional: bind in the order they appear.
         let mut b = Binder::new(db.get_database_backend());
         let (view, from, to) = (
             b.bind(view.code()),
@@ -236,7 +235,6 @@ pub async fn series(
     bucket: Bucket,
 ) -> Result<Vec<SeriesPoint>, TrafficError> {
     // One row per hour (not per hour and part): 90 days are 2,160 rows, not 30,000.
-    // `?` placeholders are positional: bind in the order they appear.
     let mut b = Binder::new(db.get_database_backend());
     let sql = format!(
         "SELECT hour, \

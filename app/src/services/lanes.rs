@@ -1,0 +1,159 @@
+//! A job's lane: its runs go one at a time, oldest first.
+//!
+//! The lane's *head* is the one run that is running or may run next; only the head carries a
+//! `due_at`, so the engine's claim is a range scan of one partial index and a job's backlog
+//! never stands in front of another job's next run. The other runs of the job wait with
+//! `due_at` NULL until the head ends and [`promote`] makes the oldest of them the head.
+//!
+//! Every transaction that adds runs to a lane or ends one first [`lock`]s the jobs involved
+//! (in id order), so a lane changes one transaction at a time: on PostgreSQL through the jobs'
+//! row locks, on SQLite through the write lock that first statement takes (a SQLite
+//! transaction that read before writing could not take it without failing).
+
+use std::collections::HashSet;
+
+use sea_orm::{ActiveValue, ConnectionTrait, DbErr, EntityTrait};
+
+use super::sql::{self, Binder};
+use crate::domain::run::RunStatus;
+use crate::entities::job_run;
+
+/// Takes the jobs' row locks (in id order) for the rest of the transaction. Call it first.
+pub async fn lock(db: &impl ConnectionTrait, job_ids: &[i64]) -> Result<(), DbErr> {
+    let mut ids: Vec<i64> = job_ids.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let backend = db.get_database_backend();
+    for chunk in ids.chunks(500) {
+        let mut b = Binder::new(backend);
+        let list = b.bind_list(chunk.iter().copied());
+        let sql = format!(
+            "UPDATE jobs SET lane_seq = lane_seq + 1 WHERE id IN \
+               (SELECT id FROM jobs WHERE id IN ({list}) ORDER BY id{})",
+            sql::for_update(backend)
+        );
+        db.execute_raw(b.statement(sql)).await?;
+    }
+    Ok(())
+}
+
+/// The jobs among `job_ids` whose lane has a head (a run running or due to run): a new run of
+/// such a job waits, and with `overlap = skip` a new tick is skipped.
+pub async fn busy(db: &impl ConnectionTrait, job_ids: &[i64]) -> Result<HashSet<i64>, DbErr> {
+    let mut busy = HashSet::new();
+    for chunk in job_ids.chunks(500) {
+        let mut b = Binder::new(db.get_database_backend());
+        let list = b.bind_list(chunk.iter().copied());
+        let sql = format!(
+            "SELECT DISTINCT job_id FROM job_runs WHERE job_id IN ({list}) \
+             AND (due_at IS NOT NULL OR status = {})",
+            b.bind(RunStatus::Running.as_str())
+        );
+        for row in db.query_all_raw(b.statement(sql)).await? {
+            busy.insert(row.try_get::<i64>("", "job_id")?);
+        }
+    }
+    Ok(busy)
+}
+
+/// Puts new runs into their jobs' lanes (the caller has [`lock`]ed the jobs): a pending run of
+/// a job without a head becomes the head, due at its scheduled time (or `due_at` if the caller
+/// set one); the rest wait. Returns how many became due.
+pub async fn place(
+    db: &impl ConnectionTrait,
+    runs: &mut [job_run::ActiveModel],
+) -> Result<usize, DbErr> {
+    let job_ids: Vec<i64> = runs.iter().filter_map(|r| set(&r.job_id)).collect();
+    let mut busy = busy(db, &job_ids).await?;
+    let mut due = 0;
+    for run in runs.iter_mut() {
+        let (Some(job_id), Some(RunStatus::Pending)) = (set(&run.job_id), set(&run.status)) else {
+            run.due_at = ActiveValue::Set(None);
+            continue;
+        };
+        if busy.insert(job_id) {
+            let at = set(&run.due_at)
+                .flatten()
+                .or_else(|| set(&run.scheduled_for));
+            run.due_at = ActiveValue::Set(at);
+            due += 1;
+        } else {
+            run.due_at = ActiveValue::Set(None);
+        }
+    }
+    Ok(due)
+}
+
+/// Inserts runs into their lanes: [`lock`], [`place`], insert. Returns the inserted rows' ids
+/// in order, and wakes the engines when one became due. Use inside a transaction.
+pub async fn insert(
+    db: &impl ConnectionTrait,
+    mut runs: Vec<job_run::ActiveModel>,
+) -> Result<Vec<i64>, DbErr> {
+    let job_ids: Vec<i64> = runs.iter().filter_map(|r| set(&r.job_id)).collect();
+    lock(db, &job_ids).await?;
+    let due = place(db, &mut runs).await?;
+    let mut ids = Vec::with_capacity(runs.len());
+    for run in runs {
+        ids.push(job_run::Entity::insert(run).exec(db).await?.last_insert_id);
+    }
+    if due > 0 {
+        crate::wake::runs_changed(db).await;
+    }
+    Ok(ids)
+}
+
+/// For each job among `job_ids` whose lane has no head, makes its oldest waiting run the head,
+/// due at its scheduled time (at once, if that has passed). The caller has [`lock`]ed the
+/// jobs. Returns how many runs became due.
+pub async fn promote(db: &impl ConnectionTrait, job_ids: &[i64]) -> Result<u64, DbErr> {
+    let mut ids: Vec<i64> = job_ids.to_vec();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut promoted = 0;
+    for chunk in ids.chunks(300) {
+        let mut b = Binder::new(db.get_database_backend());
+        let pending = b.bind(RunStatus::Pending.as_str());
+        let jobs = b.bind_list(chunk.iter().copied());
+        let jobs_again = b.bind_list(chunk.iter().copied());
+        let running = b.bind(RunStatus::Running.as_str());
+        let sql = format!(
+            "UPDATE job_runs SET due_at = scheduled_for WHERE id IN \
+               (SELECT MIN(id) FROM job_runs WHERE status = {pending} AND due_at IS NULL \
+                  AND job_id IN ({jobs}) AND job_id NOT IN \
+                    (SELECT job_id FROM job_runs WHERE job_id IN ({jobs_again}) \
+                       AND (due_at IS NOT NULL OR status = {running})) \
+                GROUP BY job_id)"
+        );
+        promoted += db.execute_raw(b.statement(sql)).await?.rows_affected();
+    }
+    Ok(promoted)
+}
+
+/// Jobs with runs waiting in a lane that has no head: what a lost race or an interrupted
+/// write could leave behind. The recovery sweep promotes them.
+pub async fn headless(db: &impl ConnectionTrait) -> Result<Vec<i64>, DbErr> {
+    let mut b = Binder::new(db.get_database_backend());
+    let pending = b.bind(RunStatus::Pending.as_str());
+    let running = b.bind(RunStatus::Running.as_str());
+    let sql = format!(
+        "SELECT DISTINCT job_id FROM job_runs w WHERE w.status = {pending} AND w.due_at IS NULL \
+         AND NOT EXISTS (SELECT 1 FROM job_runs h WHERE h.job_id = w.job_id \
+           AND (h.due_at IS NOT NULL OR h.status = {running}))"
+    );
+    db.query_all_raw(b.statement(sql))
+        .await?
+        .iter()
+        .map(|row| row.try_get::<i64>("", "job_id"))
+        .collect()
+}
+
+fn set<T: Clone + Into<sea_orm::Value>>(value: &ActiveValue<T>) -> Option<T> {
+    match value {
+        ActiveValue::Set(v) | ActiveValue::Unchanged(v) => Some(v.clone()),
+        ActiveValue::NotSet => None,
+    }
+}

@@ -1,0 +1,157 @@
+//! What the engine would otherwise read or parse again for every attempt: each job's parsed
+//! definition (kept while the row's `updated_at` is unchanged) and the durations of its recent
+//! successes (for learned timeouts and the slow flag), seeded from the database once and then
+//! kept up to date by this node's own write-backs.
+//!
+//! Durations seen by other nodes reach this cache when the entry is re-read (after
+//! [`HISTORY_TTL`]), so a learned timeout on one node lags others' successes by at most that.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use app::domain::job::JobSpec;
+use app::entities::job;
+use app::services::jobs::{JobError, to_spec};
+use chrono::{DateTime, Utc};
+use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QuerySelect};
+
+/// How long a job's success history is trusted before it is read again.
+pub const HISTORY_TTL: Duration = Duration::from_secs(60);
+/// Successes kept per job (the largest timeout window the editor allows).
+const HISTORY_MAX: usize = 1000;
+
+/// A job as an attempt needs it.
+#[derive(Debug, Clone)]
+pub struct CachedJob {
+    pub id: i64,
+    pub name: String,
+    pub updated_at: DateTime<Utc>,
+    /// The definition, or why the stored row cannot be read (the attempt then fails
+    /// permanently with that message, and the run follows its fate).
+    pub spec: Result<Arc<JobSpec>, String>,
+}
+
+#[derive(Default)]
+pub struct Specs {
+    jobs: Mutex<HashMap<i64, Arc<CachedJob>>>,
+}
+
+impl Specs {
+    /// The jobs of `ids`, read from the database where the cached copy is missing or older
+    /// than the row (one query for the versions, one for the rows that changed).
+    pub async fn get_many(
+        &self,
+        db: &impl ConnectionTrait,
+        ids: &[i64],
+    ) -> Result<HashMap<i64, Arc<CachedJob>>, DbErr> {
+        let mut ids = ids.to_vec();
+        ids.sort_unstable();
+        ids.dedup();
+        let mut versions: Vec<(i64, DateTime<Utc>)> = Vec::with_capacity(ids.len());
+        for chunk in ids.chunks(500) {
+            versions.extend(
+                job::Entity::find()
+                    .select_only()
+                    .column(job::Column::Id)
+                    .column(job::Column::UpdatedAt)
+                    .filter(job::Column::Id.is_in(chunk.to_vec()))
+                    .into_tuple::<(i64, DateTime<Utc>)>()
+                    .all(db)
+                    .await?,
+            );
+        }
+        let stale: Vec<i64> = {
+            let cached = self.lock();
+            versions
+                .iter()
+                .filter(|(id, at)| cached.get(id).is_none_or(|c| c.updated_at != *at))
+                .map(|(id, _)| *id)
+                .collect()
+        };
+        for chunk in stale.chunks(500) {
+            let rows = job::Entity::find()
+                .filter(job::Column::Id.is_in(chunk.to_vec()))
+                .all(db)
+                .await?;
+            let mut cached = self.lock();
+            for row in rows {
+                let spec = to_spec(&row)
+                    .map(Arc::new)
+                    .map_err(|e: JobError| e.to_string());
+                cached.insert(
+                    row.id,
+                    Arc::new(CachedJob {
+                        id: row.id,
+                        name: row.name,
+                        updated_at: row.updated_at,
+                        spec,
+                    }),
+                );
+            }
+        }
+        let cached = self.lock();
+        Ok(versions
+            .iter()
+            .filter_map(|(id, _)| cached.get(id).map(|c| (*id, c.clone())))
+            .collect())
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<i64, Arc<CachedJob>>> {
+        // A panic while the map was held cannot leave it half-written: every change is one
+        // insert.
+        self.jobs
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}
+
+struct History {
+    read_at: Instant,
+    /// Newest first.
+    durations: VecDeque<u64>,
+}
+
+#[derive(Default)]
+pub struct Histories {
+    jobs: Mutex<HashMap<i64, History>>,
+}
+
+impl Histories {
+    /// The job's latest successful durations, newest first (at most `window`).
+    pub async fn recent(
+        &self,
+        db: &impl ConnectionTrait,
+        job_id: i64,
+        window: u32,
+    ) -> Result<Vec<u64>, DbErr> {
+        if let Some(h) = self.lock().get(&job_id)
+            && h.read_at.elapsed() < HISTORY_TTL
+        {
+            return Ok(h.durations.iter().copied().take(window as usize).collect());
+        }
+        let durations = app::services::runs::recent_success_ms(db, job_id, window.max(20)).await?;
+        self.lock().insert(
+            job_id,
+            History {
+                read_at: Instant::now(),
+                durations: durations.iter().copied().collect(),
+            },
+        );
+        Ok(durations.into_iter().take(window as usize).collect())
+    }
+
+    /// Records a success this node just wrote.
+    pub fn record(&self, job_id: i64, duration_ms: u64) {
+        if let Some(h) = self.lock().get_mut(&job_id) {
+            h.durations.push_front(duration_ms);
+            h.durations.truncate(HISTORY_MAX);
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<i64, History>> {
+        self.jobs
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}

@@ -1,0 +1,445 @@
+//! Writing attempts back: many at once, each fenced on the lease it ran under.
+//!
+//! A [`Finished`] attempt is decided here ([`app::domain::run::decide`]: succeeded, retry
+//! after a delay, or exhausted and then by `on_exhausted`) and written in one transaction with
+//! the others of its batch, in a fixed handful of statements whatever the batch's size:
+//!
+//! 1. lock the jobs involved (their lanes change);
+//! 2. update the runs — *fenced*: a run is only written while it is still `running` under the
+//!    same owner and attempt number (and, for a takeover, only if its lease has expired by
+//!    then), so a node presumed dead that wakes up, or a recovery racing a late write-back,
+//!    changes nothing;
+//! 3. update the attempts of the runs that were written;
+//! 4. alert episodes, for the jobs whose run ended (`app::services::alerts`);
+//! 5. fallback runs, and the next run of each lane whose head ended.
+//!
+//! A batch that fails is written again by the caller; nothing of it is half written.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
+use app::domain::job::{JobSpec, OnExhausted};
+use app::domain::mail::FailedRun;
+use app::domain::run::{ErrorClass, Next, RunStatus, Trigger, decide};
+use app::entities::{job, job_run};
+use app::services::alerts::{self, Settled};
+use app::services::lanes;
+use app::services::sql::{self, Binder, Values};
+use chrono::{DateTime, Utc};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait, QueryFilter, Set,
+    TransactionTrait, Value,
+};
+
+use super::executor::Execution;
+
+/// How an attempt came to an end, which decides the fence its write-back needs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Ending {
+    /// It ran to an outcome on the node that holds the lease.
+    Ran,
+    /// The node that held it stopped renewing its lease: another node records it as
+    /// interrupted, only if the lease has expired by `expired_before`.
+    Expired { expired_before: DateTime<Utc> },
+    /// A graceful shutdown gave it back before it finished: interrupted, no retry spent.
+    HandedBack,
+}
+
+/// An attempt with its outcome, ready to be written back.
+#[derive(Debug)]
+pub struct Finished {
+    /// The run as it was when claimed (its id, job, attempt number and owner are the fence).
+    pub run: job_run::Model,
+    pub spec: Result<Arc<JobSpec>, String>,
+    pub job_name: String,
+    pub attempt_id: i64,
+    pub started_at: DateTime<Utc>,
+    pub finished_at: DateTime<Utc>,
+    pub timeout_ms: u64,
+    pub execution: Execution,
+    pub slow: bool,
+    pub ending: Ending,
+}
+
+/// What became of one write-back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Written {
+    pub run_id: i64,
+    /// False when the fence refused it (someone else owns the run now): nothing was written.
+    pub settled: bool,
+    pub next: Next,
+}
+
+/// Writes `batch` back in one transaction (see the module's documentation).
+pub async fn settle(
+    db: &DatabaseConnection,
+    batch: &[Finished],
+    now: DateTime<Utc>,
+) -> Result<Vec<Written>, DbErr> {
+    if batch.is_empty() {
+        return Ok(Vec::new());
+    }
+    // Read before the transaction (a SQLite transaction must write first).
+    let fallbacks = fallback_jobs(db, batch).await?;
+    let txn = db.begin().await?;
+    let mut locked: Vec<i64> = batch.iter().map(|f| f.run.job_id).collect();
+    locked.extend(fallbacks.values().map(|j| j.id));
+    lanes::lock(&txn, &locked).await?;
+    let written = settle_in(&txn, batch, &fallbacks, now).await?;
+    txn.commit().await?;
+    Ok(written)
+}
+
+/// The fallback jobs that exhausted runs of `batch` would start, by name.
+pub async fn fallback_jobs(
+    db: &impl ConnectionTrait,
+    batch: &[Finished],
+) -> Result<HashMap<String, job::Model>, DbErr> {
+    let names: Vec<String> = batch
+        .iter()
+        .filter_map(|f| match f.spec.as_deref() {
+            Ok(JobSpec {
+                on_exhausted: OnExhausted::Fallback(name),
+                ..
+            }) => Some(name.clone()),
+            _ => None,
+        })
+        .collect();
+    if names.is_empty() {
+        return Ok(HashMap::new());
+    }
+    Ok(job::Entity::find()
+        .filter(job::Column::Name.is_in(names))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|j| (j.name.clone(), j))
+        .collect())
+}
+
+/// [`settle`] inside the caller's transaction, which has locked the jobs of `batch` and of
+/// `fallbacks` (`app::services::lanes::lock`).
+pub async fn settle_in(
+    txn: &impl ConnectionTrait,
+    batch: &[Finished],
+    fallbacks: &HashMap<String, job::Model>,
+    now: DateTime<Utc>,
+) -> Result<Vec<Written>, DbErr> {
+    let decided: Vec<(Next, Plan)> = batch.iter().map(|f| plan(f, now)).collect();
+    let settled = update_runs(txn, batch, &decided, now).await?;
+    update_attempts(txn, batch, &settled).await?;
+
+    // Alerts for the runs that ended (a retry ends nothing), in the order they finished.
+    let mut ended: Vec<(i64, &JobSpec, String, Settled)> = Vec::new();
+    let mut exhausted_with_fallback: Vec<(&Finished, &job::Model)> = Vec::new();
+    let mut lanes_freed: HashSet<i64> = HashSet::new();
+    for (f, (next, plan)) in batch.iter().zip(&decided) {
+        if !settled.contains(&f.run.id) {
+            continue;
+        }
+        if plan.status.is_active() {
+            continue;
+        }
+        lanes_freed.insert(f.run.job_id);
+        let Ok(spec) = f.spec.as_deref() else {
+            continue;
+        };
+        let outcome = match next {
+            Next::Succeeded => Settled::Succeeded { run_id: f.run.id },
+            _ => Settled::Failed(FailedRun {
+                job: f.job_name.clone(),
+                run_id: f.run.id,
+                status: plan.status,
+                error_class: f.execution.report.class,
+                message: f.execution.message.clone(),
+                attempts: f.run.attempts,
+                finished_at: now,
+            }),
+        };
+        ended.push((f.run.job_id, spec, f.job_name.clone(), outcome));
+        if let OnExhausted::Fallback(name) = &spec.on_exhausted
+            && matches!(next, Next::Exhausted)
+        {
+            match fallbacks.get(name) {
+                Some(target) => exhausted_with_fallback.push((f, target)),
+                None => {
+                    tracing::error!(job = %f.job_name, fallback = %name, "fallback job does not exist; the run stays dead")
+                }
+            }
+        }
+    }
+    alerts::record_batch(txn, &ended, now).await?;
+    let mut due = 0;
+    if !exhausted_with_fallback.is_empty() {
+        let mut runs: Vec<job_run::ActiveModel> = exhausted_with_fallback
+            .iter()
+            .map(|(f, target)| fallback_run(f, target, now))
+            .collect();
+        due += lanes::place(txn, &mut runs).await?;
+        for run in runs {
+            job_run::Entity::insert(run).exec(txn).await?;
+        }
+        for (f, target) in &exhausted_with_fallback {
+            tracing::warn!(job = %f.job_name, fallback = %target.name, "retries exhausted: fallback job triggered");
+        }
+    }
+    let freed: Vec<i64> = lanes_freed.into_iter().collect();
+    let promoted = lanes::promote(txn, &freed).await?;
+    if due > 0 || promoted > 0 {
+        app::wake::runs_changed(txn).await;
+    }
+
+    Ok(batch
+        .iter()
+        .zip(decided)
+        .map(|(f, (next, _))| Written {
+            run_id: f.run.id,
+            settled: settled.contains(&f.run.id),
+            next,
+        })
+        .collect())
+}
+
+/// What the run row becomes.
+struct Plan {
+    status: RunStatus,
+    next_attempt_at: Option<DateTime<Utc>>,
+    due_at: Option<DateTime<Utc>>,
+    finished_at: Option<DateTime<Utc>>,
+    previous_delay_ms: Option<i64>,
+    /// The attempt's class and message become the run's last error (not for a success).
+    failed: bool,
+    handback: i32,
+}
+
+fn plan(f: &Finished, now: DateTime<Utc>) -> (Next, Plan) {
+    let report = &f.execution.report;
+    let next = match (&f.ending, f.spec.as_deref()) {
+        // Given back, not failed: the next node tries again at once, spending nothing.
+        (Ending::HandedBack, _) => Next::Retry {
+            retry: 0,
+            delay_ms: 0,
+        },
+        (_, Ok(spec)) => decide(
+            &spec.retry,
+            (f.run.attempts - f.run.handbacks).max(0) as u32,
+            report,
+            f.run.previous_delay_ms.map(|d| d.max(0) as u64),
+            fastrand::f64(),
+        ),
+        (_, Err(_)) => Next::Exhausted,
+    };
+    let failed = report.class.is_some();
+    let handback = i32::from(f.ending == Ending::HandedBack);
+    let plan = match next {
+        Next::Succeeded => Plan {
+            status: RunStatus::Succeeded,
+            next_attempt_at: None,
+            due_at: None,
+            finished_at: Some(now),
+            previous_delay_ms: None,
+            failed,
+            handback,
+        },
+        Next::Retry { delay_ms, .. } => {
+            let at = now + chrono::Duration::milliseconds(delay_ms as i64);
+            Plan {
+                status: RunStatus::RetryWait,
+                next_attempt_at: Some(at),
+                due_at: Some(at),
+                finished_at: None,
+                previous_delay_ms: (f.ending != Ending::HandedBack).then_some(delay_ms as i64),
+                failed,
+                handback,
+            }
+        }
+        Next::Exhausted => Plan {
+            status: match f.spec.as_deref() {
+                Ok(JobSpec {
+                    on_exhausted: OnExhausted::SkipToNext,
+                    ..
+                }) => RunStatus::Skipped,
+                _ => RunStatus::Dead,
+            },
+            next_attempt_at: None,
+            due_at: None,
+            finished_at: Some(now),
+            previous_delay_ms: None,
+            failed,
+            handback,
+        },
+    };
+    (next, plan)
+}
+
+/// The fenced update of every run in the batch; returns the ids it wrote.
+async fn update_runs(
+    db: &impl ConnectionTrait,
+    batch: &[Finished],
+    decided: &[(Next, Plan)],
+    now: DateTime<Utc>,
+) -> Result<HashSet<i64>, DbErr> {
+    let mut settled = HashSet::with_capacity(batch.len());
+    let rows: Vec<Vec<Value>> = batch
+        .iter()
+        .zip(decided)
+        .map(|(f, (_, p))| {
+            let expired_before = match f.ending {
+                Ending::Expired { expired_before } => Some(expired_before),
+                _ => None,
+            };
+            vec![
+                f.run.id.into(),
+                f.run.attempts.into(),
+                f.run.lease_owner.clone().into(),
+                expired_before.into(),
+                p.status.as_str().into(),
+                p.next_attempt_at.into(),
+                p.due_at.into(),
+                p.finished_at.into(),
+                p.previous_delay_ms.into(),
+                p.failed.into(),
+                f.execution.report.class.map(ErrorClass::as_str).into(),
+                f.execution.message.clone().into(),
+                p.handback.into(),
+                now.into(),
+            ]
+        })
+        .collect();
+    const COLUMNS: &[(&str, &str)] = &[
+        ("id", "bigint"),
+        ("attempts", "integer"),
+        ("owner", "text"),
+        ("expired_before", "timestamptz"),
+        ("status", "text"),
+        ("next_attempt_at", "timestamptz"),
+        ("due_at", "timestamptz"),
+        ("finished_at", "timestamptz"),
+        ("delay", "bigint"),
+        ("failed", "boolean"),
+        ("class", "text"),
+        ("message", "text"),
+        ("handback", "integer"),
+        ("now", "timestamptz"),
+    ];
+    for chunk in rows.chunks(200) {
+        let mut b = Binder::new(db.get_database_backend());
+        let running = b.bind(RunStatus::Running.as_str());
+        let values = Values {
+            columns: COLUMNS,
+            rows: chunk.to_vec(),
+        };
+        let statement = sql::update_from(
+            &mut b,
+            "job_runs",
+            &values,
+            "status = v.v_status, next_attempt_at = v.v_next_attempt_at, due_at = v.v_due_at, \
+             finished_at = v.v_finished_at, \
+             previous_delay_ms = COALESCE(v.v_delay, previous_delay_ms), \
+             last_error_class = CASE WHEN v.v_failed THEN v.v_class ELSE last_error_class END, \
+             last_error = CASE WHEN v.v_failed THEN v.v_message ELSE last_error END, \
+             handbacks = handbacks + v.v_handback, \
+             lease_owner = NULL, lease_expires_at = NULL, updated_at = v.v_now",
+            &format!(
+                "job_runs.id = v.v_id AND job_runs.status = {running} \
+                 AND job_runs.attempts = v.v_attempts AND job_runs.lease_owner = v.v_owner \
+                 AND (v.v_expired_before IS NULL OR job_runs.lease_expires_at < v.v_expired_before)"
+            ),
+            "id",
+        );
+        for row in db.query_all_raw(b.statement(statement)).await? {
+            settled.insert(row.try_get::<i64>("", "id")?);
+        }
+    }
+    Ok(settled)
+}
+
+/// Each written run's attempt, once (an attempt already finished is never overwritten).
+async fn update_attempts(
+    db: &impl ConnectionTrait,
+    batch: &[Finished],
+    settled: &HashSet<i64>,
+) -> Result<(), DbErr> {
+    let rows: Vec<Vec<Value>> = batch
+        .iter()
+        .filter(|f| settled.contains(&f.run.id))
+        .map(|f| {
+            let duration_ms = (f.finished_at - f.started_at).num_milliseconds().max(0);
+            let report = &f.execution.report;
+            vec![
+                f.attempt_id.into(),
+                f.started_at.into(),
+                f.finished_at.into(),
+                duration_ms.into(),
+                report.outcome.as_str().into(),
+                report.class.map(ErrorClass::as_str).into(),
+                f.execution.message.clone().into(),
+                f.execution.output_tail.clone().into(),
+                f.slow.into(),
+                (f.timeout_ms as i64).into(),
+                report.timeout_kind.map(|k| k.as_str()).into(),
+                (f.ending != Ending::HandedBack).into(),
+            ]
+        })
+        .collect();
+    const COLUMNS: &[(&str, &str)] = &[
+        ("id", "bigint"),
+        ("started_at", "timestamptz"),
+        ("finished_at", "timestamptz"),
+        ("duration_ms", "bigint"),
+        ("outcome", "text"),
+        ("class", "text"),
+        ("message", "text"),
+        ("output", "text"),
+        ("slow", "boolean"),
+        ("timeout_ms", "bigint"),
+        ("timeout_kind", "text"),
+        ("spent", "boolean"),
+    ];
+    for chunk in rows.chunks(200) {
+        let mut b = Binder::new(db.get_database_backend());
+        let values = Values {
+            columns: COLUMNS,
+            rows: chunk.to_vec(),
+        };
+        let statement = sql::update_from(
+            &mut b,
+            "job_attempts",
+            &values,
+            "started_at = v.v_started_at, finished_at = v.v_finished_at, \
+             duration_ms = v.v_duration_ms, outcome = v.v_outcome, error_class = v.v_class, \
+             message = v.v_message, output_tail = v.v_output, slow = v.v_slow, \
+             timeout_ms = v.v_timeout_ms, timeout_kind = v.v_timeout_kind, \
+             spent_retry = v.v_spent",
+            "job_attempts.id = v.v_id AND job_attempts.outcome IS NULL",
+            "",
+        );
+        db.execute_raw(b.statement(statement)).await?;
+    }
+    Ok(())
+}
+
+fn fallback_run(f: &Finished, target: &job::Model, now: DateTime<Utc>) -> job_run::ActiveModel {
+    job_run::ActiveModel {
+        job_id: Set(target.id),
+        trigger: Set(Trigger::Fallback),
+        scheduled_for: Set(now),
+        status: Set(RunStatus::Pending),
+        attempts: Set(0),
+        idempotency_key: Set(format!("fallback-of-run-{}", f.run.id)),
+        policy: Set(app::services::runs::policy_snapshot(target)),
+        retrigger_of: Set(Some(f.run.id)),
+        created_at: Set(now),
+        updated_at: Set(now),
+        ..Default::default()
+    }
+}
+
+/// An attempt that ended without an outcome of its own: what recovery and a hand-back write.
+pub fn interrupted(message: String, output: String) -> Execution {
+    Execution {
+        report: app::domain::run::AttemptReport::failed(ErrorClass::Interrupted),
+        message: Some(message),
+        output_tail: output,
+    }
+}
