@@ -229,7 +229,7 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
     match command {
         Command::Serve => serve(config).await,
         Command::Migrate => {
-            let db = db::connect(&config.database_url).await?;
+            let db = connect(&config).await?;
             let applied = db::migrate(&db).await?;
             println!(
                 "migrations: {applied} applied, database {} is up to date",
@@ -240,7 +240,7 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
         Command::User(UserCommand::Add { username, role }) => {
             let username = Username::parse(&username)?;
             let password = NewPassword::parse(&read_password()?)?;
-            let db = db::connect(&config.database_url).await?;
+            let db = connect(&config).await?;
             match users::create(&db, &username, role, &password).await {
                 Ok(user) => {
                     println!("added {} ({})", user.username, user.role);
@@ -295,7 +295,7 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             crate::commands::traffic::clean(&db, days).await
         }
         Command::Digest(DigestCommand::Send { to, dry_run }) => {
-            let db = db::connect(&config.database_url).await?;
+            let db = connect(&config).await?;
             crate::commands::digest::send(&db, &config, &to, dry_run).await
         }
         Command::Bench(BenchCommand::Queue(args)) => crate::commands::bench::queue(&args).await,
@@ -306,7 +306,7 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             crate::commands::bench_traffic::traffic(&args).await
         }
         Command::Jobs(command) => {
-            let db = db::connect(&config.database_url).await?;
+            let db = connect(&config).await?;
             match command {
                 JobsCommand::Apply { file } => crate::commands::jobs::apply(&db, &file).await,
                 JobsCommand::List => crate::commands::jobs::list(&db).await,
@@ -320,7 +320,7 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             limit,
             json,
         }) => {
-            let db = db::connect(&config.database_url).await?;
+            let db = connect(&config).await?;
             let filter = app::services::runs::RunFilter {
                 job,
                 status,
@@ -330,7 +330,7 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             crate::commands::runs::list(&db, filter, json).await
         }
         Command::User(UserCommand::List) => {
-            let db = db::connect(&config.database_url).await?;
+            let db = connect(&config).await?;
             for user in users::list(&db).await.context("could not list users")? {
                 println!(
                     "{}\t{}\t{}",
@@ -359,9 +359,17 @@ fn read_password() -> anyhow::Result<String> {
     Ok(line.trim_end_matches(['\n', '\r']).to_string())
 }
 
+/// The database, with this process keeping time by its clock (what commands write — a manual
+/// run, a job's next tick — compares with what the nodes write).
+async fn connect(config: &Config) -> anyhow::Result<sea_orm::DatabaseConnection> {
+    let db = db::connect(&config.database_url).await?;
+    crate::startup::set_clock(&db).await;
+    Ok(db)
+}
+
 /// The database, with the traffic rollups in the configured zone (rebuilt if they were not).
 async fn traffic_db(config: &Config) -> anyhow::Result<sea_orm::DatabaseConnection> {
-    let db = db::connect(&config.database_url).await?;
+    let db = connect(config).await?;
     crate::startup::ensure_rollups(&db, config).await?;
     Ok(db)
 }

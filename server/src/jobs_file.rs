@@ -44,6 +44,8 @@ struct JobToml {
     dependants: Option<Vec<String>>,
     retry: Option<RetryToml>,
     timeout: Option<TimeoutToml>,
+    /// No output for this long ends a command attempt as stalled (`"5m"`).
+    stall_timeout: Option<String>,
     alerts: Option<AlertsToml>,
 }
 
@@ -194,6 +196,9 @@ impl JobToml {
             if let Some(v) = t.hard_cap {
                 input.timeout_hard_cap = v;
             }
+        }
+        if let Some(v) = self.stall_timeout {
+            input.timeout_stall = v;
         }
         if let Some(a) = self.alerts {
             if let Some(v) = a.to {
@@ -392,5 +397,18 @@ escalate_to = ["lead@example.com"]
         );
         let problems = parse_file("[[job]\n").unwrap_err();
         assert!(problems[0].starts_with("line 1:"), "{problems:?}");
+    }
+
+    #[test]
+    fn a_stall_timeout_is_a_top_level_key() {
+        let job = "[[job]]\nname = \"quiet\"\ncron = \"0 * * * * *\"\nkind = \"command\"\ncommand = [\"backup.sh\"]\n";
+        let specs = parse_file(&format!("{job}stall_timeout = \"5m\"\n")).unwrap();
+        assert_eq!(specs[0].timeout.stall_ms, Some(300_000));
+        assert_eq!(parse_file(job).unwrap()[0].timeout.stall_ms, None);
+        let problems = parse_file(&format!("{job}stall_timeout = \"often\"\n")).unwrap_err();
+        assert!(
+            problems[0].contains("line 1") && problems[0].contains("stall timeout"),
+            "{problems:?}"
+        );
     }
 }

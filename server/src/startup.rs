@@ -226,7 +226,7 @@ fn announce_first_admin(admin: &FirstAdmin) {
 }
 
 /// Keeps time by the database's clock before anything compares a timestamp.
-async fn set_clock(db: &DatabaseConnection) {
+pub(crate) async fn set_clock(db: &DatabaseConnection) {
     match cluster::clock_skew_ms(db).await {
         Ok(skew) => {
             crate::clock::set_offset_ms(skew);

@@ -274,6 +274,10 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
                     <Field label="Hard cap" field="timeout_hard_cap" job readonly error=error_for("timeout_hard_cap")
                         get=|j| j.timeout_hard_cap.clone() set=|j, v| j.timeout_hard_cap = v />
                 </div>
+                <div class="grid3">
+                    <Field label="Stall timeout (no output for this long ends the attempt; empty: none)" field="timeout_stall" job readonly
+                        error=error_for("timeout_stall") get=|j| j.timeout_stall.clone() set=|j, v| j.timeout_stall = v />
+                </div>
                 {id.map(|id| view! { <EffectiveTimeoutNote id /> })}
                 <Show when=move || job.with(|j| j.timeout_mode != TimeoutMode::Static.as_str())>
                     <div class="grid3">

@@ -10,7 +10,7 @@ use crate::api::failed::{ResolveRun, RetriggerRun, audit_entries};
 use crate::api::runs::{ReleaseRun, get_run};
 use crate::components::layout::use_current_user;
 use crate::domain::retry::RetryInput;
-use crate::domain::run::RunStatus;
+use crate::domain::run::{RunStatus, TimeoutKind};
 use crate::views::runs::{AttemptView, RunView};
 
 #[component]
@@ -265,8 +265,14 @@ fn attempt_row(a: &AttemptView) -> impl IntoView + use<> {
                 {a.slow.then_some(" (slow)")}
             </td>
             <td>{format!("{} ms", a.timeout_ms)}</td>
-            <td>{a.outcome.map(|o| outcome_pill(o).into_any()).unwrap_or_else(|| view! { <span>"—"</span> }.into_any())}</td>
-            <td>{a.error_class.map(|c| c.as_str())}</td>
+            <td>
+                {a.outcome.map(|o| outcome_pill(o).into_any()).unwrap_or_else(|| view! { <span>"—"</span> }.into_any())}
+                {(a.outcome.is_some() && !a.spent_retry).then(|| view! { <span class="small muted" title="Handed back at shutdown: the retry limit is not touched">" no retry spent"</span> })}
+            </td>
+            <td>
+                {a.error_class.map(|c| c.as_str())}
+                {(a.timeout_kind == Some(TimeoutKind::Stalled)).then_some(" (stalled: no output)")}
+            </td>
             <td class="small">
                 {a.message.clone().unwrap_or_default()}
                 {tail.map(|t| view! { <details><summary>"output"</summary><pre class="tail">{t}</pre></details> })}

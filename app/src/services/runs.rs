@@ -170,6 +170,8 @@ async fn with_attempts(
                 node: a.node,
                 load_avg: a.load_avg,
                 slow: a.slow,
+                timeout_kind: a.timeout_kind,
+                spent_retry: a.spent_retry,
             });
         }
     }

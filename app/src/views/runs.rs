@@ -3,7 +3,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::domain::run::{ErrorClass, Outcome, Resolution, RunStatus, Trigger};
+use crate::domain::run::{ErrorClass, Outcome, Resolution, RunStatus, TimeoutKind, Trigger};
 
 /// One attempt, as lists and the detail page show it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -21,6 +21,10 @@ pub struct AttemptView {
     pub node: String,
     pub load_avg: Option<f64>,
     pub slow: bool,
+    /// For a timeout: the time limit, or the stall timeout (no output for too long).
+    pub timeout_kind: Option<TimeoutKind>,
+    /// Whether the attempt counted against the retry limit (a hand-back at shutdown does not).
+    pub spent_retry: bool,
 }
 
 /// A run with its job's name and every attempt, oldest attempt first.

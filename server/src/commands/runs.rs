@@ -1,7 +1,7 @@
 //! `bulwark runs list`: runs newest first, with every attempt.
 
 use anyhow::Context;
-use app::domain::run::{ErrorClass, Outcome, RunStatus, Trigger};
+use app::domain::run::{ErrorClass, Outcome, RunStatus, TimeoutKind, Trigger};
 use app::services::runs::{self, RunFilter};
 use app::views::runs::RunView;
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -30,6 +30,8 @@ struct AttemptJson {
     finished_at: Option<String>,
     duration_ms: Option<i64>,
     timeout_ms: i64,
+    timeout_kind: Option<TimeoutKind>,
+    spent_retry: bool,
     node: String,
 }
 
@@ -57,6 +59,8 @@ fn to_json(run: RunView) -> RunJson {
                 finished_at: a.finished_at.map(rfc3339),
                 duration_ms: a.duration_ms,
                 timeout_ms: a.timeout_ms,
+                timeout_kind: a.timeout_kind,
+                spent_retry: a.spent_retry,
                 node: a.node,
             })
             .collect(),

@@ -58,6 +58,7 @@ pub async fn run(
                     timeout: Duration::from_millis(claimed.timeout.ms),
                     idempotency_key: claimed.run.idempotency_key.clone(),
                     run_id: claimed.run.id,
+                    attempt: claimed.run.attempts,
                     job_name: claimed.job.name.clone(),
                     timezone: spec.timezone,
                     stall: spec.timeout.stall_ms.map(Duration::from_millis),

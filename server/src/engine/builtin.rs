@@ -106,7 +106,9 @@ impl Registry {
 
 /// Waits `sleep` (default 200ms), then fails transiently with probability `failure_rate`
 /// (default 0.3), so a demo shows retries and failures happening. `fail=permanent` makes its
-/// failures permanent instead.
+/// failures permanent instead; `progress=false` waits without reporting progress (what a hung
+/// task looks like to a stall timeout); `panic=true` panics after the wait (what a crashing
+/// task looks like to the engine).
 pub struct Demo;
 
 impl BuiltinTask for Demo {
@@ -133,14 +135,30 @@ impl BuiltinTask for Demo {
                     })?,
                 None => 0.3,
             };
+            let flag = |key: &str| match param(key) {
+                None => Ok(false),
+                Some("true") => Ok(true),
+                Some("false") => Ok(false),
+                Some(text) => Err(TaskError {
+                    class: ErrorClass::Permanent,
+                    message: format!("parameter {key} must be true or false, not '{text}'"),
+                }),
+            };
+            let reports_progress = param("progress").is_none() || flag("progress")?;
+            let panics = flag("panic")?;
             // Progress every 100 ms, so a stall timeout longer than that never ends it.
             let mut slept = 0;
             while slept < sleep_ms {
                 let step = (sleep_ms - slept).min(100);
                 tokio::time::sleep(Duration::from_millis(step)).await;
                 slept += step;
-                ctx.progress
-                    .report(format!("slept {slept} of {sleep_ms} ms"));
+                if reports_progress {
+                    ctx.progress
+                        .report(format!("slept {slept} of {sleep_ms} ms"));
+                }
+            }
+            if panics {
+                panic!("demo panic after {sleep_ms} ms (panic=true)");
             }
             if fastrand::f64() < rate {
                 let class =

@@ -26,6 +26,8 @@ pub struct AttemptInput {
     pub timeout: Duration,
     pub idempotency_key: String,
     pub run_id: i64,
+    /// The attempt's number, from 1.
+    pub attempt: i32,
     pub job_name: String,
     /// The job's time zone (what "today" means to a built-in task).
     pub timezone: chrono_tz::Tz,
@@ -168,6 +170,7 @@ async fn http(
         .http
         .request(method, url)
         .header("Idempotency-Key", &input.idempotency_key)
+        .header("Bulwark-Attempt", input.attempt)
         .timeout(input.timeout);
     for (name, value) in headers {
         request = request.header(name, value);
@@ -225,6 +228,7 @@ async fn command(
     cmd.args(args)
         .env("BULWARK_IDEMPOTENCY_KEY", &input.idempotency_key)
         .env("BULWARK_RUN_ID", input.run_id.to_string())
+        .env("BULWARK_ATTEMPT", input.attempt.to_string())
         .env("BULWARK_JOB", &input.job_name)
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())

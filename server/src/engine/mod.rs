@@ -32,6 +32,7 @@ pub mod settle;
 pub mod trigger;
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use app::services::retention::Retention;
@@ -108,6 +109,9 @@ pub struct Shared {
     pub histories: cache::Histories,
     /// Woken when an attempt ends (a permit is free again).
     pub finished: Notify,
+    /// Rounds of the dispatcher so far: each looks for due runs once. A dispatcher that
+    /// spins shows here (the engine tests read it).
+    pub dispatch_rounds: AtomicU64,
 }
 
 pub struct Engine {
@@ -131,6 +135,7 @@ impl Engine {
                 specs: cache::Specs::default(),
                 histories: cache::Histories::default(),
                 finished: Notify::new(),
+                dispatch_rounds: AtomicU64::new(0),
             }),
             duties: None,
         }
@@ -245,6 +250,7 @@ async fn dispatch(
     let mut announced = app::wake::runs();
     tokio::pin!(shutdown);
     loop {
+        shared.dispatch_rounds.fetch_add(1, Ordering::Relaxed);
         let free = permits.available_permits();
         let mut claimed_all = false;
         if free > 0 {

@@ -22,7 +22,7 @@ const LIBFAKETIME: &str = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
 
 /// Environment that shifts a process's wall clock by `offset` (Debian's libfaketime, which
 /// `make test` installs).
-fn skewed_clock(offset: &str) -> Vec<(&'static str, String)> {
+pub(crate) fn skewed_clock(offset: &str) -> Vec<(&'static str, String)> {
     assert!(
         std::path::Path::new(LIBFAKETIME).exists(),
         "{LIBFAKETIME} is missing: apt-get install faketime (make tools-test does)"

@@ -18,7 +18,7 @@ use server::engine::{Engine, EngineConfig, trigger};
 use crate::helpers::{TestApp, define, wait_for_status};
 use crate::on_both_backends;
 
-fn engine_config(node: &str) -> EngineConfig {
+pub(crate) fn engine_config(node: &str) -> EngineConfig {
     let mut config = EngineConfig::new(node.to_string());
     config.poll = Duration::from_millis(50);
     config.lease = Duration::from_secs(3);
@@ -43,22 +43,24 @@ pub(crate) fn base(name: &str) -> JobInput {
     input
 }
 
-struct Running {
+pub(crate) struct Running {
+    pub(crate) shared: Arc<server::engine::Shared>,
     stop: tokio::sync::oneshot::Sender<()>,
     task: tokio::task::JoinHandle<()>,
 }
 
-fn start(db: &DatabaseConnection, config: EngineConfig) -> Running {
+pub(crate) fn start(db: &DatabaseConnection, config: EngineConfig) -> Running {
     let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
     let engine = Engine::new(db.clone(), config);
+    let shared = engine.shared();
     let task = tokio::spawn(engine.run(async move {
         let _ = stopped.await;
     }));
-    Running { stop, task }
+    Running { shared, stop, task }
 }
 
 impl Running {
-    async fn stop(self) {
+    pub(crate) async fn stop(self) {
         let _ = self.stop.send(());
         tokio::time::timeout(Duration::from_secs(10), self.task)
             .await
@@ -81,7 +83,7 @@ pub(crate) async fn run_to_end(
     (run, finished)
 }
 
-async fn attempts_of(db: &DatabaseConnection, run_id: i64) -> Vec<job_attempt::Model> {
+pub(crate) async fn attempts_of(db: &DatabaseConnection, run_id: i64) -> Vec<job_attempt::Model> {
     job_attempt::Entity::find()
         .filter(job_attempt::Column::RunId.eq(run_id))
         .order_by_asc(job_attempt::Column::Number)

@@ -62,6 +62,7 @@ async fn jobs_are_created_read_updated_and_validated(app: TestApp) {
     let mut changed = stored.clone();
     changed.retry.multiplier = "3.5".into();
     changed.retry.max_retries = "7".into();
+    changed.timeout_stall = "5m".into();
     assert_eq!(save(&app, &admin, Some(id), &changed).await.0, 200);
     let row = job::Entity::find_by_id(id)
         .one(&app.db)
@@ -69,6 +70,17 @@ async fn jobs_are_created_read_updated_and_validated(app: TestApp) {
         .unwrap()
         .unwrap();
     assert_eq!((row.retry_multiplier_x10, row.retry_max), (35, 7));
+    assert_eq!(row.stall_timeout_ms, Some(300_000));
+    let detail: Value = app
+        .call(&admin, "jobs/get", &[("id", &id.to_string())])
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        detail["input"]["timeout_stall"], "5m",
+        "the editor shows it back"
+    );
 
     // Bad input: every field named, nothing written.
     let mut bad = receipts();
@@ -76,6 +88,7 @@ async fn jobs_are_created_read_updated_and_validated(app: TestApp) {
     bad.cron = "* * * * *".into();
     bad.retry.first = "0s".into();
     bad.retry.multiplier = "8.5".into();
+    bad.timeout_stall = "soon".into();
     let (status, body) = save(&app, &admin, None, &bad).await;
     assert_eq!(status, 422);
     let fields: Vec<&str> = body["Fields"]
@@ -84,7 +97,10 @@ async fn jobs_are_created_read_updated_and_validated(app: TestApp) {
         .iter()
         .map(|f| f["field"].as_str().unwrap())
         .collect();
-    assert_eq!(fields, ["cron", "retry.first", "retry.multiplier"]);
+    assert_eq!(
+        fields,
+        ["cron", "retry.first", "retry.multiplier", "timeout_stall"]
+    );
 
     // A taken name and a fallback that does not exist need the database to check.
     let mut dup = receipts();
