@@ -1,7 +1,9 @@
-//! Several instances on one PostgreSQL: three real `bulwark serve` processes share jobs that
-//! fire every second; one is SIGKILLed mid-run and started again later. Then every (job, tick)
-//! must have exactly one run, every run must have finished, and no attempt may have been
-//! written by the killed process after it lost its lease.
+//! Several instances on one PostgreSQL: four real `bulwark serve` processes share jobs that
+//! fire every second; one runs with its clock ten seconds ahead, one is cut off from the
+//! database for longer than a lease and reconnected, one is SIGKILLed mid-run and started
+//! again later, one stops gracefully. Then every (job, tick) must have exactly one run, every
+//! run must have finished, and neither the killed nor the cut-off process may have written an
+//! attempt after it lost its lease.
 //!
 //! `make test` runs a short version (20 jobs, 16 s). `make bench-cluster` runs the long one
 //! (BULWARK_CLUSTER_JOBS=200, BULWARK_CLUSTER_SECONDS=60) and prints the figures.
@@ -17,6 +19,7 @@ use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
 use crate::helpers::TestApp;
 use crate::process::{bulwark, output, serve_on, serve_with};
+use crate::proxy::Proxy;
 
 const LIBFAKETIME: &str = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
 
@@ -100,12 +103,30 @@ async fn until_drained(app: &TestApp, within: Duration) {
     }
 }
 
+/// Waits until `node` has an attempt open (they last 100 ms).
+async fn wait_for_open_attempt(app: &TestApp, node: &str) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        let open = job_attempt::Entity::find()
+            .filter(job_attempt::Column::Node.eq(node))
+            .filter(job_attempt::Column::Outcome.is_null())
+            .all(&app.db)
+            .await
+            .unwrap();
+        if !open.is_empty() {
+            return;
+        }
+        assert!(Instant::now() < deadline, "{node} never ran an attempt");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
 fn kill(child: &mut Child, signal: nix::sys::signal::Signal) {
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn three_instances_run_every_tick_once_through_a_kill() {
+async fn instances_run_every_tick_once_through_a_kill_and_a_partition() {
     let Some(app) = TestApp::postgres("cluster_three_nodes").await else {
         eprintln!("BULWARK_TEST_POSTGRES_URL not set: skipped (one SQLite instance is the rule)");
         return;
@@ -139,29 +160,37 @@ async fn three_instances_run_every_tick_once_through_a_kill() {
         nodes.push((name.to_string(), child));
     }
 
+    // node-d reaches the database through a proxy that will stop forwarding.
+    let proxy = Proxy::to_database(&app.database_url).await;
+    let through_proxy = proxy.url_for(&app.database_url);
+    let (child, addr) = serve_with(
+        &app,
+        dir.path(),
+        "node-d",
+        &[("DATABASE_URL", through_proxy.as_str())],
+    );
+    wait_ready(&addr).await;
+    nodes.push(("node-d".into(), child));
+
+    // Cut node-d off mid-attempt, for more than a lease (3 s).
+    tokio::time::sleep(Duration::from_secs(seconds / 5)).await;
+    wait_for_open_attempt(&app, "node-d").await;
+    proxy.cut();
+    let cut_at = Utc::now();
+
     // Kill node-b in the middle, while it is running attempts; bring it back later under a
     // new name so its old attempts can be told from the new ones.
-    tokio::time::sleep(Duration::from_secs(seconds * 2 / 5)).await;
+    tokio::time::sleep(Duration::from_secs(seconds / 5)).await;
     // Kill it mid-attempt: as soon as it has an attempt open (they last 100 ms).
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        let open = job_attempt::Entity::find()
-            .filter(job_attempt::Column::Node.eq("node-b"))
-            .filter(job_attempt::Column::Outcome.is_null())
-            .all(&app.db)
-            .await
-            .unwrap();
-        if !open.is_empty() {
-            break;
-        }
-        assert!(Instant::now() < deadline, "node-b never ran an attempt");
-        tokio::time::sleep(Duration::from_millis(20)).await;
-    }
+    wait_for_open_attempt(&app, "node-b").await;
     let killed_at = Utc::now();
     kill(&mut nodes[1].1, nix::sys::signal::Signal::SIGKILL);
     nodes[1].1.wait().unwrap();
     tokio::time::sleep(Duration::from_secs(seconds / 4)).await;
-    // It comes back with its clock a second behind.
+    // node-d is reconnected: what it had in flight arrives late.
+    proxy.heal();
+    let healed_at = Utc::now();
+    // node-b comes back with its clock a second behind.
     let env = skewed_clock("-1s");
     let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let (child, addr) = serve_with(&app, dir.path(), "node-b-restarted", &env);
@@ -314,6 +343,41 @@ async fn three_instances_run_every_tick_once_through_a_kill() {
         *per_node.entry(a.node.as_str()).or_default() += 1;
     }
     let elapsed = (stopped_ticking - started).num_milliseconds() as f64 / 1000.0;
+    // The cut-off node: its attempts open at the cut were closed by others as interrupted;
+    // none of its write-backs for attempts that ended while it was cut off landed (each was
+    // fenced out when it arrived after the heal); it went back to work after the heal.
+    let cut_interrupted: Vec<&job_attempt::Model> = attempts
+        .iter()
+        .filter(|a| a.node == "node-d" && a.outcome == Some(Outcome::Interrupted))
+        .filter(|a| a.started_at <= cut_at)
+        .collect();
+    let cut_late_writes: Vec<_> = attempts
+        .iter()
+        .filter(|a| a.node == "node-d" && a.outcome != Some(Outcome::Interrupted))
+        .filter(|a| {
+            a.finished_at
+                .is_some_and(|f| f > cut_at + chrono::Duration::milliseconds(50) && f < healed_at)
+        })
+        .map(|a| a.id)
+        .collect();
+    let back_to_work = attempts
+        .iter()
+        .filter(|a| a.node == "node-d" && a.started_at > healed_at)
+        .count();
+    // One execution at a time: each attempt of a run starts after the one before it ended.
+    let mut by_run: BTreeMap<i64, Vec<&job_attempt::Model>> = BTreeMap::new();
+    for a in &attempts {
+        by_run.entry(a.run_id).or_default().push(a);
+    }
+    let overlapping: Vec<i64> = by_run
+        .iter_mut()
+        .filter_map(|(run, list)| {
+            list.sort_by_key(|a| a.number);
+            list.windows(2)
+                .any(|w| w[0].finished_at.is_none_or(|end| w[1].started_at < end))
+                .then_some(*run)
+        })
+        .collect();
     // Attempt times are written by the database's clock: a run started before its tick would
     // mean a node trusted its own fast clock.
     let early: Vec<_> = attempts
@@ -327,7 +391,7 @@ async fn three_instances_run_every_tick_once_through_a_kill() {
         .collect();
 
     println!(
-        "cluster proof: {jobs} jobs firing every second, {elapsed:.0} s, 3 nodes, node-b SIGKILLed at +{:.1} s",
+        "cluster proof: {jobs} jobs firing every second, {elapsed:.0} s, 4 nodes, node-b SIGKILLed at +{:.1} s",
         (killed_at - started).num_milliseconds() as f64 / 1000.0
     );
     println!(
@@ -345,6 +409,15 @@ async fn three_instances_run_every_tick_once_through_a_kill() {
     );
     println!("  takeover delay after the kill (s): {takeover_s:?}");
     println!("  node-b write-backs after the kill: {}", late_writes.len());
+    println!(
+        "  node-d cut off from +{:.1} s to +{:.1} s: {} attempts interrupted, {} late write-backs landed, {} attempts after the heal",
+        (cut_at - started).num_milliseconds() as f64 / 1000.0,
+        (healed_at - started).num_milliseconds() as f64 / 1000.0,
+        cut_interrupted.len(),
+        cut_late_writes.len(),
+        back_to_work
+    );
+    println!("  runs with overlapping attempts: {}", overlapping.len());
     println!("  runs started before their tick: {}", early.len());
     println!(
         "  throughput: {:.1} attempts/s across the cluster",
@@ -363,7 +436,20 @@ async fn three_instances_run_every_tick_once_through_a_kill() {
         !interrupted.is_empty(),
         "the kill landed mid-attempt, so there was work to take over"
     );
-    for a in &interrupted {
+    assert!(
+        !cut_interrupted.is_empty(),
+        "the cut landed mid-attempt, so there was work to take over"
+    );
+    assert!(
+        cut_late_writes.is_empty(),
+        "the cut-off node's late write-backs were refused: {cut_late_writes:?}"
+    );
+    assert!(back_to_work > 0, "node-d worked again after the heal");
+    assert!(
+        overlapping.is_empty(),
+        "runs whose attempts overlap: {overlapping:?}"
+    );
+    for a in interrupted.iter().chain(&cut_interrupted) {
         let run = runs.iter().find(|r| r.id == a.run_id).unwrap();
         assert_eq!(
             run.status,

@@ -82,16 +82,7 @@ async fn a_node_cut_off_from_the_database_stops_before_another_takes_over() {
     );
     let job = define(&app.db, shell("partitioned", &script)).await;
 
-    let url = reqwest::Url::parse(&app.database_url).unwrap();
-    let upstream = tokio::net::lookup_host((
-        url.host_str().unwrap().to_string(),
-        url.port().unwrap_or(5432),
-    ))
-    .await
-    .unwrap()
-    .next()
-    .unwrap();
-    let proxy = Proxy::start(upstream).await;
+    let proxy = Proxy::to_database(&app.database_url).await;
     let through_proxy = server::db::connect(&proxy.url_for(&app.database_url))
         .await
         .unwrap();

@@ -47,6 +47,18 @@ impl Proxy {
         }
     }
 
+    /// A proxy in front of the database server `url` (a PostgreSQL URL) names.
+    pub async fn to_database(url: &str) -> Proxy {
+        let url = reqwest::Url::parse(url).expect("database URL");
+        let host = url.host_str().expect("database host").to_string();
+        let upstream = tokio::net::lookup_host((host, url.port().unwrap_or(5432)))
+            .await
+            .expect("resolve the database host")
+            .next()
+            .expect("the database host has an address");
+        Proxy::start(upstream).await
+    }
+
     /// `url` (a PostgreSQL URL) with its host and port pointing at this proxy.
     pub fn url_for(&self, url: &str) -> String {
         let mut url = reqwest::Url::parse(url).expect("database URL");
