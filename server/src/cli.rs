@@ -138,8 +138,9 @@ enum TrafficCommand {
 
 #[derive(Debug, Subcommand)]
 enum BenchCommand {
-    /// Run lateness and no-op throughput of the engine on SQLite (and PostgreSQL).
-    Engine(crate::commands::bench::BenchArgs),
+    /// The engine on real `serve` processes: no-op runs/s with 1–3 instances, tick and retry
+    /// lateness, on SQLite (and PostgreSQL).
+    Engine(crate::commands::bench_engine::EngineBenchArgs),
     /// Failed-queue paging with many dead runs on SQLite (and PostgreSQL).
     Queue(crate::commands::bench::QueueBenchArgs),
     /// Traffic recording cost per request and flush time for many hits (SQLite, PostgreSQL).
@@ -251,7 +252,9 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             }
         }
         Command::Policy(PolicyCommand::Preview(args)) => crate::commands::policy::preview(&args),
-        Command::Bench(BenchCommand::Engine(args)) => crate::commands::bench::engine(&args).await,
+        Command::Bench(BenchCommand::Engine(args)) => {
+            crate::commands::bench_engine::engine(&args).await
+        }
         Command::Traffic(TrafficCommand::Classify { json }) => {
             crate::commands::traffic::classify_stdin(json)
         }

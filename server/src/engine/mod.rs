@@ -379,14 +379,18 @@ async fn trigger_loop(shared: Arc<Shared>, stop: CancellationToken) {
                     None
                 }
             };
+        // Until the next tick, but no longer than the poll: a job enabled or changed by another
+        // process that could not announce it (SQLite has no NOTIFY; the command line; a lost
+        // PostgreSQL notification) is seen within one poll. A pass that finds nothing due is
+        // one indexed read.
         let sleep_for = next
             .map(|at| {
                 (at - crate::clock::now())
                     .to_std()
                     .unwrap_or(Duration::ZERO)
             })
-            .unwrap_or(Duration::from_secs(60))
-            .min(Duration::from_secs(60))
+            .unwrap_or(shared.config.poll)
+            .min(shared.config.poll)
             // Another node may be recording this tick right now: look again shortly.
             .max(Duration::from_millis(2));
         tokio::select! {
