@@ -20,6 +20,7 @@ mod m20261130_000012_trend_alerts;
 mod m20261130_000013_traffic_blocks;
 mod m20261201_000014_fallback_job;
 mod m20261201_000015_engine_v2;
+mod m20261201_000016_claim_classes;
 
 pub struct Migrator;
 
@@ -42,6 +43,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261130_000013_traffic_blocks::Migration),
             Box::new(m20261201_000014_fallback_job::Migration),
             Box::new(m20261201_000015_engine_v2::Migration),
+            Box::new(m20261201_000016_claim_classes::Migration),
         ]
     }
 }

@@ -37,9 +37,12 @@ pub enum FailedError {
 pub const MAX_BULK: u64 = 10_000;
 
 fn in_queue() -> Condition {
+    // A dead run always has its finish time; saying so lets PostgreSQL read the partial index
+    // of finished runs.
     Condition::all()
         .add(job_run::Column::Status.eq(RunStatus::Dead))
         .add(job_run::Column::Resolution.is_null())
+        .add(job_run::Column::FinishedAt.is_not_null())
 }
 
 fn filtered(query: &QueueQuery) -> Select<job_run::Entity> {

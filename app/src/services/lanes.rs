@@ -12,13 +12,18 @@
 
 use std::collections::HashSet;
 
-use sea_orm::{ActiveValue, ConnectionTrait, DbErr, EntityTrait};
+use chrono::{DateTime, Utc};
+use sea_orm::{ActiveValue, ConnectionTrait, DatabaseBackend, DbErr, EntityTrait};
 
-use super::sql::{self, Binder};
+use super::sql::Binder;
 use crate::domain::run::RunStatus;
 use crate::entities::job_run;
 
 /// Takes the jobs' row locks (in id order) for the rest of the transaction. Call it first.
+///
+/// PostgreSQL: `FOR NO KEY UPDATE`, which writes no row version (the lock would otherwise
+/// leave a dead `jobs` row behind per transaction) and lets inserts of the jobs' runs check
+/// their foreign key meanwhile. SQLite: a write, which takes the database's write lock.
 pub async fn lock(db: &impl ConnectionTrait, job_ids: &[i64]) -> Result<(), DbErr> {
     let mut ids: Vec<i64> = job_ids.to_vec();
     ids.sort_unstable();
@@ -29,15 +34,29 @@ pub async fn lock(db: &impl ConnectionTrait, job_ids: &[i64]) -> Result<(), DbEr
     let backend = db.get_database_backend();
     for chunk in ids.chunks(500) {
         let mut b = Binder::new(backend);
-        let list = b.bind_list(chunk.iter().copied());
-        let sql = format!(
-            "UPDATE jobs SET lane_seq = lane_seq + 1 WHERE id IN \
-               (SELECT id FROM jobs WHERE id IN ({list}) ORDER BY id{})",
-            sql::for_update(backend)
-        );
+        let sql = match backend {
+            DatabaseBackend::Postgres => format!(
+                "SELECT id FROM jobs WHERE {} ORDER BY id FOR NO KEY UPDATE",
+                b.in_ids("id", chunk)
+            ),
+            _ => format!(
+                "UPDATE jobs SET lane_seq = lane_seq + 1 WHERE {}",
+                b.in_ids("id", chunk)
+            ),
+        };
         db.execute_raw(b.statement(sql)).await?;
     }
     Ok(())
+}
+
+/// Whether job `j`'s lane has a head: a run due (it has a `due_at`) or running. Each half is
+/// one probe of a small index, for any length of backlog.
+fn has_head(b: &mut Binder, job: &str) -> String {
+    format!(
+        "(EXISTS (SELECT 1 FROM job_runs h WHERE h.job_id = {job} AND h.due_at IS NOT NULL) \
+          OR EXISTS (SELECT 1 FROM job_runs r WHERE r.job_id = {job} AND r.status = {}))",
+        b.bind(RunStatus::Running.as_str())
+    )
 }
 
 /// The jobs among `job_ids` whose lane has a head (a run running or due to run): a new run of
@@ -46,14 +65,13 @@ pub async fn busy(db: &impl ConnectionTrait, job_ids: &[i64]) -> Result<HashSet<
     let mut busy = HashSet::new();
     for chunk in job_ids.chunks(500) {
         let mut b = Binder::new(db.get_database_backend());
-        let list = b.bind_list(chunk.iter().copied());
         let sql = format!(
-            "SELECT DISTINCT job_id FROM job_runs WHERE job_id IN ({list}) \
-             AND (due_at IS NOT NULL OR status = {})",
-            b.bind(RunStatus::Running.as_str())
+            "SELECT j.id FROM jobs j WHERE {} AND {}",
+            b.in_ids("j.id", chunk),
+            has_head(&mut b, "j.id")
         );
         for row in db.query_all_raw(b.statement(sql)).await? {
-            busy.insert(row.try_get::<i64>("", "job_id")?);
+            busy.insert(row.try_get::<i64>("", "id")?);
         }
     }
     Ok(busy)
@@ -107,26 +125,34 @@ pub async fn insert(
 }
 
 /// For each job among `job_ids` whose lane has no head, makes its oldest waiting run the head,
-/// due at its scheduled time (at once, if that has passed). The caller has [`lock`]ed the
+/// due at its scheduled time or `now`, whichever is later. The caller has [`lock`]ed the
 /// jobs. Returns how many runs became due.
-pub async fn promote(db: &impl ConnectionTrait, job_ids: &[i64]) -> Result<u64, DbErr> {
+///
+/// A head that was waiting becomes due *now*, not at its long-past scheduled time: claims go
+/// oldest due first, so a job's backlog takes its turn with the other jobs instead of
+/// standing in front of every run that became due since.
+pub async fn promote(
+    db: &impl ConnectionTrait,
+    job_ids: &[i64],
+    now: DateTime<Utc>,
+) -> Result<u64, DbErr> {
     let mut ids: Vec<i64> = job_ids.to_vec();
     ids.sort_unstable();
     ids.dedup();
     let mut promoted = 0;
-    for chunk in ids.chunks(300) {
+    for chunk in ids.chunks(500) {
         let mut b = Binder::new(db.get_database_backend());
+        let now_a = b.bind(now);
+        let now_b = b.bind(now);
         let pending = b.bind(RunStatus::Pending.as_str());
-        let jobs = b.bind_list(chunk.iter().copied());
-        let jobs_again = b.bind_list(chunk.iter().copied());
-        let running = b.bind(RunStatus::Running.as_str());
+        let jobs = b.in_ids("j.id", chunk);
+        let head = has_head(&mut b, "j.id");
         let sql = format!(
-            "UPDATE job_runs SET due_at = scheduled_for WHERE id IN \
-               (SELECT MIN(id) FROM job_runs WHERE status = {pending} AND due_at IS NULL \
-                  AND job_id IN ({jobs}) AND job_id NOT IN \
-                    (SELECT job_id FROM job_runs WHERE job_id IN ({jobs_again}) \
-                       AND (due_at IS NOT NULL OR status = {running})) \
-                GROUP BY job_id)"
+            "UPDATE job_runs SET due_at = CASE WHEN scheduled_for > {now_a} THEN scheduled_for ELSE {now_b} END \
+             WHERE id IN \
+               (SELECT (SELECT MIN(w.id) FROM job_runs w \
+                        WHERE w.job_id = j.id AND w.status = {pending} AND w.due_at IS NULL) \
+                FROM jobs j WHERE {jobs} AND NOT {head})"
         );
         promoted += db.execute_raw(b.statement(sql)).await?.rows_affected();
     }
@@ -138,16 +164,15 @@ pub async fn promote(db: &impl ConnectionTrait, job_ids: &[i64]) -> Result<u64, 
 pub async fn headless(db: &impl ConnectionTrait) -> Result<Vec<i64>, DbErr> {
     let mut b = Binder::new(db.get_database_backend());
     let pending = b.bind(RunStatus::Pending.as_str());
-    let running = b.bind(RunStatus::Running.as_str());
+    let head = has_head(&mut b, "j.id");
     let sql = format!(
-        "SELECT DISTINCT job_id FROM job_runs w WHERE w.status = {pending} AND w.due_at IS NULL \
-         AND NOT EXISTS (SELECT 1 FROM job_runs h WHERE h.job_id = w.job_id \
-           AND (h.due_at IS NOT NULL OR h.status = {running}))"
+        "SELECT j.id FROM jobs j WHERE EXISTS (SELECT 1 FROM job_runs w \
+           WHERE w.job_id = j.id AND w.status = {pending} AND w.due_at IS NULL) AND NOT {head}"
     );
     db.query_all_raw(b.statement(sql))
         .await?
         .iter()
-        .map(|row| row.try_get::<i64>("", "job_id"))
+        .map(|row| row.try_get::<i64>("", "id"))
         .collect()
 }
 

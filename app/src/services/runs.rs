@@ -246,7 +246,7 @@ pub async fn release(
     if released.rows_affected == 0 {
         return Ok(false);
     }
-    if super::lanes::promote(&txn, &[run.job_id]).await? > 0 {
+    if super::lanes::promote(&txn, &[run.job_id], now).await? > 0 {
         crate::wake::runs_changed(&txn).await;
     }
     crate::services::audit::record(

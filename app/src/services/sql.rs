@@ -10,6 +10,7 @@
 //!
 //! Where the builder can say it (`lock_exclusive()`, `on_conflict`), code uses the builder.
 
+use sea_orm::sea_query::ArrayType;
 use sea_orm::{DatabaseBackend, Statement, Value};
 
 /// Numbered placeholders (`$n` or `?n`) for a statement being built, with their values.
@@ -54,6 +55,30 @@ impl Binder {
             .join(", ")
     }
 
+    /// `expr IN (ids)` with one parameter however many ids there are, so the statement's text,
+    /// its prepared statement and its plan are the same for any list: an array on PostgreSQL
+    /// (`expr = ANY($n)`), a JSON array on SQLite. An empty list matches nothing.
+    pub fn in_ids(&mut self, expr: &str, ids: &[i64]) -> String {
+        match self.backend {
+            DatabaseBackend::Postgres => {
+                let array = Value::Array(
+                    ArrayType::BigInt,
+                    Some(Box::new(
+                        ids.iter().map(|id| Value::BigInt(Some(*id))).collect(),
+                    )),
+                );
+                format!("{expr} = ANY({})", self.bind(array))
+            }
+            _ => {
+                let json = serde_json::Value::from(ids.to_vec()).to_string();
+                format!(
+                    "{expr} IN (SELECT value FROM json_each({}))",
+                    self.bind(json)
+                )
+            }
+        }
+    }
+
     pub fn statement(self, sql: String) -> Statement {
         Statement::from_sql_and_values(self.backend, sql, self.values)
     }
@@ -72,10 +97,14 @@ pub struct Values {
     pub rows: Vec<Vec<Value>>,
 }
 
-/// `UPDATE table SET … FROM <values> v WHERE …`, the statement each backend needs: a `VALUES`
-/// list joined as `v` (PostgreSQL), or the same list as a common table expression (SQLite,
-/// which reads `UPDATE … FROM` since 3.33). `set`, `condition` and `returning` name the
+/// `UPDATE table SET … FROM <values> v WHERE …`; `set`, `condition` and `returning` name the
 /// values as `v.v_<column>`.
+///
+/// The rows travel as one JSON parameter (see [`rows_source`]), so the statement's text is the
+/// same for any number of rows: prepared once per connection, its plan reused. A `VALUES`
+/// list of parameters instead costs a fresh prepare per batch size, a plan over thousands of
+/// parameters on PostgreSQL, and on SQLite a bind whose cost grows with the square of the
+/// number of numbered parameters.
 pub fn update_from(
     b: &mut Binder,
     table: &str,
@@ -84,39 +113,127 @@ pub fn update_from(
     condition: &str,
     returning: &str,
 ) -> String {
+    let returning = returning_clause(returning);
+    let source = rows_source(b, values);
+    match b.backend {
+        DatabaseBackend::Postgres => {
+            format!("UPDATE {table} SET {set} FROM {source} WHERE {condition}{returning}")
+        }
+        _ => format!("WITH {source} UPDATE {table} SET {set} FROM v WHERE {condition}{returning}"),
+    }
+}
+
+/// `INSERT INTO table (columns) SELECT <select> FROM <values> v [<tail>]`: many rows in one
+/// statement with the same text for any number of them (see [`update_from`]). `select` names
+/// the values as `v.v_<column>`; `tail` is an `ON CONFLICT …` clause or empty.
+pub fn insert_from(
+    b: &mut Binder,
+    table: &str,
+    columns: &str,
+    values: &Values,
+    select: &str,
+    tail: &str,
+    returning: &str,
+) -> String {
+    let returning = returning_clause(returning);
+    let source = rows_source(b, values);
+    let tail = if tail.is_empty() {
+        String::new()
+    } else {
+        format!(" {tail}")
+    };
+    match b.backend {
+        DatabaseBackend::Postgres => format!(
+            "INSERT INTO {table} ({columns}) SELECT {select} FROM {source}{tail}{returning}"
+        ),
+        // `WHERE true` tells SQLite's parser that an ON CONFLICT clause is not a join's.
+        _ => format!(
+            "WITH {source} INSERT INTO {table} ({columns}) SELECT {select} FROM v WHERE true{tail}{returning}"
+        ),
+    }
+}
+
+fn returning_clause(returning: &str) -> String {
+    if returning.is_empty() {
+        String::new()
+    } else {
+        format!(" RETURNING {returning}")
+    }
+}
+
+/// The rows as a relation named `v`, read from one JSON array of objects: on PostgreSQL
+/// `json_to_recordset($n::json) AS v(v_a type, …)`, on SQLite the body of a common table
+/// expression `v AS (SELECT json_extract(…) AS v_a, … FROM json_each(?n))`.
+fn rows_source(b: &mut Binder, values: &Values) -> String {
     let names: Vec<String> = values
         .columns
         .iter()
         .map(|(name, _)| format!("v_{name}"))
         .collect();
-    let rows: Vec<String> = values
+    let rows: Vec<serde_json::Value> = values
         .rows
         .iter()
         .map(|row| {
-            let cells: Vec<String> = row
-                .iter()
-                .zip(values.columns)
-                .map(|(value, (_, pg_type))| b.bind_as(value.clone(), pg_type))
-                .collect();
-            format!("({})", cells.join(", "))
+            serde_json::Value::Object(
+                names
+                    .iter()
+                    .zip(row)
+                    .map(|(name, value)| (name.clone(), json_of(value, b.backend)))
+                    .collect(),
+            )
         })
         .collect();
-    let returning = if returning.is_empty() {
-        String::new()
-    } else {
-        format!(" RETURNING {returning}")
-    };
+    let json = b.bind(serde_json::Value::Array(rows).to_string());
     match b.backend {
-        DatabaseBackend::Postgres => format!(
-            "UPDATE {table} SET {set} FROM (VALUES {}) AS v ({}) WHERE {condition}{returning}",
-            rows.join(", "),
-            names.join(", ")
-        ),
-        _ => format!(
-            "WITH v ({}) AS (VALUES {}) UPDATE {table} SET {set} FROM v WHERE {condition}{returning}",
-            names.join(", "),
-            rows.join(", ")
-        ),
+        DatabaseBackend::Postgres => {
+            let typed: Vec<String> = names
+                .iter()
+                .zip(values.columns)
+                .map(|(name, (_, pg_type))| format!("{name} {pg_type}"))
+                .collect();
+            format!(
+                "json_to_recordset({json}::json) AS v ({})",
+                typed.join(", ")
+            )
+        }
+        _ => {
+            let fields: Vec<String> = names
+                .iter()
+                .map(|name| format!("json_extract(e.value, '$.{name}') AS {name}"))
+                .collect();
+            format!(
+                "v AS (SELECT {} FROM json_each({json}) AS e)",
+                fields.join(", ")
+            )
+        }
+    }
+}
+
+/// A bound value as JSON. Timestamps are written as each backend stores and compares them:
+/// RFC 3339 for PostgreSQL to parse, and on SQLite the very text sqlx writes for a
+/// `DateTime<Utc>` (SQLite compares timestamps as text, so the format must match).
+fn json_of(value: &Value, backend: DatabaseBackend) -> serde_json::Value {
+    use serde_json::Value as Json;
+    match value {
+        Value::Bool(v) => v.map_or(Json::Null, Json::Bool),
+        Value::SmallInt(v) => v.map_or(Json::Null, Json::from),
+        Value::Int(v) => v.map_or(Json::Null, Json::from),
+        Value::BigInt(v) => v.map_or(Json::Null, Json::from),
+        Value::Double(v) => v.map_or(Json::Null, Json::from),
+        Value::String(v) => v.as_ref().map_or(Json::Null, |s| Json::String(s.clone())),
+        Value::ChronoDateTimeUtc(v) => v.map_or(Json::Null, |at| {
+            Json::String(match backend {
+                DatabaseBackend::Postgres => {
+                    at.to_rfc3339_opts(chrono::SecondsFormat::Micros, true)
+                }
+                _ => at.to_rfc3339_opts(chrono::SecondsFormat::AutoSi, false),
+            })
+        }),
+        other => {
+            // The columns of a batch are the engine's own; a new type needs a line above.
+            tracing::error!(value = ?other, "a batched value of a type json_of does not write; written as NULL");
+            Json::Null
+        }
     }
 }
 

@@ -145,7 +145,10 @@ fn progress(line: &str) {
 }
 
 fn print_table(report: &Report) {
-    for (label, f) in [("SQLite", Some(&report.sqlite)), ("PostgreSQL", report.postgres.as_ref())] {
+    for (label, f) in [
+        ("SQLite", Some(&report.sqlite)),
+        ("PostgreSQL", report.postgres.as_ref()),
+    ] {
         let Some(f) = f else { continue };
         println!("{label}");
         for (n, rate) in &f.runs_per_s {
@@ -156,7 +159,10 @@ fn print_table(report: &Report) {
             "  cron tick to first attempt, while draining: {}",
             f.tick_lateness_draining_ms
         );
-        println!("  retry start after its planned time: {}", f.retry_lateness_ms);
+        println!(
+            "  retry start after its planned time: {}",
+            f.retry_lateness_ms
+        );
     }
 }
 
@@ -172,7 +178,9 @@ impl Fresh {
             Backend::Sqlite => Fresh::Sqlite(throwaway_sqlite(&format!("engine-{round}"))),
             Backend::Postgres => {
                 let base = args.postgres.as_deref().context("no PostgreSQL URL")?;
-                Fresh::Postgres(ThrowawayPostgres::create_named(base, "bulwark_bench_engine").await?)
+                Fresh::Postgres(
+                    ThrowawayPostgres::create_named(base, "bulwark_bench_engine").await?,
+                )
             }
         })
     }
@@ -264,7 +272,10 @@ impl Instance {
                     return Ok(());
                 }
             }
-            anyhow::bail!("bulwark serve exited before it served (see {})", logs.display())
+            anyhow::bail!(
+                "bulwark serve exited before it served (see {})",
+                logs.display()
+            )
         })
         .await
         .context("bulwark serve did not start within a minute")?;
@@ -285,7 +296,11 @@ impl Instance {
             Ok(status) => {
                 status.context("waiting for an instance")?;
             }
-            Err(_) => self.child.kill().await.context("killing a stuck instance")?,
+            Err(_) => self
+                .child
+                .kill()
+                .await
+                .context("killing a stuck instance")?,
         }
         Ok(())
     }
@@ -335,7 +350,11 @@ async fn set_enabled(db: &DatabaseConnection, ids: &[i64], enabled: bool) -> any
 
 /// One throughput round: returns runs/s and, with one instance, the lateness of the ticks
 /// that came while the backlog drained.
-async fn drain(url: &str, instances: usize, args: &EngineBenchArgs) -> anyhow::Result<(f64, Lateness)> {
+async fn drain(
+    url: &str,
+    instances: usize,
+    args: &EngineBenchArgs,
+) -> anyhow::Result<(f64, Lateness)> {
     let db = crate::db::connect(url).await?;
     crate::db::migrate(&db).await?;
     let mut noops = Vec::with_capacity(args.jobs);
@@ -365,7 +384,9 @@ async fn drain(url: &str, instances: usize, args: &EngineBenchArgs) -> anyhow::R
                 ..Default::default()
             })
             .collect();
-        job_run::Entity::insert_many(rows).exec_without_returning(&db).await?;
+        job_run::Entity::insert_many(rows)
+            .exec_without_returning(&db)
+            .await?;
     }
     let logs = logs_dir("drain")?;
     let mut running = Vec::new();
@@ -377,7 +398,7 @@ async fn drain(url: &str, instances: usize, args: &EngineBenchArgs) -> anyhow::R
     set_enabled(&db, &ticking, true).await?;
     let txn = db.begin().await?;
     lanes::lock(&txn, &noops).await?;
-    lanes::promote(&txn, &noops).await?;
+    lanes::promote(&txn, &noops, crate::clock::now()).await?;
     app::wake::runs_changed(&txn).await;
     txn.commit().await?;
 
@@ -514,10 +535,7 @@ async fn tick_lateness(
             .into_tuple()
             .all(db)
             .await?;
-        samples.extend(
-            rows.into_iter()
-                .map(|(tick, started)| ms(started - tick)),
-        );
+        samples.extend(rows.into_iter().map(|(tick, started)| ms(started - tick)));
     }
     Ok(Lateness::of(samples))
 }

@@ -50,6 +50,13 @@ pub async fn run(
         attempt = claimed.run.attempts
     );
     async move {
+        if lease::expired(&fence) {
+            // Claimed ahead and waited in the queue while renewals failed: not started at all.
+            tracing::warn!("lease lost before the attempt started: not started; nothing written");
+            return Left::Abandoned {
+                run_id: claimed.run.id,
+            };
+        }
         let started = crate::clock::now();
         let spec = claimed.spec.clone();
         let work = match &spec {
@@ -118,6 +125,20 @@ pub async fn run(
     }
     .instrument(span)
     .await
+}
+
+/// A claimed run given back before its attempt started (the node is shutting down): written
+/// back like a hand-back, spending no retry.
+pub fn not_started(node: &str, claimed: &Claimed) -> Finished {
+    finished(
+        claimed,
+        crate::clock::now(),
+        super::settle::interrupted(
+            format!("interrupted: node {node} shut down before the attempt started"),
+            String::new(),
+        ),
+        Ending::HandedBack,
+    )
 }
 
 fn finished(

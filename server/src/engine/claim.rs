@@ -18,7 +18,7 @@ use app::domain::job::JobSpec;
 use app::domain::run::RunStatus;
 use app::domain::timeout::{self, EffectiveTimeout};
 use app::entities::job_run;
-use app::services::sql::{self, Binder};
+use app::services::sql::{self, Binder, Values};
 use chrono::{DateTime, Utc};
 use sea_orm::{ConnectionTrait, DatabaseConnection, DbErr, EntityTrait, TransactionTrait};
 
@@ -41,6 +41,17 @@ pub struct Claimed {
     pub lease_expires: DateTime<Utc>,
 }
 
+/// The two kinds of due run, claimed in this order (`docs/ARCHITECTURE.md` §3): runs due at a
+/// planned time — cron ticks and retries — and runs due as soon as possible — manual runs,
+/// re-triggers, fallbacks, a backlog's next run. A cron tick never waits behind a backlog of
+/// manual runs; a backlog still drains whenever planned work leaves room, oldest due first.
+/// The predicates are written as literals: each has its own partial index, and a planner can
+/// only match a partial index to constants.
+const CLASSES: [&str; 2] = [
+    "(status = 'retry_wait' OR \"trigger\" = 'cron')",
+    "status <> 'retry_wait' AND \"trigger\" <> 'cron'",
+];
+
 /// Claims up to `limit` due runs for this node.
 pub async fn claim_due(
     shared: &Shared,
@@ -54,25 +65,34 @@ pub async fn claim_due(
     let backend = db.get_database_backend();
     let expires = shared.leases.expiry_from(now);
     let txn = db.begin().await?;
-    let mut b = Binder::new(backend);
-    let sql = format!(
-        "UPDATE job_runs SET status = {}, due_at = NULL, attempts = attempts + 1, \
-           lease_owner = {}, lease_expires_at = {}, updated_at = {} \
-         WHERE id IN (SELECT id FROM job_runs WHERE due_at <= {} \
-           ORDER BY due_at, id LIMIT {}{}) \
-         RETURNING *",
-        b.bind(RunStatus::Running.as_str()),
-        b.bind(shared.config.node_id.clone()),
-        b.bind(expires),
-        b.bind(now),
-        b.bind(now),
-        b.bind(limit as i64),
-        sql::skip_locked(backend),
-    );
-    let mut runs = job_run::Entity::find()
-        .from_raw_sql(b.statement(sql))
-        .all(&txn)
-        .await?;
+    let mut runs = Vec::with_capacity(limit);
+    for class in CLASSES {
+        let left = limit - runs.len();
+        if left == 0 {
+            break;
+        }
+        let mut b = Binder::new(backend);
+        let sql = format!(
+            "UPDATE job_runs SET status = {}, due_at = NULL, attempts = attempts + 1, \
+               lease_owner = {}, lease_expires_at = {}, updated_at = {} \
+             WHERE id IN (SELECT id FROM job_runs WHERE due_at IS NOT NULL AND due_at <= {} \
+               AND {class} ORDER BY due_at, id LIMIT {}{}) \
+             RETURNING *",
+            b.bind(RunStatus::Running.as_str()),
+            b.bind(shared.config.node_id.clone()),
+            b.bind(expires),
+            b.bind(now),
+            b.bind(now),
+            b.bind(left as i64),
+            sql::skip_locked(backend),
+        );
+        runs.extend(
+            job_run::Entity::find()
+                .from_raw_sql(b.statement(sql))
+                .all(&txn)
+                .await?,
+        );
+    }
     if runs.is_empty() {
         txn.commit().await?;
         return Ok(Vec::new());
@@ -112,29 +132,44 @@ pub async fn claim_due(
     }
 
     let mut attempt_ids = std::collections::HashMap::with_capacity(prepared.len());
-    for chunk in prepared.chunks(200) {
+    const COLUMNS: &[(&str, &str)] = &[
+        ("run", "bigint"),
+        ("number", "integer"),
+        ("started", "timestamptz"),
+        ("timeout", "bigint"),
+        ("node", "text"),
+        ("load", "double precision"),
+    ];
+    for chunk in prepared.chunks(500) {
         let mut b = Binder::new(backend);
-        let rows: Vec<String> = chunk
-            .iter()
-            .map(|(run, _, _, timeout, _)| {
-                format!(
-                    "({}, {}, {}, {}, {}, {}, {}, {})",
-                    b.bind(run.id),
-                    b.bind(run.attempts),
-                    b.bind(now),
-                    b.bind(timeout.ms as i64),
-                    b.bind(shared.config.node_id.clone()),
-                    b.bind(load),
-                    b.bind(false),
-                    b.bind(true),
-                )
-            })
-            .collect();
-        let sql = format!(
-            "INSERT INTO job_attempts \
-               (run_id, number, started_at, timeout_ms, node, load_avg, slow, spent_retry) \
-             VALUES {} RETURNING id, run_id",
-            rows.join(", ")
+        let values = Values {
+            columns: COLUMNS,
+            rows: chunk
+                .iter()
+                .map(|(run, _, _, timeout, _)| {
+                    vec![
+                        run.id.into(),
+                        run.attempts.into(),
+                        now.into(),
+                        (timeout.ms as i64).into(),
+                        shared.config.node_id.clone().into(),
+                        load.into(),
+                    ]
+                })
+                .collect(),
+        };
+        let falsy = b.bind(false);
+        let truthy = b.bind(true);
+        let sql = sql::insert_from(
+            &mut b,
+            "job_attempts",
+            "run_id, number, started_at, timeout_ms, node, load_avg, slow, spent_retry",
+            &values,
+            &format!(
+                "v.v_run, v.v_number, v.v_started, v.v_timeout, v.v_node, v.v_load, {falsy}, {truthy}"
+            ),
+            "",
+            "id, run_id",
         );
         for row in txn.query_all_raw(b.statement(sql)).await? {
             attempt_ids.insert(
@@ -166,15 +201,23 @@ pub async fn next_due_in(
     db: &DatabaseConnection,
     now: DateTime<Utc>,
 ) -> Result<Option<Duration>, DbErr> {
-    use sea_orm::{ColumnTrait, QueryFilter, QueryOrder, QuerySelect};
-    let next: Option<DateTime<Utc>> = job_run::Entity::find()
-        .select_only()
-        .column(job_run::Column::DueAt)
-        .filter(job_run::Column::DueAt.is_not_null())
-        .order_by_asc(job_run::Column::DueAt)
-        .into_tuple::<Option<DateTime<Utc>>>()
-        .one(db)
-        .await?
-        .flatten();
+    let mut next: Option<DateTime<Utc>> = None;
+    for class in CLASSES {
+        // One probe of each class's index.
+        let sql = format!(
+            "SELECT due_at FROM job_runs WHERE due_at IS NOT NULL AND {class} \
+             ORDER BY due_at LIMIT 1"
+        );
+        let row = db
+            .query_one_raw(sea_orm::Statement::from_string(
+                db.get_database_backend(),
+                sql,
+            ))
+            .await?;
+        if let Some(row) = row {
+            let at: DateTime<Utc> = row.try_get("", "due_at")?;
+            next = Some(next.map_or(at, |n| n.min(at)));
+        }
+    }
     Ok(next.map(|at| (at - now).to_std().unwrap_or(Duration::ZERO)))
 }

@@ -112,11 +112,13 @@ impl Leases {
             return Ok(0);
         }
         let expires = self.expiry_from(crate::clock::now());
+        let ids: Vec<i64> = held.iter().map(|(id, _)| *id).collect();
         let mut b = Binder::new(db.get_database_backend());
         let sql = format!(
             "UPDATE job_runs SET lease_expires_at = {} \
-             WHERE lease_owner = {} AND status = {} RETURNING id, attempts",
+             WHERE {} AND lease_owner = {} AND status = {} RETURNING id, attempts",
             b.bind(expires),
+            b.in_ids("id", &ids),
             b.bind(self.node.clone()),
             b.bind(RunStatus::Running.as_str()),
         );
@@ -159,6 +161,13 @@ impl Leases {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
+}
+
+/// Whether the fence already says to stop.
+pub fn expired(fence: &Fence) -> bool {
+    fence
+        .borrow()
+        .is_none_or(|deadline| deadline <= Instant::now())
 }
 
 /// Resolves when the fence says to stop: the deadline passed without a renewal moving it, or

@@ -31,6 +31,7 @@ pub mod recovery;
 pub mod settle;
 pub mod trigger;
 
+use std::collections::VecDeque;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
@@ -112,6 +113,25 @@ pub struct Shared {
     /// Rounds of the dispatcher so far: each looks for due runs once. A dispatcher that
     /// spins shows here (the engine tests read it).
     pub dispatch_rounds: AtomicU64,
+    /// How long this node's recent attempts took, in microseconds (a moving average).
+    attempt_us: AtomicU64,
+}
+
+impl Shared {
+    /// How long this node's recent attempts took, on average.
+    pub fn attempt_time(&self) -> Duration {
+        Duration::from_micros(self.attempt_us.load(Ordering::Relaxed))
+    }
+
+    /// Folds one attempt's time into the moving average (weight 1/8).
+    fn record_attempt_time(&self, took: Duration) {
+        let took = took.as_micros().min(u128::from(u64::MAX)) as u64;
+        let _ = self
+            .attempt_us
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |avg| {
+                Some(avg - avg / 8 + took / 8)
+            });
+    }
 }
 
 pub struct Engine {
@@ -136,6 +156,8 @@ impl Engine {
                 histories: cache::Histories::default(),
                 finished: Notify::new(),
                 dispatch_rounds: AtomicU64::new(0),
+                // Until attempts are measured, assume they are long: no claiming ahead.
+                attempt_us: AtomicU64::new(PREFETCH_BELOW.as_micros() as u64),
             }),
             duties: None,
         }
@@ -237,8 +259,19 @@ impl Engine {
     }
 }
 
-/// Claims due runs while there are free permits, and sleeps until something can change:
-/// a run falls due, another node or the web app announces work, or an attempt ends.
+/// Attempts shorter than this (on average, recently) let the dispatcher claim a batch ahead of
+/// its free permits; longer ones never, so a node busy with long attempts does not sit on
+/// runs another node could start.
+const PREFETCH_BELOW: Duration = Duration::from_millis(20);
+
+/// Claims due runs and starts them, and sleeps until something can change: a run falls due,
+/// another node or the web app announces work, or an attempt ends.
+///
+/// Claims come in batches: while attempts are short, runs claimed ahead of the free permits
+/// wait in a small local queue (at most `concurrency`, refilled when it is half empty), so
+/// the next attempts start while the next claim is on its way; while they are long, a claim
+/// takes only what can start at once. A claim that comes back short means nothing more is due:
+/// the dispatcher then waits for a wake-up instead of asking again.
 async fn dispatch(
     shared: &Arc<Shared>,
     permits: &Arc<Semaphore>,
@@ -248,55 +281,51 @@ async fn dispatch(
     shutdown: impl Future<Output = ()>,
 ) {
     let mut announced = app::wake::runs();
+    let concurrency = shared.config.concurrency;
+    let mut queue: VecDeque<(claim::Claimed, lease::Fence)> = VecDeque::new();
+    // Whether the last claim came back full: there may be more due right now.
+    let mut more_due = true;
     tokio::pin!(shutdown);
     loop {
         shared.dispatch_rounds.fetch_add(1, Ordering::Relaxed);
-        let free = permits.available_permits();
-        let mut claimed_all = false;
-        if free > 0 {
-            let now = crate::clock::now();
-            match claim::claim_due(shared, now, free).await {
+        start_queued(shared, permits, running, writes, hand_back, &mut queue);
+
+        let prefetch = if shared.attempt_time() < PREFETCH_BELOW {
+            concurrency
+        } else {
+            0
+        };
+        let busy = concurrency - permits.available_permits();
+        let room = (concurrency + prefetch).saturating_sub(busy + queue.len());
+        let low = queue.len() <= prefetch / 2;
+        if more_due && room > 0 && low {
+            match claim::claim_due(shared, crate::clock::now(), room).await {
                 Ok(claimed) => {
-                    claimed_all = claimed.len() == free;
+                    more_due = claimed.len() == room;
                     for claimed in claimed {
-                        let Ok(permit) = permits.clone().try_acquire_owned() else {
-                            break;
-                        };
                         let fence = shared.leases.hold(
                             claimed.run.id,
                             claimed.run.attempts,
                             claimed.lease_expires,
                         );
-                        let shared = shared.clone();
-                        let writes = writes.clone();
-                        let hand_back = hand_back.clone();
-                        running.spawn(async move {
-                            let left = attempt::run(shared.clone(), claimed, fence, hand_back).await;
-                            // The permit frees as soon as the work is done; the write-back
-                            // follows in a batch.
-                            drop(permit);
-                            shared.finished.notify_one();
-                            match left {
-                                Left::Finished(finished) => {
-                                    if writes.send(*finished).await.is_err() {
-                                        tracing::error!("the write-back queue is closed; the run's lease will expire and it will be retried");
-                                    }
-                                }
-                                Left::Abandoned { run_id } => shared.leases.release(run_id),
-                            }
-                        });
+                        queue.push_back((claimed, fence));
                     }
+                    start_queued(shared, permits, running, writes, hand_back, &mut queue);
                 }
-                Err(e) => tracing::error!(error = %e, "could not claim runs"),
+                Err(e) => {
+                    tracing::error!(error = %e, "could not claim runs");
+                    more_due = false;
+                }
+            }
+            while running.try_join_next().is_some() {}
+            if more_due && queue.len() <= prefetch / 2 && permits.available_permits() > 0 {
+                continue;
             }
         }
         while running.try_join_next().is_some() {}
-        if claimed_all {
-            // There may be more due right now.
-            continue;
-        }
-        let sleep_for = if permits.available_permits() == 0 {
-            // Nothing can be claimed until an attempt ends.
+
+        let sleep_for = if more_due {
+            // Waiting for permits to free up (an attempt ending wakes the loop).
             shared.config.poll
         } else {
             match claim::next_due_in(&shared.db, crate::clock::now()).await {
@@ -305,13 +334,61 @@ async fn dispatch(
                 _ => shared.config.poll,
             }
         };
+        // An attempt ending matters only when it frees a permit something waits for.
+        let waiting = more_due || !queue.is_empty();
         tokio::select! {
             () = &mut shutdown => break,
-            _ = announced.changed() => {}
-            () = shared.finished.notified() => {}
-            () = tokio::time::sleep(sleep_for) => {}
-            Some(_) = running.join_next(), if !running.is_empty() => {}
+            _ = announced.changed() => more_due = true,
+            () = shared.finished.notified(), if waiting => {}
+            () = tokio::time::sleep(sleep_for) => more_due = true,
         }
+    }
+    // Claimed but never started: given back at once, without an attempt spent.
+    for (claimed, _) in queue {
+        let finished = attempt::not_started(&shared.config.node_id, &claimed);
+        if writes.send(finished).await.is_err() {
+            tracing::error!(
+                "the write-back queue is closed; the run's lease will expire and it will be retried"
+            );
+        }
+    }
+}
+
+/// Starts queued runs while permits are free.
+fn start_queued(
+    shared: &Arc<Shared>,
+    permits: &Arc<Semaphore>,
+    running: &mut JoinSet<()>,
+    writes: &mpsc::Sender<Finished>,
+    hand_back: &CancellationToken,
+    queue: &mut VecDeque<(claim::Claimed, lease::Fence)>,
+) {
+    while !queue.is_empty() {
+        let Ok(permit) = permits.clone().try_acquire_owned() else {
+            return;
+        };
+        let Some((claimed, fence)) = queue.pop_front() else {
+            return;
+        };
+        let shared = shared.clone();
+        let writes = writes.clone();
+        let hand_back = hand_back.clone();
+        running.spawn(async move {
+            let started = tokio::time::Instant::now();
+            let left = attempt::run(shared.clone(), claimed, fence, hand_back).await;
+            // The permit frees as soon as the work is done; the write-back follows in a batch.
+            drop(permit);
+            shared.record_attempt_time(started.elapsed());
+            shared.finished.notify_one();
+            match left {
+                Left::Finished(finished) => {
+                    if writes.send(*finished).await.is_err() {
+                        tracing::error!("the write-back queue is closed; the run's lease will expire and it will be retried");
+                    }
+                }
+                Left::Abandoned { run_id } => shared.leases.release(run_id),
+            }
+        });
     }
 }
 

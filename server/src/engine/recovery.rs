@@ -125,7 +125,7 @@ pub async fn recover_expired(
     if !headless.is_empty() {
         let txn = db.begin().await?;
         lanes::lock(&txn, &headless).await?;
-        if lanes::promote(&txn, &headless).await? > 0 {
+        if lanes::promote(&txn, &headless, now).await? > 0 {
             app::wake::runs_changed(&txn).await;
         }
         txn.commit().await?;

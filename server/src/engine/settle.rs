@@ -184,7 +184,7 @@ pub async fn settle_in(
         }
     }
     let freed: Vec<i64> = lanes_freed.into_iter().collect();
-    let promoted = lanes::promote(txn, &freed).await?;
+    let promoted = lanes::promote(txn, &freed, now).await?;
     if due > 0 || promoted > 0 {
         app::wake::runs_changed(txn).await;
     }

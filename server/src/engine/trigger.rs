@@ -53,7 +53,10 @@ pub async fn enqueue_due_ticks(
     let holds = holds(db).await?;
     let mut inserted = 0;
     // Most passes find nothing due: one indexed read, no write transaction.
-    if earliest_next_fire(db, now).await?.is_some_and(|at| at <= now) {
+    if earliest_next_fire(db, now)
+        .await?
+        .is_some_and(|at| at <= now)
+    {
         loop {
             let (runs, jobs) = batch(db, now, misfire_after, &holds).await?;
             inserted += runs;
@@ -373,7 +376,7 @@ async fn release_blocked(
         .filter(job_run::Column::JobId.is_in(free.clone()))
         .exec(&txn)
         .await?;
-    if lanes::promote(&txn, &free).await? > 0 {
+    if lanes::promote(&txn, &free, now).await? > 0 {
         app::wake::runs_changed(&txn).await;
     }
     txn.commit().await?;

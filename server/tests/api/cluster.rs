@@ -18,8 +18,13 @@ use chrono::{DateTime, Utc};
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
 
 use crate::helpers::TestApp;
-use crate::process::{bulwark, output, serve_on, serve_with};
+use crate::process::{bulwark, output, serve_with};
 use crate::proxy::Proxy;
+
+/// Four attempts at a time per node: a tick's runs spread over every node (with the default
+/// sixteen, the first node to wake would take them all), so each node has attempts open to
+/// kill or cut off.
+const FEW_PERMITS: (&str, &str) = ("BULWARK_CONCURRENCY", "4");
 
 const LIBFAKETIME: &str = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
 
@@ -121,6 +126,34 @@ async fn wait_for_open_attempt(app: &TestApp, node: &str) {
     }
 }
 
+/// The test's `bulwark serve` processes, killed if the test ends early (a failed assertion
+/// would otherwise leave them running, holding database connections).
+struct Nodes(Vec<(String, Child)>);
+
+impl std::ops::Deref for Nodes {
+    type Target = Vec<(String, Child)>;
+    fn deref(&self) -> &Self::Target {
+        &self.0
+    }
+}
+
+impl std::ops::DerefMut for Nodes {
+    fn deref_mut(&mut self) -> &mut Self::Target {
+        &mut self.0
+    }
+}
+
+impl Drop for Nodes {
+    fn drop(&mut self) {
+        for (_, child) in &mut self.0 {
+            if matches!(child.try_wait(), Ok(None)) {
+                let _ = child.kill();
+                let _ = child.wait();
+            }
+        }
+    }
+}
+
 fn kill(child: &mut Child, signal: nix::sys::signal::Signal) {
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
 }
@@ -145,7 +178,7 @@ async fn instances_run_every_tick_once_through_a_kill_and_a_partition() {
     assert_eq!(code, 0, "{err}");
 
     let started = Utc::now();
-    let mut nodes: Vec<(String, Child)> = Vec::new();
+    let mut nodes = Nodes(Vec::new());
     // node-c's clock runs ten seconds ahead — more than a lease, so without keeping time by
     // the database it would take over every other node's runs (libfaketime shifts the wall
     // clock only; timers keep the real monotonic clock).
@@ -154,7 +187,8 @@ async fn instances_run_every_tick_once_through_a_kill_and_a_partition() {
             Some(offset) => skewed_clock(offset),
             None => Vec::new(),
         };
-        let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let mut env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        env.push(FEW_PERMITS);
         let (child, addr) = serve_with(&app, dir.path(), name, &env);
         wait_ready(&addr).await;
         nodes.push((name.to_string(), child));
@@ -167,7 +201,7 @@ async fn instances_run_every_tick_once_through_a_kill_and_a_partition() {
         &app,
         dir.path(),
         "node-d",
-        &[("DATABASE_URL", through_proxy.as_str())],
+        &[("DATABASE_URL", through_proxy.as_str()), FEW_PERMITS],
     );
     wait_ready(&addr).await;
     nodes.push(("node-d".into(), child));
@@ -192,7 +226,8 @@ async fn instances_run_every_tick_once_through_a_kill_and_a_partition() {
     let healed_at = Utc::now();
     // node-b comes back with its clock a second behind.
     let env = skewed_clock("-1s");
-    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let mut env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    env.push(FEW_PERMITS);
     let (child, addr) = serve_with(&app, dir.path(), "node-b-restarted", &env);
     wait_ready(&addr).await;
     nodes.push(("node-b-restarted".into(), child));
