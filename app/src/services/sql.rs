@@ -91,20 +91,24 @@ impl Binder {
 
 /// Rows of values to update many rows with different values in one statement: the columns'
 /// names (prefixed `v_` in the statement, so they never clash with the table's) and
-/// PostgreSQL types, and one `Vec` of values per row.
+/// PostgreSQL types, and one `Vec` of values per row. For [`update_from`] the first column is
+/// the `id` of the row to update.
 pub struct Values {
     pub columns: &'static [(&'static str, &'static str)],
     pub rows: Vec<Vec<Value>>,
 }
 
-/// `UPDATE table SET … FROM <values> v WHERE …`; `set`, `condition` and `returning` name the
+/// `UPDATE table SET … FROM <values> v WHERE table.id = v.v_id AND …`: the rows of `table`
+/// whose `id` is the first column of `values`. `set`, `condition` and `returning` name the
 /// values as `v.v_<column>`.
 ///
 /// The rows travel as one JSON parameter (see [`rows_source`]), so the statement's text is the
-/// same for any number of rows: prepared once per connection, its plan reused. A `VALUES`
+/// same for any number of rows: prepared once per connection, its plan reused. (A `VALUES`
 /// list of parameters instead costs a fresh prepare per batch size, a plan over thousands of
 /// parameters on PostgreSQL, and on SQLite a bind whose cost grows with the square of the
-/// number of numbered parameters.
+/// number of numbered parameters.) The ids are also given as a list, which makes the primary
+/// key the evident way in: neither planner can see how many rows the JSON holds, and would
+/// otherwise read the table through some other index that matches `condition`.
 pub fn update_from(
     b: &mut Binder,
     table: &str,
@@ -114,6 +118,24 @@ pub fn update_from(
     returning: &str,
 ) -> String {
     let returning = returning_clause(returning);
+    let ids: Vec<i64> = values
+        .rows
+        .iter()
+        .filter_map(|row| match row.first() {
+            Some(Value::BigInt(Some(id))) => Some(*id),
+            _ => None,
+        })
+        .collect();
+    let by_id = format!(
+        "{table}.id = v.v_{} AND {}",
+        values.columns.first().map_or("id", |(name, _)| name),
+        b.in_ids(&format!("{table}.id"), &ids)
+    );
+    let condition = if condition.is_empty() {
+        by_id
+    } else {
+        format!("{by_id} AND {condition}")
+    };
     let source = rows_source(b, values);
     match b.backend {
         DatabaseBackend::Postgres => {

@@ -279,20 +279,14 @@ async fn update_runs(
     decided: &[(Next, Plan)],
     now: DateTime<Utc>,
 ) -> Result<HashSet<i64>, DbErr> {
-    let mut settled = HashSet::with_capacity(batch.len());
+    let passed = fence(db, batch).await?;
     let rows: Vec<Vec<Value>> = batch
         .iter()
         .zip(decided)
+        .filter(|(f, _)| passed.contains(&f.run.id))
         .map(|(f, (_, p))| {
-            let expired_before = match f.ending {
-                Ending::Expired { expired_before } => Some(expired_before),
-                _ => None,
-            };
             vec![
                 f.run.id.into(),
-                f.run.attempts.into(),
-                f.run.lease_owner.clone().into(),
-                expired_before.into(),
                 p.status.as_str().into(),
                 p.next_attempt_at.into(),
                 p.due_at.into(),
@@ -308,9 +302,6 @@ async fn update_runs(
         .collect();
     const COLUMNS: &[(&str, &str)] = &[
         ("id", "bigint"),
-        ("attempts", "integer"),
-        ("owner", "text"),
-        ("expired_before", "timestamptz"),
         ("status", "text"),
         ("next_attempt_at", "timestamptz"),
         ("due_at", "timestamptz"),
@@ -322,9 +313,8 @@ async fn update_runs(
         ("handback", "integer"),
         ("now", "timestamptz"),
     ];
-    for chunk in rows.chunks(200) {
+    for chunk in rows.chunks(500) {
         let mut b = Binder::new(db.get_database_backend());
-        let running = b.bind(RunStatus::Running.as_str());
         let values = Values {
             columns: COLUMNS,
             rows: chunk.to_vec(),
@@ -340,18 +330,63 @@ async fn update_runs(
              last_error = CASE WHEN v.v_failed THEN v.v_message ELSE last_error END, \
              handbacks = handbacks + v.v_handback, \
              lease_owner = NULL, lease_expires_at = NULL, updated_at = v.v_now",
-            &format!(
-                "job_runs.id = v.v_id AND job_runs.status = {running} \
-                 AND job_runs.attempts = v.v_attempts AND job_runs.lease_owner = v.v_owner \
-                 AND (v.v_expired_before IS NULL OR job_runs.lease_expires_at < v.v_expired_before)"
-            ),
-            "id",
+            "",
+            "",
         );
-        for row in db.query_all_raw(b.statement(statement)).await? {
-            settled.insert(row.try_get::<i64>("", "id")?);
+        db.execute_raw(b.statement(statement)).await?;
+    }
+    Ok(passed)
+}
+
+/// The fence: locks the batch's runs (on PostgreSQL; SQLite's write lock is held already) and
+/// returns those still `running` under the lease each attempt ran under — same owner, same
+/// attempt number and, for a takeover, a lease that expired before the takeover's time. A run
+/// that fails it belongs to someone else now, and nothing of its attempt is written.
+///
+/// Checked here rather than in the update's `WHERE`: given the lease columns there, a planner
+/// reads the runs through the index of leases — on PostgreSQL a trail of dead entries, one per
+/// claim since the last vacuum — instead of by id.
+async fn fence(db: &impl ConnectionTrait, batch: &[Finished]) -> Result<HashSet<i64>, DbErr> {
+    let ids: Vec<i64> = batch.iter().map(|f| f.run.id).collect();
+    let mut current: HashMap<i64, (String, i32, Option<String>, Option<DateTime<Utc>>)> =
+        HashMap::with_capacity(ids.len());
+    for chunk in ids.chunks(500) {
+        let mut b = Binder::new(db.get_database_backend());
+        let sql = format!(
+            "SELECT id, status, attempts, lease_owner, lease_expires_at FROM job_runs WHERE {}{}",
+            b.in_ids("id", chunk),
+            sql::for_update(db.get_database_backend()),
+        );
+        for row in db.query_all_raw(b.statement(sql)).await? {
+            current.insert(
+                row.try_get("", "id")?,
+                (
+                    row.try_get("", "status")?,
+                    row.try_get("", "attempts")?,
+                    row.try_get("", "lease_owner")?,
+                    row.try_get("", "lease_expires_at")?,
+                ),
+            );
         }
     }
-    Ok(settled)
+    Ok(batch
+        .iter()
+        .filter(|f| {
+            let Some((status, attempts, owner, expires)) = current.get(&f.run.id) else {
+                return false;
+            };
+            let expired = match f.ending {
+                Ending::Expired { expired_before } => expires.is_some_and(|e| e < expired_before),
+                _ => true,
+            };
+            status == RunStatus::Running.as_str()
+                && *attempts == f.run.attempts
+                && owner.is_some()
+                && *owner == f.run.lease_owner
+                && expired
+        })
+        .map(|f| f.run.id)
+        .collect())
 }
 
 /// Each written run's attempt, once (an attempt already finished is never overwritten).
@@ -396,7 +431,7 @@ async fn update_attempts(
         ("timeout_kind", "text"),
         ("spent", "boolean"),
     ];
-    for chunk in rows.chunks(200) {
+    for chunk in rows.chunks(500) {
         let mut b = Binder::new(db.get_database_backend());
         let values = Values {
             columns: COLUMNS,
@@ -411,7 +446,7 @@ async fn update_attempts(
              message = v.v_message, output_tail = v.v_output, slow = v.v_slow, \
              timeout_ms = v.v_timeout_ms, timeout_kind = v.v_timeout_kind, \
              spent_retry = v.v_spent",
-            "job_attempts.id = v.v_id AND job_attempts.outcome IS NULL",
+            "job_attempts.outcome IS NULL",
             "",
         );
         db.execute_raw(b.statement(statement)).await?;

@@ -263,7 +263,7 @@ async fn set_next_fire(
             "jobs",
             &values,
             "next_fire_at = v.v_next",
-            "jobs.id = v.v_id",
+            "",
             "",
         );
         db.execute_raw(b.statement(sql)).await?;
