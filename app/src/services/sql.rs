@@ -106,9 +106,9 @@ pub struct Values {
 /// same for any number of rows: prepared once per connection, its plan reused. (A `VALUES`
 /// list of parameters instead costs a fresh prepare per batch size, a plan over thousands of
 /// parameters on PostgreSQL, and on SQLite a bind whose cost grows with the square of the
-/// number of numbered parameters.) The ids are also given as a list, which makes the primary
-/// key the evident way in: neither planner can see how many rows the JSON holds, and would
-/// otherwise read the table through some other index that matches `condition`.
+/// number of numbered parameters.) On PostgreSQL the ids are also given as an array, which
+/// makes the primary key the evident way in: the planner cannot see how many rows the JSON
+/// holds, and would otherwise read the table through some other index `condition` matches.
 pub fn update_from(
     b: &mut Binder,
     table: &str,
@@ -126,11 +126,16 @@ pub fn update_from(
             _ => None,
         })
         .collect();
-    let by_id = format!(
-        "{table}.id = v.v_{} AND {}",
-        values.columns.first().map_or("id", |(name, _)| name),
-        b.in_ids(&format!("{table}.id"), &ids)
-    );
+    let key = values.columns.first().map_or("id", |(name, _)| name);
+    let by_id = match b.backend {
+        DatabaseBackend::Postgres => format!(
+            "{table}.id = v.v_{key} AND {}",
+            b.in_ids(&format!("{table}.id"), &ids)
+        ),
+        // SQLite reads the JSON once and looks each row up by its rowid; a second list of the
+        // ids would have it scan the JSON again for every row.
+        _ => format!("{table}.id = v.v_{key}"),
+    };
     let condition = if condition.is_empty() {
         by_id
     } else {
