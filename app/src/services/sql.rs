@@ -106,9 +106,12 @@ pub struct Values {
 /// same for any number of rows: prepared once per connection, its plan reused. (A `VALUES`
 /// list of parameters instead costs a fresh prepare per batch size, a plan over thousands of
 /// parameters on PostgreSQL, and on SQLite a bind whose cost grows with the square of the
-/// number of numbered parameters.) On PostgreSQL the ids are also given as an array, which
-/// makes the primary key the evident way in: the planner cannot see how many rows the JSON
-/// holds, and would otherwise read the table through some other index `condition` matches.
+/// number of numbered parameters.)
+///
+/// Keep `condition` to what cannot be checked before: neither planner can see how many rows
+/// the JSON holds, and a condition that looks selective (a status, a lease) tempts it to read
+/// the table by that condition and scan the JSON again for every row it finds. Joined by id
+/// alone, the JSON is read once and each row found by its key.
 pub fn update_from(
     b: &mut Binder,
     table: &str,
@@ -118,28 +121,11 @@ pub fn update_from(
     returning: &str,
 ) -> String {
     let returning = returning_clause(returning);
-    let ids: Vec<i64> = values
-        .rows
-        .iter()
-        .filter_map(|row| match row.first() {
-            Some(Value::BigInt(Some(id))) => Some(*id),
-            _ => None,
-        })
-        .collect();
     let key = values.columns.first().map_or("id", |(name, _)| name);
-    let by_id = match b.backend {
-        DatabaseBackend::Postgres => format!(
-            "{table}.id = v.v_{key} AND {}",
-            b.in_ids(&format!("{table}.id"), &ids)
-        ),
-        // SQLite reads the JSON once and looks each row up by its rowid; a second list of the
-        // ids would have it scan the JSON again for every row.
-        _ => format!("{table}.id = v.v_{key}"),
-    };
     let condition = if condition.is_empty() {
-        by_id
+        format!("{table}.id = v.v_{key}")
     } else {
-        format!("{by_id} AND {condition}")
+        format!("{table}.id = v.v_{key} AND {condition}")
     };
     let source = rows_source(b, values);
     match b.backend {

@@ -389,7 +389,7 @@ async fn fence(db: &impl ConnectionTrait, batch: &[Finished]) -> Result<HashSet<
         .collect())
 }
 
-/// Each written run's attempt, once (an attempt already finished is never overwritten).
+/// Each written run's attempt (the run's fence makes it this write-back's attempt).
 async fn update_attempts(
     db: &impl ConnectionTrait,
     batch: &[Finished],
@@ -446,7 +446,9 @@ async fn update_attempts(
              message = v.v_message, output_tail = v.v_output, slow = v.v_slow, \
              timeout_ms = v.v_timeout_ms, timeout_kind = v.v_timeout_kind, \
              spent_retry = v.v_spent",
-            "job_attempts.outcome IS NULL",
+            // No `outcome IS NULL` guard: the run's fence already decided this attempt is
+            // this lease's to write (see `update_from` on conditions).
+            "",
             "",
         );
         db.execute_raw(b.statement(statement)).await?;

@@ -258,14 +258,7 @@ async fn set_next_fire(
                 .map(|(id, at)| vec![(*id).into(), (*at).into()])
                 .collect(),
         };
-        let sql = sql::update_from(
-            &mut b,
-            "jobs",
-            &values,
-            "next_fire_at = v.v_next",
-            "",
-            "",
-        );
+        let sql = sql::update_from(&mut b, "jobs", &values, "next_fire_at = v.v_next", "", "");
         db.execute_raw(b.statement(sql)).await?;
     }
     Ok(())
