@@ -338,6 +338,9 @@ async fn update_runs(
     Ok(passed)
 }
 
+/// A run's status, attempt number, lease owner and expiry as the fence reads them.
+type Lease = (String, i32, Option<String>, Option<DateTime<Utc>>);
+
 /// The fence: locks the batch's runs (on PostgreSQL; SQLite's write lock is held already) and
 /// returns those still `running` under the lease each attempt ran under — same owner, same
 /// attempt number and, for a takeover, a lease that expired before the takeover's time. A run
@@ -348,8 +351,7 @@ async fn update_runs(
 /// claim since the last vacuum — instead of by id.
 async fn fence(db: &impl ConnectionTrait, batch: &[Finished]) -> Result<HashSet<i64>, DbErr> {
     let ids: Vec<i64> = batch.iter().map(|f| f.run.id).collect();
-    let mut current: HashMap<i64, (String, i32, Option<String>, Option<DateTime<Utc>>)> =
-        HashMap::with_capacity(ids.len());
+    let mut current: HashMap<i64, Lease> = HashMap::with_capacity(ids.len());
     for chunk in ids.chunks(500) {
         let mut b = Binder::new(db.get_database_backend());
         let sql = format!(
