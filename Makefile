@@ -130,7 +130,13 @@ fmt:
 # ---------------------------------------------------------------------------------------------
 # Benchmarks: numbers to read, never pass/fail.
 
-.PHONY: bench-traffic bench-cluster
+.PHONY: bench-traffic bench-cluster bench-engine
+# Engine throughput and lateness on fresh databases (PostgreSQL too when
+# BULWARK_TEST_POSTGRES_URL is set); add ARGS=--json for one JSON object.
+bench-engine:
+	cargo build -p server --bin bulwark --profile server-release
+	$(CARGO_TARGET_DIR)/server-release/bulwark bench engine $(ARGS)
+
 # The multi-instance proof at full size: 3 nodes, 200 jobs every second, 60 s, one SIGKILL.
 bench-cluster:
 	cargo build -p server --bin bulwark --profile server-release
