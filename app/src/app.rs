@@ -64,6 +64,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("traffic/hits") view=pages::traffic_hits::TrafficHitsPage />
                     <Route path=path!("notifications") view=pages::notifications::NotificationsPage />
                     <Route path=path!("settings") view=pages::settings::SettingsPage />
+                    <Route path=path!("account") view=pages::account::AccountPage />
                     <Route path=path!("audit") view=pages::audit::AuditPage />
                 </ParentRoute>
             </Routes>

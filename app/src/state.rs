@@ -17,11 +17,24 @@ pub struct AppState {
     pub mailer: Option<std::sync::Arc<dyn crate::mailer::Mailer>>,
 }
 
+impl AuthSettings {
+    pub fn lifetimes(&self) -> crate::services::sessions::Lifetimes {
+        crate::services::sessions::Lifetimes {
+            absolute: self.session_ttl,
+            idle: self.session_idle,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct AuthSettings {
     /// How long a sign-in lasts.
     pub session_ttl: chrono::Duration,
+    /// How long a sign-in lasts without a request.
+    pub session_idle: chrono::Duration,
     /// Mark cookies `Secure` even without an `X-Forwarded-Proto: https` header (set it when a
     /// TLS proxy in front does not send that header).
     pub secure_cookies: bool,
+    /// Proxies whose `X-Forwarded-For` entries name the client (sign-in limits go by it).
+    pub trusted_proxies: crate::domain::client_addr::TrustedProxies,
 }

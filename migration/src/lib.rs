@@ -21,6 +21,7 @@ mod m20261130_000013_traffic_blocks;
 mod m20261201_000014_fallback_job;
 mod m20261201_000015_engine_v2;
 mod m20261201_000016_claim_classes;
+mod m20261201_000017_account_admin;
 
 pub struct Migrator;
 
@@ -44,6 +45,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000014_fallback_job::Migration),
             Box::new(m20261201_000015_engine_v2::Migration),
             Box::new(m20261201_000016_claim_classes::Migration),
+            Box::new(m20261201_000017_account_admin::Migration),
         ]
     }
 }

@@ -9,7 +9,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use app::domain::account::{NewPassword, Role, Username};
 use app::domain::run::RunStatus;
-use app::services::users::{self, CreateUserError};
+use app::services::users::CreateUserError;
 use clap::{Parser, Subcommand};
 
 use crate::config::{Config, LogFormat};
@@ -192,8 +192,32 @@ enum UserCommand {
         #[arg(long, value_enum)]
         role: Role,
     },
-    /// List accounts.
-    List,
+    /// List accounts: username, role, state (active, disabled, must_change_password) and
+    /// last sign-in.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Set a user's password (read from standard input) and end their sessions.
+    Passwd { username: String },
+    /// Make a user an admin or a viewer (never the last enabled admin a viewer).
+    Role {
+        username: String,
+        #[arg(value_enum)]
+        role: Role,
+    },
+    /// Stop a user from signing in and end their sessions.
+    Disable { username: String },
+    /// Let a disabled user sign in again.
+    Enable { username: String },
+    /// Delete a user (never the last enabled admin); the audit log keeps their name.
+    Delete { username: String },
+    /// List a user's live sessions, or with --end end them all.
+    Sessions {
+        username: String,
+        #[arg(long)]
+        end: bool,
+    },
 }
 
 pub fn run() -> ExitCode {
@@ -237,19 +261,6 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
                 db::redacted(&config.database_url)
             );
             Ok(())
-        }
-        Command::User(UserCommand::Add { username, role }) => {
-            let username = Username::parse(&username)?;
-            let password = NewPassword::parse(&read_password()?)?;
-            let db = connect(&config).await?;
-            match users::create(&db, &username, role, &password).await {
-                Ok(user) => {
-                    println!("added {} ({})", user.username, user.role);
-                    Ok(())
-                }
-                Err(e @ CreateUserError::Taken(_)) => Err(e.into()),
-                Err(e) => Err(anyhow::Error::new(e).context("could not add the user")),
-            }
         }
         Command::Policy(PolicyCommand::Preview(args)) => crate::commands::policy::preview(&args),
         Command::Bench(BenchCommand::Engine(args)) => {
@@ -332,19 +343,47 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             };
             crate::commands::runs::list(&db, filter, json).await
         }
-        Command::User(UserCommand::List) => {
-            let db = connect(&config).await?;
-            for user in users::list(&db).await.context("could not list users")? {
-                println!(
-                    "{}\t{}\t{}",
-                    user.username,
-                    user.role,
-                    user.created_at.to_rfc3339()
-                );
-            }
-            Ok(())
-        }
+        Command::User(command) => user(command, &config).await,
     }
+}
+
+async fn user(command: UserCommand, config: &Config) -> anyhow::Result<()> {
+    use crate::commands::users;
+    use app::services::users::Change;
+
+    let change = |username: String, change: Change| (username, change);
+    let (username, change) = match command {
+        UserCommand::Add { username, role } => {
+            let username = Username::parse(&username)?;
+            let password = NewPassword::parse(&read_password()?)?;
+            let db = connect(config).await?;
+            return match app::services::users::create(&db, &username, role, &password).await {
+                Ok(user) => {
+                    println!("added {} ({})", user.username, user.role);
+                    Ok(())
+                }
+                Err(e @ CreateUserError::Taken(_)) => Err(e.into()),
+                Err(e) => Err(anyhow::Error::new(e).context("could not add the user")),
+            };
+        }
+        UserCommand::List { json } => return users::list(&connect(config).await?, json).await,
+        UserCommand::Passwd { username } => {
+            let password = read_password()?;
+            return users::passwd(&connect(config).await?, &username, &password).await;
+        }
+        UserCommand::Sessions { username, end } => {
+            let lifetimes = app::services::sessions::Lifetimes {
+                absolute: chrono::Duration::hours(i64::from(config.session_hours)),
+                idle: chrono::Duration::hours(i64::from(config.session_idle_hours)),
+            };
+            return users::sessions(&connect(config).await?, lifetimes, &username, end).await;
+        }
+        UserCommand::Role { username, role } => change(username, Change::Role(role)),
+        UserCommand::Disable { username } => change(username, Change::Disabled(true)),
+        UserCommand::Enable { username } => change(username, Change::Disabled(false)),
+        UserCommand::Delete { username } => change(username, Change::Delete),
+    };
+    users::change(&connect(config).await?, &username, change).await
 }
 
 /// One line from standard input, without its line ending. Prompts when a person is typing.

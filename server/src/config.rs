@@ -25,6 +25,8 @@ pub struct Config {
     pub log_format: LogFormat,
     /// How long a sign-in lasts, in hours.
     pub session_hours: u32,
+    /// A sign-in ends after this many hours without a request.
+    pub session_idle_hours: u32,
     /// Always mark cookies `Secure` (otherwise only when `X-Forwarded-Proto: https`).
     pub secure_cookies: bool,
     /// Apply pending migrations when `serve` starts. Turn off when several instances share a
@@ -54,6 +56,12 @@ pub struct Config {
     /// Count front-end page views of this server's routes (the collect endpoint and
     /// `traffic import` work either way).
     pub traffic_capture: bool,
+    /// Proxies in front of Bulwark (CIDRs or addresses) whose `X-Forwarded-For` entries are
+    /// believed, for sign-in limits and traffic alike; empty: the socket's peer is the client.
+    pub trusted_proxies: Vec<String>,
+    /// Replaced by `trusted_proxies`; still read so an old file gets a message, not a puzzle.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub traffic_trust_forwarded_for: Option<bool>,
     /// Paths under these prefixes are never page views.
     pub traffic_exclude_prefixes: Vec<String>,
     /// Paths ending in these extensions are static assets, not page views.
@@ -63,7 +71,6 @@ pub struct Config {
     /// `raw` stores visitors' IPs, `hash` a keyed hash of them.
     pub traffic_ip: IpPrivacy,
     /// Take the visitor's address from `X-Forwarded-For` (only behind a proxy that sets it).
-    pub traffic_trust_forwarded_for: bool,
     /// The in-memory hit buffer's bound, in MiB.
     pub traffic_buffer_mb: usize,
     /// The SMTP server: `smtp://user:password@host:587?tls=required` (STARTTLS),
@@ -95,6 +102,7 @@ impl Default for Config {
             site_root: PathBuf::from("target/site"),
             log_format: LogFormat::Text,
             session_hours: 12,
+            session_idle_hours: 8,
             secure_cookies: false,
             auto_migrate: true,
             admin_password: None,
@@ -111,7 +119,8 @@ impl Default for Config {
             traffic_asset_extensions: strings(rules::DEFAULT_ASSET_EXTENSIONS),
             traffic_path_locales: Vec::new(),
             traffic_ip: IpPrivacy::Raw,
-            traffic_trust_forwarded_for: false,
+            trusted_proxies: Vec::new(),
+            traffic_trust_forwarded_for: None,
             traffic_buffer_mb: 64,
             smtp_url: None,
             mail_from: "Bulwark <bulwark@localhost>".into(),
@@ -133,6 +142,7 @@ const ENV_KEYS: &[&str] = &[
     "site_root",
     "log_format",
     "session_hours",
+    "session_idle_hours",
     "secure_cookies",
     "auto_migrate",
     "admin_password",
@@ -150,6 +160,7 @@ const ENV_KEYS: &[&str] = &[
     "traffic_path_locales",
     "traffic_ip",
     "traffic_trust_forwarded_for",
+    "trusted_proxies",
     "traffic_buffer_mb",
     "smtp_url",
     "mail_from",
@@ -169,6 +180,10 @@ pub enum ConfigError {
     Timezone(String),
     #[error("invalid configuration: {0} must be {1}")]
     Range(&'static str, &'static str),
+    #[error("invalid configuration: {0} was replaced; set {1}")]
+    Replaced(&'static str, &'static str),
+    #[error("invalid configuration: trusted_proxies: {0}")]
+    TrustedProxies(String),
     #[error("invalid configuration: {0}")]
     Mail(#[from] crate::mail::MailError),
 }
@@ -202,6 +217,12 @@ impl Config {
             .unwrap_or_else(|| format!("http://{}", self.addr))
     }
 
+    /// The proxies whose `X-Forwarded-For` is believed. [`Config::load`] refuses a list that
+    /// does not parse, so this is empty only for a `Config` built by hand with a bad entry.
+    pub fn trusted_proxies(&self) -> app::domain::client_addr::TrustedProxies {
+        app::domain::client_addr::TrustedProxies::parse(&self.trusted_proxies).unwrap_or_default()
+    }
+
     /// The traffic pipeline's settings from this configuration.
     pub fn traffic_settings(&self) -> TrafficSettings {
         TrafficSettings {
@@ -210,7 +231,7 @@ impl Config {
                 &self.traffic_asset_extensions,
             ),
             path_locales: self.traffic_path_locales.clone(),
-            trust_forwarded_for: self.traffic_trust_forwarded_for,
+            trusted_proxies: self.trusted_proxies(),
             buffer_bytes: self.traffic_buffer_mb.saturating_mul(1 << 20),
         }
     }
@@ -235,6 +256,12 @@ impl Config {
         if !(1..=8760).contains(&config.session_hours) {
             return Err(ConfigError::SessionHours(config.session_hours));
         }
+        if !(1..=8760).contains(&config.session_idle_hours) {
+            return Err(ConfigError::Range(
+                "session_idle_hours",
+                "between 1 and 8760",
+            ));
+        }
         if config.lease_seconds < 3 {
             return Err(ConfigError::Range("lease_seconds", "at least 3"));
         }
@@ -246,6 +273,15 @@ impl Config {
         }
         if config.concurrency == 0 {
             return Err(ConfigError::Range("concurrency", "at least 1"));
+        }
+        if config.traffic_trust_forwarded_for.is_some() {
+            return Err(ConfigError::Replaced(
+                "traffic_trust_forwarded_for",
+                "trusted_proxies = [\"10.0.0.0/8\"] (the addresses of your proxies)",
+            ));
+        }
+        if let Err(e) = app::domain::client_addr::TrustedProxies::parse(&config.trusted_proxies) {
+            return Err(ConfigError::TrustedProxies(e));
         }
         if config.traffic_buffer_mb == 0 {
             return Err(ConfigError::Range("traffic_buffer_mb", "at least 1"));

@@ -21,7 +21,41 @@ pub fn request_user() -> Option<CurrentUser> {
 
 #[cfg(feature = "ssr")]
 pub fn require_user() -> Result<CurrentUser, AppError> {
+    let user = require_signed_in()?;
+    if user.must_change_password {
+        return Err(AppError::PasswordChangeRequired);
+    }
+    Ok(user)
+}
+
+/// The signed-in user even while they must change their password: for the few functions
+/// that lead there (changing it, signing out, who am I).
+#[cfg(feature = "ssr")]
+pub fn require_signed_in() -> Result<CurrentUser, AppError> {
     request_user().ok_or(AppError::Unauthenticated)
+}
+
+/// The id of the session this request came with (see `crate::services::sessions`).
+#[cfg(feature = "ssr")]
+pub fn request_session_id() -> Option<String> {
+    use_context::<http::request::Parts>()
+        .and_then(|parts| parts.extensions.get::<SessionId>().map(|s| s.0.clone()))
+}
+
+/// The request's session, put into its extensions next to the [`CurrentUser`].
+#[cfg(feature = "ssr")]
+#[derive(Debug, Clone)]
+pub struct SessionId(pub String);
+
+/// The request's `User-Agent`, for the session list.
+#[cfg(feature = "ssr")]
+fn request_user_agent() -> Option<String> {
+    use_context::<http::request::Parts>().and_then(|parts| {
+        parts
+            .headers
+            .get(http::header::USER_AGENT)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+    })
 }
 
 /// The signed-in user if they are an admin; `action` completes "only administrators may …".
@@ -35,15 +69,26 @@ pub fn require_admin(action: &str) -> Result<CurrentUser, AppError> {
     }
 }
 
-/// The client's address as the socket saw it.
+/// The client's address: the socket's peer, or behind trusted proxies the right-most
+/// `X-Forwarded-For` entry none of them holds (`crate::domain::client_addr`).
 #[cfg(feature = "ssr")]
 pub fn request_ip() -> Option<String> {
-    use_context::<http::request::Parts>().and_then(|parts| {
-        parts
-            .extensions
-            .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-            .map(|info| info.0.ip().to_string())
-    })
+    let parts = use_context::<http::request::Parts>()?;
+    let peer = parts
+        .extensions
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()?
+        .0
+        .ip();
+    let forwarded: Vec<&str> = parts
+        .headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    let trusted = use_context::<crate::state::AppState>()
+        .map(|state| state.auth.trusted_proxies)
+        .unwrap_or_default();
+    Some(trusted.client(peer, &forwarded).to_string())
 }
 
 /// Whether cookies must carry `Secure`: configured, or the request came through TLS.
@@ -83,10 +128,18 @@ pub async fn login(
                 .await
                 .map_err(|e| match e {
                     LoginError::BadCredentials => AppError::invalid("password", e.to_string()),
-                    LoginError::Throttled { .. } => AppError::TooManyAttempts(e.to_string()),
+                    LoginError::Throttled { .. }
+                    | LoginError::Password(crate::services::passwords::PasswordError::Busy) => {
+                        AppError::TooManyAttempts(e.to_string())
+                    }
                     other => AppError::internal(&other),
                 })?;
-            let token = sessions::create(&state.db, user.id, state.auth.session_ttl, now).await?;
+            let origin = sessions::Origin {
+                ip,
+                user_agent: request_user_agent(),
+            };
+            let token =
+                sessions::create(&state.db, user.id, state.auth.session_ttl, &origin, now).await?;
             // Housekeeping rides on sign-ins: cheap, and no extra timer to run.
             if let Err(e) = sessions::purge_expired(&state.db, now).await {
                 tracing::warn!(error = %e, "could not purge expired sessions");
@@ -97,7 +150,11 @@ pub async fn login(
             let value = http::HeaderValue::from_str(&cookie).map_err(|e| AppError::internal(&e))?;
             response.append_header(http::header::SET_COOKIE, value);
             tracing::info!(user = %user.username, "signed in");
-            leptos_axum::redirect(&safe_next_path(next.as_deref()));
+            if user.must_change_password {
+                leptos_axum::redirect("/account");
+            } else {
+                leptos_axum::redirect(&safe_next_path(next.as_deref()));
+            }
             Ok(())
         }
         .await,
@@ -131,5 +188,5 @@ pub async fn logout() -> Result<(), AppError> {
 /// Who is signed in; `Unauthenticated` when nobody is.
 #[server(endpoint = "me")]
 pub async fn whoami() -> Result<CurrentUser, AppError> {
-    super::respond(require_user())
+    super::respond(require_signed_in())
 }

@@ -38,6 +38,12 @@ pub enum AppError {
     TooManyAttempts(String),
     #[error("{0} was not found")]
     NotFound(String),
+    /// The request contradicts a rule about the current state (the last administrator).
+    #[error("{0}")]
+    Conflict(String),
+    /// An administrator reset this account's password: only choosing a new one is allowed.
+    #[error("choose a new password first (on the Account page)")]
+    PasswordChangeRequired,
     #[error("{0}")]
     Internal(String),
     #[error("request failed: {0}")]
@@ -75,6 +81,8 @@ impl AppError {
             AppError::Invalid { .. } | AppError::Fields(_) => 422,
             AppError::TooManyAttempts(_) => 429,
             AppError::NotFound(_) => 404,
+            AppError::Conflict(_) => 409,
+            AppError::PasswordChangeRequired => 403,
             AppError::Internal(_) | AppError::ServerFn(_) => 500,
         }
     }

@@ -56,3 +56,202 @@ pub async fn create_user(
         .await,
     )
 }
+
+#[cfg(feature = "ssr")]
+fn manage_error(e: crate::services::users::ManageError) -> AppError {
+    use crate::services::users::ManageError;
+    match e {
+        ManageError::NotFound(name) => AppError::NotFound(format!("user '{name}'")),
+        ManageError::LastAdmin(_) => AppError::Conflict(e.to_string()),
+        ManageError::WrongPassword => AppError::invalid("current", e.to_string()),
+        ManageError::SamePassword => AppError::invalid("password", e.to_string()),
+        ManageError::Password(crate::services::passwords::PasswordError::Busy) => {
+            AppError::TooManyAttempts(e.to_string())
+        }
+        other => AppError::internal(&other),
+    }
+}
+
+/// Everyone: a new password for themselves, the current one required. Their other sessions
+/// end; this one stays.
+#[server(endpoint = "account/password")]
+pub async fn change_password(current: String, password: String) -> Result<(), AppError> {
+    use crate::domain::account::NewPassword;
+
+    super::respond(
+        async {
+            let me = super::auth::require_signed_in()?;
+            let new = NewPassword::parse(&password)?;
+            let state = super::state()?;
+            let keep = super::auth::request_session_id();
+            crate::services::users::change_own_password(
+                &state.db,
+                me.id,
+                &current,
+                &new,
+                keep.as_deref(),
+            )
+            .await
+            .map_err(manage_error)?;
+            super::audit(
+                &state,
+                &me,
+                "user.password_changed",
+                &me.username,
+                serde_json::json!({}),
+            )
+            .await
+        }
+        .await,
+    )
+}
+
+/// Everyone: their own live sessions, this one marked.
+#[server(endpoint = "account/sessions")]
+pub async fn my_sessions() -> Result<Vec<crate::views::users::SessionRow>, AppError> {
+    super::respond(
+        async {
+            let me = super::auth::require_signed_in()?;
+            let state = super::state()?;
+            let current = super::auth::request_session_id();
+            let now = crate::clock::now();
+            let sessions = crate::services::sessions::list_for_user(
+                &state.db,
+                me.id,
+                state.auth.lifetimes(),
+                now,
+            )
+            .await?;
+            Ok(sessions
+                .into_iter()
+                .map(|s| crate::views::users::SessionRow {
+                    current: current.as_deref() == Some(s.id.as_str()),
+                    last_seen_at: s.last_seen_at.unwrap_or(s.created_at),
+                    id: s.id,
+                    created_at: s.created_at,
+                    ip: s.ip,
+                    user_agent: s.user_agent,
+                })
+                .collect())
+        }
+        .await,
+    )
+}
+
+/// Everyone: ends one of their own sessions (`id` from the list), or with `all` every other
+/// one.
+#[server(endpoint = "account/sessions/end")]
+pub async fn end_my_sessions(id: Option<String>, all: Option<bool>) -> Result<u64, AppError> {
+    super::respond(
+        async {
+            let me = super::auth::require_signed_in()?;
+            let state = super::state()?;
+            let current = super::auth::request_session_id();
+            let ended = match (id, all.unwrap_or(false)) {
+                (_, true) => {
+                    crate::services::sessions::end_all(&state.db, me.id, current.as_deref()).await?
+                }
+                (Some(id), false) => {
+                    u64::from(crate::services::sessions::end_one(&state.db, me.id, &id).await?)
+                }
+                (None, false) => {
+                    return Err(AppError::invalid("id", "name a session, or all of them"));
+                }
+            };
+            super::audit(
+                &state,
+                &me,
+                "user.sessions_ended",
+                &me.username,
+                serde_json::json!({ "ended": ended }),
+            )
+            .await?;
+            Ok(ended)
+        }
+        .await,
+    )
+}
+
+/// Admins: a new password for someone else, which they must change at their next sign-in.
+/// Every session of theirs ends.
+#[server(endpoint = "users/reset-password")]
+pub async fn reset_password(username: String, password: String) -> Result<(), AppError> {
+    use crate::domain::account::NewPassword;
+
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("reset passwords")?;
+            let new = NewPassword::parse(&password)?;
+            let state = super::state()?;
+            crate::services::users::set_password(&state.db, &username, &new, true)
+                .await
+                .map_err(manage_error)?;
+            super::audit(
+                &state,
+                &admin,
+                "user.password_reset",
+                &username,
+                serde_json::json!({}),
+            )
+            .await
+        }
+        .await,
+    )
+}
+
+/// Admins: change a role, disable or enable, delete (`action`: `admin`, `viewer`, `disable`,
+/// `enable`, `delete`), or end every session (`end-sessions`). The last enabled administrator
+/// can be neither demoted, disabled nor deleted.
+#[server(endpoint = "users/manage")]
+pub async fn manage_user(username: String, action: String) -> Result<bool, AppError> {
+    use crate::domain::account::Role;
+    use crate::services::users::{self, Change};
+
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("manage users")?;
+            let state = super::state()?;
+            let now = crate::clock::now();
+            let change = match action.as_str() {
+                "admin" => Some(Change::Role(Role::Admin)),
+                "viewer" => Some(Change::Role(Role::Viewer)),
+                "disable" => Some(Change::Disabled(true)),
+                "enable" => Some(Change::Disabled(false)),
+                "delete" => Some(Change::Delete),
+                "end-sessions" => None,
+                other => {
+                    return Err(AppError::invalid(
+                        "action",
+                        format!(
+                            "'{other}' is not one of admin, viewer, disable, enable, delete, \
+                             end-sessions"
+                        ),
+                    ));
+                }
+            };
+            let changed = match change {
+                Some(change) => users::change(&state.db, &username, change, now)
+                    .await
+                    .map_err(manage_error)?,
+                None => {
+                    let account = users::find_by_username(&state.db, &username)
+                        .await?
+                        .ok_or_else(|| AppError::NotFound(format!("user '{username}'")))?;
+                    crate::services::sessions::end_all(&state.db, account.id, None).await? > 0
+                }
+            };
+            if changed {
+                super::audit(
+                    &state,
+                    &admin,
+                    &format!("user.{}", action.replace('-', "_")),
+                    &username,
+                    serde_json::json!({}),
+                )
+                .await?;
+            }
+            Ok(changed)
+        }
+        .await,
+    )
+}

@@ -53,9 +53,9 @@ pub fn Layout() -> impl IntoView {
                             Ok(user) => {
                                 view! {
                                     <div class="who">
-                                        <span class="user" data-testid="current-user">
+                                        <a href="/account" class="user" data-testid="current-user">
                                             {user.username.clone()}
-                                        </span>
+                                        </a>
                                         <span class=format!("role role-{}", user.role)>
                                             {user.role.to_string()}
                                         </span>

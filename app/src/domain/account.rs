@@ -13,6 +13,28 @@ crate::text_enum! {
     }
 }
 
+crate::text_enum! {
+    /// Whether an account can sign in, as `bulwark user list` and the Users table show it.
+    pub enum AccountState {
+        Active = "active",
+        Disabled = "disabled",
+        /// Signs in, but must choose a new password before anything else.
+        MustChangePassword = "must_change_password",
+    }
+}
+
+impl AccountState {
+    pub fn of(disabled: bool, must_change_password: bool) -> AccountState {
+        if disabled {
+            AccountState::Disabled
+        } else if must_change_password {
+            AccountState::MustChangePassword
+        } else {
+            AccountState::Active
+        }
+    }
+}
+
 impl Role {
     /// A role as typed into a form or on the command line.
     pub fn parse_field(value: &str) -> Result<Self, AccountError> {
@@ -101,6 +123,9 @@ pub struct CurrentUser {
     pub id: i64,
     pub username: String,
     pub role: Role,
+    /// After a reset by an administrator: nothing but choosing a new password is allowed.
+    #[serde(default)]
+    pub must_change_password: bool,
 }
 
 impl CurrentUser {

@@ -12,6 +12,7 @@
 //! - [`duration`]: durations as people type them (`500ms`, `10s`, `1h30m`).
 //! - [`cron`]: six-field cron expressions, time zones, fire times.
 //! - [`account`]: usernames, roles, passwords.
+//! - [`client_addr`]: which address a request came from, behind trusted proxies.
 //! - [`bots`]: User-Agent → person or bot, and which bot.
 //! - [`traffic_range`]: date ranges (today … 90 days, custom) and visitor filters for traffic.
 //! - [`traffic_parts`]: how traffic rollups split people and bot sources, and what each
@@ -25,6 +26,7 @@
 pub mod account;
 pub mod alerts;
 pub mod bots;
+pub mod client_addr;
 pub mod cron;
 pub mod digest;
 pub mod duration;

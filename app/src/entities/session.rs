@@ -9,6 +9,11 @@ pub struct Model {
     pub user_id: i64,
     pub created_at: DateTimeUtc,
     pub expires_at: DateTimeUtc,
+    /// Updated at most once a minute while the session is used; idle expiry counts from it.
+    pub last_seen_at: Option<DateTimeUtc>,
+    /// The client's address and browser when the session began, to recognise it in a list.
+    pub ip: Option<String>,
+    pub user_agent: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

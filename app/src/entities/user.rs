@@ -13,6 +13,11 @@ pub struct Model {
     pub password_hash: String,
     pub role: Role,
     pub created_at: DateTimeUtc,
+    /// Set while an administrator has disabled the account: no sign-in, no session.
+    pub disabled_at: Option<DateTimeUtc>,
+    /// Set by a password reset: the user must choose a new password before anything else.
+    pub must_change_password: bool,
+    pub last_sign_in_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -1,5 +1,6 @@
 //! One module per page, named for its route.
 
+pub mod account;
 pub mod audit;
 pub mod failed;
 pub mod home;

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::api::nodes::list_nodes;
-use crate::api::users::{CreateUser, list_users};
+use crate::api::users::{CreateUser, ManageUser, ResetPassword, list_users};
 use crate::components::layout::use_current_user;
 use crate::domain::node::{
     DEFAULT_LEASE_SECONDS, HEARTBEAT_SECONDS, LOST_AFTER_SECONDS, NodeState, skew_warning,
@@ -16,7 +16,22 @@ use crate::views::nodes::NodeView;
 pub fn SettingsPage() -> impl IntoView {
     let me = use_current_user();
     let create = ServerAction::<CreateUser>::new();
-    let users = Resource::new(move || create.version().get(), |_| list_users());
+    let manage = ServerAction::<ManageUser>::new();
+    let reset = ServerAction::<ResetPassword>::new();
+    let users = Resource::new(
+        move || {
+            (
+                create.version().get(),
+                manage.version().get(),
+                reset.version().get(),
+            )
+        },
+        |_| list_users(),
+    );
+    let is_admin = Resource::new(
+        || (),
+        move |_| async move { me.await.map(|u| u.is_admin()).unwrap_or(false) },
+    );
 
     view! {
         <Title text="Settings" />
@@ -25,44 +40,22 @@ pub fn SettingsPage() -> impl IntoView {
             <h2>"Users"</h2>
             <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
                 {move || Suspend::new(async move {
+                    let admin = is_admin.await;
                     match users.await {
-                        Ok(rows) => {
-                            view! {
-                                <table class="table" data-testid="users">
-                                    <thead>
-                                        <tr>
-                                            <th>"Username"</th>
-                                            <th>"Role"</th>
-                                            <th>"Created"</th>
-                                        </tr>
-                                    </thead>
-                                    <tbody>
-                                        {rows
-                                            .into_iter()
-                                            .map(|u| {
-                                                view! {
-                                                    <tr>
-                                                        <td>{u.username}</td>
-                                                        <td>{u.role.to_string()}</td>
-                                                        <td>{u.created_at.format("%Y-%m-%d %H:%M UTC").to_string()}</td>
-                                                    </tr>
-                                                }
-                                            })
-                                            .collect_view()}
-                                    </tbody>
-                                </table>
-                            }
-                                .into_any()
-                        }
+                        Ok(rows) => view! { <UsersTable rows admin manage /> }.into_any(),
                         Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
                     }
                 })}
             </Transition>
             <Suspense fallback=|| ()>
                 {move || Suspend::new(async move {
-                    let admin = me.await.map(|u| u.is_admin()).unwrap_or(false);
-                    if admin {
-                        view! { <AddUserForm create /> }.into_any()
+                    if is_admin.await {
+                        view! {
+                            <ManageOutcome manage />
+                            <ResetPasswordForm reset />
+                            <AddUserForm create />
+                        }
+                            .into_any()
                     } else {
                         view! {
                             <p class="muted" data-testid="viewer-note">
@@ -160,6 +153,130 @@ fn NodesTable(rows: Vec<NodeView>) -> impl IntoView {
                     .collect_view()}
             </tbody>
         </table>
+    }
+}
+
+/// The accounts; for admins each row has its changes (role, disable or enable, sign out
+/// everywhere, delete).
+#[component]
+fn UsersTable(
+    rows: Vec<crate::views::users::UserRow>,
+    admin: bool,
+    manage: ServerAction<ManageUser>,
+) -> impl IntoView {
+    use crate::domain::account::{AccountState, Role};
+    let time = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d %H:%M UTC").to_string();
+    view! {
+        <div class="table-scroll">
+            <table class="table" data-testid="users">
+                <thead>
+                    <tr>
+                        <th>"Username"</th>
+                        <th>"Role"</th>
+                        <th>"State"</th>
+                        <th>"Last sign-in"</th>
+                        <th>"Created"</th>
+                        {admin.then(|| view! { <th>"Change"</th> })}
+                    </tr>
+                </thead>
+                <tbody>
+                    {rows
+                        .into_iter()
+                        .map(|u| {
+                            let name = u.username.clone();
+                            let actions = admin.then(move || {
+                                let label = format!("Change {name}");
+                                let testid = format!("manage-{name}");
+                                let role_change = match u.role {
+                                    Role::Admin => ("viewer", "Make viewer"),
+                                    Role::Viewer => ("admin", "Make admin"),
+                                };
+                                let toggle = match u.state {
+                                    AccountState::Disabled => ("enable", "Enable"),
+                                    _ => ("disable", "Disable"),
+                                };
+                                view! {
+                                    <td>
+                                        <ActionForm action=manage attr:class="row-actions" attr:data-testid=testid>
+                                            <input type="hidden" name="username" value=name />
+                                            <select name="action" aria-label=label>
+                                                <option value=role_change.0>{role_change.1}</option>
+                                                <option value=toggle.0>{toggle.1}</option>
+                                                <option value="end-sessions">"Sign out everywhere"</option>
+                                                <option value="delete">"Delete"</option>
+                                            </select>
+                                            <button type="submit">"Apply"</button>
+                                        </ActionForm>
+                                    </td>
+                                }
+                            });
+                            view! {
+                                <tr>
+                                    <td>{u.username}</td>
+                                    <td>{u.role.to_string()}</td>
+                                    <td>{u.state.to_string().replace('_', " ")}</td>
+                                    <td>{u.last_sign_in_at.map_or_else(|| "never".to_string(), time)}</td>
+                                    <td>{time(u.created_at)}</td>
+                                    {actions}
+                                </tr>
+                            }
+                        })
+                        .collect_view()}
+                </tbody>
+            </table>
+        </div>
+    }
+}
+
+/// What the last change on the Users table did, or why it was refused.
+#[component]
+fn ManageOutcome(manage: ServerAction<ManageUser>) -> impl IntoView {
+    let outcome = move || {
+        manage.value().get().map(|result| match result {
+            Ok(true) => view! { <p class="ok" role="status">"Done."</p> }.into_any(),
+            Ok(false) => {
+                view! { <p class="muted" role="status">"Nothing to change."</p> }.into_any()
+            }
+            Err(e) => view! { <p class="error" role="alert">{e.to_string()}</p> }.into_any(),
+        })
+    };
+    view! { <div data-testid="manage-outcome">{outcome}</div> }
+}
+
+/// An administrator sets someone's password; they must choose their own at the next sign-in.
+#[component]
+fn ResetPasswordForm(reset: ServerAction<ResetPassword>) -> impl IntoView {
+    let error = move || reset.value().get().and_then(Result::err);
+    let field_error = move |field: &'static str| move || error().and_then(|e| e.for_field(field));
+    let other_error = move || {
+        error()
+            .filter(|e| !matches!(e, crate::api::AppError::Invalid { .. }))
+            .map(|e| e.to_string())
+    };
+    let done = move || {
+        reset.value().get().and_then(Result::ok).map(|()| {
+            "Password set; they choose their own at the next sign-in, and their sessions ended."
+                .to_string()
+        })
+    };
+    view! {
+        <h3>"Reset a password"</h3>
+        <ActionForm action=reset attr:class="form inline-form" attr:data-testid="reset-password">
+            <div>
+                <label for="reset-username">"Username"</label>
+                <input id="reset-username" name="username" type="text" autocomplete="off" />
+            </div>
+            <div>
+                <label for="reset-password">"Temporary password"</label>
+                <input id="reset-password" name="password" type="password" autocomplete="new-password" />
+                <p class="field-error">{field_error("password")}</p>
+            </div>
+            <div>
+                <button type="submit">"Reset"</button>
+            </div>
+        </ActionForm>
+        <p class="ok" role="status">{done}</p>
+        <p class="error" role="alert">{other_error}</p>
     }
 }
 

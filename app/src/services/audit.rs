@@ -13,6 +13,8 @@ pub struct Actor<'a> {
     pub ip: Option<&'a str>,
 }
 
+/// Writes one entry and returns its id. The actor's name and the subject are cut to what
+/// their columns hold (64 and 255 characters), so no typed value can make the write fail.
 pub async fn record(
     db: &impl ConnectionTrait,
     actor: &Actor<'_>,
@@ -20,20 +22,20 @@ pub async fn record(
     subject: &str,
     detail: serde_json::Value,
     at: DateTime<Utc>,
-) -> Result<(), DbErr> {
-    audit_log::ActiveModel {
+) -> Result<i64, DbErr> {
+    let row = audit_log::ActiveModel {
         at: Set(at),
         actor_id: Set(actor.id),
         actor: Set(actor.name.chars().take(64).collect()),
         action: Set(action.to_string()),
-        subject: Set(subject.to_string()),
+        subject: Set(subject.chars().take(255).collect()),
         detail: Set(detail.to_string()),
         ip: Set(actor.ip.map(str::to_string)),
         ..Default::default()
     }
     .insert(db)
     .await?;
-    Ok(())
+    Ok(row.id)
 }
 
 /// The newest entries first, optionally about one subject; sign-in noise left out.

@@ -51,10 +51,15 @@ pub async fn lock(db: &impl ConnectionTrait, job_ids: &[i64]) -> Result<(), DbEr
 
 /// Whether job `j`'s lane has a head: a run due (it has a `due_at`) or running. Each half is
 /// one probe of a small index, for any length of backlog.
+///
+/// Written as scalar subqueries rather than `EXISTS`: PostgreSQL may turn an `EXISTS` under `OR`
+/// into one hashed scan of the whole index (every lane's head, and on a busy table every dead
+/// entry since the last vacuum) where it believes that index small; a scalar subquery is
+/// always a probe of the one job's entries.
 fn has_head(b: &mut Binder, job: &str) -> String {
     format!(
-        "(EXISTS (SELECT 1 FROM job_runs h WHERE h.job_id = {job} AND h.due_at IS NOT NULL) \
-          OR EXISTS (SELECT 1 FROM job_runs r WHERE r.job_id = {job} AND r.status = {}))",
+        "((SELECT 1 FROM job_runs h WHERE h.job_id = {job} AND h.due_at IS NOT NULL LIMIT 1) IS NOT NULL \
+          OR (SELECT 1 FROM job_runs r WHERE r.job_id = {job} AND r.status = {} LIMIT 1) IS NOT NULL)",
         b.bind(RunStatus::Running.as_str())
     )
 }

@@ -1,4 +1,13 @@
-//! Argon2id hashing, kept off the async executor: one hash costs tens of milliseconds of CPU.
+//! Argon2id hashing, kept off the async executor: one hash costs tens of milliseconds of CPU
+//! and 19 MiB of memory.
+//!
+//! Hashes run behind one semaphore sized to the cores, so a burst of sign-ins costs at most
+//! that many hashes' memory at a time; up to [`MAX_WAITING`] more wait their turn (for at most
+//! [`MAX_WAIT`]) and the rest are refused at once with [`PasswordError::Busy`].
+
+use std::sync::LazyLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::Duration;
 
 use argon2::Argon2;
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
@@ -10,11 +19,64 @@ pub enum PasswordError {
     Hash(String),
     #[error("the hashing task stopped unexpectedly: {0}")]
     Task(#[from] tokio::task::JoinError),
+    #[error("the server is busy checking other sign-ins; try again in a moment")]
+    Busy,
+}
+
+/// Sign-ins that may queue for a hash before further ones are refused outright.
+pub const MAX_WAITING: usize = 64;
+/// How long a queued hash waits for its turn before it is refused.
+pub const MAX_WAIT: Duration = Duration::from_secs(10);
+
+/// Hashes at once: one per core (what the machine can compute in parallel anyway).
+pub fn max_parallel() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
+static PERMITS: LazyLock<tokio::sync::Semaphore> =
+    LazyLock::new(|| tokio::sync::Semaphore::new(max_parallel()));
+static WAITING: AtomicUsize = AtomicUsize::new(0);
+static RUNNING: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+/// The most hashes that ever ran at once in this process (the memory they held is this times
+/// 19 MiB).
+pub fn peak_parallel() -> usize {
+    PEAK.load(Ordering::Relaxed)
+}
+
+/// Runs `work` on the blocking pool once a permit is free.
+async fn bounded<T: Send + 'static>(
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Result<T, PasswordError> {
+    if WAITING.fetch_add(1, Ordering::AcqRel) >= MAX_WAITING {
+        WAITING.fetch_sub(1, Ordering::AcqRel);
+        return Err(PasswordError::Busy);
+    }
+    let permit = tokio::time::timeout(MAX_WAIT, PERMITS.acquire()).await;
+    WAITING.fetch_sub(1, Ordering::AcqRel);
+    let permit = match permit {
+        Ok(Ok(permit)) => permit,
+        // The semaphore is never closed; a timeout is the busy case.
+        _ => return Err(PasswordError::Busy),
+    };
+    // The permit moves into the blocking work, so it is held until the hash has ended even
+    // if this future is dropped meanwhile (a client that hung up).
+    let result = tokio::task::spawn_blocking(move || {
+        let running = RUNNING.fetch_add(1, Ordering::AcqRel) + 1;
+        PEAK.fetch_max(running, Ordering::Relaxed);
+        let out = work();
+        RUNNING.fetch_sub(1, Ordering::AcqRel);
+        drop(permit);
+        out
+    })
+    .await;
+    Ok(result?)
 }
 
 /// Hashes with Argon2id and the crate's recommended parameters (19 MiB, 2 passes).
 pub async fn hash(password: String) -> Result<String, PasswordError> {
-    tokio::task::spawn_blocking(move || {
+    bounded(move || {
         let salt = SaltString::generate(&mut OsRng);
         Argon2::default()
             .hash_password(password.as_bytes(), &salt)
@@ -26,7 +88,7 @@ pub async fn hash(password: String) -> Result<String, PasswordError> {
 
 /// True when `candidate` matches `phc`. A malformed stored hash never matches.
 pub async fn verify(phc: String, candidate: String) -> Result<bool, PasswordError> {
-    Ok(tokio::task::spawn_blocking(move || {
+    bounded(move || {
         PasswordHash::new(&phc)
             .map(|parsed| {
                 Argon2::default()
@@ -35,7 +97,7 @@ pub async fn verify(phc: String, candidate: String) -> Result<bool, PasswordErro
             })
             .unwrap_or(false)
     })
-    .await?)
+    .await
 }
 
 /// A valid hash of nothing anyone knows, verified against when the username does not exist so

@@ -1,9 +1,13 @@
 //! Sessions: a random token in an HttpOnly cookie, its SHA-256 in the `sessions` table.
 //!
 //! Storing only the hash means a copy of the database cannot be turned into a working cookie.
+//! A session ends at its absolute expiry, after [`Lifetimes::idle`] without use, when its
+//! owner or an administrator ends it, or when the account's password changes or it is
+//! disabled or deleted.
 
 use chrono::{DateTime, Duration, Utc};
 use rand_core::{OsRng, RngCore};
+use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, Set,
 };
@@ -18,11 +22,27 @@ fn token_hash(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
 
+/// How long a session lasts: at most `absolute` after sign-in, and until `idle` passes
+/// without a request.
+#[derive(Debug, Clone, Copy)]
+pub struct Lifetimes {
+    pub absolute: Duration,
+    pub idle: Duration,
+}
+
+/// Where a session was started from, kept so its owner can recognise it in a list.
+#[derive(Debug, Clone, Default)]
+pub struct Origin {
+    pub ip: Option<String>,
+    pub user_agent: Option<String>,
+}
+
 /// Starts a session and returns the token for the cookie (256 random bits, hex).
 pub async fn create(
     db: &impl ConnectionTrait,
     user_id: i64,
     ttl: Duration,
+    origin: &Origin,
     now: DateTime<Utc>,
 ) -> Result<String, DbErr> {
     let mut bytes = [0u8; 32];
@@ -33,18 +53,35 @@ pub async fn create(
         user_id: Set(user_id),
         created_at: Set(now),
         expires_at: Set(now + ttl),
+        last_seen_at: Set(Some(now)),
+        ip: Set(origin.ip.as_ref().map(|ip| ip.chars().take(64).collect())),
+        user_agent: Set(origin
+            .user_agent
+            .as_ref()
+            .map(|ua| ua.chars().take(255).collect())),
     }
     .insert(db)
     .await?;
     Ok(token)
 }
 
-/// The user a token belongs to, if the session exists and has not expired.
+/// A signed-in request: who, and which of their sessions.
+#[derive(Debug, Clone)]
+pub struct Resolved {
+    pub user: CurrentUser,
+    /// The session's id (the token's hash), to tell "this session" from the others.
+    pub session_id: String,
+}
+
+/// The user a token belongs to, if the session exists, has neither expired nor been idle for
+/// too long, and the account is enabled. Marks the session as used (at most once a minute, so
+/// a busy page costs no write per request).
 pub async fn user_for_token(
     db: &impl ConnectionTrait,
     token: &str,
+    lifetimes: Lifetimes,
     now: DateTime<Utc>,
-) -> Result<Option<CurrentUser>, DbErr> {
+) -> Result<Option<Resolved>, DbErr> {
     // A well-formed token is 64 hex characters; anything else cannot match and costs no query.
     if token.len() != 64 || !token.bytes().all(|b| b.is_ascii_hexdigit()) {
         return Ok(None);
@@ -54,15 +91,77 @@ pub async fn user_for_token(
         .find_also_related(user::Entity)
         .one(db)
         .await?;
-    let Some((_, Some(user))) = found else {
+    let Some((session, Some(user))) = found else {
         return Ok(None);
     };
-    let role = user.role;
-    Ok(Some(CurrentUser {
-        id: user.id,
-        username: user.username,
-        role,
+    let last_seen = session.last_seen_at.unwrap_or(session.created_at);
+    if last_seen <= now - lifetimes.idle || user.disabled_at.is_some() {
+        return Ok(None);
+    }
+    if now - last_seen > Duration::minutes(1) {
+        session::Entity::update_many()
+            .col_expr(session::Column::LastSeenAt, Expr::value(now))
+            .filter(session::Column::Id.eq(&session.id))
+            .exec(db)
+            .await?;
+    }
+    Ok(Some(Resolved {
+        user: CurrentUser {
+            id: user.id,
+            username: user.username,
+            role: user.role,
+            must_change_password: user.must_change_password,
+        },
+        session_id: session.id,
     }))
+}
+
+/// A user's live sessions, most recently used first.
+pub async fn list_for_user(
+    db: &impl ConnectionTrait,
+    user_id: i64,
+    lifetimes: Lifetimes,
+    now: DateTime<Utc>,
+) -> Result<Vec<session::Model>, DbErr> {
+    let mut sessions: Vec<session::Model> = session::Entity::find()
+        .filter(session::Column::UserId.eq(user_id))
+        .filter(session::Column::ExpiresAt.gt(now))
+        .all(db)
+        .await?
+        .into_iter()
+        .filter(|s| s.last_seen_at.unwrap_or(s.created_at) > now - lifetimes.idle)
+        .collect();
+    sessions.sort_by_key(|s| std::cmp::Reverse(s.last_seen_at.unwrap_or(s.created_at)));
+    Ok(sessions)
+}
+
+/// Ends one of a user's sessions; false when it was not theirs or is gone already.
+pub async fn end_one(
+    db: &impl ConnectionTrait,
+    user_id: i64,
+    session_id: &str,
+) -> Result<bool, DbErr> {
+    Ok(session::Entity::delete_many()
+        .filter(session::Column::UserId.eq(user_id))
+        .filter(session::Column::Id.eq(session_id))
+        .exec(db)
+        .await?
+        .rows_affected
+        > 0)
+}
+
+/// Ends every session of a user but `keep` (the caller's own, when they stay signed in);
+/// returns how many ended.
+pub async fn end_all(
+    db: &impl ConnectionTrait,
+    user_id: i64,
+    keep: Option<&str>,
+) -> Result<u64, DbErr> {
+    let mut delete = session::Entity::delete_many().filter(session::Column::UserId.eq(user_id));
+    if let Some(keep) = keep {
+        delete = delete.filter(session::Column::Id.ne(keep));
+    }
+    Ok(delete.exec(db).await?.rows_affected)
 }
 
 pub async fn delete(db: &impl ConnectionTrait, token: &str) -> Result<(), DbErr> {

@@ -1,14 +1,21 @@
-//! Accounts: creating them, listing them, and the first administrator.
+//! Accounts: creating, listing and managing them, and the first administrator.
+//!
+//! One rule holds over every change here: there is always an enabled administrator. A demotion,
+//! a disable or a delete that would leave none is refused, and the check is race-free: the
+//! change is written first and the remaining administrators counted in the same transaction,
+//! with the administrators' rows locked on PostgreSQL (SQLite's write lock, taken by the first
+//! write, serialises the rest).
 
 use chrono::Utc;
+use sea_orm::sea_query::Expr;
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, PaginatorTrait,
-    QueryFilter, QueryOrder, Set, SqlErr,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait,
+    PaginatorTrait, QueryFilter, QueryOrder, Set, SqlErr, TransactionTrait,
 };
 use serde::{Deserialize, Serialize};
 
 use super::passwords::{self, PasswordError};
-use crate::domain::account::{NewPassword, Role, Username};
+use crate::domain::account::{AccountState, NewPassword, Role, Username};
 use crate::entities::user;
 
 #[derive(Debug, thiserror::Error)]
@@ -28,13 +35,32 @@ pub enum CreateUserError {
     Db(#[from] DbErr),
 }
 
+/// Why an account change was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ManageError {
+    #[error("there is no user named '{0}'")]
+    NotFound(String),
+    #[error("'{0}' is the last enabled administrator; make another administrator first")]
+    LastAdmin(String),
+    #[error("the current password is wrong")]
+    WrongPassword,
+    #[error("the new password must differ from the current one")]
+    SamePassword,
+    #[error(transparent)]
+    Password(#[from] PasswordError),
+    #[error("could not change the account: {0}")]
+    Db(#[from] DbErr),
+}
+
 /// What the Settings page and `bulwark user list` show of an account (never the hash).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UserSummary {
     pub id: i64,
     pub username: String,
     pub role: Role,
+    pub state: AccountState,
     pub created_at: chrono::DateTime<Utc>,
+    pub last_sign_in_at: Option<chrono::DateTime<Utc>>,
 }
 
 impl From<user::Model> for UserSummary {
@@ -43,7 +69,9 @@ impl From<user::Model> for UserSummary {
             id: m.id,
             username: m.username,
             role: m.role,
+            state: AccountState::of(m.disabled_at.is_some(), m.must_change_password),
             created_at: m.created_at,
+            last_sign_in_at: m.last_sign_in_at,
         }
     }
 }
@@ -54,9 +82,162 @@ impl From<UserSummary> for crate::views::users::UserRow {
             id: u.id,
             username: u.username,
             role: u.role,
+            state: u.state,
             created_at: u.created_at,
+            last_sign_in_at: u.last_sign_in_at,
         }
     }
+}
+
+/// Records a successful sign-in's time.
+pub async fn signed_in(
+    db: &impl ConnectionTrait,
+    user_id: i64,
+    now: chrono::DateTime<Utc>,
+) -> Result<(), DbErr> {
+    user::Entity::update_many()
+        .col_expr(user::Column::LastSignInAt, Expr::value(now))
+        .filter(user::Column::Id.eq(user_id))
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
+async fn existing(db: &impl ConnectionTrait, username: &str) -> Result<user::Model, ManageError> {
+    find_by_username(db, username)
+        .await?
+        .ok_or_else(|| ManageError::NotFound(username.to_string()))
+}
+
+/// A user changes their own password: the current one is required; their other sessions end
+/// (`keep` is the one they are using, if any). Clears a pending "must change".
+pub async fn change_own_password(
+    db: &DatabaseConnection,
+    user_id: i64,
+    current: &str,
+    new: &NewPassword,
+    keep: Option<&str>,
+) -> Result<(), ManageError> {
+    let account = user::Entity::find_by_id(user_id)
+        .one(db)
+        .await?
+        .ok_or_else(|| ManageError::NotFound(format!("#{user_id}")))?;
+    if !passwords::verify(account.password_hash.clone(), current.to_string()).await? {
+        return Err(ManageError::WrongPassword);
+    }
+    if current == new.expose() {
+        return Err(ManageError::SamePassword);
+    }
+    let hash = passwords::hash(new.expose().to_string()).await?;
+    let txn = db.begin().await?;
+    user::Entity::update_many()
+        .col_expr(user::Column::PasswordHash, Expr::value(hash))
+        .col_expr(user::Column::MustChangePassword, Expr::value(false))
+        .filter(user::Column::Id.eq(user_id))
+        .exec(&txn)
+        .await?;
+    super::sessions::end_all(&txn, user_id, keep).await?;
+    txn.commit().await?;
+    Ok(())
+}
+
+/// An administrator (or the operator, from the command line) sets a password. With
+/// `must_change` the user has to choose their own at the next sign-in. Every session of the
+/// user ends.
+pub async fn set_password(
+    db: &DatabaseConnection,
+    username: &str,
+    new: &NewPassword,
+    must_change: bool,
+) -> Result<(), ManageError> {
+    let account = existing(db, username).await?;
+    let hash = passwords::hash(new.expose().to_string()).await?;
+    let txn = db.begin().await?;
+    user::Entity::update_many()
+        .col_expr(user::Column::PasswordHash, Expr::value(hash))
+        .col_expr(user::Column::MustChangePassword, Expr::value(must_change))
+        .filter(user::Column::Id.eq(account.id))
+        .exec(&txn)
+        .await?;
+    super::sessions::end_all(&txn, account.id, None).await?;
+    txn.commit().await?;
+    Ok(())
+}
+
+/// A change to an account that the last-administrator rule applies to.
+#[derive(Debug, Clone, Copy)]
+pub enum Change {
+    Role(Role),
+    /// Disabling ends every session of the user.
+    Disabled(bool),
+    /// The account and its sessions go; its audit rows keep its name.
+    Delete,
+}
+
+/// Applies `change` to `username`'s account in a transaction that commits only if an enabled
+/// administrator remains; returns false when the account already was that way.
+pub async fn change(
+    db: &DatabaseConnection,
+    username: &str,
+    change: Change,
+    now: chrono::DateTime<Utc>,
+) -> Result<bool, ManageError> {
+    let txn = db.begin().await?;
+    if txn.get_database_backend() == sea_orm::DatabaseBackend::Postgres {
+        // Two admins demoting each other at once: the second waits here for the first and
+        // then counts what the first left.
+        txn.execute_unprepared(
+            "SELECT id FROM users WHERE role = 'admin' AND disabled_at IS NULL FOR UPDATE",
+        )
+        .await?;
+    } else {
+        // A write first, so SQLite's write lock is held before anything is read.
+        txn.execute_unprepared("UPDATE users SET id = id WHERE 0")
+            .await?;
+    }
+    let account = existing(&txn, username).await?;
+    let by_id =
+        |update: sea_orm::UpdateMany<user::Entity>| update.filter(user::Column::Id.eq(account.id));
+    let changed = match change {
+        Change::Role(role) if account.role == role => false,
+        Change::Role(role) => {
+            by_id(user::Entity::update_many())
+                .col_expr(user::Column::Role, Expr::value(role))
+                .exec(&txn)
+                .await?;
+            true
+        }
+        Change::Disabled(disabled) if account.disabled_at.is_some() == disabled => false,
+        Change::Disabled(disabled) => {
+            by_id(user::Entity::update_many())
+                .col_expr(
+                    user::Column::DisabledAt,
+                    Expr::value(disabled.then_some(now)),
+                )
+                .exec(&txn)
+                .await?;
+            if disabled {
+                super::sessions::end_all(&txn, account.id, None).await?;
+            }
+            true
+        }
+        Change::Delete => {
+            super::sessions::end_all(&txn, account.id, None).await?;
+            user::Entity::delete_by_id(account.id).exec(&txn).await?;
+            true
+        }
+    };
+    let admins = user::Entity::find()
+        .filter(user::Column::Role.eq(Role::Admin))
+        .filter(user::Column::DisabledAt.is_null())
+        .count(&txn)
+        .await?;
+    if admins == 0 {
+        txn.rollback().await?;
+        return Err(ManageError::LastAdmin(username.to_string()));
+    }
+    txn.commit().await?;
+    Ok(changed)
 }
 
 /// Creates an account. A name that is taken is refused whole: nothing is written.

@@ -3,12 +3,27 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::domain::account::Role;
+use crate::domain::account::{AccountState, Role};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UserRow {
     pub id: i64,
     pub username: String,
     pub role: Role,
+    pub state: AccountState,
     pub created_at: DateTime<Utc>,
+    pub last_sign_in_at: Option<DateTime<Utc>>,
+}
+
+/// One of the signed-in user's sessions, as the account page lists them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SessionRow {
+    /// The session's id (a hash of its cookie; it cannot be turned back into one).
+    pub id: String,
+    pub created_at: DateTime<Utc>,
+    pub last_seen_at: DateTime<Utc>,
+    pub ip: Option<String>,
+    pub user_agent: Option<String>,
+    /// The session this list was asked for from.
+    pub current: bool,
 }

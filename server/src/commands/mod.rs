@@ -9,3 +9,4 @@ pub mod jobs;
 pub mod policy;
 pub mod runs;
 pub mod traffic;
+pub mod users;

@@ -37,7 +37,8 @@ pub struct TrafficSettings {
     /// Language prefixes of paths that count as locales; empty = any ISO 639-1 code.
     pub path_locales: Vec<String>,
     /// Take the client address from the first `X-Forwarded-For` entry (behind a proxy).
-    pub trust_forwarded_for: bool,
+    /// Proxies whose `X-Forwarded-For` entries are believed (`trusted_proxies`).
+    pub trusted_proxies: app::domain::client_addr::TrustedProxies,
     /// The buffer's bound, in bytes of keys.
     pub buffer_bytes: usize,
 }
@@ -47,7 +48,7 @@ impl Default for TrafficSettings {
         TrafficSettings {
             rules: Rules::default(),
             path_locales: Vec::new(),
-            trust_forwarded_for: false,
+            trusted_proxies: Default::default(),
             buffer_bytes: 64 << 20,
         }
     }
@@ -149,17 +150,18 @@ impl Recorder {
     }
 
     fn client_ip(&self, headers: &HeaderMap, peer: Option<IpAddr>) -> String {
-        if self.settings.trust_forwarded_for
-            && let Some(first) = headers
-                .get("x-forwarded-for")
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.split(',').next())
-                .map(str::trim)
-                .and_then(|v| v.parse::<IpAddr>().ok())
-        {
-            return first.to_string();
-        }
-        peer.map_or_else(|| "unknown".to_string(), |ip| ip.to_string())
+        let Some(peer) = peer else {
+            return "unknown".to_string();
+        };
+        let forwarded: Vec<&str> = headers
+            .get_all("x-forwarded-for")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .collect();
+        self.settings
+            .trusted_proxies
+            .client(peer, &forwarded)
+            .to_string()
     }
 }
 
@@ -222,13 +224,15 @@ mod tests {
     }
 
     #[test]
-    fn forwarded_for_only_when_trusted() {
-        let h = headers(&[("x-forwarded-for", "203.0.113.9, 10.0.0.1")]);
+    fn forwarded_for_only_through_trusted_proxies() {
+        // The client wrote 198.51.100.1 itself; the trusted proxy appended 203.0.113.9.
+        let h = headers(&[("x-forwarded-for", "198.51.100.1, 203.0.113.9")]);
         let peer = Some("10.0.0.1".parse().unwrap());
         let plain = Recorder::new(TrafficSettings::default());
         assert_eq!(plain.client_ip(&h, peer), "10.0.0.1");
         let proxied = Recorder::new(TrafficSettings {
-            trust_forwarded_for: true,
+            trusted_proxies: app::domain::client_addr::TrustedProxies::parse(&["10.0.0.0/8"])
+                .unwrap(),
             ..TrafficSettings::default()
         });
         assert_eq!(proxied.client_ip(&h, peer), "203.0.113.9");

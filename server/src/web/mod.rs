@@ -47,7 +47,9 @@ pub fn state(config: &Config, db: DatabaseConnection) -> AppState {
         leptos_options: leptos_options(config),
         auth: AuthSettings {
             session_ttl: chrono::Duration::hours(i64::from(config.session_hours)),
+            session_idle: chrono::Duration::hours(i64::from(config.session_idle_hours)),
             secure_cookies: config.secure_cookies,
+            trusted_proxies: config.trusted_proxies(),
         },
         timezone: config.zone(),
         live: None,

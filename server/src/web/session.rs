@@ -5,6 +5,7 @@
 //! the sign-in page; server functions refuse them themselves with 401, so this layer is not the
 //! only guard.
 
+use app::api::auth::SessionId;
 use app::domain::account::CurrentUser;
 use app::services::sessions;
 use app::state::AppState;
@@ -28,7 +29,9 @@ pub async fn layer(State(state): State<AppState>, mut request: Request, next: Ne
     let user = match sessions::token_from_headers(request.headers()) {
         None => None,
         Some(token) => {
-            match sessions::user_for_token(&state.db, &token, crate::clock::now()).await {
+            let lifetimes = state.auth.lifetimes();
+            match sessions::user_for_token(&state.db, &token, lifetimes, crate::clock::now()).await
+            {
                 Ok(user) => user,
                 Err(e) => {
                     tracing::error!(error = %e, "cannot look up the session");
@@ -46,6 +49,16 @@ pub async fn layer(State(state): State<AppState>, mut request: Request, next: Ne
     let is_page_view = matches!(*request.method(), Method::GET | Method::HEAD);
     match &user {
         Some(_) if path == "/login" && is_page_view => return Redirect::to("/").into_response(),
+        // A password reset by an administrator: the account page, and nothing else, until a
+        // new one is chosen (server functions refuse the same way).
+        Some(resolved)
+            if resolved.user.must_change_password
+                && is_page_view
+                && path != "/account"
+                && !is_public(path) =>
+        {
+            return Redirect::to("/account").into_response();
+        }
         None if is_page_view && !is_public(path) => {
             let target = request.uri().path_and_query().map_or("/", |pq| pq.as_str());
             let next: String = form_urlencoded::byte_serialize(target.as_bytes()).collect();
@@ -53,8 +66,13 @@ pub async fn layer(State(state): State<AppState>, mut request: Request, next: Ne
         }
         _ => {}
     }
-    if let Some(user) = user {
-        request.extensions_mut().insert::<CurrentUser>(user);
+    if let Some(resolved) = user {
+        request
+            .extensions_mut()
+            .insert::<CurrentUser>(resolved.user);
+        request
+            .extensions_mut()
+            .insert(SessionId(resolved.session_id));
     }
     next.run(request).await
 }

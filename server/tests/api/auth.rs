@@ -105,6 +105,20 @@ async fn anonymous_callers_are_refused_everywhere(app: TestApp) {
         ("me", &[][..]),
         ("users/list", &[][..]),
         ("users/create", new_user),
+        (
+            "users/manage",
+            &[("username", "admin"), ("action", "viewer")][..],
+        ),
+        (
+            "users/reset-password",
+            &[("username", "admin"), ("password", "xxxxxxxxxx")][..],
+        ),
+        (
+            "account/password",
+            &[("current", "x"), ("password", "xxxxxxxxxx")][..],
+        ),
+        ("account/sessions", &[][..]),
+        ("account/sessions/end", &[("all", "true")][..]),
         ("dashboard/runs-per-hour", &[][..]),
     ] {
         let res = app.call(&client, endpoint, form).await;
@@ -123,6 +137,7 @@ async fn anonymous_callers_are_refused_everywhere(app: TestApp) {
         "/traffic",
         "/notifications",
         "/settings",
+        "/account",
     ] {
         let res = client.get(app.url(page)).send().await.unwrap();
         assert_eq!(res.status(), 303, "{page}");
@@ -235,6 +250,19 @@ async fn viewers_read_and_admins_change(app: TestApp) {
         json(res).await,
         serde_json::json!({"Forbidden": "add users"})
     );
+    for (endpoint, form) in [
+        (
+            "users/manage",
+            &[("username", "admin"), ("action", "viewer")][..],
+        ),
+        (
+            "users/reset-password",
+            &[("username", "admin"), ("password", "xxxxxxxxxx")][..],
+        ),
+    ] {
+        let res = app.call(&viewer, endpoint, form).await;
+        assert_eq!(res.status(), 403, "{endpoint}");
+    }
 
     let admin = app.signed_in("admin", ADMIN_PASSWORD).await;
     let res = app
@@ -378,6 +406,7 @@ async fn expired_sessions_are_refused(app: TestApp) {
         &app.db,
         admin.id,
         chrono::Duration::hours(1),
+        &Default::default(),
         chrono::Utc::now() - chrono::Duration::hours(2),
     )
     .await
@@ -392,3 +421,126 @@ async fn expired_sessions_are_refused(app: TestApp) {
     assert_eq!(res.status(), 401);
 }
 on_both_backends!(expired_sessions_are_refused);
+
+/// The tests below speak for several clients through one socket, as a proxy on 127.0.0.1
+/// would.
+fn behind_a_local_proxy(config: &mut server::config::Config, _: &mut crate::helpers::Workers) {
+    config.trusted_proxies = vec!["127.0.0.1".into()];
+}
+
+async fn sign_in_from(app: &TestApp, address: &str, password: &str) -> reqwest::Response {
+    app.client()
+        .post(app.url("/api/login"))
+        .header("x-forwarded-for", address)
+        .form(&[("username", "admin"), ("password", password)])
+        .send()
+        .await
+        .expect("request")
+}
+
+async fn a_burst_of_guesses_reaches_the_hash_only_as_often_as_the_limit(app: TestApp) {
+    use app::services::{login, passwords};
+
+    let guesses = (0..50).map(|i| {
+        let app = &app;
+        async move {
+            sign_in_from(app, "203.0.113.9", &format!("guess-{i}"))
+                .await
+                .status()
+        }
+    });
+    let statuses = futures_util::future::join_all(guesses).await;
+    let wrong = statuses.iter().filter(|s| s.as_u16() == 422).count();
+    let refused = statuses.iter().filter(|s| s.as_u16() == 429).count();
+    assert_eq!(wrong + refused, 50, "{statuses:?}");
+    // Every attempt is written before it is checked, so the parallel ones see each other.
+    let verified = audit_log::Entity::find()
+        .filter(audit_log::Column::Action.eq(login::ACTION_FAILED))
+        .count(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(verified as usize, wrong);
+    assert!(
+        wrong as u64 <= login::MAX_FAILURES_PER_NAME_AND_IP,
+        "{wrong} guesses were checked"
+    );
+    // Memory: never more hashes at once than cores (19 MiB each).
+    assert!(passwords::peak_parallel() <= passwords::max_parallel());
+
+    // Racing attempts may each see more of the others than came before them, so fewer than
+    // the limit can have been checked; one at a time the rest of the limit is used up ...
+    let mut checked = verified;
+    while checked < login::MAX_FAILURES_PER_NAME_AND_IP {
+        let res = sign_in_from(&app, "203.0.113.9", "one-more-guess").await;
+        assert_eq!(res.status(), 422, "after {checked} checked guesses");
+        checked += 1;
+    }
+    // ... and then the guesser is locked out, even with the right password ...
+    assert_eq!(
+        sign_in_from(&app, "203.0.113.9", ADMIN_PASSWORD)
+            .await
+            .status(),
+        429
+    );
+    // ... and a client cannot escape by writing its own X-Forwarded-For: the proxy's entry,
+    // the right-most, is the one believed.
+    assert_eq!(
+        sign_in_from(&app, "198.51.100.1, 203.0.113.9", ADMIN_PASSWORD)
+            .await
+            .status(),
+        429
+    );
+    // The owner, elsewhere, signs in.
+    assert_eq!(
+        sign_in_from(&app, "198.51.100.20", ADMIN_PASSWORD)
+            .await
+            .status(),
+        200
+    );
+}
+on_both_backends!(
+    a_burst_of_guesses_reaches_the_hash_only_as_often_as_the_limit,
+    super::behind_a_local_proxy
+);
+
+async fn forwarded_for_is_ignored_without_trusted_proxies(app: TestApp) {
+    // Without `trusted_proxies`, a client that invents a new address per guess is still the
+    // socket's peer, and is locked after the limit.
+    for i in 0..5 {
+        let res = sign_in_from(&app, &format!("192.0.2.{i}"), "guess").await;
+        assert_eq!(res.status(), 422);
+    }
+    let res = sign_in_from(&app, "192.0.2.99", ADMIN_PASSWORD).await;
+    assert_eq!(res.status(), 429);
+    let ips: Vec<Option<String>> = audit_log::Entity::find()
+        .all(&app.db)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|row| row.ip)
+        .collect();
+    assert!(
+        ips.iter().all(|ip| ip.as_deref() == Some("127.0.0.1")),
+        "{ips:?}"
+    );
+}
+on_both_backends!(forwarded_for_is_ignored_without_trusted_proxies);
+
+async fn a_megabyte_of_username_is_refused_cleanly(app: TestApp) {
+    let name = "a".repeat(1 << 20);
+    let res = app
+        .call(
+            &app.client(),
+            "login",
+            &[("username", name.as_str()), ("password", "guess")],
+        )
+        .await;
+    assert_eq!(res.status(), 422);
+    let row = audit_log::Entity::find()
+        .one(&app.db)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(row.subject.chars().count() <= 64, "{}", row.subject.len());
+}
+on_both_backends!(a_megabyte_of_username_is_refused_cleanly);

@@ -79,8 +79,14 @@ fn user_add_then_a_duplicate_is_refused_without_changes() {
 
     let list = cli.run(&["user", "list"], "", &[]);
     let listed = stdout(&list);
-    assert_eq!(listed.lines().count(), 1, "{listed}");
-    assert!(listed.starts_with("alice\tadmin\t"), "{listed}");
+    let lines: Vec<&str> = listed.lines().collect();
+    assert_eq!(
+        lines,
+        [
+            "username\trole\tstate\tlast_sign_in",
+            "alice\tadmin\tactive\t-"
+        ]
+    );
 }
 
 #[test]
@@ -120,7 +126,10 @@ fn user_add_refuses_bad_input_and_writes_nothing() {
     assert_eq!(bad_role.status.code(), Some(2), "a usage error");
     assert!(stderr(&bad_role).contains("admin"), "{}", stderr(&bad_role));
 
-    assert_eq!(stdout(&cli.run(&["user", "list"], "", &[])).trim(), "");
+    assert_eq!(
+        stdout(&cli.run(&["user", "list"], "", &[])).trim(),
+        "username\trole\tstate\tlast_sign_in"
+    );
 }
 
 #[test]
@@ -189,7 +198,14 @@ fn serve_creates_the_first_admin_once_and_prints_the_password() {
 
     let second = cli.run(&["serve"], "", &[("BULWARK_ADDR", &addr)]);
     assert!(!stdout(&second).contains("Password"), "printed only once");
-    assert!(stdout(&cli.run(&["user", "list"], "", &[])).starts_with("admin\tadmin\t"));
+    let listed = stdout(&cli.run(&["user", "list"], "", &[]));
+    assert!(
+        listed
+            .lines()
+            .nth(1)
+            .is_some_and(|l| l.starts_with("admin\tadmin\tactive\t")),
+        "{listed}"
+    );
 }
 
 fn preview_json(cli: &Cli, args: &[&str]) -> serde_json::Value {
@@ -340,4 +356,66 @@ fn traffic_classify_reads_lines_and_prints_verdicts() {
         &[],
     );
     assert_eq!(stdout(&plain), "bot\ttwitter\nhuman\n");
+}
+
+#[test]
+fn the_locked_out_operator_manages_accounts_and_the_last_admin_stays() {
+    let cli = Cli::new();
+    assert!(cli.run(&["migrate"], "", &[]).status.success());
+    for (name, role) in [("root", "admin"), ("ops", "viewer")] {
+        let out = cli.run(
+            &["user", "add", "--username", name, "--role", role],
+            "first-password\n",
+            &[],
+        );
+        assert!(out.status.success(), "{}", stderr(&out));
+    }
+    let ok = |args: &[&str], stdin: &str| {
+        let out = cli.run(args, stdin, &[]);
+        assert!(out.status.success(), "{args:?}: {}", stderr(&out));
+        stdout(&out)
+    };
+    let refused = |args: &[&str]| {
+        let out = cli.run(args, "", &[]);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stdout(&out));
+        stderr(&out)
+    };
+
+    // The last enabled admin can be neither demoted, disabled nor deleted.
+    for args in [
+        &["user", "role", "root", "viewer"][..],
+        &["user", "disable", "root"],
+        &["user", "delete", "root"],
+    ] {
+        assert!(
+            refused(args).contains("last enabled administrator"),
+            "{args:?}"
+        );
+    }
+    assert!(refused(&["user", "disable", "nobody"]).contains("no user named 'nobody'"));
+    assert!(refused(&["user", "passwd", "root"]).contains("password is required"));
+
+    ok(&["user", "passwd", "root"], "a-new-password\n");
+    ok(&["user", "role", "ops", "admin"], "");
+    ok(&["user", "disable", "root"], "");
+    let listed: serde_json::Value =
+        serde_json::from_str(&ok(&["user", "list", "--json"], "")).expect("JSON");
+    let state = |name: &str| {
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|u| u["username"] == name)
+            .map(|u| (u["role"].clone(), u["state"].clone()))
+            .unwrap()
+    };
+    assert_eq!(state("root"), ("admin".into(), "disabled".into()));
+    assert_eq!(state("ops"), ("admin".into(), "active".into()));
+    ok(&["user", "enable", "root"], "");
+    ok(&["user", "delete", "ops"], "");
+    assert!(ok(&["user", "sessions", "root", "--end"], "").contains("0 session(s)"));
+    assert!(
+        ok(&["user", "sessions", "root"], "")
+            .starts_with("created\tlast_seen\taddress\tuser_agent")
+    );
 }

@@ -34,19 +34,23 @@ pub struct TestApp {
     _dir: tempfile::TempDir,
 }
 
-/// Runs an async test body once on SQLite and once on PostgreSQL (when configured).
+/// Runs an async test body once on SQLite and once on PostgreSQL (when configured), with the
+/// default test configuration or the one a [`Configure`] function makes.
 #[macro_export]
 macro_rules! on_both_backends {
     ($name:ident) => {
+        $crate::on_both_backends!($name, |_, _| {});
+    };
+    ($name:ident, $configure:expr) => {
         mod $name {
             #[tokio::test(flavor = "multi_thread")]
             async fn sqlite() {
-                super::$name($crate::helpers::TestApp::sqlite().await).await;
+                super::$name($crate::helpers::TestApp::sqlite_with($configure).await).await;
             }
 
             #[tokio::test(flavor = "multi_thread")]
             async fn postgres() {
-                match $crate::helpers::TestApp::postgres(stringify!($name)).await {
+                match $crate::helpers::TestApp::postgres_with(stringify!($name), $configure).await {
                     Some(app) => super::$name(app).await,
                     None => eprintln!("BULWARK_TEST_POSTGRES_URL not set: skipped"),
                 }
@@ -69,10 +73,6 @@ pub struct Workers {
 }
 
 impl TestApp {
-    pub async fn sqlite() -> TestApp {
-        TestApp::sqlite_with(|_, _| {}).await
-    }
-
     pub async fn sqlite_with(configure: Configure) -> TestApp {
         let dir = tempfile::tempdir().expect("tempdir");
         let url = format!(

@@ -3,6 +3,7 @@
 
 mod helpers;
 
+mod accounts;
 mod auth;
 mod cli;
 mod cluster;

@@ -91,12 +91,19 @@ async fn cleanup_keeps_the_failed_queue_and_forgets_the_rest(app: TestApp) {
         .await
         .unwrap()
         .unwrap();
-    app::services::sessions::create(&app.db, admin.id, days(1), now - days(2))
-        .await
-        .unwrap();
-    let live = app::services::sessions::create(&app.db, admin.id, days(1), now)
-        .await
-        .unwrap();
+    app::services::sessions::create(
+        &app.db,
+        admin.id,
+        days(1),
+        &Default::default(),
+        now - days(2),
+    )
+    .await
+    .unwrap();
+    let live =
+        app::services::sessions::create(&app.db, admin.id, days(1), &Default::default(), now)
+            .await
+            .unwrap();
 
     let cleaned = retention::clean(&app.db, now, Retention::default())
         .await
@@ -137,10 +144,18 @@ async fn cleanup_keeps_the_failed_queue_and_forgets_the_rest(app: TestApp) {
     );
     assert!(mails.contains(&"new-sent".to_string()));
     assert!(
-        app::services::sessions::user_for_token(&app.db, &live, now)
-            .await
-            .unwrap()
-            .is_some(),
+        app::services::sessions::user_for_token(
+            &app.db,
+            &live,
+            app::services::sessions::Lifetimes {
+                absolute: days(1),
+                idle: days(1),
+            },
+            now
+        )
+        .await
+        .unwrap()
+        .is_some(),
         "a live session survives"
     );
 

@@ -1,0 +1,153 @@
+//! The signed-in person's own account: a new password (the current one required) and the
+//! sessions they are signed in with, each of which they can end. After an administrator reset
+//! their password this is the only page they can reach until they choose a new one.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+
+use crate::api::AppError;
+use crate::api::users::{ChangePassword, EndMySessions, my_sessions};
+use crate::components::layout::use_current_user;
+use crate::views::users::SessionRow;
+
+#[component]
+pub fn AccountPage() -> impl IntoView {
+    let me = use_current_user();
+    let change = ServerAction::<ChangePassword>::new();
+    let end = ServerAction::<EndMySessions>::new();
+    let sessions = Resource::new(
+        move || (change.version().get(), end.version().get()),
+        |_| my_sessions(),
+    );
+
+    view! {
+        <Title text="Account" />
+        <h1>"Account"</h1>
+        <Suspense fallback=|| ()>
+            {move || Suspend::new(async move {
+                me.await
+                    .ok()
+                    .filter(|u| u.must_change_password)
+                    .map(|_| {
+                        view! {
+                            <p class="warning" role="alert" data-testid="must-change">
+                                "An administrator set your password. Choose your own to go on."
+                            </p>
+                        }
+                    })
+            })}
+        </Suspense>
+        <section class="card">
+            <h2>"Change your password"</h2>
+            <ChangePasswordForm change />
+        </section>
+        <section class="card">
+            <h2>"Where you are signed in"</h2>
+            <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    match sessions.await {
+                        Ok(rows) => view! { <SessionsTable rows end /> }.into_any(),
+                        Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                    }
+                })}
+            </Transition>
+            <ActionForm action=end attr:data-testid="end-other-sessions">
+                <input type="hidden" name="all" value="true" />
+                <button type="submit">"Sign out everywhere else"</button>
+            </ActionForm>
+            <p class="ok" role="status">
+                {move || {
+                    end.value()
+                        .get()
+                        .and_then(Result::ok)
+                        .map(|n| format!("{n} session(s) ended."))
+                }}
+            </p>
+        </section>
+    }
+}
+
+#[component]
+fn ChangePasswordForm(change: ServerAction<ChangePassword>) -> impl IntoView {
+    let error = move || change.value().get().and_then(Result::err);
+    let field_error = move |field: &'static str| move || error().and_then(|e| e.for_field(field));
+    let other_error = move || {
+        error()
+            .filter(|e| !matches!(e, AppError::Invalid { .. }))
+            .map(|e| e.to_string())
+    };
+    let done = move || {
+        change
+            .value()
+            .get()
+            .and_then(Result::ok)
+            .map(|()| "Password changed. Your other sessions were signed out.".to_string())
+    };
+    view! {
+        <ActionForm action=change attr:class="form" attr:data-testid="change-password">
+            <div>
+                <label for="current-password">"Current password"</label>
+                <input id="current-password" name="current" type="password" autocomplete="current-password" required />
+                <p class="field-error">{field_error("current")}</p>
+            </div>
+            <div>
+                <label for="new-password">"New password"</label>
+                <input id="new-password" name="password" type="password" autocomplete="new-password" required />
+                <p class="field-error">{field_error("password")}</p>
+            </div>
+            <div>
+                <button type="submit">"Change password"</button>
+            </div>
+        </ActionForm>
+        <p class="ok" role="status">{done}</p>
+        <p class="error" role="alert">{other_error}</p>
+    }
+}
+
+#[component]
+fn SessionsTable(rows: Vec<SessionRow>, end: ServerAction<EndMySessions>) -> impl IntoView {
+    let time = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d %H:%M UTC").to_string();
+    view! {
+        <div class="table-scroll">
+            <table class="table" data-testid="sessions">
+                <thead>
+                    <tr>
+                        <th>"Signed in"</th>
+                        <th>"Last seen"</th>
+                        <th>"Address"</th>
+                        <th>"Browser"</th>
+                        <th></th>
+                    </tr>
+                </thead>
+                <tbody>
+                    {rows
+                        .into_iter()
+                        .map(|s| {
+                            view! {
+                                <tr>
+                                    <td>{time(s.created_at)}</td>
+                                    <td>{time(s.last_seen_at)}</td>
+                                    <td>{s.ip.unwrap_or_else(|| "—".into())}</td>
+                                    <td class="ua">{s.user_agent.unwrap_or_else(|| "—".into())}</td>
+                                    <td>
+                                        {if s.current {
+                                            view! { <span class="muted">"this session"</span> }.into_any()
+                                        } else {
+                                            view! {
+                                                <ActionForm action=end>
+                                                    <input type="hidden" name="id" value=s.id />
+                                                    <button type="submit" class="link">"Sign out"</button>
+                                                </ActionForm>
+                                            }
+                                                .into_any()
+                                        }}
+                                    </td>
+                                </tr>
+                            }
+                        })
+                        .collect_view()}
+                </tbody>
+            </table>
+        </div>
+    }
+}

@@ -1,0 +1,147 @@
+//! `bulwark user …`: accounts from the command line, for the operator who is locked out of the
+//! web console (or scripts it). Every change is audited with the actor `cli`.
+
+use anyhow::Context;
+use app::domain::account::{NewPassword, Role};
+use app::services::audit::{self, Actor};
+use app::services::users::{self, Change, ManageError};
+use sea_orm::DatabaseConnection;
+use serde::Serialize;
+
+/// Who the audit log names for changes made here.
+const CLI: Actor<'static> = Actor {
+    id: None,
+    name: "cli",
+    ip: None,
+};
+
+async fn audited(db: &DatabaseConnection, action: &str, username: &str) -> anyhow::Result<()> {
+    audit::record(
+        db,
+        &CLI,
+        action,
+        username,
+        serde_json::json!({}),
+        crate::clock::now(),
+    )
+    .await
+    .context("the change was made but could not be written to the audit log")?;
+    Ok(())
+}
+
+fn explain(e: ManageError) -> anyhow::Error {
+    match e {
+        ManageError::NotFound(_) | ManageError::LastAdmin(_) => anyhow::Error::new(e),
+        other => anyhow::Error::new(other).context("could not change the account"),
+    }
+}
+
+/// `user passwd USER`: sets the password read from stdin and ends the user's sessions.
+pub async fn passwd(db: &DatabaseConnection, username: &str, password: &str) -> anyhow::Result<()> {
+    let password = NewPassword::parse(password)?;
+    users::set_password(db, username, &password, false)
+        .await
+        .map_err(explain)?;
+    audited(db, "user.password_reset", username).await?;
+    println!("password of {username} changed; their sessions ended");
+    Ok(())
+}
+
+/// `user role|disable|enable|delete USER`.
+pub async fn change(db: &DatabaseConnection, username: &str, change: Change) -> anyhow::Result<()> {
+    let changed = users::change(db, username, change, crate::clock::now())
+        .await
+        .map_err(explain)?;
+    let (action, done) = match change {
+        Change::Role(Role::Admin) => ("user.admin", "is now an admin"),
+        Change::Role(Role::Viewer) => ("user.viewer", "is now a viewer"),
+        Change::Disabled(true) => ("user.disable", "is disabled; their sessions ended"),
+        Change::Disabled(false) => ("user.enable", "is enabled"),
+        Change::Delete => ("user.delete", "is deleted"),
+    };
+    if changed {
+        audited(db, action, username).await?;
+        println!("{username} {done}");
+    } else {
+        println!(
+            "{username} already {}",
+            done.split(';').next().unwrap_or(done)
+        );
+    }
+    Ok(())
+}
+
+#[derive(Serialize)]
+struct Listed {
+    username: String,
+    role: Role,
+    state: app::domain::account::AccountState,
+    last_sign_in: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+/// `user list [--json]`: `username role state last_sign_in`, tab-separated under a header.
+pub async fn list(db: &DatabaseConnection, json: bool) -> anyhow::Result<()> {
+    let listed: Vec<Listed> = users::list(db)
+        .await
+        .context("could not list users")?
+        .into_iter()
+        .map(|u| Listed {
+            username: u.username,
+            role: u.role,
+            state: u.state,
+            last_sign_in: u.last_sign_in_at,
+        })
+        .collect();
+    if json {
+        println!("{}", serde_json::to_string_pretty(&listed)?);
+        return Ok(());
+    }
+    println!("username\trole\tstate\tlast_sign_in");
+    for u in listed {
+        println!(
+            "{}\t{}\t{}\t{}",
+            u.username,
+            u.role,
+            u.state,
+            u.last_sign_in
+                .map_or_else(|| "-".to_string(), |t| t.to_rfc3339())
+        );
+    }
+    Ok(())
+}
+
+/// `user sessions USER [--end]`: the user's live sessions, or ends them all.
+pub async fn sessions(
+    db: &DatabaseConnection,
+    lifetimes: app::services::sessions::Lifetimes,
+    username: &str,
+    end: bool,
+) -> anyhow::Result<()> {
+    let account = users::find_by_username(db, username)
+        .await
+        .context("could not read the account")?
+        .ok_or_else(|| anyhow::Error::new(ManageError::NotFound(username.to_string())))?;
+    if end {
+        let ended = app::services::sessions::end_all(db, account.id, None)
+            .await
+            .context("could not end the sessions")?;
+        audited(db, "user.end_sessions", username).await?;
+        println!("{ended} session(s) of {username} ended");
+        return Ok(());
+    }
+    let sessions =
+        app::services::sessions::list_for_user(db, account.id, lifetimes, crate::clock::now())
+            .await
+            .context("could not list the sessions")?;
+    println!("created\tlast_seen\taddress\tuser_agent");
+    for s in sessions {
+        println!(
+            "{}\t{}\t{}\t{}",
+            s.created_at.to_rfc3339(),
+            s.last_seen_at.unwrap_or(s.created_at).to_rfc3339(),
+            s.ip.as_deref().unwrap_or("-"),
+            s.user_agent.as_deref().unwrap_or("-")
+        );
+    }
+    Ok(())
+}
