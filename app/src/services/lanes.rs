@@ -15,7 +15,7 @@ use std::collections::HashSet;
 use chrono::{DateTime, Utc};
 use sea_orm::{ActiveValue, ConnectionTrait, DatabaseBackend, DbErr, EntityTrait};
 
-use super::sql::Binder;
+use super::sql::{self, Binder};
 use crate::domain::run::RunStatus;
 use crate::entities::job_run;
 
@@ -149,7 +149,8 @@ pub async fn promote(
         let mut b = Binder::new(db.get_database_backend());
         let now_a = b.bind(now);
         let now_b = b.bind(now);
-        let pending = b.bind(RunStatus::Pending.as_str());
+        // A literal: the lane_waiting partial index is only chosen for its own predicate.
+        let pending = sql::word(RunStatus::Pending.as_str());
         let jobs = b.in_ids("j.id", chunk);
         let head = has_head(&mut b, "j.id");
         let sql = format!(
@@ -168,7 +169,7 @@ pub async fn promote(
 /// write could leave behind. The recovery sweep promotes them.
 pub async fn headless(db: &impl ConnectionTrait) -> Result<Vec<i64>, DbErr> {
     let mut b = Binder::new(db.get_database_backend());
-    let pending = b.bind(RunStatus::Pending.as_str());
+    let pending = sql::word(RunStatus::Pending.as_str());
     let head = has_head(&mut b, "j.id");
     let sql = format!(
         "SELECT j.id FROM jobs j WHERE EXISTS (SELECT 1 FROM job_runs w \

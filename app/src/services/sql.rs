@@ -250,6 +250,15 @@ fn json_of(value: &Value, backend: DatabaseBackend) -> serde_json::Value {
     }
 }
 
+/// A state word (`RunStatus::Pending.as_str()`) as an SQL literal, for conditions that must
+/// match a partial index's predicate: both planners prove a partial index usable only from
+/// constants, never from a bound parameter (a prepared statement's generic plan would read the
+/// whole table instead). The words are the code's own, lowercase letters and underscores.
+pub fn word(word: &'static str) -> String {
+    debug_assert!(word.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'));
+    format!("'{word}'")
+}
+
 /// ` FOR UPDATE` on PostgreSQL: lock the selected rows until the transaction ends. Nothing on
 /// SQLite, whose write lock already serialises writers.
 pub fn for_update(backend: DatabaseBackend) -> &'static str {
