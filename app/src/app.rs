@@ -10,8 +10,32 @@ use leptos_router::{
 use crate::components::layout::Layout;
 use crate::pages;
 
+/// The Content-Security-Policy of every page: scripts only from this origin or inline with
+/// this response's nonce (Leptos puts it on its hydration scripts), WebAssembly allowed to
+/// compile, nothing loaded from elsewhere, never framed. Styles may be inline: some bars and the
+/// chart's height are `style` attributes, and a mail preview carries its own; a style cannot
+/// run code.
+#[cfg(feature = "ssr")]
+fn content_security_policy(nonce: &str) -> String {
+    format!(
+        "default-src 'self'; script-src 'self' 'nonce-{nonce}' 'wasm-unsafe-eval'; \
+         style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; \
+         object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+    )
+}
+
 /// The HTML document the server renders around the app.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    let nonce = leptos::nonce::use_nonce();
+    #[cfg(feature = "ssr")]
+    if let (Some(nonce), Some(response)) = (
+        nonce.as_ref(),
+        use_context::<leptos_axum::ResponseOptions>(),
+    ) && let Ok(value) =
+        http::HeaderValue::from_str(&content_security_policy(&nonce.to_string()))
+    {
+        response.insert_header(http::header::CONTENT_SECURITY_POLICY, value);
+    }
     view! {
         <!DOCTYPE html>
         <html lang="en">
@@ -21,7 +45,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
                 // A classic script, loaded before hydration: charming's renderer calls the
                 // global `echarts`. Vendored from npm by the build; no CDN.
-                <script src="/vendor/echarts.min.js"></script>
+                <script src="/vendor/echarts.min.js" nonce=nonce></script>
                 <AutoReload options=options.clone() />
                 <HydrationScripts options />
                 <MetaTags />

@@ -73,6 +73,9 @@ pub struct Config {
     /// Take the visitor's address from `X-Forwarded-For` (only behind a proxy that sets it).
     /// The in-memory hit buffer's bound, in MiB.
     pub traffic_buffer_mb: usize,
+    /// Page views counted per client address (an IPv6 /64) per minute, in bursts of a tenth;
+    /// beyond it a flood is not counted (and `POST /api/collect` answers 429). 0: no limit.
+    pub traffic_client_rate_per_minute: u32,
     /// The SMTP server: `smtp://user:password@host:587?tls=required` (STARTTLS),
     /// `smtps://user:password@host:465` (TLS), or `smtp://host:25` (plain, local relays only).
     /// Without it mail is kept in the outbox and written as .eml files to `mail_outbox_dir`.
@@ -122,6 +125,7 @@ impl Default for Config {
             trusted_proxies: Vec::new(),
             traffic_trust_forwarded_for: None,
             traffic_buffer_mb: 64,
+            traffic_client_rate_per_minute: 600,
             smtp_url: None,
             mail_from: "Bulwark <bulwark@localhost>".into(),
             mail_outbox_dir: PathBuf::from("data/outbox"),
@@ -162,6 +166,7 @@ const ENV_KEYS: &[&str] = &[
     "traffic_trust_forwarded_for",
     "trusted_proxies",
     "traffic_buffer_mb",
+    "traffic_client_rate_per_minute",
     "smtp_url",
     "mail_from",
     "mail_outbox_dir",
@@ -233,6 +238,7 @@ impl Config {
             path_locales: self.traffic_path_locales.clone(),
             trusted_proxies: self.trusted_proxies(),
             buffer_bytes: self.traffic_buffer_mb.saturating_mul(1 << 20),
+            client_rate_per_minute: std::num::NonZeroU32::new(self.traffic_client_rate_per_minute),
         }
     }
 

@@ -25,6 +25,14 @@ pub async fn list_runs(
                         .map_err(|e| AppError::invalid("status", format!("status: {e}")))
                 })
                 .transpose()?;
+            // Ten years is older than anything kept; beyond it the date would not exist.
+            const MAX_SINCE_HOURS: u32 = 24 * 3650;
+            if since_hours.is_some_and(|h| h > MAX_SINCE_HOURS) {
+                return Err(AppError::invalid(
+                    "since_hours",
+                    format!("since_hours must be at most {MAX_SINCE_HOURS} (ten years)"),
+                ));
+            }
             let filter = crate::services::runs::RunFilter {
                 job: job.filter(|j| !j.is_empty()),
                 status,

@@ -17,6 +17,17 @@ use crate::domain::account::CurrentUser;
 use crate::entities::{session, user};
 
 pub const COOKIE_NAME: &str = "bulwark_session";
+/// The name when the cookie is `Secure`: the `__Host-` prefix makes the browser refuse it
+/// unless it is secure, for the whole host and path `/`, so no subdomain can plant or widen it.
+pub const SECURE_COOKIE_NAME: &str = "__Host-bulwark_session";
+
+fn cookie_name(secure: bool) -> &'static str {
+    if secure {
+        SECURE_COOKIE_NAME
+    } else {
+        COOKIE_NAME
+    }
+}
 
 fn token_hash(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
@@ -188,7 +199,9 @@ pub fn token_from_headers(headers: &http::HeaderMap) -> Option<String> {
         .filter_map(|v| v.to_str().ok())
         .flat_map(cookie::Cookie::split_parse)
         .filter_map(Result::ok)
-        .find(|c| c.name() == COOKIE_NAME)
+        .filter(|c| c.name() == SECURE_COOKIE_NAME || c.name() == COOKIE_NAME)
+        // The prefixed one first: only a secure connection could have set it.
+        .max_by_key(|c| c.name() == SECURE_COOKIE_NAME)
         .map(|c| c.value().to_string())
 }
 
@@ -196,7 +209,7 @@ pub fn token_from_headers(headers: &http::HeaderMap) -> Option<String> {
 /// alert mail opens the run for someone already signed in; cross-site POSTs are refused
 /// separately (see the server's origin check).
 pub fn set_cookie(token: &str, ttl: Duration, secure: bool) -> String {
-    cookie::Cookie::build((COOKIE_NAME, token.to_string()))
+    cookie::Cookie::build((cookie_name(secure), token.to_string()))
         .path("/")
         .http_only(true)
         .same_site(cookie::SameSite::Lax)
@@ -207,7 +220,7 @@ pub fn set_cookie(token: &str, ttl: Duration, secure: bool) -> String {
 }
 
 pub fn clear_cookie(secure: bool) -> String {
-    cookie::Cookie::build((COOKIE_NAME, ""))
+    cookie::Cookie::build((cookie_name(secure), ""))
         .path("/")
         .http_only(true)
         .same_site(cookie::SameSite::Lax)
@@ -228,7 +241,9 @@ mod tests {
         assert!(c.contains("SameSite=Lax"));
         assert!(!c.contains("Secure"));
         assert!(c.contains("Max-Age=43200"));
-        assert!(set_cookie("t", Duration::hours(1), true).contains("Secure"));
+        let secure = set_cookie("t", Duration::hours(1), true);
+        assert!(secure.starts_with("__Host-bulwark_session=t"), "{secure}");
+        assert!(secure.contains("Secure") && secure.contains("Path=/"));
     }
 
     #[test]

@@ -147,6 +147,53 @@ fn timed_out(timeout: Duration, output: String) -> Execution {
     )
 }
 
+/// Response bodies are read up to this much; only the tail is kept, and a body that goes on
+/// (a stream, a mistake) cannot hold an attempt or the node's memory.
+pub const MAX_BODY_BYTES: usize = 8 << 20;
+
+/// The engine's HTTP client. `guarded`: redirects to another origin (scheme, host or port) are
+/// not followed; the 3xx answer is the result. Without it reqwest follows them, dropping only
+/// the standard credential headers (`Authorization`, `Cookie`), not a job's own.
+pub fn http_client(guarded: bool) -> reqwest::Client {
+    let policy = if guarded {
+        reqwest::redirect::Policy::custom(|attempt| {
+            let same_origin = attempt
+                .previous()
+                .first()
+                .is_none_or(|first| first.origin() == attempt.url().origin());
+            if attempt.previous().len() >= 10 {
+                attempt.error("more than 10 redirects")
+            } else if same_origin {
+                attempt.follow()
+            } else {
+                attempt.stop()
+            }
+        })
+    } else {
+        reqwest::redirect::Policy::limited(10)
+    };
+    reqwest::Client::builder()
+        .user_agent(concat!("Bulwark/", env!("CARGO_PKG_VERSION")))
+        .redirect(policy)
+        .build()
+        .unwrap_or_default()
+}
+
+/// A URL as an error message may show it: no user, password, query or fragment (where
+/// credentials and tokens live).
+pub fn display_url(url: &str) -> String {
+    match reqwest::Url::parse(url) {
+        Ok(mut parsed) => {
+            let _ = parsed.set_username("");
+            let _ = parsed.set_password(None);
+            parsed.set_query(None);
+            parsed.set_fragment(None);
+            parsed.to_string()
+        }
+        Err(_) => "(an unparsable URL)".to_string(),
+    }
+}
+
 async fn http(
     shared: &Shared,
     method: &str,
@@ -166,8 +213,12 @@ async fn http(
             );
         }
     };
-    let mut request = shared
-        .http
+    let client = if headers.is_empty() {
+        &shared.http
+    } else {
+        &shared.http_guarded
+    };
+    let mut request = client
         .request(method, url)
         .header("Idempotency-Key", &input.idempotency_key)
         .header("Bulwark-Attempt", input.attempt)
@@ -182,10 +233,15 @@ async fn http(
         Err(_) => return timed_out(input.timeout, String::new()),
         Ok(Err(e)) if e.is_timeout() => return timed_out(input.timeout, String::new()),
         Ok(Err(e)) => {
-            // Connection refused, DNS, TLS: the far side may be back soon.
+            // Connection refused, DNS, TLS: the far side may be back soon. reqwest's own text
+            // names the whole URL, query and all; the message names it without secrets.
             return Execution::failed(
                 ErrorClass::Transient,
-                format!("request failed: {e}"),
+                format!(
+                    "request to {} failed: {}",
+                    display_url(url),
+                    e.without_url()
+                ),
                 String::new(),
             );
         }
@@ -197,9 +253,8 @@ async fn http(
         .get(reqwest::header::RETRY_AFTER)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| parse_retry_after(v, crate::clock::now()));
-    let text = match tokio::time::timeout(input.timeout, response.bytes()).await {
-        Ok(Ok(bytes)) => tail(&bytes),
-        Ok(Err(e)) => format!("(body unreadable: {e})"),
+    let text = match tokio::time::timeout(input.timeout, body_tail(response)).await {
+        Ok(text) => text,
         Err(_) => return timed_out(input.timeout, String::new()),
     };
     let output = format!("HTTP {status}\n{text}");
@@ -218,6 +273,36 @@ async fn http(
     execution
 }
 
+/// The last [`TAIL_BYTES`] of a response body, read chunk by chunk up to [`MAX_BODY_BYTES`].
+async fn body_tail(mut response: reqwest::Response) -> String {
+    let mut kept: Vec<u8> = Vec::with_capacity(TAIL_BYTES * 2);
+    let mut read = 0usize;
+    loop {
+        match response.chunk().await {
+            Ok(Some(chunk)) => {
+                read += chunk.len();
+                kept.extend_from_slice(&chunk);
+                if kept.len() > TAIL_BYTES * 2 {
+                    kept.drain(..kept.len() - TAIL_BYTES);
+                }
+                if read >= MAX_BODY_BYTES {
+                    return format!(
+                        "{}\n(body longer than {} MiB: the rest was not read)",
+                        tail(&kept),
+                        MAX_BODY_BYTES >> 20
+                    );
+                }
+            }
+            Ok(None) => return tail(&kept),
+            Err(e) => return format!("{}\n(body unreadable: {})", tail(&kept), e.without_url()),
+        }
+    }
+}
+
+/// What a command may see of the server's environment: enough to find programs and format
+/// text, never the server's own settings (its database URL, SMTP password, admin password).
+const INHERITED_ENV: &[&str] = &["PATH", "HOME", "LANG", "TZ"];
+
 async fn command(
     program: &str,
     args: &[String],
@@ -225,6 +310,12 @@ async fn command(
     input: &AttemptInput,
 ) -> Execution {
     let mut cmd = tokio::process::Command::new(program);
+    cmd.env_clear();
+    for name in INHERITED_ENV {
+        if let Some(value) = std::env::var_os(name) {
+            cmd.env(name, value);
+        }
+    }
     cmd.args(args)
         .env("BULWARK_IDEMPOTENCY_KEY", &input.idempotency_key)
         .env("BULWARK_RUN_ID", input.run_id.to_string())

@@ -104,6 +104,9 @@ pub struct Shared {
     pub db: DatabaseConnection,
     pub config: EngineConfig,
     pub http: reqwest::Client,
+    /// For calls that carry headers of their own (an API key, say): a redirect to another
+    /// origin is not followed, so the headers never reach a host the job did not name.
+    pub http_guarded: reqwest::Client,
     pub builtins: builtin::Registry,
     pub leases: lease::Leases,
     pub specs: cache::Specs,
@@ -141,16 +144,15 @@ pub struct Engine {
 
 impl Engine {
     pub fn new(db: DatabaseConnection, config: EngineConfig) -> Self {
-        let http = reqwest::Client::builder()
-            .user_agent(concat!("Bulwark/", env!("CARGO_PKG_VERSION")))
-            .build()
-            .unwrap_or_default();
+        let http = executor::http_client(false);
+        let http_guarded = executor::http_client(true);
         Engine {
             shared: Arc::new(Shared {
                 leases: lease::Leases::new(config.node_id.clone(), config.lease),
                 db,
                 config,
                 http,
+                http_guarded,
                 builtins: builtin::Registry::standard(),
                 specs: cache::Specs::default(),
                 histories: cache::Histories::default(),

@@ -19,7 +19,7 @@ use super::hit::Hit;
 pub struct Buffer {
     state: Mutex<State>,
     max_bytes: usize,
-    stats: Counters,
+    pub(crate) stats: Counters,
     /// Set when the buffer passes three quarters of its bound; the node's traffic duty takes it
     /// and flushes early.
     nearly_full: AtomicBool,
@@ -36,10 +36,12 @@ struct State {
 }
 
 #[derive(Default)]
-struct Counters {
+pub(crate) struct Counters {
     recorded: AtomicU64,
     dropped: AtomicU64,
     truncated: AtomicU64,
+    /// Hits not counted because their client was over its rate.
+    pub(crate) limited: AtomicU64,
 }
 
 /// Totals since the process started.
@@ -51,6 +53,8 @@ pub struct BufferStats {
     pub dropped: u64,
     /// Hits counted with a field cut to its limit.
     pub truncated: u64,
+    /// Hits not counted because their client sent more than `traffic_client_rate_per_minute`.
+    pub limited: u64,
     /// Keys and their approximate bytes now in the buffer.
     pub keys: usize,
     pub bytes: usize,
@@ -61,6 +65,8 @@ pub struct BufferStats {
 pub enum Recorded {
     Counted,
     Dropped,
+    /// Not counted: the client sent more than its rate.
+    Limited,
 }
 
 impl Buffer {
@@ -116,6 +122,8 @@ impl Buffer {
                     );
                 }
             }
+            // Decided by the recorder before a hit reaches the buffer.
+            Recorded::Limited => {}
         }
         outcome
     }
@@ -178,6 +186,7 @@ impl Buffer {
             recorded: self.stats.recorded.load(Ordering::Relaxed),
             dropped: self.stats.dropped.load(Ordering::Relaxed),
             truncated: self.stats.truncated.load(Ordering::Relaxed),
+            limited: self.stats.limited.load(Ordering::Relaxed),
             keys,
             bytes,
         }

@@ -72,13 +72,19 @@ async fn collect(State(recorder): State<Arc<Recorder>>, request: Request) -> Res
         }
     };
     let referrer = report.referrer.as_deref().filter(|r| !r.is_empty());
-    let _ = recorder.observe_collected(
+    let recorded = recorder.observe_collected(
         &report.url,
         referrer,
         report.lang.as_deref(),
         &parts.headers,
         peer,
     );
+    if recorded == Ok(super::buffer::Recorded::Limited) {
+        return reply(
+            StatusCode::TOO_MANY_REQUESTS,
+            "too many reports from this address; they are not counted".into(),
+        );
+    }
     with_cors(StatusCode::NO_CONTENT.into_response())
 }
 

@@ -36,11 +36,13 @@ pub struct TrafficSettings {
     pub rules: Rules,
     /// Language prefixes of paths that count as locales; empty = any ISO 639-1 code.
     pub path_locales: Vec<String>,
-    /// Take the client address from the first `X-Forwarded-For` entry (behind a proxy).
     /// Proxies whose `X-Forwarded-For` entries are believed (`trusted_proxies`).
     pub trusted_proxies: app::domain::client_addr::TrustedProxies,
     /// The buffer's bound, in bytes of keys.
     pub buffer_bytes: usize,
+    /// Hits counted per client (address; an IPv6 /64) per minute, in bursts of a tenth of it;
+    /// beyond, hits are not counted. `None`: no limit.
+    pub client_rate_per_minute: Option<std::num::NonZeroU32>,
 }
 
 impl Default for TrafficSettings {
@@ -50,6 +52,7 @@ impl Default for TrafficSettings {
             path_locales: Vec::new(),
             trusted_proxies: Default::default(),
             buffer_bytes: 64 << 20,
+            client_rate_per_minute: std::num::NonZeroU32::new(600),
         }
     }
 }
@@ -58,12 +61,38 @@ impl Default for TrafficSettings {
 pub struct Recorder {
     settings: TrafficSettings,
     pub buffer: Buffer,
+    /// A token bucket per client, so one client's flood can neither fill the buffer nor force
+    /// early flushes: the rest of its hits are not counted.
+    limiter: Option<governor::DefaultKeyedRateLimiter<IpAddr>>,
 }
+
+/// Client buckets kept at most; past it, buckets back at full are forgotten first.
+const MAX_CLIENT_BUCKETS: usize = 200_000;
 
 impl Recorder {
     pub fn new(settings: TrafficSettings) -> Recorder {
         let buffer = Buffer::new(settings.buffer_bytes);
-        Recorder { settings, buffer }
+        let limiter = settings.client_rate_per_minute.map(|rate| {
+            let burst =
+                std::num::NonZeroU32::new(rate.get() / 10).unwrap_or(std::num::NonZeroU32::MIN);
+            governor::RateLimiter::keyed(governor::Quota::per_minute(rate).allow_burst(burst))
+        });
+        Recorder {
+            settings,
+            buffer,
+            limiter,
+        }
+    }
+
+    /// Whether `ip` may have one more hit counted now.
+    fn within_rate(&self, ip: IpAddr) -> bool {
+        let Some(limiter) = &self.limiter else {
+            return true;
+        };
+        if limiter.len() > MAX_CLIENT_BUCKETS {
+            limiter.retain_recent();
+        }
+        limiter.check_key(&rate_key(ip)).is_ok()
     }
 
     pub fn rules(&self) -> &Rules {
@@ -125,7 +154,17 @@ impl Recorder {
                 .get(name)
                 .map(|v: &http::HeaderValue| String::from_utf8_lossy(v.as_bytes()))
         };
-        let ip = self.client_ip(headers, peer);
+        let client = self.client(headers, peer);
+        if let Some(client) = client
+            && !self.within_rate(client)
+        {
+            self.buffer
+                .stats
+                .limited
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            return Recorded::Limited;
+        }
+        let ip = client.map_or_else(|| "unknown".to_string(), |ip| ip.to_string());
         let user_agent = header(USER_AGENT).unwrap_or_default();
         let referer = match referer {
             Some(r) => r.into(),
@@ -149,19 +188,32 @@ impl Recorder {
         self.buffer.record(hit, 1, truncated)
     }
 
-    fn client_ip(&self, headers: &HeaderMap, peer: Option<IpAddr>) -> String {
-        let Some(peer) = peer else {
-            return "unknown".to_string();
-        };
+    fn client(&self, headers: &HeaderMap, peer: Option<IpAddr>) -> Option<IpAddr> {
         let forwarded: Vec<&str> = headers
             .get_all("x-forwarded-for")
             .iter()
             .filter_map(|v| v.to_str().ok())
             .collect();
-        self.settings
-            .trusted_proxies
-            .client(peer, &forwarded)
-            .to_string()
+        Some(self.settings.trusted_proxies.client(peer?, &forwarded))
+    }
+
+    #[cfg(test)]
+    fn client_ip(&self, headers: &HeaderMap, peer: Option<IpAddr>) -> String {
+        self.client(headers, peer)
+            .map_or_else(|| "unknown".to_string(), |ip| ip.to_string())
+    }
+}
+
+/// The bucket a client's hits count against: its address, or for IPv6 its /64 (one
+/// subscriber's network; a host can rotate through its addresses at will).
+fn rate_key(ip: IpAddr) -> IpAddr {
+    match ip {
+        IpAddr::V6(v6) => {
+            let mut octets = v6.octets();
+            octets[8..].fill(0);
+            IpAddr::from(octets)
+        }
+        v4 => v4,
     }
 }
 
@@ -237,6 +289,42 @@ mod tests {
         });
         assert_eq!(proxied.client_ip(&h, peer), "203.0.113.9");
         assert_eq!(proxied.client_ip(&HeaderMap::new(), None), "unknown");
+    }
+
+    #[test]
+    fn a_flooding_client_is_not_counted_beyond_its_rate() {
+        let recorder = Recorder::new(TrafficSettings {
+            client_rate_per_minute: std::num::NonZeroU32::new(60),
+            ..TrafficSettings::default()
+        });
+        let h = headers(&[("user-agent", "Mozilla/5.0")]);
+        let flood: IpAddr = "198.51.100.1".parse().unwrap();
+        let outcomes: Vec<Recorded> = (0..20)
+            .map(|i| {
+                recorder
+                    .observe("GET", &format!("/p{i}"), &h, Some(flood))
+                    .unwrap()
+            })
+            .collect();
+        // A burst of a tenth of the minute's rate, then nothing until tokens come back.
+        assert_eq!(
+            outcomes.iter().filter(|r| **r == Recorded::Counted).count(),
+            6,
+            "{outcomes:?}"
+        );
+        assert_eq!(recorder.buffer.stats().limited, 14);
+        // Another client is unaffected; addresses of one IPv6 /64 share a bucket.
+        let other: IpAddr = "203.0.113.5".parse().unwrap();
+        assert_eq!(
+            recorder.observe("GET", "/x", &h, Some(other)),
+            Ok(Recorded::Counted)
+        );
+        let mut v6 = Vec::new();
+        for i in 0..10 {
+            let ip: IpAddr = format!("2001:db8:1:2::{i:x}").parse().unwrap();
+            v6.push(recorder.observe("GET", "/y", &h, Some(ip)).unwrap());
+        }
+        assert_eq!(v6.iter().filter(|r| **r == Recorded::Counted).count(), 6);
     }
 
     #[test]

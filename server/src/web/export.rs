@@ -92,8 +92,9 @@ pub async fn hits_csv(
 }
 
 /// One CSV record (RFC 4180): fields quoted when they hold a comma, quote or line break. A
-/// field starting with `=`, `+`, `-` or `@` gets a leading `'` so a spreadsheet does not run a
-/// visitor's User-Agent as a formula.
+/// field starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets a leading `'` so a
+/// spreadsheet does not run a visitor's User-Agent as a formula (OWASP's list: a tab or CR
+/// before the `=` is skipped by some spreadsheets).
 fn csv_line(fields: &[&str]) -> Vec<u8> {
     let mut writer = csv::WriterBuilder::new()
         .has_headers(false)
@@ -101,7 +102,7 @@ fn csv_line(fields: &[&str]) -> Vec<u8> {
     let safe: Vec<String> = fields
         .iter()
         .map(|f| {
-            if f.starts_with(['=', '+', '-', '@']) {
+            if f.starts_with(['=', '+', '-', '@', '\t', '\r']) {
                 format!("'{f}")
             } else {
                 f.to_string()
@@ -125,5 +126,11 @@ mod tests {
             b"a,\"b,c\",\"say \"\"hi\"\"\"\n"
         );
         assert_eq!(csv_line(&["=cmd()", "-1"]), b"'=cmd(),'-1\n");
+        assert_eq!(csv_line(&["\t=cmd()"]), b"'\t=cmd()\n");
+        assert_eq!(
+            csv_line(&["\r=cmd()"]),
+            b"\"'\r=cmd()\"\n",
+            "quoted, as it holds a line break"
+        );
     }
 }

@@ -2,7 +2,9 @@
 //! cross-site request check, plus health endpoints, the built site's static files, the traffic
 //! collect endpoint, and (when capture is on) the traffic layer around all of it.
 
+mod arguments;
 mod export;
+mod headers;
 mod health;
 mod origin;
 mod session;
@@ -86,6 +88,13 @@ pub fn router(mut state: AppState, traffic: Traffic) -> Router {
             session::layer,
         ))
         .layer(middleware::from_fn(origin::refuse_cross_site))
+        .layer(middleware::from_fn(arguments::layer))
+        .layer(middleware::from_fn_with_state(
+            headers::Tls {
+                always: state.auth.secure_cookies,
+            },
+            headers::layer,
+        ))
         .with_state(state);
     if traffic.capture_pages {
         router.layer(TrafficLayer::new(traffic.recorder))

@@ -73,8 +73,33 @@ async fn behind_tls_the_cookie_is_secure(app: TestApp) {
         .await
         .unwrap();
     assert_eq!(res.status(), 200);
+    assert!(
+        res.headers()["strict-transport-security"]
+            .to_str()
+            .unwrap()
+            .starts_with("max-age="),
+        "HSTS over TLS"
+    );
     let cookie = res.headers().get("set-cookie").unwrap().to_str().unwrap();
     assert!(cookie.contains("Secure"), "{cookie}");
+    assert!(cookie.starts_with("__Host-bulwark_session="), "{cookie}");
+    let token = cookie
+        .split(';')
+        .next()
+        .unwrap()
+        .trim_start_matches("__Host-bulwark_session=");
+    // The prefixed cookie signs the browser in like the plain one.
+    let me = app
+        .client()
+        .post(app.url("/api/me"))
+        .header("cookie", format!("__Host-bulwark_session={token}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(me.status(), 200);
+    // Plain HTTP gets no HSTS (a browser ignores it there, and it would pin a test host).
+    let plain = app.client().get(app.url("/login")).send().await.unwrap();
+    assert!(plain.headers().get("strict-transport-security").is_none());
 }
 on_both_backends!(behind_tls_the_cookie_is_secure);
 

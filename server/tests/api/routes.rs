@@ -1,0 +1,307 @@
+//! The route × role matrix: every server function, every page and every plain route, called
+//! as nobody, as a viewer and as an admin, from this site and from another, against the
+//! answer this table expects. A server function or page that is not in the table fails the
+//! test, so a new endpoint cannot ship without its row.
+
+use std::collections::BTreeSet;
+
+use serde_json::json;
+
+use crate::helpers::{ADMIN_PASSWORD, TestApp, VIEWER_PASSWORD};
+use crate::on_both_backends;
+
+/// Who may call a server function.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Access {
+    /// Anyone: signing in and out.
+    Public,
+    /// Signed-in users, viewers included (reading, and their own account).
+    Read,
+    /// Administrators only.
+    Change,
+}
+
+/// How the arguments travel.
+enum Args {
+    Form(&'static [(&'static str, &'static str)]),
+    Json(serde_json::Value),
+}
+
+/// Every server function, with arguments that reach its checks without harming the fixture
+/// (ids that do not exist, names no one has, passwords that do not match).
+fn server_functions() -> Vec<(&'static str, Access, Args)> {
+    use Access::*;
+    use Args::*;
+    let filter = json!({"job": null, "class": null, "from": null, "to": null, "text": null});
+    vec![
+        (
+            "login",
+            Public,
+            Form(&[("username", "nobody"), ("password", "wrong-password")]),
+        ),
+        ("logout", Public, Form(&[])),
+        ("me", Read, Form(&[])),
+        (
+            "failed/list",
+            Read,
+            Json(json!({"filter": filter, "cursor": null})),
+        ),
+        ("failed/preview", Read, Json(json!({"filter": filter}))),
+        (
+            "failed/retrigger",
+            Change,
+            Json(json!({"id": 999999, "timeout": null, "retry": null})),
+        ),
+        (
+            "failed/retrigger-many",
+            Change,
+            Json(json!({"ids": [999999], "filter": null, "per_minute": 60})),
+        ),
+        (
+            "failed/resolve",
+            Change,
+            Form(&[("id", "999999"), ("reason", "test"), ("discard", "false")]),
+        ),
+        ("audit/list", Read, Form(&[])),
+        ("jobs/list", Read, Form(&[])),
+        ("jobs/get", Read, Form(&[("id", "999999")])),
+        (
+            "jobs/save",
+            Change,
+            Json(json!({"id": null, "input": app::domain::job::JobInput::default()})),
+        ),
+        (
+            "jobs/enable",
+            Change,
+            Form(&[("id", "999999"), ("enabled", "true")]),
+        ),
+        ("jobs/delete", Change, Form(&[("id", "999999")])),
+        ("jobs/timeout", Read, Form(&[("id", "999999")])),
+        ("jobs/run-now", Change, Form(&[("id", "999999")])),
+        ("nodes/list", Read, Form(&[])),
+        ("mail/outbox", Read, Form(&[])),
+        ("mail/preview", Read, Form(&[("id", "999999")])),
+        ("mail/resend", Change, Form(&[("id", "999999")])),
+        ("mail/settings", Read, Form(&[])),
+        (
+            "mail/settings/save",
+            Change,
+            Form(&[("digest_to", "not an address"), ("digest_time", "25:99")]),
+        ),
+        ("mail/test", Change, Form(&[("to", "not an address")])),
+        ("runs/list", Read, Form(&[])),
+        ("runs/get", Read, Form(&[("id", "999999")])),
+        ("runs/release", Change, Form(&[("id", "999999")])),
+        ("dashboard/runs-per-hour", Read, Form(&[])),
+        ("traffic/dashboard", Read, Form(&[])),
+        ("traffic/live", Read, Form(&[])),
+        ("traffic/hits", Read, Form(&[("filter[range]", "7d")])),
+        ("users/list", Read, Form(&[])),
+        (
+            "users/create",
+            Change,
+            Form(&[
+                ("username", "Bad Name"),
+                ("password", "x"),
+                ("role", "viewer"),
+            ]),
+        ),
+        (
+            "users/reset-password",
+            Change,
+            Form(&[("username", "nobody"), ("password", "long-enough-1")]),
+        ),
+        (
+            "users/manage",
+            Change,
+            Form(&[("username", "nobody"), ("action", "disable")]),
+        ),
+        (
+            "account/password",
+            Read,
+            Form(&[("current", "wrong-password"), ("password", "long-enough-1")]),
+        ),
+        ("account/sessions", Read, Form(&[])),
+        (
+            "account/sessions/end",
+            Read,
+            Form(&[("id", "no-such-session")]),
+        ),
+    ]
+}
+
+/// Plain routes: (method, path, anonymous, signed in). Pages are checked from the route list.
+const PLAIN: &[(&str, &str, u16, u16)] = &[
+    ("GET", "/healthz", 200, 200),
+    ("GET", "/readyz", 200, 200),
+    ("GET", "/login", 200, 303),
+    ("GET", "/traffic/hits.csv", 303, 200),
+    ("GET", "/api/collect.gif?p=/matrix", 200, 200),
+    ("OPTIONS", "/api/collect", 204, 204),
+];
+
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Role {
+    Anonymous,
+    Viewer,
+    Admin,
+}
+
+async fn client(app: &TestApp, role: Role) -> reqwest::Client {
+    match role {
+        Role::Anonymous => app.client(),
+        Role::Viewer => app.signed_in("viewer", VIEWER_PASSWORD).await,
+        Role::Admin => app.signed_in("admin", ADMIN_PASSWORD).await,
+    }
+}
+
+async fn call(
+    app: &TestApp,
+    client: &reqwest::Client,
+    endpoint: &str,
+    args: &Args,
+    cross_site: bool,
+) -> u16 {
+    let mut request = client.post(app.url(&format!("/api/{endpoint}")));
+    request = match args {
+        Args::Form(form) => request.form(form),
+        Args::Json(value) => request.json(value),
+    };
+    if cross_site {
+        request = request
+            .header("origin", "https://evil.example")
+            .header("sec-fetch-site", "cross-site");
+    }
+    request.send().await.expect("request").status().as_u16()
+}
+
+fn expected(access: Access, role: Role, status: u16) -> bool {
+    match (access, role) {
+        (Access::Public, _) => status < 500 && status != 401 && status != 403,
+        (_, Role::Anonymous) => status == 401,
+        (Access::Change, Role::Viewer) => status == 403,
+        // Reached: whatever the answer, it is the function's own (not found, invalid, …).
+        _ => status < 500 && status != 401 && status != 403,
+    }
+}
+
+async fn every_endpoint_answers_each_role_as_the_table_says(app: TestApp) {
+    // The table covers exactly what the server registered.
+    let registered: BTreeSet<String> = leptos::server_fn::axum::server_fn_paths()
+        .map(|(path, _)| path.trim_start_matches("/api/").to_string())
+        .collect();
+    let table = server_functions();
+    let listed: BTreeSet<String> = table.iter().map(|(e, _, _)| e.to_string()).collect();
+    assert_eq!(
+        registered, listed,
+        "every server function needs a row in server_functions()"
+    );
+
+    let mut wrong = Vec::new();
+    for role in [Role::Anonymous, Role::Viewer, Role::Admin] {
+        for (endpoint, access, args) in &table {
+            // A fresh session per call: `logout` ends one, and a cross-site call must be
+            // refused whoever sends it.
+            let client = client(&app, role).await;
+            let status = call(&app, &client, endpoint, args, false).await;
+            if !expected(*access, role, status) {
+                wrong.push(format!("{role:?} {endpoint}: {status} ({access:?})"));
+            }
+            let cross = call(&app, &client, endpoint, args, true).await;
+            if cross != 403 {
+                wrong.push(format!("{role:?} {endpoint} cross-site: {cross}, not 403"));
+            }
+            let get = client
+                .get(app.url(&format!("/api/{endpoint}")))
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16();
+            if get < 400 {
+                wrong.push(format!("{role:?} GET {endpoint}: {get}"));
+            }
+        }
+
+        // Every page of the route table: anonymous visitors are sent to sign in; everyone
+        // signed in gets the page (parameters filled with an id).
+        let client = client(&app, role).await;
+        for listing in leptos_axum::generate_route_list(app::App) {
+            let path = listing
+                .path()
+                .split('/')
+                .map(|part| if part.starts_with(':') { "1" } else { part })
+                .collect::<Vec<_>>()
+                .join("/");
+            let path = if path.is_empty() {
+                "/".to_string()
+            } else {
+                path
+            };
+            let status = client
+                .get(app.url(&path))
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16();
+            let want: &[u16] = match (role, path.as_str()) {
+                (Role::Anonymous, "/login") => &[200],
+                (Role::Anonymous, _) => &[303],
+                (_, "/login") => &[303],
+                _ => &[200, 404],
+            };
+            if !want.contains(&status) {
+                wrong.push(format!("{role:?} page {path}: {status}, wanted {want:?}"));
+            }
+        }
+        for (method, path, anonymous, signed_in) in PLAIN {
+            let want = if role == Role::Anonymous {
+                *anonymous
+            } else {
+                *signed_in
+            };
+            let method = reqwest::Method::from_bytes(method.as_bytes()).unwrap();
+            let status = client
+                .request(method.clone(), app.url(path))
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16();
+            if status != want {
+                wrong.push(format!("{role:?} {method} {path}: {status}, wanted {want}"));
+            }
+        }
+    }
+    // Cross-site reports to the collect endpoint are its purpose.
+    let res = app
+        .client()
+        .post(app.url("/api/collect"))
+        .header("origin", "https://elsewhere.example")
+        .body(r#"{"url": "/matrix"}"#)
+        .send()
+        .await
+        .unwrap();
+    if res.status() != 204 {
+        wrong.push(format!("cross-site POST /api/collect: {}", res.status()));
+    }
+    // Malformed arguments are the caller's mistake, answered 400 with the reason.
+    let admin = client(&app, Role::Admin).await;
+    for (endpoint, args) in [
+        (
+            "jobs/save",
+            Args::Json(json!({"id": null, "input": {"name": ""}})),
+        ),
+        ("runs/list", Args::Form(&[("since_hours", "abc")])),
+        ("runs/list", Args::Form(&[("since_hours", "4294967295")])),
+        ("jobs/get", Args::Form(&[("id", "99999999999999999999999")])),
+    ] {
+        let status = call(&app, &admin, endpoint, &args, false).await;
+        if status != 400 && status != 422 {
+            wrong.push(format!("malformed {endpoint}: {status}, wanted 400 or 422"));
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+on_both_backends!(every_endpoint_answers_each_role_as_the_table_says);
