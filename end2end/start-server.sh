@@ -15,6 +15,7 @@ export DATABASE_URL="sqlite://$PWD/$run_dir/e2e.db?mode=rwc"
 export BULWARK_ADDR="127.0.0.1:${BULWARK_E2E_PORT:-3100}"
 export BULWARK_ADMIN_PASSWORD="admin-e2e-password"
 export BULWARK_SITE_ROOT
+export BULWARK_SECRET_KEY_FILE="$PWD/$run_dir/secret.key"
 smtp_port="${BULWARK_E2E_SMTP_PORT:-3125}"
 export BULWARK_SMTP_URL="smtp://127.0.0.1:$smtp_port"
 export BULWARK_PUBLIC_URL="http://127.0.0.1:${BULWARK_E2E_PORT:-3100}"

@@ -13,6 +13,8 @@ pub struct AppState {
     pub timezone: chrono_tz::Tz,
     /// This process's traffic hits not yet written, for the live strip.
     pub live: Option<std::sync::Arc<dyn crate::live::LiveTraffic>>,
+    /// Seals the secrets admins set on the Settings page.
+    pub secret_key: crate::services::secrets::SecretKey,
     /// Mail delivery, for the test mail and previews.
     pub mailer: Option<std::sync::Arc<dyn crate::mailer::Mailer>>,
 }

@@ -22,6 +22,7 @@ mod m20261201_000014_fallback_job;
 mod m20261201_000015_engine_v2;
 mod m20261201_000016_claim_classes;
 mod m20261201_000017_account_admin;
+mod m20261201_000018_secrets;
 
 pub struct Migrator;
 
@@ -46,6 +47,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000015_engine_v2::Migration),
             Box::new(m20261201_000016_claim_classes::Migration),
             Box::new(m20261201_000017_account_admin::Migration),
+            Box::new(m20261201_000018_secrets::Migration),
         ]
     }
 }

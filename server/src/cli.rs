@@ -42,6 +42,9 @@ enum Command {
     /// Manage accounts.
     #[command(subcommand)]
     User(UserCommand),
+    /// Named secrets jobs refer to as ${secret:NAME} (values from stdin, never shown).
+    #[command(subcommand)]
+    Secret(SecretCommand),
     /// Retry policies.
     #[command(subcommand)]
     Policy(PolicyCommand),
@@ -181,6 +184,24 @@ enum RunsCommand {
 enum PolicyCommand {
     /// Print the retry schedule a policy produces, with its warnings.
     Preview(crate::commands::policy::PreviewArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum SecretCommand {
+    /// Set or replace a secret; the value is read from standard input.
+    Set { name: String },
+    /// Secret names and when they were set.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Delete a secret.
+    Remove { name: String },
+    /// Seal every secret with a new key, written to a new file.
+    Rekey {
+        #[arg(long)]
+        new_key_file: std::path::PathBuf,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -344,6 +365,24 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             crate::commands::runs::list(&db, filter, json).await
         }
         Command::User(command) => user(command, &config).await,
+        Command::Secret(command) => {
+            use crate::commands::secrets;
+            match command {
+                SecretCommand::Set { name } => {
+                    let value = read_stdin_line("Secret value")?;
+                    let key = config.secret_key()?;
+                    secrets::set(&connect(&config).await?, &key, &name, &value).await
+                }
+                SecretCommand::List { json } => secrets::list(&connect(&config).await?, json).await,
+                SecretCommand::Remove { name } => {
+                    secrets::remove(&connect(&config).await?, &name).await
+                }
+                SecretCommand::Rekey { new_key_file } => {
+                    let key = app::services::secrets::SecretKey::read(&config.secret_key_file)?;
+                    secrets::rekey(&connect(&config).await?, &key, &new_key_file).await
+                }
+            }
+        }
     }
 }
 
@@ -388,16 +427,24 @@ async fn user(command: UserCommand, config: &Config) -> anyhow::Result<()> {
 
 /// One line from standard input, without its line ending. Prompts when a person is typing.
 fn read_password() -> anyhow::Result<String> {
+    read_stdin_line("Password")
+}
+
+/// One line from standard input, without its line ending; `what` names it in the prompt a
+/// person at a terminal sees.
+fn read_stdin_line(what: &str) -> anyhow::Result<String> {
     let stdin = std::io::stdin();
     if stdin.is_terminal() {
-        eprint!("Password (visible as you type; pipe it in to avoid that): ");
+        eprint!("{what} (visible as you type; pipe it in to avoid that): ");
         std::io::stderr().flush().ok();
     }
     let mut line = String::new();
-    stdin
-        .lock()
-        .read_line(&mut line)
-        .context("could not read the password from standard input")?;
+    stdin.lock().read_line(&mut line).with_context(|| {
+        format!(
+            "could not read the {} from standard input",
+            what.to_lowercase()
+        )
+    })?;
     Ok(line.trim_end_matches(['\n', '\r']).to_string())
 }
 

@@ -35,6 +35,9 @@ pub struct Config {
     /// Password for the first administrator when the database has no account yet; without it
     /// a random one is generated and printed once.
     pub admin_password: Option<String>,
+    /// The key secrets are encrypted with (created, mode 0600, on the first start). Every
+    /// instance sharing a database needs the same file; back it up apart from the database.
+    pub secret_key_file: PathBuf,
     /// Run the job engine in `serve` (turn off for a web-only instance).
     pub engine: bool,
     /// Whether `command` jobs may run on this instance.
@@ -109,6 +112,7 @@ impl Default for Config {
             secure_cookies: false,
             auto_migrate: true,
             admin_password: None,
+            secret_key_file: PathBuf::from("data/secret.key"),
             engine: true,
             allow_commands: true,
             node_id: None,
@@ -150,6 +154,7 @@ const ENV_KEYS: &[&str] = &[
     "secure_cookies",
     "auto_migrate",
     "admin_password",
+    "secret_key_file",
     "engine",
     "allow_commands",
     "node_id",
@@ -194,6 +199,20 @@ pub enum ConfigError {
 }
 
 impl Config {
+    /// The secret key: read, or created on a fresh installation. `serve` then checks it opens
+    /// what is stored ([`app::services::secrets::check_key`]).
+    pub fn secret_key(&self) -> anyhow::Result<app::services::secrets::SecretKey> {
+        let (key, created) =
+            app::services::secrets::SecretKey::read_or_create(&self.secret_key_file)?;
+        if created {
+            tracing::info!(
+                path = %self.secret_key_file.display(),
+                "created the secret key: back it up, and give every instance the same file"
+            );
+        }
+        Ok(key)
+    }
+
     /// The engine's settings from this configuration.
     pub fn engine_config(&self) -> crate::engine::EngineConfig {
         let mut engine = crate::engine::EngineConfig::new(

@@ -28,6 +28,7 @@ pub struct Application {
     me: NodeIdentity,
     engine: Option<EngineConfig>,
     mail_sender: bool,
+    secret_key: app::services::secrets::SecretKey,
 }
 
 impl Application {
@@ -56,6 +57,10 @@ impl Application {
             tracing::info!(jobs = ?created, "system jobs created");
         }
         set_clock(&db).await;
+        let secret_key = config.secret_key()?;
+        app::services::secrets::check_key(&db, &secret_key)
+            .await
+            .with_context(|| format!("secret_key_file {}", config.secret_key_file.display()))?;
 
         let listener = tokio::net::TcpListener::bind(config.addr)
             .await
@@ -63,7 +68,8 @@ impl Application {
         let addr = listener
             .local_addr()
             .context("cannot read the address the web server listens on")?;
-        let engine_config = config.engine_config();
+        let mut engine_config = config.engine_config();
+        engine_config.secret_key = Some(secret_key.clone());
         let me = NodeIdentity {
             node_id: engine_config.node_id.clone(),
             addr: addr.to_string(),
@@ -71,6 +77,7 @@ impl Application {
         Ok(Application {
             recorder: Arc::new(Recorder::new(config.traffic_settings())),
             engine: config.engine.then_some(engine_config),
+            secret_key,
             mail_sender: true,
             config,
             db,
@@ -120,6 +127,7 @@ impl Application {
             me,
             engine,
             mail_sender,
+            secret_key,
             ..
         } = self;
         let site = config.site_root.join("pkg").join("bulwark.js");
@@ -155,7 +163,7 @@ impl Application {
         }
         let mail = mail_sender.then(|| tokio::spawn(mailer.run(shutdown.clone().wait())));
         let router = web::router(
-            web::state(&config, db.clone()),
+            web::state(&config, db.clone(), secret_key),
             web::Traffic {
                 recorder: recorder.clone(),
                 capture_pages: config.traffic_capture,

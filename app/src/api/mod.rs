@@ -11,6 +11,7 @@ pub mod jobs;
 pub mod nodes;
 pub mod notifications;
 pub mod runs;
+pub mod secrets;
 pub mod traffic;
 pub mod users;
 

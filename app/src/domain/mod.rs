@@ -6,6 +6,7 @@
 //! - [`timeout`]: static and learned (P95/P99) timeouts, slow-run detection.
 //! - [`job`]: a job definition as typed ([`job::input`]), parsed ([`job::parse`]) and shown
 //!   with its credentials hidden ([`job::redact`]).
+//! - [`secrets`]: `${secret:NAME}` references in jobs: found, filled in, taken out again.
 //! - [`email`]: e-mail addresses and lists of them.
 //! - [`filters`]: list filters as URLs and the command line type them, parsed by one rule.
 //! - [`text_enum`]: the one way a state is written down (database, wire, command line).
@@ -37,6 +38,7 @@ pub mod mail;
 pub mod node;
 pub mod retry;
 pub mod run;
+pub mod secrets;
 pub mod text_enum;
 pub mod ticks;
 pub mod timeout;

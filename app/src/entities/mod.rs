@@ -9,6 +9,7 @@ pub mod mail_outbox;
 pub mod node;
 pub mod node_command;
 pub mod node_command_result;
+pub mod secret;
 pub mod session;
 pub mod setting;
 pub mod traffic_statistic;

@@ -67,6 +67,7 @@ pub fn SettingsPage() -> impl IntoView {
                 })}
             </Suspense>
         </section>
+        <SecretsCard is_admin />
         <section class="card">
             <h2>"Audit log"</h2>
             <p>"Who created, changed, deleted, re-triggered, resolved or discarded what: " <a href="/audit">"the audit log"</a>"."</p>
@@ -75,6 +76,116 @@ pub fn SettingsPage() -> impl IntoView {
         <section class="card">
             <h2>"Mail"</h2>
             <p>"Where mail goes, the daily digest's recipients and time, a test mail and the outbox: " <a href="/notifications">"Notifications"</a>"."</p>
+        </section>
+    }
+}
+
+/// Named secrets: jobs refer to them as `${secret:NAME}`; values are written, never shown.
+#[component]
+fn SecretsCard(is_admin: Resource<bool>) -> impl IntoView {
+    use crate::api::secrets::{RemoveSecret, SetSecret, list_secrets};
+    let set = ServerAction::<SetSecret>::new();
+    let remove = ServerAction::<RemoveSecret>::new();
+    let secrets = Resource::new(
+        move || (set.version().get(), remove.version().get()),
+        |_| list_secrets(),
+    );
+    let error = move || set.value().get().and_then(Result::err);
+    let field_error = move |field: &'static str| move || error().and_then(|e| e.for_field(field));
+    let done = move || {
+        set.value().get().and_then(Result::ok).map(|created| {
+            if created {
+                "Secret set."
+            } else {
+                "Secret replaced."
+            }
+            .to_string()
+        })
+    };
+    let removed_error = move || {
+        remove
+            .value()
+            .get()
+            .and_then(Result::err)
+            .map(|e| e.to_string())
+    };
+    view! {
+        <section class="card">
+            <h2>"Secrets"</h2>
+            <p class="muted">
+                "Jobs refer to a secret as " <code>"${secret:NAME}"</code>
+                " in a URL, header, body, argument or parameter. Values are encrypted, filled in only when an attempt runs, and never shown again — not here, not in run output."
+            </p>
+            <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    let admin = is_admin.await;
+                    match secrets.await {
+                        Ok(rows) if rows.is_empty() => {
+                            view! { <p class="muted" data-testid="secrets">"No secrets yet."</p> }.into_any()
+                        }
+                        Ok(rows) => {
+                            view! {
+                                <table class="table" data-testid="secrets">
+                                    <thead>
+                                        <tr>
+                                            <th>"Name"</th>
+                                            <th>"Set"</th>
+                                            {admin.then(|| view! { <th></th> })}
+                                        </tr>
+                                    </thead>
+                                    <tbody>
+                                        {rows
+                                            .into_iter()
+                                            .map(|s| {
+                                                let name = s.name.clone();
+                                                view! {
+                                                    <tr>
+                                                        <td><code>{s.name}</code></td>
+                                                        <td>{s.updated_at.format("%Y-%m-%d %H:%M UTC").to_string()}</td>
+                                                        {admin.then(move || view! {
+                                                            <td>
+                                                                <ActionForm action=remove>
+                                                                    <input type="hidden" name="name" value=name />
+                                                                    <button type="submit" class="link">"Remove"</button>
+                                                                </ActionForm>
+                                                            </td>
+                                                        })}
+                                                    </tr>
+                                                }
+                                            })
+                                            .collect_view()}
+                                    </tbody>
+                                </table>
+                            }
+                                .into_any()
+                        }
+                        Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                    }
+                })}
+            </Transition>
+            <p class="error" role="alert">{removed_error}</p>
+            <Suspense fallback=|| ()>
+                {move || Suspend::new(async move {
+                    is_admin.await.then(|| view! {
+                        <ActionForm action=set attr:class="form inline-form" attr:data-testid="set-secret">
+                            <div>
+                                <label for="secret-name">"Name"</label>
+                                <input id="secret-name" name="name" type="text" autocomplete="off" />
+                                <p class="field-error">{field_error("name")}</p>
+                            </div>
+                            <div>
+                                <label for="secret-value">"Value"</label>
+                                <input id="secret-value" name="value" type="password" autocomplete="off" />
+                                <p class="field-error">{field_error("value")}</p>
+                            </div>
+                            <div>
+                                <button type="submit">"Set secret"</button>
+                            </div>
+                        </ActionForm>
+                        <p class="ok" role="status">{done}</p>
+                    })
+                })}
+            </Suspense>
         </section>
     }
 }

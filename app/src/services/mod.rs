@@ -19,6 +19,7 @@ pub mod outbox;
 pub mod passwords;
 pub mod retention;
 pub mod runs;
+pub mod secrets;
 pub mod sessions;
 pub mod sql;
 pub mod traffic;

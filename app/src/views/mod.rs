@@ -11,5 +11,6 @@ pub mod jobs;
 pub mod nodes;
 pub mod notifications;
 pub mod runs;
+pub mod secrets;
 pub mod traffic;
 pub mod users;

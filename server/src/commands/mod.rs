@@ -8,5 +8,6 @@ pub mod digest;
 pub mod jobs;
 pub mod policy;
 pub mod runs;
+pub mod secrets;
 pub mod traffic;
 pub mod users;

@@ -72,7 +72,55 @@ impl Execution {
     }
 }
 
+/// Runs one attempt of `kind`. Secrets it refers to are filled in just before, and their
+/// values taken out again of what the attempt reports, so output and messages only ever hold
+/// the references.
 pub async fn execute(shared: &Shared, kind: &JobKind, input: &AttemptInput) -> Execution {
+    let names = kind.secret_references();
+    if names.is_empty() {
+        return run(shared, kind, input).await;
+    }
+    let Some(key) = &shared.config.secret_key else {
+        return Execution::failed(
+            ErrorClass::Permanent,
+            "the job refers to secrets, and this node has no secret key",
+            String::new(),
+        );
+    };
+    let opened = match app::services::secrets::open_all(&shared.db, key).await {
+        Ok(opened) => opened,
+        // The database is unreachable, or this node's key is not the others': try later.
+        Err(e) => {
+            return Execution::failed(
+                ErrorClass::Transient,
+                format!("cannot open the job's secrets: {e}"),
+                String::new(),
+            );
+        }
+    };
+    let filled = match kind.with_secrets(|name| opened.get(name).cloned()) {
+        Ok(filled) => filled,
+        Err(missing) => {
+            return Execution::failed(
+                ErrorClass::Permanent,
+                format!("no secret named {}", missing.join(", ")),
+                String::new(),
+            );
+        }
+    };
+    let used: Vec<(String, String)> = names
+        .into_iter()
+        .filter_map(|name| opened.get(&name).map(|value| (name, value.clone())))
+        .collect();
+    let mut execution = run(shared, &filled, input).await;
+    execution.output_tail = app::domain::secrets::redact(&execution.output_tail, &used);
+    execution.message = execution
+        .message
+        .map(|m| app::domain::secrets::redact(&m, &used));
+    execution
+}
+
+async fn run(shared: &Shared, kind: &JobKind, input: &AttemptInput) -> Execution {
     match kind {
         JobKind::Http {
             method,

@@ -65,6 +65,8 @@ pub struct EngineConfig {
     pub allow_commands: bool,
     /// What the `cleanup` task keeps.
     pub retention: Retention,
+    /// Opens the secrets jobs refer to; without it such jobs fail with a message.
+    pub secret_key: Option<app::services::secrets::SecretKey>,
 }
 
 impl EngineConfig {
@@ -78,6 +80,7 @@ impl EngineConfig {
             misfire_after: Duration::from_secs(30),
             allow_commands: true,
             retention: Retention::default(),
+            secret_key: None,
         }
     }
 }

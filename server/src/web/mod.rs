@@ -44,8 +44,13 @@ pub fn leptos_options(config: &Config) -> LeptosOptions {
         .build()
 }
 
-pub fn state(config: &Config, db: DatabaseConnection) -> AppState {
+pub fn state(
+    config: &Config,
+    db: DatabaseConnection,
+    secret_key: app::services::secrets::SecretKey,
+) -> AppState {
     AppState {
+        secret_key,
         leptos_options: leptos_options(config),
         auth: AuthSettings {
             session_ttl: chrono::Duration::hours(i64::from(config.session_hours)),

@@ -419,3 +419,53 @@ fn the_locked_out_operator_manages_accounts_and_the_last_admin_stays() {
             .starts_with("created\tlast_seen\taddress\tuser_agent")
     );
 }
+
+#[test]
+fn secrets_are_set_from_stdin_listed_by_name_rekeyed_and_a_wrong_key_refuses_to_start() {
+    let cli = Cli::new();
+    assert!(cli.run(&["migrate"], "", &[]).status.success());
+    let set = cli.run(&["secret", "set", "SLACK_TOKEN"], "xoxb-canary-1234\n", &[]);
+    assert!(set.status.success(), "{}", stderr(&set));
+    assert!(stdout(&set).contains("${secret:SLACK_TOKEN}"));
+    let key_file = cli.dir.path().join("data/secret.key");
+    assert!(key_file.exists(), "created on first use");
+
+    let listed = stdout(&cli.run(&["secret", "list"], "", &[]));
+    assert!(
+        listed.contains("SLACK_TOKEN") && !listed.contains("canary"),
+        "{listed}"
+    );
+    let bad = cli.run(&["secret", "set", "bad name"], "v\n", &[]);
+    assert_eq!(bad.status.code(), Some(1));
+
+    // Rekeyed: the old key no longer opens anything, the new one does.
+    let rekeyed = cli.run(&["secret", "rekey", "--new-key-file", "new.key"], "", &[]);
+    assert!(rekeyed.status.success(), "{}", stderr(&rekeyed));
+    let new_key = cli.dir.path().join("new.key");
+    let new_key = new_key.to_str().unwrap();
+    let listed = cli.run(
+        &["secret", "set", "OTHER"],
+        "value-2\n",
+        &[("BULWARK_SECRET_KEY_FILE", new_key)],
+    );
+    assert!(listed.status.success(), "{}", stderr(&listed));
+
+    // A node given another key refuses to start, and says why.
+    let addr = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .to_string();
+    let serve = cli.run(&["serve"], "", &[("BULWARK_ADDR", &addr)]);
+    assert!(!serve.status.success());
+    assert!(
+        stderr(&serve).contains("cannot decrypt the stored secrets"),
+        "{}",
+        stderr(&serve)
+    );
+
+    let removed = cli.run(&["secret", "remove", "OTHER"], "", &[]);
+    assert!(removed.status.success(), "{}", stderr(&removed));
+    let again = cli.run(&["secret", "remove", "OTHER"], "", &[]);
+    assert!(stderr(&again).contains("no secret named 'OTHER'"));
+}

@@ -75,8 +75,18 @@ pub(crate) async fn run_to_end(
     job_id: i64,
     within: Duration,
 ) -> (job_run::Model, job_run::Model) {
+    run_to_end_on(db, job_id, within, engine_config("node-a")).await
+}
+
+/// [`run_to_end`] with an engine configured by the caller.
+pub(crate) async fn run_to_end_on(
+    db: &DatabaseConnection,
+    job_id: i64,
+    within: Duration,
+    config: EngineConfig,
+) -> (job_run::Model, job_run::Model) {
     let run = runs::create_manual(db, job_id, Utc::now()).await.unwrap();
-    let engine = start(db, engine_config("node-a"));
+    let engine = start(db, config);
     let finished =
         wait_for_status(db, run.id, &[RunStatus::Succeeded, RunStatus::Dead], within).await;
     engine.stop().await;

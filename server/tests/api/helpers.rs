@@ -27,6 +27,8 @@ pub struct TestApp {
     pub database_url: String,
     /// The server's traffic buffer.
     pub recorder: Arc<Recorder>,
+    /// The key the server seals secrets with, for engines a test starts itself.
+    pub secret_key: app::services::secrets::SecretKey,
     /// Stops the application (also when the test drops it).
     stop: shutdown::Trigger,
     serving: Option<tokio::task::JoinHandle<()>>,
@@ -116,11 +118,13 @@ impl TestApp {
             site_root: dir.path().join("site"),
             mail_outbox_dir: dir.path().join("outbox"),
             admin_password: Some(ADMIN_PASSWORD.into()),
+            secret_key_file: dir.path().join("secret.key"),
             ..Config::default()
         };
         let mut workers = Workers::default();
         configure(&mut config, &mut workers);
         config.engine = workers.engine;
+        let secret_key_file = config.secret_key_file.clone();
         let app = Application::build(config)
             .await
             .expect("the application builds")
@@ -137,6 +141,8 @@ impl TestApp {
         let (stop, stopped) = shutdown::manual();
         let addr = app.addr();
         let recorder = app.recorder();
+        let secret_key = app::services::secrets::SecretKey::read(&secret_key_file)
+            .expect("the application created its secret key");
         let serving = tokio::spawn(async move {
             if let Err(e) = app.run_until_stopped(stopped).await {
                 eprintln!("the test application stopped with an error: {e:#}");
@@ -147,6 +153,7 @@ impl TestApp {
             db,
             database_url,
             recorder,
+            secret_key,
             stop,
             serving: Some(serving),
             _dir: dir,

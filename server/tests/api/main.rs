@@ -18,6 +18,7 @@ mod process;
 mod proxy;
 mod retention;
 mod routes;
+mod secrets;
 mod smtp;
 mod traffic;
 mod traffic_stats;

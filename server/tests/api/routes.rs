@@ -97,6 +97,17 @@ fn server_functions() -> Vec<(&'static str, Access, Args)> {
         ("traffic/live", Read, Form(&[])),
         ("traffic/hits", Read, Form(&[("filter[range]", "7d")])),
         ("users/list", Read, Form(&[])),
+        ("secrets/list", Read, Form(&[])),
+        (
+            "secrets/set",
+            Change,
+            Form(&[("name", "bad name"), ("value", "matrix-value")]),
+        ),
+        (
+            "secrets/remove",
+            Change,
+            Form(&[("name", "no-such-secret")]),
+        ),
         (
             "users/create",
             Change,

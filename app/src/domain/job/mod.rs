@@ -94,6 +94,92 @@ pub enum JobKind {
     },
 }
 
+impl JobKind {
+    /// Every text a secret may be referred to in (`${secret:NAME}`): the URL, headers and
+    /// body of a call, a command's program and arguments, a built-in's parameters.
+    fn texts(&self) -> Vec<&str> {
+        match self {
+            JobKind::Http {
+                url, headers, body, ..
+            } => std::iter::once(url.as_str())
+                .chain(headers.iter().flat_map(|(n, v)| [n.as_str(), v.as_str()]))
+                .chain(std::iter::once(body.as_str()))
+                .collect(),
+            JobKind::Command { program, args, .. } => std::iter::once(program.as_str())
+                .chain(args.iter().map(String::as_str))
+                .collect(),
+            JobKind::Builtin { params, .. } => params.values().map(String::as_str).collect(),
+        }
+    }
+
+    /// The secrets this definition refers to, each once.
+    pub fn secret_references(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for text in self.texts() {
+            for name in crate::domain::secrets::references(text) {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+        names
+    }
+
+    /// The definition with every reference filled in by `lookup`; the names it lacks are the
+    /// error.
+    pub fn with_secrets(
+        &self,
+        lookup: impl Fn(&str) -> Option<String>,
+    ) -> Result<JobKind, Vec<String>> {
+        use crate::domain::secrets::substitute;
+        let mut missing: Vec<String> = Vec::new();
+        let mut fill = |text: &str| match substitute(text, &lookup) {
+            Ok(filled) => filled,
+            Err(names) => {
+                for name in names {
+                    if !missing.contains(&name) {
+                        missing.push(name);
+                    }
+                }
+                text.to_string()
+            }
+        };
+        let filled = match self {
+            JobKind::Http {
+                method,
+                url,
+                headers,
+                body,
+                expected,
+            } => JobKind::Http {
+                method: method.clone(),
+                url: fill(url),
+                headers: headers.iter().map(|(n, v)| (fill(n), fill(v))).collect(),
+                body: fill(body),
+                expected: expected.clone(),
+            },
+            JobKind::Command {
+                program,
+                args,
+                transient_codes,
+            } => JobKind::Command {
+                program: fill(program),
+                args: args.iter().map(|a| fill(a)).collect(),
+                transient_codes: transient_codes.clone(),
+            },
+            JobKind::Builtin { task, params } => JobKind::Builtin {
+                task: task.clone(),
+                params: params.iter().map(|(k, v)| (k.clone(), fill(v))).collect(),
+            },
+        };
+        if missing.is_empty() {
+            Ok(filled)
+        } else {
+            Err(missing)
+        }
+    }
+}
+
 fn default_transient_codes() -> Vec<i32> {
     vec![super::run::EX_TEMPFAIL]
 }

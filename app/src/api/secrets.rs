@@ -1,0 +1,88 @@
+//! Named secrets on the Settings page: everyone sees the names, admins set, replace and remove
+//! them. A value goes in and never comes back out.
+
+use leptos::prelude::*;
+
+use super::AppError;
+use crate::views::secrets::SecretRow;
+
+#[cfg(feature = "ssr")]
+fn secret_error(e: crate::services::secrets::SecretError) -> AppError {
+    use crate::services::secrets::SecretError;
+    match e {
+        SecretError::NotFound(name) => AppError::NotFound(format!("secret '{name}'")),
+        SecretError::Empty => AppError::invalid("value", e.to_string()),
+        other => AppError::internal(&other),
+    }
+}
+
+#[server(endpoint = "secrets/list")]
+pub async fn list_secrets() -> Result<Vec<SecretRow>, AppError> {
+    super::respond(
+        async {
+            super::auth::require_user()?;
+            let state = super::state()?;
+            Ok(crate::services::secrets::list(&state.db)
+                .await?
+                .into_iter()
+                .map(|s| SecretRow {
+                    name: s.name,
+                    updated_at: s.updated_at,
+                })
+                .collect())
+        }
+        .await,
+    )
+}
+
+/// Sets or replaces a secret; true when it is new.
+#[server(endpoint = "secrets/set")]
+pub async fn set_secret(name: String, value: String) -> Result<bool, AppError> {
+    use crate::domain::secrets::SecretName;
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("set secrets")?;
+            let name = SecretName::parse(&name).map_err(|m| AppError::invalid("name", m))?;
+            let state = super::state()?;
+            let created = crate::services::secrets::set(
+                &state.db,
+                &state.secret_key,
+                &name,
+                &value,
+                crate::clock::now(),
+            )
+            .await
+            .map_err(secret_error)?;
+            let action = if created {
+                "secret.created"
+            } else {
+                "secret.replaced"
+            };
+            super::audit(&state, &admin, action, name.as_str(), serde_json::json!({})).await?;
+            Ok(created)
+        }
+        .await,
+    )
+}
+
+#[server(endpoint = "secrets/remove")]
+pub async fn remove_secret(name: String) -> Result<(), AppError> {
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("remove secrets")?;
+            let state = super::state()?;
+            crate::services::secrets::remove(&state.db, &name)
+                .await
+                .map_err(secret_error)?;
+            super::audit(
+                &state,
+                &admin,
+                "secret.removed",
+                &name,
+                serde_json::json!({}),
+            )
+            .await
+        }
+        .await,
+    )
+}

@@ -1,0 +1,202 @@
+//! Named secrets as a job refers to them: `${secret:NAME}` in its URL, headers, body,
+//! arguments or built-in parameters. The definition holds only the reference; the value is
+//! filled in at the last moment before an attempt runs, and taken out again of whatever the
+//! attempt reports (output, error message) before anything is stored.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// A secret's name: 1–64 characters of letters, digits, `_`, `-` and `.`.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+pub struct SecretName(String);
+
+impl SecretName {
+    pub const MAX_LEN: usize = 64;
+
+    pub fn parse(value: &str) -> Result<SecretName, String> {
+        let value = value.trim();
+        if value.is_empty() {
+            return Err("a secret needs a name".into());
+        }
+        if value.chars().count() > Self::MAX_LEN {
+            return Err(format!(
+                "a secret's name is at most {} characters",
+                Self::MAX_LEN
+            ));
+        }
+        if !value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+        {
+            return Err(format!(
+                "'{value}' is not a secret name: use letters, digits, _, - and ."
+            ));
+        }
+        Ok(SecretName(value.to_string()))
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl fmt::Display for SecretName {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+const OPEN: &str = "${secret:";
+
+/// The reference to a secret, as written in a job.
+pub fn reference(name: &str) -> String {
+    format!("{OPEN}{name}}}")
+}
+
+/// The names `text` refers to, in order, each once.
+pub fn references(text: &str) -> Vec<String> {
+    let mut names = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find(OPEN) {
+        let after = &rest[start + OPEN.len()..];
+        let Some(end) = after.find('}') else { break };
+        let name = &after[..end];
+        if SecretName::parse(name).is_ok() && !names.iter().any(|n| n == name) {
+            names.push(name.to_string());
+        }
+        rest = &after[end + 1..];
+    }
+    names
+}
+
+/// `text` with every reference replaced by its value; the names not found are the error.
+pub fn substitute(
+    text: &str,
+    lookup: impl Fn(&str) -> Option<String>,
+) -> Result<String, Vec<String>> {
+    let mut out = String::with_capacity(text.len());
+    let mut missing = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find(OPEN) {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + OPEN.len()..];
+        match after.find('}') {
+            Some(end) if SecretName::parse(&after[..end]).is_ok() => {
+                let name = &after[..end];
+                match lookup(name) {
+                    Some(value) => out.push_str(&value),
+                    None => {
+                        if !missing.iter().any(|m| m == name) {
+                            missing.push(name.to_string());
+                        }
+                    }
+                }
+                rest = &after[end + 1..];
+            }
+            // Not a reference after all: kept as written.
+            _ => {
+                out.push_str(OPEN);
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    if missing.is_empty() {
+        Ok(out)
+    } else {
+        Err(missing)
+    }
+}
+
+/// `text` with every occurrence of a secret's value put back as its reference. Values shorter
+/// than four characters are left alone: they would match ordinary text everywhere.
+pub fn redact(text: &str, secrets: &[(String, String)]) -> String {
+    let mut out = text.to_string();
+    let mut by_length: Vec<&(String, String)> =
+        secrets.iter().filter(|(_, v)| v.len() >= 4).collect();
+    // Longest first, so a value containing another is replaced whole.
+    by_length.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
+    for (name, value) in by_length {
+        if out.contains(value.as_str()) {
+            out = out.replace(value.as_str(), &reference(name));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn lookup(name: &str) -> Option<String> {
+        match name {
+            "API_KEY" => Some("k-123456".into()),
+            "db.pass" => Some("hunter22".into()),
+            _ => None,
+        }
+    }
+
+    #[test]
+    fn references_are_found_and_filled_in() {
+        let text = "Bearer ${secret:API_KEY}; again ${secret:API_KEY} and ${secret:db.pass}";
+        assert_eq!(references(text), ["API_KEY", "db.pass"]);
+        assert_eq!(
+            substitute(text, lookup).unwrap(),
+            "Bearer k-123456; again k-123456 and hunter22"
+        );
+    }
+
+    #[test]
+    fn unknown_names_are_reported_and_non_references_kept() {
+        assert_eq!(
+            substitute("${secret:NOPE} ${secret:API_KEY}", lookup),
+            Err(vec!["NOPE".to_string()])
+        );
+        for text in [
+            "${secret:}",
+            "${secret:bad name}",
+            "${secret:open",
+            "$5 {x}",
+        ] {
+            assert_eq!(substitute(text, lookup).unwrap(), text, "{text}");
+        }
+    }
+
+    #[test]
+    fn values_are_put_back_as_references() {
+        let secrets = vec![
+            ("API_KEY".to_string(), "k-123456".to_string()),
+            ("short".to_string(), "ab".to_string()),
+        ];
+        assert_eq!(
+            redact("got k-123456 in ab", &secrets),
+            "got ${secret:API_KEY} in ab"
+        );
+    }
+
+    #[test]
+    fn names_are_checked() {
+        assert!(SecretName::parse("SLACK_TOKEN").is_ok());
+        assert!(SecretName::parse("").is_err());
+        assert!(SecretName::parse("with space").is_err());
+        assert!(SecretName::parse(&"a".repeat(65)).is_err());
+    }
+
+    proptest! {
+        #[test]
+        fn any_text_substitutes_without_panic(text in ".{0,300}") {
+            let _ = substitute(&text, lookup);
+            let _ = references(&text);
+        }
+
+        #[test]
+        fn a_filled_in_value_redacts_back(prefix in "[a-z ]{0,20}", suffix in "[a-z ]{0,20}") {
+            let text = format!("{prefix}${{secret:API_KEY}}{suffix}");
+            let filled = substitute(&text, lookup).unwrap();
+            let secrets = vec![("API_KEY".to_string(), "k-123456".to_string())];
+            prop_assert_eq!(redact(&filled, &secrets), text);
+        }
+    }
+}

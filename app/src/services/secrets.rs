@@ -1,0 +1,322 @@
+//! Named secrets, encrypted at rest with the key from `secret_key_file`.
+//!
+//! Each value is sealed with XChaCha20-Poly1305 (a random 192-bit nonce per value, so nonces
+//! never repeat in practice) and the secret's name as associated data, so a sealed value cannot
+//! be moved to another name. Values are written and replaced, never read back to anyone: the
+//! engine opens them just before an attempt ([`open_all`]). Every node must hold the same key;
+//! [`check_key`] tells a node with another key at start.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as B64;
+use chacha20poly1305::aead::{Aead, KeyInit, Payload};
+use chacha20poly1305::{XChaCha20Poly1305, XNonce};
+use chrono::{DateTime, Utc};
+use rand_core::{OsRng, RngCore};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder,
+    Set,
+};
+
+use crate::domain::secrets::SecretName;
+use crate::entities::secret;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SecretError {
+    #[error("cannot read the secret key {path}: {source}")]
+    ReadKey {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("cannot create the secret key {path}: {source}")]
+    CreateKey {
+        path: String,
+        source: std::io::Error,
+    },
+    #[error("the secret key {0} is not 32 bytes (64 hex characters)")]
+    BadKey(String),
+    #[error(
+        "the secret key cannot decrypt the stored secrets (first: '{0}'): every node must be \
+         given the same secret_key_file"
+    )]
+    WrongKey(String),
+    #[error("there is no secret named '{0}'")]
+    NotFound(String),
+    #[error("a secret's value must not be empty")]
+    Empty,
+    #[error(transparent)]
+    Db(#[from] DbErr),
+}
+
+/// The 256-bit key every secret is sealed with.
+#[derive(Clone)]
+pub struct SecretKey(chacha20poly1305::Key);
+
+impl std::fmt::Debug for SecretKey {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SecretKey(..)")
+    }
+}
+
+impl SecretKey {
+    pub fn generate() -> SecretKey {
+        let mut bytes = [0u8; 32];
+        OsRng.fill_bytes(&mut bytes);
+        SecretKey(bytes.into())
+    }
+
+    /// Reads the key (64 hex characters) from `path`.
+    pub fn read(path: &Path) -> Result<SecretKey, SecretError> {
+        let text = std::fs::read_to_string(path).map_err(|source| SecretError::ReadKey {
+            path: path.display().to_string(),
+            source,
+        })?;
+        let bytes = hex::decode(text.trim())
+            .ok()
+            .filter(|b| b.len() == 32)
+            .ok_or_else(|| SecretError::BadKey(path.display().to_string()))?;
+        Ok(SecretKey(chacha20poly1305::Key::clone_from_slice(&bytes)))
+    }
+
+    /// Reads the key from `path`, creating it (mode 0600, in a new directory if need be) when
+    /// there is none yet. Returns whether it was created.
+    pub fn read_or_create(path: &Path) -> Result<(SecretKey, bool), SecretError> {
+        if path.exists() {
+            return Ok((SecretKey::read(path)?, false));
+        }
+        let key = SecretKey::generate();
+        key.write(path)?;
+        Ok((key, true))
+    }
+
+    /// Writes the key to a new file readable by its owner only; never overwrites one.
+    pub fn write(&self, path: &Path) -> Result<(), SecretError> {
+        use std::io::Write;
+        let failed = |source| SecretError::CreateKey {
+            path: path.display().to_string(),
+            source,
+        };
+        if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(failed)?;
+        }
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let mut file = options.open(path).map_err(failed)?;
+        writeln!(file, "{}", hex::encode(self.0)).map_err(failed)?;
+        file.sync_all().map_err(failed)
+    }
+
+    fn cipher(&self) -> XChaCha20Poly1305 {
+        XChaCha20Poly1305::new(&self.0)
+    }
+
+    fn seal(&self, name: &str, value: &str) -> (String, String) {
+        let mut nonce = [0u8; 24];
+        OsRng.fill_bytes(&mut nonce);
+        let sealed = self
+            .cipher()
+            .encrypt(
+                XNonce::from_slice(&nonce),
+                Payload {
+                    msg: value.as_bytes(),
+                    aad: name.as_bytes(),
+                },
+            )
+            // Encryption fails only for messages beyond what any secret can be (2^38 bytes).
+            .unwrap_or_default();
+        (B64.encode(nonce), B64.encode(sealed))
+    }
+
+    fn open(&self, row: &secret::Model) -> Option<String> {
+        let nonce = B64.decode(&row.nonce).ok().filter(|n| n.len() == 24)?;
+        let sealed = B64.decode(&row.ciphertext).ok()?;
+        let plain = self
+            .cipher()
+            .decrypt(
+                XNonce::from_slice(&nonce),
+                Payload {
+                    msg: &sealed,
+                    aad: row.name.as_bytes(),
+                },
+            )
+            .ok()?;
+        String::from_utf8(plain).ok()
+    }
+}
+
+/// A secret as anyone may see it: its name and when it was set, never its value.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Listed {
+    pub name: String,
+    pub updated_at: DateTime<Utc>,
+}
+
+pub async fn list(db: &impl ConnectionTrait) -> Result<Vec<Listed>, DbErr> {
+    Ok(secret::Entity::find()
+        .order_by_asc(secret::Column::Name)
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|s| Listed {
+            name: s.name,
+            updated_at: s.updated_at,
+        })
+        .collect())
+}
+
+/// Sets or replaces a secret; returns true when it was new.
+pub async fn set(
+    db: &impl ConnectionTrait,
+    key: &SecretKey,
+    name: &SecretName,
+    value: &str,
+    now: DateTime<Utc>,
+) -> Result<bool, SecretError> {
+    if value.is_empty() {
+        return Err(SecretError::Empty);
+    }
+    let (nonce, ciphertext) = key.seal(name.as_str(), value);
+    let existing = secret::Entity::find()
+        .filter(secret::Column::Name.eq(name.as_str()))
+        .one(db)
+        .await?;
+    match existing {
+        Some(row) => {
+            let mut row: secret::ActiveModel = row.into();
+            row.nonce = Set(nonce);
+            row.ciphertext = Set(ciphertext);
+            row.updated_at = Set(now);
+            row.update(db).await?;
+            Ok(false)
+        }
+        None => {
+            secret::ActiveModel {
+                name: Set(name.to_string()),
+                nonce: Set(nonce),
+                ciphertext: Set(ciphertext),
+                created_at: Set(now),
+                updated_at: Set(now),
+                ..Default::default()
+            }
+            .insert(db)
+            .await?;
+            Ok(true)
+        }
+    }
+}
+
+pub async fn remove(db: &impl ConnectionTrait, name: &str) -> Result<(), SecretError> {
+    let deleted = secret::Entity::delete_many()
+        .filter(secret::Column::Name.eq(name))
+        .exec(db)
+        .await?
+        .rows_affected;
+    if deleted == 0 {
+        return Err(SecretError::NotFound(name.to_string()));
+    }
+    Ok(())
+}
+
+/// Every secret, opened: what the engine fills references in with.
+pub async fn open_all(
+    db: &impl ConnectionTrait,
+    key: &SecretKey,
+) -> Result<BTreeMap<String, String>, SecretError> {
+    let mut open = BTreeMap::new();
+    for row in secret::Entity::find().all(db).await? {
+        let value = key
+            .open(&row)
+            .ok_or_else(|| SecretError::WrongKey(row.name.clone()))?;
+        open.insert(row.name, value);
+    }
+    Ok(open)
+}
+
+/// Refuses a key that cannot open the stored secrets (another node's, or a lost one).
+pub async fn check_key(db: &impl ConnectionTrait, key: &SecretKey) -> Result<(), SecretError> {
+    open_all(db, key).await.map(|_| ())
+}
+
+/// Seals every secret again under `new`, in one transaction: all or nothing.
+pub async fn rekey(
+    db: &sea_orm::DatabaseConnection,
+    old: &SecretKey,
+    new: &SecretKey,
+    now: DateTime<Utc>,
+) -> Result<usize, SecretError> {
+    use sea_orm::TransactionTrait;
+    let txn = db.begin().await?;
+    let open = open_all(&txn, old).await?;
+    for (name, value) in &open {
+        let name = SecretName::parse(name).map_err(|_| SecretError::NotFound(name.clone()))?;
+        set(&txn, new, &name, value, now).await?;
+    }
+    txn.commit().await?;
+    Ok(open.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(name: &str, (nonce, ciphertext): (String, String)) -> secret::Model {
+        secret::Model {
+            id: 1,
+            name: name.into(),
+            nonce,
+            ciphertext,
+            created_at: Utc::now(),
+            updated_at: Utc::now(),
+        }
+    }
+
+    #[test]
+    fn sealed_values_open_with_their_key_and_name_only() {
+        let key = SecretKey::generate();
+        let sealed = key.seal("TOKEN", "s3cret-value");
+        assert!(!sealed.1.contains("s3cret"));
+        assert_eq!(
+            key.open(&row("TOKEN", sealed.clone())).as_deref(),
+            Some("s3cret-value")
+        );
+        assert_eq!(
+            key.open(&row("OTHER", sealed.clone())),
+            None,
+            "bound to its name"
+        );
+        assert_eq!(SecretKey::generate().open(&row("TOKEN", sealed)), None);
+        let again = key.seal("TOKEN", "s3cret-value");
+        assert_ne!(
+            again,
+            key.seal("TOKEN", "s3cret-value"),
+            "fresh nonce each time"
+        );
+    }
+
+    #[test]
+    fn the_key_file_is_created_private_and_read_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("data/secret.key");
+        let (key, created) = SecretKey::read_or_create(&path).unwrap();
+        assert!(created);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        let (again, created) = SecretKey::read_or_create(&path).unwrap();
+        assert!(!created);
+        let sealed = key.seal("A", "value");
+        assert_eq!(again.open(&row("A", sealed)).as_deref(), Some("value"));
+        std::fs::write(dir.path().join("bad.key"), "short").unwrap();
+        assert!(matches!(
+            SecretKey::read(&dir.path().join("bad.key")),
+            Err(SecretError::BadKey(_))
+        ));
+    }
+}

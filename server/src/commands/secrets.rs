@@ -1,0 +1,115 @@
+//! `bulwark secret …`: named secrets jobs refer to as `${secret:NAME}`. Values come from
+//! standard input and are never printed; changes are audited with the actor `cli`.
+
+use std::path::Path;
+
+use anyhow::Context;
+use app::domain::secrets::SecretName;
+use app::services::audit::{self, Actor};
+use app::services::secrets::{self, SecretKey};
+use sea_orm::DatabaseConnection;
+
+const CLI: Actor<'static> = Actor {
+    id: None,
+    name: "cli",
+    ip: None,
+};
+
+async fn audited(db: &DatabaseConnection, action: &str, name: &str) -> anyhow::Result<()> {
+    audit::record(
+        db,
+        &CLI,
+        action,
+        name,
+        serde_json::json!({}),
+        crate::clock::now(),
+    )
+    .await
+    .context("the change was made but could not be written to the audit log")?;
+    Ok(())
+}
+
+/// `secret set NAME`, the value on stdin.
+pub async fn set(
+    db: &DatabaseConnection,
+    key: &SecretKey,
+    name: &str,
+    value: &str,
+) -> anyhow::Result<()> {
+    let name = SecretName::parse(name).map_err(anyhow::Error::msg)?;
+    secrets::check_key(db, key).await?;
+    let created = secrets::set(db, key, &name, value, crate::clock::now()).await?;
+    audited(
+        db,
+        if created {
+            "secret.created"
+        } else {
+            "secret.replaced"
+        },
+        name.as_str(),
+    )
+    .await?;
+    println!(
+        "secret {name} {}; jobs refer to it as ${{secret:{name}}}",
+        if created { "set" } else { "replaced" }
+    );
+    Ok(())
+}
+
+/// `secret list [--json]`: names and when they were set, never values.
+pub async fn list(db: &DatabaseConnection, json: bool) -> anyhow::Result<()> {
+    let listed = secrets::list(db)
+        .await
+        .context("could not list the secrets")?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&listed)?);
+        return Ok(());
+    }
+    println!("name\tupdated");
+    for s in listed {
+        println!("{}\t{}", s.name, s.updated_at.to_rfc3339());
+    }
+    Ok(())
+}
+
+/// `secret remove NAME`.
+pub async fn remove(db: &DatabaseConnection, name: &str) -> anyhow::Result<()> {
+    secrets::remove(db, name).await?;
+    audited(db, "secret.removed", name).await?;
+    println!("secret {name} removed");
+    Ok(())
+}
+
+/// `secret rekey --new-key-file F`: every secret sealed again under a new key, written to a
+/// new file `F` first (it must not exist); the operator then points `secret_key_file` at it on
+/// every instance.
+pub async fn rekey(
+    db: &DatabaseConnection,
+    old: &SecretKey,
+    new_file: &Path,
+) -> anyhow::Result<()> {
+    if new_file.exists() {
+        anyhow::bail!(
+            "{} exists already: name a new file for the new key",
+            new_file.display()
+        );
+    }
+    let new = SecretKey::generate();
+    new.write(new_file)?;
+    match secrets::rekey(db, old, &new, crate::clock::now()).await {
+        Ok(count) => {
+            audited(db, "secret.rekeyed", &format!("{count} secrets")).await?;
+            println!(
+                "{count} secret(s) now sealed with the key in {}: set secret_key_file to it on \
+                 every instance and restart them",
+                new_file.display()
+            );
+            Ok(())
+        }
+        Err(e) => {
+            // Nothing was changed (one transaction); the unused key file goes.
+            let _ = std::fs::remove_file(new_file);
+            Err(e.into())
+        }
+    }
+}

@@ -1,0 +1,204 @@
+//! Secrets: set by an admin, referred to by jobs as `${secret:NAME}`, filled in only for the
+//! attempt, and never shown again — to viewers, in the audit log, in run output or messages.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use app::domain::job::Kind;
+use app::domain::run::RunStatus;
+use app::entities::{audit_log, job_attempt, job_run};
+use sea_orm::EntityTrait;
+
+use crate::engine::{attempts_of, base, engine_config, run_to_end_on};
+use crate::helpers::{ADMIN_PASSWORD, TestApp, VIEWER_PASSWORD, define};
+use crate::on_both_backends;
+
+const CANARY: &str = "canary-5ecret-7d1f";
+
+/// A server that records what it was sent (URL, key header, body) and echoes all of it back,
+/// as a careless API might in an error page.
+async fn echo_server() -> (String, Arc<Mutex<Vec<String>>>) {
+    let seen = Arc::new(Mutex::new(Vec::new()));
+    let app = {
+        let seen = seen.clone();
+        axum::Router::new().fallback(
+            move |uri: axum::http::Uri, headers: axum::http::HeaderMap, body: String| {
+                let seen = seen.clone();
+                async move {
+                    let key = headers
+                        .get("x-api-key")
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or("")
+                        .to_string();
+                    let all = format!("{uri} {key} {body}");
+                    seen.lock().unwrap().push(all.clone());
+                    all
+                }
+            },
+        )
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (format!("http://{addr}"), seen)
+}
+
+async fn a_secret_reaches_only_the_attempt(app: TestApp) {
+    let run_to_end = |db, job_id, within| {
+        let mut config = engine_config("node-a");
+        config.secret_key = Some(app.secret_key.clone());
+        run_to_end_on(db, job_id, within, config)
+    };
+    let admin = app.signed_in("admin", ADMIN_PASSWORD).await;
+    let viewer = app.signed_in("viewer", VIEWER_PASSWORD).await;
+    let res = app
+        .call(
+            &admin,
+            "secrets/set",
+            &[("name", "API_KEY"), ("value", CANARY)],
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    // Viewers see the name only, and may not set one.
+    let listed = app
+        .call(&viewer, "secrets/list", &[])
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        listed.contains("API_KEY") && !listed.contains(CANARY),
+        "{listed}"
+    );
+    let res = app
+        .call(
+            &viewer,
+            "secrets/set",
+            &[("name", "API_KEY"), ("value", "x")],
+        )
+        .await;
+    assert_eq!(res.status(), 403);
+    for (name, value, field) in [("bad name", "v", "name"), ("EMPTY", "", "value")] {
+        let res = app
+            .call(&admin, "secrets/set", &[("name", name), ("value", value)])
+            .await;
+        assert_eq!(res.status(), 422, "{name}");
+        let body: serde_json::Value = res.json().await.unwrap();
+        assert_eq!(body["Invalid"]["field"], field);
+    }
+
+    // An HTTP job refers to it in a header, the URL's query and the body.
+    let (url, seen) = echo_server().await;
+    let mut http = base("uses-secret");
+    http.http_url = format!("{url}/hook?token=${{secret:API_KEY}}");
+    http.http_headers = "X-Api-Key: ${secret:API_KEY}".into();
+    http.http_body = r#"{"key": "${secret:API_KEY}"}"#.into();
+    let job = define(&app.db, http).await;
+    let (run, finished) = run_to_end(&app.db, job.id, Duration::from_secs(20)).await;
+    assert_eq!(finished.status, RunStatus::Succeeded);
+    let sent = seen.lock().unwrap().join("\n");
+    assert_eq!(
+        sent.matches(CANARY).count(),
+        3,
+        "filled in everywhere: {sent}"
+    );
+    let output = attempts_of(&app.db, run.id).await[0]
+        .output_tail
+        .clone()
+        .unwrap_or_default();
+    assert!(!output.contains(CANARY), "{output}");
+    assert!(output.contains("${secret:API_KEY}"), "{output}");
+
+    // A command gets it as an argument; what it prints comes back as the reference.
+    let mut command = base("command-secret");
+    command.kind = Kind::Command.as_str().into();
+    command.command_program = "sh".into();
+    command.command_args = "-c\necho \"got $1\"; exit 3\n_\n${secret:API_KEY}".into();
+    command.retry.max_retries = "1".into();
+    let job = define(&app.db, command).await;
+    let (run, _) = run_to_end(&app.db, job.id, Duration::from_secs(20)).await;
+    let attempt = &attempts_of(&app.db, run.id).await[0];
+    let output = attempt.output_tail.clone().unwrap_or_default();
+    assert!(output.contains("got ${secret:API_KEY}"), "{output}");
+
+    // A reference to a secret that does not exist fails at once, by name.
+    let mut missing = base("missing-secret");
+    missing.http_headers = "X-Api-Key: ${secret:NOPE}".into();
+    missing.http_url = format!("{url}/hook");
+    let job = define(&app.db, missing).await;
+    let (run, finished) = run_to_end(&app.db, job.id, Duration::from_secs(20)).await;
+    assert_eq!(finished.status, RunStatus::Dead);
+    let attempts = attempts_of(&app.db, run.id).await;
+    assert_eq!(attempts.len(), 1, "permanent: not retried");
+    assert_eq!(attempts[0].message.as_deref(), Some("no secret named NOPE"));
+
+    // Nowhere a viewer can read, and nothing stored, holds the value.
+    let mut readable = Vec::new();
+    for endpoint in [
+        "jobs/list",
+        "runs/list",
+        "audit/list",
+        "secrets/list",
+        "mail/outbox",
+        "failed/list",
+    ] {
+        let res = if endpoint == "failed/list" {
+            viewer
+                .post(app.url("/api/failed/list"))
+                .json(&serde_json::json!({"filter": {}, "cursor": null}))
+                .send()
+                .await
+                .unwrap()
+        } else {
+            app.call(&viewer, endpoint, &[]).await
+        };
+        readable.push(res.text().await.unwrap());
+    }
+    for id in [run.id, job.id] {
+        readable.push(
+            app.call(&viewer, "runs/get", &[("id", &id.to_string())])
+                .await
+                .text()
+                .await
+                .unwrap(),
+        );
+        readable.push(
+            app.call(&viewer, "jobs/get", &[("id", &id.to_string())])
+                .await
+                .text()
+                .await
+                .unwrap(),
+        );
+    }
+    for page in ["/jobs", "/runs", "/settings", "/audit", "/failed"] {
+        readable.push(
+            viewer
+                .get(app.url(page))
+                .send()
+                .await
+                .unwrap()
+                .text()
+                .await
+                .unwrap(),
+        );
+    }
+    for text in &readable {
+        assert!(!text.contains(CANARY), "a viewer read the secret: {text}");
+    }
+    let stored = format!(
+        "{:?}{:?}{:?}",
+        audit_log::Entity::find().all(&app.db).await.unwrap(),
+        job_attempt::Entity::find().all(&app.db).await.unwrap(),
+        job_run::Entity::find().all(&app.db).await.unwrap(),
+    );
+    assert!(!stored.contains(CANARY), "stored in the clear");
+    let sealed = format!(
+        "{:?}",
+        app::entities::secret::Entity::find()
+            .all(&app.db)
+            .await
+            .unwrap()
+    );
+    assert!(sealed.contains("API_KEY") && !sealed.contains(CANARY));
+}
+on_both_backends!(a_secret_reaches_only_the_attempt);
