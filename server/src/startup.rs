@@ -61,6 +61,13 @@ impl Application {
         app::services::secrets::check_key(&db, &secret_key)
             .await
             .with_context(|| format!("secret_key_file {}", config.secret_key_file.display()))?;
+        let moved =
+            app::services::secrets::move_literal_credentials(&db, &secret_key, crate::clock::now())
+                .await
+                .context("could not move the jobs' literal credentials into secrets")?;
+        for (job, secret) in &moved {
+            tracing::info!(%job, %secret, "a credential typed into the job is now a secret");
+        }
 
         let listener = tokio::net::TcpListener::bind(config.addr)
             .await

@@ -259,6 +259,135 @@ pub async fn rekey(
     Ok(open.len())
 }
 
+/// Marks that [`move_literal_credentials`] has run.
+const MOVED_SETTING: &str = "secrets.literal_credentials_moved";
+
+/// Once per database: credentials typed literally into HTTP jobs before secrets existed
+/// (values of secret-looking headers, URL passwords) become secrets named after the job and
+/// the header (`nightly-export.authorization`, `nightly-export.url-password`), and the job
+/// refers to them. Returns (job, secret) for each one moved. Runs in one transaction: all or
+/// nothing.
+pub async fn move_literal_credentials(
+    db: &sea_orm::DatabaseConnection,
+    key: &SecretKey,
+    now: DateTime<Utc>,
+) -> Result<Vec<(String, String)>, SecretError> {
+    use sea_orm::TransactionTrait;
+
+    use crate::domain::job::{JobKind, is_secret_header, redact::url_password};
+    use crate::domain::secrets::{reference, references};
+    use crate::entities::{job, setting};
+
+    let txn = db.begin().await?;
+    if setting::Entity::find_by_id(MOVED_SETTING)
+        .one(&txn)
+        .await?
+        .is_some()
+    {
+        return Ok(Vec::new());
+    }
+    let mut taken: std::collections::BTreeSet<String> =
+        list(&txn).await?.into_iter().map(|s| s.name).collect();
+    let mut moved = Vec::new();
+    for row in job::Entity::find().all(&txn).await? {
+        let Ok(JobKind::Http {
+            method,
+            mut url,
+            mut headers,
+            body,
+            expected,
+        }) = serde_json::from_str::<JobKind>(&row.config)
+        else {
+            continue;
+        };
+        let mut store = |label: &str, value: String| -> Option<(SecretName, String)> {
+            let base: String = format!("{}.{}", row.name, label.to_ascii_lowercase())
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+                        c
+                    } else {
+                        '-'
+                    }
+                })
+                .take(SecretName::MAX_LEN - 4)
+                .collect();
+            let mut candidate = base.clone();
+            let mut n = 2;
+            while taken.contains(&candidate) {
+                candidate = format!("{base}-{n}");
+                n += 1;
+            }
+            taken.insert(candidate.clone());
+            SecretName::parse(&candidate).ok().map(|name| (name, value))
+        };
+        let mut sealed: Vec<(SecretName, String)> = Vec::new();
+        for (name, value) in headers.iter_mut() {
+            if is_secret_header(name)
+                && !value.is_empty()
+                && references(value).is_empty()
+                && let Some((secret, plain)) = store(name, value.clone())
+            {
+                *value = reference(secret.as_str());
+                sealed.push((secret, plain));
+            }
+        }
+        if let Some((from, to)) = url_password(&url)
+            && from < to
+            && references(&url[from..to]).is_empty()
+            && let Some((secret, plain)) = store("url-password", url[from..to].to_string())
+        {
+            url = format!(
+                "{}{}{}",
+                &url[..from],
+                reference(secret.as_str()),
+                &url[to..]
+            );
+            sealed.push((secret, plain));
+        }
+        if sealed.is_empty() {
+            continue;
+        }
+        for (secret, plain) in &sealed {
+            set(&txn, key, secret, plain, now).await?;
+            crate::services::audit::record(
+                &txn,
+                &crate::services::audit::Actor {
+                    id: None,
+                    name: "bulwark",
+                    ip: None,
+                },
+                "secret.moved_from_job",
+                secret.as_str(),
+                serde_json::json!({ "job": row.name }),
+                now,
+            )
+            .await?;
+            moved.push((row.name.clone(), secret.to_string()));
+        }
+        let config = JobKind::Http {
+            method,
+            url,
+            headers,
+            body,
+            expected,
+        };
+        let mut active: job::ActiveModel = row.into();
+        active.config = Set(serde_json::to_string(&config)
+            .map_err(|e| DbErr::Custom(format!("cannot store a job definition: {e}")))?);
+        active.update(&txn).await?;
+    }
+    setting::ActiveModel {
+        key: Set(MOVED_SETTING.to_string()),
+        value: Set(moved.len().to_string()),
+        updated_at: Set(now),
+    }
+    .insert(&txn)
+    .await?;
+    txn.commit().await?;
+    Ok(moved)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

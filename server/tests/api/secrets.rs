@@ -202,3 +202,65 @@ async fn a_secret_reaches_only_the_attempt(app: TestApp) {
     assert!(sealed.contains("API_KEY") && !sealed.contains(CANARY));
 }
 on_both_backends!(a_secret_reaches_only_the_attempt);
+
+async fn credentials_typed_into_jobs_move_into_secrets_once(app: TestApp) {
+    use sea_orm::{ColumnTrait, QueryFilter};
+    // What an installation from before secrets holds: a key header and a URL password typed in.
+    let (url, seen) = echo_server().await;
+    let mut legacy = base("legacy-export");
+    legacy.http_url = url.replace("http://", "http://robot:url-pass-9f2c@") + "/hook";
+    legacy.http_headers = "X-Api-Key: literal-key-4411\nAccept: text/plain".into();
+    let job = define(&app.db, legacy).await;
+    // The flag the first start set (there were no jobs then) is cleared to run the move again.
+    app::entities::setting::Entity::delete_many()
+        .filter(app::entities::setting::Column::Key.eq("secrets.literal_credentials_moved"))
+        .exec(&app.db)
+        .await
+        .unwrap();
+
+    let moved = app::services::secrets::move_literal_credentials(
+        &app.db,
+        &app.secret_key,
+        chrono::Utc::now(),
+    )
+    .await
+    .unwrap();
+    let names: Vec<&str> = moved.iter().map(|(_, s)| s.as_str()).collect();
+    assert_eq!(
+        names,
+        ["legacy-export.x-api-key", "legacy-export.url-password"]
+    );
+    let stored = app::entities::job::Entity::find_by_id(job.id)
+        .one(&app.db)
+        .await
+        .unwrap()
+        .unwrap()
+        .config;
+    assert!(
+        !stored.contains("literal-key-4411") && !stored.contains("url-pass-9f2c"),
+        "{stored}"
+    );
+    assert!(
+        stored.contains("${secret:legacy-export.x-api-key}"),
+        "{stored}"
+    );
+    assert!(stored.contains("Accept"), "other headers stay: {stored}");
+    // Once only.
+    let again = app::services::secrets::move_literal_credentials(
+        &app.db,
+        &app.secret_key,
+        chrono::Utc::now(),
+    )
+    .await
+    .unwrap();
+    assert!(again.is_empty());
+
+    // The job still sends what it sent before.
+    let mut config = engine_config("node-a");
+    config.secret_key = Some(app.secret_key.clone());
+    let (_, finished) = run_to_end_on(&app.db, job.id, Duration::from_secs(20), config).await;
+    assert_eq!(finished.status, RunStatus::Succeeded);
+    let sent = seen.lock().unwrap().join("\n");
+    assert!(sent.contains("literal-key-4411"), "{sent}");
+}
+on_both_backends!(credentials_typed_into_jobs_move_into_secrets_once);

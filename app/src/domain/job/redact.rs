@@ -23,8 +23,8 @@ pub fn is_secret_header(name: &str) -> bool {
     .any(|word| name.contains(word))
 }
 
-/// `scheme://user:password@host/…` → the password, if the URL has one.
-fn url_password(url: &str) -> Option<(usize, usize)> {
+/// `scheme://user:password@host/…` → where the password is, if the URL has one.
+pub fn url_password(url: &str) -> Option<(usize, usize)> {
     let start = url.find("://")? + 3;
     let authority_end = url[start..].find('/').map_or(url.len(), |i| start + i);
     let at = url[start..authority_end].rfind('@')? + start;
