@@ -264,3 +264,165 @@ async fn credentials_typed_into_jobs_move_into_secrets_once(app: TestApp) {
     assert!(sent.contains("literal-key-4411"), "{sent}");
 }
 on_both_backends!(credentials_typed_into_jobs_move_into_secrets_once);
+
+const CANARY_JOBS: &str = r#"
+[[job]]
+name = "canary-call"
+cron = "0 0 0 1 1 *"
+kind = "http"
+method = "POST"
+url = "ECHO/hook?token=${secret:CANARY_KEY}"
+headers = { X-Api-Key = "${secret:CANARY_KEY}" }
+body = "key=${secret:CANARY_KEY}"
+[job.retry]
+first = "100ms"
+multiplier = 2.0
+max_retries = 1
+
+[[job]]
+name = "canary-command"
+cron = "0 0 0 1 1 *"
+kind = "command"
+command = ["sh", "-c", "echo \"arg $1\"; env; exit 3", "_", "${secret:CANARY_KEY}"]
+[job.retry]
+first = "100ms"
+multiplier = 2.0
+max_retries = 1
+"#;
+
+/// The canary, end to end through the real binary: set with `secret set`, referred to by jobs
+/// from a `jobs apply` file in a URL query, a header, a body and an argument, and also in the
+/// server's own environment (its admin password and SMTP URL); the server logs at debug. Then
+/// the logs, `runs list --json`, the stored attempts and the audit log never hold it, and the
+/// command saw none of the server's environment.
+async fn the_canary_never_leaves_the_attempt(app: TestApp) {
+    use crate::process::{bulwark, output};
+    use sea_orm::{ColumnTrait, QueryFilter};
+
+    let dir = tempfile::tempdir().unwrap();
+    let key_file = dir.path().join("secret.key");
+    app.secret_key.write(&key_file).unwrap();
+    let key_file = key_file.to_str().unwrap().to_string();
+    let env = [("BULWARK_SECRET_KEY_FILE", key_file.as_str())];
+
+    let mut set = bulwark(&app, dir.path(), &["secret", "set", "CANARY_KEY"], &env);
+    set.stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    let mut child = set.spawn().unwrap();
+    {
+        use std::io::Write;
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(format!("{CANARY}\n").as_bytes())
+            .unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let (echo, seen) = echo_server().await;
+    let file = dir.path().join("jobs.toml");
+    std::fs::write(&file, CANARY_JOBS.replace("ECHO", &echo)).unwrap();
+    let (code, _, err) = output(bulwark(
+        &app,
+        dir.path(),
+        &["jobs", "apply", file.to_str().unwrap()],
+        &env,
+    ));
+    assert_eq!(code, 0, "{err}");
+
+    let log = std::fs::File::create(dir.path().join("serve.log")).unwrap();
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+        .to_string();
+    let smtp = format!("smtp://robot:{CANARY}@127.0.0.1:9");
+    let mut serve = bulwark(
+        &app,
+        dir.path(),
+        &["serve"],
+        &[
+            ("BULWARK_SECRET_KEY_FILE", key_file.as_str()),
+            ("BULWARK_ADDR", &format!("127.0.0.1:{port}")),
+            ("BULWARK_ADMIN_PASSWORD", CANARY),
+            ("BULWARK_SMTP_URL", &smtp),
+            ("RUST_LOG", "debug"),
+        ],
+    )
+    .stdout(log.try_clone().unwrap())
+    .stderr(log)
+    .spawn()
+    .unwrap();
+
+    let mut runs = Vec::new();
+    for name in ["canary-call", "canary-command"] {
+        let (code, _, err) = output(bulwark(&app, dir.path(), &["jobs", "run", name], &env));
+        assert_eq!(code, 0, "{err}");
+        let job = app::entities::job::Entity::find()
+            .filter(app::entities::job::Column::Name.eq(name))
+            .one(&app.db)
+            .await
+            .unwrap()
+            .unwrap();
+        let run = job_run::Entity::find()
+            .filter(job_run::Column::JobId.eq(job.id))
+            .one(&app.db)
+            .await
+            .unwrap()
+            .unwrap();
+        runs.push(run.id);
+    }
+    for run in &runs {
+        crate::helpers::wait_for_status(
+            &app.db,
+            *run,
+            &[RunStatus::Succeeded, RunStatus::Dead],
+            Duration::from_secs(30),
+        )
+        .await;
+    }
+    let _ = serve.kill();
+    let _ = serve.wait();
+
+    assert_eq!(
+        seen.lock().unwrap().join("\n").matches(CANARY).count(),
+        3,
+        "the call carried it"
+    );
+    let logs = std::fs::read_to_string(dir.path().join("serve.log")).unwrap();
+    assert!(
+        logs.contains("attempt recorded"),
+        "the server ran the jobs: {logs}"
+    );
+    assert!(!logs.contains(CANARY), "the logs hold the canary");
+    let (_, listed, _) = output(bulwark(&app, dir.path(), &["runs", "list", "--json"], &env));
+    assert!(!listed.contains(CANARY), "{listed}");
+    let command_output = attempts_of(&app.db, runs[1]).await[0]
+        .output_tail
+        .clone()
+        .unwrap_or_default();
+    assert!(
+        command_output.contains("arg ${secret:CANARY_KEY}"),
+        "{command_output}"
+    );
+    assert!(
+        !command_output.contains("BULWARK_ADMIN_PASSWORD") && !command_output.contains("SMTP"),
+        "the command saw the server's environment: {command_output}"
+    );
+    let stored = format!(
+        "{:?}{:?}{:?}",
+        audit_log::Entity::find().all(&app.db).await.unwrap(),
+        job_attempt::Entity::find().all(&app.db).await.unwrap(),
+        job_run::Entity::find().all(&app.db).await.unwrap(),
+    );
+    assert!(!stored.contains(CANARY));
+}
+on_both_backends!(the_canary_never_leaves_the_attempt);
