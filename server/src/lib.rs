@@ -10,6 +10,8 @@
 //! - [`engine`]: cron ticks → runs → attempts, durably (its module doc maps the stages).
 //! - [`web`]: the axum application — Leptos pages and server functions, the session layer,
 //!   the cross-site request check, health endpoints.
+//! - [`channels`]: chat robots and signed webhooks: each platform's envelope, signature and
+//!   answer.
 //! - [`traffic`]: counting front-end page views (layer, collect endpoint, log import), the
 //!   in-memory buffer and its flush, retention.
 //! - [`clock`]: the time all nodes agree on (the database's clock).
@@ -18,6 +20,7 @@
 //! - [`telemetry`]: logs through `tracing`, human-readable or JSON.
 //! - [`shutdown`]: turning SIGTERM / Ctrl-C into one graceful stop.
 
+pub mod channels;
 pub mod cli;
 /// The time all nodes agree on (the database's clock); it lives in `app` so the web app's
 /// server functions read the same time as the engine.

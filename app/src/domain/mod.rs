@@ -20,6 +20,7 @@
 //!   dashboard filter covers.
 //! - [`node`]: instances sharing a database: live, lost or stopped; clock skew.
 //! - [`alerts`]: failure episodes and the mails they cause.
+//! - [`chat`]: alerts as chat messages and webhook events, and the channel kinds.
 //! - [`mail`]: what each mail says (subject, text, HTML).
 //! - [`digest`]: the daily health digest's figures and its mail.
 //! - [`trends`]: failure spikes, rates and bursts across all jobs.
@@ -27,6 +28,7 @@
 pub mod account;
 pub mod alerts;
 pub mod bots;
+pub mod chat;
 pub mod client_addr;
 pub mod cron;
 pub mod digest;

@@ -1,0 +1,404 @@
+//! Alerts for chat: what a person on call reads in WeCom, DingTalk, Feishu or Slack, and the
+//! event a `webhook` channel receives. Pure: the server's `channels` module wraps these in
+//! each platform's envelope, signs and sends them.
+//!
+//! Messages are built from [`Lang`]-keyed templates; English is the one language so far.
+
+use chrono::{DateTime, Duration, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::alerts::human_duration;
+use super::run::{ErrorClass, RunStatus};
+
+crate::text_enum! {
+    /// Where a channel delivers.
+    pub enum ChannelKind {
+        Email = "email",
+        Wecom = "wecom",
+        Dingtalk = "dingtalk",
+        Feishu = "feishu",
+        Slack = "slack",
+        Webhook = "webhook",
+    }
+}
+
+impl ChannelKind {
+    /// Messages a platform accepts per robot per minute, where it says (DingTalk and WeCom
+    /// both document 20).
+    pub fn per_minute(self) -> Option<u32> {
+        match self {
+            ChannelKind::Wecom | ChannelKind::Dingtalk => Some(20),
+            _ => None,
+        }
+    }
+
+    /// The most a message's text may hold, in bytes, by the platform's documented limits
+    /// (WeCom markdown 4,096; DingTalk 20,000; Slack's section block 3,000 characters).
+    pub fn text_limit(self) -> usize {
+        match self {
+            ChannelKind::Wecom => 4096,
+            ChannelKind::Slack => 3000,
+            ChannelKind::Dingtalk => 20_000,
+            ChannelKind::Feishu => 20_000,
+            ChannelKind::Email | ChannelKind::Webhook => 64 * 1024,
+        }
+    }
+}
+
+crate::text_enum! {
+    /// The languages messages are written in.
+    pub enum Lang {
+        En = "en",
+    }
+}
+
+crate::text_enum! {
+    /// What happened, as the webhook event's `type` names it.
+    pub enum EventType {
+        FirstFailure = "job.failed",
+        Escalation = "job.escalated",
+        Recovered = "job.recovered",
+        Test = "channel.test",
+    }
+}
+
+/// Everything an alert can say. Links are absolute (the console's `public_url`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatEvent {
+    #[serde(rename = "type")]
+    pub event: EventType,
+    pub job: String,
+    pub run_id: Option<i64>,
+    pub run_status: Option<RunStatus>,
+    /// Attempts the run made (the last one's number).
+    pub attempt: Option<i32>,
+    pub error_class: Option<ErrorClass>,
+    pub message: Option<String>,
+    /// Failed runs in a row so far.
+    pub failed_runs: i32,
+    /// When the failing began.
+    pub since: Option<DateTime<Utc>>,
+    /// For `recovered`: how long it was failing, in seconds.
+    pub down_for_s: Option<i64>,
+    pub run_url: Option<String>,
+    pub queue_url: Option<String>,
+    pub at: DateTime<Utc>,
+}
+
+/// A chat message: a title, a Markdown body for platforms that render it, and the same in plain
+/// text as a fallback.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChatMessage {
+    pub title: String,
+    pub markdown: String,
+    pub plain: String,
+}
+
+/// A failure message is cut to this many characters: enough to see the cause, short enough
+/// for a phone's notification.
+const MESSAGE_CHARS: usize = 300;
+
+fn trimmed(text: &str, max: usize) -> String {
+    let text = text.trim();
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    let mut cut: String = text.chars().take(max.saturating_sub(1)).collect();
+    cut.push('…');
+    cut
+}
+
+/// Markdown's special characters in a value escaped, so a job name or an error message cannot
+/// turn into links or emphasis.
+fn md(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if matches!(
+            c,
+            '\\' | '`' | '*' | '_' | '[' | ']' | '<' | '>' | '#' | '|'
+        ) {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The message for `event` in `lang`, its text cut to `limit` bytes (on a character boundary,
+/// the links kept).
+pub fn compose(event: &ChatEvent, lang: Lang, limit: usize) -> ChatMessage {
+    let Lang::En = lang;
+    let class = event.error_class.map_or("error", ErrorClass::as_str);
+    let reason = event
+        .message
+        .as_deref()
+        .map(|m| trimmed(m, MESSAGE_CHARS))
+        .unwrap_or_else(|| "(no message)".to_string());
+    let title = match event.event {
+        EventType::FirstFailure => format!("{} failed: {class}", event.job),
+        EventType::Escalation => format!(
+            "ESCALATION: {} failed {} runs in a row",
+            event.job, event.failed_runs
+        ),
+        EventType::Recovered => format!("{} recovered", event.job),
+        EventType::Test => "Bulwark test message".to_string(),
+    };
+    let mut facts: Vec<(String, String)> = Vec::new();
+    match event.event {
+        EventType::FirstFailure | EventType::Escalation => {
+            facts.push(("Job".into(), event.job.clone()));
+            facts.push(("Error".into(), format!("{class}: {reason}")));
+            if let Some(attempt) = event.attempt {
+                facts.push(("Attempts".into(), attempt.to_string()));
+            }
+            if let Some(since) = event.since {
+                facts.push((
+                    "Failing since".into(),
+                    since.format("%Y-%m-%d %H:%M UTC").to_string(),
+                ));
+            }
+            facts.push(("Failed in a row".into(), event.failed_runs.to_string()));
+            if event.run_status == Some(RunStatus::Dead) {
+                facts.push(("Now".into(), "in the failed queue".into()));
+            }
+        }
+        EventType::Recovered => {
+            facts.push(("Job".into(), event.job.clone()));
+            if let Some(down) = event.down_for_s {
+                facts.push(("Down for".into(), human_duration(Duration::seconds(down))));
+            }
+            facts.push(("Failed runs".into(), event.failed_runs.to_string()));
+        }
+        EventType::Test => {
+            facts.push((
+                "Sent".into(),
+                event.at.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
+            ));
+        }
+    }
+    let mut links: Vec<(String, String)> = Vec::new();
+    if let Some(url) = &event.run_url {
+        links.push(("Open the run".into(), url.clone()));
+    }
+    if let Some(url) = &event.queue_url {
+        links.push(("Failed queue".into(), url.clone()));
+    }
+
+    let link_md: String = links
+        .iter()
+        .map(|(label, url)| format!("[{label}]({url})"))
+        .collect::<Vec<_>>()
+        .join(" · ");
+    let link_plain: String = links
+        .iter()
+        .map(|(label, url)| format!("{label}: {url}"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let body_md: String = facts
+        .iter()
+        .map(|(k, v)| format!("**{k}:** {}", md(v)))
+        .collect::<Vec<_>>()
+        .join("\n\n");
+    let body_plain: String = facts
+        .iter()
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let head_md = format!("### {}\n\n", md(&title));
+    let markdown = fit(&head_md, &body_md, &format!("\n\n{link_md}"), limit);
+    let plain = fit(
+        &format!("{title}\n"),
+        &body_plain,
+        &format!("\n{link_plain}"),
+        limit,
+    );
+    ChatMessage {
+        title,
+        markdown,
+        plain,
+    }
+}
+
+/// `head + body + tail` within `limit` bytes: the body is cut first, so the title and the links
+/// always arrive.
+fn fit(head: &str, body: &str, tail: &str, limit: usize) -> String {
+    let room = limit.saturating_sub(head.len() + tail.len());
+    let mut body = body.to_string();
+    if body.len() > room {
+        let mut end = room.saturating_sub('…'.len_utf8());
+        while end > 0 && !body.is_char_boundary(end) {
+            end -= 1;
+        }
+        body.truncate(end);
+        body.push('…');
+    }
+    let out = format!("{head}{body}{tail}");
+    if out.len() <= limit {
+        return out;
+    }
+    // Even the title and links are too long: a hard cut on a character boundary.
+    let mut end = limit;
+    while end > 0 && !out.is_char_boundary(end) {
+        end -= 1;
+    }
+    out[..end].to_string()
+}
+
+/// Several alerts held back by a platform's rate limit, said in one message in the next
+/// window rather than dropped.
+pub fn summary(titles: &[String], lang: Lang, limit: usize) -> ChatMessage {
+    let Lang::En = lang;
+    let title = format!(
+        "{} more alerts while the channel was at its rate limit",
+        titles.len()
+    );
+    let lines: Vec<String> = titles.iter().map(|t| format!("- {}", md(t))).collect();
+    let plain_lines: Vec<String> = titles.iter().map(|t| format!("- {t}")).collect();
+    ChatMessage {
+        markdown: fit(
+            &format!("### {}\n\n", md(&title)),
+            &lines.join("\n"),
+            "",
+            limit,
+        ),
+        plain: fit(&format!("{title}\n"), &plain_lines.join("\n"), "", limit),
+        title,
+    }
+}
+
+/// Whether a channel limited to `per_minute` messages may send one more at `now`, given when
+/// it sent its recent ones: `Ok`, or the earliest moment it may. Any 60 seconds hold at most
+/// `per_minute` sends when every send asks first.
+pub fn may_send(
+    sent: &[DateTime<Utc>],
+    per_minute: u32,
+    now: DateTime<Utc>,
+) -> Result<(), DateTime<Utc>> {
+    let window = Duration::seconds(60);
+    let mut recent: Vec<DateTime<Utc>> = sent
+        .iter()
+        .copied()
+        .filter(|t| *t > now - window && *t <= now)
+        .collect();
+    if recent.len() < per_minute as usize {
+        return Ok(());
+    }
+    recent.sort();
+    // The slot frees when the oldest of the last `per_minute` sends leaves the window.
+    let oldest = recent[recent.len() - per_minute as usize];
+    Err(oldest + window + Duration::milliseconds(1))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn a_rate_limited_channel_never_exceeds_its_minute(arrivals in prop::collection::vec(0i64..120_000, 1..80)) {
+            // Alerts arrive at random moments over two minutes; each is sent at once when the
+            // channel may, or waits with the others for the next free slot and goes out with
+            // them as one summary. Nothing is dropped, and no minute holds more than 20 sends.
+            let start: DateTime<Utc> = "2026-12-01T00:00:00Z".parse().unwrap();
+            let mut arrivals: Vec<DateTime<Utc>> =
+                arrivals.iter().map(|ms| start + Duration::milliseconds(*ms)).collect();
+            arrivals.sort();
+            let mut sent: Vec<(DateTime<Utc>, usize)> = Vec::new();
+            let mut waiting: Vec<DateTime<Utc>> = Vec::new();
+            let mut queue = arrivals.clone().into_iter().peekable();
+            let mut now = start;
+            while queue.peek().is_some() || !waiting.is_empty() {
+                // The next moment something can happen: an arrival, or a free slot.
+                let times: Vec<DateTime<Utc>> = sent.iter().map(|(t, _)| *t).collect();
+                let slot = match may_send(&times, 20, now) { Ok(()) => now, Err(at) => at };
+                let next_arrival = queue.peek().copied();
+                if !waiting.is_empty() && next_arrival.is_none_or(|a| slot <= a) {
+                    now = now.max(slot);
+                    sent.push((now, waiting.len()));
+                    waiting.clear();
+                    continue;
+                }
+                let Some(arrival) = queue.next() else { break };
+                now = now.max(arrival);
+                waiting.push(arrival);
+            }
+            let delivered: usize = sent.iter().map(|(_, n)| n).sum();
+            prop_assert_eq!(delivered, arrivals.len(), "none lost");
+            for (i, (t, _)) in sent.iter().enumerate() {
+                let in_window = sent[i..].iter().filter(|(u, _)| *u < *t + Duration::seconds(60)).count();
+                prop_assert!(in_window <= 20, "{} sends in the minute from {}", in_window, t);
+            }
+        }
+    }
+
+    fn failed(message: &str) -> ChatEvent {
+        ChatEvent {
+            event: EventType::FirstFailure,
+            job: "nightly_export".into(),
+            run_id: Some(42),
+            run_status: Some(RunStatus::Dead),
+            attempt: Some(4),
+            error_class: Some(ErrorClass::Transient),
+            message: Some(message.into()),
+            failed_runs: 1,
+            since: Some("2026-12-01T03:00:00Z".parse().unwrap()),
+            down_for_s: None,
+            run_url: Some("https://bulwark.example/runs/42".into()),
+            queue_url: Some("https://bulwark.example/failed".into()),
+            at: "2026-12-01T03:00:05Z".parse().unwrap(),
+        }
+    }
+
+    #[test]
+    fn a_failure_says_what_on_call_needs() {
+        let m = compose(&failed("HTTP 503 from *upstream*"), Lang::En, 4096);
+        assert_eq!(m.title, "nightly_export failed: transient");
+        assert!(m.markdown.contains("nightly\\_export"), "{}", m.markdown);
+        assert!(m.markdown.contains("HTTP 503 from \\*upstream\\*"));
+        assert!(m.markdown.contains("**Attempts:** 4"));
+        assert!(m.markdown.contains("in the failed queue"));
+        assert!(
+            m.markdown
+                .contains("[Open the run](https://bulwark.example/runs/42)")
+        );
+        assert!(
+            m.plain
+                .contains("Failed queue: https://bulwark.example/failed")
+        );
+    }
+
+    #[test]
+    fn long_messages_are_cut_but_links_arrive() {
+        let m = compose(&failed(&"é".repeat(10_000)), Lang::En, 600);
+        assert!(m.markdown.len() <= 600);
+        assert!(
+            m.markdown.ends_with("(https://bulwark.example/failed)"),
+            "{}",
+            m.markdown
+        );
+        assert!(m.plain.len() <= 600);
+    }
+
+    #[test]
+    fn recovered_says_how_long_it_was_down() {
+        let mut e = failed("");
+        e.event = EventType::Recovered;
+        e.down_for_s = Some(5400);
+        e.failed_runs = 3;
+        let m = compose(&e, Lang::En, 4096);
+        assert_eq!(m.title, "nightly_export recovered");
+        assert!(m.plain.contains("Down for: 1 h 30 min"), "{}", m.plain);
+    }
+
+    #[test]
+    fn held_back_alerts_become_one_summary() {
+        let titles: Vec<String> = (0..5).map(|i| format!("job-{i} failed")).collect();
+        let m = summary(&titles, Lang::En, 4096);
+        assert_eq!(
+            m.title,
+            "5 more alerts while the channel was at its rate limit"
+        );
+        assert_eq!(m.plain.lines().count(), 6);
+    }
+}

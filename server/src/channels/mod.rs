@@ -1,0 +1,8 @@
+//! Notification channels: chat robots (WeCom, DingTalk, Feishu, Slack) and signed webhooks,
+//! beside mail.
+//!
+//! [`platform`] is each platform's envelope, signature and answer, by its documentation:
+//! what one delivery sends and how to read what came back. The messages themselves are
+//! composed in `app::domain::chat`.
+
+pub mod platform;
