@@ -23,6 +23,7 @@ mod m20261201_000015_engine_v2;
 mod m20261201_000016_claim_classes;
 mod m20261201_000017_account_admin;
 mod m20261201_000018_secrets;
+mod m20261201_000019_channels;
 
 pub struct Migrator;
 
@@ -48,6 +49,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000016_claim_classes::Migration),
             Box::new(m20261201_000017_account_admin::Migration),
             Box::new(m20261201_000018_secrets::Migration),
+            Box::new(m20261201_000019_channels::Migration),
         ]
     }
 }

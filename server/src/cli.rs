@@ -45,6 +45,9 @@ enum Command {
     /// Named secrets jobs refer to as ${secret:NAME} (values from stdin, never shown).
     #[command(subcommand)]
     Secret(SecretCommand),
+    /// Notification channels: e-mail, WeCom, DingTalk, Feishu, Slack, signed webhooks.
+    #[command(subcommand)]
+    Channel(ChannelCommand),
     /// Retry policies.
     #[command(subcommand)]
     Policy(PolicyCommand),
@@ -184,6 +187,22 @@ enum RunsCommand {
 enum PolicyCommand {
     /// Print the retry schedule a policy produces, with its warnings.
     Preview(crate::commands::policy::PreviewArgs),
+}
+
+#[derive(Debug, Subcommand)]
+enum ChannelCommand {
+    /// Add a channel (`--url -` reads the URL from stdin; `--secret-stdin` the signing secret).
+    Add(crate::commands::channels::AddArgs),
+    /// Channels with their kind, target host and last answer.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Send a test message: prints "accepted: <answer>" and exits 0, or the answer on stderr
+    /// and exits 1.
+    Test { name: String },
+    /// Delete a channel.
+    Remove { name: String },
 }
 
 #[derive(Debug, Subcommand)]
@@ -365,6 +384,26 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             crate::commands::runs::list(&db, filter, json).await
         }
         Command::User(command) => user(command, &config).await,
+        Command::Channel(command) => {
+            use crate::commands::channels;
+            let db = connect(&config).await?;
+            match command {
+                ChannelCommand::Add(args) => channels::add(&db, &config.secret_key()?, args).await,
+                ChannelCommand::List { json } => {
+                    channels::list(&db, &config.secret_key()?, json).await
+                }
+                ChannelCommand::Test { name } => {
+                    if channels::test(&db, &config.secret_key()?, &config, &name).await? {
+                        Ok(())
+                    } else {
+                        Err(anyhow::anyhow!(
+                            "the channel did not accept the test message"
+                        ))
+                    }
+                }
+                ChannelCommand::Remove { name } => channels::remove(&db, &name).await,
+            }
+        }
         Command::Secret(command) => {
             use crate::commands::secrets;
             match command {

@@ -1,6 +1,7 @@
 //! sea-orm entities, one file per table. The schema itself lives in the `migration` crate.
 
 pub mod audit_log;
+pub mod channel;
 pub mod job;
 pub mod job_alert;
 pub mod job_attempt;

@@ -132,19 +132,36 @@ impl SecretKey {
     }
 
     fn open(&self, row: &secret::Model) -> Option<String> {
-        let nonce = B64.decode(&row.nonce).ok().filter(|n| n.len() == 24)?;
-        let sealed = B64.decode(&row.ciphertext).ok()?;
+        self.open_parts(&row.name, &row.nonce, &row.ciphertext)
+    }
+
+    fn open_parts(&self, context: &str, nonce: &str, ciphertext: &str) -> Option<String> {
+        let nonce = B64.decode(nonce).ok().filter(|n| n.len() == 24)?;
+        let sealed = B64.decode(ciphertext).ok()?;
         let plain = self
             .cipher()
             .decrypt(
                 XNonce::from_slice(&nonce),
                 Payload {
                     msg: &sealed,
-                    aad: row.name.as_bytes(),
+                    aad: context.as_bytes(),
                 },
             )
             .ok()?;
         String::from_utf8(plain).ok()
+    }
+
+    /// Seals a credential that is not a named secret (a channel's URL), bound to `context`:
+    /// one text, `nonce.ciphertext` in Base64.
+    pub fn seal_value(&self, context: &str, value: &str) -> String {
+        let (nonce, ciphertext) = self.seal(context, value);
+        format!("{nonce}.{ciphertext}")
+    }
+
+    /// Opens what [`SecretKey::seal_value`] sealed for the same `context`.
+    pub fn open_value(&self, context: &str, sealed: &str) -> Option<String> {
+        let (nonce, ciphertext) = sealed.split_once('.')?;
+        self.open_parts(context, nonce, ciphertext)
     }
 }
 

@@ -5,4 +5,5 @@
 //! what one delivery sends and how to read what came back. The messages themselves are
 //! composed in `app::domain::chat`.
 
+pub mod deliver;
 pub mod platform;

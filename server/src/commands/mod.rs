@@ -4,6 +4,7 @@ pub mod bench;
 pub mod bench_dashboard;
 pub mod bench_engine;
 pub mod bench_traffic;
+pub mod channels;
 pub mod digest;
 pub mod jobs;
 pub mod policy;

@@ -469,3 +469,187 @@ fn secrets_are_set_from_stdin_listed_by_name_rekeyed_and_a_wrong_key_refuses_to_
     let again = cli.run(&["secret", "remove", "OTHER"], "", &[]);
     assert!(stderr(&again).contains("no secret named 'OTHER'"));
 }
+
+/// A chat platform standing in: answers every POST with `answer` and keeps what it was sent
+/// (query, headers, body).
+async fn platform(
+    answer: &'static str,
+) -> (
+    String,
+    std::sync::Arc<std::sync::Mutex<Vec<(String, axum::http::HeaderMap, String)>>>,
+) {
+    let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let app = {
+        let seen = seen.clone();
+        axum::Router::new().fallback(
+            move |uri: axum::http::Uri, headers: axum::http::HeaderMap, body: String| {
+                let seen = seen.clone();
+                async move {
+                    seen.lock().unwrap().push((
+                        uri.query().unwrap_or("").to_string(),
+                        headers,
+                        body,
+                    ));
+                    answer
+                }
+            },
+        )
+    };
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (format!("http://{addr}"), seen)
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn channels_are_added_with_their_token_from_stdin_and_tested_against_the_platform() {
+    let cli = Cli::new();
+    assert!(cli.run(&["migrate"], "", &[]).status.success());
+    let (ding, ding_seen) = platform(r#"{"errcode":0,"errmsg":"ok"}"#).await;
+    let (wecom, _) = platform(r#"{"errcode":93000,"errmsg":"invalid webhook url"}"#).await;
+    let (hook, hook_seen) = platform("thanks").await;
+
+    // The robot's URL (with its token) and the signing secret come from stdin.
+    let ding_url = format!("{ding}/robot/send?access_token=tok-canary-77");
+    let added = cli.run(
+        &[
+            "channel",
+            "add",
+            "ops-ding",
+            "--kind",
+            "dingtalk",
+            "--url",
+            "-",
+            "--secret-stdin",
+        ],
+        &format!("{ding_url}\nSECdingsecret\n"),
+        &[],
+    );
+    assert!(added.status.success(), "{}", stderr(&added));
+    let wecom_url = format!("{wecom}/cgi-bin/webhook/send?key=k");
+    assert!(
+        cli.run(
+            &[
+                "channel",
+                "add",
+                "ops-wecom",
+                "--kind",
+                "wecom",
+                "--url",
+                &wecom_url
+            ],
+            "",
+            &[]
+        )
+        .status
+        .success()
+    );
+    let hook_url = format!("{hook}/in");
+    assert!(
+        cli.run(
+            &[
+                "channel",
+                "add",
+                "receiver",
+                "--kind",
+                "webhook",
+                "--url",
+                &hook_url,
+                "--secret-stdin"
+            ],
+            "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw\n",
+            &[]
+        )
+        .status
+        .success()
+    );
+    let duplicate = cli.run(
+        &[
+            "channel", "add", "receiver", "--kind", "slack", "--url", &hook_url,
+        ],
+        "",
+        &[],
+    );
+    assert_eq!(duplicate.status.code(), Some(1));
+    assert!(stderr(&duplicate).contains("already exists"));
+    let no_url = cli.run(&["channel", "add", "x", "--kind", "slack"], "", &[]);
+    assert!(
+        stderr(&no_url).contains("needs its URL"),
+        "{}",
+        stderr(&no_url)
+    );
+
+    let listed = stdout(&cli.run(&["channel", "list", "--json"], "", &[]));
+    assert!(
+        !listed.contains("tok-canary-77") && !listed.contains("SECdingsecret"),
+        "{listed}"
+    );
+    assert!(listed.contains("127.0.0.1"), "the host shows: {listed}");
+
+    // DingTalk accepts, signed with timestamp and sign in the URL.
+    let test = cli.run(&["channel", "test", "ops-ding"], "", &[]);
+    assert!(test.status.success(), "{}", stderr(&test));
+    assert!(
+        stdout(&test).starts_with("accepted: HTTP 200"),
+        "{}",
+        stdout(&test)
+    );
+    let (query, _, body) = ding_seen.lock().unwrap()[0].clone();
+    assert!(
+        query.starts_with("access_token=tok-canary-77&timestamp="),
+        "{query}"
+    );
+    let pairs: std::collections::HashMap<String, String> = form_urlencoded::parse(query.as_bytes())
+        .into_owned()
+        .collect();
+    let timestamp: i64 = pairs["timestamp"].parse().unwrap();
+    let expected: String = server::channels::platform::dingtalk_sign("SECdingsecret", timestamp);
+    let decoded: String = form_urlencoded::parse(format!("s={expected}").as_bytes())
+        .next()
+        .unwrap()
+        .1
+        .into_owned();
+    assert_eq!(pairs["sign"], decoded);
+    let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(body["msgtype"], "markdown");
+
+    // WeCom answers 200 with an error code: a failure, its message shown, exit 1.
+    let test = cli.run(&["channel", "test", "ops-wecom"], "", &[]);
+    assert_eq!(test.status.code(), Some(1));
+    assert!(
+        stderr(&test).contains("errcode 93000: invalid webhook url"),
+        "{}",
+        stderr(&test)
+    );
+
+    // The webhook is signed the Standard Webhooks way.
+    let test = cli.run(&["channel", "test", "receiver"], "", &[]);
+    assert!(test.status.success(), "{}", stderr(&test));
+    let (_, headers, body) = hook_seen.lock().unwrap()[0].clone();
+    let header = |name: &str| headers[name].to_str().unwrap().to_string();
+    assert_eq!(
+        header("webhook-signature"),
+        server::channels::platform::webhook_signature(
+            "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw",
+            &header("webhook-id"),
+            header("webhook-timestamp").parse().unwrap(),
+            body.as_bytes()
+        )
+    );
+    assert!(body.contains(r#""type":"channel.test""#), "{body}");
+
+    let listed = stdout(&cli.run(&["channel", "list"], "", &[]));
+    assert!(listed.contains("ops-wecom\twecom\t127.0.0.1"), "{listed}");
+    assert!(
+        listed.contains("errcode 93000"),
+        "the last answer shows: {listed}"
+    );
+    assert!(
+        cli.run(&["channel", "remove", "ops-wecom"], "", &[])
+            .status
+            .success()
+    );
+    assert!(
+        stderr(&cli.run(&["channel", "remove", "ops-wecom"], "", &[])).contains("no channel named")
+    );
+}

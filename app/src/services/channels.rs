@@ -1,0 +1,334 @@
+//! Notification channels: stored with their URL and signing secret sealed under the secret key
+//! (bound to the channel's name), listed with the host only.
+
+use chrono::{DateTime, Utc};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder,
+    Set,
+};
+use serde::{Deserialize, Serialize};
+
+use super::secrets::SecretKey;
+use crate::domain::chat::ChannelKind;
+use crate::domain::email;
+use crate::entities::channel;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ChannelError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error("a channel named '{0}' already exists")]
+    Taken(String),
+    #[error("there is no channel named '{0}'")]
+    NotFound(String),
+    #[error(
+        "the channel '{0}' cannot be opened with this node's secret key: every node needs the \
+         same secret_key_file"
+    )]
+    WrongKey(String),
+    #[error(transparent)]
+    Db(#[from] DbErr),
+}
+
+/// What a new channel needs: a URL for the robots and webhooks (its signing secret when the
+/// platform has one), addresses for `email`.
+#[derive(Debug, Clone, Default)]
+pub struct NewChannel {
+    pub name: String,
+    pub kind: Option<ChannelKind>,
+    pub url: Option<String>,
+    pub secret: Option<String>,
+    pub to: Vec<String>,
+}
+
+/// A channel as anyone may see it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Listed {
+    pub name: String,
+    pub kind: ChannelKind,
+    /// Where it points: the URL's host, or the addresses for `email`.
+    pub target: String,
+    pub signed: bool,
+    pub last_answer: Option<String>,
+    pub last_delivery_at: Option<DateTime<Utc>>,
+}
+
+/// A channel opened for a delivery.
+#[derive(Debug, Clone)]
+pub struct Opened {
+    pub id: i64,
+    pub name: String,
+    pub kind: ChannelKind,
+    pub url: String,
+    pub secret: Option<String>,
+    pub to: Vec<String>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct Credentials {
+    url: String,
+    #[serde(default)]
+    secret: Option<String>,
+}
+
+fn context(name: &str) -> String {
+    format!("channel:{name}")
+}
+
+fn host_of(url: &str) -> Option<String> {
+    let rest = url.split_once("://")?.1;
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let host = authority.rsplit('@').next()?;
+    (!host.is_empty()).then(|| host.to_string())
+}
+
+/// Checks `new`; returns the row to insert.
+fn validate(new: &NewChannel) -> Result<(ChannelKind, Option<String>, Vec<String>), ChannelError> {
+    let invalid = |m: &str| ChannelError::Invalid(m.to_string());
+    crate::domain::secrets::SecretName::parse(&new.name).map_err(|m| {
+        ChannelError::Invalid(
+            m.replace("a secret", "a channel")
+                .replace("secret name", "channel name"),
+        )
+    })?;
+    let kind = new.kind.ok_or_else(|| invalid("a channel needs a kind"))?;
+    match kind {
+        ChannelKind::Email => {
+            if new.to.is_empty() {
+                return Err(invalid(
+                    "an email channel needs at least one address (--to)",
+                ));
+            }
+            let mut to = Vec::new();
+            for address in &new.to {
+                let parsed = email::EmailAddress::parse(address)
+                    .map_err(|e| ChannelError::Invalid(e.to_string()))?;
+                to.push(parsed.to_string());
+            }
+            Ok((kind, None, to))
+        }
+        _ => {
+            let url = new
+                .url
+                .as_deref()
+                .map(str::trim)
+                .filter(|u| !u.is_empty())
+                .ok_or_else(|| invalid("this kind of channel needs its URL (--url, or --url - to read it from stdin)"))?;
+            if !(url.starts_with("https://") || url.starts_with("http://"))
+                || url.contains(char::is_whitespace)
+                || host_of(url).is_none()
+            {
+                return Err(invalid(
+                    "the URL must start with https:// (or http://) and name a host",
+                ));
+            }
+            if kind == ChannelKind::Webhook
+                && let Some(secret) = new.secret.as_deref().filter(|s| !s.is_empty())
+                && !secret.starts_with("whsec_")
+            {
+                return Err(invalid(
+                    "a webhook secret is written whsec_<base64>, as Standard Webhooks libraries expect",
+                ));
+            }
+            Ok((kind, Some(url.to_string()), Vec::new()))
+        }
+    }
+}
+
+pub async fn add(
+    db: &impl ConnectionTrait,
+    key: &SecretKey,
+    new: &NewChannel,
+    now: DateTime<Utc>,
+) -> Result<Listed, ChannelError> {
+    let (kind, url, to) = validate(new)?;
+    let name = new.name.trim().to_string();
+    if channel::Entity::find()
+        .filter(channel::Column::Name.eq(&name))
+        .one(db)
+        .await?
+        .is_some()
+    {
+        return Err(ChannelError::Taken(name));
+    }
+    let sealed = url.as_ref().map(|url| {
+        let credentials = Credentials {
+            url: url.clone(),
+            secret: new.secret.clone().filter(|s| !s.is_empty()),
+        };
+        key.seal_value(
+            &context(&name),
+            &serde_json::to_string(&credentials).unwrap_or_default(),
+        )
+    });
+    let row = channel::ActiveModel {
+        name: Set(name),
+        kind: Set(kind),
+        host: Set(url.as_deref().and_then(host_of)),
+        sealed: Set(sealed),
+        recipients: Set(to.join(", ")),
+        created_at: Set(now),
+        updated_at: Set(now),
+        ..Default::default()
+    }
+    .insert(db)
+    .await?;
+    Ok(listed(
+        row,
+        new.secret.as_ref().is_some_and(|s| !s.is_empty()),
+    ))
+}
+
+fn listed(row: channel::Model, signed: bool) -> Listed {
+    Listed {
+        target: match row.kind {
+            ChannelKind::Email => row.recipients.clone(),
+            _ => row.host.clone().unwrap_or_default(),
+        },
+        name: row.name,
+        kind: row.kind,
+        signed,
+        last_answer: row.last_answer,
+        last_delivery_at: row.last_delivery_at,
+    }
+}
+
+/// Every channel; `key` tells which are signed (a channel that does not open is listed
+/// unsigned, and [`open`] names the problem).
+pub async fn list(db: &impl ConnectionTrait, key: &SecretKey) -> Result<Vec<Listed>, DbErr> {
+    let rows = channel::Entity::find()
+        .order_by_asc(channel::Column::Name)
+        .all(db)
+        .await?;
+    Ok(rows
+        .into_iter()
+        .map(|row| {
+            let signed = opened_credentials(key, &row).is_some_and(|c| c.secret.is_some());
+            listed(row, signed)
+        })
+        .collect())
+}
+
+fn opened_credentials(key: &SecretKey, row: &channel::Model) -> Option<Credentials> {
+    let sealed = row.sealed.as_deref()?;
+    let text = key.open_value(&context(&row.name), sealed)?;
+    serde_json::from_str(&text).ok()
+}
+
+pub async fn open(
+    db: &impl ConnectionTrait,
+    key: &SecretKey,
+    name: &str,
+) -> Result<Opened, ChannelError> {
+    let row = channel::Entity::find()
+        .filter(channel::Column::Name.eq(name))
+        .one(db)
+        .await?
+        .ok_or_else(|| ChannelError::NotFound(name.to_string()))?;
+    let (url, secret) = match row.kind {
+        ChannelKind::Email => (String::new(), None),
+        _ => {
+            let credentials = opened_credentials(key, &row)
+                .ok_or_else(|| ChannelError::WrongKey(row.name.clone()))?;
+            (credentials.url, credentials.secret)
+        }
+    };
+    Ok(Opened {
+        id: row.id,
+        name: row.name,
+        kind: row.kind,
+        url,
+        secret,
+        to: row
+            .recipients
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_string)
+            .collect(),
+    })
+}
+
+/// Records the platform's answer to a delivery or test.
+pub async fn answered(
+    db: &impl ConnectionTrait,
+    id: i64,
+    answer: &str,
+    now: DateTime<Utc>,
+) -> Result<(), DbErr> {
+    channel::ActiveModel {
+        id: Set(id),
+        last_answer: Set(Some(answer.chars().take(1000).collect())),
+        last_delivery_at: Set(Some(now)),
+        ..Default::default()
+    }
+    .update(db)
+    .await?;
+    Ok(())
+}
+
+pub async fn remove(db: &impl ConnectionTrait, name: &str) -> Result<(), ChannelError> {
+    let deleted = channel::Entity::delete_many()
+        .filter(channel::Column::Name.eq(name))
+        .exec(db)
+        .await?
+        .rows_affected;
+    if deleted == 0 {
+        return Err(ChannelError::NotFound(name.to_string()));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_host_is_all_that_shows() {
+        assert_eq!(
+            host_of("https://oapi.dingtalk.com/robot/send?access_token=abc").as_deref(),
+            Some("oapi.dingtalk.com")
+        );
+        assert_eq!(
+            host_of("https://u:p@hooks.example:8443/x").as_deref(),
+            Some("hooks.example:8443")
+        );
+        assert_eq!(host_of("not a url"), None);
+    }
+
+    #[test]
+    fn new_channels_are_checked() {
+        let ok = NewChannel {
+            name: "ops-ding".into(),
+            kind: Some(ChannelKind::Dingtalk),
+            url: Some("https://oapi.dingtalk.com/robot/send?access_token=t".into()),
+            ..Default::default()
+        };
+        assert!(validate(&ok).is_ok());
+        for bad in [
+            NewChannel {
+                name: "bad name".into(),
+                ..ok.clone()
+            },
+            NewChannel {
+                url: None,
+                ..ok.clone()
+            },
+            NewChannel {
+                url: Some("ftp://x".into()),
+                ..ok.clone()
+            },
+            NewChannel {
+                kind: Some(ChannelKind::Email),
+                ..ok.clone()
+            },
+            NewChannel {
+                kind: Some(ChannelKind::Webhook),
+                secret: Some("plain".into()),
+                ..ok.clone()
+            },
+        ] {
+            assert!(validate(&bad).is_err(), "{bad:?}");
+        }
+    }
+}

@@ -1,0 +1,82 @@
+//! Sending one message to a channel and reading the platform's answer.
+
+use std::time::Duration;
+
+use app::domain::chat::{ChannelKind, ChatEvent, EventType, Lang, compose};
+use app::services::channels::Opened;
+
+use super::platform::{self, Verdict};
+
+/// How long a platform may take to answer.
+const TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The client deliveries go through: no redirects (a robot URL that redirects is a wrong URL,
+/// and its token must not follow), bounded time.
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .user_agent(concat!("Bulwark/", env!("CARGO_PKG_VERSION")))
+        .redirect(reqwest::redirect::Policy::none())
+        .timeout(TIMEOUT)
+        .build()
+        .unwrap_or_default()
+}
+
+/// Sends `event` to a chat or webhook channel; `delivery_id` stays the same across retries of
+/// one delivery. (E-mail channels go through the mail outbox instead.)
+pub async fn send(
+    http: &reqwest::Client,
+    channel: &Opened,
+    event: &ChatEvent,
+    delivery_id: &str,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Verdict {
+    let message = compose(event, Lang::En, channel.kind.text_limit());
+    let prepared = platform::prepare(
+        channel.kind,
+        &channel.url,
+        channel.secret.as_deref(),
+        event,
+        &message,
+        delivery_id,
+        now,
+    );
+    let mut request = http.post(&prepared.url).body(prepared.body);
+    for (name, value) in &prepared.headers {
+        request = request.header(name, value);
+    }
+    let response = match request.send().await {
+        Ok(response) => response,
+        // The URL carries the robot's token: the error is told without it.
+        Err(e) => return Verdict::Retry(format!("no answer: {}", e.without_url())),
+    };
+    let status = response.status().as_u16();
+    let body = match response.bytes().await {
+        Ok(bytes) => String::from_utf8_lossy(&bytes[..bytes.len().min(64 * 1024)]).into_owned(),
+        Err(e) => format!("(answer unreadable: {})", e.without_url()),
+    };
+    platform::judge(channel.kind, status, &body)
+}
+
+/// The message `channel test` and the Notifications page's Send test send.
+pub fn test_event(console: &str, now: chrono::DateTime<chrono::Utc>) -> ChatEvent {
+    ChatEvent {
+        event: EventType::Test,
+        job: "(test)".into(),
+        run_id: None,
+        run_status: None,
+        attempt: None,
+        error_class: None,
+        message: None,
+        failed_runs: 0,
+        since: None,
+        down_for_s: None,
+        run_url: Some(format!("{console}/notifications")),
+        queue_url: None,
+        at: now,
+    }
+}
+
+/// Whether a kind is delivered by this module (all but e-mail).
+pub fn is_chat(kind: ChannelKind) -> bool {
+    kind != ChannelKind::Email
+}
