@@ -15,3 +15,14 @@ pub trait Mailer: Send + Sync {
     /// The console's address, for links in previews.
     fn public_url(&self) -> String;
 }
+
+/// A test's outcome on its way: `(accepted, the platform's answer)`.
+pub type Tested<'a> =
+    Pin<Box<dyn Future<Output = Result<(bool, String), DeliverError>> + Send + 'a>>;
+
+/// What the Notifications page needs of the server's chat delivery (`server/src/channels/`):
+/// a test message to one channel, and the platform's answer.
+pub trait ChannelTester: Send + Sync {
+    /// Sends a test message to the channel named `name`: `(accepted, the platform's answer)`.
+    fn test<'a>(&'a self, name: &'a str) -> Tested<'a>;
+}

@@ -5,6 +5,7 @@
 //! through [`respond`] so the HTTP status matches the error.
 
 pub mod auth;
+pub mod channels;
 pub mod error;
 pub mod failed;
 pub mod jobs;

@@ -2,6 +2,7 @@
 
 pub mod account;
 pub mod audit;
+pub mod channels;
 pub mod failed;
 pub mod home;
 pub mod job_edit;

@@ -35,6 +35,7 @@ pub fn NotificationsPage() -> impl IntoView {
                 }
             })}
         </Transition>
+        <super::channels::ChannelsCard />
         <OutboxCard resend test />
     }
 }

@@ -6,6 +6,7 @@
 //! States are the domain's enums ([`crate::domain::run::RunStatus`] and friends), never text.
 
 pub mod audit;
+pub mod channels;
 pub mod failed;
 pub mod jobs;
 pub mod nodes;

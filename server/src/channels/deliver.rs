@@ -80,3 +80,21 @@ pub fn test_event(console: &str, now: chrono::DateTime<chrono::Utc>) -> ChatEven
 pub fn is_chat(kind: ChannelKind) -> bool {
     kind != ChannelKind::Email
 }
+
+/// The web app's way to test a channel (`app::mailer::ChannelTester`): the same delivery as
+/// `bulwark channel test`.
+pub struct Tester {
+    pub db: sea_orm::DatabaseConnection,
+    pub key: app::services::secrets::SecretKey,
+    pub config: crate::config::Config,
+}
+
+impl app::mailer::ChannelTester for Tester {
+    fn test<'a>(&'a self, name: &'a str) -> app::mailer::Tested<'a> {
+        Box::pin(async move {
+            crate::commands::channels::deliver_test(&self.db, &self.key, &self.config, name)
+                .await
+                .map_err(|e| -> app::mailer::DeliverError { e.into() })
+        })
+    }
+}

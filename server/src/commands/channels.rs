@@ -112,6 +112,23 @@ pub async fn test(
     config: &Config,
     name: &str,
 ) -> anyhow::Result<bool> {
+    let (accepted, answer) = deliver_test(db, key, config, name).await?;
+    audited(db, "channel.tested", name).await?;
+    if accepted {
+        println!("accepted: {answer}");
+    } else {
+        eprintln!("{answer}");
+    }
+    Ok(accepted)
+}
+
+/// Sends a test message to `name` and records the answer: `(accepted, answer)`.
+pub async fn deliver_test(
+    db: &DatabaseConnection,
+    key: &SecretKey,
+    config: &Config,
+    name: &str,
+) -> anyhow::Result<(bool, String)> {
     let channel = channels::open(db, key, name).await?;
     let now = crate::clock::now();
     let verdict = if deliver::is_chat(channel.kind) {
@@ -149,13 +166,7 @@ pub async fn test(
         Verdict::Retry(a) | Verdict::Final(a) => (false, a.clone()),
     };
     channels::answered(db, channel.id, &answer, now).await?;
-    audited(db, "channel.tested", name).await?;
-    if accepted {
-        println!("accepted: {answer}");
-    } else {
-        eprintln!("{answer}");
-    }
-    Ok(accepted)
+    Ok((accepted, answer))
 }
 
 pub async fn remove(db: &DatabaseConnection, name: &str) -> anyhow::Result<()> {

@@ -50,6 +50,11 @@ pub fn state(
     secret_key: app::services::secrets::SecretKey,
 ) -> AppState {
     AppState {
+        channels: Some(std::sync::Arc::new(crate::channels::deliver::Tester {
+            db: db.clone(),
+            key: secret_key.clone(),
+            config: config.clone(),
+        })),
         secret_key,
         leptos_options: leptos_options(config),
         auth: AuthSettings {

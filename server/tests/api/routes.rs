@@ -98,6 +98,22 @@ fn server_functions() -> Vec<(&'static str, Access, Args)> {
         ("traffic/hits", Read, Form(&[("filter[range]", "7d")])),
         ("users/list", Read, Form(&[])),
         ("secrets/list", Read, Form(&[])),
+        ("channels/list", Read, Form(&[])),
+        (
+            "channels/add",
+            Change,
+            Form(&[("name", "bad name"), ("kind", "slack")]),
+        ),
+        (
+            "channels/test",
+            Change,
+            Form(&[("name", "no-such-channel")]),
+        ),
+        (
+            "channels/remove",
+            Change,
+            Form(&[("name", "no-such-channel")]),
+        ),
         (
             "secrets/set",
             Change,
