@@ -14,6 +14,16 @@ pub fn use_current_user() -> UserResource {
     expect_context::<UserResource>()
 }
 
+/// Whether the signed-in user is an admin, as a resource: what pages show admin controls by
+/// (the server functions check again).
+pub fn use_is_admin() -> Resource<bool> {
+    let me = use_current_user();
+    Resource::new(
+        || (),
+        move |_| async move { me.await.map(|u| u.is_admin()).unwrap_or(false) },
+    )
+}
+
 const NAV: &[(&str, &str)] = &[
     ("/", "Overview"),
     ("/jobs", "Jobs"),

@@ -7,16 +7,12 @@ use leptos::prelude::*;
 
 use crate::api::AppError;
 use crate::api::channels::{AddChannel, RemoveChannel, TestChannel, list_channels};
-use crate::components::layout::use_current_user;
+use crate::components::layout::use_is_admin;
 use crate::domain::chat::ChannelKind;
 
 #[component]
 pub fn ChannelsCard() -> impl IntoView {
-    let me = use_current_user();
-    let is_admin = Resource::new(
-        || (),
-        move |_| async move { me.await.map(|u| u.is_admin()).unwrap_or(false) },
-    );
+    let is_admin = use_is_admin();
     let add = ServerAction::<AddChannel>::new();
     let test = ServerAction::<TestChannel>::new();
     let remove = ServerAction::<RemoveChannel>::new();

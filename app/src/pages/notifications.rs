@@ -10,7 +10,7 @@ use crate::api::AppError;
 use crate::api::notifications::{
     ResendMail, SaveMailSettings, SendTestMail, mail_settings, outbox, preview_mail,
 };
-use crate::components::layout::use_current_user;
+use crate::components::layout::{use_current_user, use_is_admin};
 use crate::domain::mail::MailStatus;
 use crate::views::notifications::{MailSettingsView, OutboxRow};
 
@@ -194,11 +194,7 @@ fn OutboxCard(resend: ServerAction<ResendMail>, test: ServerAction<SendTestMail>
         move || (status(), resend.version().get(), test.version().get()),
         |(status, _, _)| outbox(status),
     );
-    let me = use_current_user();
-    let is_admin = Resource::new(
-        || (),
-        move |_| async move { me.await.map(|u| u.is_admin()).unwrap_or(false) },
-    );
+    let is_admin = use_is_admin();
     let selected = RwSignal::new(None::<i64>);
     let resend_error = move || {
         resend

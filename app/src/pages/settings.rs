@@ -6,7 +6,7 @@ use leptos_meta::Title;
 
 use crate::api::nodes::list_nodes;
 use crate::api::users::{CreateUser, ManageUser, ResetPassword, list_users};
-use crate::components::layout::use_current_user;
+use crate::components::layout::use_is_admin;
 use crate::domain::node::{
     DEFAULT_LEASE_SECONDS, HEARTBEAT_SECONDS, LOST_AFTER_SECONDS, NodeState, skew_warning,
 };
@@ -14,7 +14,6 @@ use crate::views::nodes::NodeView;
 
 #[component]
 pub fn SettingsPage() -> impl IntoView {
-    let me = use_current_user();
     let create = ServerAction::<CreateUser>::new();
     let manage = ServerAction::<ManageUser>::new();
     let reset = ServerAction::<ResetPassword>::new();
@@ -28,10 +27,7 @@ pub fn SettingsPage() -> impl IntoView {
         },
         |_| list_users(),
     );
-    let is_admin = Resource::new(
-        || (),
-        move |_| async move { me.await.map(|u| u.is_admin()).unwrap_or(false) },
-    );
+    let is_admin = use_is_admin();
 
     view! {
         <Title text="Settings" />

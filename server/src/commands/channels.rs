@@ -2,9 +2,9 @@
 //! its token, so `--url -` reads it from stdin (first line), and `--secret-stdin` the signing
 //! secret (the next line).
 
+use super::audited;
 use anyhow::Context;
 use app::domain::chat::ChannelKind;
-use app::services::audit::{self, Actor};
 use app::services::channels::{self, NewChannel};
 use app::services::secrets::SecretKey;
 use sea_orm::DatabaseConnection;
@@ -12,12 +12,6 @@ use sea_orm::DatabaseConnection;
 use crate::channels::deliver;
 use crate::channels::platform::Verdict;
 use crate::config::Config;
-
-const CLI: Actor<'static> = Actor {
-    id: None,
-    name: "cli",
-    ip: None,
-};
 
 #[derive(Debug, clap::Args)]
 pub struct AddArgs {
@@ -43,20 +37,6 @@ fn stdin_line(what: &str) -> anyhow::Result<String> {
         .read_line(&mut line)
         .with_context(|| format!("could not read the {what} from standard input"))?;
     Ok(line.trim_end_matches(['\n', '\r']).to_string())
-}
-
-async fn audited(db: &DatabaseConnection, action: &str, name: &str) -> anyhow::Result<()> {
-    audit::record(
-        db,
-        &CLI,
-        action,
-        name,
-        serde_json::json!({}),
-        crate::clock::now(),
-    )
-    .await
-    .context("the change was made but could not be written to the audit log")?;
-    Ok(())
 }
 
 pub async fn add(db: &DatabaseConnection, key: &SecretKey, args: AddArgs) -> anyhow::Result<()> {

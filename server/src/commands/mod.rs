@@ -12,3 +12,28 @@ pub mod runs;
 pub mod secrets;
 pub mod traffic;
 pub mod users;
+
+/// Writes an audit entry for a change made from the command line (actor `cli`, no address).
+pub(crate) async fn audited(
+    db: &sea_orm::DatabaseConnection,
+    action: &str,
+    subject: &str,
+) -> anyhow::Result<()> {
+    use anyhow::Context;
+    let cli = app::services::audit::Actor {
+        id: None,
+        name: "cli",
+        ip: None,
+    };
+    app::services::audit::record(
+        db,
+        &cli,
+        action,
+        subject,
+        serde_json::json!({}),
+        crate::clock::now(),
+    )
+    .await
+    .context("the change was made but could not be written to the audit log")?;
+    Ok(())
+}

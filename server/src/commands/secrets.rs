@@ -3,31 +3,11 @@
 
 use std::path::Path;
 
+use super::audited;
 use anyhow::Context;
 use app::domain::secrets::SecretName;
-use app::services::audit::{self, Actor};
 use app::services::secrets::{self, SecretKey};
 use sea_orm::DatabaseConnection;
-
-const CLI: Actor<'static> = Actor {
-    id: None,
-    name: "cli",
-    ip: None,
-};
-
-async fn audited(db: &DatabaseConnection, action: &str, name: &str) -> anyhow::Result<()> {
-    audit::record(
-        db,
-        &CLI,
-        action,
-        name,
-        serde_json::json!({}),
-        crate::clock::now(),
-    )
-    .await
-    .context("the change was made but could not be written to the audit log")?;
-    Ok(())
-}
 
 /// `secret set NAME`, the value on stdin.
 pub async fn set(

@@ -1,33 +1,12 @@
 //! `bulwark user …`: accounts from the command line, for the operator who is locked out of the
 //! web console (or scripts it). Every change is audited with the actor `cli`.
 
+use super::audited;
 use anyhow::Context;
 use app::domain::account::{NewPassword, Role};
-use app::services::audit::{self, Actor};
 use app::services::users::{self, Change, ManageError};
 use sea_orm::DatabaseConnection;
 use serde::Serialize;
-
-/// Who the audit log names for changes made here.
-const CLI: Actor<'static> = Actor {
-    id: None,
-    name: "cli",
-    ip: None,
-};
-
-async fn audited(db: &DatabaseConnection, action: &str, username: &str) -> anyhow::Result<()> {
-    audit::record(
-        db,
-        &CLI,
-        action,
-        username,
-        serde_json::json!({}),
-        crate::clock::now(),
-    )
-    .await
-    .context("the change was made but could not be written to the audit log")?;
-    Ok(())
-}
 
 fn explain(e: ManageError) -> anyhow::Error {
     match e {
