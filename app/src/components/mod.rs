@@ -1,6 +1,7 @@
 //! Pieces the pages share.
 
 pub mod chart;
+pub mod form;
 pub mod layout;
 pub mod retry_chart;
 pub mod retry_editor;

@@ -5,8 +5,8 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use crate::api::AppError;
 use crate::api::users::{ChangePassword, EndMySessions, my_sessions};
+use crate::components::form::{field_error, other_error};
 use crate::components::layout::use_current_user;
 use crate::views::users::SessionRow;
 
@@ -69,13 +69,8 @@ pub fn AccountPage() -> impl IntoView {
 
 #[component]
 fn ChangePasswordForm(change: ServerAction<ChangePassword>) -> impl IntoView {
-    let error = move || change.value().get().and_then(Result::err);
-    let field_error = move |field: &'static str| move || error().and_then(|e| e.for_field(field));
-    let other_error = move || {
-        error()
-            .filter(|e| !matches!(e, AppError::Invalid { .. }))
-            .map(|e| e.to_string())
-    };
+    let field_error = move |field| field_error(change.value(), field);
+    let other_error = other_error(change.value());
     let done = move || {
         change
             .value()

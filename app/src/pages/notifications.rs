@@ -10,6 +10,7 @@ use crate::api::AppError;
 use crate::api::notifications::{
     ResendMail, SaveMailSettings, SendTestMail, mail_settings, outbox, preview_mail,
 };
+use crate::components::form::field_error;
 use crate::components::layout::{use_current_user, use_is_admin};
 use crate::domain::mail::MailStatus;
 use crate::views::notifications::{MailSettingsView, OutboxRow};
@@ -37,18 +38,6 @@ pub fn NotificationsPage() -> impl IntoView {
         </Transition>
         <super::channels::ChannelsCard />
         <OutboxCard resend test />
-    }
-}
-
-fn field_error<T, S>(value: S, field: &'static str) -> impl Fn() -> Option<String>
-where
-    S: Get<Value = Option<Result<T, AppError>>>,
-{
-    move || {
-        value
-            .get()
-            .and_then(Result::err)
-            .and_then(|e| e.for_field(field))
     }
 }
 

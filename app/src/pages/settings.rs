@@ -6,6 +6,7 @@ use leptos_meta::Title;
 
 use crate::api::nodes::list_nodes;
 use crate::api::users::{CreateUser, ManageUser, ResetPassword, list_users};
+use crate::components::form::{field_error, other_error};
 use crate::components::layout::use_is_admin;
 use crate::domain::node::{
     DEFAULT_LEASE_SECONDS, HEARTBEAT_SECONDS, LOST_AFTER_SECONDS, NodeState, skew_warning,
@@ -86,8 +87,7 @@ fn SecretsCard(is_admin: Resource<bool>) -> impl IntoView {
         move || (set.version().get(), remove.version().get()),
         |_| list_secrets(),
     );
-    let error = move || set.value().get().and_then(Result::err);
-    let field_error = move |field: &'static str| move || error().and_then(|e| e.for_field(field));
+    let field_error = move |field| field_error(set.value(), field);
     let done = move || {
         set.value().get().and_then(Result::ok).map(|created| {
             if created {
@@ -353,13 +353,8 @@ fn ManageOutcome(manage: ServerAction<ManageUser>) -> impl IntoView {
 /// An administrator sets someone's password; they must choose their own at the next sign-in.
 #[component]
 fn ResetPasswordForm(reset: ServerAction<ResetPassword>) -> impl IntoView {
-    let error = move || reset.value().get().and_then(Result::err);
-    let field_error = move |field: &'static str| move || error().and_then(|e| e.for_field(field));
-    let other_error = move || {
-        error()
-            .filter(|e| !matches!(e, crate::api::AppError::Invalid { .. }))
-            .map(|e| e.to_string())
-    };
+    let field_error = move |field| field_error(reset.value(), field);
+    let other_error = other_error(reset.value());
     let done = move || {
         reset.value().get().and_then(Result::ok).map(|()| {
             "Password set; they choose their own at the next sign-in, and their sessions ended."
@@ -389,13 +384,8 @@ fn ResetPasswordForm(reset: ServerAction<ResetPassword>) -> impl IntoView {
 
 #[component]
 fn AddUserForm(create: ServerAction<CreateUser>) -> impl IntoView {
-    let error = move || create.value().get().and_then(Result::err);
-    let field_error = move |field: &'static str| move || error().and_then(|e| e.for_field(field));
-    let other_error = move || {
-        error()
-            .filter(|e| !matches!(e, crate::api::AppError::Invalid { .. }))
-            .map(|e| e.to_string())
-    };
+    let field_error = move |field| field_error(create.value(), field);
+    let other_error = other_error(create.value());
     let created = move || {
         create
             .value()
