@@ -24,6 +24,7 @@ mod m20261201_000016_claim_classes;
 mod m20261201_000017_account_admin;
 mod m20261201_000018_secrets;
 mod m20261201_000019_channels;
+mod m20261201_000020_channel_deliveries;
 
 pub struct Migrator;
 
@@ -50,6 +51,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000017_account_admin::Migration),
             Box::new(m20261201_000018_secrets::Migration),
             Box::new(m20261201_000019_channels::Migration),
+            Box::new(m20261201_000020_channel_deliveries::Migration),
         ]
     }
 }

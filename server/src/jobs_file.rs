@@ -47,6 +47,10 @@ struct JobToml {
     /// No output for this long ends a command attempt as stalled (`"5m"`).
     stall_timeout: Option<String>,
     alerts: Option<AlertsToml>,
+    /// Channels the alerts go to, by name.
+    alert_channels: Option<Vec<String>>,
+    /// Channels escalations go to (default: the alert channels).
+    escalate_channels: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -199,6 +203,12 @@ impl JobToml {
         }
         if let Some(v) = self.stall_timeout {
             input.timeout_stall = v;
+        }
+        if let Some(v) = self.alert_channels {
+            input.alert_channels = v.join(", ");
+        }
+        if let Some(v) = self.escalate_channels {
+            input.escalate_channels = v.join(", ");
         }
         if let Some(a) = self.alerts {
             if let Some(v) = a.to {

@@ -114,8 +114,8 @@ impl Application {
         self.engine.as_mut()
     }
 
-    /// Whether this process delivers the outbox (on by default). Tests that deliver mail
-    /// themselves, to see exactly what one delivery round does, turn it off.
+    /// Whether this process delivers the mail and channel outboxes (on by default). Tests that
+    /// deliver themselves, to see exactly what one delivery round does, turn it off.
     pub fn with_mail_sender(mut self, on: bool) -> Self {
         self.mail_sender = on;
         self
@@ -169,6 +169,15 @@ impl Application {
             ),
         }
         let mail = mail_sender.then(|| tokio::spawn(mailer.run(shutdown.clone().wait())));
+        let chat = mail_sender.then(|| {
+            let sender = crate::channels::sender::ChannelSender::new(
+                db.clone(),
+                secret_key.clone(),
+                me.node_id.clone(),
+                config.public_url(),
+            );
+            tokio::spawn(sender.run(shutdown.clone().wait()))
+        });
         let router = web::router(
             web::state(&config, db.clone(), secret_key),
             web::Traffic {
@@ -190,6 +199,11 @@ impl Application {
             && let Err(e) = mail.await
         {
             tracing::error!(error = %e, "the mail sender failed");
+        }
+        if let Some(chat) = chat
+            && let Err(e) = chat.await
+        {
+            tracing::error!(error = %e, "the channel sender failed");
         }
         // The web server has drained: no hit can arrive after this flush.
         match store::flush(&db, &recorder.buffer, config.traffic_ip).await {

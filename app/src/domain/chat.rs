@@ -8,6 +8,7 @@ use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::alerts::human_duration;
+use super::mail::FailedRun;
 use super::run::{ErrorClass, RunStatus};
 
 crate::text_enum! {
@@ -58,9 +59,47 @@ crate::text_enum! {
         FirstFailure = "job.failed",
         Escalation = "job.escalated",
         Recovered = "job.recovered",
+        Digest = "digest.daily",
+        Trend = "trend.alert",
+        /// Alerts held back by a rate limit, said together.
+        Summary = "channel.summary",
         Test = "channel.test",
     }
 }
+
+crate::text_enum! {
+    /// Where a message to a channel is.
+    pub enum DeliveryStatus {
+        /// Waiting for (another) attempt, or for the rate limit's next window.
+        Pending = "pending",
+        /// The platform accepted it.
+        Sent = "sent",
+        /// Refused for good (a 4xx, a platform error code, or out of attempts); resendable.
+        Failed = "failed",
+        /// Went out inside a summary (`merged_into`).
+        Summarised = "summarised",
+    }
+}
+
+/// A label and a value, as the digest, trend and summary messages list them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Detail {
+    pub label: String,
+    pub value: String,
+}
+
+impl Detail {
+    pub fn new(label: impl Into<String>, value: impl Into<String>) -> Self {
+        Detail {
+            label: label.into(),
+            value: value.into(),
+        }
+    }
+}
+
+/// Where a stored event's links point until it is sent: the sender puts the configured
+/// `public_url` in its place, so messages waiting in the outbox follow a changed address.
+pub const CONSOLE: &str = super::mail::CONSOLE;
 
 /// Everything an alert can say. Links are absolute (the console's `public_url`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -83,6 +122,111 @@ pub struct ChatEvent {
     pub run_url: Option<String>,
     pub queue_url: Option<String>,
     pub at: DateTime<Utc>,
+    /// The title of a digest, trend or summary (alerts about a job make their own).
+    #[serde(default)]
+    pub headline: Option<String>,
+    /// The lines of a digest, trend or summary.
+    #[serde(default)]
+    pub details: Vec<Detail>,
+    /// A digest's link to the full one, a trend's to the Overview.
+    #[serde(default)]
+    pub more_url: Option<String>,
+}
+
+impl ChatEvent {
+    /// An event about nothing in particular yet: the fields alerts about a job fill stay empty.
+    pub fn general(event: EventType, headline: String, at: DateTime<Utc>) -> Self {
+        ChatEvent {
+            event,
+            job: String::new(),
+            run_id: None,
+            run_status: None,
+            attempt: None,
+            error_class: None,
+            message: None,
+            failed_runs: 0,
+            since: None,
+            down_for_s: None,
+            run_url: None,
+            queue_url: None,
+            at,
+            headline: Some(headline),
+            details: Vec::new(),
+            more_url: None,
+        }
+    }
+
+    /// The event with `{console}` in its links replaced by `console`.
+    pub fn with_console(mut self, console: &str) -> Self {
+        for url in [&mut self.run_url, &mut self.queue_url, &mut self.more_url]
+            .into_iter()
+            .flatten()
+        {
+            *url = url.replace(CONSOLE, console.trim_end_matches('/'));
+        }
+        self
+    }
+
+    /// A failed run's first-failure or escalation alert. `failed_runs` and `since` describe
+    /// the episode so far.
+    pub fn failure(
+        event: EventType,
+        run: &FailedRun,
+        failed_runs: i32,
+        since: Option<DateTime<Utc>>,
+        at: DateTime<Utc>,
+    ) -> Self {
+        ChatEvent {
+            job: run.job.clone(),
+            run_id: Some(run.run_id),
+            run_status: Some(run.status),
+            attempt: Some(run.attempts),
+            error_class: run.error_class,
+            message: run.message.clone(),
+            failed_runs,
+            since,
+            run_url: Some(format!("{CONSOLE}/runs/{}", run.run_id)),
+            queue_url: Some(format!("{CONSOLE}/failed")),
+            headline: None,
+            ..ChatEvent::general(event, String::new(), at)
+        }
+    }
+
+    /// A job's first good run after failing ones.
+    pub fn recovered(
+        job: &str,
+        run_id: i64,
+        down_for: Duration,
+        failed_runs: i32,
+        at: DateTime<Utc>,
+    ) -> Self {
+        ChatEvent {
+            job: job.to_string(),
+            run_id: Some(run_id),
+            run_status: Some(RunStatus::Succeeded),
+            failed_runs,
+            since: Some(at - down_for),
+            down_for_s: Some(down_for.num_seconds()),
+            run_url: Some(format!("{CONSOLE}/runs/{run_id}")),
+            headline: None,
+            ..ChatEvent::general(EventType::Recovered, String::new(), at)
+        }
+    }
+
+    /// Alerts held back by a rate limit, listed by their titles, said as one message.
+    pub fn summary(titles: &[String], at: DateTime<Utc>) -> Self {
+        let mut event = ChatEvent::general(
+            EventType::Summary,
+            format!(
+                "{} more alerts while the channel was at its rate limit",
+                titles.len()
+            ),
+            at,
+        );
+        event.details = titles.iter().map(|t| Detail::new("", t.clone())).collect();
+        event.more_url = Some(format!("{CONSOLE}/notifications"));
+        event
+    }
 }
 
 /// A chat message: a title, a Markdown body for platforms that render it, and the same in plain
@@ -142,6 +286,9 @@ pub fn compose(event: &ChatEvent, lang: Lang, limit: usize) -> ChatMessage {
         ),
         EventType::Recovered => format!("{} recovered", event.job),
         EventType::Test => "Bulwark test message".to_string(),
+        EventType::Digest | EventType::Trend | EventType::Summary => {
+            event.headline.clone().unwrap_or_default()
+        }
     };
     let mut facts: Vec<(String, String)> = Vec::new();
     match event.event {
@@ -175,6 +322,11 @@ pub fn compose(event: &ChatEvent, lang: Lang, limit: usize) -> ChatMessage {
                 event.at.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
             ));
         }
+        EventType::Digest | EventType::Trend | EventType::Summary => {
+            for detail in &event.details {
+                facts.push((detail.label.clone(), detail.value.clone()));
+            }
+        }
     }
     let mut links: Vec<(String, String)> = Vec::new();
     if let Some(url) = &event.run_url {
@@ -182,6 +334,14 @@ pub fn compose(event: &ChatEvent, lang: Lang, limit: usize) -> ChatMessage {
     }
     if let Some(url) = &event.queue_url {
         links.push(("Failed queue".into(), url.clone()));
+    }
+    if let Some(url) = &event.more_url {
+        let label = match event.event {
+            EventType::Digest => "Full digest",
+            EventType::Summary => "Every message",
+            _ => "Open Bulwark",
+        };
+        links.push((label.into(), url.clone()));
     }
 
     let link_md: String = links
@@ -194,14 +354,31 @@ pub fn compose(event: &ChatEvent, lang: Lang, limit: usize) -> ChatMessage {
         .map(|(label, url)| format!("{label}: {url}"))
         .collect::<Vec<_>>()
         .join("\n");
+    // An unlabelled fact is an item of a list (a summary's alerts).
     let body_md: String = facts
         .iter()
-        .map(|(k, v)| format!("**{k}:** {}", md(v)))
+        .map(|(k, v)| {
+            if k.is_empty() {
+                format!("- {}", md(v))
+            } else {
+                format!("**{k}:** {}", md(v))
+            }
+        })
         .collect::<Vec<_>>()
-        .join("\n\n");
+        .join(if facts.iter().all(|(k, _)| k.is_empty()) {
+            "\n"
+        } else {
+            "\n\n"
+        });
     let body_plain: String = facts
         .iter()
-        .map(|(k, v)| format!("{k}: {v}"))
+        .map(|(k, v)| {
+            if k.is_empty() {
+                format!("- {v}")
+            } else {
+                format!("{k}: {v}")
+            }
+        })
         .collect::<Vec<_>>()
         .join("\n");
     let head_md = format!("### {}\n\n", md(&title));
@@ -242,28 +419,6 @@ fn fit(head: &str, body: &str, tail: &str, limit: usize) -> String {
         end -= 1;
     }
     out[..end].to_string()
-}
-
-/// Several alerts held back by a platform's rate limit, said in one message in the next
-/// window rather than dropped.
-pub fn summary(titles: &[String], lang: Lang, limit: usize) -> ChatMessage {
-    let Lang::En = lang;
-    let title = format!(
-        "{} more alerts while the channel was at its rate limit",
-        titles.len()
-    );
-    let lines: Vec<String> = titles.iter().map(|t| format!("- {}", md(t))).collect();
-    let plain_lines: Vec<String> = titles.iter().map(|t| format!("- {t}")).collect();
-    ChatMessage {
-        markdown: fit(
-            &format!("### {}\n\n", md(&title)),
-            &lines.join("\n"),
-            "",
-            limit,
-        ),
-        plain: fit(&format!("{title}\n"), &plain_lines.join("\n"), "", limit),
-        title,
-    }
 }
 
 /// Whether a channel limited to `per_minute` messages may send one more at `now`, given when
@@ -347,6 +502,9 @@ mod tests {
             run_url: Some("https://bulwark.example/runs/42".into()),
             queue_url: Some("https://bulwark.example/failed".into()),
             at: "2026-12-01T03:00:05Z".parse().unwrap(),
+            headline: None,
+            details: Vec::new(),
+            more_url: None,
         }
     }
 
@@ -393,12 +551,20 @@ mod tests {
 
     #[test]
     fn held_back_alerts_become_one_summary() {
-        let titles: Vec<String> = (0..5).map(|i| format!("job-{i} failed")).collect();
-        let m = summary(&titles, Lang::En, 4096);
+        let titles: Vec<String> = (0..5).map(|i| format!("job_{i} failed")).collect();
+        let at = "2026-12-01T03:00:05Z".parse().unwrap();
+        let e = ChatEvent::summary(&titles, at).with_console("https://b.example/");
+        let m = compose(&e, Lang::En, 4096);
         assert_eq!(
             m.title,
             "5 more alerts while the channel was at its rate limit"
         );
-        assert_eq!(m.plain.lines().count(), 6);
+        // The title, five alerts, the link.
+        assert_eq!(m.plain.lines().count(), 7, "{}", m.plain);
+        assert!(m.markdown.contains("- job\\_4 failed"), "{}", m.markdown);
+        assert!(
+            m.plain
+                .ends_with("Every message: https://b.example/notifications")
+        );
     }
 }

@@ -19,6 +19,11 @@ pub struct Model {
     /// The platform's answer to the last delivery or test.
     pub last_answer: Option<String>,
     pub last_delivery_at: Option<DateTimeUtc>,
+    /// The sender delivering this channel's messages now, and until when its lease holds.
+    pub claimed_by: Option<String>,
+    pub claimed_until: Option<DateTimeUtc>,
+    /// When the latest messages were sent (JSON array), to keep the platform's rate limit.
+    pub sent_window: String,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
 }

@@ -38,6 +38,10 @@ pub struct Model {
     pub escalate_after: i32,
     /// JSON array of addresses.
     pub escalate_to: String,
+    /// JSON array of channel names the job's alerts go to.
+    pub alert_channels: String,
+    /// JSON array of channel names escalations go to (empty: the alert channels).
+    pub escalate_channels: String,
     pub created_at: DateTimeUtc,
     /// JSON array of the names of jobs that depend on this one.
     pub dependants: String,

@@ -2,6 +2,7 @@
 
 pub mod audit_log;
 pub mod channel;
+pub mod channel_delivery;
 pub mod job;
 pub mod job_alert;
 pub mod job_attempt;

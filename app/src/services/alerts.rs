@@ -11,8 +11,10 @@ use chrono::{DateTime, Utc};
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter};
 
+use super::channel_outbox::{self, NewEvent};
 use super::outbox::{self, NewMail};
 use crate::domain::alerts::{self, Alert, AlertState, RunOutcome};
+use crate::domain::chat::{ChatEvent, EventType};
 use crate::domain::job::JobSpec;
 use crate::domain::mail::{self, FailedRun};
 use crate::entities::job_alert;
@@ -116,6 +118,8 @@ pub async fn record_batch(
     Ok(all_fired)
 }
 
+/// Queues what `fired` calls for: a mail to the job's addresses and its e-mail channels, and a
+/// message to each of its chat and webhook channels.
 #[allow(clippy::too_many_arguments)]
 async fn queue_mails(
     db: &impl ConnectionTrait,
@@ -128,47 +132,93 @@ async fn queue_mails(
     fired: &[Alert],
     now: DateTime<Utc>,
 ) -> Result<(), DbErr> {
-    let to = &spec.alerts.to;
-    let escalate_to = &spec.alerts.escalate_to;
+    let alerts_to = &spec.alerts;
     for alert in fired {
-        let (composed, recipients, run_id) = match (alert, settled) {
-            (Alert::FirstFailure, Settled::Failed(run)) => {
-                (mail::first_failure(run), to.clone(), run.run_id)
-            }
+        let (composed, mut recipients, channels, event, run_id) = match (alert, settled) {
+            (Alert::FirstFailure, Settled::Failed(run)) => (
+                mail::first_failure(run),
+                alerts_to.to.clone(),
+                alerts_to.channels.clone(),
+                ChatEvent::failure(
+                    EventType::FirstFailure,
+                    run,
+                    next.failed_runs,
+                    next.opened_at,
+                    now,
+                ),
+                run.run_id,
+            ),
             (Alert::Escalation { failed_runs }, Settled::Failed(run)) => (
                 mail::escalation(run, *failed_runs, next.opened_at.unwrap_or(now)),
-                if escalate_to.is_empty() {
-                    to.clone()
+                if alerts_to.escalate_to.is_empty() {
+                    alerts_to.to.clone()
                 } else {
-                    escalate_to.clone()
+                    alerts_to.escalate_to.clone()
                 },
+                alerts_to.escalation_channels().to_vec(),
+                ChatEvent::failure(
+                    EventType::Escalation,
+                    run,
+                    *failed_runs,
+                    next.opened_at,
+                    now,
+                ),
                 run.run_id,
             ),
             (Alert::Recovered { down_for }, Settled::Succeeded { run_id }) => {
-                let mut recipients = to.clone();
+                // Everyone who heard the job was failing hears it recovered.
+                let mut recipients = alerts_to.to.clone();
+                let mut channels = alerts_to.channels.clone();
                 if before.escalated {
-                    for address in escalate_to {
+                    for address in &alerts_to.escalate_to {
                         if !recipients.contains(address) {
                             recipients.push(address.clone());
+                        }
+                    }
+                    for channel in alerts_to.escalation_channels() {
+                        if !channels.contains(channel) {
+                            channels.push(channel.clone());
                         }
                     }
                 }
                 (
                     mail::recovered(name, *run_id, *down_for, before.failed_runs),
                     recipients,
+                    channels,
+                    ChatEvent::recovered(name, *run_id, *down_for, before.failed_runs, now),
                     *run_id,
                 )
             }
             _ => continue,
         };
+        let dedupe_key = format!("alert:{job_id}:{}:{}", next.episode, alert.kind());
+        let by_mail = channel_outbox::enqueue(
+            db,
+            &channels,
+            &NewEvent {
+                dedupe_key: dedupe_key.clone(),
+                job_id: Some(job_id),
+                run_id: Some(run_id),
+                event,
+            },
+            now,
+        )
+        .await?;
+        for address in by_mail {
+            if !recipients.contains(&address) {
+                recipients.push(address);
+            }
+        }
         if recipients.is_empty() {
-            tracing::warn!(job = %name, alert = alert.kind(), "no recipients configured: alert not mailed");
+            if channels.is_empty() {
+                tracing::warn!(job = %name, alert = alert.kind(), "no recipients or channels configured: alert not sent");
+            }
             continue;
         }
         outbox::enqueue(
             db,
             NewMail {
-                dedupe_key: format!("alert:{job_id}:{}:{}", next.episode, alert.kind()),
+                dedupe_key,
                 kind: alert.kind().to_string(),
                 job_id: Some(job_id),
                 run_id: Some(run_id),

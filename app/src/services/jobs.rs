@@ -78,6 +78,10 @@ pub fn to_spec(row: &job::Model) -> Result<JobSpec, JobError> {
             to: addresses(&row.alert_to)?,
             escalate_after: row.escalate_after.max(0) as u32,
             escalate_to: addresses(&row.escalate_to)?,
+            channels: serde_json::from_str(&row.alert_channels)
+                .map_err(|_| corrupt("alert channels"))?,
+            escalate_channels: serde_json::from_str(&row.escalate_channels)
+                .map_err(|_| corrupt("escalation channels"))?,
         },
         dependants: serde_json::from_str(&row.dependants).map_err(|_| corrupt("dependants"))?,
     })
@@ -112,6 +116,10 @@ fn fill(model: &mut job::ActiveModel, spec: &JobSpec, now: DateTime<Utc>) -> Res
     model.alert_to = Set(json(&spec.alerts.to)?);
     model.escalate_after = Set(spec.alerts.escalate_after as i32);
     model.escalate_to = Set(json(&spec.alerts.escalate_to)?);
+    model.alert_channels =
+        Set(serde_json::to_string(&spec.alerts.channels).map_err(JobError::Encode)?);
+    model.escalate_channels =
+        Set(serde_json::to_string(&spec.alerts.escalate_channels).map_err(JobError::Encode)?);
     model.dependants = Set(serde_json::to_string(&spec.dependants).map_err(JobError::Encode)?);
     model.updated_at = Set(now);
     Ok(())
@@ -172,6 +180,24 @@ async fn check_references(
                 "dependants",
                 format!("there is no job named '{dependant}'"),
             ));
+        }
+    }
+    for (field, names) in [
+        ("alert_channels", &spec.alerts.channels),
+        ("escalate_channels", &spec.alerts.escalate_channels),
+    ] {
+        for name in names {
+            if crate::entities::channel::Entity::find()
+                .filter(crate::entities::channel::Column::Name.eq(name))
+                .one(db)
+                .await?
+                .is_none()
+            {
+                errors.push(FieldError::new(
+                    field,
+                    format!("there is no channel named '{name}' (add it on the Notifications page or with bulwark channel add)"),
+                ));
+            }
         }
     }
     if errors.is_empty() {

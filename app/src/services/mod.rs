@@ -8,6 +8,7 @@
 
 pub mod alerts;
 pub mod audit;
+pub mod channel_outbox;
 pub mod channels;
 pub mod digest;
 pub mod failed;

@@ -59,21 +59,9 @@ pub async fn send(
 
 /// The message `channel test` and the Notifications page's Send test send.
 pub fn test_event(console: &str, now: chrono::DateTime<chrono::Utc>) -> ChatEvent {
-    ChatEvent {
-        event: EventType::Test,
-        job: "(test)".into(),
-        run_id: None,
-        run_status: None,
-        attempt: None,
-        error_class: None,
-        message: None,
-        failed_runs: 0,
-        since: None,
-        down_for_s: None,
-        run_url: Some(format!("{console}/notifications")),
-        queue_url: None,
-        at: now,
-    }
+    let mut event = ChatEvent::general(EventType::Test, "Bulwark test message".into(), now);
+    event.more_url = Some(format!("{}/notifications", console.trim_end_matches('/')));
+    event
 }
 
 /// Whether a kind is delivered by this module (all but e-mail).

@@ -81,7 +81,8 @@ pub fn webhook_event(event: &ChatEvent, message: &ChatMessage) -> Value {
         "failed_runs": event.failed_runs,
         "since": event.since,
         "down_for_s": event.down_for_s,
-        "links": { "run": event.run_url, "failed_queue": event.queue_url },
+        "details": event.details.iter().map(|d| json!({ "label": d.label, "value": d.value })).collect::<Vec<_>>(),
+        "links": { "run": event.run_url, "failed_queue": event.queue_url, "more": event.more_url },
         "at": event.at,
     })
 }
@@ -188,7 +189,8 @@ fn header_colour(event: &ChatEvent) -> &'static str {
     match event.event {
         EventType::FirstFailure | EventType::Escalation => "red",
         EventType::Recovered => "green",
-        EventType::Test => "blue",
+        EventType::Digest | EventType::Summary | EventType::Test => "blue",
+        EventType::Trend => "orange",
     }
 }
 
@@ -335,6 +337,9 @@ mod tests {
             run_url: Some("https://b.example/runs/7".into()),
             queue_url: None,
             at: "2026-12-01T00:00:00Z".parse().unwrap(),
+            headline: None,
+            details: Vec::new(),
+            more_url: None,
         }
     }
 

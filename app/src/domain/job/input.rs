@@ -59,6 +59,12 @@ pub struct JobInput {
     pub alert_to: String,
     pub escalate_after: String,
     pub escalate_to: String,
+    /// Channel names, separated by commas.
+    #[serde(default)]
+    pub alert_channels: String,
+    /// Channel names for escalations, separated by commas; empty: the alert channels.
+    #[serde(default)]
+    pub escalate_channels: String,
 }
 
 impl Default for JobInput {
@@ -103,6 +109,8 @@ impl Default for JobInput {
             alert_to: String::new(),
             escalate_after: "3".into(),
             escalate_to: String::new(),
+            alert_channels: String::new(),
+            escalate_channels: String::new(),
         }
     }
 }
@@ -137,6 +145,8 @@ impl JobSpec {
             alert_to: email::join(&self.alerts.to),
             escalate_after: self.alerts.escalate_after.to_string(),
             escalate_to: email::join(&self.alerts.escalate_to),
+            alert_channels: self.alerts.channels.join(", "),
+            escalate_channels: self.alerts.escalate_channels.join(", "),
             ..JobInput::default()
         };
         match &self.kind {

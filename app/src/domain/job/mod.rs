@@ -326,6 +326,21 @@ pub struct Alerts {
     /// Consecutive failed runs before the escalation mail.
     pub escalate_after: u32,
     pub escalate_to: Vec<EmailAddress>,
+    /// Channels the alerts go to, by name.
+    pub channels: Vec<String>,
+    /// Channels escalations go to; empty: [`Alerts::channels`].
+    pub escalate_channels: Vec<String>,
+}
+
+impl Alerts {
+    /// Where an escalation is said: its own channels, or the alert channels.
+    pub fn escalation_channels(&self) -> &[String] {
+        if self.escalate_channels.is_empty() {
+            &self.channels
+        } else {
+            &self.escalate_channels
+        }
+    }
 }
 
 /// A valid job definition.

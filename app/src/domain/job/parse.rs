@@ -179,6 +179,9 @@ impl JobSpec {
         }
         let to = parse_addresses("alert_to", &input.alert_to, &mut fail);
         let escalate_to = parse_addresses("escalate_to", &input.escalate_to, &mut fail);
+        let channels = parse_channels("alert_channels", &input.alert_channels, &mut fail);
+        let escalate_channels =
+            parse_channels("escalate_channels", &input.escalate_channels, &mut fail);
         let escalate_after = match input.escalate_after.trim().parse::<u32>() {
             Ok(n) if (1..=100).contains(&n) => Some(n),
             _ => {
@@ -234,6 +237,8 @@ impl JobSpec {
                     to,
                     escalate_after,
                     escalate_to,
+                    channels,
+                    escalate_channels,
                 },
                 dependants,
             }),
@@ -419,6 +424,24 @@ fn label(field: &str) -> &'static str {
         "timeout_stall" => "stall timeout",
         _ => "value",
     }
+}
+
+/// Channel names separated by commas or new lines, each written as a channel is named; no
+/// name twice.
+pub fn parse_channels(field: &str, text: &str, fail: &mut impl FnMut(&str, String)) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for name in text
+        .split([',', '\n'])
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+    {
+        if let Err(e) = crate::domain::secrets::SecretName::parse(name) {
+            fail(field, e.replace("secret", "channel"));
+        } else if !names.iter().any(|n| n == name) {
+            names.push(name.to_string());
+        }
+    }
+    names
 }
 
 fn parse_addresses(
