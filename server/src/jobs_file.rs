@@ -421,4 +421,24 @@ escalate_to = ["lead@example.com"]
             "{problems:?}"
         );
     }
+
+    #[test]
+    fn channels_are_top_level_keys() {
+        let job = "[[job]]\nname = \"loud\"\ncron = \"0 * * * * *\"\nkind = \"command\"\ncommand = [\"x\"]\n";
+        let specs = parse_file(&format!(
+            "{job}alert_channels = [\"ops-ding\", \"hook\"]\nescalate_channels = [\"pager\"]\n"
+        ))
+        .unwrap();
+        assert_eq!(specs[0].alerts.channels, ["ops-ding", "hook"]);
+        assert_eq!(specs[0].alerts.escalation_channels(), ["pager"]);
+        let specs = parse_file(&format!("{job}alert_channels = [\"ops-ding\"]\n")).unwrap();
+        assert_eq!(
+            specs[0].alerts.escalation_channels(),
+            ["ops-ding"],
+            "escalations go to the alert channels unless told otherwise"
+        );
+        let problems =
+            parse_file(&format!("{job}alert_channels = [\"not a name\"]\n")).unwrap_err();
+        assert!(problems[0].contains("alert_channels"), "{problems:?}");
+    }
 }

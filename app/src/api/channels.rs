@@ -4,7 +4,10 @@
 use leptos::prelude::*;
 
 use super::AppError;
-use crate::views::channels::{ChannelRow, ChannelTest};
+use crate::views::channels::{ChannelRow, ChannelTest, DeliveryRow};
+
+/// How many channel messages the Notifications page shows.
+pub const DELIVERIES_LIMIT: u64 = 200;
 
 #[cfg(feature = "ssr")]
 fn channel_error(e: crate::services::channels::ChannelError) -> AppError {
@@ -13,6 +16,7 @@ fn channel_error(e: crate::services::channels::ChannelError) -> AppError {
         ChannelError::Invalid(m) => AppError::invalid("channel", m),
         ChannelError::Taken(_) => AppError::invalid("name", e.to_string()),
         ChannelError::NotFound(name) => AppError::NotFound(format!("channel '{name}'")),
+        ChannelError::InUse(..) => AppError::Conflict(e.to_string()),
         other => AppError::internal(&other),
     }
 }
@@ -96,6 +100,53 @@ pub async fn add_channel(
     )
 }
 
+/// Blank `url` and `secret` keep what is stored; `clear_secret` (a checkbox) drops the secret.
+#[server(endpoint = "channels/edit")]
+pub async fn edit_channel(
+    name: String,
+    url: Option<String>,
+    secret: Option<String>,
+    clear_secret: Option<String>,
+    to: Option<String>,
+) -> Result<(), AppError> {
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("edit channels")?;
+            let state = super::state()?;
+            let change = crate::services::channels::ChannelChange {
+                url,
+                secret,
+                clear_secret: clear_secret.is_some_and(|v| !v.is_empty()),
+                to: to.map(|to| {
+                    to.split(',')
+                        .map(str::trim)
+                        .filter(|a| !a.is_empty())
+                        .map(str::to_string)
+                        .collect()
+                }),
+            };
+            let edited = crate::services::channels::edit(
+                &state.db,
+                &state.secret_key,
+                name.trim(),
+                &change,
+                crate::clock::now(),
+            )
+            .await
+            .map_err(channel_error)?;
+            super::audit(
+                &state,
+                &admin,
+                "channel.changed",
+                &edited.name,
+                serde_json::json!({ "target": edited.target, "signed": edited.signed }),
+            )
+            .await
+        }
+        .await,
+    )
+}
+
 #[server(endpoint = "channels/test")]
 pub async fn test_channel(name: String) -> Result<ChannelTest, AppError> {
     super::respond(
@@ -123,6 +174,57 @@ pub async fn test_channel(name: String) -> Result<ChannelTest, AppError> {
                 accepted,
                 answer,
             })
+        }
+        .await,
+    )
+}
+
+/// The latest messages to channels, optionally of one status.
+#[server(endpoint = "channels/deliveries")]
+pub async fn deliveries(status: Option<String>) -> Result<Vec<DeliveryRow>, AppError> {
+    super::respond(
+        async {
+            super::auth::require_user()?;
+            let status = status
+                .as_deref()
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(|s| {
+                    s.parse::<crate::domain::chat::DeliveryStatus>()
+                        .map_err(|e| AppError::invalid("status", format!("status: {e}")))
+                })
+                .transpose()?;
+            let state = super::state()?;
+            let rows =
+                crate::services::channel_outbox::list(&state.db, status, DELIVERIES_LIMIT).await?;
+            Ok(rows.into_iter().map(DeliveryRow::from).collect())
+        }
+        .await,
+    )
+}
+
+/// Puts a message back in the queue (the sender sends it within seconds, with its webhook-id).
+#[server(endpoint = "channels/deliveries/resend")]
+pub async fn resend_delivery(id: i64) -> Result<DeliveryRow, AppError> {
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("resend channel messages")?;
+            let state = super::state()?;
+            if !crate::services::channel_outbox::resend(&state.db, id, crate::clock::now()).await? {
+                return Err(AppError::NotFound(format!("channel message {id}")));
+            }
+            super::audit(
+                &state,
+                &admin,
+                "channel.resend",
+                &format!("message {id}"),
+                serde_json::json!({}),
+            )
+            .await?;
+            let row = crate::services::channel_outbox::get(&state.db, id)
+                .await?
+                .ok_or_else(|| AppError::NotFound(format!("channel message {id}")))?;
+            Ok(row.into())
         }
         .await,
     )

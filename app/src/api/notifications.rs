@@ -100,6 +100,7 @@ pub async fn mail_settings() -> Result<MailSettingsView, AppError> {
 #[server(endpoint = "mail/settings/save")]
 pub async fn save_mail_settings(
     digest_to: String,
+    digest_channels: String,
     digest_time: String,
 ) -> Result<MailSettingsView, AppError> {
     use crate::services::notifications::{SettingsError, save_digest_settings};
@@ -107,7 +108,7 @@ pub async fn save_mail_settings(
         async {
             let admin = super::auth::require_admin("change mail settings")?;
             let state = super::state()?;
-            save_digest_settings(&state.db, &digest_to, &digest_time)
+            save_digest_settings(&state.db, &digest_to, &digest_channels, &digest_time)
                 .await
                 .map_err(|e| match e {
                     SettingsError::Invalid(field, message) => AppError::invalid(field, message),
@@ -118,7 +119,7 @@ pub async fn save_mail_settings(
                 &admin,
                 "mail.settings",
                 "digest",
-                serde_json::json!({ "to": digest_to, "time": digest_time }),
+                serde_json::json!({ "to": digest_to, "channels": digest_channels, "time": digest_time }),
             )
             .await?;
             settings_view(&state).await

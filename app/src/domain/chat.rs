@@ -339,6 +339,7 @@ pub fn compose(event: &ChatEvent, lang: Lang, limit: usize) -> ChatMessage {
         let label = match event.event {
             EventType::Digest => "Full digest",
             EventType::Summary => "Every message",
+            EventType::Trend => "Recent failures",
             _ => "Open Bulwark",
         };
         links.push((label.into(), url.clone()));

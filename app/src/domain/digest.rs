@@ -56,6 +56,62 @@ pub struct Digest {
     pub hours: Vec<Hour>,
 }
 
+/// The digest for chat: a few lines (runs, failures, the failed queue, the jobs failing most)
+/// and `full` — the link to the whole digest.
+pub fn chat_event(digest: &Digest, zone: chrono_tz::Tz, full: String) -> super::chat::ChatEvent {
+    use super::chat::{ChatEvent, Detail, EventType};
+    let day = digest.end.with_timezone(&zone).format("%Y-%m-%d");
+    let runs: u64 = digest.jobs.iter().map(|j| j.runs).sum();
+    let succeeded: u64 = digest.jobs.iter().map(|j| j.succeeded).sum();
+    let mut event = ChatEvent::general(
+        EventType::Digest,
+        format!("Bulwark daily digest {day}"),
+        digest.end,
+    );
+    let rate = if runs > 0 {
+        format!(
+            " ({:.1}% succeeded)",
+            succeeded as f64 * 100.0 / runs as f64
+        )
+    } else {
+        String::new()
+    };
+    event
+        .details
+        .push(Detail::new("Runs", format!("{runs}{rate}")));
+    event
+        .details
+        .push(Detail::new("Failed", (runs - succeeded).to_string()));
+    event.details.push(Detail::new(
+        "In the failed queue",
+        digest.queue.len().to_string(),
+    ));
+    let mut failing: Vec<&JobDigest> = digest
+        .jobs
+        .iter()
+        .filter(|j| j.runs > j.succeeded)
+        .collect();
+    failing.sort_by(|a, b| {
+        (b.runs - b.succeeded)
+            .cmp(&(a.runs - a.succeeded))
+            .then_with(|| a.job.cmp(&b.job))
+    });
+    if !failing.is_empty() {
+        let worst: Vec<String> = failing
+            .iter()
+            .take(3)
+            .map(|j| format!("{} ({} of {} failed)", j.job, j.runs - j.succeeded, j.runs))
+            .collect();
+        event
+            .details
+            .push(Detail::new("Failing most", worst.join(", ")));
+    }
+    event.queue_url =
+        (!digest.queue.is_empty()).then(|| format!("{}/failed", super::mail::CONSOLE));
+    event.more_url = Some(full);
+    event
+}
+
 /// The digest as a mail: a table per job, the failed queue, and the day's runs per hour drawn
 /// as table cells (mail clients show no scripts or remote images; a coloured cell works
 /// everywhere), with the same in plain text.

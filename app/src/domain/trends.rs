@@ -45,6 +45,18 @@ pub struct Finding {
     pub detail: String,
 }
 
+impl Finding {
+    /// The trend for chat: its title, what it measured, and where to look.
+    pub fn chat_event(&self, at: chrono::DateTime<chrono::Utc>) -> super::chat::ChatEvent {
+        use super::chat::{CONSOLE, ChatEvent, Detail, EventType};
+        let mut event = ChatEvent::general(EventType::Trend, format!("Trend: {}", self.title), at);
+        event.details.push(Detail::new("What", self.detail.clone()));
+        event.queue_url = Some(format!("{CONSOLE}/failed"));
+        event.more_url = Some(format!("{CONSOLE}/runs?status=dead"));
+        event
+    }
+}
+
 pub fn evaluate(w: &Window) -> Vec<Finding> {
     let mut findings = Vec::new();
     let recent: u64 = w.failed_5m.values().sum();
@@ -142,5 +154,23 @@ mod tests {
             ..Window::default()
         };
         assert!(evaluate(&w).iter().all(|f| f.key != "rate"));
+    }
+
+    #[test]
+    fn a_trend_in_chat_says_what_and_where_to_look() {
+        let finding = Finding {
+            key: "spike".into(),
+            title: "12 failed attempts in 5 minutes".into(),
+            detail: "usually 1".into(),
+        };
+        let at = "2026-12-01T03:00:00Z".parse().unwrap();
+        let event = finding.chat_event(at).with_console("https://b.example");
+        let m = super::super::chat::compose(&event, super::super::chat::Lang::En, 4096);
+        assert_eq!(m.title, "Trend: 12 failed attempts in 5 minutes");
+        assert!(m.plain.contains("What: usually 1"), "{}", m.plain);
+        assert!(
+            m.plain
+                .contains("Recent failures: https://b.example/runs?status=dead")
+        );
     }
 }

@@ -1,14 +1,19 @@
 //! The Notifications page's Channels card: where alerts can go besides mail (WeCom, DingTalk,
 //! Feishu, Slack, signed webhooks, e-mail lists). Everyone sees the channels and the last answer
-//! each platform gave; admins add, test and remove them. A URL's token and a signing secret
-//! are typed in once and never shown again.
+//! each platform gave; admins add, edit, test and remove them. A URL's token and a signing
+//! secret are typed in once and never shown again. Below it, every message sent to a channel
+//! with the platform's answer, and a resend for admins.
 
 use leptos::prelude::*;
 
 use crate::api::AppError;
-use crate::api::channels::{AddChannel, RemoveChannel, TestChannel, list_channels};
+use crate::api::channels::{
+    AddChannel, EditChannel, RemoveChannel, ResendDelivery, TestChannel, deliveries, list_channels,
+};
 use crate::components::layout::use_is_admin;
 use crate::domain::chat::ChannelKind;
+use crate::domain::chat::DeliveryStatus;
+use crate::views::channels::DeliveryRow;
 
 #[component]
 pub fn ChannelsCard() -> impl IntoView {
@@ -16,12 +21,14 @@ pub fn ChannelsCard() -> impl IntoView {
     let add = ServerAction::<AddChannel>::new();
     let test = ServerAction::<TestChannel>::new();
     let remove = ServerAction::<RemoveChannel>::new();
+    let change = ServerAction::<EditChannel>::new();
     let channels = Resource::new(
         move || {
             (
                 add.version().get(),
                 test.version().get(),
                 remove.version().get(),
+                change.version().get(),
             )
         },
         |_| list_channels(),
@@ -45,6 +52,14 @@ pub fn ChannelsCard() -> impl IntoView {
             .and_then(Result::err)
             .map(|e: AppError| e.to_string())
     };
+    let row_error = move || {
+        [remove.value().get(), change.value().get()]
+            .into_iter()
+            .flatten()
+            .find_map(Result::err)
+            .map(|e: AppError| e.to_string())
+    };
+    let changed = move || change.value().get().and_then(Result::ok).map(|()| "Saved.");
     let time = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d %H:%M UTC").to_string();
 
     view! {
@@ -77,6 +92,8 @@ pub fn ChannelsCard() -> impl IntoView {
                                             .into_iter()
                                             .map(|c| {
                                                 let name = c.name.clone();
+                                                let is_email = c.kind == ChannelKind::Email;
+                                                let current_to = if is_email { c.target.clone() } else { String::new() };
                                                 view! {
                                                     <tr>
                                                         <td>{c.name}</td>
@@ -88,12 +105,40 @@ pub fn ChannelsCard() -> impl IntoView {
                                                         </td>
                                                         {admin.then(move || {
                                                             let for_test = name.clone();
+                                                            let for_edit = name.clone();
                                                             view! {
                                                             <td class="row-actions">
                                                                 <ActionForm action=test>
                                                                     <input type="hidden" name="name" value=for_test />
                                                                     <button type="submit">"Send test"</button>
                                                                 </ActionForm>
+                                                                <details class="edit-channel">
+                                                                    <summary>"Edit"</summary>
+                                                                    <ActionForm action=change attr:class="form">
+                                                                        <input type="hidden" name="name" value=for_edit />
+                                                                        {if is_email {
+                                                                            view! {
+                                                                                <label>"Addresses (commas between)"
+                                                                                    <input name="to" type="text" value=current_to autocomplete="off" />
+                                                                                </label>
+                                                                            }.into_any()
+                                                                        } else {
+                                                                            view! {
+                                                                                <label>"New URL (blank: keep)"
+                                                                                    <input name="url" type="password" autocomplete="off" />
+                                                                                </label>
+                                                                                <label>"New signing secret (blank: keep)"
+                                                                                    <input name="secret" type="password" autocomplete="off" />
+                                                                                </label>
+                                                                                <label class="check">
+                                                                                    <input name="clear_secret" type="checkbox" value="1" />
+                                                                                    "Remove the signing secret"
+                                                                                </label>
+                                                                            }.into_any()
+                                                                        }}
+                                                                        <button type="submit">"Save"</button>
+                                                                    </ActionForm>
+                                                                </details>
                                                                 <ActionForm action=remove>
                                                                     <input type="hidden" name="name" value=name />
                                                                     <button type="submit" class="link">"Remove"</button>
@@ -114,6 +159,8 @@ pub fn ChannelsCard() -> impl IntoView {
                 })}
             </Transition>
             <div data-testid="channel-test-answer">{tested}</div>
+            <p class="error" role="alert">{row_error}</p>
+            <p class="ok" role="status">{changed}</p>
             <Suspense fallback=|| ()>
                 {move || Suspend::new(async move {
                     is_admin.await.then(|| view! {
@@ -153,5 +200,113 @@ pub fn ChannelsCard() -> impl IntoView {
                 })}
             </Suspense>
         </section>
+    }
+}
+
+/// Every message sent (or to send) to a channel: its status, attempts and the platform's
+/// answer; admins resend one (it keeps its webhook-id, so a receiver sees the same message).
+#[component]
+pub fn DeliveriesCard() -> impl IntoView {
+    let is_admin = use_is_admin();
+    let resend = ServerAction::<ResendDelivery>::new();
+    let rows = Resource::new(move || resend.version().get(), |_| deliveries(None));
+    let resend_error = move || {
+        resend
+            .value()
+            .get()
+            .and_then(Result::err)
+            .map(|e: AppError| e.to_string())
+    };
+    view! {
+        <section class="card">
+            <h2>"Channel messages"</h2>
+            <p class="muted">
+                "One row per alert and channel. DingTalk and WeCom take 20 messages a minute per robot: alerts beyond that wait and go out together as one summary."
+            </p>
+            <p class="error" role="alert">{resend_error}</p>
+            <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    let admin = is_admin.await;
+                    match rows.await {
+                        Ok(rows) if rows.is_empty() => {
+                            view! { <p class="muted" data-testid="deliveries-empty">"No channel messages yet."</p> }.into_any()
+                        }
+                        Ok(rows) => view! { <DeliveriesTable rows admin resend /> }.into_any(),
+                        Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                    }
+                })}
+            </Transition>
+        </section>
+    }
+}
+
+#[component]
+fn DeliveriesTable(
+    rows: Vec<DeliveryRow>,
+    admin: bool,
+    resend: ServerAction<ResendDelivery>,
+) -> impl IntoView {
+    let time = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d %H:%M:%S UTC").to_string();
+    view! {
+        <div class="table-scroll">
+            <table class="table" data-testid="deliveries">
+                <thead>
+                    <tr>
+                        <th>"#"</th>
+                        <th>"Queued"</th>
+                        <th>"Channel"</th>
+                        <th>"Message"</th>
+                        <th>"Status"</th>
+                        <th>"Attempts"</th>
+                        <th>"Platform's answer"</th>
+                        {admin.then(|| view! { <th></th> })}
+                    </tr>
+                </thead>
+                <tbody>
+                    {rows
+                        .into_iter()
+                        .map(|d| {
+                            let pill = match d.status {
+                                DeliveryStatus::Sent | DeliveryStatus::Summarised => "pill ok",
+                                DeliveryStatus::Failed => "pill bad",
+                                DeliveryStatus::Pending => "pill warn",
+                            };
+                            let mut answer = d.answer.clone().unwrap_or_default();
+                            if d.status == DeliveryStatus::Pending {
+                                let why = if d.held { "held for the rate limit" } else { "next try" };
+                                answer = format!("{answer} — {why} {}", d.next_attempt_at.format("%H:%M:%S UTC"));
+                            }
+                            if let Some(summary) = d.merged_into {
+                                answer = format!("sent in summary #{summary}");
+                            }
+                            let id = d.id;
+                            let status = d.status.as_str();
+                            let title = match d.run_id {
+                                Some(run) => view! { <a href=format!("/runs/{run}")>{d.title}</a> }.into_any(),
+                                None => view! { <span>{d.title}</span> }.into_any(),
+                            };
+                            view! {
+                                <tr data-delivery=id data-status=status>
+                                    <td>{id}</td>
+                                    <td>{time(d.created_at)}</td>
+                                    <td>{d.channel}</td>
+                                    <td>{title} <span class="muted">{format!(" ({})", d.kind)}</span></td>
+                                    <td><span class=pill>{status}</span></td>
+                                    <td>{d.attempts}</td>
+                                    <td class="answer">{answer}</td>
+                                    {admin.then(|| view! {
+                                        <td>
+                                            <button type="button" on:click=move |_| {
+                                                resend.dispatch(ResendDelivery { id });
+                                            }>"Resend"</button>
+                                        </td>
+                                    })}
+                                </tr>
+                            }
+                        })
+                        .collect_view()}
+                </tbody>
+            </table>
+        </div>
     }
 }

@@ -320,6 +320,14 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
                     <Field label="Escalate to" field="escalate_to" job readonly error=error_for("escalate_to")
                         get=|j| j.escalate_to.clone() set=|j, v| j.escalate_to = v />
                 </div>
+                <div class="grid2">
+                    <ChannelPicker label="Alerts also go to channels" field="alert_channels" job readonly
+                        error=error_for("alert_channels")
+                        get=|j| j.alert_channels.clone() set=|j, v| j.alert_channels = v />
+                    <ChannelPicker label="Escalations go to channels (none ticked: the alert channels)" field="escalate_channels"
+                        job readonly error=error_for("escalate_channels")
+                        get=|j| j.escalate_channels.clone() set=|j, v| j.escalate_channels = v />
+                </div>
             </section>
             }.into_any()}
 
@@ -422,5 +430,81 @@ fn Field(
             {control}
             <p class="field-error" data-field=field>{error}</p>
         </div>
+    }
+}
+
+/// The channels (Notifications page) as checkboxes, kept in the job as a comma-separated list
+/// of names. A name the list holds that no channel has stays shown, so saving names the problem.
+#[component]
+fn ChannelPicker(
+    label: &'static str,
+    field: &'static str,
+    job: RwSignal<JobInput>,
+    readonly: bool,
+    get: fn(&JobInput) -> String,
+    set: fn(&mut JobInput, String),
+    error: impl Fn() -> Option<String> + Send + Sync + 'static,
+) -> impl IntoView {
+    let channels = Resource::new(|| (), |_| crate::api::channels::list_channels());
+    let chosen = move || -> Vec<String> {
+        job.with(get)
+            .split(',')
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let toggle = move |name: String, on: bool| {
+        let mut names = chosen();
+        names.retain(|n| n != &name);
+        if on {
+            names.push(name);
+        }
+        job.update(|j| set(j, names.join(", ")));
+    };
+    view! {
+        <fieldset class="field channel-picker" data-field-group=field>
+            <legend>{label}</legend>
+            <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+                {move || Suspend::new(async move {
+                    let mut names: Vec<String> = channels
+                        .await
+                        .map(|rows| rows.into_iter().map(|c| c.name).collect())
+                        .unwrap_or_default();
+                    for name in chosen() {
+                        if !names.contains(&name) {
+                            names.push(name);
+                        }
+                    }
+                    if names.is_empty() {
+                        return view! {
+                            <p class="muted">"No channels yet: add them on the " <a href="/notifications">"Notifications"</a> " page."</p>
+                        }
+                        .into_any();
+                    }
+                    names
+                        .into_iter()
+                        .map(|name| {
+                            let checked_name = name.clone();
+                            let toggled_name = name.clone();
+                            view! {
+                                <label class="check">
+                                    <input
+                                        type="checkbox"
+                                        data-channel=name.clone()
+                                        disabled=readonly
+                                        prop:checked=move || chosen().contains(&checked_name)
+                                        on:change=move |ev| toggle(toggled_name.clone(), event_target_checked(&ev))
+                                    />
+                                    {name}
+                                </label>
+                            }
+                        })
+                        .collect_view()
+                        .into_any()
+                })}
+            </Transition>
+            <p class="field-error" data-field=field>{error}</p>
+        </fieldset>
     }
 }

@@ -37,6 +37,7 @@ pub fn NotificationsPage() -> impl IntoView {
             })}
         </Transition>
         <super::channels::ChannelsCard />
+        <super::channels::DeliveriesCard />
         <OutboxCard resend test />
     }
 }
@@ -51,6 +52,7 @@ fn SettingsCard(
     let MailSettingsView {
         route,
         digest_to,
+        digest_channels,
         digest_time,
         digest_timezone,
         digest_job_id,
@@ -86,6 +88,11 @@ fn SettingsCard(
         digest_to.clone()
     };
     let shown_time = format!("{digest_time} ({digest_timezone})");
+    let shown_channels = if digest_channels.is_empty() {
+        String::new()
+    } else {
+        format!(" and to the channels {digest_channels}")
+    };
     view! {
         <section class="card">
             <h2>"Mail"</h2>
@@ -93,6 +100,8 @@ fn SettingsCard(
             <Suspense fallback=|| ()>
                 {move || {
                     let digest_to = digest_to.clone();
+                    let digest_channels = digest_channels.clone();
+                    let shown_channels = shown_channels.clone();
                     let digest_time = digest_time.clone();
                     let shown_to = shown_to.clone();
                     let shown_time = shown_time.clone();
@@ -102,7 +111,7 @@ fn SettingsCard(
                         let admin = me.await.map(|u| u.is_admin()).unwrap_or(false);
                         if !admin {
                             return view! {
-                                <p>"The daily digest goes to " <b>{shown_to}</b> " at " <b>{shown_time}</b> "."</p>
+                                <p>"The daily digest goes to " <b>{shown_to}</b> {shown_channels} " at " <b>{shown_time}</b> "."</p>
                                 <p class="muted">"You are signed in as a viewer: an administrator changes these."</p>
                             }
                                 .into_any();
@@ -113,6 +122,9 @@ fn SettingsCard(
                                 <label for="digest-to">"Recipients (commas between; empty: everyone any job alerts)"</label>
                                 <textarea id="digest-to" name="digest_to" rows="2">{digest_to}</textarea>
                                 <p class="field-error">{field_error(save.value(), "digest_to")}</p>
+                                <label for="digest-channels">"Channels for the digest and trend alerts (names, commas between)"</label>
+                                <input id="digest-channels" name="digest_channels" type="text" value=digest_channels placeholder="ops-dingtalk" />
+                                <p class="field-error">{field_error(save.value(), "digest_channels")}</p>
                                 <label for="digest-time">{format!("Time of day ({digest_timezone})")}</label>
                                 <input id="digest-time" name="digest_time" type="text" value=digest_time placeholder="08:00" />
                                 <p class="field-error">{field_error(save.value(), "digest_time")}</p>
@@ -152,6 +164,8 @@ fn SettingsCard(
                         <th>"Alerts to"</th>
                         <th>"Escalate after"</th>
                         <th>"Escalate to"</th>
+                        <th>"Channels"</th>
+                        <th>"Escalation channels"</th>
                     </tr>
                 </thead>
                 <tbody>
@@ -165,6 +179,8 @@ fn SettingsCard(
                                     <td>{none(r.to)}</td>
                                     <td>{format!("{} failed runs", r.escalate_after)}</td>
                                     <td>{none(r.escalate_to)}</td>
+                                    <td>{none(r.channels)}</td>
+                                    <td>{none(r.escalate_channels)}</td>
                                 </tr>
                             }
                         })
@@ -184,7 +200,12 @@ fn OutboxCard(resend: ServerAction<ResendMail>, test: ServerAction<SendTestMail>
         |(status, _, _)| outbox(status),
     );
     let is_admin = use_is_admin();
-    let selected = RwSignal::new(None::<i64>);
+    // `?mail=ID` opens a mail's preview: the link a chat digest carries to the full digest.
+    let selected = RwSignal::new(
+        query
+            .with_untracked(|q| q.get("mail"))
+            .and_then(|id| id.parse::<i64>().ok()),
+    );
     let resend_error = move || {
         resend
             .value()

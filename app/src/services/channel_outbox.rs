@@ -64,18 +64,9 @@ pub async fn enqueue(
     }
     let event_json = serde_json::to_string(&new.event)
         .map_err(|e| DbErr::Custom(format!("could not encode the event: {e}")))?;
-    let mut addresses = Vec::new();
+    let addresses = addresses_of(&channels);
     for c in channels {
         if c.kind == ChannelKind::Email {
-            for address in c.recipients.split(',').map(str::trim) {
-                match EmailAddress::parse(address) {
-                    Ok(a) if !addresses.contains(&a) => addresses.push(a),
-                    Ok(_) => {}
-                    Err(e) => {
-                        tracing::error!(channel = %c.name, error = %e, "an address of the channel is unreadable")
-                    }
-                }
-            }
             continue;
         }
         let title = compose(&new.event, Lang::En, c.kind.text_limit()).title;
@@ -107,6 +98,46 @@ pub async fn enqueue(
         .await?;
     }
     Ok(addresses)
+}
+
+/// The addresses of the e-mail channels among `names`.
+pub async fn email_addresses(
+    db: &impl ConnectionTrait,
+    names: &[String],
+) -> Result<Vec<EmailAddress>, DbErr> {
+    if names.is_empty() {
+        return Ok(Vec::new());
+    }
+    let channels = channel::Entity::find()
+        .filter(channel::Column::Name.is_in(names.iter().cloned()))
+        .filter(channel::Column::Kind.eq(ChannelKind::Email))
+        .all(db)
+        .await?;
+    Ok(addresses_of(&channels))
+}
+
+fn addresses_of(channels: &[channel::Model]) -> Vec<EmailAddress> {
+    let mut addresses = Vec::new();
+    for c in channels.iter().filter(|c| c.kind == ChannelKind::Email) {
+        for address in c.recipients.split(',').map(str::trim) {
+            match EmailAddress::parse(address) {
+                Ok(a) if !addresses.contains(&a) => addresses.push(a),
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::error!(channel = %c.name, error = %e, "an address of the channel is unreadable")
+                }
+            }
+        }
+    }
+    addresses
+}
+
+/// How many messages an event (by its dedupe key) has queued, to any channel.
+pub async fn queued(db: &impl ConnectionTrait, dedupe_key: &str) -> Result<u64, DbErr> {
+    Entity::find()
+        .filter(Column::DedupeKey.starts_with(format!("{dedupe_key}:")))
+        .count(db)
+        .await
 }
 
 /// The `webhook-id` of a message: the same for every attempt of it, different for every
@@ -359,4 +390,24 @@ pub async fn list(
 
 pub async fn get(db: &impl ConnectionTrait, id: i64) -> Result<Option<Model>, DbErr> {
     Entity::find_by_id(id).one(db).await
+}
+
+impl From<Model> for crate::views::channels::DeliveryRow {
+    fn from(m: Model) -> Self {
+        crate::views::channels::DeliveryRow {
+            id: m.id,
+            created_at: m.created_at,
+            channel: m.channel_name,
+            kind: m.kind,
+            title: m.title,
+            status: m.status,
+            attempts: m.attempts,
+            next_attempt_at: m.next_attempt_at,
+            sent_at: m.sent_at,
+            answer: m.answer,
+            held: m.held,
+            merged_into: m.merged_into,
+            run_id: m.run_id,
+        }
+    }
 }

@@ -26,6 +26,8 @@ pub enum ChannelError {
          same secret_key_file"
     )]
     WrongKey(String),
+    #[error("the channel '{0}' is in use by {1}: take it out there first")]
+    InUse(String, String),
     #[error(transparent)]
     Db(#[from] DbErr),
 }
@@ -179,6 +181,88 @@ pub async fn add(
     ))
 }
 
+/// What an edit changes: `None` keeps the value (a URL and a secret are never shown, so a
+/// blank field means "as it is").
+#[derive(Debug, Clone, Default)]
+pub struct ChannelChange {
+    pub url: Option<String>,
+    pub secret: Option<String>,
+    /// Drops the signing secret.
+    pub clear_secret: bool,
+    /// For `email`: the new addresses.
+    pub to: Option<Vec<String>>,
+}
+
+/// Changes a channel's URL, secret or addresses; its kind and name stay (make a new channel
+/// for another kind). Nothing changes unless the result is a valid channel.
+pub async fn edit(
+    db: &impl ConnectionTrait,
+    key: &SecretKey,
+    name: &str,
+    change: &ChannelChange,
+    now: DateTime<Utc>,
+) -> Result<Listed, ChannelError> {
+    let row = channel::Entity::find()
+        .filter(channel::Column::Name.eq(name))
+        .one(db)
+        .await?
+        .ok_or_else(|| ChannelError::NotFound(name.to_string()))?;
+    let given = |v: &Option<String>| {
+        v.as_deref()
+            .map(str::trim)
+            .filter(|v| !v.is_empty())
+            .map(str::to_string)
+    };
+    let (old_url, old_secret) = match (row.kind, opened_credentials(key, &row)) {
+        (ChannelKind::Email, _) => (None, None),
+        (_, Some(c)) => (Some(c.url), c.secret),
+        // Without the old URL only a complete replacement can be saved.
+        (_, None) if given(&change.url).is_some() => (None, None),
+        (_, None) => return Err(ChannelError::WrongKey(row.name)),
+    };
+    let secret = if change.clear_secret {
+        None
+    } else {
+        given(&change.secret).or(old_secret)
+    };
+    let new = NewChannel {
+        name: row.name.clone(),
+        kind: Some(row.kind),
+        url: given(&change.url).or(old_url),
+        secret,
+        to: change.to.clone().unwrap_or_else(|| {
+            row.recipients
+                .split(',')
+                .map(str::trim)
+                .filter(|s| !s.is_empty())
+                .map(str::to_string)
+                .collect()
+        }),
+    };
+    let (_, url, to) = validate(&new)?;
+    let sealed = url.as_ref().map(|url| {
+        let credentials = Credentials {
+            url: url.clone(),
+            secret: new.secret.clone(),
+        };
+        key.seal_value(
+            &context(&row.name),
+            &serde_json::to_string(&credentials).unwrap_or_default(),
+        )
+    });
+    let updated = channel::ActiveModel {
+        id: Set(row.id),
+        host: Set(url.as_deref().and_then(host_of)),
+        sealed: Set(sealed),
+        recipients: Set(to.join(", ")),
+        updated_at: Set(now),
+        ..Default::default()
+    }
+    .update(db)
+    .await?;
+    Ok(listed(updated, new.secret.is_some()))
+}
+
 fn listed(row: channel::Model, signed: bool) -> Listed {
     Listed {
         target: match row.kind {
@@ -267,7 +351,45 @@ pub async fn answered(
     Ok(())
 }
 
+/// Where a channel is named: the jobs whose alerts or escalations go to it, and the digest.
+pub async fn users(db: &impl ConnectionTrait, name: &str) -> Result<Vec<String>, DbErr> {
+    use crate::entities::job;
+    use sea_orm::sea_query::Condition;
+    let quoted = serde_json::to_string(name).unwrap_or_default();
+    let mut users: Vec<String> = job::Entity::find()
+        .filter(
+            Condition::any()
+                .add(job::Column::AlertChannels.contains(&quoted))
+                .add(job::Column::EscalateChannels.contains(&quoted)),
+        )
+        .order_by_asc(job::Column::Name)
+        .all(db)
+        .await?
+        .into_iter()
+        .filter(|j| {
+            // `contains` is a LIKE: confirm on the parsed lists.
+            let has = |json: &str| {
+                serde_json::from_str::<Vec<String>>(json)
+                    .unwrap_or_default()
+                    .iter()
+                    .any(|n| n == name)
+            };
+            has(&j.alert_channels) || has(&j.escalate_channels)
+        })
+        .map(|j| format!("job {}", j.name))
+        .collect();
+    if super::digest::channels(db).await?.iter().any(|n| n == name) {
+        users.push("the digest and trend alerts (Notifications page)".into());
+    }
+    Ok(users)
+}
+
+/// Removes a channel no job and no digest names; its sent and waiting messages stay listed.
 pub async fn remove(db: &impl ConnectionTrait, name: &str) -> Result<(), ChannelError> {
+    let users = users(db, name).await?;
+    if !users.is_empty() {
+        return Err(ChannelError::InUse(name.to_string(), users.join(", ")));
+    }
     let deleted = channel::Entity::delete_many()
         .filter(channel::Column::Name.eq(name))
         .exec(db)

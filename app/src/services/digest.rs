@@ -176,29 +176,88 @@ pub async fn recipients(db: &impl ConnectionTrait) -> Result<Vec<EmailAddress>, 
     Ok(all)
 }
 
-/// Queues the digest of the 24 hours before `now` to `to`, under `dedupe_key`; returns whether
-/// it was queued (false: that digest exists already).
+/// The `settings` key holding the channels the digest and the trend alerts go to
+/// (comma-separated names).
+pub const CHANNELS_SETTING: &str = "channels.digest";
+
+/// The channels the digest and the trend alerts go to.
+pub async fn channels(db: &impl ConnectionTrait) -> Result<Vec<String>, DbErr> {
+    use crate::entities::setting;
+    Ok(setting::Entity::find_by_id(CHANNELS_SETTING)
+        .one(db)
+        .await?
+        .map(|row| {
+            row.value
+                .split(',')
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default())
+}
+
+/// Queues the digest of the 24 hours before `now` to `to` and to `channels` (an e-mail
+/// channel's addresses join the mail; a chat channel gets a short version linking to the
+/// mail), under `dedupe_key`; returns whether it was queued (false: that digest exists
+/// already).
 pub async fn queue(
     db: &impl ConnectionTrait,
     now: DateTime<Utc>,
     zone: chrono_tz::Tz,
-    to: Vec<EmailAddress>,
+    mut to: Vec<EmailAddress>,
+    channels: &[String],
     dedupe_key: String,
 ) -> Result<bool, DbErr> {
     let digest = gather(db, now).await?;
-    super::outbox::enqueue(
-        db,
-        super::outbox::NewMail {
-            dedupe_key,
-            kind: "digest".into(),
-            job_id: None,
-            run_id: None,
-            recipients: to,
-            composed: compose(&digest, zone),
-        },
-        now,
-    )
-    .await
+    for address in super::channel_outbox::email_addresses(db, channels).await? {
+        if !to.contains(&address) {
+            to.push(address);
+        }
+    }
+    let mut queued = false;
+    let mut full = format!("{}/", crate::domain::mail::CONSOLE);
+    if !to.is_empty() {
+        queued = super::outbox::enqueue(
+            db,
+            super::outbox::NewMail {
+                dedupe_key: dedupe_key.clone(),
+                kind: "digest".into(),
+                job_id: None,
+                run_id: None,
+                recipients: to,
+                composed: compose(&digest, zone),
+            },
+            now,
+        )
+        .await?;
+        if let Some(mail) =
+            crate::entities::mail_outbox::Entity::find_by_dedupe_key(db, &dedupe_key).await?
+        {
+            full = format!(
+                "{}/notifications?mail={}",
+                crate::domain::mail::CONSOLE,
+                mail.id
+            );
+        }
+    }
+    if !channels.is_empty() {
+        let before = super::channel_outbox::queued(db, &dedupe_key).await?;
+        super::channel_outbox::enqueue(
+            db,
+            channels,
+            &super::channel_outbox::NewEvent {
+                dedupe_key: dedupe_key.clone(),
+                job_id: None,
+                run_id: None,
+                event: crate::domain::digest::chat_event(&digest, zone, full),
+            },
+            now,
+        )
+        .await?;
+        queued |= super::channel_outbox::queued(db, &dedupe_key).await? > before;
+    }
+    Ok(queued)
 }
 
 /// The scheduled digest: once per local day, to [`recipients`]. Says what it did.
@@ -208,15 +267,27 @@ pub async fn queue_daily(
     zone: chrono_tz::Tz,
 ) -> Result<String, DbErr> {
     let to = recipients(db).await?;
-    if to.is_empty() {
+    let channels = channels(db).await?;
+    if to.is_empty() && channels.is_empty() {
         return Ok(
-            "no digest recipients (set them on the Notifications page): nothing queued".into(),
+            "no digest recipients or channels (set them on the Notifications page): nothing queued"
+                .into(),
         );
     }
     let day = now.with_timezone(&zone).date_naive();
-    let queued = queue(db, now, zone, to.clone(), format!("digest:{day}")).await?;
+    let queued = queue(
+        db,
+        now,
+        zone,
+        to.clone(),
+        &channels,
+        format!("digest:{day}"),
+    )
+    .await?;
+    let mut said: Vec<String> = to.iter().map(ToString::to_string).collect();
+    said.extend(channels.iter().map(|c| format!("channel {c}")));
     Ok(if queued {
-        format!("digest for {day} queued to {}", email::join(&to))
+        format!("digest for {day} queued to {}", said.join(", "))
     } else {
         format!("the digest for {day} was already queued")
     })

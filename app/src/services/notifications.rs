@@ -56,6 +56,8 @@ pub fn time_of(cron: &str) -> String {
 pub struct DigestSettings {
     /// As entered, comma-separated; empty: everyone any job alerts.
     pub recipients: String,
+    /// Channel names, comma-separated.
+    pub channels: String,
     pub job: Option<job::Model>,
 }
 
@@ -66,6 +68,7 @@ pub async fn digest_settings(db: &impl ConnectionTrait) -> Result<DigestSettings
             .await?
             .map(|row| row.value)
             .unwrap_or_default(),
+        channels: super::digest::channels(db).await?.join(", "),
         job: job::Entity::find()
             .filter(job::Column::Name.eq(DIGEST_JOB))
             .one(db)
@@ -73,15 +76,37 @@ pub async fn digest_settings(db: &impl ConnectionTrait) -> Result<DigestSettings
     })
 }
 
-/// Saves the recipients and moves the digest job to `time`; nothing changes unless both are
-/// valid.
+/// Saves the recipients and channels and moves the digest job to `time`; nothing changes
+/// unless all are valid.
 pub async fn save_digest_settings(
     db: &impl ConnectionTrait,
     recipients: &str,
+    channels: &str,
     time: &str,
 ) -> Result<(), SettingsError> {
     let list = email::address_list(recipients)
         .map_err(|e| SettingsError::Invalid("digest_to", e.to_string()))?;
+    let mut problem = None;
+    let names =
+        crate::domain::job::parse::parse_channels("digest_channels", channels, &mut |_, m| {
+            problem.get_or_insert(m);
+        });
+    if let Some(message) = problem {
+        return Err(SettingsError::Invalid("digest_channels", message));
+    }
+    for name in &names {
+        if crate::entities::channel::Entity::find()
+            .filter(crate::entities::channel::Column::Name.eq(name))
+            .one(db)
+            .await?
+            .is_none()
+        {
+            return Err(SettingsError::Invalid(
+                "digest_channels",
+                format!("there is no channel named '{name}'"),
+            ));
+        }
+    }
     let (hour, minute) =
         parse_time(time).map_err(|e| SettingsError::Invalid("digest_time", e.to_string()))?;
     let job = job::Entity::find()
@@ -98,6 +123,18 @@ pub async fn save_digest_settings(
     setting::Entity::insert(setting::ActiveModel {
         key: Set(RECIPIENTS_SETTING.into()),
         value: Set(email::join(&list)),
+        updated_at: Set(now),
+    })
+    .on_conflict(
+        OnConflict::column(setting::Column::Key)
+            .update_columns([setting::Column::Value, setting::Column::UpdatedAt])
+            .to_owned(),
+    )
+    .exec_without_returning(db)
+    .await?;
+    setting::Entity::insert(setting::ActiveModel {
+        key: Set(super::digest::CHANNELS_SETTING.into()),
+        value: Set(names.join(", ")),
         updated_at: Set(now),
     })
     .on_conflict(
@@ -138,6 +175,11 @@ pub async fn settings_view(
     let digest = digest_settings(db).await?;
     let jobs = super::jobs::list_models(db).await?;
     let mut routes = Vec::with_capacity(jobs.len());
+    let names = |json: &str| {
+        serde_json::from_str::<Vec<String>>(json)
+            .unwrap_or_default()
+            .join(", ")
+    };
     for j in jobs {
         let list = |json: &str| -> Result<String, SettingsError> {
             serde_json::from_str::<Vec<EmailAddress>>(json)
@@ -151,12 +193,15 @@ pub async fn settings_view(
             to: list(&j.alert_to)?,
             escalate_after: j.escalate_after,
             escalate_to: list(&j.escalate_to)?,
+            channels: names(&j.alert_channels),
+            escalate_channels: names(&j.escalate_channels),
             job: j.name,
         });
     }
     Ok(MailSettingsView {
         route: route.unwrap_or_else(|| "mail settings unusable: see the server log".into()),
         digest_to: digest.recipients,
+        digest_channels: digest.channels,
         digest_time: digest
             .job
             .as_ref()

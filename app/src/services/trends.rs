@@ -64,9 +64,15 @@ pub async fn window(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Result<Win
 /// writer committed in between, where one that writes first simply waits its turn.
 pub async fn check(db: &DatabaseConnection, now: DateTime<Utc>) -> Result<String, DbErr> {
     let findings = trends::evaluate(&window(db, now).await?);
-    let recipients = super::digest::recipients(db).await?;
+    let mut recipients = super::digest::recipients(db).await?;
+    let channels = super::digest::channels(db).await?;
+    for address in super::channel_outbox::email_addresses(db, &channels).await? {
+        if !recipients.contains(&address) {
+            recipients.push(address);
+        }
+    }
     let txn = db.begin().await?;
-    let said = record(&txn, &findings, &recipients, now).await?;
+    let said = record(&txn, &findings, &recipients, &channels, now).await?;
     txn.commit().await?;
     Ok(said)
 }
@@ -75,20 +81,36 @@ async fn record(
     db: &impl ConnectionTrait,
     findings: &[Finding],
     recipients: &[EmailAddress],
+    channels: &[String],
     now: DateTime<Utc>,
 ) -> Result<String, DbErr> {
     let mut opened = Vec::new();
     for finding in findings {
         if open_or_touch(db, finding, now).await? {
             opened.push(finding.key.clone());
-            if recipients.is_empty() {
-                tracing::warn!(trend = %finding.key, "no recipients for trend alerts (the digest's): not mailed");
+            if recipients.is_empty() && channels.is_empty() {
+                tracing::warn!(trend = %finding.key, "no recipients or channels for trend alerts (the digest's): not sent");
                 continue;
             }
             let episode = trend_alert::Entity::find_by_id(finding.key.clone())
                 .one(db)
                 .await?
                 .map_or(0, |row| row.episode);
+            super::channel_outbox::enqueue(
+                db,
+                channels,
+                &super::channel_outbox::NewEvent {
+                    dedupe_key: format!("trend:{}:{episode}", finding.key),
+                    job_id: None,
+                    run_id: None,
+                    event: finding.chat_event(now),
+                },
+                now,
+            )
+            .await?;
+            if recipients.is_empty() {
+                continue;
+            }
             outbox::enqueue(
                 db,
                 NewMail {

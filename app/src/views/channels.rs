@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::domain::chat::ChannelKind;
+use crate::domain::chat::{ChannelKind, DeliveryStatus};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ChannelRow {
@@ -23,4 +23,26 @@ pub struct ChannelTest {
     pub name: String,
     pub accepted: bool,
     pub answer: String,
+}
+
+/// A message to a channel as the Notifications page lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DeliveryRow {
+    pub id: i64,
+    pub created_at: DateTime<Utc>,
+    pub channel: String,
+    /// The event's type (`job.failed`, `channel.summary`, …).
+    pub kind: String,
+    pub title: String,
+    pub status: DeliveryStatus,
+    pub attempts: i32,
+    pub next_attempt_at: DateTime<Utc>,
+    pub sent_at: Option<DateTime<Utc>>,
+    /// The platform's answer to the latest attempt.
+    pub answer: Option<String>,
+    /// Held back by the rate limit, to go out in the next summary.
+    pub held: bool,
+    /// The summary it went out in.
+    pub merged_into: Option<i64>,
+    pub run_id: Option<i64>,
 }

@@ -41,6 +41,9 @@ pub struct AlertRoute {
     pub to: String,
     pub escalate_after: i32,
     pub escalate_to: String,
+    /// Channel names, comma-separated.
+    pub channels: String,
+    pub escalate_channels: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,6 +51,8 @@ pub struct MailSettingsView {
     /// Where mail goes (SMTP server or .eml directory).
     pub route: String,
     pub digest_to: String,
+    /// The channels the digest and the trend alerts go to, comma-separated.
+    pub digest_channels: String,
     /// `HH:MM`, or the digest job's cron when it is not a daily time.
     pub digest_time: String,
     pub digest_timezone: String,

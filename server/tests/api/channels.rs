@@ -576,3 +576,170 @@ async fn a_sender_killed_mid_delivery_resends_only_the_message_in_flight(app: Te
     );
 }
 on_both_backends!(a_sender_killed_mid_delivery_resends_only_the_message_in_flight);
+
+async fn channels_are_checked_where_named_edited_in_place_and_kept_while_used(app: TestApp) {
+    use app::domain::job::{JobSpec, parse::parse_channels};
+    use app::services::jobs::JobError;
+    let (old, _) = platform(|_| (200, OK), None).await;
+    let (new, new_seen) = platform(|_| (200, OK), None).await;
+    add(
+        &app,
+        "ops-ding",
+        ChannelKind::Dingtalk,
+        &format!("{old}/robot/send?access_token=old"),
+        Some("SECkept"),
+    )
+    .await;
+
+    // A job naming a channel that does not exist is refused, with the field named.
+    let mut input = crate::helpers::noop_job("watched");
+    input.alert_channels = "ops-ding, nope".into();
+    let spec = JobSpec::parse(&input).unwrap();
+    match app::services::jobs::create(&app.db, &spec, Utc::now()).await {
+        Err(JobError::Invalid(errors)) => {
+            assert_eq!(errors.len(), 1, "{errors:?}");
+            assert_eq!(errors[0].field, "alert_channels");
+            assert!(errors[0].message.contains("no channel named 'nope'"));
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+    let mut bad = Vec::new();
+    parse_channels("alert_channels", "ok-name, not a name", &mut |f, m| {
+        bad.push((f.to_string(), m))
+    });
+    assert_eq!(bad.len(), 1, "{bad:?}");
+
+    input.alert_channels = "ops-ding".into();
+    define(&app.db, input).await;
+    // In use: not removed, and the error says where.
+    let refused = channels::remove(&app.db, "ops-ding").await.unwrap_err();
+    assert!(refused.to_string().contains("job watched"), "{refused}");
+
+    // A new URL, the secret kept: the next message goes to the new robot, still signed.
+    let edited = channels::edit(
+        &app.db,
+        &app.secret_key,
+        "ops-ding",
+        &channels::ChannelChange {
+            url: Some(format!("{new}/robot/send?access_token=new")),
+            ..Default::default()
+        },
+        Utc::now(),
+    )
+    .await
+    .unwrap();
+    assert!(edited.signed);
+    enqueue(&app, "ops-ding", 1, Utc::now()).await;
+    assert_eq!(
+        sender(&app, "node-a")
+            .deliver_due(Utc::now())
+            .await
+            .unwrap(),
+        1
+    );
+    let seen = new_seen.lock().unwrap().clone();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].param("access_token").as_deref(), Some("new"));
+    assert!(dingtalk_signature_holds(&seen[0], "SECkept"));
+
+    // A bad URL changes nothing.
+    assert!(
+        channels::edit(
+            &app.db,
+            &app.secret_key,
+            "ops-ding",
+            &channels::ChannelChange {
+                url: Some("ftp://elsewhere".into()),
+                ..Default::default()
+            },
+            Utc::now(),
+        )
+        .await
+        .is_err()
+    );
+    let opened = channels::open(&app.db, &app.secret_key, "ops-ding")
+        .await
+        .unwrap();
+    assert!(opened.url.ends_with("access_token=new"));
+    let cleared = channels::edit(
+        &app.db,
+        &app.secret_key,
+        "ops-ding",
+        &channels::ChannelChange {
+            clear_secret: true,
+            ..Default::default()
+        },
+        Utc::now(),
+    )
+    .await
+    .unwrap();
+    assert!(!cleared.signed);
+}
+on_both_backends!(channels_are_checked_where_named_edited_in_place_and_kept_while_used);
+
+async fn the_digest_goes_to_chat_as_a_summary_linking_the_full_one(app: TestApp) {
+    use app::services::{digest, notifications};
+    let (ding, seen) = platform(|_| (200, OK), None).await;
+    add(
+        &app,
+        "ops-ding",
+        ChannelKind::Dingtalk,
+        &format!("{ding}/robot/send"),
+        None,
+    )
+    .await;
+    notifications::save_digest_settings(&app.db, "sre@example.com", "ops-ding", "08:00")
+        .await
+        .unwrap();
+    let bad = notifications::save_digest_settings(&app.db, "", "ops-ding, missing", "09:00").await;
+    assert!(
+        bad.unwrap_err()
+            .to_string()
+            .contains("no channel named 'missing'")
+    );
+    assert_eq!(
+        digest::channels(&app.db).await.unwrap(),
+        ["ops-ding"],
+        "unchanged"
+    );
+
+    let said = digest::queue_daily(&app.db, Utc::now(), chrono_tz::UTC)
+        .await
+        .unwrap();
+    assert!(said.contains("channel ops-ding"), "{said}");
+    let again = digest::queue_daily(&app.db, Utc::now(), chrono_tz::UTC)
+        .await
+        .unwrap();
+    assert!(again.contains("already queued"), "{again}");
+    assert_eq!(
+        sender(&app, "node-a")
+            .deliver_due(Utc::now())
+            .await
+            .unwrap(),
+        1
+    );
+    let mail = mail_outbox::Entity::find()
+        .one(&app.db)
+        .await
+        .unwrap()
+        .unwrap();
+    let body = seen.lock().unwrap()[0].json();
+    let text = body["markdown"]["text"].as_str().unwrap();
+    assert!(
+        body["markdown"]["title"]
+            .as_str()
+            .unwrap()
+            .starts_with("Bulwark daily digest")
+    );
+    assert!(text.contains("**Runs:**"), "{text}");
+    assert!(
+        text.contains(&format!(
+            "[Full digest](https://ops.example.com/notifications?mail={})",
+            mail.id
+        )),
+        "{text}"
+    );
+    // In use by the digest: not removed.
+    assert!(channels::remove(&app.db, "ops-ding").await.is_err());
+}
+on_both_backends!(the_digest_goes_to_chat_as_a_summary_linking_the_full_one);

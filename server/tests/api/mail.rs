@@ -402,7 +402,7 @@ async fn a_failure_burst_mails_each_trend_once_per_episode(app: TestApp) {
     use app::services::{notifications, runs, trends};
     use sea_orm::ActiveValue::Set;
 
-    notifications::save_digest_settings(&app.db, "sre@example.com", "08:00")
+    notifications::save_digest_settings(&app.db, "sre@example.com", "", "08:00")
         .await
         .unwrap();
     let mut input = base("batch-import");

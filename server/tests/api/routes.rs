@@ -86,7 +86,11 @@ fn server_functions() -> Vec<(&'static str, Access, Args)> {
         (
             "mail/settings/save",
             Change,
-            Form(&[("digest_to", "not an address"), ("digest_time", "25:99")]),
+            Form(&[
+                ("digest_to", "not an address"),
+                ("digest_channels", ""),
+                ("digest_time", "25:99"),
+            ]),
         ),
         ("mail/test", Change, Form(&[("to", "not an address")])),
         ("runs/list", Read, Form(&[])),
@@ -114,6 +118,13 @@ fn server_functions() -> Vec<(&'static str, Access, Args)> {
             Change,
             Form(&[("name", "no-such-channel")]),
         ),
+        (
+            "channels/edit",
+            Change,
+            Form(&[("name", "no-such-channel")]),
+        ),
+        ("channels/deliveries", Read, Form(&[])),
+        ("channels/deliveries/resend", Change, Form(&[("id", "0")])),
         (
             "secrets/set",
             Change,
