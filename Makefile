@@ -121,7 +121,7 @@ test-rust:
 	  echo "note: BULWARK_TEST_POSTGRES_URL is not set: PostgreSQL tests are skipped (.ci/run sets it)"; fi
 	cargo test $(HOST_PACKAGES)
 
-test-e2e: site build
+test-e2e: tools-test site build
 	BULWARK_BIN=$(BIN) BULWARK_SITE_ROOT=$(SITE) npm --prefix end2end test
 
 fmt:

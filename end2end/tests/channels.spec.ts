@@ -47,6 +47,41 @@ test("an admin adds a chat channel, sends a test and sees the platform's answer"
     await row("strict-ding").getByRole("button", { name: "Send test" }).click();
     await expect(page.getByTestId("channel-test-answer")).toContainText("errcode 310000: keywords not in content");
     await expect(row("strict-ding")).toContainText("errcode 310000");
+
+    // A job that always fails, its alerts ticked to go to ops-ding in the editor.
+    await page.goto("/jobs/new");
+    await hydrated(page);
+    await page.locator("#job-name").fill("chat-alerted");
+    await page.locator("#job-kind").selectOption("builtin");
+    await page.locator("#job-builtin_params").fill("failure_rate=1\nsleep=10ms");
+    await page.locator("#job-cron").fill("0 0 0 1 1 *");
+    await page.locator("#retry-first").fill("100ms");
+    await page.locator("#retry-max").fill("1");
+    await page.locator("#retry-jitter").selectOption("none");
+    await page.locator("#retry-cap").fill("");
+    await page.locator('[data-field-group="alert_channels"] input[data-channel="ops-ding"]').check();
+    await page.getByRole("button", { name: "Save job" }).click();
+    await expect(page).toHaveURL(/\/jobs\/\d+\?saved=1$/);
+    await expect(page.locator('[data-field-group="alert_channels"] input[data-channel="ops-ding"]')).toBeChecked();
+
+    await page.goto("/jobs");
+    await hydrated(page);
+    await page.locator('tr[data-job="chat-alerted"]').getByRole("button", { name: "Run now" }).click();
+    await expect(page.getByTestId("run-status").locator("[data-status]")).toHaveAttribute("data-status", "dead", {
+      timeout: 30_000,
+    });
+    // The first failure reaches the robot, through the channel outbox.
+    await expect.poll(() => ok.seen.length, { timeout: 15_000 }).toBe(2);
+    const alert = JSON.parse(ok.seen[1].body);
+    expect(alert.markdown.title).toBe("chat-alerted failed: transient");
+    expect(alert.markdown.text).toContain("demo failure");
+    expect(alert.markdown.text).toMatch(/\/runs\/\d+\)/);
+
+    await page.goto("/notifications");
+    await hydrated(page);
+    const message = page.getByTestId("deliveries").getByRole("row").filter({ hasText: "chat-alerted failed" });
+    await expect(message).toContainText("sent");
+    await expect(message).toContainText("errcode");
   } finally {
     ok.server.close();
     refusing.server.close();

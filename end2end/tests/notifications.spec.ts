@@ -126,11 +126,11 @@ test("the digest's recipients and time are checked, saved and moved onto its job
   await form.getByLabel(/Recipients/).fill("team@example.com, not an address");
   await form.getByLabel(/Time of day/).fill("25:00");
   await form.getByRole("button", { name: "Save" }).click();
-  await expect(form.locator(".field-error").first()).toHaveText("'not an address' is not an e-mail address");
+  await expect(form.locator('[data-field="digest_to"]')).toHaveText("'not an address' is not an e-mail address");
 
   await form.getByLabel(/Recipients/).fill("team@example.com");
   await form.getByRole("button", { name: "Save" }).click();
-  await expect(form.locator(".field-error").nth(1)).toHaveText("'25:00' is not a time of day such as 08:00");
+  await expect(form.locator('[data-field="digest_time"]')).toHaveText("'25:00' is not a time of day such as 08:00");
 
   await form.getByLabel(/Time of day/).fill("07:30");
   await form.getByRole("button", { name: "Save" }).click();

@@ -121,13 +121,13 @@ fn SettingsCard(
                             <ActionForm action=save attr:class="form" attr:data-testid="digest-settings">
                                 <label for="digest-to">"Recipients (commas between; empty: everyone any job alerts)"</label>
                                 <textarea id="digest-to" name="digest_to" rows="2">{digest_to}</textarea>
-                                <p class="field-error">{field_error(save.value(), "digest_to")}</p>
+                                <p class="field-error" data-field="digest_to">{field_error(save.value(), "digest_to")}</p>
                                 <label for="digest-channels">"Channels for the digest and trend alerts (names, commas between)"</label>
                                 <input id="digest-channels" name="digest_channels" type="text" value=digest_channels placeholder="ops-dingtalk" />
-                                <p class="field-error">{field_error(save.value(), "digest_channels")}</p>
+                                <p class="field-error" data-field="digest_channels">{field_error(save.value(), "digest_channels")}</p>
                                 <label for="digest-time">{format!("Time of day ({digest_timezone})")}</label>
                                 <input id="digest-time" name="digest_time" type="text" value=digest_time placeholder="08:00" />
-                                <p class="field-error">{field_error(save.value(), "digest_time")}</p>
+                                <p class="field-error" data-field="digest_time">{field_error(save.value(), "digest_time")}</p>
                                 <p class="muted">
                                     "The time is the schedule of the "
                                     <a href=job_link.unwrap_or_default()>"mail-digest job"</a>
