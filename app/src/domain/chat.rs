@@ -24,23 +24,26 @@ crate::text_enum! {
 }
 
 impl ChannelKind {
-    /// Messages a platform accepts per robot per minute, where it says (DingTalk and WeCom
-    /// both document 20).
+    /// Messages a platform accepts per robot per minute, where it says: DingTalk and WeCom
+    /// document 20, Feishu's custom bots 100, Slack's incoming webhooks one a second.
     pub fn per_minute(self) -> Option<u32> {
         match self {
             ChannelKind::Wecom | ChannelKind::Dingtalk => Some(20),
-            _ => None,
+            ChannelKind::Feishu => Some(100),
+            ChannelKind::Slack => Some(60),
+            ChannelKind::Email | ChannelKind::Webhook => None,
         }
     }
 
     /// The most a message's text may hold, in bytes, by the platform's documented limits
-    /// (WeCom markdown 4,096; DingTalk 20,000; Slack's section block 3,000 characters).
+    /// (WeCom markdown 4,096; DingTalk 20,000; Slack's section block 3,000 characters; a
+    /// Feishu request body 20 KB, the card around the text included).
     pub fn text_limit(self) -> usize {
         match self {
             ChannelKind::Wecom => 4096,
             ChannelKind::Slack => 3000,
             ChannelKind::Dingtalk => 20_000,
-            ChannelKind::Feishu => 20_000,
+            ChannelKind::Feishu => 18_000,
             ChannelKind::Email | ChannelKind::Webhook => 64 * 1024,
         }
     }
