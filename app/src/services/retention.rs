@@ -52,7 +52,7 @@ impl std::fmt::Display for Cleaned {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "deleted {} runs with {} attempts, {} audit entries, {} delivered mails, {} expired sessions",
+            "deleted {} runs with {} attempts, {} audit entries, {} delivered mails and channel messages, {} expired sessions",
             self.runs, self.attempts, self.audit, self.mails, self.sessions
         )
     }
@@ -89,6 +89,18 @@ pub async fn clean(
         "sent_at",
         now - days(retention.mail_days),
         Some(&[MailStatus::Sent.as_str(), MailStatus::Written.as_str()]),
+    )
+    .await?;
+    // Channel messages live as long as mails: delivered ones (and those a summary carried).
+    cleaned.mails += batched(
+        db,
+        "channel_deliveries",
+        "sent_at",
+        now - days(retention.mail_days),
+        Some(&[
+            crate::domain::chat::DeliveryStatus::Sent.as_str(),
+            crate::domain::chat::DeliveryStatus::Summarised.as_str(),
+        ]),
     )
     .await?;
     cleaned.sessions = super::sessions::purge_expired(db, now).await?;

@@ -54,7 +54,7 @@ pub const BUILTIN_TASKS: &[(&str, &str)] = &[
     ),
     (
         "cleanup",
-        "Deletes runs older than run_retention_days (never the failed queue's), audit entries after a year, delivered mails after 30 days, expired sessions",
+        "Deletes runs older than run_retention_days (never the failed queue's), audit entries after a year, delivered mails and channel messages after 30 days, expired sessions",
     ),
 ];
 
