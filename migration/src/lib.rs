@@ -25,6 +25,8 @@ mod m20261201_000017_account_admin;
 mod m20261201_000018_secrets;
 mod m20261201_000019_channels;
 mod m20261201_000020_channel_deliveries;
+mod m20261201_000021_api_tokens;
+mod m20261201_000022_run_requests;
 
 pub struct Migrator;
 
@@ -52,6 +54,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000018_secrets::Migration),
             Box::new(m20261201_000019_channels::Migration),
             Box::new(m20261201_000020_channel_deliveries::Migration),
+            Box::new(m20261201_000021_api_tokens::Migration),
+            Box::new(m20261201_000022_run_requests::Migration),
         ]
     }
 }

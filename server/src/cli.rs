@@ -48,6 +48,9 @@ enum Command {
     /// Notification channels: e-mail, WeCom, DingTalk, Feishu, Slack, signed webhooks.
     #[command(subcommand)]
     Channel(ChannelCommand),
+    /// API tokens for pipelines, scripts and Prometheus (`Authorization: Bearer …`).
+    #[command(subcommand)]
+    Token(TokenCommand),
     /// Retry policies.
     #[command(subcommand)]
     Policy(PolicyCommand),
@@ -203,6 +206,26 @@ enum ChannelCommand {
     Test { name: String },
     /// Delete a channel.
     Remove { name: String },
+}
+
+#[derive(Debug, Subcommand)]
+enum TokenCommand {
+    /// Create a token; prints it alone on stdout, once.
+    Create {
+        name: String,
+        #[arg(long, value_enum)]
+        role: Role,
+        /// When it stops working: 30d, 12h, 8w, a date (2027-06-30) or never (the default).
+        #[arg(long)]
+        expires: Option<String>,
+    },
+    /// Tokens with their role, state, creation, expiry and last use (never the token).
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Stop a token from working, now.
+    Revoke { name: String },
 }
 
 #[derive(Debug, Subcommand)]
@@ -380,6 +403,7 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
                 status,
                 since: None,
                 limit,
+                before: None,
             };
             crate::commands::runs::list(&db, filter, json).await
         }
@@ -402,6 +426,19 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
                     }
                 }
                 ChannelCommand::Remove { name } => channels::remove(&db, &name).await,
+            }
+        }
+        Command::Token(command) => {
+            use crate::commands::tokens;
+            let db = connect(&config).await?;
+            match command {
+                TokenCommand::Create {
+                    name,
+                    role,
+                    expires,
+                } => tokens::create(&db, &name, role, expires.as_deref()).await,
+                TokenCommand::List { json } => tokens::list(&db, json).await,
+                TokenCommand::Revoke { name } => tokens::revoke(&db, &name).await,
             }
         }
         Command::Secret(command) => {

@@ -34,7 +34,7 @@ pub async fn seed(db: &DatabaseConnection) -> anyhow::Result<()> {
         .map_err(|p| anyhow::anyhow!("could not seed the demo: {}", p.join("; ")))?;
     println!(
         "demo: seeded {} demo jobs (demo-flaky, demo-steady, demo-broken); delete them on the Jobs page",
-        applied.created
+        applied.created.len()
     );
     Ok(())
 }

@@ -270,17 +270,28 @@ pub fn parse_file(text: &str) -> Result<Vec<JobSpec>, Vec<String>> {
     }
 }
 
-#[derive(Debug, Default, PartialEq, Eq)]
+/// What applying a set of jobs did (or, for a dry run, would do): the jobs' names.
+#[derive(Debug, Default, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
 pub struct Applied {
-    pub created: usize,
-    pub updated: usize,
-    pub unchanged: usize,
+    pub created: Vec<String>,
+    pub updated: Vec<String>,
+    pub unchanged: Vec<String>,
 }
 
 /// Creates or updates every job of the file, in one transaction.
 pub async fn apply_specs(
     db: &DatabaseConnection,
+    specs: Vec<JobSpec>,
+) -> Result<Applied, Vec<String>> {
+    apply_specs_checked(db, specs, false).await
+}
+
+/// [`apply_specs`], or with `dry_run` everything checked and written the same way, then rolled
+/// back: the answer says what applying would do.
+pub async fn apply_specs_checked(
+    db: &DatabaseConnection,
     mut specs: Vec<JobSpec>,
+    dry_run: bool,
 ) -> Result<Applied, Vec<String>> {
     // Jobs that name no other job go first, so references exist when they are checked.
     specs.sort_by_key(|s| {
@@ -299,15 +310,15 @@ pub async fn apply_specs(
             .map_err(db_error)?;
         let result = match existing {
             Some(row) if jobs::to_spec(&row).ok().as_ref() == Some(spec) => {
-                applied.unchanged += 1;
+                applied.unchanged.push(spec.name.clone());
                 continue;
             }
             Some(row) => jobs::update(&txn, row.id, spec, now)
                 .await
-                .map(|_| applied.updated += 1),
+                .map(|_| applied.updated.push(spec.name.clone())),
             None => jobs::create(&txn, spec, now)
                 .await
-                .map(|_| applied.created += 1),
+                .map(|_| applied.created.push(spec.name.clone())),
         };
         match result {
             Ok(()) => {}
@@ -319,8 +330,11 @@ pub async fn apply_specs(
             Err(e) => problems.push(format!("job '{}': {e}", spec.name)),
         }
     }
-    if problems.is_empty() {
+    if problems.is_empty() && !dry_run {
         txn.commit().await.map_err(db_error)?;
+        Ok(applied)
+    } else if problems.is_empty() {
+        txn.rollback().await.map_err(db_error)?;
         Ok(applied)
     } else {
         let _ = txn.rollback().await;

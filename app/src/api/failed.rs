@@ -10,7 +10,7 @@ use crate::views::audit::AuditEntry;
 use crate::views::failed::{QueueFilter, QueuePage};
 
 #[cfg(feature = "ssr")]
-fn failed_error(e: crate::services::failed::FailedError) -> AppError {
+pub fn failed_error(e: crate::services::failed::FailedError) -> AppError {
     use crate::services::failed::FailedError;
     match e {
         FailedError::Invalid(field, message) => AppError::invalid(field, message),
@@ -93,8 +93,11 @@ pub async fn retrigger_run(
                 &state.db,
                 id,
                 &overrides,
-                &admin,
-                ip.as_deref(),
+                &crate::services::audit::Actor {
+                    id: Some(admin.id),
+                    name: &admin.username,
+                    ip: ip.as_deref(),
+                },
                 crate::clock::now(),
                 crate::clock::now(),
             )
@@ -123,8 +126,11 @@ pub async fn retrigger_many(
                 &ids,
                 filter.as_ref(),
                 per_minute,
-                &admin,
-                ip.as_deref(),
+                &crate::services::audit::Actor {
+                    id: Some(admin.id),
+                    name: &admin.username,
+                    ip: ip.as_deref(),
+                },
                 crate::clock::now(),
             )
             .await
@@ -152,8 +158,11 @@ pub async fn resolve_run(id: i64, reason: String, discard: bool) -> Result<(), A
                 id,
                 &reason,
                 discard,
-                &admin,
-                ip.as_deref(),
+                &crate::services::audit::Actor {
+                    id: Some(admin.id),
+                    name: &admin.username,
+                    ip: ip.as_deref(),
+                },
                 crate::clock::now(),
             )
             .await

@@ -8,7 +8,7 @@ use crate::domain::job::JobInput;
 use crate::views::jobs::{JobDetail, JobRow};
 
 #[cfg(feature = "ssr")]
-fn job_error(e: crate::services::jobs::JobError) -> AppError {
+pub fn job_error(e: crate::services::jobs::JobError) -> AppError {
     use crate::services::jobs::JobError;
     match e {
         JobError::Invalid(errors) => AppError::Fields(errors),

@@ -13,22 +13,7 @@ pub async fn list_nodes() -> Result<Vec<NodeView>, AppError> {
             let state = super::state()?;
             let now = crate::clock::now();
             let nodes = crate::services::nodes::list(&state.db, now).await?;
-            Ok(nodes
-                .into_iter()
-                .map(|n| NodeView {
-                    silent_s: (now - n.row.heartbeat_at).num_seconds().max(0),
-                    node_id: n.row.node_id,
-                    host: n.row.host,
-                    pid: n.row.pid,
-                    version: n.row.version,
-                    addr: n.row.addr,
-                    started_at: n.row.started_at,
-                    heartbeat_at: n.row.heartbeat_at,
-                    stopped_at: n.row.stopped_at,
-                    state: n.state,
-                    clock_skew_ms: n.row.clock_skew_ms,
-                })
-                .collect())
+            Ok(nodes.into_iter().map(|n| n.view(now)).collect())
         }
         .await,
     )

@@ -39,6 +39,7 @@ pub async fn list_runs(
                 since: since_hours
                     .map(|h| crate::clock::now() - chrono::Duration::hours(i64::from(h))),
                 limit: 200,
+                before: None,
             };
             Ok(crate::services::runs::list(&state.db, &filter).await?)
         }

@@ -27,6 +27,7 @@
 
 pub mod account;
 pub mod alerts;
+pub mod api_token;
 pub mod bots;
 pub mod chat;
 pub mod client_addr;

@@ -22,6 +22,7 @@ pub const DEFAULT_LEASE_SECONDS: i64 = 30;
 /// Clock offsets beyond this are shown as a warning.
 pub const SKEW_WARNING_MS: i64 = 1000;
 
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum NodeState {

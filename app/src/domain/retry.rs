@@ -140,6 +140,7 @@ pub struct RetryPolicy {
 
 /// The policy as typed into a form or a command line, before parsing.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct RetryInput {
     pub first: String,
     pub multiplier: String,

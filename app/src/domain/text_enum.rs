@@ -7,6 +7,7 @@
 //!   the same words (the wire types carry the enum, never a `String`);
 //! - the database (`ssr`): sea-orm's `DeriveActiveEnum` over a text column, so entities hold the
 //!   enum and filters take it (`Column::Status.eq(RunStatus::Dead)`);
+//! - the REST API's document (`ssr`): utoipa's `ToSchema`, a string enum of the same words;
 //! - the command line (`clap`): `ValueEnum`, so `--status retry_wait` is checked by clap against
 //!   the same list (before, a hand-written list forgot `blocked`).
 //!
@@ -44,6 +45,7 @@ macro_rules! text_enum {
         #[cfg_attr(feature = "ssr", derive(sea_orm::EnumIter, sea_orm::DeriveActiveEnum))]
         #[cfg_attr(feature = "ssr", sea_orm(rs_type = "String", db_type = "Text"))]
         #[cfg_attr(feature = "clap", derive(clap::ValueEnum))]
+        #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
         $vis enum $name {
             $(
                 $(#[$vmeta])*

@@ -92,6 +92,7 @@ impl VisitorType {
 }
 
 /// How a chart over the range is bucketed.
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Bucket {
     Hour,

@@ -42,6 +42,12 @@ pub struct Model {
     pub alert_channels: String,
     /// JSON array of channel names escalations go to (empty: the alert channels).
     pub escalate_channels: String,
+    /// JSON array of the parameters a run takes (`crate::domain::job::params`).
+    pub parameters: String,
+    /// The unguessable id of the job's trigger URL (`/hooks/<id>`), when it has one.
+    pub hook_id: Option<String>,
+    /// The trigger URL's signing secret, sealed.
+    pub hook_secret: Option<String>,
     pub created_at: DateTimeUtc,
     /// JSON array of the names of jobs that depend on this one.
     pub dependants: String,

@@ -18,6 +18,10 @@ pub struct Model {
     pub lease_owner: Option<String>,
     pub lease_expires_at: Option<DateTimeUtc>,
     pub idempotency_key: String,
+    /// The caller's `Idempotency-Key`, for runs started through the API or a trigger URL.
+    pub request_key: Option<String>,
+    /// The parameters the run was started with (JSON object), if the job takes any.
+    pub params: Option<String>,
     pub last_error_class: Option<ErrorClass>,
     pub last_error: Option<String>,
     pub previous_delay_ms: Option<i64>,

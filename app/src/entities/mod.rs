@@ -1,5 +1,6 @@
 //! sea-orm entities, one file per table. The schema itself lives in the `migration` crate.
 
+pub mod api_token;
 pub mod audit_log;
 pub mod channel;
 pub mod channel_delivery;

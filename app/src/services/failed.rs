@@ -13,7 +13,6 @@ use sea_orm::{
 };
 
 use super::audit::{self, Actor};
-use crate::domain::account::CurrentUser;
 use crate::domain::duration;
 use crate::domain::filters::{QueueCursor, QueueQuery};
 use crate::domain::retry::{RetryInput, RetryPolicy};
@@ -254,8 +253,7 @@ pub async fn retrigger(
     db: &DatabaseConnection,
     id: i64,
     overrides: &Overrides,
-    who: &CurrentUser,
-    ip: Option<&str>,
+    who: &Actor<'_>,
     start_at: DateTime<Utc>,
     now: DateTime<Utc>,
 ) -> Result<i64, FailedError> {
@@ -274,7 +272,7 @@ pub async fn retrigger(
         )
         .col_expr(
             job_run::Column::ResolvedBy,
-            Expr::value(who.username.clone()),
+            Expr::value(who.name.to_string()),
         )
         .col_expr(job_run::Column::ResolvedAt, Expr::value(now))
         .filter(job_run::Column::Id.eq(id))
@@ -319,11 +317,7 @@ pub async fn retrigger(
     });
     audit::record(
         &txn,
-        &Actor {
-            id: Some(who.id),
-            name: &who.username,
-            ip,
-        },
+        who,
         "run.retriggered",
         &format!("run {id}"),
         detail,
@@ -345,8 +339,7 @@ pub async fn retrigger_many(
     ids: &[i64],
     filter: Option<&QueueQuery>,
     per_minute: u32,
-    who: &CurrentUser,
-    ip: Option<&str>,
+    who: &Actor<'_>,
     now: DateTime<Utc>,
 ) -> Result<u64, FailedError> {
     if !(1..=6_000).contains(&per_minute) {
@@ -378,7 +371,7 @@ pub async fn retrigger_many(
     let mut done = 0u64;
     for id in targets {
         let start_at = now + chrono::Duration::milliseconds(spacing_ms * done as i64);
-        match retrigger(db, id, &Overrides::default(), who, ip, start_at, now).await {
+        match retrigger(db, id, &Overrides::default(), who, start_at, now).await {
             Ok(_) => done += 1,
             Err(FailedError::NotInQueue(_)) => {}
             Err(e) => return Err(e),
@@ -393,8 +386,7 @@ pub async fn resolve(
     id: i64,
     reason: &str,
     discard: bool,
-    who: &CurrentUser,
-    ip: Option<&str>,
+    who: &Actor<'_>,
     now: DateTime<Utc>,
 ) -> Result<(), FailedError> {
     let reason = reason.trim();
@@ -414,7 +406,7 @@ pub async fn resolve(
         .col_expr(job_run::Column::Resolution, Expr::value(resolution))
         .col_expr(
             job_run::Column::ResolvedBy,
-            Expr::value(who.username.clone()),
+            Expr::value(who.name.to_string()),
         )
         .col_expr(job_run::Column::ResolvedAt, Expr::value(now))
         .col_expr(job_run::Column::ResolutionReason, Expr::value(reason))
@@ -427,11 +419,7 @@ pub async fn resolve(
     }
     audit::record(
         &txn,
-        &Actor {
-            id: Some(who.id),
-            name: &who.username,
-            ip,
-        },
+        who,
         &format!("run.{resolution}"),
         &format!("run {id}"),
         serde_json::json!({ "reason": reason }),

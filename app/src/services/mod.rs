@@ -24,6 +24,7 @@ pub mod runs;
 pub mod secrets;
 pub mod sessions;
 pub mod sql;
+pub mod tokens;
 pub mod traffic;
 pub mod trends;
 pub mod users;

@@ -12,6 +12,25 @@ pub struct NodeSummary {
     pub state: NodeState,
 }
 
+impl NodeSummary {
+    /// The node as the Settings page and the API show it.
+    pub fn view(self, now: DateTime<Utc>) -> crate::views::nodes::NodeView {
+        crate::views::nodes::NodeView {
+            silent_s: (now - self.row.heartbeat_at).num_seconds().max(0),
+            node_id: self.row.node_id,
+            host: self.row.host,
+            pid: self.row.pid,
+            version: self.row.version,
+            addr: self.row.addr,
+            started_at: self.row.started_at,
+            heartbeat_at: self.row.heartbeat_at,
+            stopped_at: self.row.stopped_at,
+            state: self.state,
+            clock_skew_ms: self.row.clock_skew_ms,
+        }
+    }
+}
+
 /// Live nodes first, then lost, then stopped; newest heartbeat first within each.
 pub async fn list(db: &DatabaseConnection, now: DateTime<Utc>) -> Result<Vec<NodeSummary>, DbErr> {
     let mut nodes: Vec<NodeSummary> = node::Entity::find()

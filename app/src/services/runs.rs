@@ -19,6 +19,8 @@ pub struct RunFilter {
     /// Only runs created at or after this time.
     pub since: Option<DateTime<Utc>>,
     pub limit: u64,
+    /// Keyset paging: only runs older than this (created_at, id).
+    pub before: Option<(DateTime<Utc>, i64)>,
 }
 
 /// Runs created in each of the last `hours` whole hours (the current one included), split by
@@ -79,6 +81,35 @@ pub async fn create_manual(
     job_id: i64,
     now: DateTime<Utc>,
 ) -> Result<job_run::Model, DbErr> {
+    match trigger(db, job_id, None, None, now).await? {
+        Triggered::Created(run) | Triggered::Existing(run) => Ok(run),
+    }
+}
+
+/// What [`trigger`] did.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Triggered {
+    Created(job_run::Model),
+    /// A run with the same request key existed: that run.
+    Existing(job_run::Model),
+}
+
+/// Starts a run of `job_id` now with `params` (a JSON object, already checked against the
+/// job's parameters) unless a run with `request_key` exists for the job, in which case that
+/// run is the answer. The key is unique per job in the database, so concurrent requests with
+/// one key make one run whichever instance they reach.
+pub async fn trigger(
+    db: &DatabaseConnection,
+    job_id: i64,
+    params: Option<String>,
+    request_key: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<Triggered, DbErr> {
+    if let Some(key) = request_key
+        && let Some(existing) = by_request_key(db, job_id, key).await?
+    {
+        return Ok(Triggered::Existing(existing));
+    }
     // Read before the transaction: a SQLite transaction must write first (services::lanes).
     let policy = job::Entity::find_by_id(job_id)
         .one(db)
@@ -97,17 +128,128 @@ pub async fn create_manual(
             now.timestamp_millis(),
             rand_suffix()
         )),
+        request_key: Set(request_key.map(str::to_string)),
+        params: Set(params),
         created_at: Set(now),
         updated_at: Set(now),
         ..Default::default()
     };
     let txn = db.begin().await?;
-    let id = super::lanes::insert(&txn, vec![run]).await?[0];
+    let inserted = super::lanes::insert(&txn, vec![run]).await;
+    let id = match inserted {
+        Ok(ids) => ids[0],
+        Err(e) => {
+            let _ = txn.rollback().await;
+            // Another request with the same key won the race: its run is the answer.
+            if let (Some(key), Some(sea_orm::SqlErr::UniqueConstraintViolation(_))) =
+                (request_key, e.sql_err())
+                && let Some(existing) = by_request_key(db, job_id, key).await?
+            {
+                return Ok(Triggered::Existing(existing));
+            }
+            return Err(e);
+        }
+    };
     txn.commit().await?;
     job_run::Entity::find_by_id(id)
         .one(db)
         .await?
+        .map(Triggered::Created)
         .ok_or_else(|| DbErr::RecordNotFound(format!("run {id}")))
+}
+
+async fn by_request_key(
+    db: &impl ConnectionTrait,
+    job_id: i64,
+    key: &str,
+) -> Result<Option<job_run::Model>, DbErr> {
+    job_run::Entity::find()
+        .filter(job_run::Column::JobId.eq(job_id))
+        .filter(job_run::Column::RequestKey.eq(key))
+        .one(db)
+        .await
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum CancelError {
+    #[error("run {0} was not found")]
+    NotFound(i64),
+    #[error("run {0} has ended ({1}): only a pending, waiting or running run can be cancelled")]
+    Ended(i64, RunStatus),
+    #[error(transparent)]
+    Db(#[from] DbErr),
+}
+
+/// Cancels a run that has not ended: it will not be attempted (again). A running attempt loses
+/// its lease, so the node running it stops it (as it does any attempt whose lease is gone) and
+/// writes nothing; the attempt is closed here as interrupted. The job's next waiting run
+/// takes the lane.
+pub async fn cancel(
+    db: &DatabaseConnection,
+    id: i64,
+    now: DateTime<Utc>,
+) -> Result<job_run::Model, CancelError> {
+    use sea_orm::sea_query::Expr;
+    let run = job_run::Entity::find_by_id(id)
+        .one(db)
+        .await?
+        .ok_or(CancelError::NotFound(id))?;
+    let txn = db.begin().await?;
+    super::lanes::lock(&txn, &[run.job_id]).await?;
+    let changed = job_run::Entity::update_many()
+        .col_expr(job_run::Column::Status, Expr::value(RunStatus::Cancelled))
+        .col_expr(job_run::Column::FinishedAt, Expr::value(now))
+        .col_expr(job_run::Column::UpdatedAt, Expr::value(now))
+        .col_expr(
+            job_run::Column::DueAt,
+            Expr::value(Option::<DateTime<Utc>>::None),
+        )
+        .col_expr(
+            job_run::Column::NextAttemptAt,
+            Expr::value(Option::<DateTime<Utc>>::None),
+        )
+        .col_expr(
+            job_run::Column::LeaseOwner,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(
+            job_run::Column::LeaseExpiresAt,
+            Expr::value(Option::<DateTime<Utc>>::None),
+        )
+        .filter(job_run::Column::Id.eq(id))
+        .filter(job_run::Column::Status.is_in(RunStatus::ACTIVE.iter().copied()))
+        .exec(&txn)
+        .await?
+        .rows_affected;
+    if changed == 0 {
+        let _ = txn.rollback().await;
+        let now_status = job_run::Entity::find_by_id(id)
+            .one(db)
+            .await?
+            .map_or(run.status, |r| r.status);
+        return Err(CancelError::Ended(id, now_status));
+    }
+    job_attempt::Entity::update_many()
+        .col_expr(job_attempt::Column::FinishedAt, Expr::value(now))
+        .col_expr(
+            job_attempt::Column::Outcome,
+            Expr::value(crate::domain::run::Outcome::Interrupted),
+        )
+        .col_expr(
+            job_attempt::Column::Message,
+            Expr::value("cancelled".to_string()),
+        )
+        .filter(job_attempt::Column::RunId.eq(id))
+        .filter(job_attempt::Column::FinishedAt.is_null())
+        .exec(&txn)
+        .await?;
+    super::lanes::promote(&txn, &[run.job_id], now).await?;
+    txn.commit().await?;
+    crate::wake::runs_changed(db).await;
+    job_run::Entity::find_by_id(id)
+        .one(db)
+        .await?
+        .ok_or(CancelError::NotFound(id))
 }
 
 /// Enough randomness that two manual runs in the same millisecond get different keys.
@@ -131,6 +273,16 @@ pub async fn list(db: &impl ConnectionTrait, filter: &RunFilter) -> Result<Vec<R
     }
     if let Some(since) = filter.since {
         query = query.filter(job_run::Column::CreatedAt.gte(since));
+    }
+    if let Some((at, id)) = filter.before {
+        use sea_orm::Condition;
+        query = query.filter(
+            Condition::any().add(job_run::Column::CreatedAt.lt(at)).add(
+                Condition::all()
+                    .add(job_run::Column::CreatedAt.eq(at))
+                    .add(job_run::Column::Id.lt(id)),
+            ),
+        );
     }
     let rows = query.all(db).await?;
     with_attempts(db, rows).await

@@ -19,6 +19,7 @@ pub struct ChannelRow {
 
 /// What Send test got back.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct ChannelTest {
     pub name: String,
     pub accepted: bool,

@@ -19,6 +19,7 @@ pub struct QueueFilter {
 
 /// One dead run as the queue lists it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct DeadRun {
     pub id: i64,
     pub job: String,
@@ -31,6 +32,7 @@ pub struct DeadRun {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct QueuePage {
     pub rows: Vec<DeadRun>,
     /// Pass back to get the next (older) page; `None` on the last page.

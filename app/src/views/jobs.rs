@@ -8,6 +8,7 @@ use crate::domain::run::RunStatus;
 
 /// A job as the list shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct JobRow {
     pub id: i64,
     pub name: String,
@@ -22,6 +23,7 @@ pub struct JobRow {
 
 /// A job opened in the editor (credentials hidden).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct JobDetail {
     pub id: i64,
     pub input: JobInput,

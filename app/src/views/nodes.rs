@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use crate::domain::node::NodeState;
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct NodeView {
     pub node_id: String,
     pub host: String,

@@ -7,6 +7,7 @@ use crate::domain::run::{ErrorClass, Outcome, Resolution, RunStatus, TimeoutKind
 
 /// One attempt, as lists and the detail page show it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct AttemptView {
     pub number: i32,
     /// `None` while it runs.
@@ -29,6 +30,7 @@ pub struct AttemptView {
 
 /// A run with its job's name and every attempt, oldest attempt first.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct RunView {
     pub id: i64,
     pub job_id: i64,

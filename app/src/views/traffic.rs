@@ -10,6 +10,7 @@ use crate::domain::traffic_range::Bucket;
 /// The dashboard's figures for one range (how each is defined: `docs/ARCHITECTURE.md`,
 /// "Traffic").
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TrafficStats {
     pub visits: i64,
     pub page_views: i64,
@@ -24,6 +25,7 @@ pub struct TrafficStats {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TopPage {
     pub path: String,
     pub count: i64,
@@ -33,6 +35,7 @@ pub struct TopPage {
 
 /// Hits in one hour or day.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct SeriesPoint {
     pub start: DateTime<Utc>,
     pub human: i64,
@@ -40,6 +43,7 @@ pub struct SeriesPoint {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Dashboard {
     pub from: NaiveDate,
     pub to: NaiveDate,

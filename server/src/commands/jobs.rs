@@ -24,9 +24,9 @@ pub async fn apply(db: &DatabaseConnection, path: &Path) -> anyhow::Result<()> {
     println!(
         "{}: {} created, {} updated, {} unchanged",
         path.display(),
-        applied.created,
-        applied.updated,
-        applied.unchanged
+        applied.created.len(),
+        applied.updated.len(),
+        applied.unchanged.len()
     );
     Ok(())
 }

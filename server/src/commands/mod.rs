@@ -10,6 +10,7 @@ pub mod jobs;
 pub mod policy;
 pub mod runs;
 pub mod secrets;
+pub mod tokens;
 pub mod traffic;
 pub mod users;
 

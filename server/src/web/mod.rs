@@ -88,6 +88,7 @@ pub fn router(mut state: AppState, traffic: Traffic) -> Router {
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
         .route("/traffic/hits.csv", get(export::hits_csv))
+        .merge(crate::rest::router())
         .leptos_routes(&state, routes, {
             let options = state.leptos_options.clone();
             move || shell(options.clone())

@@ -12,6 +12,7 @@ use crate::domain::retry::{Jitter, RetryInput};
 
 /// The definition as typed into the editor or read from a jobs file.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct JobInput {
     pub name: String,
     pub description: String,

@@ -1,0 +1,126 @@
+//! API tokens as people type and read them: the token's shape, a name, an expiry such as `30d`.
+//! Pure; the table and the hashing are `crate::services::tokens`.
+
+use chrono::{DateTime, Duration, Utc};
+
+/// Every token starts with this, so a leaked one is recognisable (secret scanners, logs).
+pub const PREFIX: &str = "bwk_";
+
+/// A token's length: the prefix and 64 hex digits (256 random bits).
+pub const LEN: usize = PREFIX.len() + 64;
+
+/// Whether `text` could be a token at all: anything else costs no database query.
+pub fn well_formed(text: &str) -> bool {
+    text.len() == LEN
+        && text.starts_with(PREFIX)
+        && text[PREFIX.len()..]
+            .bytes()
+            .all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b))
+}
+
+/// A token's name: what the audit log shows as `token:NAME`.
+pub fn parse_name(name: &str) -> Result<String, String> {
+    let name = name.trim();
+    if name.is_empty() {
+        return Err("a token needs a name (what uses it: deploy-pipeline, prometheus…)".into());
+    }
+    if name.chars().count() > 64 {
+        return Err("a token's name is at most 64 characters".into());
+    }
+    if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+    {
+        return Err(format!(
+            "'{name}' is not a token name: use letters, digits, _, - and ."
+        ));
+    }
+    Ok(name.to_string())
+}
+
+/// The longest a token may live: five years. Longer is "never", said plainly.
+const MAX_DAYS: i64 = 5 * 366;
+
+/// When a token created at `now` expires: `None` for `""` or `never`; `30d`, `12h`, `8w`, or a
+/// date (`2027-06-30`, the end of that day in UTC).
+pub fn parse_expiry(text: &str, now: DateTime<Utc>) -> Result<Option<DateTime<Utc>>, String> {
+    let text = text.trim();
+    if text.is_empty() || text.eq_ignore_ascii_case("never") {
+        return Ok(None);
+    }
+    let bad = || {
+        format!(
+            "'{text}' is not an expiry: write 30d, 12h, 8w, a date such as 2027-06-30, or never"
+        )
+    };
+    if let Ok(date) = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d") {
+        let end = date.and_hms_opt(23, 59, 59).ok_or_else(bad)?.and_utc();
+        if end <= now {
+            return Err(format!(
+                "{text} has passed: a token must expire in the future"
+            ));
+        }
+        if end > now + Duration::days(MAX_DAYS) {
+            return Err("a token expires within five years (or never)".into());
+        }
+        return Ok(Some(end));
+    }
+    // The unit is the last character, whatever its width.
+    let unit_at = text.char_indices().last().map_or(0, |(i, _)| i);
+    let (number, unit) = text.split_at(unit_at);
+    let n: i64 = number.trim().parse().map_err(|_| bad())?;
+    let length = match unit {
+        "h" => Duration::hours(n),
+        "d" => Duration::days(n),
+        "w" => Duration::weeks(n),
+        _ => return Err(bad()),
+    };
+    if n <= 0 {
+        return Err("a token must expire in the future".into());
+    }
+    if length > Duration::days(MAX_DAYS) {
+        return Err("a token expires within five years (or never)".into());
+    }
+    Ok(Some(now + length))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expiries() {
+        let now: DateTime<Utc> = "2026-12-01T00:00:00Z".parse().unwrap();
+        assert_eq!(parse_expiry("", now), Ok(None));
+        assert_eq!(parse_expiry("never", now), Ok(None));
+        assert_eq!(
+            parse_expiry("30d", now),
+            Ok(Some("2026-12-31T00:00:00Z".parse().unwrap()))
+        );
+        assert_eq!(
+            parse_expiry("12h", now),
+            Ok(Some("2026-12-01T12:00:00Z".parse().unwrap()))
+        );
+        assert_eq!(
+            parse_expiry("2027-06-30", now),
+            Ok(Some("2027-06-30T23:59:59Z".parse().unwrap()))
+        );
+        for bad in ["0d", "-1d", "30", "soon", "2020-01-01", "9999w", "é", "d"] {
+            assert!(parse_expiry(bad, now).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn tokens_and_names() {
+        assert!(well_formed(&format!("bwk_{}", "a1".repeat(32))));
+        assert!(!well_formed(&format!("bwk_{}", "A1".repeat(32))));
+        assert!(!well_formed("bwk_short"));
+        assert!(!well_formed(&"a".repeat(LEN)));
+        assert_eq!(
+            parse_name(" deploy-pipeline "),
+            Ok("deploy-pipeline".into())
+        );
+        assert!(parse_name("with space").is_err());
+        assert!(parse_name("").is_err());
+    }
+}

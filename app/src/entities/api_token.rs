@@ -1,0 +1,25 @@
+use sea_orm::entity::prelude::*;
+
+use crate::domain::account::Role;
+
+/// An API token (`migration/src/m20261201_000021_api_tokens.rs`): its hash, never the token.
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "api_tokens")]
+pub struct Model {
+    #[sea_orm(primary_key)]
+    pub id: i64,
+    pub name: String,
+    pub role: Role,
+    #[sea_orm(unique)]
+    pub token_hash: String,
+    pub created_by: String,
+    pub created_at: DateTimeUtc,
+    pub expires_at: Option<DateTimeUtc>,
+    pub last_used_at: Option<DateTimeUtc>,
+    pub revoked_at: Option<DateTimeUtc>,
+}
+
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {}
+
+impl ActiveModelBehavior for ActiveModel {}

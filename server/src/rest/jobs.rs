@@ -1,0 +1,253 @@
+//! `/api/v1/jobs`: list, read, create, update, delete, enable/disable, apply a set.
+//! The same services and rules as the Jobs page and `bulwark jobs apply`.
+
+use app::api::jobs::job_error;
+use app::domain::job::{JobInput, JobSpec};
+use app::entities::job;
+use app::services::jobs;
+use app::state::AppState;
+use app::views::jobs::{JobDetail, JobRow};
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::IntoResponse;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+
+use super::caller::Caller;
+use super::problem::Problem;
+use super::wire::{DryRun, JobSet, Page, PageQuery};
+use super::{ApiJson, Json};
+use crate::jobs_file::{Applied, apply_specs_checked, parse_file};
+
+pub(super) async fn by_name(state: &AppState, name: &str) -> Result<job::Model, Problem> {
+    job::Entity::find()
+        .filter(job::Column::Name.eq(name))
+        .one(&state.db)
+        .await?
+        .ok_or_else(|| Problem::not_found(format!("job '{name}'")))
+}
+
+fn detail(row: &job::Model) -> Result<JobDetail, Problem> {
+    let spec = jobs::to_spec(row).map_err(job_error)?;
+    // Credentials never travel back in full: secret headers show as hidden.
+    Ok(JobDetail {
+        id: row.id,
+        input: spec.to_input().redacted(),
+        updated_at: row.updated_at,
+    })
+}
+
+/// Jobs by name.
+#[utoipa::path(get, path = "/jobs", tag = "jobs", params(PageQuery),
+    responses((status = 200, body = Page<JobRow>), (status = 401, body = Problem)))]
+pub async fn list(
+    _caller: Caller,
+    State(state): State<AppState>,
+    Query(page): Query<PageQuery>,
+) -> Result<Json<Page<JobRow>>, Problem> {
+    let mut rows = jobs::list(&state.db).await?;
+    rows.sort_by(|a, b| a.name.cmp(&b.name));
+    let after = page.cursor.as_deref().unwrap_or("");
+    let mut items: Vec<JobRow> = rows
+        .into_iter()
+        .filter(|r| r.name.as_str() > after)
+        .take(page.limit() as usize + 1)
+        .collect();
+    let next = if items.len() as u64 > page.limit() {
+        items.truncate(page.limit() as usize);
+        items.last().map(|r| r.name.clone())
+    } else {
+        None
+    };
+    Ok(Json(Page { items, next }))
+}
+
+/// One job's definition (the editor's fields; secret headers hidden).
+#[utoipa::path(get, path = "/jobs/{name}", tag = "jobs", params(("name" = String, Path)),
+    responses((status = 200, body = JobDetail), (status = 404, body = Problem)))]
+pub async fn get(
+    _caller: Caller,
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<Json<JobDetail>, Problem> {
+    Ok(Json(detail(&by_name(&state, &name).await?)?))
+}
+
+/// Creates a job. Every invalid field is named in `errors`.
+#[utoipa::path(post, path = "/jobs", tag = "jobs", request_body = JobInput,
+    responses((status = 201, body = JobDetail), (status = 422, body = Problem), (status = 403, body = Problem)))]
+pub async fn create(
+    caller: Caller,
+    State(state): State<AppState>,
+    ApiJson(input): ApiJson<JobInput>,
+) -> Result<(StatusCode, Json<JobDetail>), Problem> {
+    caller.require_admin("change jobs")?;
+    let spec = JobSpec::parse(&input).map_err(app::api::AppError::Fields)?;
+    let row = jobs::create(&state.db, &spec, crate::clock::now())
+        .await
+        .map_err(job_error)?;
+    caller
+        .audit(
+            &state,
+            "job.created",
+            &spec.name,
+            serde_json::to_value(spec.to_input().redacted()).unwrap_or_default(),
+        )
+        .await?;
+    Ok((StatusCode::CREATED, Json(detail(&row)?)))
+}
+
+/// Replaces a job's definition; hidden secret headers keep their stored values.
+#[utoipa::path(put, path = "/jobs/{name}", tag = "jobs", params(("name" = String, Path)),
+    request_body = JobInput,
+    responses((status = 200, body = JobDetail), (status = 404, body = Problem), (status = 422, body = Problem)))]
+pub async fn update(
+    caller: Caller,
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    ApiJson(mut input): ApiJson<JobInput>,
+) -> Result<Json<JobDetail>, Problem> {
+    caller.require_admin("change jobs")?;
+    let stored = by_name(&state, &name).await?;
+    input.restore_secrets(&jobs::to_spec(&stored).map_err(job_error)?.to_input());
+    let spec = JobSpec::parse(&input).map_err(app::api::AppError::Fields)?;
+    let row = jobs::update(&state.db, stored.id, &spec, crate::clock::now())
+        .await
+        .map_err(job_error)?;
+    caller
+        .audit(
+            &state,
+            "job.updated",
+            &spec.name,
+            serde_json::to_value(spec.to_input().redacted()).unwrap_or_default(),
+        )
+        .await?;
+    Ok(Json(detail(&row)?))
+}
+
+/// Deletes a job and its runs; the audit log keeps its definition.
+#[utoipa::path(delete, path = "/jobs/{name}", tag = "jobs", params(("name" = String, Path)),
+    responses((status = 204), (status = 404, body = Problem), (status = 403, body = Problem)))]
+pub async fn delete(
+    caller: Caller,
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<StatusCode, Problem> {
+    caller.require_admin("delete jobs")?;
+    let row = by_name(&state, &name).await?;
+    let (spec, runs) = jobs::delete(&state.db, row.id).await.map_err(job_error)?;
+    caller
+        .audit(
+            &state,
+            "job.deleted",
+            &spec.name,
+            serde_json::json!({ "definition": spec.to_input().redacted(), "runs_deleted": runs }),
+        )
+        .await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+async fn set_enabled(
+    caller: Caller,
+    state: AppState,
+    name: String,
+    enabled: bool,
+) -> Result<Json<JobDetail>, Problem> {
+    caller.require_admin("enable or disable jobs")?;
+    let row = by_name(&state, &name).await?;
+    let row = jobs::set_enabled(&state.db, row.id, enabled, crate::clock::now())
+        .await
+        .map_err(job_error)?;
+    let action = if enabled {
+        "job.enabled"
+    } else {
+        "job.disabled"
+    };
+    caller
+        .audit(&state, action, &row.name, serde_json::json!({}))
+        .await?;
+    Ok(Json(detail(&row)?))
+}
+
+/// Lets the job's schedule fire again.
+#[utoipa::path(post, path = "/jobs/{name}/enable", tag = "jobs", params(("name" = String, Path)),
+    responses((status = 200, body = JobDetail), (status = 404, body = Problem)))]
+pub async fn enable(
+    caller: Caller,
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<Json<JobDetail>, Problem> {
+    set_enabled(caller, state, name, true).await
+}
+
+/// Stops the job's schedule (runs already started go on).
+#[utoipa::path(post, path = "/jobs/{name}/disable", tag = "jobs", params(("name" = String, Path)),
+    responses((status = 200, body = JobDetail), (status = 404, body = Problem)))]
+pub async fn disable(
+    caller: Caller,
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<Json<JobDetail>, Problem> {
+    set_enabled(caller, state, name, false).await
+}
+
+/// Creates or updates a whole set of jobs, all or nothing: a jobs file (`content-type:
+/// application/toml`, the format of `bulwark jobs apply`) or JSON `{"jobs": [JobInput…]}`.
+/// With `dry_run=true` nothing is written and the answer says what would change.
+#[utoipa::path(post, path = "/jobs/apply", tag = "jobs", params(DryRun),
+    request_body(content = JobSet, description = "JSON, or a jobs file as application/toml"),
+    responses((status = 200, body = Applied), (status = 422, body = Problem)))]
+pub async fn apply(
+    caller: Caller,
+    State(state): State<AppState>,
+    Query(dry): Query<DryRun>,
+    headers: HeaderMap,
+    body: String,
+) -> Result<impl IntoResponse, Problem> {
+    caller.require_admin("change jobs")?;
+    let is_toml = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.contains("toml"));
+    let refused = |problems: Vec<String>| {
+        Problem::from(app::api::AppError::Fields(
+            problems
+                .into_iter()
+                .map(|p| app::domain::FieldError::new("jobs", p))
+                .collect(),
+        ))
+    };
+    let specs = if is_toml {
+        parse_file(&body).map_err(refused)?
+    } else {
+        let set: JobSet = serde_json::from_str(&body)
+            .map_err(|e| Problem::invalid("body", format!("not a job set: {e}")))?;
+        let mut specs = Vec::new();
+        let mut problems = Vec::new();
+        for (i, input) in set.jobs.iter().enumerate() {
+            match JobSpec::parse(input) {
+                Ok(spec) => specs.push(spec),
+                Err(errors) => problems.extend(errors.into_iter().map(|e| {
+                    format!("job {} '{}': {}: {}", i + 1, input.name, e.field, e.message)
+                })),
+            }
+        }
+        if !problems.is_empty() {
+            return Err(refused(problems));
+        }
+        specs
+    };
+    let applied = apply_specs_checked(&state.db, specs, dry.dry_run)
+        .await
+        .map_err(refused)?;
+    if !dry.dry_run {
+        caller
+            .audit(
+                &state,
+                "jobs.applied",
+                "jobs",
+                serde_json::json!({ "created": applied.created, "updated": applied.updated }),
+            )
+            .await?;
+    }
+    Ok(Json(applied))
+}

@@ -1,0 +1,196 @@
+//! `/api/v1/runs` and a job's runs: list with the Runs page's filters, read with attempts,
+//! trigger (with an `Idempotency-Key`), cancel.
+
+use app::domain::run::RunStatus;
+use app::services::runs::{self, CancelError, RunFilter, Triggered};
+use app::state::AppState;
+use app::views::runs::RunView;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode};
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use super::Json;
+use super::caller::Caller;
+use super::jobs::by_name;
+use super::problem::Problem;
+use super::wire::{Page, TriggerBody, TriggeredRun};
+
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct RunQuery {
+    /// Runs of this job.
+    pub job: Option<String>,
+    /// Runs in this status.
+    pub status: Option<RunStatus>,
+    /// From the previous page's `next`.
+    pub cursor: Option<String>,
+    /// At most this many (default 50, at most 500).
+    pub limit: Option<u64>,
+}
+
+/// A run's cursor: its creation time (ms) and id, newest first.
+fn cursor_of(run: &RunView) -> String {
+    format!("{}_{}", run.created_at.timestamp_millis(), run.id)
+}
+
+fn parse_cursor(text: &str) -> Result<(chrono::DateTime<chrono::Utc>, i64), Problem> {
+    let bad = || Problem::invalid("cursor", "not a cursor from this list's `next`");
+    let (ms, id) = text.split_once('_').ok_or_else(bad)?;
+    let at =
+        chrono::DateTime::from_timestamp_millis(ms.parse().map_err(|_| bad())?).ok_or_else(bad)?;
+    Ok((at, id.parse().map_err(|_| bad())?))
+}
+
+/// Runs, newest first, with their attempts.
+#[utoipa::path(get, path = "/runs", tag = "runs", params(RunQuery),
+    responses((status = 200, body = Page<RunView>), (status = 422, body = Problem)))]
+pub async fn list(
+    _caller: Caller,
+    State(state): State<AppState>,
+    Query(q): Query<RunQuery>,
+) -> Result<Json<Page<RunView>>, Problem> {
+    let limit = q.limit.unwrap_or(50).clamp(1, 500);
+    let filter = RunFilter {
+        job: q.job.filter(|j| !j.is_empty()),
+        status: q.status,
+        since: None,
+        limit: limit + 1,
+        before: q
+            .cursor
+            .as_deref()
+            .filter(|c| !c.is_empty())
+            .map(parse_cursor)
+            .transpose()?,
+    };
+    let mut items = runs::list(&state.db, &filter).await?;
+    let next = if items.len() as u64 > limit {
+        items.truncate(limit as usize);
+        items.last().map(cursor_of)
+    } else {
+        None
+    };
+    Ok(Json(Page { items, next }))
+}
+
+/// One run with its attempts.
+#[utoipa::path(get, path = "/runs/{id}", tag = "runs", params(("id" = i64, Path)),
+    responses((status = 200, body = RunView), (status = 404, body = Problem)))]
+pub async fn get(
+    _caller: Caller,
+    State(state): State<AppState>,
+    Path(id): Path<i64>,
+) -> Result<Json<RunView>, Problem> {
+    runs::get(&state.db, id)
+        .await?
+        .map(Json)
+        .ok_or_else(|| Problem::not_found(format!("run {id}")))
+}
+
+/// The longest `Idempotency-Key` kept.
+const MAX_KEY: usize = 200;
+
+/// Starts a run of the job now. With an `Idempotency-Key` header, a repeated key answers 200
+/// with the run the first request made, instead of making another.
+#[utoipa::path(post, path = "/jobs/{name}/runs", tag = "runs",
+    params(("name" = String, Path), ("Idempotency-Key" = Option<String>, Header, description = "the same key, the same run")),
+    request_body(content = TriggerBody, content_type = "application/json"),
+    responses((status = 201, body = TriggeredRun), (status = 200, body = TriggeredRun, description = "a run with this Idempotency-Key exists"),
+        (status = 404, body = Problem), (status = 422, body = Problem)))]
+pub async fn trigger(
+    caller: Caller,
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Result<(StatusCode, Json<TriggeredRun>), Problem> {
+    caller.require_admin("start runs")?;
+    let job = by_name(&state, &name).await?;
+    let key = match headers.get("idempotency-key") {
+        None => None,
+        Some(value) => {
+            let key = value
+                .to_str()
+                .ok()
+                .map(str::trim)
+                .filter(|k| !k.is_empty() && k.len() <= MAX_KEY)
+                .ok_or_else(|| {
+                    Problem::invalid(
+                        "Idempotency-Key",
+                        format!("the Idempotency-Key must be 1 to {MAX_KEY} visible characters"),
+                    )
+                })?;
+            Some(key.to_string())
+        }
+    };
+    // The body is optional: no parameters.
+    let body: TriggerBody = if body.iter().all(u8::is_ascii_whitespace) {
+        TriggerBody::default()
+    } else {
+        serde_json::from_slice(&body)
+            .map_err(|e| Problem::invalid("body", format!("not a trigger body: {e}")))?
+    };
+    if let Some(name) = body.params.keys().next() {
+        return Err(Problem::invalid(
+            &format!("params.{name}"),
+            format!("the job '{}' declares no parameter '{name}'", job.name),
+        ));
+    }
+    let now = crate::clock::now();
+    let (status, run) = match runs::trigger(&state.db, job.id, None, key.as_deref(), now).await? {
+        Triggered::Created(run) => {
+            caller
+                .audit(
+                    &state,
+                    "run.triggered",
+                    &job.name,
+                    serde_json::json!({ "run": run.id, "idempotency_key": key }),
+                )
+                .await?;
+            (StatusCode::CREATED, run)
+        }
+        Triggered::Existing(run) => (StatusCode::OK, run),
+    };
+    Ok((
+        status,
+        Json(TriggeredRun {
+            id: run.id,
+            job: job.name,
+            status: run.status,
+            created_at: run.created_at,
+            params: run
+                .params
+                .as_deref()
+                .and_then(|p| serde_json::from_str(p).ok()),
+            url: format!("/runs/{}", run.id),
+        }),
+    ))
+}
+
+/// Cancels a run that has not ended; a running attempt is stopped.
+#[utoipa::path(post, path = "/runs/{id}/cancel", tag = "runs", params(("id" = i64, Path)),
+    responses((status = 200, body = RunView), (status = 404, body = Problem), (status = 409, body = Problem)))]
+pub async fn cancel(
+    caller: Caller,
+    State(state): State<AppState>,
+    Path(id): Path<i64>,
+) -> Result<Json<RunView>, Problem> {
+    caller.require_admin("cancel runs")?;
+    match runs::cancel(&state.db, id, crate::clock::now()).await {
+        Ok(_) => {}
+        Err(CancelError::NotFound(_)) => return Err(Problem::not_found(format!("run {id}"))),
+        Err(e @ CancelError::Ended(..)) => {
+            return Err(Problem::new(StatusCode::CONFLICT, e.to_string()));
+        }
+        Err(CancelError::Db(e)) => return Err(e.into()),
+    }
+    caller
+        .audit(
+            &state,
+            "run.cancelled",
+            &format!("run {id}"),
+            serde_json::json!({}),
+        )
+        .await?;
+    get(caller, State(state), Path(id)).await
+}

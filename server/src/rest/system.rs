@@ -1,0 +1,104 @@
+//! `/api/v1/traffic`, `/api/v1/channels/{name}/test`, `/api/v1/nodes`: the dashboard's figures,
+//! a channel's test message, the health of the nodes.
+
+use app::domain::traffic_range::{self, VisitorType};
+use app::state::AppState;
+use app::views::channels::ChannelTest;
+use app::views::nodes::NodeView;
+use axum::extract::{Path, Query, State};
+use serde::Deserialize;
+use utoipa::IntoParams;
+
+use super::Json;
+use super::caller::Caller;
+use super::problem::Problem;
+
+#[derive(Debug, Default, Deserialize, IntoParams)]
+#[into_params(parameter_in = Query)]
+pub struct TrafficQuery {
+    /// today, yesterday, 7d, 30d, 90d (or give from/to).
+    pub range: Option<String>,
+    /// First day, YYYY-MM-DD in the configured zone.
+    pub from: Option<String>,
+    /// Last day, inclusive.
+    pub to: Option<String>,
+    /// all, human or bot (default all).
+    pub visitors: Option<String>,
+    /// One named bot source.
+    pub source: Option<String>,
+}
+
+/// The traffic figures for a range: what `bulwark traffic stats --json` prints.
+#[utoipa::path(get, path = "/traffic", tag = "traffic", params(TrafficQuery),
+    responses((status = 200, body = app::views::traffic::TrafficStats), (status = 422, body = Problem)))]
+pub async fn traffic(
+    _caller: Caller,
+    State(state): State<AppState>,
+    Query(q): Query<TrafficQuery>,
+) -> Result<Json<app::views::traffic::TrafficStats>, Problem> {
+    let invalid = |field: &str, e: &dyn std::fmt::Display| Problem::invalid(field, e.to_string());
+    let zone = state.timezone;
+    let spec = traffic_range::parse_spec(q.range.as_deref(), q.from.as_deref(), q.to.as_deref())
+        .map_err(|e| invalid("range", &e))?;
+    let today = traffic_range::today(crate::clock::now(), zone);
+    let range = traffic_range::resolve(spec, today, zone, traffic_range::DEFAULT_RETENTION_DAYS)
+        .map_err(|e| invalid("range", &e))?;
+    let visitors = VisitorType::parse(q.visitors.as_deref().unwrap_or("all"))
+        .map_err(|e| invalid("visitors", &e))?;
+    let query = app::services::traffic::StatsQuery {
+        from: range.from,
+        to: range.to,
+        zone,
+        visitors,
+        source: q.source.filter(|s| !s.is_empty()),
+    };
+    app::services::traffic::stats(&state.db, &query)
+        .await
+        .map(Json)
+        .map_err(|e| app::api::AppError::internal(&e).into())
+}
+
+/// Sends a test message to a channel and answers with the platform's words.
+#[utoipa::path(post, path = "/channels/{name}/test", tag = "channels", params(("name" = String, Path)),
+    responses((status = 200, body = ChannelTest), (status = 422, body = Problem)))]
+pub async fn test_channel(
+    caller: Caller,
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+) -> Result<Json<ChannelTest>, Problem> {
+    caller.require_admin("send test messages")?;
+    let tester = state.channels.clone().ok_or_else(|| {
+        Problem::from(app::api::AppError::Internal(
+            "channel delivery is not set up".into(),
+        ))
+    })?;
+    let (accepted, answer) = tester
+        .test(&name)
+        .await
+        .map_err(|e| Problem::invalid("channel", e.to_string()))?;
+    caller
+        .audit(
+            &state,
+            "channel.tested",
+            &name,
+            serde_json::json!({ "accepted": accepted }),
+        )
+        .await?;
+    Ok(Json(ChannelTest {
+        name,
+        accepted,
+        answer,
+    }))
+}
+
+/// Every node that has run: live, lost or stopped, with its heartbeat and clock offset.
+#[utoipa::path(get, path = "/nodes", tag = "nodes",
+    responses((status = 200, body = Vec<NodeView>)))]
+pub async fn nodes(
+    _caller: Caller,
+    State(state): State<AppState>,
+) -> Result<Json<Vec<NodeView>>, Problem> {
+    let now = crate::clock::now();
+    let nodes = app::services::nodes::list(&state.db, now).await?;
+    Ok(Json(nodes.into_iter().map(|n| n.view(now)).collect()))
+}
