@@ -20,19 +20,31 @@ pub struct Caller {
     pub role: Role,
 }
 
-impl Caller {
-    /// Refuses a viewer: `what` names the change ("change jobs").
-    pub fn require_admin(&self, what: &str) -> Result<(), Problem> {
-        if self.role.can_change() {
-            Ok(())
+/// A caller allowed to change things: a viewer is refused with 403 before the request's body
+/// is even read (so a viewer learns nothing from a body's validation).
+#[derive(Debug, Clone)]
+pub struct Admin(pub Caller);
+
+impl FromRequestParts<AppState> for Admin {
+    type Rejection = Problem;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Problem> {
+        let caller = Caller::from_request_parts(parts, state).await?;
+        if caller.role.can_change() {
+            Ok(Admin(caller))
         } else {
             Err(Problem::new(
                 StatusCode::FORBIDDEN,
-                format!("only administrators may {what}"),
+                format!(
+                    "only administrators may change anything; {} is a viewer",
+                    caller.actor
+                ),
             ))
         }
     }
+}
 
+impl Caller {
     /// Writes an audit row for a change this caller made.
     pub async fn audit(
         &self,

@@ -10,7 +10,7 @@ use axum::extract::{Path, Query, State};
 use serde::{Deserialize, Serialize};
 use utoipa::{IntoParams, ToSchema};
 
-use super::caller::Caller;
+use super::caller::{Admin, Caller};
 use super::problem::Problem;
 use super::wire::{DryRun, Reason};
 use super::{ApiJson, Json};
@@ -76,11 +76,10 @@ pub async fn list(
 #[utoipa::path(post, path = "/failed/{id}/retrigger", tag = "failed", params(("id" = i64, Path)),
     responses((status = 200, body = Retriggered), (status = 422, body = Problem)))]
 pub async fn retrigger(
-    caller: Caller,
+    Admin(caller): Admin,
     State(state): State<AppState>,
     Path(id): Path<i64>,
 ) -> Result<Json<Retriggered>, Problem> {
-    caller.require_admin("re-trigger runs")?;
     let now = crate::clock::now();
     let run = failed::retrigger(
         &state.db,
@@ -122,12 +121,11 @@ pub struct RetriggerMany {
     request_body = RetriggerMany,
     responses((status = 200, body = Retriggered), (status = 422, body = Problem)))]
 pub async fn retrigger_many(
-    caller: Caller,
+    Admin(caller): Admin,
     State(state): State<AppState>,
     Query(dry): Query<DryRun>,
     ApiJson(body): ApiJson<RetriggerMany>,
 ) -> Result<Json<Retriggered>, Problem> {
-    caller.require_admin("re-trigger runs")?;
     let filter = body.filter.as_ref().map(QueueParams::query).transpose()?;
     if dry.dry_run {
         let count = match &filter {
@@ -152,17 +150,12 @@ pub async fn retrigger_many(
 }
 
 async fn resolve(
-    caller: Caller,
+    Admin(caller): Admin,
     state: AppState,
     id: i64,
     reason: String,
     discard: bool,
 ) -> Result<axum::http::StatusCode, Problem> {
-    caller.require_admin(if discard {
-        "discard runs"
-    } else {
-        "resolve runs"
-    })?;
     failed::resolve(
         &state.db,
         id,
@@ -181,12 +174,12 @@ async fn resolve(
     request_body = Reason,
     responses((status = 204), (status = 422, body = Problem)))]
 pub async fn resolve_run(
-    caller: Caller,
+    admin: Admin,
     State(state): State<AppState>,
     Path(id): Path<i64>,
     ApiJson(body): ApiJson<Reason>,
 ) -> Result<axum::http::StatusCode, Problem> {
-    resolve(caller, state, id, body.reason, false).await
+    resolve(admin, state, id, body.reason, false).await
 }
 
 /// Drops a dead run from the queue; a reason is required.
@@ -194,10 +187,10 @@ pub async fn resolve_run(
     request_body = Reason,
     responses((status = 204), (status = 422, body = Problem)))]
 pub async fn discard_run(
-    caller: Caller,
+    admin: Admin,
     State(state): State<AppState>,
     Path(id): Path<i64>,
     ApiJson(body): ApiJson<Reason>,
 ) -> Result<axum::http::StatusCode, Problem> {
-    resolve(caller, state, id, body.reason, true).await
+    resolve(admin, state, id, body.reason, true).await
 }

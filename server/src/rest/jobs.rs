@@ -12,7 +12,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::IntoResponse;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
-use super::caller::Caller;
+use super::caller::{Admin, Caller};
 use super::problem::Problem;
 use super::wire::{DryRun, JobSet, Page, PageQuery};
 use super::{ApiJson, Json};
@@ -76,11 +76,10 @@ pub async fn get(
 #[utoipa::path(post, path = "/jobs", tag = "jobs", request_body = JobInput,
     responses((status = 201, body = JobDetail), (status = 422, body = Problem), (status = 403, body = Problem)))]
 pub async fn create(
-    caller: Caller,
+    Admin(caller): Admin,
     State(state): State<AppState>,
     ApiJson(input): ApiJson<JobInput>,
 ) -> Result<(StatusCode, Json<JobDetail>), Problem> {
-    caller.require_admin("change jobs")?;
     let spec = JobSpec::parse(&input).map_err(app::api::AppError::Fields)?;
     let row = jobs::create(&state.db, &spec, crate::clock::now())
         .await
@@ -101,12 +100,11 @@ pub async fn create(
     request_body = JobInput,
     responses((status = 200, body = JobDetail), (status = 404, body = Problem), (status = 422, body = Problem)))]
 pub async fn update(
-    caller: Caller,
+    Admin(caller): Admin,
     State(state): State<AppState>,
     Path(name): Path<String>,
     ApiJson(mut input): ApiJson<JobInput>,
 ) -> Result<Json<JobDetail>, Problem> {
-    caller.require_admin("change jobs")?;
     let stored = by_name(&state, &name).await?;
     input.restore_secrets(&jobs::to_spec(&stored).map_err(job_error)?.to_input());
     let spec = JobSpec::parse(&input).map_err(app::api::AppError::Fields)?;
@@ -128,11 +126,10 @@ pub async fn update(
 #[utoipa::path(delete, path = "/jobs/{name}", tag = "jobs", params(("name" = String, Path)),
     responses((status = 204), (status = 404, body = Problem), (status = 403, body = Problem)))]
 pub async fn delete(
-    caller: Caller,
+    Admin(caller): Admin,
     State(state): State<AppState>,
     Path(name): Path<String>,
 ) -> Result<StatusCode, Problem> {
-    caller.require_admin("delete jobs")?;
     let row = by_name(&state, &name).await?;
     let (spec, runs) = jobs::delete(&state.db, row.id).await.map_err(job_error)?;
     caller
@@ -147,12 +144,11 @@ pub async fn delete(
 }
 
 async fn set_enabled(
-    caller: Caller,
+    Admin(caller): Admin,
     state: AppState,
     name: String,
     enabled: bool,
 ) -> Result<Json<JobDetail>, Problem> {
-    caller.require_admin("enable or disable jobs")?;
     let row = by_name(&state, &name).await?;
     let row = jobs::set_enabled(&state.db, row.id, enabled, crate::clock::now())
         .await
@@ -172,22 +168,22 @@ async fn set_enabled(
 #[utoipa::path(post, path = "/jobs/{name}/enable", tag = "jobs", params(("name" = String, Path)),
     responses((status = 200, body = JobDetail), (status = 404, body = Problem)))]
 pub async fn enable(
-    caller: Caller,
+    admin: Admin,
     State(state): State<AppState>,
     Path(name): Path<String>,
 ) -> Result<Json<JobDetail>, Problem> {
-    set_enabled(caller, state, name, true).await
+    set_enabled(admin, state, name, true).await
 }
 
 /// Stops the job's schedule (runs already started go on).
 #[utoipa::path(post, path = "/jobs/{name}/disable", tag = "jobs", params(("name" = String, Path)),
     responses((status = 200, body = JobDetail), (status = 404, body = Problem)))]
 pub async fn disable(
-    caller: Caller,
+    admin: Admin,
     State(state): State<AppState>,
     Path(name): Path<String>,
 ) -> Result<Json<JobDetail>, Problem> {
-    set_enabled(caller, state, name, false).await
+    set_enabled(admin, state, name, false).await
 }
 
 /// Creates or updates a whole set of jobs, all or nothing: a jobs file (`content-type:
@@ -197,13 +193,12 @@ pub async fn disable(
     request_body(content = JobSet, description = "JSON, or a jobs file as application/toml"),
     responses((status = 200, body = Applied), (status = 422, body = Problem)))]
 pub async fn apply(
-    caller: Caller,
+    Admin(caller): Admin,
     State(state): State<AppState>,
     Query(dry): Query<DryRun>,
     headers: HeaderMap,
     body: String,
 ) -> Result<impl IntoResponse, Problem> {
-    caller.require_admin("change jobs")?;
     let is_toml = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use super::Json;
-use super::caller::Caller;
+use super::caller::{Admin, Caller};
 use super::jobs::by_name;
 use super::problem::Problem;
 use super::wire::{Page, TriggerBody, TriggeredRun};
@@ -98,13 +98,12 @@ const MAX_KEY: usize = 200;
     responses((status = 201, body = TriggeredRun), (status = 200, body = TriggeredRun, description = "a run with this Idempotency-Key exists"),
         (status = 404, body = Problem), (status = 422, body = Problem)))]
 pub async fn trigger(
-    caller: Caller,
+    Admin(caller): Admin,
     State(state): State<AppState>,
     Path(name): Path<String>,
     headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Result<(StatusCode, Json<TriggeredRun>), Problem> {
-    caller.require_admin("start runs")?;
     let job = by_name(&state, &name).await?;
     let key = match headers.get("idempotency-key") {
         None => None,
@@ -171,11 +170,10 @@ pub async fn trigger(
 #[utoipa::path(post, path = "/runs/{id}/cancel", tag = "runs", params(("id" = i64, Path)),
     responses((status = 200, body = RunView), (status = 404, body = Problem), (status = 409, body = Problem)))]
 pub async fn cancel(
-    caller: Caller,
+    Admin(caller): Admin,
     State(state): State<AppState>,
     Path(id): Path<i64>,
 ) -> Result<Json<RunView>, Problem> {
-    caller.require_admin("cancel runs")?;
     match runs::cancel(&state.db, id, crate::clock::now()).await {
         Ok(_) => {}
         Err(CancelError::NotFound(_)) => return Err(Problem::not_found(format!("run {id}"))),

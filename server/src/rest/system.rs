@@ -10,7 +10,7 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use super::Json;
-use super::caller::Caller;
+use super::caller::{Admin, Caller};
 use super::problem::Problem;
 
 #[derive(Debug, Default, Deserialize, IntoParams)]
@@ -62,11 +62,10 @@ pub async fn traffic(
 #[utoipa::path(post, path = "/channels/{name}/test", tag = "channels", params(("name" = String, Path)),
     responses((status = 200, body = ChannelTest), (status = 422, body = Problem)))]
 pub async fn test_channel(
-    caller: Caller,
+    Admin(caller): Admin,
     State(state): State<AppState>,
     Path(name): Path<String>,
 ) -> Result<Json<ChannelTest>, Problem> {
-    caller.require_admin("send test messages")?;
     let tester = state.channels.clone().ok_or_else(|| {
         Problem::from(app::api::AppError::Internal(
             "channel delivery is not set up".into(),

@@ -176,11 +176,13 @@ impl TestApp {
         format!("http://{}{}", self.addr, path)
     }
 
-    /// A client that keeps cookies, like a browser, but does not follow redirects.
+    /// A client that keeps cookies, like a browser, but does not follow redirects. A request
+    /// that gets no answer in a minute fails the test rather than hanging the suite.
     pub fn client(&self) -> reqwest::Client {
         reqwest::Client::builder()
             .cookie_store(true)
             .redirect(reqwest::redirect::Policy::none())
+            .timeout(Duration::from_secs(60))
             .build()
             .expect("client")
     }

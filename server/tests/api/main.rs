@@ -17,6 +17,7 @@ mod jobs;
 mod mail;
 mod process;
 mod proxy;
+mod rest;
 mod retention;
 mod routes;
 mod secrets;

@@ -1,0 +1,433 @@
+//! The REST API with API tokens: every operation of the OpenAPI document called as nobody, with
+//! a wrong, an expired and a revoked token, as a viewer and as an admin, against what this
+//! table expects (an operation without a row fails the test, and so does a row without an
+//! operation); idempotent triggers under twenty parallel requests; jobs created, applied
+//! (dry run first) and read back; errors as problem+json naming the field.
+
+use std::collections::BTreeSet;
+
+use app::domain::account::Role;
+use app::services::tokens;
+use chrono::Utc;
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+use serde_json::{Value, json};
+
+use crate::helpers::{TestApp, define, noop_job};
+use crate::on_both_backends;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Access {
+    Read,
+    Change,
+}
+
+/// Every operation: method, path (with the fixture's names filled in), who may call it, and a
+/// body that reaches its checks without harming the fixture.
+fn operations() -> Vec<(&'static str, &'static str, Access, Option<Value>)> {
+    use Access::*;
+    vec![
+        ("get", "/jobs", Read, None),
+        ("post", "/jobs", Change, Some(json!({"name": ""}))),
+        ("get", "/jobs/{name}", Read, None),
+        ("put", "/jobs/{name}", Change, Some(json!({"name": ""}))),
+        ("delete", "/jobs/{name}", Change, None),
+        ("post", "/jobs/{name}/enable", Change, None),
+        ("post", "/jobs/{name}/disable", Change, None),
+        ("post", "/jobs/apply", Change, Some(json!({"jobs": []}))),
+        (
+            "post",
+            "/jobs/{name}/runs",
+            Change,
+            Some(json!({"params": {"nope": 1}})),
+        ),
+        ("get", "/runs", Read, None),
+        ("get", "/runs/{id}", Read, None),
+        ("post", "/runs/{id}/cancel", Change, None),
+        ("get", "/failed", Read, None),
+        ("post", "/failed/{id}/retrigger", Change, None),
+        (
+            "post",
+            "/failed/retrigger",
+            Change,
+            Some(json!({"ids": [], "per_minute": 0})),
+        ),
+        (
+            "post",
+            "/failed/{id}/resolve",
+            Change,
+            Some(json!({"reason": ""})),
+        ),
+        (
+            "post",
+            "/failed/{id}/discard",
+            Change,
+            Some(json!({"reason": ""})),
+        ),
+        ("get", "/traffic", Read, None),
+        ("post", "/channels/{name}/test", Change, None),
+        ("get", "/nodes", Read, None),
+    ]
+}
+
+async fn token(app: &TestApp, name: &str, role: Role, expires: &str) -> String {
+    tokens::create(&app.db, name, role, expires, "test", Utc::now())
+        .await
+        .unwrap()
+        .0
+}
+
+fn url(app: &TestApp, path: &str) -> String {
+    app.url(&format!("/api/v1{path}"))
+}
+
+async fn call(
+    app: &TestApp,
+    method: &str,
+    path: &str,
+    bearer: Option<&str>,
+    body: Option<&Value>,
+) -> reqwest::Response {
+    let client = reqwest::Client::new();
+    let method = reqwest::Method::from_bytes(method.to_uppercase().as_bytes()).unwrap();
+    let mut request = client.request(method, url(app, path));
+    if let Some(token) = bearer {
+        request = request.bearer_auth(token);
+    }
+    if let Some(body) = body {
+        request = request.json(body);
+    }
+    request.send().await.unwrap()
+}
+
+async fn every_operation_answers_each_caller_as_the_table_says(app: TestApp) {
+    let fixture = define(&app.db, noop_job("fixture")).await;
+    let run = app::services::runs::create_manual(&app.db, fixture.id, Utc::now())
+        .await
+        .unwrap();
+    let admin = token(&app, "deploy", Role::Admin, "30d").await;
+    let viewer = token(&app, "grafana", Role::Viewer, "").await;
+    let expired = token(&app, "old", Role::Admin, "1h").await;
+    app::entities::api_token::Entity::update_many()
+        .col_expr(
+            app::entities::api_token::Column::ExpiresAt,
+            sea_orm::sea_query::Expr::value(Utc::now() - chrono::Duration::minutes(1)),
+        )
+        .filter(app::entities::api_token::Column::Name.eq("old"))
+        .exec(&app.db)
+        .await
+        .unwrap();
+    let revoked = token(&app, "leaked", Role::Admin, "").await;
+    tokens::revoke(&app.db, "leaked", Utc::now()).await.unwrap();
+    let wrong = format!("bwk_{}", "0".repeat(64));
+
+    // The table and the document list the same operations.
+    let served: Value = reqwest::get(url(&app, "/openapi.json"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        served["openapi"].as_str().unwrap().starts_with("3.1"),
+        "OpenAPI 3.1: {}",
+        served["openapi"]
+    );
+    let mut documented = BTreeSet::new();
+    for (path, item) in served["paths"].as_object().unwrap() {
+        for method in item.as_object().unwrap().keys() {
+            documented.insert((method.clone(), path.clone()));
+        }
+    }
+    let table: BTreeSet<(String, String)> = operations()
+        .iter()
+        .map(|(m, p, ..)| (m.to_string(), p.to_string()))
+        .collect();
+    assert_eq!(
+        documented, table,
+        "every operation has a row, every row an operation"
+    );
+
+    for (method, template, access, body) in operations() {
+        // Reads find the fixture; changes aim at nothing, so they harm nothing.
+        let path = match access {
+            Access::Read => template
+                .replace("{name}", "fixture")
+                .replace("{id}", &run.id.to_string()),
+            Access::Change => template
+                .replace("{name}", "no-such-thing")
+                .replace("{id}", "999999"),
+        };
+        let label = format!("{method} {template}");
+        for (who, bearer) in [
+            ("nobody", None),
+            ("wrong token", Some(wrong.as_str())),
+            ("expired token", Some(expired.as_str())),
+            ("revoked token", Some(revoked.as_str())),
+        ] {
+            let response = call(&app, method, &path, bearer, body.as_ref()).await;
+            assert_eq!(response.status(), 401, "{label} as {who}");
+            assert_eq!(
+                response.headers()["content-type"],
+                "application/problem+json",
+                "{label} as {who}"
+            );
+            let problem: Value = response.json().await.unwrap();
+            assert_eq!(problem["status"], 401);
+        }
+        let as_viewer = call(&app, method, &path, Some(&viewer), body.as_ref()).await;
+        let as_admin = call(&app, method, &path, Some(&admin), body.as_ref()).await;
+        match access {
+            Access::Read => {
+                assert!(
+                    as_viewer.status().is_success(),
+                    "{label} as viewer: {}",
+                    as_viewer.status()
+                );
+                assert!(as_admin.status().is_success(), "{label} as admin");
+            }
+            Access::Change => {
+                assert_eq!(as_viewer.status(), 403, "{label} as viewer");
+                let status = as_admin.status();
+                assert!(
+                    ![401, 403, 405, 500].contains(&status.as_u16()),
+                    "{label} as admin reached its checks: {status}"
+                );
+            }
+        }
+    }
+    // Reads only note the token's use; they leave no audit rows.
+    let audit = app::services::audit::recent(&app.db, None, 100)
+        .await
+        .unwrap();
+    assert!(
+        audit.iter().all(|e| e.actor != "token:grafana"),
+        "{audit:?}"
+    );
+    let listed = tokens::list(&app.db).await.unwrap();
+    let grafana = listed.iter().find(|t| t.name == "grafana").unwrap();
+    assert!(grafana.last_used_at.is_some());
+}
+on_both_backends!(every_operation_answers_each_caller_as_the_table_says);
+
+async fn twenty_parallel_triggers_with_one_key_make_one_run(app: TestApp) {
+    define(&app.db, noop_job("nightly")).await;
+    let admin = token(&app, "deploy", Role::Admin, "").await;
+    let client = reqwest::Client::new();
+    let requests = (0..20).map(|_| {
+        client
+            .post(url(&app, "/jobs/nightly/runs"))
+            .bearer_auth(&admin)
+            .header("Idempotency-Key", "upload-2026-12-01-0042")
+            .json(&json!({"params": {}}))
+            .send()
+    });
+    let answers = futures_util::future::join_all(requests).await;
+    let mut created = 0;
+    let mut ids = BTreeSet::new();
+    for answer in answers {
+        let answer = answer.unwrap();
+        let status = answer.status().as_u16();
+        let run: Value = answer.json().await.unwrap();
+        assert!(status == 201 || status == 200, "{status}: {run}");
+        if status == 201 {
+            created += 1;
+        }
+        ids.insert(run["id"].as_i64().unwrap());
+    }
+    assert_eq!(created, 1, "one request made the run");
+    assert_eq!(ids.len(), 1, "every answer names it: {ids:?}");
+    let runs = app::entities::job_run::Entity::find()
+        .all(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(runs.len(), 1);
+
+    // Another key, another run; no key, a run each time.
+    let other = call(&app, "post", "/jobs/nightly/runs", Some(&admin), None).await;
+    assert_eq!(other.status(), 201);
+    let run: Value = other.json().await.unwrap();
+    let got: Value = call(
+        &app,
+        "get",
+        &format!("/runs/{}", run["id"]),
+        Some(&admin),
+        None,
+    )
+    .await
+    .json()
+    .await
+    .unwrap();
+    assert_eq!(got["job"], "nightly");
+    assert_eq!(got["trigger"], "manual");
+
+    // Cancelled before it ran; cancelling again is a conflict.
+    let cancelled = call(
+        &app,
+        "post",
+        &format!("/runs/{}/cancel", run["id"]),
+        Some(&admin),
+        None,
+    )
+    .await;
+    assert_eq!(cancelled.status(), 200);
+    let cancelled: Value = cancelled.json().await.unwrap();
+    assert_eq!(cancelled["status"], "cancelled");
+    let again = call(
+        &app,
+        "post",
+        &format!("/runs/{}/cancel", run["id"]),
+        Some(&admin),
+        None,
+    )
+    .await;
+    assert_eq!(again.status(), 409);
+
+    let listed: Value = call(&app, "get", "/runs?job=nightly&limit=1", Some(&admin), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(listed["items"].as_array().unwrap().len(), 1);
+    let next = listed["next"].as_str().unwrap();
+    let second: Value = call(
+        &app,
+        "get",
+        &format!("/runs?job=nightly&limit=1&cursor={next}"),
+        Some(&admin),
+        None,
+    )
+    .await
+    .json()
+    .await
+    .unwrap();
+    assert_ne!(second["items"][0]["id"], listed["items"][0]["id"]);
+    assert!(second["next"].is_null());
+
+    let audit = app::services::audit::recent(&app.db, Some("nightly"), 10)
+        .await
+        .unwrap();
+    assert!(
+        audit
+            .iter()
+            .any(|e| e.actor == "token:deploy" && e.action == "run.triggered"),
+        "{audit:?}"
+    );
+}
+on_both_backends!(twenty_parallel_triggers_with_one_key_make_one_run);
+
+async fn jobs_are_created_applied_and_read_back_with_field_errors_named(app: TestApp) {
+    let admin = token(&app, "pipeline", Role::Admin, "").await;
+    let mut input = noop_job("from-api");
+    input.description = "made by a pipeline".into();
+    let created = call(&app, "post", "/jobs", Some(&admin), Some(&json!(input))).await;
+    assert_eq!(created.status(), 201);
+
+    input.retry.multiplier = "9.5".into();
+    let refused = call(
+        &app,
+        "put",
+        "/jobs/from-api",
+        Some(&admin),
+        Some(&json!(input)),
+    )
+    .await;
+    assert_eq!(refused.status(), 422);
+    assert_eq!(
+        refused.headers()["content-type"],
+        "application/problem+json"
+    );
+    let problem: Value = refused.json().await.unwrap();
+    assert_eq!(
+        problem["errors"][0]["field"], "retry.multiplier",
+        "{problem}"
+    );
+
+    let toml = "[[job]]\nname = \"from-file\"\ncron = \"0 0 3 * * *\"\nkind = \"builtin\"\ntask = \"noop\"\n";
+    let client = reqwest::Client::new();
+    let dry: Value = client
+        .post(url(&app, "/jobs/apply?dry_run=true"))
+        .bearer_auth(&admin)
+        .header("content-type", "application/toml")
+        .body(toml)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(dry["created"], json!(["from-file"]));
+    assert_eq!(
+        call(&app, "get", "/jobs/from-file", Some(&admin), None)
+            .await
+            .status(),
+        404,
+        "a dry run writes nothing"
+    );
+    let applied = client
+        .post(url(&app, "/jobs/apply"))
+        .bearer_auth(&admin)
+        .header("content-type", "application/toml")
+        .body(toml)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(applied.status(), 200);
+    let got: Value = call(&app, "get", "/jobs/from-file", Some(&admin), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(got["input"]["cron"], "0 0 3 * * *");
+
+    let disabled: Value = call(&app, "post", "/jobs/from-file/disable", Some(&admin), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(disabled["input"]["enabled"], false);
+    let page: Value = call(&app, "get", "/jobs?limit=1", Some(&admin), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    // Jobs by name, a page at a time (the system jobs are there too).
+    let first = page["items"][0]["name"].as_str().unwrap().to_string();
+    assert_eq!(page["next"], first.as_str());
+    let mut names = vec![first];
+    let mut cursor = page["next"].as_str().map(str::to_string);
+    while let Some(after) = cursor {
+        let page: Value = call(
+            &app,
+            "get",
+            &format!("/jobs?limit=2&cursor={after}"),
+            Some(&admin),
+            None,
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+        for item in page["items"].as_array().unwrap() {
+            names.push(item["name"].as_str().unwrap().to_string());
+        }
+        cursor = page["next"].as_str().map(str::to_string);
+    }
+    let mut sorted = names.clone();
+    sorted.sort();
+    sorted.dedup();
+    assert_eq!(names, sorted, "in order, none twice");
+    assert!(names.contains(&"from-api".to_string()) && names.contains(&"from-file".to_string()));
+    assert_eq!(
+        call(&app, "delete", "/jobs/from-api", Some(&admin), None)
+            .await
+            .status(),
+        204
+    );
+    let unknown = call(&app, "get", "/nope", Some(&admin), None).await;
+    assert_eq!(unknown.status(), 404);
+    assert_eq!(
+        unknown.headers()["content-type"],
+        "application/problem+json"
+    );
+}
+on_both_backends!(jobs_are_created_applied_and_read_back_with_field_errors_named);
