@@ -90,6 +90,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("settings") view=pages::settings::SettingsPage />
                     <Route path=path!("account") view=pages::account::AccountPage />
                     <Route path=path!("audit") view=pages::audit::AuditPage />
+                    <Route path=path!("api-docs") view=pages::api_docs::ApiDocsPage />
                 </ParentRoute>
             </Routes>
         </Router>

@@ -19,6 +19,8 @@ pub struct AppState {
     pub channels: Option<std::sync::Arc<dyn crate::mailer::ChannelTester>>,
     /// Mail delivery, for the test mail and previews.
     pub mailer: Option<std::sync::Arc<dyn crate::mailer::Mailer>>,
+    /// The REST API's operations, for the API reference page.
+    pub api_docs: std::sync::Arc<Vec<crate::views::api_docs::ApiOperation>>,
 }
 
 impl AuthSettings {

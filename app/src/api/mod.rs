@@ -13,6 +13,7 @@ pub mod nodes;
 pub mod notifications;
 pub mod runs;
 pub mod secrets;
+pub mod tokens;
 pub mod traffic;
 pub mod users;
 

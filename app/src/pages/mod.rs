@@ -1,6 +1,7 @@
 //! One module per page, named for its route.
 
 pub mod account;
+pub mod api_docs;
 pub mod audit;
 pub mod channels;
 pub mod failed;
@@ -13,5 +14,6 @@ pub mod notifications;
 pub mod run_detail;
 pub mod runs;
 pub mod settings;
+pub mod tokens;
 pub mod traffic;
 pub mod traffic_hits;

@@ -65,6 +65,7 @@ pub fn SettingsPage() -> impl IntoView {
             </Suspense>
         </section>
         <SecretsCard is_admin />
+        <super::tokens::TokensCard is_admin />
         <section class="card">
             <h2>"Audit log"</h2>
             <p>"Who created, changed, deleted, re-triggered, resolved or discarded what: " <a href="/audit">"the audit log"</a>"."</p>

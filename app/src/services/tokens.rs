@@ -9,12 +9,12 @@ use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder,
     Set,
 };
-use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use crate::domain::account::Role;
 use crate::domain::api_token::{self, PREFIX};
 use crate::entities::api_token::{self as row, Column, Entity};
+pub use crate::views::tokens::TokenInfo;
 
 #[derive(Debug, thiserror::Error)]
 pub enum TokenError {
@@ -26,18 +26,6 @@ pub enum TokenError {
     NotFound(String),
     #[error(transparent)]
     Db(#[from] DbErr),
-}
-
-/// A token as lists show it: never the token itself.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TokenInfo {
-    pub name: String,
-    pub role: Role,
-    pub created_by: String,
-    pub created_at: DateTime<Utc>,
-    pub expires_at: Option<DateTime<Utc>>,
-    pub last_used_at: Option<DateTime<Utc>>,
-    pub revoked_at: Option<DateTime<Utc>>,
 }
 
 impl From<row::Model> for TokenInfo {

@@ -5,6 +5,7 @@
 //! an import running the wrong way (pages → api → services → domain; views beside all of them).
 //! States are the domain's enums ([`crate::domain::run::RunStatus`] and friends), never text.
 
+pub mod api_docs;
 pub mod audit;
 pub mod channels;
 pub mod failed;
@@ -13,5 +14,6 @@ pub mod nodes;
 pub mod notifications;
 pub mod runs;
 pub mod secrets;
+pub mod tokens;
 pub mod traffic;
 pub mod users;

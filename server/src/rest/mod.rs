@@ -134,3 +134,75 @@ pub fn router() -> axum::Router<AppState> {
 pub fn openapi() -> utoipa::openapi::OpenApi {
     api().1
 }
+
+/// The operations as the console's API page lists them, read from the document.
+pub fn reference() -> Vec<app::views::api_docs::ApiOperation> {
+    use app::views::api_docs::{ApiOperation, ApiParam};
+    let doc = serde_json::to_value(openapi()).unwrap_or_default();
+    let text = |v: &serde_json::Value| v.as_str().unwrap_or_default().to_string();
+    // A schema reference `#/components/schemas/JobInput` is named by its last part.
+    let schema_name = |v: &serde_json::Value| -> Option<String> {
+        let content = v.get("content")?.as_object()?;
+        let (kind, media) = content.iter().next()?;
+        let schema = media.get("schema")?;
+        Some(
+            schema
+                .get("$ref")
+                .and_then(|r| r.as_str())
+                .and_then(|r| r.rsplit('/').next())
+                .map(str::to_string)
+                .unwrap_or_else(|| kind.clone()),
+        )
+    };
+    let mut operations = Vec::new();
+    if let Some(paths) = doc.get("paths").and_then(|p| p.as_object()) {
+        for (path, item) in paths {
+            let Some(item) = item.as_object() else {
+                continue;
+            };
+            for (method, op) in item {
+                let params = op
+                    .get("parameters")
+                    .and_then(|p| p.as_array())
+                    .map(|list| {
+                        list.iter()
+                            .map(|p| ApiParam {
+                                name: text(&p["name"]),
+                                location: text(&p["in"]),
+                                required: p["required"].as_bool().unwrap_or(false),
+                                description: text(&p["description"]),
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                let responses = op
+                    .get("responses")
+                    .and_then(|r| r.as_object())
+                    .map(|r| {
+                        r.iter()
+                            .map(|(status, answer)| {
+                                let body = schema_name(answer).unwrap_or_default();
+                                let description = text(&answer["description"]);
+                                (
+                                    status.clone(),
+                                    [description, body].join(" ").trim().to_string(),
+                                )
+                            })
+                            .collect()
+                    })
+                    .unwrap_or_default();
+                operations.push(ApiOperation {
+                    tag: op["tags"][0].as_str().unwrap_or("api").to_string(),
+                    method: method.to_uppercase(),
+                    path: path.clone(),
+                    summary: text(&op["summary"]),
+                    params,
+                    body: op.get("requestBody").and_then(schema_name),
+                    responses,
+                });
+            }
+        }
+    }
+    operations.sort_by(|a, b| (&a.tag, &a.path, &a.method).cmp(&(&b.tag, &b.path, &b.method)));
+    operations
+}

@@ -50,6 +50,7 @@ pub fn state(
     secret_key: app::services::secrets::SecretKey,
 ) -> AppState {
     AppState {
+        api_docs: std::sync::Arc::new(crate::rest::reference()),
         channels: Some(std::sync::Arc::new(crate::channels::deliver::Tester {
             db: db.clone(),
             key: secret_key.clone(),

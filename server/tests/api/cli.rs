@@ -653,3 +653,86 @@ async fn channels_are_added_with_their_token_from_stdin_and_tested_against_the_p
         stderr(&cli.run(&["channel", "remove", "ops-wecom"], "", &[])).contains("no channel named")
     );
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn tokens_are_created_once_on_stdout_listed_and_revoked() {
+    let cli = Cli::new();
+    assert!(cli.run(&["migrate"], "", &[]).status.success());
+    let created = cli.run(
+        &[
+            "token",
+            "create",
+            "deploy",
+            "--role",
+            "admin",
+            "--expires",
+            "30d",
+        ],
+        "",
+        &[],
+    );
+    assert!(created.status.success(), "{}", stderr(&created));
+    let token = stdout(&created);
+    let token = token.trim_end_matches('\n');
+    assert!(
+        app::domain::api_token::well_formed(token),
+        "stdout holds the token alone: {token:?}"
+    );
+    assert!(stderr(&created).contains("shown this once"));
+    let again = cli.run(&["token", "create", "deploy", "--role", "viewer"], "", &[]);
+    assert!(!again.status.success());
+    assert!(
+        stderr(&again).contains("exists already"),
+        "{}",
+        stderr(&again)
+    );
+    let bad = cli.run(
+        &[
+            "token",
+            "create",
+            "x",
+            "--role",
+            "admin",
+            "--expires",
+            "soon",
+        ],
+        "",
+        &[],
+    );
+    assert!(!bad.status.success());
+    assert!(stderr(&bad).contains("not an expiry"), "{}", stderr(&bad));
+
+    let listed: serde_json::Value =
+        serde_json::from_str(&stdout(&cli.run(&["token", "list", "--json"], "", &[]))).unwrap();
+    assert_eq!(listed[0]["name"], "deploy");
+    assert_eq!(listed[0]["role"], "admin");
+    assert!(listed[0]["expires_at"].is_string());
+    assert!(
+        !listed.to_string().contains(token),
+        "never the token itself"
+    );
+
+    let db = server::db::connect(&cli.database_url()).await.unwrap();
+    let now = chrono::Utc::now();
+    let caller = app::services::tokens::verify(&db, token, now)
+        .await
+        .unwrap();
+    assert_eq!(caller.map(|c| c.actor()).as_deref(), Some("token:deploy"));
+
+    assert!(
+        cli.run(&["token", "revoke", "deploy"], "", &[])
+            .status
+            .success()
+    );
+    assert!(
+        app::services::tokens::verify(&db, token, now)
+            .await
+            .unwrap()
+            .is_none(),
+        "revoked tokens stop working"
+    );
+    let plain = stdout(&cli.run(&["token", "list"], "", &[]));
+    assert!(plain.contains("deploy\tadmin\trevoked"), "{plain}");
+    let twice = cli.run(&["token", "revoke", "deploy"], "", &[]);
+    assert_eq!(twice.status.code(), Some(1));
+}

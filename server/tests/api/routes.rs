@@ -124,6 +124,14 @@ fn server_functions() -> Vec<(&'static str, Access, Args)> {
             Form(&[("name", "no-such-channel")]),
         ),
         ("channels/deliveries", Read, Form(&[])),
+        ("tokens/list", Read, Form(&[])),
+        (
+            "tokens/create",
+            Change,
+            Form(&[("name", "bad name"), ("role", "viewer"), ("expires", "")]),
+        ),
+        ("tokens/revoke", Change, Form(&[("name", "no-such-token")])),
+        ("api-docs", Read, Form(&[])),
         ("channels/deliveries/resend", Change, Form(&[("id", "0")])),
         (
             "secrets/set",
@@ -176,6 +184,10 @@ const PLAIN: &[(&str, &str, u16, u16)] = &[
     ("GET", "/traffic/hits.csv", 303, 200),
     ("GET", "/api/collect.gif?p=/matrix", 200, 200),
     ("OPTIONS", "/api/collect", 204, 204),
+    // The REST API's own callers and roles are tested in tests/api/rest.rs; its document is
+    // public, and a session is a caller too.
+    ("GET", "/api/v1/openapi.json", 200, 200),
+    ("GET", "/api/v1/jobs", 401, 200),
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq)]

@@ -1,0 +1,110 @@
+//! API tokens on the Settings page: everyone sees which exist; admins create one (shown once)
+//! and revoke them. Every change is audited.
+
+use leptos::prelude::*;
+
+use super::AppError;
+use crate::views::tokens::{CreatedToken, TokenInfo};
+
+#[cfg(feature = "ssr")]
+fn token_error(e: crate::services::tokens::TokenError) -> AppError {
+    use crate::services::tokens::TokenError;
+    match e {
+        TokenError::Invalid(m) if m.contains("expir") || m.contains("five years") => {
+            AppError::invalid("expires", m)
+        }
+        TokenError::Invalid(m) => AppError::invalid("name", m),
+        TokenError::Taken(_) => AppError::invalid("name", e.to_string()),
+        TokenError::NotFound(name) => AppError::NotFound(format!("token '{name}'")),
+        TokenError::Db(e) => AppError::internal(&e),
+    }
+}
+
+#[server(endpoint = "tokens/list")]
+pub async fn list_tokens() -> Result<Vec<TokenInfo>, AppError> {
+    super::respond(
+        async {
+            super::auth::require_user()?;
+            let state = super::state()?;
+            Ok(crate::services::tokens::list(&state.db).await?)
+        }
+        .await,
+    )
+}
+
+/// Creates a token; the answer holds it, the only time it is shown.
+#[server(endpoint = "tokens/create")]
+pub async fn create_token(
+    name: String,
+    role: String,
+    expires: String,
+) -> Result<CreatedToken, AppError> {
+    use crate::domain::account::Role;
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("create API tokens")?;
+            let role = Role::parse(role.trim()).ok_or_else(|| {
+                AppError::invalid(
+                    "role",
+                    format!("role must be one of {}", Role::WORDS.join(", ")),
+                )
+            })?;
+            let state = super::state()?;
+            let (token, info) = crate::services::tokens::create(
+                &state.db,
+                &name,
+                role,
+                &expires,
+                &admin.username,
+                crate::clock::now(),
+            )
+            .await
+            .map_err(token_error)?;
+            super::audit(
+                &state,
+                &admin,
+                "token.created",
+                &info.name,
+                serde_json::json!({ "role": info.role, "expires_at": info.expires_at }),
+            )
+            .await?;
+            Ok(CreatedToken { token, info })
+        }
+        .await,
+    )
+}
+
+#[server(endpoint = "tokens/revoke")]
+pub async fn revoke_token(name: String) -> Result<(), AppError> {
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("revoke API tokens")?;
+            let state = super::state()?;
+            let info = crate::services::tokens::revoke(&state.db, &name, crate::clock::now())
+                .await
+                .map_err(token_error)?;
+            super::audit(
+                &state,
+                &admin,
+                "token.revoked",
+                &info.name,
+                serde_json::json!({}),
+            )
+            .await
+        }
+        .await,
+    )
+}
+
+/// The REST API's operations, for the API reference page.
+#[server(endpoint = "api-docs")]
+pub async fn api_docs() -> Result<Vec<crate::views::api_docs::ApiOperation>, AppError> {
+    super::respond(
+        async {
+            super::auth::require_user()?;
+            let state = super::state()?;
+            Ok(state.api_docs.as_ref().clone())
+        }
+        .await,
+    )
+}
