@@ -20,6 +20,9 @@ pub struct Config {
     pub database_url: String,
     /// Where the web app listens.
     pub addr: SocketAddr,
+    /// A second listener serving only `/metrics`, without a token (bind it where only
+    /// Prometheus reaches). Unset: `/metrics` on `addr`, with any API token.
+    pub metrics_addr: Option<SocketAddr>,
     /// The built site (wasm, JS, CSS, vendored scripts), as produced by `make site`.
     pub site_root: PathBuf,
     pub log_format: LogFormat,
@@ -105,6 +108,7 @@ impl Default for Config {
         Config {
             database_url: "sqlite://data/bulwark.db?mode=rwc".into(),
             addr: SocketAddr::from(([127, 0, 0, 1], 3000)),
+            metrics_addr: None,
             site_root: PathBuf::from("target/site"),
             log_format: LogFormat::Text,
             session_hours: 12,
@@ -147,6 +151,7 @@ fn strings(items: &[&str]) -> Vec<String> {
 const ENV_KEYS: &[&str] = &[
     "database_url",
     "addr",
+    "metrics_addr",
     "site_root",
     "log_format",
     "session_hours",

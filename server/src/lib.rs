@@ -34,6 +34,7 @@ pub mod duties;
 pub mod engine;
 pub mod jobs_file;
 pub mod mail;
+pub mod metrics;
 pub mod rest;
 pub mod shutdown;
 pub mod startup;

@@ -23,6 +23,8 @@ pub struct Application {
     config: Config,
     db: DatabaseConnection,
     listener: tokio::net::TcpListener,
+    /// The `metrics_addr` listener, when one is configured.
+    metrics_listener: Option<tokio::net::TcpListener>,
     addr: SocketAddr,
     recorder: Arc<Recorder>,
     me: NodeIdentity,
@@ -75,6 +77,14 @@ impl Application {
         let addr = listener
             .local_addr()
             .context("cannot read the address the web server listens on")?;
+        let metrics_listener = match config.metrics_addr {
+            None => None,
+            Some(addr) => Some(
+                tokio::net::TcpListener::bind(addr)
+                    .await
+                    .with_context(|| format!("cannot listen on metrics_addr {addr}"))?,
+            ),
+        };
         let mut engine_config = config.engine_config();
         engine_config.secret_key = Some(secret_key.clone());
         let me = NodeIdentity {
@@ -89,6 +99,7 @@ impl Application {
             config,
             db,
             listener,
+            metrics_listener,
             addr,
             me,
         })
@@ -130,6 +141,7 @@ impl Application {
             config,
             db,
             listener,
+            metrics_listener,
             recorder,
             me,
             engine,
@@ -178,8 +190,27 @@ impl Application {
             );
             tokio::spawn(sender.run(shutdown.clone().wait()))
         });
+        crate::metrics::set_node(&me.node_id);
+        let state = web::state(&config, db.clone(), secret_key);
+        // `/metrics` without a token, on a listener of its own, when one is configured.
+        let metrics = match metrics_listener {
+            None => None,
+            Some(listener) => {
+                tracing::info!(addr = ?config.metrics_addr, "metrics served without a token on metrics_addr");
+                let router = crate::metrics::router(crate::metrics::Scrape {
+                    app: state.clone(),
+                    recorder: recorder.clone(),
+                    open: true,
+                });
+                Some(tokio::spawn(web::serve(
+                    listener,
+                    router,
+                    shutdown.clone().wait(),
+                )))
+            }
+        };
         let router = web::router(
-            web::state(&config, db.clone(), secret_key),
+            state,
             web::Traffic {
                 recorder: recorder.clone(),
                 capture_pages: config.traffic_capture,
@@ -187,6 +218,11 @@ impl Application {
         );
         tracing::info!(addr = %me.addr, database = %db::redacted(&config.database_url), "Bulwark is serving");
         let served = web::serve(listener, router, shutdown.wait()).await;
+        if let Some(metrics) = metrics
+            && let Ok(Err(e)) = metrics.await
+        {
+            tracing::error!(error = %e, "the metrics listener stopped with an error");
+        }
         if let Some(engine) = engine
             && let Err(e) = engine.await
         {

@@ -201,7 +201,10 @@ impl Engine {
         // first sweep.
         match recovery::recover_expired(&shared.db, &shared.specs, crate::clock::now()).await {
             Ok(0) => {}
-            Ok(n) => tracing::warn!(runs = n, "recovered runs a stopped node left running"),
+            Ok(n) => {
+                crate::metrics::took_over(n);
+                tracing::warn!(runs = n, "recovered runs a stopped node left running")
+            }
             Err(e) => tracing::warn!(error = %e, "recovery at start failed; the sweep tries again"),
         }
         let mut duty_ids = Vec::new();
@@ -517,7 +520,10 @@ async fn start_duties(duties: &Duties, shared: &Arc<Shared>) -> Vec<uuid::Uuid> 
                         .await
                         {
                             Ok(0) => {}
-                            Ok(n) => tracing::warn!(runs = n, "took over runs whose node stopped"),
+                            Ok(n) => {
+                                crate::metrics::took_over(n);
+                                tracing::warn!(runs = n, "took over runs whose node stopped")
+                            }
                             Err(e) => tracing::warn!(error = %e, "recovery sweep failed; the next one tries again"),
                         }
                     })

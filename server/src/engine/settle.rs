@@ -68,6 +68,8 @@ pub struct Written {
     /// False when the fence refused it (someone else owns the run now): nothing was written.
     pub settled: bool,
     pub next: Next,
+    /// What the run became (still active while it retries).
+    pub status: RunStatus,
 }
 
 /// Writes `batch` back in one transaction (see the module's documentation).
@@ -87,6 +89,7 @@ pub async fn settle(
     lanes::lock(&txn, &locked).await?;
     let written = settle_in(&txn, batch, &fallbacks, now).await?;
     txn.commit().await?;
+    crate::metrics::settled(batch, &written);
     Ok(written)
 }
 
@@ -192,10 +195,11 @@ pub async fn settle_in(
     Ok(batch
         .iter()
         .zip(decided)
-        .map(|(f, (next, _))| Written {
+        .map(|(f, (next, plan))| Written {
             run_id: f.run.id,
             settled: settled.contains(&f.run.id),
             next,
+            status: plan.status,
         })
         .collect())
 }

@@ -81,8 +81,8 @@ impl Caller {
 
 /// The token of an `Authorization: Bearer` header, if the request has one; an error when the
 /// header is there but says something else.
-pub fn bearer(parts: &Parts) -> Option<Result<&str, Problem>> {
-    let value = parts.headers.get(axum::http::header::AUTHORIZATION)?;
+pub fn bearer(headers: &axum::http::HeaderMap) -> Option<Result<&str, Problem>> {
+    let value = headers.get(axum::http::header::AUTHORIZATION)?;
     Some(
         value
             .to_str()
@@ -123,7 +123,7 @@ impl FromRequestParts<AppState> for Caller {
     type Rejection = Problem;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Problem> {
-        if let Some(token) = bearer(parts) {
+        if let Some(token) = bearer(&parts.headers) {
             return token_caller(state, token?).await;
         }
         match parts.extensions.get::<CurrentUser>() {

@@ -39,6 +39,10 @@ impl Exclusion {
 pub const DEFAULT_EXCLUDED_PREFIXES: &[&str] =
     &["/manager", "/user", "/api", "/healthz", "/readyz"];
 
+/// Bulwark's machine endpoints: never pages, whatever `traffic_exclude_prefixes` says (a
+/// Prometheus scrape or a pipeline's trigger is not a visitor).
+pub const ALWAYS_EXCLUDED_PREFIXES: &[&str] = &["/metrics", "/hooks", "/api/v1"];
+
 /// File extensions of static assets, lowercase.
 pub const DEFAULT_ASSET_EXTENSIONS: &[&str] = &[
     "css",
@@ -104,10 +108,13 @@ impl Rules {
         if prefetch {
             return Err(Exclusion::Prefetch);
         }
-        if self.excluded_prefixes.iter().any(|prefix| {
-            path.strip_prefix(prefix.as_str())
+        let under = |prefix: &str| {
+            path.strip_prefix(prefix)
                 .is_some_and(|rest| rest.is_empty() || rest.starts_with('/'))
-        }) {
+        };
+        if self.excluded_prefixes.iter().any(|prefix| under(prefix))
+            || ALWAYS_EXCLUDED_PREFIXES.iter().any(|prefix| under(prefix))
+        {
             return Err(Exclusion::Prefix);
         }
         let last = path.rsplit('/').next().unwrap_or("");
@@ -171,6 +178,19 @@ mod tests {
                 "{path}"
             );
         }
+    }
+
+    #[test]
+    fn machine_endpoints_never_count_whatever_is_configured() {
+        let rules = Rules::new(&["/private"], &["css"]);
+        for path in ["/metrics", "/hooks/abc123", "/api/v1/jobs"] {
+            assert_eq!(
+                rules.check("GET", path, false),
+                Err(Exclusion::Prefix),
+                "{path}"
+            );
+        }
+        assert_eq!(rules.check("GET", "/metricsx", false), Ok(()));
     }
 
     #[test]

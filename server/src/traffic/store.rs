@@ -112,6 +112,7 @@ pub async fn flush(
         written += group.len();
     }
     report.millis = started.elapsed().as_millis() as u64;
+    crate::metrics::flushed(report.millis);
     Ok(report)
 }
 

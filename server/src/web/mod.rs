@@ -89,6 +89,14 @@ pub fn router(mut state: AppState, traffic: Traffic) -> Router {
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
         .route("/traffic/hits.csv", get(export::hits_csv))
+        .route(
+            "/metrics",
+            get(crate::metrics::handler).with_state(crate::metrics::Scrape {
+                app: state.clone(),
+                recorder: traffic.recorder.clone(),
+                open: false,
+            }),
+        )
         .merge(crate::rest::router())
         .leptos_routes(&state, routes, {
             let options = state.leptos_options.clone();

@@ -14,13 +14,20 @@ use axum::http::{Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 
-/// Paths anyone may fetch: the sign-in page, health checks, server functions (which check the
-/// session themselves), the built site's files and the script other sites embed to be counted.
+/// Paths anyone may fetch: the sign-in page, health checks, server functions and the REST API
+/// and metrics (which check the session or token themselves), trigger URLs (their id is the
+/// credential), the built site's files and the script other sites embed to be counted.
 fn is_public(path: &str) -> bool {
     matches!(
         path,
-        "/login" | "/healthz" | "/readyz" | "/favicon.ico" | "/favicon.svg" | "/collect.js"
-    ) || ["/api/", "/pkg/", "/vendor/"]
+        "/login"
+            | "/healthz"
+            | "/readyz"
+            | "/metrics"
+            | "/favicon.ico"
+            | "/favicon.svg"
+            | "/collect.js"
+    ) || ["/api/", "/pkg/", "/vendor/", "/hooks/"]
         .iter()
         .any(|prefix| path.starts_with(prefix))
 }

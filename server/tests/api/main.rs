@@ -15,6 +15,7 @@ mod health;
 mod isolation;
 mod jobs;
 mod mail;
+mod metrics;
 mod process;
 mod proxy;
 mod rest;

@@ -1,0 +1,435 @@
+//! `GET /metrics` in the Prometheus text format (the `prometheus-client` crate), names prefixed
+//! `bulwark_`.
+//!
+//! Two kinds of series:
+//! - node-local ones (runs finished, attempts, durations, lateness, lease takeovers, the
+//!   traffic buffer), counted by this process since it started and labelled `node`: sum them
+//!   across nodes;
+//! - database-wide gauges (runs due and running, the failed queue, the outboxes, nodes'
+//!   heartbeat age), read from the database at each scrape and the same on every node: take
+//!   `max`, not `sum`, across nodes (the Grafana board in `docs/grafana/` does).
+//!
+//! The engine reports through [`settled`] and [`took_over`]; the traffic flusher through
+//! [`flushed`]. A scrape needs any valid API token (Bearer), or no token at all on the separate
+//! `metrics_addr` listener when one is configured (bind it where only Prometheus reaches).
+
+use std::sync::{Arc, LazyLock, OnceLock};
+
+use app::domain::run::RunStatus;
+use app::state::AppState;
+use axum::extract::State;
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+use sea_orm::{ConnectionTrait, DatabaseConnection, DbErr};
+
+use crate::engine::settle::{Finished, Written};
+use crate::traffic::Recorder;
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct NodeLabels {
+    node: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct RunLabels {
+    node: String,
+    job: String,
+    status: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct AttemptLabels {
+    node: String,
+    outcome: String,
+    class: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct JobLabels {
+    node: String,
+    job: String,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+struct LatenessLabels {
+    node: String,
+    /// `tick` (a cron tick's first attempt) or `retry`.
+    kind: String,
+}
+
+fn duration_buckets() -> Histogram {
+    // 10 ms to about 45 min.
+    Histogram::new(exponential_buckets(0.01, 2.5, 14))
+}
+
+fn lateness_buckets() -> Histogram {
+    // 1 ms to about 65 s.
+    Histogram::new(exponential_buckets(0.001, 2.0, 17))
+}
+
+/// What this process has counted since it started.
+struct Local {
+    runs_finished: Family<RunLabels, Counter>,
+    attempts: Family<AttemptLabels, Counter>,
+    attempt_seconds: Family<JobLabels, Histogram, fn() -> Histogram>,
+    lateness_seconds: Family<LatenessLabels, Histogram, fn() -> Histogram>,
+    lease_takeovers: Family<NodeLabels, Counter>,
+    flush_seconds: Family<NodeLabels, Histogram, fn() -> Histogram>,
+}
+
+static LOCAL: LazyLock<Local> = LazyLock::new(|| Local {
+    runs_finished: Family::default(),
+    attempts: Family::default(),
+    attempt_seconds: Family::new_with_constructor(duration_buckets),
+    lateness_seconds: Family::new_with_constructor(lateness_buckets),
+    lease_takeovers: Family::default(),
+    flush_seconds: Family::new_with_constructor(lateness_buckets),
+});
+
+static NODE: OnceLock<String> = OnceLock::new();
+
+/// Names this process's series (`node` label); called once at start.
+pub fn set_node(node_id: &str) {
+    let _ = NODE.set(node_id.to_string());
+}
+
+fn node() -> String {
+    NODE.get().cloned().unwrap_or_else(|| "unnamed".into())
+}
+
+/// Counts a settled batch: each attempt by outcome and class, its duration by job, how late it
+/// started, and each run that ended by job and status.
+pub fn settled(batch: &[Finished], written: &[Written]) {
+    let node = node();
+    for (f, w) in batch.iter().zip(written) {
+        if !w.settled {
+            continue;
+        }
+        let report = &f.execution.report;
+        LOCAL
+            .attempts
+            .get_or_create(&AttemptLabels {
+                node: node.clone(),
+                outcome: report.outcome.as_str().into(),
+                class: report.class.map_or("", |c| c.as_str()).into(),
+            })
+            .inc();
+        let seconds = (f.finished_at - f.started_at).num_milliseconds().max(0) as f64 / 1000.0;
+        LOCAL
+            .attempt_seconds
+            .get_or_create(&JobLabels {
+                node: node.clone(),
+                job: f.job_name.clone(),
+            })
+            .observe(seconds);
+        // How late the attempt started after it was due: the first attempt of a cron tick, or
+        // a retry after its planned wait.
+        let due = if f.run.attempts <= 1 {
+            f.run.cron_tick
+        } else {
+            f.run.next_attempt_at
+        };
+        if let Some(due) = due {
+            let late = (f.started_at - due).num_milliseconds().max(0) as f64 / 1000.0;
+            LOCAL
+                .lateness_seconds
+                .get_or_create(&LatenessLabels {
+                    node: node.clone(),
+                    kind: if f.run.attempts <= 1 { "tick" } else { "retry" }.into(),
+                })
+                .observe(late);
+        }
+        if !w.status.is_active() {
+            LOCAL
+                .runs_finished
+                .get_or_create(&RunLabels {
+                    node: node.clone(),
+                    job: f.job_name.clone(),
+                    status: w.status.as_str().into(),
+                })
+                .inc();
+        }
+    }
+}
+
+/// Counts runs this node took over from nodes whose lease expired.
+pub fn took_over(runs: usize) {
+    if runs > 0 {
+        LOCAL
+            .lease_takeovers
+            .get_or_create(&NodeLabels { node: node() })
+            .inc_by(runs as u64);
+    }
+}
+
+/// Records a traffic flush's duration.
+pub fn flushed(millis: u64) {
+    LOCAL
+        .flush_seconds
+        .get_or_create(&NodeLabels { node: node() })
+        .observe(millis as f64 / 1000.0);
+}
+
+/// What the handler needs.
+#[derive(Clone)]
+pub struct Scrape {
+    pub app: AppState,
+    pub recorder: Arc<Recorder>,
+    /// On the separate `metrics_addr` listener: no token asked.
+    pub open: bool,
+}
+
+/// Every series, as of now.
+pub async fn render(db: &DatabaseConnection, recorder: &Recorder) -> Result<String, DbErr> {
+    let mut registry = Registry::with_prefix("bulwark");
+    registry.register(
+        "runs_finished",
+        "Runs that ended, by job and status (node-local)",
+        LOCAL.runs_finished.clone(),
+    );
+    registry.register(
+        "attempts",
+        "Attempts by outcome and error class (node-local)",
+        LOCAL.attempts.clone(),
+    );
+    registry.register(
+        "attempt_duration_seconds",
+        "Attempt durations by job (node-local)",
+        LOCAL.attempt_seconds.clone(),
+    );
+    registry.register(
+        "start_lateness_seconds",
+        "How long after it was due an attempt started: kind=tick for a cron tick's first attempt, kind=retry for a retry (node-local)",
+        LOCAL.lateness_seconds.clone(),
+    );
+    registry.register(
+        "lease_takeovers",
+        "Runs this node took over from a node whose lease expired (node-local)",
+        LOCAL.lease_takeovers.clone(),
+    );
+    registry.register(
+        "traffic_flush_duration_seconds",
+        "Traffic buffer flushes (node-local)",
+        LOCAL.flush_seconds.clone(),
+    );
+
+    let node = node();
+    let stats = recorder.buffer.stats();
+    let buffer_bytes = Family::<NodeLabels, Gauge>::default();
+    buffer_bytes
+        .get_or_create(&NodeLabels { node: node.clone() })
+        .set(stats.bytes as i64);
+    registry.register(
+        "traffic_buffer_bytes",
+        "Approximate bytes of traffic hits waiting for the next flush (node-local)",
+        buffer_bytes,
+    );
+    let dropped = Family::<NodeLabels, Counter>::default();
+    dropped
+        .get_or_create(&NodeLabels { node: node.clone() })
+        .inc_by(stats.dropped);
+    registry.register(
+        "traffic_dropped_hits",
+        "Hits lost because the traffic buffer was full (node-local)",
+        dropped,
+    );
+    let limited = Family::<NodeLabels, Counter>::default();
+    limited
+        .get_or_create(&NodeLabels { node })
+        .inc_by(stats.limited);
+    registry.register(
+        "traffic_limited_hits",
+        "Hits not counted because their client was over its rate (node-local)",
+        limited,
+    );
+
+    for (name, help, family) in database_gauges(db).await? {
+        registry.register(name, help, family);
+    }
+    let mut text = String::new();
+    prometheus_client::encoding::prometheus_text::encode(&mut text, &registry)
+        .map_err(|e| DbErr::Custom(format!("could not encode the metrics: {e}")))?;
+    Ok(text)
+}
+
+type GaugeSet = (
+    &'static str,
+    &'static str,
+    Family<Vec<(String, String)>, Gauge>,
+);
+
+/// The database-wide gauges, read now.
+async fn database_gauges(db: &DatabaseConnection) -> Result<Vec<GaugeSet>, DbErr> {
+    let rows = |sql: &'static str| async move {
+        db.query_all_raw(sea_orm::Statement::from_string(
+            db.get_database_backend(),
+            sql,
+        ))
+        .await
+    };
+    let mut out: Vec<GaugeSet> = Vec::new();
+
+    let runs = Family::<Vec<(String, String)>, Gauge>::default();
+    for status in RunStatus::ACTIVE {
+        runs.get_or_create(&vec![("status".into(), status.as_str().into())])
+            .set(0);
+    }
+    for row in rows(
+        "SELECT status, COUNT(*) AS n FROM job_runs \
+         WHERE status IN ('pending', 'running', 'retry_wait') GROUP BY status",
+    )
+    .await?
+    {
+        let status: String = row.try_get("", "status")?;
+        let n: i64 = row.try_get("", "n")?;
+        runs.get_or_create(&vec![("status".into(), status)]).set(n);
+    }
+    out.push((
+        "runs",
+        "Runs not ended, by status: pending (due or waiting in their job's lane), running, retry_wait (database-wide: take max across nodes)",
+        runs,
+    ));
+
+    let due = Family::<Vec<(String, String)>, Gauge>::default();
+    let now = crate::clock::now();
+    let due_now = db
+        .query_one_raw(sea_orm::Statement::from_sql_and_values(
+            db.get_database_backend(),
+            match db.get_database_backend() {
+                sea_orm::DatabaseBackend::Postgres => {
+                    "SELECT COUNT(*) AS n FROM job_runs WHERE due_at IS NOT NULL AND due_at <= $1 AND status <> 'running'"
+                }
+                _ => {
+                    "SELECT COUNT(*) AS n FROM job_runs WHERE due_at IS NOT NULL AND due_at <= ?1 AND status <> 'running'"
+                }
+            },
+            [now.into()],
+        ))
+        .await?
+        .map(|row| row.try_get::<i64>("", "n"))
+        .transpose()?
+        .unwrap_or(0);
+    due.get_or_create(&Vec::new()).set(due_now);
+    out.push((
+        "runs_due",
+        "Runs due now and not yet started (database-wide: take max across nodes)",
+        due,
+    ));
+
+    let queue = Family::<Vec<(String, String)>, Gauge>::default();
+    for row in rows(
+        "SELECT j.name AS job, COUNT(*) AS n FROM job_runs r JOIN jobs j ON j.id = r.job_id \
+         WHERE r.status = 'dead' AND r.resolution IS NULL GROUP BY j.name",
+    )
+    .await?
+    {
+        let job: String = row.try_get("", "job")?;
+        let n: i64 = row.try_get("", "n")?;
+        queue.get_or_create(&vec![("job".into(), job)]).set(n);
+    }
+    out.push((
+        "failed_queue",
+        "Dead runs waiting in the failed queue, by job (database-wide: take max across nodes)",
+        queue,
+    ));
+
+    let outbox = Family::<Vec<(String, String)>, Gauge>::default();
+    for status in ["pending", "failed"] {
+        outbox
+            .get_or_create(&vec![
+                ("channel".into(), "mail".into()),
+                ("status".into(), status.into()),
+            ])
+            .set(0);
+    }
+    for row in rows(
+        "SELECT 'mail' AS channel, status, COUNT(*) AS n FROM mail_outbox \
+           WHERE status IN ('pending', 'failed') GROUP BY status \
+         UNION ALL \
+         SELECT channel_name AS channel, status, COUNT(*) AS n FROM channel_deliveries \
+           WHERE status IN ('pending', 'failed') GROUP BY channel_name, status",
+    )
+    .await?
+    {
+        let channel: String = row.try_get("", "channel")?;
+        let status: String = row.try_get("", "status")?;
+        let n: i64 = row.try_get("", "n")?;
+        outbox
+            .get_or_create(&vec![
+                ("channel".into(), channel),
+                ("status".into(), status),
+            ])
+            .set(n);
+    }
+    out.push((
+        "outbox",
+        "Messages waiting or refused, by channel (mail: the mail outbox) and status (database-wide: take max across nodes)",
+        outbox,
+    ));
+
+    let heartbeat = Family::<Vec<(String, String)>, Gauge>::default();
+    for summary in app::services::nodes::list(db, now).await? {
+        if summary.row.stopped_at.is_some() {
+            continue;
+        }
+        heartbeat
+            .get_or_create(&vec![("node".into(), summary.row.node_id.clone())])
+            .set((now - summary.row.heartbeat_at).num_seconds().max(0));
+    }
+    out.push((
+        "node_heartbeat_age_seconds",
+        "Seconds since each running node's last heartbeat (database-wide: take max across nodes)",
+        heartbeat,
+    ));
+    Ok(out)
+}
+
+/// `GET /metrics`.
+pub async fn handler(State(scrape): State<Scrape>, headers: axum::http::HeaderMap) -> Response {
+    if !scrape.open {
+        let token = match crate::rest::caller::bearer(&headers) {
+            Some(Ok(token)) => token,
+            Some(Err(problem)) => return problem.into_response(),
+            None => {
+                return crate::rest::problem::Problem::unauthorized(
+                    "send 'Authorization: Bearer <token>' (any role), or scrape the metrics_addr listener",
+                )
+                .into_response();
+            }
+        };
+        if let Err(problem) = crate::rest::caller::token_caller(&scrape.app, token).await {
+            return problem.into_response();
+        }
+    }
+    match render(&scrape.app.db, &scrape.recorder).await {
+        Ok(text) => (
+            [(
+                header::CONTENT_TYPE,
+                "text/plain; version=0.0.4; charset=utf-8",
+            )],
+            text,
+        )
+            .into_response(),
+        Err(e) => {
+            tracing::error!(error = %e, "cannot read the metrics");
+            (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the database is unreachable",
+            )
+                .into_response()
+        }
+    }
+}
+
+/// The `/metrics` route, with its own state.
+pub fn router(scrape: Scrape) -> axum::Router {
+    axum::Router::new()
+        .route("/metrics", axum::routing::get(handler))
+        .with_state(scrape)
+}
