@@ -97,6 +97,11 @@ static NODE: OnceLock<String> = OnceLock::new();
 /// Names this process's series (`node` label); called once at start.
 pub fn set_node(node_id: &str) {
     let _ = NODE.set(node_id.to_string());
+    // Series without a job label exist from the start, at zero, so a board shows 0, not "no
+    // data", on a node that has not taken over or flushed anything yet.
+    let node = NodeLabels { node: node() };
+    let _ = LOCAL.lease_takeovers.get_or_create(&node);
+    let _ = LOCAL.flush_seconds.get_or_create(&node);
 }
 
 fn node() -> String {
@@ -128,12 +133,15 @@ pub fn settled(batch: &[Finished], written: &[Written]) {
                 job: f.job_name.clone(),
             })
             .observe(seconds);
-        // How late the attempt started after it was due: the first attempt of a cron tick, or
-        // a retry after its planned wait.
-        let due = if f.run.attempts <= 1 {
-            f.run.cron_tick
+        // How late the attempt started after it was due: a cron tick's first attempt (due at
+        // the tick), a retry (due after its planned wait), or another run's first attempt (due
+        // when it was created or scheduled).
+        let (kind, due) = if f.run.attempts > 1 {
+            ("retry", f.run.next_attempt_at)
+        } else if f.run.cron_tick.is_some() {
+            ("tick", f.run.cron_tick)
         } else {
-            f.run.next_attempt_at
+            ("start", Some(f.run.scheduled_for))
         };
         if let Some(due) = due {
             let late = (f.started_at - due).num_milliseconds().max(0) as f64 / 1000.0;
@@ -141,7 +149,7 @@ pub fn settled(batch: &[Finished], written: &[Written]) {
                 .lateness_seconds
                 .get_or_create(&LatenessLabels {
                     node: node.clone(),
-                    kind: if f.run.attempts <= 1 { "tick" } else { "retry" }.into(),
+                    kind: kind.into(),
                 })
                 .observe(late);
         }
@@ -205,7 +213,7 @@ pub async fn render(db: &DatabaseConnection, recorder: &Recorder) -> Result<Stri
     );
     registry.register(
         "start_lateness_seconds",
-        "How long after it was due an attempt started: kind=tick for a cron tick's first attempt, kind=retry for a retry (node-local)",
+        "How long after it was due an attempt started: kind=tick (a cron tick's first attempt), retry, or start (another run's first attempt) (node-local)",
         LOCAL.lateness_seconds.clone(),
     );
     registry.register(

@@ -18,6 +18,7 @@ mod mail;
 mod metrics;
 mod process;
 mod proxy;
+mod readme;
 mod rest;
 mod retention;
 mod routes;

@@ -148,3 +148,75 @@ async fn metrics_addr_serves_metrics_alone_without_a_token() {
     let main = client.get(app.url("/metrics")).send().await.unwrap();
     assert_eq!(main.status(), 401);
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_grafana_board_reads_only_series_that_exist() {
+    let app = TestApp::sqlite_with(|_, _| {}).await;
+    let (token, _) =
+        app::services::tokens::create(&app.db, "grafana", Role::Viewer, "", "test", Utc::now())
+            .await
+            .unwrap();
+    // A finished run gives the job-labelled families their first series.
+    let mut input = base("grafana-probe");
+    input.kind = "builtin".into();
+    input.builtin_task = "noop".into();
+    let job = define(&app.db, input).await;
+    run_to_end(&app.db, job.id, Duration::from_secs(20)).await;
+    // And a run that fails, retries once and lands in the failed queue.
+    let mut failing = base("grafana-failing");
+    failing.kind = "builtin".into();
+    failing.builtin_task = "demo".into();
+    failing.builtin_params = "failure_rate=1\nsleep=1ms".into();
+    failing.retry.max_retries = "1".into();
+    let job = define(&app.db, failing).await;
+    run_to_end(&app.db, job.id, Duration::from_secs(20)).await;
+    let text = reqwest::Client::new()
+        .get(app.url("/metrics"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    // Every family the server declares (`# TYPE name kind`), with the names Prometheus gives
+    // its series.
+    let mut series = std::collections::BTreeSet::new();
+    for line in text.lines() {
+        if let Some(rest) = line.strip_prefix("# TYPE ") {
+            let mut parts = rest.split_whitespace();
+            let (name, kind) = (parts.next().unwrap(), parts.next().unwrap());
+            match kind {
+                "histogram" => {
+                    for suffix in ["_bucket", "_sum", "_count"] {
+                        series.insert(format!("{name}{suffix}"));
+                    }
+                }
+                _ => {
+                    series.insert(name.to_string());
+                }
+            }
+        }
+    }
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let board: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(root.join("docs/grafana/bulwark.json")).unwrap(),
+    )
+    .unwrap();
+    let mut used = 0;
+    for panel in board["panels"].as_array().unwrap() {
+        for target in panel["targets"].as_array().unwrap() {
+            let expr = target["expr"].as_str().unwrap();
+            for word in expr.split(|c: char| !(c.is_ascii_alphanumeric() || c == '_')) {
+                if word.starts_with("bulwark_") {
+                    used += 1;
+                    assert!(
+                        series.contains(word),
+                        "{word} in {expr:?} is not served: {series:?}"
+                    );
+                }
+            }
+        }
+    }
+    assert!(used >= 10, "the board reads the series");
+}

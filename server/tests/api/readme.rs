@@ -1,0 +1,64 @@
+//! The README's API examples, run as written against a live server: a reader who copies them
+//! gets answers, not errors.
+
+use app::domain::account::Role;
+use chrono::Utc;
+
+use crate::helpers::TestApp;
+
+/// The first ```sh block after the "## API" heading.
+fn api_examples(readme: &str) -> String {
+    let section = readme
+        .split("\n## API\n")
+        .nth(1)
+        .expect("the README has an API section");
+    let block = section
+        .split("```sh\n")
+        .nth(1)
+        .expect("the API section has a sh block");
+    block.split("\n```").next().unwrap_or_default().to_string()
+}
+
+#[tokio::test(flavor = "multi_thread")]
+async fn the_readme_api_examples_run() {
+    let app = TestApp::sqlite_with(|_, _| {}).await;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let script = api_examples(&readme);
+    assert!(script.matches("curl ").count() >= 5, "{script}");
+    // The job the examples start exists, as the jobs file in docs/examples defines it.
+    let jobs = std::fs::read_to_string(root.join("docs/examples/jobs.toml")).unwrap();
+    let specs = server::jobs_file::parse_file(&jobs).unwrap();
+    server::jobs_file::apply_specs(&app.db, specs)
+        .await
+        .unwrap();
+    let (token, _) =
+        app::services::tokens::create(&app.db, "readme", Role::Admin, "", "test", Utc::now())
+            .await
+            .unwrap();
+    let app_url = app.url("");
+    let output = tokio::task::spawn_blocking(move || {
+        std::process::Command::new("sh")
+            .arg("-ec")
+            .arg(&script)
+            .current_dir(&root)
+            .env("BULWARK", app_url)
+            .env("TOKEN", token)
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "the examples failed: {}\n{stdout}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("\"status\":\"pending\""), "{stdout}");
+    assert!(
+        stdout.contains("\"unchanged\":[\"nightly-export\"]"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("bulwark_runs"), "{stdout}");
+}
