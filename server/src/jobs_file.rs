@@ -51,6 +51,18 @@ struct JobToml {
     alert_channels: Option<Vec<String>>,
     /// Channels escalations go to (default: the alert channels).
     escalate_channels: Option<Vec<String>>,
+    /// What a run may be started with (`[[job.parameter]]`).
+    parameter: Option<Vec<ParameterToml>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ParameterToml {
+    name: String,
+    #[serde(rename = "type")]
+    kind: String,
+    default: Option<toml::Value>,
+    required: Option<bool>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -203,6 +215,23 @@ impl JobToml {
         }
         if let Some(v) = self.stall_timeout {
             input.timeout_stall = v;
+        }
+        if let Some(parameters) = self.parameter {
+            // The editor's lines, so one parser checks both.
+            input.parameters = parameters
+                .iter()
+                .map(|p| {
+                    let mut line = format!("{}: {}", p.name, p.kind);
+                    if let Some(default) = &p.default {
+                        line.push_str(&format!(" = {}", toml_text(default)));
+                    }
+                    if p.required == Some(true) {
+                        line.push_str(" required");
+                    }
+                    line
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
         }
         if let Some(v) = self.alert_channels {
             input.alert_channels = v.join(", ");
@@ -454,5 +483,22 @@ escalate_to = ["lead@example.com"]
         let problems =
             parse_file(&format!("{job}alert_channels = [\"not a name\"]\n")).unwrap_err();
         assert!(problems[0].contains("alert_channels"), "{problems:?}");
+    }
+
+    #[test]
+    fn parameters_are_tables_of_the_job() {
+        let job = "[[job]]\nname = \"ingest\"\ncron = \"0 * * * * *\"\nkind = \"http\"\nurl = \"https://x/ingest?upload=${param:upload_id}\"\n";
+        let specs = parse_file(&format!(
+            "{job}[[job.parameter]]\nname = \"upload_id\"\ntype = \"string\"\nrequired = true\n[[job.parameter]]\nname = \"limit\"\ntype = \"number\"\ndefault = 100\n"
+        ))
+        .unwrap();
+        let p = &specs[0].parameters;
+        assert_eq!((p[0].name.as_str(), p[0].required), ("upload_id", true));
+        assert_eq!(p[1].default, Some(serde_json::json!(100)));
+        let problems = parse_file(job).unwrap_err();
+        assert!(
+            problems[0].contains("no parameter upload_id is declared"),
+            "{problems:?}"
+        );
     }
 }

@@ -54,12 +54,24 @@ pub fn reference(name: &str) -> String {
     format!("{OPEN}{name}}}")
 }
 
+/// Where a run's parameter goes in a job's text (`crate::domain::job::params`).
+const OPEN_PARAM: &str = "${param:";
+
 /// The names `text` refers to, in order, each once.
 pub fn references(text: &str) -> Vec<String> {
+    references_of(text, OPEN)
+}
+
+/// The parameters `text` refers to (`${param:NAME}`), in order, each once.
+pub fn param_references(text: &str) -> Vec<String> {
+    references_of(text, OPEN_PARAM)
+}
+
+fn references_of(text: &str, open: &str) -> Vec<String> {
     let mut names = Vec::new();
     let mut rest = text;
-    while let Some(start) = rest.find(OPEN) {
-        let after = &rest[start + OPEN.len()..];
+    while let Some(start) = rest.find(open) {
+        let after = &rest[start + open.len()..];
         let Some(end) = after.find('}') else { break };
         let name = &after[..end];
         if SecretName::parse(name).is_ok() && !names.iter().any(|n| n == name) {
@@ -75,20 +87,52 @@ pub fn substitute(
     text: &str,
     lookup: impl Fn(&str) -> Option<String>,
 ) -> Result<String, Vec<String>> {
+    substitute_with_params(text, lookup, None::<fn(&str) -> Option<String>>)
+}
+
+/// [`substitute`], filling `${param:NAME}` from `params` in the same single pass: a value put
+/// in is never read again, so a parameter whose value spells `${secret:…}` stays that text
+/// and cannot pull a secret out. Without `params`, parameter references are kept as written.
+/// Missing names come back as `NAME` for secrets and `param:NAME` for parameters.
+pub fn substitute_with_params(
+    text: &str,
+    secret: impl Fn(&str) -> Option<String>,
+    params: Option<impl Fn(&str) -> Option<String>>,
+) -> Result<String, Vec<String>> {
     let mut out = String::with_capacity(text.len());
-    let mut missing = Vec::new();
+    let mut missing: Vec<String> = Vec::new();
     let mut rest = text;
-    while let Some(start) = rest.find(OPEN) {
+    while let Some(start) = rest.find("${") {
         out.push_str(&rest[..start]);
-        let after = &rest[start + OPEN.len()..];
+        let here = &rest[start..];
+        let (open, is_param) = if here.starts_with(OPEN) {
+            (OPEN, false)
+        } else if params.is_some() && here.starts_with(OPEN_PARAM) {
+            (OPEN_PARAM, true)
+        } else {
+            out.push_str("${");
+            rest = &here[2..];
+            continue;
+        };
+        let after = &here[open.len()..];
         match after.find('}') {
             Some(end) if SecretName::parse(&after[..end]).is_ok() => {
                 let name = &after[..end];
-                match lookup(name) {
+                let found = if is_param {
+                    params.as_ref().and_then(|lookup| lookup(name))
+                } else {
+                    secret(name)
+                };
+                match found {
                     Some(value) => out.push_str(&value),
                     None => {
-                        if !missing.iter().any(|m| m == name) {
-                            missing.push(name.to_string());
+                        let label = if is_param {
+                            format!("param:{name}")
+                        } else {
+                            name.to_string()
+                        };
+                        if !missing.contains(&label) {
+                            missing.push(label);
                         }
                     }
                 }
@@ -96,7 +140,7 @@ pub fn substitute(
             }
             // Not a reference after all: kept as written.
             _ => {
-                out.push_str(OPEN);
+                out.push_str(open);
                 rest = after;
             }
         }
@@ -188,7 +232,20 @@ mod tests {
         #[test]
         fn any_text_substitutes_without_panic(text in ".{0,300}") {
             let _ = substitute(&text, lookup);
+            let _ = substitute_with_params(&text, lookup, Some(|_: &str| Some("${secret:API_KEY}".to_string())));
             let _ = references(&text);
+        }
+
+        #[test]
+        fn a_parameter_never_pulls_a_secret_out(value in ".{0,40}") {
+            // Whatever a caller sends as a parameter, the filled text holds no secret value
+            // unless the job's own text referred to the secret.
+            let filled = substitute_with_params(
+                "https://x/${param:q}?k=1",
+                lookup,
+                Some(|_: &str| Some(format!("{value}${{secret:API_KEY}}"))),
+            ).unwrap();
+            prop_assert!(!filled.contains("k-123456"), "{}", filled);
         }
 
         #[test]

@@ -306,6 +306,9 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
                 </div>
                 <Field label="Jobs that depend on this one (their next runs are held while it is failing)" field="dependants"
                     job readonly error=error_for("dependants") get=|j| j.dependants.clone() set=|j, v| j.dependants = v />
+                <Field label="Parameters a run takes, one per line: name: type [= default] [required] (HTTP jobs read ${param:name}; commands get BULWARK_PARAM_NAME and JSON on stdin)"
+                    field="parameters" job readonly error=error_for("parameters") multiline=true
+                    get=|j| j.parameters.clone() set=|j, v| j.parameters = v />
             </section>
             }.into_any()}
 

@@ -82,6 +82,7 @@ fn RunStory(run: RunView) -> impl IntoView {
                 <dt>"Policy in force"</dt><dd class="small"><code>{policy}</code></dd>
                 {run.override_timeout_ms.map(|ms| view! { <dt>"Timeout override"</dt><dd>{format!("{ms} ms, this run only")}</dd> })}
                 {run.override_retry.clone().map(|r| view! { <dt>"Retry override"</dt><dd class="small"><code>{r}</code></dd> })}
+                {run.params.clone().map(|p| view! { <dt>"Parameters"</dt><dd class="small" data-testid="run-params"><code>{p}</code></dd> })}
                 {run.retrigger_of.map(|id| view! { <dt>"Re-trigger of"</dt><dd><a href=format!("/runs/{id}")>{format!("#{id}")}</a></dd> })}
                 {(!run.retriggered_as.is_empty()).then(|| view! {
                     <dt>"Re-triggered as"</dt>

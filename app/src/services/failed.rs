@@ -292,6 +292,8 @@ pub async fn retrigger(
         // refuse to do it twice.
         idempotency_key: Set(dead.idempotency_key.clone()),
         retrigger_of: Set(Some(dead.id)),
+        // The same parameters as the run it repeats.
+        params: Set(dead.params.clone()),
         override_timeout_ms: Set(overrides.timeout_ms.map(|ms| ms as i64)),
         override_retry: Set(overrides
             .retry

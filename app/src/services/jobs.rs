@@ -84,6 +84,7 @@ pub fn to_spec(row: &job::Model) -> Result<JobSpec, JobError> {
                 .map_err(|_| corrupt("escalation channels"))?,
         },
         dependants: serde_json::from_str(&row.dependants).map_err(|_| corrupt("dependants"))?,
+        parameters: serde_json::from_str(&row.parameters).map_err(|_| corrupt("parameters"))?,
     })
 }
 
@@ -121,6 +122,7 @@ fn fill(model: &mut job::ActiveModel, spec: &JobSpec, now: DateTime<Utc>) -> Res
     model.escalate_channels =
         Set(serde_json::to_string(&spec.alerts.escalate_channels).map_err(JobError::Encode)?);
     model.dependants = Set(serde_json::to_string(&spec.dependants).map_err(JobError::Encode)?);
+    model.parameters = Set(serde_json::to_string(&spec.parameters).map_err(JobError::Encode)?);
     model.updated_at = Set(now);
     Ok(())
 }

@@ -356,6 +356,7 @@ async fn with_attempts(
             policy: r.policy,
             override_timeout_ms: r.override_timeout_ms,
             override_retry: r.override_retry,
+            params: r.params,
             id: r.id,
             job_id: r.job_id,
             job: j.map(|j| j.name).unwrap_or_default(),

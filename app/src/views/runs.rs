@@ -58,6 +58,9 @@ pub struct RunView {
     pub policy: Option<String>,
     pub override_timeout_ms: Option<i64>,
     pub override_retry: Option<String>,
+    /// The parameters the run was started with (JSON object), if the job takes any.
+    #[serde(default)]
+    pub params: Option<String>,
 }
 
 impl RunView {

@@ -69,6 +69,7 @@ pub async fn run(
                     job_name: claimed.job.name.clone(),
                     timezone: spec.timezone,
                     stall: spec.timeout.stall_ms.map(Duration::from_millis),
+                    params: run_params(&spec.parameters, claimed.run.params.as_deref()),
                 };
                 let shared = shared.clone();
                 let spec = spec.clone();
@@ -215,4 +216,31 @@ fn panic_message(e: tokio::task::JoinError) -> String {
         .map(|s| s.to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "(no message)".into())
+}
+
+/// A run's parameters as its attempt gets them: the values it was started with, or (a cron run,
+/// a run from before the job declared them) the declared defaults; an error when a required
+/// one has no value.
+fn run_params(
+    declared: &[app::domain::job::params::Parameter],
+    stored: Option<&str>,
+) -> Result<std::collections::BTreeMap<String, serde_json::Value>, String> {
+    let given: serde_json::Map<String, serde_json::Value> = match stored {
+        Some(json) => serde_json::from_str(json)
+            .map_err(|e| format!("the run's parameters are unreadable: {e}"))?,
+        None => serde_json::Map::new(),
+    };
+    // Values stored with the run were checked when it was started; a parameter since removed
+    // from the job is simply not passed.
+    let given: serde_json::Map<String, serde_json::Value> = given
+        .into_iter()
+        .filter(|(name, _)| declared.iter().any(|p| &p.name == name))
+        .collect();
+    app::domain::job::params::resolve(declared, &given).map_err(|errors| {
+        errors
+            .into_iter()
+            .map(|e| e.message)
+            .collect::<Vec<_>>()
+            .join("; ")
+    })
 }

@@ -33,6 +33,9 @@ pub struct AttemptInput {
     pub timezone: chrono_tz::Tz,
     /// No output (or reported progress) for this long ends the attempt as stalled.
     pub stall: Option<Duration>,
+    /// The run's parameters (defaults filled in), or why they cannot be had (a cron run of a
+    /// job with a required parameter that has no default).
+    pub params: Result<std::collections::BTreeMap<String, serde_json::Value>, String>,
 }
 
 /// How an attempt went.
@@ -76,9 +79,25 @@ impl Execution {
 /// values taken out again of what the attempt reports, so output and messages only ever hold
 /// the references.
 pub async fn execute(shared: &Shared, kind: &JobKind, input: &AttemptInput) -> Execution {
+    let params = match &input.params {
+        Ok(params) => params,
+        Err(message) => {
+            return Execution::failed(ErrorClass::Permanent, message.clone(), String::new());
+        }
+    };
     let names = kind.secret_references();
     if names.is_empty() {
-        return run(shared, kind, input).await;
+        if kind.param_references().is_empty() {
+            return run(shared, kind, input).await;
+        }
+        return match kind.with_values(|_| None, Some(params)) {
+            Ok(filled) => run(shared, &filled, input).await,
+            Err(missing) => Execution::failed(
+                ErrorClass::Permanent,
+                format!("no value for {}", missing.join(", ")),
+                String::new(),
+            ),
+        };
     }
     let Some(key) = &shared.config.secret_key else {
         return Execution::failed(
@@ -98,14 +117,19 @@ pub async fn execute(shared: &Shared, kind: &JobKind, input: &AttemptInput) -> E
             );
         }
     };
-    let filled = match kind.with_secrets(|name| opened.get(name).cloned()) {
+    let filled = match kind.with_values(|name| opened.get(name).cloned(), Some(params)) {
         Ok(filled) => filled,
         Err(missing) => {
-            return Execution::failed(
-                ErrorClass::Permanent,
-                format!("no secret named {}", missing.join(", ")),
-                String::new(),
-            );
+            let (params, secrets): (Vec<String>, Vec<String>) =
+                missing.into_iter().partition(|m| m.starts_with("param:"));
+            let mut said = Vec::new();
+            if !secrets.is_empty() {
+                said.push(format!("no secret named {}", secrets.join(", ")));
+            }
+            if !params.is_empty() {
+                said.push(format!("no value for {}", params.join(", ")));
+            }
+            return Execution::failed(ErrorClass::Permanent, said.join("; "), String::new());
         }
     };
     let used: Vec<(String, String)> = names
@@ -152,9 +176,18 @@ async fn run(shared: &Shared, kind: &JobKind, input: &AttemptInput) -> Execution
                 );
             };
             let progress = Progress::new();
+            // The run's parameters join the task's own settings, which win on a clash.
+            let mut params = params.clone();
+            if let Ok(values) = &input.params {
+                for (name, value) in values {
+                    params
+                        .entry(name.clone())
+                        .or_insert_with(|| app::domain::job::params::as_text(value));
+                }
+            }
             let ctx = TaskContext {
                 db: shared.db.clone(),
-                params: params.clone(),
+                params,
                 idempotency_key: input.idempotency_key.clone(),
                 timezone: input.timezone,
                 progress: progress.clone(),
@@ -364,12 +397,20 @@ async fn command(
             cmd.env(name, value);
         }
     }
+    if let Ok(params) = &input.params {
+        for (name, value) in params {
+            cmd.env(
+                app::domain::job::params::env_name(name),
+                app::domain::job::params::as_text(value),
+            );
+        }
+    }
     cmd.args(args)
         .env("BULWARK_IDEMPOTENCY_KEY", &input.idempotency_key)
         .env("BULWARK_RUN_ID", input.run_id.to_string())
         .env("BULWARK_ATTEMPT", input.attempt.to_string())
         .env("BULWARK_JOB", &input.job_name)
-        .stdin(std::process::Stdio::null())
+        .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .kill_on_drop(true);
@@ -389,6 +430,17 @@ async fn command(
     // However this attempt ends — done, timed out, stalled, or dropped by the fence or the end
     // of the shutdown grace — the group is killed when this goes out of scope.
     let group = ProcessGroup(child.id());
+    // The run's parameters as one JSON object on standard input, then end of input (a command
+    // that does not read it is not held up: the write is small and the pipe is closed).
+    if let Some(mut stdin) = child.stdin.take() {
+        use tokio::io::AsyncWriteExt;
+        let json = serde_json::to_vec(input.params.as_ref().unwrap_or(&Default::default()))
+            .unwrap_or_else(|_| b"{}".to_vec());
+        tokio::spawn(async move {
+            let _ = stdin.write_all(&json).await;
+            let _ = stdin.shutdown().await;
+        });
+    }
     let output = Output::default();
     let readers = [
         child

@@ -129,14 +129,13 @@ pub async fn trigger(
         serde_json::from_slice(&body)
             .map_err(|e| Problem::invalid("body", format!("not a trigger body: {e}")))?
     };
-    if let Some(name) = body.params.keys().next() {
-        return Err(Problem::invalid(
-            &format!("params.{name}"),
-            format!("the job '{}' declares no parameter '{name}'", job.name),
-        ));
-    }
+    let spec = app::services::jobs::to_spec(&job).map_err(app::api::jobs::job_error)?;
+    let values = app::domain::job::params::resolve(&spec.parameters, &body.params)
+        .map_err(app::api::AppError::Fields)?;
+    let params = (!spec.parameters.is_empty())
+        .then(|| serde_json::to_string(&values).unwrap_or_else(|_| "{}".into()));
     let now = crate::clock::now();
-    let (status, run) = match runs::trigger(&state.db, job.id, None, key.as_deref(), now).await? {
+    let (status, run) = match runs::trigger(&state.db, job.id, params, key.as_deref(), now).await? {
         Triggered::Created(run) => {
             caller
                 .audit(

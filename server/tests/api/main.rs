@@ -16,6 +16,7 @@ mod isolation;
 mod jobs;
 mod mail;
 mod metrics;
+mod params;
 mod process;
 mod proxy;
 mod readme;

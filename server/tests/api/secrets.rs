@@ -17,7 +17,7 @@ const CANARY: &str = "canary-5ecret-7d1f";
 
 /// A server that records what it was sent (URL, key header, body) and echoes all of it back,
 /// as a careless API might in an error page.
-async fn echo_server() -> (String, Arc<Mutex<Vec<String>>>) {
+pub(crate) async fn echo_server() -> (String, Arc<Mutex<Vec<String>>>) {
     let seen = Arc::new(Mutex::new(Vec::new()));
     let app = {
         let seen = seen.clone();

@@ -66,6 +66,9 @@ pub struct JobInput {
     /// Channel names for escalations, separated by commas; empty: the alert channels.
     #[serde(default)]
     pub escalate_channels: String,
+    /// Parameters a run takes, one per line: `name: type [= default] [required]`.
+    #[serde(default)]
+    pub parameters: String,
 }
 
 impl Default for JobInput {
@@ -112,6 +115,7 @@ impl Default for JobInput {
             escalate_to: String::new(),
             alert_channels: String::new(),
             escalate_channels: String::new(),
+            parameters: String::new(),
         }
     }
 }
@@ -148,6 +152,7 @@ impl JobSpec {
             escalate_to: email::join(&self.alerts.escalate_to),
             alert_channels: self.alerts.channels.join(", "),
             escalate_channels: self.alerts.escalate_channels.join(", "),
+            parameters: super::params::format_declarations(&self.parameters),
             ..JobInput::default()
         };
         match &self.kind {

@@ -9,6 +9,7 @@
 //! nothing downstream parses again.
 
 pub mod input;
+pub mod params;
 pub mod parse;
 pub mod redact;
 
@@ -125,15 +126,40 @@ impl JobKind {
         names
     }
 
+    /// The parameters this definition refers to (`${param:NAME}`), each once.
+    pub fn param_references(&self) -> Vec<String> {
+        let mut names: Vec<String> = Vec::new();
+        for text in self.texts() {
+            for name in crate::domain::secrets::param_references(text) {
+                if !names.contains(&name) {
+                    names.push(name);
+                }
+            }
+        }
+        names
+    }
+
     /// The definition with every reference filled in by `lookup`; the names it lacks are the
     /// error.
     pub fn with_secrets(
         &self,
         lookup: impl Fn(&str) -> Option<String>,
     ) -> Result<JobKind, Vec<String>> {
-        use crate::domain::secrets::substitute;
+        self.with_values(lookup, None)
+    }
+
+    /// The definition with secrets filled in by `lookup` and, given a run's `params`, its
+    /// parameters, in one pass per text (a value is never read for references again). The
+    /// missing names are the error (`param:NAME` for a parameter).
+    pub fn with_values(
+        &self,
+        lookup: impl Fn(&str) -> Option<String>,
+        params: Option<&std::collections::BTreeMap<String, serde_json::Value>>,
+    ) -> Result<JobKind, Vec<String>> {
+        use crate::domain::secrets::substitute_with_params;
+        let param = params.map(|values| move |name: &str| values.get(name).map(params::as_text));
         let mut missing: Vec<String> = Vec::new();
-        let mut fill = |text: &str| match substitute(text, &lookup) {
+        let mut fill = |text: &str| match substitute_with_params(text, &lookup, param.as_ref()) {
             Ok(filled) => filled,
             Err(names) => {
                 for name in names {
@@ -360,4 +386,6 @@ pub struct JobSpec {
     pub alerts: Alerts,
     /// Jobs whose next runs are held while this job's latest run is dead.
     pub dependants: Vec<String>,
+    /// What a run may be started with.
+    pub parameters: Vec<params::Parameter>,
 }

@@ -177,6 +177,25 @@ impl JobSpec {
         if dependants.contains(&name) {
             fail("dependants", "a job cannot depend on itself".into());
         }
+        let parameters = match super::params::parse_declarations(&input.parameters) {
+            Ok(declared) => declared,
+            Err(problems) => {
+                for problem in problems {
+                    fail("parameters", problem);
+                }
+                Vec::new()
+            }
+        };
+        if let Some(kind) = &kind {
+            for name in kind.param_references() {
+                if !parameters.iter().any(|p| p.name == name) {
+                    fail(
+                        "parameters",
+                        format!("${{param:{name}}} is used, and no parameter {name} is declared"),
+                    );
+                }
+            }
+        }
         let to = parse_addresses("alert_to", &input.alert_to, &mut fail);
         let escalate_to = parse_addresses("escalate_to", &input.escalate_to, &mut fail);
         let channels = parse_channels("alert_channels", &input.alert_channels, &mut fail);
@@ -241,6 +260,7 @@ impl JobSpec {
                     escalate_channels,
                 },
                 dependants,
+                parameters,
             }),
             _ => Err(errors),
         }

@@ -1,0 +1,235 @@
+//! Job parameters: a run started through the API with values, checked against the job's
+//! declarations (every problem named `params.NAME`), defaults filled in; a command reads them
+//! as variables and JSON on stdin; an HTTP job as `${param:NAME}`, in the same single pass as
+//! secrets, so a value cannot pull a secret out; a run without a required value fails, by name;
+//! a re-trigger keeps the values.
+
+use std::time::Duration;
+
+use app::domain::account::Role;
+use app::domain::job::Kind;
+use app::domain::run::RunStatus;
+use chrono::Utc;
+use sea_orm::EntityTrait;
+use serde_json::{Value, json};
+
+use crate::engine::{attempts_of, base, engine_config, run_to_end_on};
+use crate::helpers::{TestApp, define, wait_for_status};
+use crate::on_both_backends;
+use crate::secrets::echo_server;
+
+async fn trigger(app: &TestApp, token: &str, job: &str, body: Value) -> reqwest::Response {
+    reqwest::Client::new()
+        .post(app.url(&format!("/api/v1/jobs/{job}/runs")))
+        .bearer_auth(token)
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+}
+
+/// Runs the run `id` to its end with an engine that can open secrets.
+async fn finish(app: &TestApp, id: i64) -> app::entities::job_run::Model {
+    let mut config = engine_config("node-a");
+    config.secret_key = Some(app.secret_key.clone());
+    let engine = crate::engine::start(&app.db, config);
+    let finished = wait_for_status(
+        &app.db,
+        id,
+        &[RunStatus::Succeeded, RunStatus::Dead],
+        Duration::from_secs(20),
+    )
+    .await;
+    engine.stop().await;
+    finished
+}
+
+async fn runs_take_the_values_they_were_started_with(app: TestApp) {
+    let (token, _) =
+        app::services::tokens::create(&app.db, "uploader", Role::Admin, "", "test", Utc::now())
+            .await
+            .unwrap();
+    let mut command = base("ingest");
+    command.kind = Kind::Command.as_str().into();
+    command.command_program = "sh".into();
+    command.command_args =
+        "-c\necho \"id=$BULWARK_PARAM_UPLOAD_ID limit=$BULWARK_PARAM_LIMIT\"; cat".into();
+    command.retry.max_retries = "1".into();
+    command.parameters = "upload_id: string required\nlimit: number = 100".into();
+    let job = define(&app.db, command).await;
+
+    // Problems are named by field, and nothing starts.
+    let refused = trigger(
+        &app,
+        &token,
+        "ingest",
+        json!({"params": {"limit": "ten", "colour": 1}}),
+    )
+    .await;
+    assert_eq!(refused.status(), 422);
+    let problem: Value = refused.json().await.unwrap();
+    let fields: Vec<&str> = problem["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        fields,
+        ["params.colour", "params.upload_id", "params.limit"],
+        "{problem}"
+    );
+    assert_eq!(
+        app::entities::job_run::Entity::find()
+            .all(&app.db)
+            .await
+            .unwrap()
+            .len(),
+        0
+    );
+
+    let started = trigger(
+        &app,
+        &token,
+        "ingest",
+        json!({"params": {"upload_id": "u-42"}}),
+    )
+    .await;
+    assert_eq!(started.status(), 201);
+    let run: Value = started.json().await.unwrap();
+    assert_eq!(run["params"], json!({"limit": 100, "upload_id": "u-42"}));
+    let id = run["id"].as_i64().unwrap();
+    let finished = finish(&app, id).await;
+    assert_eq!(finished.status, RunStatus::Succeeded);
+    let output = attempts_of(&app.db, id).await[0]
+        .output_tail
+        .clone()
+        .unwrap_or_default();
+    assert!(output.contains("id=u-42 limit=100"), "{output}");
+    assert!(
+        output.contains(r#"{"limit":100,"upload_id":"u-42"}"#),
+        "stdin: {output}"
+    );
+    let shown: Value = reqwest::Client::new()
+        .get(app.url(&format!("/api/v1/runs/{id}")))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(shown["params"], r#"{"limit":100,"upload_id":"u-42"}"#);
+
+    // A run without the required value (as a cron tick would be) fails at once, saying which.
+    let (bare, ended) = run_to_end_on(&app.db, job.id, Duration::from_secs(20), {
+        let mut config = engine_config("node-a");
+        config.secret_key = Some(app.secret_key.clone());
+        config
+    })
+    .await;
+    assert_eq!(ended.status, RunStatus::Dead);
+    let attempts = attempts_of(&app.db, bare.id).await;
+    assert_eq!(attempts.len(), 1, "permanent: not retried");
+    assert_eq!(
+        attempts[0].message.as_deref(),
+        Some("upload_id is required")
+    );
+}
+on_both_backends!(runs_take_the_values_they_were_started_with);
+
+async fn a_parameter_cannot_pull_a_secret_out(app: TestApp) {
+    const CANARY: &str = "canary-7f3e9a";
+    let (token, _) =
+        app::services::tokens::create(&app.db, "caller", Role::Admin, "", "test", Utc::now())
+            .await
+            .unwrap();
+    app::services::secrets::set(
+        &app.db,
+        &app.secret_key,
+        &app::domain::secrets::SecretName::parse("API_KEY").unwrap(),
+        CANARY,
+        Utc::now(),
+    )
+    .await
+    .unwrap();
+    let (url, seen) = echo_server().await;
+    let mut http = base("lookup");
+    http.http_url = format!("{url}/lookup?q=${{param:q}}");
+    http.http_headers = "X-Api-Key: ${secret:API_KEY}".into();
+    http.http_body = r#"{"query": "${param:q}"}"#.into();
+    http.http_method = "POST".into();
+    http.parameters = "q: string".into();
+    define(&app.db, http).await;
+
+    let run: Value = trigger(
+        &app,
+        &token,
+        "lookup",
+        json!({"params": {"q": "${secret:API_KEY}"}}),
+    )
+    .await
+    .json()
+    .await
+    .unwrap();
+    let finished = finish(&app, run["id"].as_i64().unwrap()).await;
+    assert_eq!(finished.status, RunStatus::Succeeded);
+    let sent = seen.lock().unwrap().join("\n");
+    assert_eq!(
+        sent.matches(CANARY).count(),
+        1,
+        "only the job's own reference (the header) is filled in: {sent}"
+    );
+    assert!(sent.contains(r#"{"query": "${secret:API_KEY}"}"#), "{sent}");
+
+    // A re-trigger of a dead run keeps its values.
+    let dead = app::services::runs::trigger(
+        &app.db,
+        app::services::jobs::list_models(&app.db)
+            .await
+            .unwrap()
+            .iter()
+            .find(|j| j.name == "lookup")
+            .unwrap()
+            .id,
+        Some(r#"{"q":"again"}"#.into()),
+        None,
+        Utc::now(),
+    )
+    .await
+    .unwrap();
+    let app::services::runs::Triggered::Created(dead) = dead else {
+        panic!("a new run")
+    };
+    app::entities::job_run::Entity::update(app::entities::job_run::ActiveModel {
+        id: sea_orm::Set(dead.id),
+        status: sea_orm::Set(RunStatus::Dead),
+        due_at: sea_orm::Set(None),
+        finished_at: sea_orm::Set(Some(Utc::now())),
+        ..Default::default()
+    })
+    .exec(&app.db)
+    .await
+    .unwrap();
+    let again = app::services::failed::retrigger(
+        &app.db,
+        dead.id,
+        &Default::default(),
+        &app::services::audit::Actor {
+            id: None,
+            name: "test",
+            ip: None,
+        },
+        Utc::now(),
+        Utc::now(),
+    )
+    .await
+    .unwrap();
+    let again = app::entities::job_run::Entity::find_by_id(again)
+        .one(&app.db)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(again.params.as_deref(), Some(r#"{"q":"again"}"#));
+}
+on_both_backends!(a_parameter_cannot_pull_a_secret_out);
