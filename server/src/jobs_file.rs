@@ -10,7 +10,9 @@ use std::collections::{BTreeMap, HashSet};
 use app::domain::job::{ExhaustedAction, JobInput, JobSpec, OnExhausted};
 use app::entities::job;
 use app::services::jobs::{self, JobError};
-use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, TransactionTrait};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, TransactionTrait,
+};
 use serde::Deserialize;
 
 #[derive(Debug, Deserialize)]
@@ -328,6 +330,13 @@ pub async fn apply_specs_checked(
     });
     let db_error = |e: sea_orm::DbErr| vec![format!("database: {e}")];
     let txn = db.begin().await.map_err(db_error)?;
+    if txn.get_database_backend() == sea_orm::DatabaseBackend::Sqlite {
+        // A write first, so SQLite's write lock is held before anything is read: a transaction
+        // that reads and then writes fails if another writer (the engine) committed between.
+        txn.execute_unprepared("UPDATE jobs SET id = id WHERE 0")
+            .await
+            .map_err(db_error)?;
+    }
     let now = crate::clock::now();
     let mut applied = Applied::default();
     let mut problems = Vec::new();
