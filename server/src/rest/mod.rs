@@ -9,6 +9,7 @@
 
 pub mod caller;
 mod failed;
+pub mod hooks;
 mod jobs;
 pub mod problem;
 mod runs;
@@ -94,6 +95,7 @@ pub fn api() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(jobs::disable))
         .routes(routes!(jobs::apply))
         .routes(routes!(runs::trigger))
+        .routes(routes!(hooks::create, hooks::remove))
         .routes(routes!(runs::list))
         .routes(routes!(runs::get))
         .routes(routes!(runs::cancel))
@@ -127,7 +129,9 @@ pub fn router() -> axum::Router<AppState> {
                 "no such API route; the routes are listed in /api/v1/openapi.json",
             )
         });
-    axum::Router::new().nest(PREFIX, api)
+    axum::Router::new()
+        .nest(PREFIX, api)
+        .route("/hooks/{id}", axum::routing::post(hooks::trigger))
 }
 
 /// The document as served, for tests and `docs/`.

@@ -105,46 +105,65 @@ pub async fn trigger(
     body: axum::body::Bytes,
 ) -> Result<(StatusCode, Json<TriggeredRun>), Problem> {
     let job = by_name(&state, &name).await?;
-    let key = match headers.get("idempotency-key") {
-        None => None,
-        Some(value) => {
-            let key = value
-                .to_str()
-                .ok()
-                .map(str::trim)
-                .filter(|k| !k.is_empty() && k.len() <= MAX_KEY)
-                .ok_or_else(|| {
-                    Problem::invalid(
-                        "Idempotency-Key",
-                        format!("the Idempotency-Key must be 1 to {MAX_KEY} visible characters"),
-                    )
-                })?;
-            Some(key.to_string())
-        }
+    let key = idempotency_key(&headers)?;
+    let body = trigger_body(&body)?;
+    start(&state, &job, &body, key.as_deref(), &caller.as_actor()).await
+}
+
+/// The request's `Idempotency-Key`, checked.
+pub(crate) fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, Problem> {
+    let Some(value) = headers.get("idempotency-key") else {
+        return Ok(None);
     };
-    // The body is optional: no parameters.
-    let body: TriggerBody = if body.iter().all(u8::is_ascii_whitespace) {
-        TriggerBody::default()
-    } else {
-        serde_json::from_slice(&body)
-            .map_err(|e| Problem::invalid("body", format!("not a trigger body: {e}")))?
-    };
-    let spec = app::services::jobs::to_spec(&job).map_err(app::api::jobs::job_error)?;
+    value
+        .to_str()
+        .ok()
+        .map(str::trim)
+        .filter(|k| !k.is_empty() && k.len() <= MAX_KEY)
+        .map(|k| Some(k.to_string()))
+        .ok_or_else(|| {
+            Problem::invalid(
+                "Idempotency-Key",
+                format!("the Idempotency-Key must be 1 to {MAX_KEY} visible characters"),
+            )
+        })
+}
+
+/// A trigger's body; none at all means no parameters.
+pub(crate) fn trigger_body(body: &[u8]) -> Result<TriggerBody, Problem> {
+    if body.iter().all(u8::is_ascii_whitespace) {
+        return Ok(TriggerBody::default());
+    }
+    serde_json::from_slice(body)
+        .map_err(|e| Problem::invalid("body", format!("not a trigger body: {e}")))
+}
+
+/// Starts a run of `job` with the body's parameters (checked against its declarations) unless
+/// `key` names one already: what an API trigger and a trigger URL share.
+pub(crate) async fn start(
+    state: &AppState,
+    job: &app::entities::job::Model,
+    body: &TriggerBody,
+    key: Option<&str>,
+    actor: &app::services::audit::Actor<'_>,
+) -> Result<(StatusCode, Json<TriggeredRun>), Problem> {
+    let spec = app::services::jobs::to_spec(job).map_err(app::api::jobs::job_error)?;
     let values = app::domain::job::params::resolve(&spec.parameters, &body.params)
         .map_err(app::api::AppError::Fields)?;
     let params = (!spec.parameters.is_empty())
         .then(|| serde_json::to_string(&values).unwrap_or_else(|_| "{}".into()));
     let now = crate::clock::now();
-    let (status, run) = match runs::trigger(&state.db, job.id, params, key.as_deref(), now).await? {
+    let (status, run) = match runs::trigger(&state.db, job.id, params, key, now).await? {
         Triggered::Created(run) => {
-            caller
-                .audit(
-                    &state,
-                    "run.triggered",
-                    &job.name,
-                    serde_json::json!({ "run": run.id, "idempotency_key": key }),
-                )
-                .await?;
+            app::services::audit::record(
+                &state.db,
+                actor,
+                "run.triggered",
+                &job.name,
+                serde_json::json!({ "run": run.id, "idempotency_key": key }),
+                now,
+            )
+            .await?;
             (StatusCode::CREATED, run)
         }
         Triggered::Existing(run) => (StatusCode::OK, run),
@@ -153,7 +172,7 @@ pub async fn trigger(
         status,
         Json(TriggeredRun {
             id: run.id,
-            job: job.name,
+            job: job.name.clone(),
             status: run.status,
             created_at: run.created_at,
             params: run

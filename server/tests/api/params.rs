@@ -233,3 +233,124 @@ async fn a_parameter_cannot_pull_a_secret_out(app: TestApp) {
     assert_eq!(again.params.as_deref(), Some(r#"{"q":"again"}"#));
 }
 on_both_backends!(a_parameter_cannot_pull_a_secret_out);
+
+async fn a_trigger_url_starts_runs_for_callers_without_a_token(app: TestApp) {
+    let (token, _) =
+        app::services::tokens::create(&app.db, "admin-api", Role::Admin, "", "test", Utc::now())
+            .await
+            .unwrap();
+    let mut job = crate::helpers::noop_job("on-upload");
+    job.parameters = "upload_id: string required".into();
+    define(&app.db, job).await;
+    let client = reqwest::Client::new();
+    let hook: Value = client
+        .post(app.url("/api/v1/jobs/on-upload/hook"))
+        .bearer_auth(&token)
+        .json(&json!({"secret": "shared-secret"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(hook["signed"], true);
+    let path = hook["path"].as_str().unwrap().to_string();
+    let body = r#"{"params": {"upload_id": "h-1"}}"#;
+    let sign = |body: &str, secret: &str| {
+        use hmac::Mac;
+        let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+        mac.update(body.as_bytes());
+        format!("sha256={}", hex::encode(mac.finalize().into_bytes()))
+    };
+    let post = |signature: Option<String>, key: &str| {
+        let mut request = client
+            .post(app.url(&path))
+            .header("content-type", "application/json")
+            .header("Idempotency-Key", key)
+            .body(body);
+        if let Some(signature) = signature {
+            request = request.header("X-Bulwark-Signature", signature);
+        }
+        request.send()
+    };
+    assert_eq!(post(None, "k1").await.unwrap().status(), 401, "unsigned");
+    assert_eq!(
+        post(Some(sign(body, "wrong")), "k1")
+            .await
+            .unwrap()
+            .status(),
+        401,
+        "signed with another secret"
+    );
+    let first = post(Some(sign(body, "shared-secret")), "k1").await.unwrap();
+    assert_eq!(first.status(), 201);
+    let first: Value = first.json().await.unwrap();
+    assert_eq!(first["params"], json!({"upload_id": "h-1"}));
+    let again = post(Some(sign(body, "shared-secret")), "k1").await.unwrap();
+    assert_eq!(again.status(), 200, "the same key, the same run");
+    let again: Value = again.json().await.unwrap();
+    assert_eq!(again["id"], first["id"]);
+    let audit = app::services::audit::recent(&app.db, Some("on-upload"), 10)
+        .await
+        .unwrap();
+    assert!(
+        audit.iter().any(|e| e.actor == "hook:on-upload"),
+        "{audit:?}"
+    );
+
+    // A new URL: the old one is gone.
+    let rotated: Value = client
+        .post(app.url("/api/v1/jobs/on-upload/hook"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(rotated["signed"], false);
+    assert_eq!(post(None, "k2").await.unwrap().status(), 404);
+    let path = rotated["path"].as_str().unwrap().to_string();
+    // Sixty a minute, then 429 (the same key, so one run however many arrive).
+    let mut statuses = Vec::new();
+    for _ in 0..61 {
+        statuses.push(
+            client
+                .post(app.url(&path))
+                .header("Idempotency-Key", "burst")
+                .body(body)
+                .send()
+                .await
+                .unwrap()
+                .status()
+                .as_u16(),
+        );
+    }
+    assert_eq!(
+        statuses.iter().filter(|s| **s == 429).count(),
+        1,
+        "{statuses:?}"
+    );
+    assert_eq!(statuses[0], 201);
+    assert_eq!(
+        client
+            .delete(app.url("/api/v1/jobs/on-upload/hook"))
+            .bearer_auth(&token)
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        204
+    );
+    assert_eq!(
+        client
+            .post(app.url(&path))
+            .body(body)
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        404
+    );
+}
+on_both_backends!(a_trigger_url_starts_runs_for_callers_without_a_token);

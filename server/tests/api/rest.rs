@@ -40,6 +40,8 @@ fn operations() -> Vec<(&'static str, &'static str, Access, Option<Value>)> {
             Change,
             Some(json!({"params": {"nope": 1}})),
         ),
+        ("post", "/jobs/{name}/hook", Change, None),
+        ("delete", "/jobs/{name}/hook", Change, None),
         ("get", "/runs", Read, None),
         ("get", "/runs/{id}", Read, None),
         ("post", "/runs/{id}/cancel", Change, None),

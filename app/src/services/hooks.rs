@@ -1,0 +1,99 @@
+//! Trigger URLs: `POST /hooks/<id>` starts a run of one job, for systems that cannot hold an
+//! API token. The id (128 random bits) is the credential, so it is shown only to admins and can
+//! be rotated; an optional signing secret (sealed like other secrets) makes the caller prove it
+//! knows more than the URL.
+
+use rand_core::{OsRng, RngCore};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, Set,
+};
+
+use super::secrets::SecretKey;
+use crate::entities::job;
+
+fn context(job_id: i64) -> String {
+    format!("hook:{job_id}")
+}
+
+/// A job's trigger URL as its admins see it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Hook {
+    /// The path to POST to: `/hooks/<id>`.
+    pub path: String,
+    pub signed: bool,
+}
+
+/// Gives the job a new trigger URL (the old one stops working), signed with `secret` when
+/// one is given. Returns it.
+pub async fn create(
+    db: &impl ConnectionTrait,
+    key: &SecretKey,
+    job_id: i64,
+    secret: Option<&str>,
+) -> Result<Hook, DbErr> {
+    let mut bytes = [0u8; 16];
+    OsRng.fill_bytes(&mut bytes);
+    let id = hex::encode(bytes);
+    let sealed = secret
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| key.seal_value(&context(job_id), s));
+    job::ActiveModel {
+        id: Set(job_id),
+        hook_id: Set(Some(id.clone())),
+        hook_secret: Set(sealed.clone()),
+        ..Default::default()
+    }
+    .update(db)
+    .await?;
+    Ok(Hook {
+        path: format!("/hooks/{id}"),
+        signed: sealed.is_some(),
+    })
+}
+
+/// Takes the job's trigger URL away.
+pub async fn remove(db: &impl ConnectionTrait, job_id: i64) -> Result<(), DbErr> {
+    job::ActiveModel {
+        id: Set(job_id),
+        hook_id: Set(None),
+        hook_secret: Set(None),
+        ..Default::default()
+    }
+    .update(db)
+    .await?;
+    Ok(())
+}
+
+/// The job's trigger URL, if it has one.
+pub fn of(row: &job::Model) -> Option<Hook> {
+    row.hook_id.as_ref().map(|id| Hook {
+        path: format!("/hooks/{id}"),
+        signed: row.hook_secret.is_some(),
+    })
+}
+
+/// The job a trigger URL's id belongs to, with its signing secret (`Err` when the secret is
+/// sealed under another key).
+pub async fn find(
+    db: &impl ConnectionTrait,
+    key: &SecretKey,
+    hook_id: &str,
+) -> Result<Option<(job::Model, Result<Option<String>, ()>)>, DbErr> {
+    // Anything that is not 32 hex digits cannot be an id: no query for it.
+    if hook_id.len() != 32 || !hook_id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Ok(None);
+    }
+    let Some(row) = job::Entity::find()
+        .filter(job::Column::HookId.eq(hook_id))
+        .one(db)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let secret = match &row.hook_secret {
+        None => Ok(None),
+        Some(sealed) => key.open_value(&context(row.id), sealed).map(Some).ok_or(()),
+    };
+    Ok(Some((row, secret)))
+}
