@@ -61,9 +61,11 @@ pub async fn get_run(id: i64) -> Result<RunView, AppError> {
     )
 }
 
-/// Queues a run of the job now; the engine picks it up. Returns the run's id.
+/// Queues a run of the job now; the engine picks it up. `params`: the run's parameters as a
+/// JSON object, checked against the job's declarations. Returns the run's id.
 #[server(endpoint = "jobs/run-now")]
-pub async fn run_job_now(id: i64) -> Result<i64, AppError> {
+pub async fn run_job_now(id: i64, params: Option<String>) -> Result<i64, AppError> {
+    use crate::services::runs::Triggered;
     super::respond(
         async {
             let admin = super::auth::require_admin("start runs")?;
@@ -71,8 +73,29 @@ pub async fn run_job_now(id: i64) -> Result<i64, AppError> {
             let job = crate::services::jobs::get(&state.db, id)
                 .await
                 .map_err(|_| AppError::NotFound(format!("job {id}")))?;
-            let run = crate::services::runs::create_manual(&state.db, job.id, crate::clock::now())
-                .await?;
+            let spec = crate::services::jobs::to_spec(&job).map_err(super::jobs::job_error)?;
+            let given: serde_json::Map<String, serde_json::Value> =
+                match params.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
+                    None => serde_json::Map::new(),
+                    Some(text) => serde_json::from_str(text).map_err(|e| {
+                        AppError::invalid("params", format!("not a JSON object of values: {e}"))
+                    })?,
+                };
+            let values = crate::domain::job::params::resolve(&spec.parameters, &given)
+                .map_err(AppError::Fields)?;
+            let stored = (!spec.parameters.is_empty())
+                .then(|| serde_json::to_string(&values).unwrap_or_else(|_| "{}".into()));
+            let run = match crate::services::runs::trigger(
+                &state.db,
+                job.id,
+                stored,
+                None,
+                crate::clock::now(),
+            )
+            .await?
+            {
+                Triggered::Created(run) | Triggered::Existing(run) => run,
+            };
             super::audit(
                 &state,
                 &admin,

@@ -73,7 +73,17 @@ pub fn JobEditPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 let readonly = !me.await.map(|u| u.is_admin()).unwrap_or(false);
                 match detail.await {
-                    Ok((id, input)) => view! { <JobForm id input readonly /> }.into_any(),
+                    Ok((id, input)) => {
+                        let declared = crate::domain::job::params::parse_declarations(&input.parameters)
+                            .unwrap_or_default();
+                        let run_card = match id {
+                            Some(id) if !readonly && !declared.is_empty() => {
+                                Some(view! { <RunWithParameters id declared /> })
+                            }
+                            _ => None,
+                        };
+                        view! { <JobForm id input readonly /> {run_card} }.into_any()
+                    }
                     Err(e) => {
                         view! {
                             <h1>"Job"</h1>
@@ -509,5 +519,119 @@ fn ChannelPicker(
             </Transition>
             <p class="field-error" data-field=field>{error}</p>
         </fieldset>
+    }
+}
+
+/// Run now for a job that takes parameters: a field per declared parameter, its default
+/// filled in; the server checks the values again and names each problem.
+#[component]
+fn RunWithParameters(
+    id: i64,
+    declared: Vec<crate::domain::job::params::Parameter>,
+) -> impl IntoView {
+    use crate::api::runs::RunJobNow;
+    use crate::domain::job::params::{ParamType, as_text};
+    let run_now = ServerAction::<RunJobNow>::new();
+    let navigate = leptos_router::hooks::use_navigate();
+    Effect::new(move |_| {
+        if let Some(Ok(run_id)) = run_now.value().get() {
+            navigate(&format!("/runs/{run_id}"), Default::default());
+        }
+    });
+    let values: Vec<(crate::domain::job::params::Parameter, RwSignal<String>)> = declared
+        .into_iter()
+        .map(|p| {
+            let initial = p.default.as_ref().map(as_text).unwrap_or_default();
+            (p, RwSignal::new(initial))
+        })
+        .collect();
+    let fields = values.clone();
+    let submit = move |ev: leptos::ev::SubmitEvent| {
+        ev.prevent_default();
+        let mut object = serde_json::Map::new();
+        for (p, value) in &values {
+            let text = value.get_untracked();
+            if text.is_empty() && p.kind != ParamType::String {
+                continue;
+            }
+            let typed = match p.kind {
+                ParamType::String => serde_json::Value::String(text),
+                ParamType::Number => text
+                    .trim()
+                    .parse::<f64>()
+                    .ok()
+                    .and_then(serde_json::Number::from_f64)
+                    .map(|n| match text.trim().parse::<i64>() {
+                        Ok(i) => serde_json::Value::from(i),
+                        Err(_) => serde_json::Value::Number(n),
+                    })
+                    // Sent as typed: the server says what is wrong with it.
+                    .unwrap_or(serde_json::Value::String(text)),
+                ParamType::Bool => serde_json::Value::Bool(text == "true"),
+            };
+            object.insert(p.name.clone(), typed);
+        }
+        run_now.dispatch(RunJobNow {
+            id,
+            params: Some(serde_json::Value::Object(object).to_string()),
+        });
+    };
+    let error_for = move |name: String| {
+        move || {
+            run_now
+                .value()
+                .get()
+                .and_then(Result::err)
+                .and_then(|e| e.for_field(&format!("params.{name}")))
+        }
+    };
+    let other = move || {
+        run_now
+            .value()
+            .get()
+            .and_then(Result::err)
+            .filter(|e| !matches!(e, crate::api::AppError::Fields(_)))
+            .map(|e| e.to_string())
+    };
+    view! {
+        <section class="card" id="run" data-testid="run-with-parameters">
+            <h2>"Run now"</h2>
+            <form class="form" on:submit=submit>
+                {fields
+                    .into_iter()
+                    .map(|(p, value)| {
+                        let field_id = format!("param-{}", p.name);
+                        let label = format!(
+                            "{} ({}{})",
+                            p.name,
+                            p.kind,
+                            if p.required { ", required" } else { "" }
+                        );
+                        let control = match p.kind {
+                            ParamType::Bool => view! {
+                                <select id=field_id.clone() prop:value=move || value.get()
+                                    on:change=move |ev| value.set(event_target_value(&ev))>
+                                    <option value="false">"false"</option>
+                                    <option value="true">"true"</option>
+                                </select>
+                            }.into_any(),
+                            _ => view! {
+                                <input id=field_id.clone() type="text" prop:value=move || value.get()
+                                    on:input=move |ev| value.set(event_target_value(&ev)) />
+                            }.into_any(),
+                        };
+                        view! {
+                            <div class="field">
+                                <label for=field_id>{label}</label>
+                                {control}
+                                <p class="field-error" data-field=format!("params.{}", p.name)>{error_for(p.name.clone())}</p>
+                            </div>
+                        }
+                    })
+                    .collect_view()}
+                <p class="error" role="alert">{other}</p>
+                <button type="submit" disabled=move || run_now.pending().get()>"Start run"</button>
+            </form>
+        </section>
     }
 }

@@ -98,6 +98,7 @@ pub fn JobsPage() -> impl IntoView {
                                         .map(|row| {
                                             let id = row.id;
                                             let enabled = row.enabled;
+                                            let takes_parameters = row.takes_parameters;
                                             let next = if enabled { next_fire(&row) } else { "disabled".into() };
                                             let name = row.name.clone();
                                             view! {
@@ -125,15 +126,23 @@ pub fn JobsPage() -> impl IntoView {
                                                         {admin
                                                             .then(|| {
                                                                 view! {
-                                                                    <button
-                                                                        type="button"
-                                                                        class="secondary"
-                                                                        on:click=move |_| {
-                                                                            run_now.dispatch(RunJobNow { id });
-                                                                        }
-                                                                    >
-                                                                        "Run now"
-                                                                    </button>
+                                                                    {if takes_parameters {
+                                                                        view! {
+                                                                            <a class="button secondary" href=format!("/jobs/{id}#run")>"Run now…"</a>
+                                                                        }.into_any()
+                                                                    } else {
+                                                                        view! {
+                                                                            <button
+                                                                                type="button"
+                                                                                class="secondary"
+                                                                                on:click=move |_| {
+                                                                                    run_now.dispatch(RunJobNow { id, params: None });
+                                                                                }
+                                                                            >
+                                                                                "Run now"
+                                                                            </button>
+                                                                        }.into_any()
+                                                                    }}
                                                                     <button
                                                                         type="button"
                                                                         class="secondary"

@@ -361,6 +361,7 @@ pub async fn list(db: &impl ConnectionTrait) -> Result<Vec<JobRow>, DbErr> {
         .map(|row| JobRow {
             last_status: latest_status.remove(&row.id),
             runs: counts.get(&row.id).copied().unwrap_or(0),
+            takes_parameters: row.parameters != "[]",
             id: row.id,
             name: row.name,
             description: row.description,

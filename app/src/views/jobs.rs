@@ -19,6 +19,9 @@ pub struct JobRow {
     pub enabled: bool,
     pub last_status: Option<RunStatus>,
     pub runs: u64,
+    /// Runs are started with parameters (Run now asks for them on the job's page).
+    #[serde(default)]
+    pub takes_parameters: bool,
 }
 
 /// A job opened in the editor (credentials hidden).
