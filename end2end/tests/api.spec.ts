@@ -62,3 +62,19 @@ test("Run now asks for a job's parameters and the run shows them", async ({ page
   await expect(page.getByTestId("run-params")).toContainText('"batch":250');
   await expect(page.getByTestId("run-params")).toContainText('"region":"eu-west-1"');
 });
+
+test("an admin gives a job a trigger URL that starts runs without a token", async ({ page, request }) => {
+  await signIn(page, ADMIN);
+  await page.goto("/jobs");
+  await hydrated(page);
+  await page.locator('tr[data-job="with-params"] a').first().click();
+  await hydrated(page);
+  const card = page.getByTestId("trigger-url");
+  await expect(card).toContainText("No trigger URL.");
+  await card.getByRole("button", { name: "New trigger URL" }).click();
+  const path = card.getByTestId("trigger-url-path");
+  await expect(path).toHaveText(/^\/hooks\/[0-9a-f]{32}$/);
+  const answer = await request.post((await path.textContent())!, { data: { params: { batch: 7 } } });
+  expect(answer.status()).toBe(201);
+  expect((await answer.json()).params).toEqual({ batch: 7, region: "eu-west-1" });
+});

@@ -143,3 +143,65 @@ pub async fn effective_timeout(
         .await,
     )
 }
+
+/// The job's trigger URL, for admins only (its id is a credential).
+#[server(endpoint = "jobs/hook")]
+pub async fn job_hook(id: i64) -> Result<Option<crate::views::jobs::Hook>, AppError> {
+    super::respond(
+        async {
+            super::auth::require_admin("see trigger URLs")?;
+            let state = super::state()?;
+            let row = crate::services::jobs::get(&state.db, id)
+                .await
+                .map_err(job_error)?;
+            Ok(crate::services::hooks::of(&row))
+        }
+        .await,
+    )
+}
+
+/// Gives the job a new trigger URL (an earlier one stops working), signed with `secret` when
+/// one is typed; `remove` takes it away instead.
+#[server(endpoint = "jobs/hook/set")]
+pub async fn set_job_hook(
+    id: i64,
+    secret: Option<String>,
+    remove: Option<String>,
+) -> Result<Option<crate::views::jobs::Hook>, AppError> {
+    use crate::services::hooks;
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("change trigger URLs")?;
+            let state = super::state()?;
+            let row = crate::services::jobs::get(&state.db, id)
+                .await
+                .map_err(job_error)?;
+            let hook = if remove.is_some_and(|r| !r.is_empty()) {
+                hooks::remove(&state.db, row.id).await?;
+                super::audit(
+                    &state,
+                    &admin,
+                    "job.hook_removed",
+                    &row.name,
+                    serde_json::json!({}),
+                )
+                .await?;
+                None
+            } else {
+                let hook =
+                    hooks::create(&state.db, &state.secret_key, row.id, secret.as_deref()).await?;
+                super::audit(
+                    &state,
+                    &admin,
+                    "job.hook_created",
+                    &row.name,
+                    serde_json::json!({ "signed": hook.signed }),
+                )
+                .await?;
+                Some(hook)
+            };
+            Ok(hook)
+        }
+        .await,
+    )
+}

@@ -82,7 +82,8 @@ pub fn JobEditPage() -> impl IntoView {
                             }
                             _ => None,
                         };
-                        view! { <JobForm id input readonly /> {run_card} }.into_any()
+                        let hook_card = id.filter(|_| !readonly).map(|id| view! { <TriggerUrl id /> });
+                        view! { <JobForm id input readonly /> {run_card} {hook_card} }.into_any()
                     }
                     Err(e) => {
                         view! {
@@ -632,6 +633,55 @@ fn RunWithParameters(
                 <p class="error" role="alert">{other}</p>
                 <button type="submit" disabled=move || run_now.pending().get()>"Start run"</button>
             </form>
+        </section>
+    }
+}
+
+/// The job's trigger URL, for admins: create (optionally signed), rotate, remove.
+#[component]
+fn TriggerUrl(id: i64) -> impl IntoView {
+    use crate::api::jobs::{SetJobHook, job_hook};
+    let set = ServerAction::<SetJobHook>::new();
+    let hook = Resource::new(move || set.version().get(), move |_| job_hook(id));
+    view! {
+        <section class="card" data-testid="trigger-url">
+            <h2>"Trigger URL"</h2>
+            <p class="muted">
+                "For systems that cannot hold an API token: " <code>"POST"</code>
+                " to the URL starts a run, parameters from the JSON body " <code>"{\"params\": {…}}"</code>
+                ", an " <code>"Idempotency-Key"</code> " header works as on the API. Anyone with the URL can start runs: rotate it if it leaks. With a secret, callers sign the body: "
+                <code>"X-Bulwark-Signature: sha256=<hex HMAC-SHA256>"</code> "."
+            </p>
+            <Transition fallback=|| ()>
+                {move || Suspend::new(async move {
+                    match hook.await {
+                        Ok(Some(h)) => view! {
+                            <p>
+                                <code data-testid="trigger-url-path">{h.path}</code>
+                                " on this console's address" {h.signed.then_some(" (signed)")}
+                            </p>
+                        }.into_any(),
+                        Ok(None) => view! { <p class="muted">"No trigger URL."</p> }.into_any(),
+                        Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                    }
+                })}
+            </Transition>
+            <ActionForm action=set attr:class="form inline-form">
+                <input type="hidden" name="id" value=id />
+                <div>
+                    <label for="hook-secret">"Signing secret (optional)"</label>
+                    <input id="hook-secret" name="secret" type="password" autocomplete="off" />
+                </div>
+                <div>
+                    <button type="submit">"New trigger URL"</button>
+                </div>
+            </ActionForm>
+            <ActionForm action=set>
+                <input type="hidden" name="id" value=id />
+                <input type="hidden" name="remove" value="1" />
+                <button type="submit" class="link">"Remove the trigger URL"</button>
+            </ActionForm>
+            <p class="error" role="alert">{move || set.value().get().and_then(Result::err).map(|e| e.to_string())}</p>
         </section>
     }
 }

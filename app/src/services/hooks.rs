@@ -15,13 +15,7 @@ fn context(job_id: i64) -> String {
     format!("hook:{job_id}")
 }
 
-/// A job's trigger URL as its admins see it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-pub struct Hook {
-    /// The path to POST to: `/hooks/<id>`.
-    pub path: String,
-    pub signed: bool,
-}
+pub use crate::views::jobs::Hook;
 
 /// Gives the job a new trigger URL (the old one stops working), signed with `secret` when
 /// one is given. Returns it.

@@ -32,3 +32,11 @@ pub struct JobDetail {
     pub input: JobInput,
     pub updated_at: DateTime<Utc>,
 }
+
+/// A job's trigger URL as its admins see it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hook {
+    /// The path to POST to: `/hooks/<id>`.
+    pub path: String,
+    pub signed: bool,
+}

@@ -132,6 +132,8 @@ fn server_functions() -> Vec<(&'static str, Access, Args)> {
         ),
         ("tokens/revoke", Change, Form(&[("name", "no-such-token")])),
         ("api-docs", Read, Form(&[])),
+        ("jobs/hook", Change, Form(&[("id", "999999")])),
+        ("jobs/hook/set", Change, Form(&[("id", "999999")])),
         ("channels/deliveries/resend", Change, Form(&[("id", "0")])),
         (
             "secrets/set",
