@@ -49,15 +49,39 @@ pub struct Cursor {
     pub cursor: Option<String>,
 }
 
+/// A page of the failed queue: the API's list shape, with the queue's counts.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct FailedPage {
+    pub items: Vec<app::views::failed::DeadRun>,
+    pub next: Option<String>,
+    /// Dead runs matching the filter.
+    pub matching: u64,
+    /// The whole queue by job, and by error class (`null`: none recorded).
+    pub per_job: Vec<(String, u64)>,
+    pub per_class: Vec<(Option<app::domain::run::ErrorClass>, u64)>,
+}
+
+impl From<QueuePage> for FailedPage {
+    fn from(p: QueuePage) -> Self {
+        FailedPage {
+            items: p.rows,
+            next: p.next,
+            matching: p.matching,
+            per_job: p.per_job,
+            per_class: p.per_class,
+        }
+    }
+}
+
 /// Dead runs waiting for a person, newest failure first, with the counts by job and class.
 #[utoipa::path(get, path = "/failed", tag = "failed", params(QueueParams, Cursor),
-    responses((status = 200, body = QueuePage), (status = 422, body = Problem)))]
+    responses((status = 200, body = FailedPage), (status = 422, body = Problem)))]
 pub async fn list(
     _caller: Caller,
     State(state): State<AppState>,
     Query(filter): Query<QueueParams>,
     Query(cursor): Query<Cursor>,
-) -> Result<Json<QueuePage>, Problem> {
+) -> Result<Json<FailedPage>, Problem> {
     let cursor = cursor
         .cursor
         .as_deref()
@@ -68,7 +92,8 @@ pub async fn list(
     Ok(Json(
         failed::page(&state.db, &filter.query()?, cursor, 50)
             .await
-            .map_err(failed_error)?,
+            .map_err(failed_error)?
+            .into(),
     ))
 }
 
@@ -108,6 +133,7 @@ pub struct Retriggered {
 /// Which runs to re-trigger: the ones listed, or every one the filter matches.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"filter": {"job": "nightly-export", "class": "transient"}, "per_minute": 60}))]
 pub struct RetriggerMany {
     #[serde(default)]
     pub ids: Vec<i64>,

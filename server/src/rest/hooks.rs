@@ -108,6 +108,7 @@ pub async fn trigger(
 /// A trigger URL being made.
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"secret": "a-long-random-string-the-caller-also-holds"}))]
 pub struct NewHook {
     /// Callers must sign their requests with it (optional).
     #[serde(default)]

@@ -29,6 +29,7 @@ impl PageQuery {
 /// The body of a trigger: the run's parameters.
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"params": {"upload_id": "u-42", "limit": 500}}))]
 pub struct TriggerBody {
     /// Values for the job's declared parameters, by name.
     #[serde(default)]
@@ -66,6 +67,7 @@ pub struct DryRun {
 /// A reason, for resolving or discarding a failed run.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(example = json!({"reason": "re-sent by hand from the supplier's portal"}))]
 pub struct Reason {
     pub reason: String,
 }

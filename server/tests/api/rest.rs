@@ -425,6 +425,20 @@ async fn jobs_are_created_applied_and_read_back_with_field_errors_named(app: Tes
             .status(),
         204
     );
+    let failed: Value = call(&app, "get", "/failed?class=transient", Some(&admin), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert!(failed["items"].as_array().unwrap().is_empty(), "{failed}");
+    assert!(failed["next"].is_null());
+    assert_eq!(failed["matching"], 0);
+    let bad: Value = call(&app, "get", "/failed?class=purple", Some(&admin), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(bad["status"], 422, "{bad}");
     let unknown = call(&app, "get", "/nope", Some(&admin), None).await;
     assert_eq!(unknown.status(), 404);
     assert_eq!(
@@ -433,3 +447,50 @@ async fn jobs_are_created_applied_and_read_back_with_field_errors_named(app: Tes
     );
 }
 on_both_backends!(jobs_are_created_applied_and_read_back_with_field_errors_named);
+
+async fn every_example_in_the_document_is_accepted(app: TestApp) {
+    let mut job = noop_job("nightly-export");
+    job.parameters = "upload_id: string\nlimit: number = 100".into();
+    define(&app.db, job).await;
+    let admin = token(&app, "examples", Role::Admin, "").await;
+    let doc: Value = reqwest::get(url(&app, "/openapi.json"))
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    // Examples live on the request bodies' schemas.
+    let schemas = &doc["components"]["schemas"];
+    let mut tried = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, op) in item.as_object().unwrap() {
+            let Some(schema) = op["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+                .as_str()
+                .and_then(|r| r.rsplit('/').next())
+            else {
+                continue;
+            };
+            let example = &schemas[schema]["example"];
+            if example.is_null() {
+                continue;
+            }
+            tried += 1;
+            let path = path
+                .replace("{name}", "nightly-export")
+                .replace("{id}", "999999");
+            let answer = call(&app, method, &path, Some(&admin), Some(example)).await;
+            let status = answer.status().as_u16();
+            let text = answer.text().await.unwrap();
+            assert!(
+                status < 400 || !text.contains(r#""field":"body""#),
+                "{method} {path}: the example {example} was refused: {status} {text}"
+            );
+            assert!(
+                ![400, 415, 500].contains(&status),
+                "{method} {path}: {status} {text}"
+            );
+        }
+    }
+    assert!(tried >= 5, "the document has examples: {tried}");
+}
+on_both_backends!(every_example_in_the_document_is_accepted);
