@@ -185,15 +185,8 @@ pub async fn deliveries(status: Option<String>) -> Result<Vec<DeliveryRow>, AppE
     super::respond(
         async {
             super::auth::require_user()?;
-            let status = status
-                .as_deref()
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(|s| {
-                    s.parse::<crate::domain::chat::DeliveryStatus>()
-                        .map_err(|e| AppError::invalid("status", format!("status: {e}")))
-                })
-                .transpose()?;
+            let status =
+                super::status_filter::<crate::domain::chat::DeliveryStatus>(status.as_deref())?;
             let state = super::state()?;
             let rows =
                 crate::services::channel_outbox::list(&state.db, status, DELIVERIES_LIMIT).await?;

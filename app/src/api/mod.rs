@@ -34,6 +34,24 @@ pub(crate) fn respond<T>(result: Result<T, AppError>) -> Result<T, AppError> {
 }
 
 /// The state every server function reads, provided as context by `leptos_routes`.
+/// A status filter as a list's URL holds it: blank is no filter, anything else one of the
+/// enum's words or a message naming the field.
+#[cfg(feature = "ssr")]
+pub(crate) fn status_filter<T>(status: Option<&str>) -> Result<Option<T>, AppError>
+where
+    T: std::str::FromStr,
+    T::Err: std::fmt::Display,
+{
+    status
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(|s| {
+            s.parse::<T>()
+                .map_err(|e| AppError::invalid("status", format!("status: {e}")))
+        })
+        .transpose()
+}
+
 #[cfg(feature = "ssr")]
 pub(crate) fn state() -> Result<crate::state::AppState, AppError> {
     leptos::prelude::use_context::<crate::state::AppState>().ok_or_else(|| {

@@ -13,15 +13,8 @@ pub async fn outbox(status: Option<String>) -> Result<Vec<OutboxRow>, AppError> 
     super::respond(
         async {
             super::auth::require_user()?;
-            let status = status
-                .as_deref()
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(|s| {
-                    s.parse::<crate::domain::mail::MailStatus>()
-                        .map_err(|e| AppError::invalid("status", format!("status: {e}")))
-                })
-                .transpose()?;
+            let status =
+                super::status_filter::<crate::domain::mail::MailStatus>(status.as_deref())?;
             let state = super::state()?;
             let rows = crate::services::outbox::list(&state.db, status, OUTBOX_LIMIT).await?;
             Ok(rows.into_iter().map(OutboxRow::from).collect())

@@ -16,15 +16,7 @@ pub async fn list_runs(
         async {
             super::auth::require_user()?;
             let state = super::state()?;
-            let status = status
-                .as_deref()
-                .map(str::trim)
-                .filter(|s| !s.is_empty())
-                .map(|s| {
-                    s.parse::<RunStatus>()
-                        .map_err(|e| AppError::invalid("status", format!("status: {e}")))
-                })
-                .transpose()?;
+            let status = super::status_filter::<RunStatus>(status.as_deref())?;
             // Ten years is older than anything kept; beyond it the date would not exist.
             const MAX_SINCE_HOURS: u32 = 24 * 3650;
             if since_hours.is_some_and(|h| h > MAX_SINCE_HOURS) {
