@@ -190,6 +190,10 @@ const PLAIN: &[(&str, &str, u16, u16)] = &[
     // public, and a session is a caller too.
     ("GET", "/api/v1/openapi.json", 200, 200),
     ("GET", "/api/v1/jobs", 401, 200),
+    // `/metrics` takes an API token (tests/api/metrics.rs), never a session; a trigger URL's
+    // id is its credential, and one no job has answers 404 to everyone.
+    ("GET", "/metrics", 401, 401),
+    ("POST", "/hooks/00000000000000000000000000000000", 404, 404),
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq)]
