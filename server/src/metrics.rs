@@ -15,7 +15,6 @@
 
 use std::sync::{Arc, LazyLock, OnceLock};
 
-use app::domain::run::RunStatus;
 use app::state::AppState;
 use axum::extract::State;
 use axum::http::{StatusCode, header};
@@ -26,7 +25,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
-use sea_orm::{ConnectionTrait, DatabaseConnection, DbErr};
+use sea_orm::{DatabaseConnection, DbErr};
 
 use crate::engine::settle::{Finished, Written};
 use crate::traffic::Recorder;
@@ -227,175 +226,107 @@ pub async fn render(db: &DatabaseConnection, recorder: &Recorder) -> Result<Stri
         LOCAL.flush_seconds.clone(),
     );
 
-    let node = node();
+    // The buffer's totals since this process started, as this node's series.
     let stats = recorder.buffer.stats();
+    let this_node = || NodeLabels { node: node() };
     let buffer_bytes = Family::<NodeLabels, Gauge>::default();
     buffer_bytes
-        .get_or_create(&NodeLabels { node: node.clone() })
+        .get_or_create(&this_node())
         .set(stats.bytes as i64);
     registry.register(
         "traffic_buffer_bytes",
         "Approximate bytes of traffic hits waiting for the next flush (node-local)",
         buffer_bytes,
     );
-    let dropped = Family::<NodeLabels, Counter>::default();
-    dropped
-        .get_or_create(&NodeLabels { node: node.clone() })
-        .inc_by(stats.dropped);
-    registry.register(
-        "traffic_dropped_hits",
-        "Hits lost because the traffic buffer was full (node-local)",
-        dropped,
-    );
-    let limited = Family::<NodeLabels, Counter>::default();
-    limited
-        .get_or_create(&NodeLabels { node })
-        .inc_by(stats.limited);
-    registry.register(
-        "traffic_limited_hits",
-        "Hits not counted because their client was over its rate (node-local)",
-        limited,
-    );
-
-    for (name, help, family) in database_gauges(db).await? {
+    for (name, help, total) in [
+        (
+            "traffic_dropped_hits",
+            "Hits lost because the traffic buffer was full (node-local)",
+            stats.dropped,
+        ),
+        (
+            "traffic_limited_hits",
+            "Hits not counted because their client was over its rate (node-local)",
+            stats.limited,
+        ),
+    ] {
+        let family = Family::<NodeLabels, Counter>::default();
+        family.get_or_create(&this_node()).inc_by(total);
         registry.register(name, help, family);
     }
+
+    database_gauges(db, &mut registry).await?;
     let mut text = String::new();
     prometheus_client::encoding::prometheus_text::encode(&mut text, &registry)
         .map_err(|e| DbErr::Custom(format!("could not encode the metrics: {e}")))?;
     Ok(text)
 }
 
-type GaugeSet = (
-    &'static str,
-    &'static str,
-    Family<Vec<(String, String)>, Gauge>,
-);
-
-/// The database-wide gauges, read now.
-async fn database_gauges(db: &DatabaseConnection) -> Result<Vec<GaugeSet>, DbErr> {
-    let rows = |sql: &'static str| async move {
-        db.query_all_raw(sea_orm::Statement::from_string(
-            db.get_database_backend(),
-            sql,
-        ))
-        .await
-    };
-    let mut out: Vec<GaugeSet> = Vec::new();
-
-    let runs = Family::<Vec<(String, String)>, Gauge>::default();
-    for status in RunStatus::ACTIVE {
-        runs.get_or_create(&vec![("status".into(), status.as_str().into())])
-            .set(0);
+/// A database-wide gauge family: its name, help and series (labels → value).
+fn gauge(
+    registry: &mut Registry,
+    name: &str,
+    help: &str,
+    series: impl IntoIterator<Item = (Vec<(String, String)>, i64)>,
+) {
+    let family = Family::<Vec<(String, String)>, Gauge>::default();
+    for (labels, value) in series {
+        family.get_or_create(&labels).set(value);
     }
-    for row in rows(
-        "SELECT status, COUNT(*) AS n FROM job_runs \
-         WHERE status IN ('pending', 'running', 'retry_wait') GROUP BY status",
-    )
-    .await?
-    {
-        let status: String = row.try_get("", "status")?;
-        let n: i64 = row.try_get("", "n")?;
-        runs.get_or_create(&vec![("status".into(), status)]).set(n);
-    }
-    out.push((
+    registry.register(name, help, family);
+}
+
+/// The database-wide gauges, read now (`app::services::gauges`); every node reports the same.
+async fn database_gauges(db: &DatabaseConnection, registry: &mut Registry) -> Result<(), DbErr> {
+    let now = crate::clock::now();
+    let read = app::services::gauges::read(db, now).await?;
+    let label = |k: &str, v: &str| (k.to_string(), v.to_string());
+    gauge(
+        registry,
         "runs",
         "Runs not ended, by status: pending (due or waiting in their job's lane), running, retry_wait (database-wide: take max across nodes)",
-        runs,
-    ));
-
-    let due = Family::<Vec<(String, String)>, Gauge>::default();
-    let now = crate::clock::now();
-    let due_now = db
-        .query_one_raw(sea_orm::Statement::from_sql_and_values(
-            db.get_database_backend(),
-            match db.get_database_backend() {
-                sea_orm::DatabaseBackend::Postgres => {
-                    "SELECT COUNT(*) AS n FROM job_runs WHERE due_at IS NOT NULL AND due_at <= $1 AND status <> 'running'"
-                }
-                _ => {
-                    "SELECT COUNT(*) AS n FROM job_runs WHERE due_at IS NOT NULL AND due_at <= ?1 AND status <> 'running'"
-                }
-            },
-            [now.into()],
-        ))
-        .await?
-        .map(|row| row.try_get::<i64>("", "n"))
-        .transpose()?
-        .unwrap_or(0);
-    due.get_or_create(&Vec::new()).set(due_now);
-    out.push((
+        read.runs
+            .iter()
+            .map(|(status, n)| (vec![label("status", status.as_str())], *n)),
+    );
+    gauge(
+        registry,
         "runs_due",
         "Runs due now and not yet started (database-wide: take max across nodes)",
-        due,
-    ));
-
-    let queue = Family::<Vec<(String, String)>, Gauge>::default();
-    for row in rows(
-        "SELECT j.name AS job, COUNT(*) AS n FROM job_runs r JOIN jobs j ON j.id = r.job_id \
-         WHERE r.status = 'dead' AND r.resolution IS NULL GROUP BY j.name",
-    )
-    .await?
-    {
-        let job: String = row.try_get("", "job")?;
-        let n: i64 = row.try_get("", "n")?;
-        queue.get_or_create(&vec![("job".into(), job)]).set(n);
-    }
-    out.push((
+        [(Vec::new(), read.due)],
+    );
+    gauge(
+        registry,
         "failed_queue",
         "Dead runs waiting in the failed queue, by job (database-wide: take max across nodes)",
-        queue,
-    ));
-
-    let outbox = Family::<Vec<(String, String)>, Gauge>::default();
-    for status in ["pending", "failed"] {
-        outbox
-            .get_or_create(&vec![
-                ("channel".into(), "mail".into()),
-                ("status".into(), status.into()),
-            ])
-            .set(0);
-    }
-    for row in rows(
-        "SELECT 'mail' AS channel, status, COUNT(*) AS n FROM mail_outbox \
-           WHERE status IN ('pending', 'failed') GROUP BY status \
-         UNION ALL \
-         SELECT channel_name AS channel, status, COUNT(*) AS n FROM channel_deliveries \
-           WHERE status IN ('pending', 'failed') GROUP BY channel_name, status",
-    )
-    .await?
-    {
-        let channel: String = row.try_get("", "channel")?;
-        let status: String = row.try_get("", "status")?;
-        let n: i64 = row.try_get("", "n")?;
-        outbox
-            .get_or_create(&vec![
-                ("channel".into(), channel),
-                ("status".into(), status),
-            ])
-            .set(n);
-    }
-    out.push((
+        read.failed_queue
+            .iter()
+            .map(|(job, n)| (vec![label("job", job)], *n)),
+    );
+    gauge(
+        registry,
         "outbox",
         "Messages waiting or refused, by channel (mail: the mail outbox) and status (database-wide: take max across nodes)",
-        outbox,
-    ));
-
-    let heartbeat = Family::<Vec<(String, String)>, Gauge>::default();
+        read.outbox.iter().map(|(channel, status, n)| {
+            (vec![label("channel", channel), label("status", status)], *n)
+        }),
+    );
+    let mut heartbeat = Vec::new();
     for summary in app::services::nodes::list(db, now).await? {
-        if summary.row.stopped_at.is_some() {
-            continue;
+        if summary.row.stopped_at.is_none() {
+            heartbeat.push((
+                vec![label("node", &summary.row.node_id)],
+                (now - summary.row.heartbeat_at).num_seconds().max(0),
+            ));
         }
-        heartbeat
-            .get_or_create(&vec![("node".into(), summary.row.node_id.clone())])
-            .set((now - summary.row.heartbeat_at).num_seconds().max(0));
     }
-    out.push((
+    gauge(
+        registry,
         "node_heartbeat_age_seconds",
         "Seconds since each running node's last heartbeat (database-wide: take max across nodes)",
         heartbeat,
-    ));
-    Ok(out)
+    );
+    Ok(())
 }
 
 /// `GET /metrics`.

@@ -53,6 +53,17 @@ pub async fn get_run(id: i64) -> Result<RunView, AppError> {
     )
 }
 
+/// What a refused start says: the parameters at fault by field.
+#[cfg(feature = "ssr")]
+pub fn start_error(e: crate::services::runs::StartError) -> AppError {
+    use crate::services::runs::StartError;
+    match e {
+        StartError::Invalid(errors) => AppError::Fields(errors),
+        StartError::Job(e) => super::jobs::job_error(e),
+        StartError::Db(e) => AppError::internal(&e),
+    }
+}
+
 /// Queues a run of the job now; the engine picks it up. `params`: the run's parameters as a
 /// JSON object, checked against the job's declarations. Returns the run's id.
 #[server(endpoint = "jobs/run-now")]
@@ -65,7 +76,6 @@ pub async fn run_job_now(id: i64, params: Option<String>) -> Result<i64, AppErro
             let job = crate::services::jobs::get(&state.db, id)
                 .await
                 .map_err(|_| AppError::NotFound(format!("job {id}")))?;
-            let spec = crate::services::jobs::to_spec(&job).map_err(super::jobs::job_error)?;
             let given: serde_json::Map<String, serde_json::Value> =
                 match params.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
                     None => serde_json::Map::new(),
@@ -73,18 +83,15 @@ pub async fn run_job_now(id: i64, params: Option<String>) -> Result<i64, AppErro
                         AppError::invalid("params", format!("not a JSON object of values: {e}"))
                     })?,
                 };
-            let values = crate::domain::job::params::resolve(&spec.parameters, &given)
-                .map_err(AppError::Fields)?;
-            let stored = (!spec.parameters.is_empty())
-                .then(|| serde_json::to_string(&values).unwrap_or_else(|_| "{}".into()));
-            let run = match crate::services::runs::trigger(
+            let run = match crate::services::runs::start(
                 &state.db,
-                job.id,
-                stored,
+                &job,
+                &given,
                 None,
                 crate::clock::now(),
             )
-            .await?
+            .await
+            .map_err(start_error)?
             {
                 Triggered::Created(run) | Triggered::Existing(run) => run,
             };

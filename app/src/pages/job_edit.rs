@@ -531,7 +531,7 @@ fn RunWithParameters(
     declared: Vec<crate::domain::job::params::Parameter>,
 ) -> impl IntoView {
     use crate::api::runs::RunJobNow;
-    use crate::domain::job::params::{ParamType, as_text};
+    use crate::domain::job::params::{ParamType, as_text, from_text};
     let run_now = ServerAction::<RunJobNow>::new();
     let navigate = leptos_router::hooks::use_navigate();
     Effect::new(move |_| {
@@ -555,20 +555,10 @@ fn RunWithParameters(
             if text.is_empty() && p.kind != ParamType::String {
                 continue;
             }
+            // What does not read as its type is sent as typed: the server names the problem.
             let typed = match p.kind {
                 ParamType::String => serde_json::Value::String(text),
-                ParamType::Number => text
-                    .trim()
-                    .parse::<f64>()
-                    .ok()
-                    .and_then(serde_json::Number::from_f64)
-                    .map(|n| match text.trim().parse::<i64>() {
-                        Ok(i) => serde_json::Value::from(i),
-                        Err(_) => serde_json::Value::Number(n),
-                    })
-                    // Sent as typed: the server says what is wrong with it.
-                    .unwrap_or(serde_json::Value::String(text)),
-                ParamType::Bool => serde_json::Value::Bool(text == "true"),
+                kind => from_text(kind, text.trim()).unwrap_or(serde_json::Value::String(text)),
             };
             object.insert(p.name.clone(), typed);
         }

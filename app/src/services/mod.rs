@@ -12,6 +12,7 @@ pub mod channel_outbox;
 pub mod channels;
 pub mod digest;
 pub mod failed;
+pub mod gauges;
 pub mod hooks;
 pub mod jobs;
 pub mod lanes;

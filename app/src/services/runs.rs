@@ -94,6 +94,35 @@ pub enum Triggered {
     Existing(job_run::Model),
 }
 
+#[derive(Debug, thiserror::Error)]
+pub enum StartError {
+    /// Parameter values the job's declarations refuse, each named `params.NAME`.
+    #[error("invalid parameters")]
+    Invalid(Vec<crate::domain::FieldError>),
+    #[error(transparent)]
+    Job(#[from] super::jobs::JobError),
+    #[error(transparent)]
+    Db(#[from] DbErr),
+}
+
+/// Starts a run of `job` now with the `given` parameter values, checked against its
+/// declarations and completed with their defaults (Run now, the API, a trigger URL), unless
+/// `request_key` names a run already ([`trigger`]).
+pub async fn start(
+    db: &DatabaseConnection,
+    job: &job::Model,
+    given: &serde_json::Map<String, serde_json::Value>,
+    request_key: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<Triggered, StartError> {
+    let spec = super::jobs::to_spec(job)?;
+    let values = crate::domain::job::params::resolve(&spec.parameters, given)
+        .map_err(StartError::Invalid)?;
+    let params = (!spec.parameters.is_empty())
+        .then(|| serde_json::to_string(&values).unwrap_or_else(|_| "{}".into()));
+    Ok(trigger(db, job.id, params, request_key, now).await?)
+}
+
 /// Starts a run of `job_id` now with `params` (a JSON object, already checked against the
 /// job's parameters) unless a run with `request_key` exists for the job, in which case that
 /// run is the answer. The key is unique per job in the database, so concurrent requests with

@@ -147,13 +147,11 @@ pub(crate) async fn start(
     key: Option<&str>,
     actor: &app::services::audit::Actor<'_>,
 ) -> Result<(StatusCode, Json<TriggeredRun>), Problem> {
-    let spec = app::services::jobs::to_spec(job).map_err(app::api::jobs::job_error)?;
-    let values = app::domain::job::params::resolve(&spec.parameters, &body.params)
-        .map_err(app::api::AppError::Fields)?;
-    let params = (!spec.parameters.is_empty())
-        .then(|| serde_json::to_string(&values).unwrap_or_else(|_| "{}".into()));
     let now = crate::clock::now();
-    let (status, run) = match runs::trigger(&state.db, job.id, params, key, now).await? {
+    let started = runs::start(&state.db, job, &body.params, key, now)
+        .await
+        .map_err(app::api::runs::start_error)?;
+    let (status, run) = match started {
         Triggered::Created(run) => {
             app::services::audit::record(
                 &state.db,

@@ -59,8 +59,9 @@ fn valid_name(name: &str) -> bool {
         && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
-/// `value` as a value of `kind`, from what a person typed (a default in the editor).
-fn typed(kind: ParamType, text: &str) -> Result<Value, String> {
+/// `text` as a value of `kind`, from what a person typed (a default in the editor, a value in
+/// Run now).
+pub fn from_text(kind: ParamType, text: &str) -> Result<Value, String> {
     match kind {
         ParamType::String => Ok(Value::String(text.to_string())),
         ParamType::Number => text
@@ -124,7 +125,7 @@ pub fn parse_declarations(text: &str) -> Result<Vec<Parameter>, Vec<String>> {
             ));
             continue;
         };
-        let default = match default_text.map(|d| typed(kind, d)).transpose() {
+        let default = match default_text.map(|d| from_text(kind, d)).transpose() {
             Ok(d) => d,
             Err(e) => {
                 problems.push(format!("line {n}: the default of {name}: {e}"));
