@@ -146,3 +146,22 @@ bench-cluster:
 bench-traffic:
 	$(MAKE) site build PROFILE=release
 	BIN=$(CARGO_TARGET_DIR)/server-release/bulwark SITE=$(SITE) bash server/bench/traffic.sh
+
+# ---------------------------------------------------------------------------------------------
+# Data. The bot patterns come from the npm package `isbot` (docs/BOTS.md, "Keeping the data
+# current"); ISBOT picks the release.
+
+.PHONY: bot-data bench-bots
+ISBOT ?= 5.2.3
+bot-data:
+	rm -rf $(CURDIR)/target/isbot && mkdir -p $(CURDIR)/target/isbot
+	cd $(CURDIR)/target/isbot && npm pack --silent isbot@$(ISBOT) && tar xzf isbot-$(ISBOT).tgz
+	node -e 'process.stdout.write(JSON.stringify(require("$(CURDIR)/target/isbot/package/index.js").list, null, 1) + "\n")' \
+	  > server/data/bots/isbot-patterns.json
+	cp $(CURDIR)/target/isbot/package/LICENSE server/data/bots/LICENSE-isbot
+	@echo "isbot $(ISBOT): record the version in server/data/bots/README.md, then: cargo test -p server traffic::bots"
+
+# Recall, people flagged, sources named right, and User-Agents classified per second.
+bench-bots:
+	cargo build -p server --bin bulwark --profile server-release
+	$(CARGO_TARGET_DIR)/server-release/bulwark bench bots $(ARGS)

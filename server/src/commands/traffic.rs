@@ -5,8 +5,8 @@ use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
 use std::time::Duration;
 
+use crate::traffic::bots::classify;
 use anyhow::Context;
-use app::domain::bots::classify;
 use sea_orm::DatabaseConnection;
 
 use crate::cluster;
@@ -225,7 +225,18 @@ pub fn classify_stdin(json: bool) -> anyhow::Result<()> {
         let text = String::from_utf8_lossy(&line);
         let verdict = classify(text.trim_end_matches(['\n', '\r']));
         if json {
-            serde_json::to_writer(&mut out, &verdict)?;
+            #[derive(serde::Serialize)]
+            struct Line {
+                is_bot: bool,
+                source: Option<&'static str>,
+                category: Option<app::domain::bots::BotCategory>,
+            }
+            let line = Line {
+                is_bot: verdict.is_bot,
+                source: verdict.source,
+                category: verdict.category(),
+            };
+            serde_json::to_writer(&mut out, &line)?;
             writeln!(out)?;
         } else {
             match verdict.source {

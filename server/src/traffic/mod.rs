@@ -8,9 +8,10 @@
 //!
 //! Each asks [`rules`] whether a request is a page view, turns it into a bounded [`hit::Hit`],
 //! and counts it in a [`buffer::Buffer`]. [`store`] flushes the buffer (classifying user agents
-//! with `app::domain::bots` and hashing IPs when privacy is on) as upserts that add counts, and
+//! with [`bots`] and hashing IPs when privacy is on) as upserts that add counts, and
 //! deletes old rows. [`crate::cluster`] carries `traffic flush` to every running server.
 
+pub mod bots;
 pub mod buffer;
 pub mod collect;
 pub mod generate;
@@ -226,7 +227,7 @@ impl app::live::LiveTraffic for Recorder {
             .filter_map(|(hit, count)| {
                 let is_bot = *verdicts
                     .entry(hit.user_agent.clone())
-                    .or_insert_with(|| app::domain::bots::classify(&hit.user_agent).is_bot);
+                    .or_insert_with(|| bots::classify(&hit.user_agent).is_bot);
                 Some(app::live::LiveHits {
                     minute: chrono::DateTime::from_timestamp(hit.minute, 0)?,
                     is_bot,

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
-use app::domain::bots::{self, Verdict};
+use super::bots::{self, Verdict};
 use app::entities::{setting, traffic_statistic};
 use app::services::traffic::{TrafficError, rebuild, rollup_write as rollup};
 use blake2::Blake2sMac256;

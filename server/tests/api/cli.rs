@@ -334,7 +334,9 @@ fn traffic_classify_reads_lines_and_prints_verdicts() {
     let input = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)\n\
                  Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1\n\
                  Mozilla/5.0 (compatible; PetalBot;+https://webmaster.petalsearch.com/site/petalbot)\n\
-                 Mozilla/5.0 (compatible; Baiduspider/2.0; +http://www.baidu.com/search/spider.html)\n";
+                 Mozilla/5.0 (compatible; Baiduspider/2.0; +http://www.baidu.com/search/spider.html)\n\
+                 Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)\n\
+                 Mozilla/5.0 (compatible; SomeNewCrawler/0.1; +https://example.net/crawler)\n";
     let out = cli.run(&["traffic", "classify", "--json"], input, &[]);
     assert!(out.status.success(), "{}", stderr(&out));
     let lines: Vec<serde_json::Value> = stdout(&out)
@@ -344,10 +346,12 @@ fn traffic_classify_reads_lines_and_prints_verdicts() {
     assert_eq!(
         lines,
         [
-            serde_json::json!({"is_bot": true, "source": "google"}),
-            serde_json::json!({"is_bot": false, "source": null}),
-            serde_json::json!({"is_bot": true, "source": "other"}),
-            serde_json::json!({"is_bot": true, "source": "baidu"}),
+            serde_json::json!({"is_bot": true, "source": "google", "category": "search"}),
+            serde_json::json!({"is_bot": false, "source": null, "category": null}),
+            serde_json::json!({"is_bot": true, "source": "huawei", "category": "search"}),
+            serde_json::json!({"is_bot": true, "source": "baidu", "category": "search"}),
+            serde_json::json!({"is_bot": true, "source": "openai", "category": "ai"}),
+            serde_json::json!({"is_bot": true, "source": "other", "category": "other"}),
         ]
     );
     let plain = cli.run(
