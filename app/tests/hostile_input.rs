@@ -43,7 +43,7 @@ proptest! {
     fn cursors_and_filters_refuse_or_parse(a in hostile(), b in hostile(), c in hostile(), d in hostile()) {
         let _ = QueueCursor::parse(&a);
         let _ = QueueQuery::parse(opt(&a), opt(&b), opt(&c), opt(&d), opt(&a));
-        if let Ok(traffic) = TrafficFilter::parse(opt(&a), opt(&b), opt(&c), opt(&d), opt(&b)) {
+        if let Ok(traffic) = TrafficFilter::parse(opt(&a), opt(&b), opt(&c), opt(&d), opt(&c), opt(&b)) {
             let _ = HitsSelection::parse(traffic, opt(&a), opt(&b), opt(&c), opt(&d));
         }
     }

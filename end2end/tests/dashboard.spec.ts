@@ -11,6 +11,8 @@ const env = { ...process.env, DATABASE_URL: `sqlite://${database}?mode=rwc` };
 const PERSON = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
 const GOOGLE = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 const BING = "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)";
+const GPTBOT =
+  "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)";
 
 // Yesterday (UTC, the e2e server's zone) holds only what this test imports.
 const hits: [string, string, string][] = [
@@ -24,6 +26,7 @@ const hits: [string, string, string][] = [
   ["66.249.66.2", "/c", GOOGLE],
   ["40.77.167.1", "/c", BING],
   ["40.77.167.1", "/a", BING],
+  ["20.171.207.1", "/b", GPTBOT],
 ];
 
 function logTime(d: Date): string {
@@ -63,13 +66,14 @@ test.beforeAll(() => {
   execFileSync(process.env.BULWARK_BIN!, ["traffic", "import", file], { env });
 });
 
-test("the dashboard's figures match an independent count and follow range, type and source", async ({ page }) => {
+test("the dashboard's figures match an independent count and follow range, type, category and source", async ({ page }) => {
   await signIn(page, VIEWER);
   await page.goto("/traffic?range=yesterday");
   await hydrated(page);
   await expectFigures(page, count(() => true));
   await expect(page.locator("#traffic-hits-chart[data-drawn=true] canvas")).toHaveCount(1);
   await expect(page.locator("#traffic-sources-chart[data-drawn=true] canvas")).toHaveCount(1);
+  await expect(page.locator("#traffic-categories-chart[data-drawn=true] canvas")).toHaveCount(1);
   const first = page.getByTestId("top-pages").locator("tbody tr").first();
   await expect(first).toHaveAttribute("data-path", "/a");
   await expect(first).toContainText("6");
@@ -85,6 +89,18 @@ test("the dashboard's figures match an independent count and follow range, type 
   await expectFigures(page, count(([, , ua]) => ua === GOOGLE));
   expect(await page.evaluate(() => (window as any).__marker)).toBe(1);
   // Back to all bots.
+  await page.goBack();
+  await expectFigures(page, count(([, , ua]) => ua !== PERSON));
+  // One category: the AI crawler alone, then search engines.
+  await expect(page.getByTestId("categories").locator('a[data-category="ai"]')).toHaveText("ai 1");
+  await page.getByTestId("categories").locator('a[data-category="ai"]').click();
+  await expect(page).toHaveURL(/category=ai/);
+  await expectFigures(page, count(([, , ua]) => ua === GPTBOT));
+  await expect(page.getByTestId("sources").locator("a")).toHaveCount(1);
+  await page.goto("/traffic?range=yesterday&type=bot&category=search");
+  await hydrated(page);
+  await expectFigures(page, count(([, , ua]) => ua === GOOGLE || ua === BING));
+  await page.goBack();
   await page.goBack();
   await expectFigures(page, count(([, , ua]) => ua !== PERSON));
 

@@ -132,7 +132,10 @@ enum TrafficCommand {
         /// all, human or bot.
         #[arg(long = "type", default_value = "all")]
         visitors: String,
-        /// Only this bot source (google, bing, …, other).
+        /// Only this category of bots.
+        #[arg(long)]
+        category: Option<app::domain::bots::BotCategory>,
+        /// Only this bot source (google, bing, …, other; docs/BOTS.md lists them).
         #[arg(long)]
         source: Option<String>,
         #[arg(long)]
@@ -345,6 +348,7 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             from,
             to,
             visitors,
+            category,
             source,
             json,
         }) => {
@@ -353,6 +357,7 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
                 from,
                 to,
                 visitors,
+                category,
                 source,
             };
             let db = traffic_db(&config).await?;

@@ -7,13 +7,15 @@ use leptos::prelude::*;
 use super::AppError;
 use crate::views::traffic::{Dashboard, HitsFilter, HitsPage, LiveMinute};
 
-/// Figures for a range (`range` preset, or `from`–`to`), visitor type and bot source.
+/// Figures for a range (`range` preset, or `from`–`to`), visitor type, bot category and
+/// source.
 #[server(endpoint = "traffic/dashboard")]
 pub async fn traffic_dashboard(
     range: Option<String>,
     from: Option<String>,
     to: Option<String>,
     kind: Option<String>,
+    category: Option<String>,
     source: Option<String>,
 ) -> Result<Dashboard, AppError> {
     use crate::domain::filters::TrafficFilter;
@@ -29,6 +31,7 @@ pub async fn traffic_dashboard(
                 from.as_deref(),
                 to.as_deref(),
                 kind.as_deref(),
+                category.as_deref(),
                 source.as_deref(),
             )?;
             let range = filter.resolve(crate::clock::now(), zone)?;
@@ -94,6 +97,7 @@ pub fn hits_query(
         filter.from.as_deref(),
         filter.to.as_deref(),
         filter.kind.as_deref(),
+        filter.category.as_deref(),
         filter.source.as_deref(),
     )?;
     let selection = HitsSelection::parse(

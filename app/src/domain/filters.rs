@@ -11,6 +11,7 @@ use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 
 use super::FieldError;
+use super::bots::BotCategory;
 use super::run::ErrorClass;
 use super::traffic_range::{self, RangeError, RangeSpec, Resolved, VisitorType};
 
@@ -37,24 +38,33 @@ fn range_error(e: RangeError) -> FieldError {
 pub struct TrafficFilter {
     pub spec: RangeSpec,
     pub visitors: VisitorType,
+    /// Only this category of bots.
+    pub category: Option<BotCategory>,
     /// Only this bot source (`google`, …, `other`).
     pub source: Option<String>,
 }
 
 impl TrafficFilter {
     /// `range` alone (default: the last 7 days), or `from` and `to`; `kind` is `all`, `human`
-    /// or `bot`.
+    /// or `bot`; `category` one of [`BotCategory`]'s words.
     pub fn parse(
         range: Option<&str>,
         from: Option<&str>,
         to: Option<&str>,
         kind: Option<&str>,
+        category: Option<&str>,
         source: Option<&str>,
     ) -> Result<Self, FieldError> {
         Ok(TrafficFilter {
             spec: traffic_range::parse_spec(given(range), given(from), given(to))
                 .map_err(range_error)?,
             visitors: VisitorType::parse(given(kind).unwrap_or("all")).map_err(range_error)?,
+            category: given(category)
+                .map(|c| {
+                    c.parse::<BotCategory>()
+                        .map_err(|e| FieldError::new("category", e.to_string()))
+                })
+                .transpose()?,
             source: given(source).map(str::to_string),
         })
     }
@@ -312,17 +322,36 @@ mod tests {
 
     #[test]
     fn traffic_filters() {
-        let f = TrafficFilter::parse(Some(""), None, None, Some("bots"), Some(" google ")).unwrap();
+        let f = TrafficFilter::parse(
+            Some(""),
+            None,
+            None,
+            Some("bots"),
+            Some(" "),
+            Some(" google "),
+        )
+        .unwrap();
         assert_eq!(f.visitors, VisitorType::Bot);
+        assert_eq!(f.category, None);
         assert_eq!(f.source.as_deref(), Some("google"));
+        let ai = TrafficFilter::parse(None, None, None, None, Some("ai"), None).unwrap();
+        assert_eq!(ai.category, Some(BotCategory::Ai));
+        let unknown =
+            TrafficFilter::parse(None, None, None, None, Some("robots"), None).unwrap_err();
+        assert_eq!(unknown.field, "category");
+        assert!(
+            unknown.message.contains("search, ai, social"),
+            "{}",
+            unknown.message
+        );
         assert_eq!(
-            TrafficFilter::parse(None, None, None, Some("aliens"), None)
+            TrafficFilter::parse(None, None, None, Some("aliens"), None, None)
                 .unwrap_err()
                 .field,
             "type"
         );
         assert_eq!(
-            TrafficFilter::parse(None, Some("2026-11-01"), None, None, None)
+            TrafficFilter::parse(None, Some("2026-11-01"), None, None, None, None)
                 .unwrap_err()
                 .field,
             "range"

@@ -3,15 +3,38 @@
 //!
 //! - A [`Part`] is who made a hit: people, or one bot source. Hourly views and daily sets are
 //!   kept per part.
-//! - A [`View`] is what a filter shows: everyone, people, all bots, or one bot source. Daily top
-//!   pages and blocks are kept per view, since a path's rank is not a sum over parts.
+//! - A [`View`] is what a filter shows: everyone, people, all bots, one category of bots, or
+//!   one bot source. Daily top pages and blocks are kept per view, since a path's rank is not a
+//!   sum over parts.
 //!
-//! Both are stored as short codes (`h`, `b:google`; `all`, `b`), written and read only here.
+//! Both are stored as short codes (`h`, `b:google`; `all`, `b`, `c:ai`), written and read only
+//! here. A category's parts are its sources' ([`super::bots::category_of`]); when that table
+//! changes, [`layout`] changes and the rollups are rebuilt at the next start.
 
+use super::bots::{self, BotCategory};
 use super::traffic_range::VisitorType;
 
-/// The source a bot without a name is counted under.
-pub const OTHER_SOURCE: &str = "other";
+pub use super::bots::OTHER_SOURCE;
+
+/// What the stored rollups' codes depend on besides the minute rows: the version of this
+/// scheme and every source's category. Stored with the rollups; a start that finds another
+/// rebuilds them.
+pub fn layout() -> String {
+    // FNV-1a: stable across builds and platforms, unlike `std`'s hasher.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for (source, category) in bots::SOURCES {
+        for byte in source
+            .bytes()
+            .chain([b'='])
+            .chain(category.as_str().bytes())
+            .chain([b';'])
+        {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    format!("2:{hash:016x}")
+}
 
 /// Who made a hit.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -62,18 +85,56 @@ pub enum Parts {
     Every,
     Only(Part),
     AllBut(Part),
-    /// People from a bot source: nothing can match.
+    /// The bots of one category.
+    Category(BotCategory),
+    /// People from a bot source or category, or a source outside the category: nothing can
+    /// match.
     Nothing,
 }
 
+/// Who a filter counts: everyone, people or bots, narrowed to a bot category or source.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Who<'a> {
+    pub visitors: VisitorType,
+    pub category: Option<BotCategory>,
+    pub source: Option<&'a str>,
+}
+
+impl<'a> Who<'a> {
+    pub fn everyone() -> Who<'static> {
+        Who {
+            visitors: VisitorType::All,
+            category: None,
+            source: None,
+        }
+    }
+}
+
 impl Parts {
-    pub fn for_filter(visitors: VisitorType, source: Option<&str>) -> Parts {
-        match (visitors, source) {
-            (VisitorType::All, None) => Parts::Every,
-            (VisitorType::Human, None) => Parts::Only(Part::Human),
-            (VisitorType::Bot, None) => Parts::AllBut(Part::Human),
-            (VisitorType::Human, Some(_)) => Parts::Nothing,
-            (_, Some(source)) => Parts::Only(Part::Bot(source.to_string())),
+    pub fn for_filter(who: Who<'_>) -> Parts {
+        match (who.visitors, who.category, who.source) {
+            (VisitorType::Human, None, None) => Parts::Only(Part::Human),
+            (VisitorType::Human, _, _) => Parts::Nothing,
+            (VisitorType::All, None, None) => Parts::Every,
+            (VisitorType::Bot, None, None) => Parts::AllBut(Part::Human),
+            (_, Some(category), None) => Parts::Category(category),
+            (_, Some(category), Some(source)) if bots::category_of(source) != category => {
+                Parts::Nothing
+            }
+            (_, _, Some(source)) => Parts::Only(Part::Bot(source.to_string())),
+        }
+    }
+
+    /// Whether a part is among these.
+    pub fn contains(&self, part: &Part) -> bool {
+        match self {
+            Parts::Every => true,
+            Parts::Only(only) => only == part,
+            Parts::AllBut(but) => but != part,
+            Parts::Category(category) => part
+                .source()
+                .is_some_and(|s| bots::category_of(s) == *category),
+            Parts::Nothing => false,
         }
     }
 }
@@ -84,17 +145,19 @@ pub enum View {
     All,
     Human,
     Bots,
+    Category(BotCategory),
     Source(String),
 }
 
 impl View {
-    /// The stored code: `all`, `h`, `b`, or `b:` and the source (a view of one part has that
-    /// part's code).
+    /// The stored code: `all`, `h`, `b`, `c:` and the category, or `b:` and the source (a
+    /// view of one part has that part's code).
     pub fn code(&self) -> String {
         match self {
             View::All => "all".into(),
             View::Human => Part::Human.code(),
             View::Bots => "b".into(),
+            View::Category(category) => format!("c:{category}"),
             View::Source(source) => Part::Bot(source.clone()).code(),
         }
     }
@@ -103,7 +166,10 @@ impl View {
         match code {
             "all" => Some(View::All),
             "b" => Some(View::Bots),
-            _ => Part::parse(code).map(View::of_part),
+            _ => match code.strip_prefix("c:") {
+                Some(category) => BotCategory::parse(category).map(View::Category),
+                None => Part::parse(code).map(View::of_part),
+            },
         }
     }
 
@@ -116,10 +182,11 @@ impl View {
     }
 
     /// The view a filter reads; `None` when nothing can match.
-    pub fn for_filter(visitors: VisitorType, source: Option<&str>) -> Option<View> {
-        match Parts::for_filter(visitors, source) {
+    pub fn for_filter(who: Who<'_>) -> Option<View> {
+        match Parts::for_filter(who) {
             Parts::Every => Some(View::All),
             Parts::AllBut(_) => Some(View::Bots),
+            Parts::Category(category) => Some(View::Category(category)),
             Parts::Only(part) => Some(View::of_part(part)),
             Parts::Nothing => None,
         }
@@ -129,7 +196,12 @@ impl View {
     pub fn containing(part: &Part) -> Vec<View> {
         match part {
             Part::Human => vec![View::All, View::Human],
-            Part::Bot(source) => vec![View::All, View::Bots, View::Source(source.clone())],
+            Part::Bot(source) => vec![
+                View::All,
+                View::Bots,
+                View::Category(bots::category_of(source)),
+                View::Source(source.clone()),
+            ],
         }
     }
 
@@ -139,6 +211,7 @@ impl View {
             View::All => Parts::Every,
             View::Human => Parts::Only(Part::Human),
             View::Bots => Parts::AllBut(Part::Human),
+            View::Category(category) => Parts::Category(*category),
             View::Source(source) => Parts::Only(Part::Bot(source.clone())),
         }
     }
@@ -157,6 +230,7 @@ mod tests {
             View::All,
             View::Human,
             View::Bots,
+            View::Category(BotCategory::Ai),
             View::Source("bing".into()),
         ] {
             assert_eq!(View::parse(&view.code()), Some(view));
@@ -166,18 +240,56 @@ mod tests {
         assert_eq!(Part::parse("b:"), None);
     }
 
+    fn who(visitors: VisitorType, category: Option<BotCategory>, source: Option<&str>) -> Who<'_> {
+        Who {
+            visitors,
+            category,
+            source,
+        }
+    }
+
     #[test]
     fn every_filter_is_a_set_of_parts() {
-        assert_eq!(Parts::for_filter(VisitorType::All, None), Parts::Every);
+        use BotCategory::*;
+        use VisitorType::*;
+        assert_eq!(Parts::for_filter(who(All, None, None)), Parts::Every);
         assert_eq!(
-            Parts::for_filter(VisitorType::Bot, Some("bing")),
+            Parts::for_filter(who(Bot, None, Some("bing"))),
             Parts::Only(Part::Bot("bing".into()))
         );
-        assert_eq!(View::for_filter(VisitorType::Human, Some("bing")), None);
-        assert_eq!(View::for_filter(VisitorType::Bot, None), Some(View::Bots));
+        assert_eq!(View::for_filter(who(Human, None, Some("bing"))), None);
+        assert_eq!(View::for_filter(who(Human, Some(Ai), None)), None);
+        assert_eq!(View::for_filter(who(Bot, None, None)), Some(View::Bots));
         assert_eq!(
-            View::containing(&Part::Bot("x".into())),
-            [View::All, View::Bots, View::Source("x".into())]
+            View::for_filter(who(All, Some(Ai), None)),
+            Some(View::Category(Ai))
         );
+        assert_eq!(
+            View::for_filter(who(Bot, Some(Ai), Some("openai"))),
+            Some(View::Source("openai".into()))
+        );
+        assert_eq!(
+            View::for_filter(who(Bot, Some(Search), Some("openai"))),
+            None
+        );
+        assert_eq!(
+            View::containing(&Part::Bot("openai".into())),
+            [
+                View::All,
+                View::Bots,
+                View::Category(Ai),
+                View::Source("openai".into())
+            ]
+        );
+        // A source this build does not know counts as `other`.
+        assert!(Parts::Category(Other).contains(&Part::Bot("retired-name".into())));
+        assert!(!Parts::Category(Other).contains(&Part::Human));
+        assert!(Parts::Category(Ai).contains(&Part::Bot("anthropic".into())));
+    }
+
+    #[test]
+    fn the_layout_is_stable() {
+        assert_eq!(layout(), layout());
+        assert!(layout().starts_with("2:"));
     }
 }

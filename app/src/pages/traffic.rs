@@ -1,7 +1,7 @@
 //! Traffic: people and bots side by side over a range, bots named by source.
 //!
-//! The range, the visitor type and the bot source live in the URL (`?range=30d&type=bot&
-//! source=google`, or `?from=…&to=…`), so a view can be bookmarked and shared and the back
+//! The range, the visitor type, the bot category and the bot source live in the URL
+//! (`?range=30d&type=bot&category=ai&source=openai`, or `?from=…&to=…`), so a view can be bookmarked and shared and the back
 //! button works. The figures come from the same service as `bulwark traffic stats`.
 
 use charming::{
@@ -31,6 +31,7 @@ struct Filters {
     from: Option<String>,
     to: Option<String>,
     kind: Option<String>,
+    category: Option<String>,
     source: Option<String>,
 }
 
@@ -61,11 +62,19 @@ impl Filters {
     fn with_kind(&self, kind: &str) -> String {
         Filters {
             kind: (kind != "all").then(|| kind.to_string()),
-            source: if kind == "human" {
-                None
-            } else {
-                self.source.clone()
-            },
+            // People have no bot category or source.
+            category: self.category.clone().filter(|_| kind != "human"),
+            source: self.source.clone().filter(|_| kind != "human"),
+            ..self.clone()
+        }
+        .href()
+    }
+
+    fn with_category(&self, category: Option<&str>) -> String {
+        Filters {
+            category: category.map(str::to_string),
+            source: None,
+            kind: category.map(|_| "bot".to_string()).or(self.kind.clone()),
             ..self.clone()
         }
         .href()
@@ -94,6 +103,7 @@ fn form_pairs(f: &Filters) -> Vec<(&'static str, String)> {
         ("from", f.from.clone().unwrap_or_default()),
         ("to", f.to.clone().unwrap_or_default()),
         ("type", f.kind.clone().unwrap_or_default()),
+        ("category", f.category.clone().unwrap_or_default()),
         ("source", f.source.clone().unwrap_or_default()),
     ]
 }
@@ -135,8 +145,29 @@ pub fn hits_chart(series: &[SeriesPoint], bucket: Bucket) -> Chart {
 
 /// Bot hits by source, largest first.
 pub fn sources_chart(stats: &TrafficStats) -> Chart {
-    let mut sources: Vec<(&String, &i64)> = stats.by_source.iter().collect();
-    sources.sort_by(|a, b| a.1.cmp(b.1));
+    ranked_chart(
+        stats
+            .by_source
+            .iter()
+            .map(|(s, n)| (s.clone(), *n))
+            .collect(),
+    )
+}
+
+/// Bot hits by category, largest first.
+pub fn categories_chart(stats: &TrafficStats) -> Chart {
+    ranked_chart(
+        stats
+            .by_category
+            .iter()
+            .map(|(c, n)| (c.to_string(), *n))
+            .collect(),
+    )
+}
+
+/// Horizontal bars of bot hits, the largest on top.
+fn ranked_chart(mut sources: Vec<(String, i64)>) -> Chart {
+    sources.sort_by_key(|(_, n)| *n);
     Chart::new()
         .tooltip(Tooltip::new().trigger(Trigger::Axis))
         .grid(Grid::new().left(96).right(24).top(8).bottom(24))
@@ -144,13 +175,13 @@ pub fn sources_chart(stats: &TrafficStats) -> Chart {
         .y_axis(
             Axis::new()
                 .type_(AxisType::Category)
-                .data(sources.iter().map(|(s, _)| s.to_string()).collect()),
+                .data(sources.iter().map(|(s, _)| s.clone()).collect()),
         )
         .series(
             Bar::new()
                 .name("Bot hits")
                 .item_style(ItemStyle::new().color(BOTS))
-                .data(sources.iter().map(|(_, n)| **n).collect::<Vec<_>>()),
+                .data(sources.iter().map(|(_, n)| *n).collect::<Vec<_>>()),
         )
 }
 
@@ -178,13 +209,14 @@ pub fn TrafficPage() -> impl IntoView {
                 from: get("from"),
                 to: get("to"),
                 kind: get("type"),
+                category: get("category"),
                 source: get("source"),
             }
         })
     });
     let data = Resource::new(
         move || filters.get(),
-        |f| traffic_dashboard(f.range, f.from, f.to, f.kind, f.source),
+        |f| traffic_dashboard(f.range, f.from, f.to, f.kind, f.category, f.source),
     );
     let loaded = move || data.get().and_then(Result::ok);
     let hits = Signal::derive(move || loaded().map(|d| hits_chart(&d.series, d.bucket)));
@@ -192,6 +224,11 @@ pub fn TrafficPage() -> impl IntoView {
         loaded()
             .filter(|d| !d.current.by_source.is_empty())
             .map(|d| sources_chart(&d.current))
+    });
+    let categories = Signal::derive(move || {
+        loaded()
+            .filter(|d| !d.current.by_category.is_empty())
+            .map(|d| categories_chart(&d.current))
     });
 
     view! {
@@ -209,6 +246,10 @@ pub fn TrafficPage() -> impl IntoView {
         <section class="card">
             <h2>"Hits over time"</h2>
             <EChart id="traffic-hits-chart" chart=hits />
+        </section>
+        <section class="card">
+            <h2>"Bots by category"</h2>
+            <EChart id="traffic-categories-chart" chart=categories height=180 />
         </section>
         <section class="card">
             <h2>"Bots by source"</h2>
@@ -300,6 +341,12 @@ fn FilterBar(filters: Filters) -> impl IntoView {
             view! { <a class=class href=filters.with_kind(k) data-testid=format!("type-{k}")>{label}</a> }
         })
         .collect_view();
+    let category_note = filters.category.clone().map(|category| {
+        view! {
+            <span class="chip on" data-testid="category-filter">"category: " {category}</span>
+            <a href=filters.with_category(None)>"all categories"</a>
+        }
+    });
     let source_note = filters.source.clone().map(|source| {
         view! {
             <span class="chip on" data-testid="source-filter">"source: " {source}</span>
@@ -309,13 +356,14 @@ fn FilterBar(filters: Filters) -> impl IntoView {
     view! {
         <section class="card" data-testid="traffic-filters">
             <div class="chips">{presets}</div>
-            <div class="chips">{kinds} {source_note}</div>
+            <div class="chips">{kinds} {category_note} {source_note}</div>
             <Form method="GET" action="/traffic" attr:class="inline-form">
                 <label for="t-from">"From"</label>
                 <input id="t-from" name="from" type="date" value=filters.from.clone().unwrap_or_default() />
                 <label for="t-to">"to"</label>
                 <input id="t-to" name="to" type="date" value=filters.to.clone().unwrap_or_default() />
                 <input type="hidden" name="type" value=filters.kind.clone().unwrap_or_default() />
+                <input type="hidden" name="category" value=filters.category.clone().unwrap_or_default() />
                 <input type="hidden" name="source" value=filters.source.clone().unwrap_or_default() />
                 <button type="submit">"Show"</button>
             </Form>
@@ -381,7 +429,28 @@ fn TopPages(dashboard: Dashboard, filters: Filters) -> impl IntoView {
     let top = dashboard.current.top_pages.clone();
     let max = top.iter().map(|p| p.count).max().unwrap_or(1).max(1);
     let sources: Vec<(String, i64)> = dashboard.current.by_source.clone().into_iter().collect();
+    let categories = dashboard.current.by_category.clone();
     view! {
+        <section class="card">
+            <h2>"Bot categories"</h2>
+            {if categories.is_empty() {
+                view! { <p class="muted">"No bot hits in this range."</p> }.into_any()
+            } else {
+                view! {
+                    <div class="chips" data-testid="categories">
+                        {categories
+                            .into_iter()
+                            .map(|(category, n)| {
+                                let href = filters.with_category(Some(category.as_str()));
+                                let text = format!("{category} {n}");
+                                view! { <a class="chip" href=href data-category=category.as_str()>{text}</a> }
+                            })
+                            .collect_view()}
+                    </div>
+                }
+                    .into_any()
+            }}
+        </section>
         <section class="card">
             <h2>"Bot sources"</h2>
             {if sources.is_empty() {
@@ -428,6 +497,7 @@ fn TopPages(dashboard: Dashboard, filters: Filters) -> impl IntoView {
                                                 from: filters.from.clone(),
                                                 to: filters.to.clone(),
                                                 kind: filters.kind.clone(),
+                                                category: filters.category.clone(),
                                                 source: filters.source.clone(),
                                                 path: Some(p.path.clone()),
                                                 ..Default::default()

@@ -16,6 +16,7 @@ pub fn hits_query_string(filter: &HitsFilter, after: Option<&str>) -> String {
         ("from", filter.from.as_deref()),
         ("to", filter.to.as_deref()),
         ("type", filter.kind.as_deref()),
+        ("category", filter.category.as_deref()),
         ("source", filter.source.as_deref()),
         ("path", filter.path.as_deref()),
         ("ip", filter.ip.as_deref()),
@@ -60,6 +61,7 @@ pub fn TrafficHitsPage() -> impl IntoView {
                 from: get("from"),
                 to: get("to"),
                 kind: get("type"),
+                category: get("category"),
                 source: get("source"),
                 path: get("path"),
                 ip: get("ip"),
@@ -103,6 +105,16 @@ pub fn TrafficHitsPage() -> impl IntoView {
                     <option value="">"everyone"</option>
                     <option value="human">"people"</option>
                     <option value="bot">"bots"</option>
+                </select>
+            </div>
+            <div>
+                <label for="h-category">"Bot category"</label>
+                <select id="h-category" name="category" prop:value=value("category")>
+                    <option value="">"any"</option>
+                    {crate::domain::bots::BotCategory::ALL
+                        .iter()
+                        .map(|c| view! { <option value=c.as_str()>{c.as_str()}</option> })
+                        .collect_view()}
                 </select>
             </div>
             <div><label for="h-source">"Bot source"</label><input id="h-source" name="source" type="text" prop:value=value("source") /></div>

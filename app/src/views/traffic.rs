@@ -21,6 +21,8 @@ pub struct TrafficStats {
     /// Of the page views, how many are synthetic (`bulwark traffic generate`).
     pub generated: i64,
     pub by_source: BTreeMap<String, i64>,
+    /// Bots' page views per category of their source.
+    pub by_category: BTreeMap<crate::domain::bots::BotCategory, i64>,
     pub top_pages: Vec<TopPage>,
 }
 
@@ -97,6 +99,7 @@ pub struct HitsFilter {
     /// `type` in URLs.
     #[serde(alias = "type")]
     pub kind: Option<String>,
+    pub category: Option<String>,
     pub source: Option<String>,
     pub path: Option<String>,
     pub ip: Option<String>,

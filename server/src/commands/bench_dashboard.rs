@@ -10,7 +10,7 @@
 use std::time::Instant;
 
 use app::domain::filters::HitSort;
-use app::domain::traffic_range::{self, Preset, RangeSpec, VisitorType};
+use app::domain::traffic_range::{self, Preset, RangeSpec};
 use app::services::traffic::{self, HitsQuery, StatsQuery};
 use chrono::Utc;
 
@@ -110,13 +110,7 @@ async fn suite(
     let today = traffic_range::today(now, tz);
     for preset in Preset::ALL {
         let range = traffic_range::resolve(RangeSpec::Preset(preset), today, tz, 90)?;
-        let query = StatsQuery {
-            from: range.from,
-            to: range.to,
-            zone: tz,
-            visitors: VisitorType::All,
-            source: None,
-        };
+        let query = StatsQuery::everyone(range.from, range.to, tz);
         // What the page asks: this range, the previous one, and the series.
         let previous = traffic_range::previous(&range, tz);
         let timer = Instant::now();
@@ -165,6 +159,7 @@ async fn suite(
                 to: query.to,
                 zone: query.zone,
                 visitors: query.visitors,
+                category: None,
                 source: None,
             };
             let t = Instant::now();

@@ -137,6 +137,7 @@ pub struct StatsRequest {
     pub from: Option<String>,
     pub to: Option<String>,
     pub visitors: String,
+    pub category: Option<app::domain::bots::BotCategory>,
     pub source: Option<String>,
 }
 
@@ -146,22 +147,20 @@ pub async fn stats(
     request: &StatsRequest,
     json: bool,
 ) -> anyhow::Result<()> {
-    use app::domain::traffic_range::{self, VisitorType};
     let tz = app::domain::cron::parse_timezone(&config.timezone)?;
-    let spec = traffic_range::parse_spec(
+    let filter = app::domain::filters::TrafficFilter::parse(
         request.range.as_deref(),
         request.from.as_deref(),
         request.to.as_deref(),
-    )?;
-    let today = traffic_range::today(crate::clock::now(), tz);
-    let range = traffic_range::resolve(spec, today, tz, traffic_range::DEFAULT_RETENTION_DAYS)?;
-    let query = app::services::traffic::StatsQuery {
-        from: range.from,
-        to: range.to,
-        zone: tz,
-        visitors: VisitorType::parse(&request.visitors)?,
-        source: request.source.clone(),
-    };
+        Some(&request.visitors),
+        request.category.map(|c| c.as_str()),
+        request.source.as_deref(),
+    )
+    .map_err(|e| anyhow::anyhow!("--{}: {}", e.field, e.message))?;
+    let range = filter
+        .resolve(crate::clock::now(), tz)
+        .map_err(|e| anyhow::anyhow!("--{}: {}", e.field, e.message))?;
+    let query = app::services::traffic::StatsQuery::new(&filter, &range, tz);
     let stats = app::services::traffic::stats(db, &query)
         .await
         .context("could not read traffic figures")?;
@@ -182,6 +181,10 @@ pub async fn stats(
     println!("unique pages  {}", stats.unique_pages);
     println!("people        {}", stats.human);
     println!("bots          {}", stats.bot);
+    for (category, n) in &stats.by_category {
+        println!("  {category:<12}{n}");
+    }
+    println!("bot sources");
     for (source, n) in &stats.by_source {
         println!("  {source:<12}{n}");
     }

@@ -1,7 +1,7 @@
 //! `/api/v1/traffic`, `/api/v1/channels/{name}/test`, `/api/v1/nodes`: the dashboard's figures,
 //! a channel's test message, the health of the nodes.
 
-use app::domain::traffic_range::{self, VisitorType};
+use app::domain::filters::TrafficFilter;
 use app::state::AppState;
 use app::views::channels::ChannelTest;
 use app::views::nodes::NodeView;
@@ -24,6 +24,8 @@ pub struct TrafficQuery {
     pub to: Option<String>,
     /// all, human or bot (default all).
     pub visitors: Option<String>,
+    /// One bot category: search, ai, social, seo, archive, monitoring, tool, other.
+    pub category: Option<String>,
     /// One named bot source.
     pub source: Option<String>,
 }
@@ -36,22 +38,19 @@ pub async fn traffic(
     State(state): State<AppState>,
     Query(q): Query<TrafficQuery>,
 ) -> Result<Json<app::views::traffic::TrafficStats>, Problem> {
-    let invalid = |field: &str, e: &dyn std::fmt::Display| Problem::invalid(field, e.to_string());
-    let zone = state.timezone;
-    let spec = traffic_range::parse_spec(q.range.as_deref(), q.from.as_deref(), q.to.as_deref())
-        .map_err(|e| invalid("range", &e))?;
-    let today = traffic_range::today(crate::clock::now(), zone);
-    let range = traffic_range::resolve(spec, today, zone, traffic_range::DEFAULT_RETENTION_DAYS)
-        .map_err(|e| invalid("range", &e))?;
-    let visitors = VisitorType::parse(q.visitors.as_deref().unwrap_or("all"))
-        .map_err(|e| invalid("visitors", &e))?;
-    let query = app::services::traffic::StatsQuery {
-        from: range.from,
-        to: range.to,
-        zone,
-        visitors,
-        source: q.source.filter(|s| !s.is_empty()),
-    };
+    let filter = TrafficFilter::parse(
+        q.range.as_deref(),
+        q.from.as_deref(),
+        q.to.as_deref(),
+        q.visitors.as_deref(),
+        q.category.as_deref(),
+        q.source.as_deref(),
+    )
+    .map_err(app::api::AppError::from)?;
+    let range = filter
+        .resolve(crate::clock::now(), state.timezone)
+        .map_err(app::api::AppError::from)?;
+    let query = app::services::traffic::StatsQuery::new(&filter, &range, state.timezone);
     app::services::traffic::stats(&state.db, &query)
         .await
         .map(Json)

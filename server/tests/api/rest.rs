@@ -494,3 +494,62 @@ async fn every_example_in_the_document_is_accepted(app: TestApp) {
     assert!(tried >= 5, "the document has examples: {tried}");
 }
 on_both_backends!(every_example_in_the_document_is_accepted);
+
+/// `/traffic` takes the dashboard's filters, a bot category among them, with bad values named.
+async fn traffic_figures_filter_by_category(app: TestApp) {
+    use server::traffic::buffer::Buffer;
+    use server::traffic::hit::Hit;
+    let buffer = Buffer::new(1 << 20);
+    let now = Utc::now().timestamp();
+    for (ip, ua) in [
+        (
+            "10.0.0.1",
+            "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0",
+        ),
+        (
+            "10.0.0.2",
+            "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+        ),
+        (
+            "10.0.0.3",
+            "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)",
+        ),
+    ] {
+        let (hit, _) = Hit::new(now, "GET", "/", ip, ua, "", String::new());
+        buffer.record(hit, 1, false);
+    }
+    server::traffic::store::flush(&app.db, &buffer, server::traffic::store::IpPrivacy::Raw)
+        .await
+        .unwrap();
+    let viewer = token(&app, "ci", Role::Viewer, "30d").await;
+    let ai: Value = call(
+        &app,
+        "get",
+        "/traffic?range=today&category=ai",
+        Some(&viewer),
+        None,
+    )
+    .await
+    .json()
+    .await
+    .unwrap();
+    assert_eq!(ai["page_views"], 1);
+    assert_eq!(ai["by_source"]["anthropic"], 1);
+    let all: Value = call(&app, "get", "/traffic?range=today", Some(&viewer), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        all["by_category"],
+        serde_json::json!({"ai": 1, "search": 1})
+    );
+    let bad = call(&app, "get", "/traffic?category=robots", Some(&viewer), None).await;
+    assert_eq!(bad.status(), 422);
+    let text = bad.text().await.unwrap();
+    assert!(
+        text.contains("category") && text.contains("search, ai"),
+        "{text}"
+    );
+}
+on_both_backends!(traffic_figures_filter_by_category);

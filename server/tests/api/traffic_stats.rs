@@ -15,6 +15,8 @@ use crate::process::{bulwark, output};
 const PERSON: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
 const GOOGLE: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
 const BING: &str = "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)";
+const GPTBOT: &str = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)";
+const UNNAMED: &str = "Mozilla/5.0 (compatible; SomeNewCrawler/0.1; +https://example.net/crawler)";
 
 struct Row {
     day_ago: i64,
@@ -80,6 +82,8 @@ fn expected(keep: impl Fn(&Row) -> bool) -> serde_json::Value {
         "bot": bot,
         "generated": 0,
         "by_source": sources,
+        // Both named bots here are search engines.
+        "by_category": if bot > 0 { serde_json::json!({"search": bot}) } else { serde_json::json!({}) },
         "top_pages": top.iter().map(|(path, h, b)| serde_json::json!({"path": path, "count": h + b, "human": h, "bot": b})).collect::<Vec<_>>(),
     })
 }
@@ -123,6 +127,22 @@ async fn stats_match_an_independent_count(app: TestApp) {
         stats(&["--range", "7d", "--type", "bot", "--source", "google"]),
         expected(|r| r.day_ago < 7 && r.ua == GOOGLE)
     );
+    assert_eq!(
+        stats(&["--range", "7d", "--category", "search"]),
+        expected(|r| r.day_ago < 7 && r.ua != PERSON)
+    );
+    assert_eq!(
+        stats(&["--range", "7d", "--category", "ai"]),
+        expected(|_| false)
+    );
+    let (code, _, err) = output(bulwark(
+        &app,
+        dir.path(),
+        &["traffic", "stats", "--category", "robots"],
+        &[],
+    ));
+    assert_ne!(code, 0);
+    assert!(err.contains("search, ai, social"), "{err}");
     let yesterday = (Utc::now() - Duration::days(1))
         .format("%Y-%m-%d")
         .to_string();
@@ -243,13 +263,11 @@ async fn the_hits_list_pages_by_keyset_and_exports_csv(app: TestApp) {
     // Keyset pages in both orders: every row once, in order.
     for sort in [HitSort::Newest, HitSort::MostHits] {
         let mut query = HitsQuery {
-            stats: StatsQuery {
-                from: (Utc::now() - Duration::days(1)).date_naive(),
-                to: (Utc::now() + Duration::days(1)).date_naive(),
-                zone: app::domain::cron::parse_timezone("UTC").unwrap(),
-                visitors: app::domain::traffic_range::VisitorType::All,
-                source: None,
-            },
+            stats: StatsQuery::everyone(
+                (Utc::now() - Duration::days(1)).date_naive(),
+                (Utc::now() + Duration::days(1)).date_naive(),
+                app::domain::cron::parse_timezone("UTC").unwrap(),
+            ),
             path: None,
             ip: None,
             sort,
@@ -347,6 +365,7 @@ on_both_backends!(the_hits_list_pages_by_keyset_and_exports_csv);
 /// figure counted from the minute rows — after flushes in several batches (sets merged across
 /// flushes), after a rebuild in a zone half an hour off UTC, and after retention.
 async fn rollups_match_the_minute_rows(app: TestApp) {
+    use app::domain::bots::BotCategory;
     use app::domain::traffic_range::VisitorType;
     use app::services::traffic::rebuild as rollup;
     use app::services::traffic::{StatsQuery, series, stats, stats_from_rows};
@@ -367,7 +386,12 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
                 format!("/p/{}", i % 40)
             };
             let ip = format!("10.1.{}.{}", batch, i % 50);
-            let ua = if i % 5 == 0 { GOOGLE } else { PERSON };
+            let ua = match i % 10 {
+                0 | 5 => GOOGLE,
+                3 => GPTBOT,
+                7 => UNNAMED,
+                _ => PERSON,
+            };
             let (hit, _) = Hit::new(at.timestamp(), "GET", &path, &ip, ua, "", String::new());
             buffer.record(hit, 1 + (i as u64 % 3), false);
         }
@@ -383,19 +407,26 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
             let today = app::domain::traffic_range::today(now, zone);
             let mut checked = 0;
             for days_back in [0, 1, 6, 13] {
-                for (visitors, source) in [
-                    (VisitorType::All, None),
-                    (VisitorType::Human, None),
-                    (VisitorType::Bot, None),
-                    (VisitorType::Bot, Some("google")),
-                    (VisitorType::All, Some("bing")),
-                    (VisitorType::Human, Some("google")),
+                for (visitors, category, source) in [
+                    (VisitorType::All, None, None),
+                    (VisitorType::Human, None, None),
+                    (VisitorType::Bot, None, None),
+                    (VisitorType::Bot, None, Some("google")),
+                    (VisitorType::All, None, Some("bing")),
+                    (VisitorType::Human, None, Some("google")),
+                    (VisitorType::Bot, Some(BotCategory::Search), None),
+                    (VisitorType::All, Some(BotCategory::Ai), None),
+                    (VisitorType::Bot, Some(BotCategory::Other), None),
+                    (VisitorType::Bot, Some(BotCategory::Search), Some("google")),
+                    (VisitorType::Bot, Some(BotCategory::Ai), Some("google")),
+                    (VisitorType::Human, Some(BotCategory::Search), None),
                 ] {
                     let query = StatsQuery {
                         from: today - chrono::Days::new(days_back),
                         to: today,
                         zone,
                         visitors,
+                        category,
                         source: source.map(str::to_string),
                     };
                     let fast = stats(&db, &query).await.unwrap();
@@ -416,7 +447,7 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
                     checked += usize::from(fast.page_views > 0);
                 }
             }
-            assert!(checked >= 12, "most filters saw traffic ({checked})");
+            assert!(checked >= 24, "most filters saw traffic ({checked})");
         }
     };
     check("UTC").await;

@@ -472,9 +472,11 @@ pub async fn warm(db: &impl ConnectionTrait, days: i32) -> Result<usize, Traffic
     let mut views = vec![View::All, View::Human, View::Bots];
     for row in db.query_all_raw(b.statement(sql)).await? {
         let code: String = row.try_get("", "part")?;
-        match Part::parse(&code).ok_or(TrafficError::UnknownPart(code))? {
-            Part::Human => {}
-            bot => views.push(View::of_part(bot)),
+        let part = Part::parse(&code).ok_or(TrafficError::UnknownPart(code))?;
+        for view in View::containing(&part) {
+            if !views.contains(&view) {
+                views.push(view);
+            }
         }
     }
     let mut built = 0;

@@ -64,6 +64,7 @@ pub async fn hits(
     db: &impl ConnectionTrait,
     query: &HitsQuery,
 ) -> Result<(Vec<traffic_statistic::Model>, Option<HitCursor>), DbErr> {
+    use crate::domain::bots::{self, BotCategory};
     use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
     use traffic_statistic::{Column, Entity};
     let s = &query.stats;
@@ -74,6 +75,27 @@ pub async fn hits(
         VisitorType::All => {}
         VisitorType::Human => condition = condition.add(Column::IsBot.eq(false)),
         VisitorType::Bot => condition = condition.add(Column::IsBot.eq(true)),
+    }
+    match s.category {
+        None => {}
+        // Unnamed bots and sources this build does not know.
+        Some(BotCategory::Other) => {
+            condition = condition.add(Column::IsBot.eq(true)).add(
+                Condition::any().add(Column::SpiderSource.is_null()).add(
+                    Column::SpiderSource.is_not_in(
+                        bots::SOURCES
+                            .iter()
+                            .filter(|(_, c)| *c != BotCategory::Other)
+                            .map(|(s, _)| *s),
+                    ),
+                ),
+            );
+        }
+        Some(category) => {
+            condition = condition
+                .add(Column::IsBot.eq(true))
+                .add(Column::SpiderSource.is_in(bots::sources_in(category)));
+        }
     }
     if let Some(source) = &s.source {
         condition = condition.add(Column::SpiderSource.eq(source.as_str()));

@@ -1,7 +1,9 @@
 //! The rollups' time zone, rebuilding them from the minute rows, and retention.
 //!
-//! Days and hours are local to one zone, kept in `settings` under [`ZONE_SETTING`]. When the
-//! configured zone changes, or generated traffic is removed, [`rebuild`] recomputes every
+//! Days and hours are local to one zone, kept in `settings` under [`ZONE_SETTING`]; the codes
+//! the rollups are kept under depend on [`traffic_parts::layout`], kept under
+//! [`LAYOUT_SETTING`]. When either changes (a new zone configured, a bot source moved to
+//! another category, an upgrade), or generated traffic is removed, [`rebuild`] recomputes every
 //! rollup from `traffic_statistics` (the record) in one transaction.
 
 use chrono::NaiveDate;
@@ -10,21 +12,24 @@ use sea_orm::{ConnectionTrait, DatabaseBackend, DatabaseConnection, TransactionT
 
 use super::TrafficError;
 use super::rollup_write::{Delta, RowFacts, apply, day_number};
-use crate::domain::traffic_range;
+use crate::domain::{traffic_parts, traffic_range};
 use crate::services::sql::Binder;
 
 /// The `settings` key naming the zone the rollups' days and hours are in.
 pub const ZONE_SETTING: &str = "traffic.rollup_zone";
+/// The `settings` key holding the [`traffic_parts::layout`] the rollups were written with.
+pub const LAYOUT_SETTING: &str = "traffic.rollup_layout";
 /// Raw rows read per step of a rebuild.
 const REBUILD_CHUNK: u64 = 20_000;
 
 /// The zone the stored rollups are in, if any were ever written.
 pub async fn stored_zone(db: &impl ConnectionTrait) -> Result<Option<String>, TrafficError> {
+    setting(db, ZONE_SETTING).await
+}
+
+async fn setting(db: &impl ConnectionTrait, key: &str) -> Result<Option<String>, TrafficError> {
     let mut b = Binder::new(db.get_database_backend());
-    let sql = format!(
-        "SELECT value FROM settings WHERE key = {}",
-        b.bind(ZONE_SETTING)
-    );
+    let sql = format!("SELECT value FROM settings WHERE key = {}", b.bind(key));
     Ok(db
         .query_one_raw(b.statement(sql))
         .await?
@@ -43,22 +48,33 @@ pub async fn zone_for_writes(db: &impl ConnectionTrait) -> Result<Tz, TrafficErr
 }
 
 async fn set_zone(db: &impl ConnectionTrait, name: &str) -> Result<(), TrafficError> {
+    set_setting(db, ZONE_SETTING, name).await
+}
+
+async fn set_setting(
+    db: &impl ConnectionTrait,
+    key: &str,
+    value: &str,
+) -> Result<(), TrafficError> {
     let mut b = Binder::new(db.get_database_backend());
     let sql = format!(
         "INSERT INTO settings (key, value, updated_at) VALUES ({}, {}, {}) \
          ON CONFLICT (key) DO UPDATE SET value = excluded.value, updated_at = excluded.updated_at",
-        b.bind(ZONE_SETTING),
-        b.bind(name),
+        b.bind(key),
+        b.bind(value),
         b.bind(crate::clock::now())
     );
     db.execute_raw(b.statement(sql)).await?;
     Ok(())
 }
 
-/// Makes sure the rollups are in `zone`, rebuilding them when they are not (the first start
-/// after an upgrade, or after the configured zone changed). Returns whether it rebuilt.
+/// Makes sure the rollups are in `zone` and this build's layout, rebuilding them when they are
+/// not (the first start after an upgrade, or after the configured zone changed). Returns
+/// whether it rebuilt.
 pub async fn ensure(db: &DatabaseConnection, zone: Tz) -> Result<bool, TrafficError> {
-    if stored_zone(db).await?.as_deref() == Some(zone.name()) {
+    if stored_zone(db).await?.as_deref() == Some(zone.name())
+        && setting(db, LAYOUT_SETTING).await?.as_deref() == Some(traffic_parts::layout().as_str())
+    {
         return Ok(false);
     }
     rebuild(db, zone).await?;
@@ -126,6 +142,7 @@ pub async fn rebuild(db: &DatabaseConnection, zone: Tz) -> Result<u64, TrafficEr
         tracing::info!(rows = read, "rebuilding traffic rollups");
     }
     set_zone(&txn, zone.name()).await?;
+    set_setting(&txn, LAYOUT_SETTING, &traffic_parts::layout()).await?;
     txn.commit().await?;
     Ok(read)
 }

@@ -16,7 +16,8 @@ use sea_orm::ConnectionTrait;
 use super::TrafficError;
 use super::blocks;
 use super::rollup_write::day_number;
-use crate::domain::traffic_parts::{Part, Parts, View};
+use crate::domain::bots::{self, BotCategory};
+use crate::domain::traffic_parts::{Part, Parts, View, Who};
 use crate::domain::traffic_range::{self, Bucket, VisitorType};
 use crate::services::sql::Binder;
 use crate::views::traffic::{SeriesPoint, TopPage};
@@ -27,6 +28,7 @@ pub struct Scope<'a> {
     pub to: NaiveDate,
     pub zone: Tz,
     pub visitors: VisitorType,
+    pub category: Option<BotCategory>,
     pub source: Option<&'a str>,
 }
 
@@ -41,9 +43,17 @@ impl Scope<'_> {
         })
     }
 
+    pub fn who(&self) -> Who<'_> {
+        Who {
+            visitors: self.visitors,
+            category: self.category,
+            source: self.source,
+        }
+    }
+
     /// ` AND part …` for the filter, binding its value.
     fn parts(&self, b: &mut Binder) -> String {
-        parts_condition(&Parts::for_filter(self.visitors, self.source), b)
+        parts_condition(&Parts::for_filter(self.who()), b)
     }
 }
 
@@ -79,7 +89,7 @@ pub async fn distinct_counts(
     db: &impl ConnectionTrait,
     scope: &Scope<'_>,
 ) -> Result<(i64, i64, i64), TrafficError> {
-    let Some(view) = View::for_filter(scope.visitors, scope.source) else {
+    let Some(view) = View::for_filter(scope.who()) else {
         return Ok((0, 0, 0));
     };
     let (from, to) = (day_number(scope.from), day_number(scope.to));
@@ -102,7 +112,7 @@ pub async fn top_pages(
     scope: &Scope<'_>,
     limit: usize,
 ) -> Result<Vec<TopPage>, TrafficError> {
-    let Some(view) = View::for_filter(scope.visitors, scope.source) else {
+    let Some(view) = View::for_filter(scope.who()) else {
         return Ok(Vec::new());
     };
     let (from, to) = (day_number(scope.from), day_number(scope.to));
@@ -164,7 +174,7 @@ pub async fn top_pages(
             let human = match view {
                 View::All => human.get(&path).copied().unwrap_or(0),
                 View::Human => count,
-                View::Bots | View::Source(_) => 0,
+                View::Bots | View::Category(_) | View::Source(_) => 0,
             };
             TopPage {
                 path,
@@ -289,6 +299,21 @@ pub(super) fn parts_condition(parts: &Parts, b: &mut Binder) -> String {
         Parts::Every => String::new(),
         Parts::Only(part) => format!(" AND part = {}", b.bind(part.code())),
         Parts::AllBut(part) => format!(" AND part <> {}", b.bind(part.code())),
+        // `other` holds the unnamed bots and any source this build does not know.
+        Parts::Category(BotCategory::Other) => format!(
+            " AND part <> {} AND part NOT IN ({})",
+            b.bind(Part::Human.code()),
+            b.bind_list(
+                bots::SOURCES
+                    .iter()
+                    .filter(|(_, c)| *c != BotCategory::Other)
+                    .map(|(s, _)| Part::Bot((*s).to_string()).code())
+            )
+        ),
+        Parts::Category(category) => format!(
+            " AND part IN ({})",
+            b.bind_list(bots::sources_in(*category).map(|s| Part::Bot(s.to_string()).code()))
+        ),
         Parts::Nothing => " AND 1 = 0".to_string(),
     }
 }

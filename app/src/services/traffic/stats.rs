@@ -17,6 +17,7 @@ use sea_orm::{ConnectionTrait, DatabaseBackend, DbErr, Statement};
 
 use super::TrafficError;
 use super::rollup_read::{self as rollup, Scope};
+use crate::domain::bots::BotCategory;
 use crate::domain::filters::TrafficFilter;
 use crate::domain::traffic_parts::Part;
 use crate::domain::traffic_range::{self, Bucket, Resolved, VisitorType};
@@ -30,6 +31,8 @@ pub struct StatsQuery {
     pub to: NaiveDate,
     pub zone: Tz,
     pub visitors: VisitorType,
+    /// Only this category of bots.
+    pub category: Option<BotCategory>,
     /// Only this bot source (`google`, …, `other`).
     pub source: Option<String>,
 }
@@ -42,7 +45,20 @@ impl StatsQuery {
             to: range.to,
             zone,
             visitors: filter.visitors,
+            category: filter.category,
             source: filter.source.clone(),
+        }
+    }
+
+    /// Everyone over `from..=to`.
+    pub fn everyone(from: NaiveDate, to: NaiveDate, zone: Tz) -> StatsQuery {
+        StatsQuery {
+            from,
+            to,
+            zone,
+            visitors: VisitorType::All,
+            category: None,
+            source: None,
         }
     }
 
@@ -64,6 +80,7 @@ impl StatsQuery {
             to: self.to,
             zone: self.zone,
             visitors: self.visitors,
+            category: self.category,
             source: self.source.as_deref(),
         }
     }
@@ -96,6 +113,10 @@ pub async fn stats(
         match part {
             Part::Bot(source) => {
                 stats.bot += n;
+                *stats
+                    .by_category
+                    .entry(crate::domain::bots::category_of(&source))
+                    .or_default() += n;
                 *stats.by_source.entry(source).or_default() += n;
             }
             Part::Human => stats.human += n,
@@ -136,26 +157,47 @@ struct Filter {
 }
 
 impl Filter {
+    /// The rows of `query`'s visitors between `start` and `end`.
     fn new(
         backend: DatabaseBackend,
         start: DateTime<Utc>,
         end: DateTime<Utc>,
-        visitors: VisitorType,
-        source: Option<&str>,
+        query: &StatsQuery,
     ) -> Filter {
+        use crate::domain::bots::{SOURCES, sources_in};
         let mut binder = Binder::new(backend);
         let mut sql = format!(
             "stat_date >= {} AND stat_date < {}",
             binder.bind(start),
             binder.bind(end)
         );
-        match visitors {
+        match query.visitors {
             VisitorType::All => {}
             VisitorType::Human => sql.push_str(" AND NOT is_bot"),
             VisitorType::Bot => sql.push_str(" AND is_bot"),
         }
-        if let Some(source) = source {
-            sql.push_str(&format!(" AND spider_source = {}", binder.bind(source)));
+        match query.category {
+            None => {}
+            // Unnamed bots and sources this build does not know.
+            Some(BotCategory::Other) => sql.push_str(&format!(
+                " AND is_bot AND (spider_source IS NULL OR spider_source NOT IN ({}))",
+                binder.bind_list(
+                    SOURCES
+                        .iter()
+                        .filter(|(_, c)| *c != BotCategory::Other)
+                        .map(|(s, _)| *s)
+                )
+            )),
+            Some(category) => sql.push_str(&format!(
+                " AND is_bot AND spider_source IN ({})",
+                binder.bind_list(sources_in(category))
+            )),
+        }
+        if let Some(source) = &query.source {
+            sql.push_str(&format!(
+                " AND spider_source = {}",
+                binder.bind(source.as_str())
+            ));
         }
         Filter { binder, sql }
     }
@@ -173,8 +215,7 @@ pub async fn stats_from_rows(
     query: &StatsQuery,
 ) -> Result<TrafficStats, DbErr> {
     let backend = db.get_database_backend();
-    let source = query.source.as_deref();
-    let filter = Filter::new(backend, query.start(), query.end(), query.visitors, source);
+    let filter = Filter::new(backend, query.start(), query.end(), query);
     let where_ = &filter.sql;
     let mut stats = TrafficStats::default();
 
@@ -203,13 +244,7 @@ pub async fn stats_from_rows(
             to: day,
             ..query.clone()
         };
-        let filter = Filter::new(
-            backend,
-            day_query.start(),
-            day_query.end(),
-            query.visitors,
-            source,
-        );
+        let filter = Filter::new(backend, day_query.start(), day_query.end(), query);
         let where_ = &filter.sql;
         if let Some(row) = db
             .query_one_raw(filter.statement(format!(
@@ -230,10 +265,13 @@ pub async fn stats_from_rows(
         .await?
     {
         let source: Option<String> = row.try_get("", "source")?;
-        stats.by_source.insert(
-            source.unwrap_or_else(|| crate::domain::traffic_parts::OTHER_SOURCE.into()),
-            row.try_get("", "n")?,
-        );
+        let source = source.unwrap_or_else(|| crate::domain::traffic_parts::OTHER_SOURCE.into());
+        let n: i64 = row.try_get("", "n")?;
+        *stats
+            .by_category
+            .entry(crate::domain::bots::category_of(&source))
+            .or_default() += n;
+        *stats.by_source.entry(source).or_default() += n;
     }
 
     for row in db
@@ -263,12 +301,12 @@ pub async fn last_hour(
     unflushed: &[crate::live::LiveHits],
 ) -> Result<Vec<LiveMinute>, DbErr> {
     let backend = db.get_database_backend();
+    let everyone = StatsQuery::everyone(since.date_naive(), since.date_naive(), chrono_tz::UTC);
     let filter = Filter::new(
         backend,
         since,
         since + chrono::Duration::minutes(60),
-        VisitorType::All,
-        None,
+        &everyone,
     );
     let index = match backend {
         DatabaseBackend::Postgres => {
