@@ -84,7 +84,7 @@ test("the dashboard's figures match an independent count and follow range, type,
   await expect(page).toHaveURL(/type=bot/);
   await expectFigures(page, count(([, , ua]) => ua !== PERSON));
   // One source.
-  await page.getByTestId("sources").locator('a[data-source="google"]').click();
+  await page.getByTestId("sources").locator('a[data-key="google"]').click();
   await expect(page).toHaveURL(/source=google/);
   await expectFigures(page, count(([, , ua]) => ua === GOOGLE));
   expect(await page.evaluate(() => (window as any).__marker)).toBe(1);
@@ -92,8 +92,8 @@ test("the dashboard's figures match an independent count and follow range, type,
   await page.goBack();
   await expectFigures(page, count(([, , ua]) => ua !== PERSON));
   // One category: the AI crawler alone, then search engines.
-  await expect(page.getByTestId("categories").locator('a[data-category="ai"]')).toHaveText("ai 1");
-  await page.getByTestId("categories").locator('a[data-category="ai"]').click();
+  await expect(page.getByTestId("categories").locator('a[data-key="ai"]')).toHaveText("ai 1");
+  await page.getByTestId("categories").locator('a[data-key="ai"]').click();
   await expect(page).toHaveURL(/category=ai/);
   await expectFigures(page, count(([, , ua]) => ua === GPTBOT));
   await expect(page.getByTestId("sources").locator("a")).toHaveCount(1);

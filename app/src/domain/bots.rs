@@ -181,6 +181,15 @@ pub fn sources_in(category: BotCategory) -> impl Iterator<Item = &'static str> {
         .map(|(name, _)| *name)
 }
 
+/// The named sources outside `other`: a stored source not among them (unnamed, or unknown to
+/// this build) counts as `other`.
+pub fn named_outside_other() -> impl Iterator<Item = &'static str> {
+    SOURCES
+        .iter()
+        .filter(|(_, c)| *c != BotCategory::Other)
+        .map(|(name, _)| *name)
+}
+
 /// What the recogniser says about one User-Agent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Verdict {

@@ -424,53 +424,58 @@ fn Figures(dashboard: Dashboard) -> impl IntoView {
     }
 }
 
+/// Bot hits per category or source, each a link that filters by it (`data-key` names it).
+#[component]
+fn BotChips(
+    title: &'static str,
+    testid: &'static str,
+    chips: Vec<(String, i64, String)>,
+) -> impl IntoView {
+    view! {
+        <section class="card">
+            <h2>{title}</h2>
+            {if chips.is_empty() {
+                view! { <p class="muted">"No bot hits in this range."</p> }.into_any()
+            } else {
+                view! {
+                    <div class="chips" data-testid=testid>
+                        {chips
+                            .into_iter()
+                            .map(|(key, n, href)| {
+                                let text = format!("{key} {n}");
+                                view! { <a class="chip" href=href data-key=key>{text}</a> }
+                            })
+                            .collect_view()}
+                    </div>
+                }
+                    .into_any()
+            }}
+        </section>
+    }
+}
+
 #[component]
 fn TopPages(dashboard: Dashboard, filters: Filters) -> impl IntoView {
     let top = dashboard.current.top_pages.clone();
     let max = top.iter().map(|p| p.count).max().unwrap_or(1).max(1);
-    let sources: Vec<(String, i64)> = dashboard.current.by_source.clone().into_iter().collect();
-    let categories = dashboard.current.by_category.clone();
+    let categories = dashboard
+        .current
+        .by_category
+        .iter()
+        .map(|(category, n)| {
+            let href = filters.with_category(Some(category.as_str()));
+            (category.to_string(), *n, href)
+        })
+        .collect();
+    let sources = dashboard
+        .current
+        .by_source
+        .iter()
+        .map(|(source, n)| (source.clone(), *n, filters.with_source(Some(source))))
+        .collect();
     view! {
-        <section class="card">
-            <h2>"Bot categories"</h2>
-            {if categories.is_empty() {
-                view! { <p class="muted">"No bot hits in this range."</p> }.into_any()
-            } else {
-                view! {
-                    <div class="chips" data-testid="categories">
-                        {categories
-                            .into_iter()
-                            .map(|(category, n)| {
-                                let href = filters.with_category(Some(category.as_str()));
-                                let text = format!("{category} {n}");
-                                view! { <a class="chip" href=href data-category=category.as_str()>{text}</a> }
-                            })
-                            .collect_view()}
-                    </div>
-                }
-                    .into_any()
-            }}
-        </section>
-        <section class="card">
-            <h2>"Bot sources"</h2>
-            {if sources.is_empty() {
-                view! { <p class="muted">"No bot hits in this range."</p> }.into_any()
-            } else {
-                view! {
-                    <div class="chips" data-testid="sources">
-                        {sources
-                            .into_iter()
-                            .map(|(source, n)| {
-                                let href = filters.with_source(Some(&source));
-                                let text = format!("{source} {n}");
-                                view! { <a class="chip" href=href data-source=source>{text}</a> }
-                            })
-                            .collect_view()}
-                    </div>
-                }
-                    .into_any()
-            }}
-        </section>
+        <BotChips title="Bot categories" testid="categories" chips=categories />
+        <BotChips title="Bot sources" testid="sources" chips=sources />
         <section class="card">
             <h2>"Top pages"</h2>
             <p class="muted small">"A page opens its stored hits; " <a href="/traffic/hits">"all stored hits"</a>"."</p>

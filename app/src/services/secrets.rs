@@ -296,11 +296,23 @@ pub async fn move_literal_credentials(
     use crate::entities::{job, setting};
 
     let txn = db.begin().await?;
-    if setting::Entity::find_by_id(MOVED_SETTING)
-        .one(&txn)
-        .await?
-        .is_some()
-    {
+    // The flag is claimed first, with a write: a second node starting at the same time waits
+    // here and then finds it, and on SQLite the transaction holds the write lock from its first
+    // statement (one that read first and wrote later could fail with SQLITE_BUSY_SNAPSHOT when
+    // another connection wrote in between).
+    let claimed = setting::Entity::insert(setting::ActiveModel {
+        key: Set(MOVED_SETTING.to_string()),
+        value: Set(String::new()),
+        updated_at: Set(now),
+    })
+    .on_conflict(
+        sea_orm::sea_query::OnConflict::column(setting::Column::Key)
+            .do_nothing()
+            .to_owned(),
+    )
+    .exec_without_returning(&txn)
+    .await?;
+    if claimed == 0 {
         return Ok(Vec::new());
     }
     let mut taken: std::collections::BTreeSet<String> =
@@ -399,7 +411,7 @@ pub async fn move_literal_credentials(
         value: Set(moved.len().to_string()),
         updated_at: Set(now),
     }
-    .insert(&txn)
+    .update(&txn)
     .await?;
     txn.commit().await?;
     Ok(moved)

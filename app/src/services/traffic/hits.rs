@@ -81,14 +81,9 @@ pub async fn hits(
         // Unnamed bots and sources this build does not know.
         Some(BotCategory::Other) => {
             condition = condition.add(Column::IsBot.eq(true)).add(
-                Condition::any().add(Column::SpiderSource.is_null()).add(
-                    Column::SpiderSource.is_not_in(
-                        bots::SOURCES
-                            .iter()
-                            .filter(|(_, c)| *c != BotCategory::Other)
-                            .map(|(s, _)| *s),
-                    ),
-                ),
+                Condition::any()
+                    .add(Column::SpiderSource.is_null())
+                    .add(Column::SpiderSource.is_not_in(bots::named_outside_other())),
             );
         }
         Some(category) => {

@@ -303,12 +303,7 @@ pub(super) fn parts_condition(parts: &Parts, b: &mut Binder) -> String {
         Parts::Category(BotCategory::Other) => format!(
             " AND part <> {} AND part NOT IN ({})",
             b.bind(Part::Human.code()),
-            b.bind_list(
-                bots::SOURCES
-                    .iter()
-                    .filter(|(_, c)| *c != BotCategory::Other)
-                    .map(|(s, _)| Part::Bot((*s).to_string()).code())
-            )
+            b.bind_list(bots::named_outside_other().map(|s| Part::Bot(s.to_string()).code()))
         ),
         Parts::Category(category) => format!(
             " AND part IN ({})",

@@ -164,7 +164,7 @@ impl Filter {
         end: DateTime<Utc>,
         query: &StatsQuery,
     ) -> Filter {
-        use crate::domain::bots::{SOURCES, sources_in};
+        use crate::domain::bots::{named_outside_other, sources_in};
         let mut binder = Binder::new(backend);
         let mut sql = format!(
             "stat_date >= {} AND stat_date < {}",
@@ -181,12 +181,7 @@ impl Filter {
             // Unnamed bots and sources this build does not know.
             Some(BotCategory::Other) => sql.push_str(&format!(
                 " AND is_bot AND (spider_source IS NULL OR spider_source NOT IN ({}))",
-                binder.bind_list(
-                    SOURCES
-                        .iter()
-                        .filter(|(_, c)| *c != BotCategory::Other)
-                        .map(|(s, _)| *s)
-                )
+                binder.bind_list(named_outside_other())
             )),
             Some(category) => sql.push_str(&format!(
                 " AND is_bot AND spider_source IN ({})",
