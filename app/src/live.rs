@@ -18,4 +18,8 @@ pub trait LiveTraffic: Send + Sync {
     /// Unwritten hits at or after `since`, grouped however the source finds convenient (the
     /// caller adds them up per minute).
     fn unflushed_since(&self, since: DateTime<Utc>) -> Vec<LiveHits>;
+
+    /// The registered sites or their exclusions changed: reload them now rather than at the
+    /// next periodic refresh (other nodes pick the change up at theirs).
+    fn sites_changed(&self);
 }

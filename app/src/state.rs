@@ -9,6 +9,9 @@ pub struct AppState {
     pub leptos_options: LeptosOptions,
     pub db: DatabaseConnection,
     pub auth: AuthSettings,
+    /// The console's address (`public_url`): links in mails, the embed snippet, and the host
+    /// the console's own traffic is counted under.
+    pub public_url: String,
     /// The configured zone: what "today" and a date mean on traffic pages.
     pub timezone: chrono_tz::Tz,
     /// This process's traffic hits not yet written, for the live strip.
@@ -21,6 +24,13 @@ pub struct AppState {
     pub mailer: Option<std::sync::Arc<dyn crate::mailer::Mailer>>,
     /// The REST API's operations, for the API reference page.
     pub api_docs: std::sync::Arc<Vec<crate::views::api_docs::ApiOperation>>,
+}
+
+impl AppState {
+    /// The host the console's own pages are counted under.
+    pub fn console_host(&self) -> String {
+        crate::domain::sites::console_host(&self.public_url)
+    }
 }
 
 impl AuthSettings {

@@ -1,7 +1,8 @@
 /* Bulwark page-view counter for sites Bulwark does not serve. Embed with
  *   <script async src="https://YOUR-BULWARK/collect.js"></script>
  * It reports each page view (and each in-page navigation of a single-page app) to the Bulwark
- * that served it: the path, the referrer and the browser's language. No cookies, no storage,
+ * that served it: the page's address (without query), the referrer and the browser's language.
+ * Once sites are registered there, only theirs are counted. No cookies, no storage,
  * no identifiers. Pages without JavaScript can use
  *   <img src="https://YOUR-BULWARK/api/collect.gif" alt="" width="1" height="1">
  */
@@ -17,7 +18,8 @@
     if (path === last) return;
     var referrer = last === null ? document.referrer : location.origin + last;
     last = path;
-    var body = JSON.stringify({ url: path, referrer: referrer, lang: navigator.language });
+    // The page's origin tells Bulwark which site this is; the query string stays here.
+    var body = JSON.stringify({ url: location.origin + path, referrer: referrer, lang: navigator.language });
     // sendBeacon posts text/plain, which needs no CORS preflight, and survives page unload.
     if (navigator.sendBeacon && navigator.sendBeacon(endpoint, body)) return;
     fetch(endpoint, { method: "POST", body: body, keepalive: true, mode: "no-cors", credentials: "omit" });

@@ -27,6 +27,7 @@ mod m20261201_000019_channels;
 mod m20261201_000020_channel_deliveries;
 mod m20261201_000021_api_tokens;
 mod m20261201_000022_run_requests;
+mod m20261201_000023_traffic_sites;
 
 pub struct Migrator;
 
@@ -56,6 +57,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000020_channel_deliveries::Migration),
             Box::new(m20261201_000021_api_tokens::Migration),
             Box::new(m20261201_000022_run_requests::Migration),
+            Box::new(m20261201_000023_traffic_sites::Migration),
         ]
     }
 }

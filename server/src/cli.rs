@@ -66,6 +66,10 @@ enum Command {
     /// Front-end traffic.
     #[command(subcommand)]
     Traffic(TrafficCommand),
+    /// Sites whose page views are counted (collect.js accepts only registered hosts once one
+    /// is registered).
+    #[command(subcommand)]
+    Site(SiteCommand),
     /// The daily health digest.
     #[command(subcommand)]
     Digest(DigestCommand),
@@ -99,6 +103,9 @@ enum TrafficCommand {
         /// Apache/nginx "combined" (common-format lines are read too).
         #[arg(long, default_value = "combined", value_parser = ["combined"])]
         format: String,
+        /// The site the log is of (default: this console's host, from public_url).
+        #[arg(long)]
+        site: Option<String>,
         /// Print the summary as JSON.
         #[arg(long)]
         json: bool,
@@ -138,6 +145,9 @@ enum TrafficCommand {
         /// Only this bot source (google, bing, …, other; docs/BOTS.md lists them).
         #[arg(long)]
         source: Option<String>,
+        /// Only this site, by host (default: all sites).
+        #[arg(long)]
+        site: Option<String>,
         #[arg(long)]
         json: bool,
     },
@@ -213,6 +223,19 @@ enum ChannelCommand {
     Test { name: String },
     /// Delete a channel.
     Remove { name: String },
+}
+
+#[derive(Debug, Subcommand)]
+enum SiteCommand {
+    /// Register a site by host (shop.example.com).
+    Add { host: String },
+    /// The console's own host and the registered sites, with their excluded addresses.
+    List {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Stop accepting a site's reports (what it counted stays).
+    Remove { host: String },
 }
 
 #[derive(Debug, Subcommand)]
@@ -339,9 +362,11 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Traffic(TrafficCommand::Classify { json }) => {
             crate::commands::traffic::classify_stdin(json)
         }
-        Command::Traffic(TrafficCommand::Import { file, json, .. }) => {
+        Command::Traffic(TrafficCommand::Import {
+            file, json, site, ..
+        }) => {
             let db = traffic_db(&config).await?;
-            crate::commands::traffic::import(&db, &file, &config, json).await
+            crate::commands::traffic::import(&db, &file, &config, site.as_deref(), json).await
         }
         Command::Traffic(TrafficCommand::Stats {
             range,
@@ -350,6 +375,7 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             visitors,
             category,
             source,
+            site,
             json,
         }) => {
             let request = crate::commands::traffic::StatsRequest {
@@ -359,6 +385,7 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
                 visitors,
                 category,
                 source,
+                site,
             };
             let db = traffic_db(&config).await?;
             crate::commands::traffic::stats(&db, &config, &request, json).await
@@ -370,7 +397,15 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             remove,
         }) => {
             let db = traffic_db(&config).await?;
-            crate::commands::traffic::generate(&db, days, per_day, if_empty, remove).await
+            crate::commands::traffic::generate(
+                &db,
+                &config.console_host(),
+                days,
+                per_day,
+                if_empty,
+                remove,
+            )
+            .await
         }
         Command::Traffic(TrafficCommand::Flush) => {
             let db = traffic_db(&config).await?;
@@ -436,6 +471,15 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
                     }
                 }
                 ChannelCommand::Remove { name } => channels::remove(&db, &name).await,
+            }
+        }
+        Command::Site(command) => {
+            use crate::commands::sites;
+            let db = traffic_db(&config).await?;
+            match command {
+                SiteCommand::Add { host } => sites::add(&db, &config, &host).await,
+                SiteCommand::List { json } => sites::list(&db, &config, json).await,
+                SiteCommand::Remove { host } => sites::remove(&db, &config, &host).await,
             }
         }
         Command::Token(command) => {

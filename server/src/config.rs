@@ -246,6 +246,11 @@ impl Config {
             .unwrap_or_else(|| format!("http://{}", self.addr))
     }
 
+    /// The host the console's own pages are counted under (that of [`Self::public_url`]).
+    pub fn console_host(&self) -> String {
+        app::domain::sites::console_host(&self.public_url())
+    }
+
     /// The proxies whose `X-Forwarded-For` is believed. [`Config::load`] refuses a list that
     /// does not parse, so this is empty only for a `Config` built by hand with a bad entry.
     pub fn trusted_proxies(&self) -> app::domain::client_addr::TrustedProxies {
@@ -263,6 +268,7 @@ impl Config {
             trusted_proxies: self.trusted_proxies(),
             buffer_bytes: self.traffic_buffer_mb.saturating_mul(1 << 20),
             client_rate_per_minute: std::num::NonZeroU32::new(self.traffic_client_rate_per_minute),
+            console_host: self.console_host(),
         }
     }
 

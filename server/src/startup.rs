@@ -45,6 +45,12 @@ impl Application {
                 tracing::info!(applied, "migrations applied");
             }
         }
+        let described = store::describe_old_rows(&db, &config.console_host())
+            .await
+            .context("could not describe the traffic rows written before sites")?;
+        if described > 0 {
+            tracing::info!(rows = described, site = %config.console_host(), "traffic rows from before sites placed under the console's host and described");
+        }
         ensure_rollups(&db, &config).await?;
         let first_admin = users::ensure_first_admin(&db, config.admin_password.as_deref())
             .await
@@ -91,8 +97,10 @@ impl Application {
             node_id: engine_config.node_id.clone(),
             addr: addr.to_string(),
         };
+        let recorder = Arc::new(Recorder::new(config.traffic_settings()));
+        crate::traffic::load_sites(&db, &recorder).await;
         Ok(Application {
-            recorder: Arc::new(Recorder::new(config.traffic_settings())),
+            recorder,
             engine: config.engine.then_some(engine_config),
             secret_key,
             mail_sender: true,
@@ -164,6 +172,11 @@ impl Application {
             config.traffic_ip,
         )
         .await;
+        let sites = tokio::spawn(crate::traffic::keep_sites_current(
+            db.clone(),
+            recorder.clone(),
+            shutdown.clone().wait(),
+        ));
         let engine = engine.map(|engine_config| {
             let engine = Engine::new(db.clone(), engine_config).with_duties(duties.clone());
             tokio::spawn(engine.run(shutdown.clone().wait()))
@@ -230,6 +243,9 @@ impl Application {
         }
         for id in &node_duties {
             duties.remove(id).await;
+        }
+        if let Err(e) = sites.await {
+            tracing::error!(error = %e, "the traffic sites reloader failed");
         }
         if let Some(mail) = mail
             && let Err(e) = mail.await

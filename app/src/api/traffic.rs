@@ -5,10 +5,10 @@
 use leptos::prelude::*;
 
 use super::AppError;
-use crate::views::traffic::{Dashboard, HitsFilter, HitsPage, LiveMinute};
+use crate::views::traffic::{Dashboard, HitsFilter, HitsPage, LiveMinute, SitesPage};
 
 /// Figures for a range (`range` preset, or `from`–`to`), visitor type, bot category and
-/// source.
+/// source, and site.
 #[server(endpoint = "traffic/dashboard")]
 pub async fn traffic_dashboard(
     range: Option<String>,
@@ -17,6 +17,7 @@ pub async fn traffic_dashboard(
     kind: Option<String>,
     category: Option<String>,
     source: Option<String>,
+    site: Option<String>,
 ) -> Result<Dashboard, AppError> {
     use crate::domain::filters::TrafficFilter;
     use crate::domain::traffic_range;
@@ -33,7 +34,8 @@ pub async fn traffic_dashboard(
                 kind.as_deref(),
                 category.as_deref(),
                 source.as_deref(),
-            )?;
+            )?
+            .with_site(site.as_deref())?;
             let range = filter.resolve(crate::clock::now(), zone)?;
             let before = traffic_range::previous(&range, zone);
             let (current, previous, series) = traffic::dashboard(
@@ -44,7 +46,10 @@ pub async fn traffic_dashboard(
             )
             .await
             .map_err(|e| AppError::internal(&e))?;
+            let sites = traffic::sites::list(&state.db, &state.console_host()).await?;
             Ok(Dashboard {
+                open: sites.iter().all(|s| s.console),
+                sites: sites.into_iter().map(|s| s.host).collect(),
                 from: range.from,
                 to: range.to,
                 timezone: zone.name().to_string(),
@@ -99,7 +104,8 @@ pub fn hits_query(
         filter.kind.as_deref(),
         filter.category.as_deref(),
         filter.source.as_deref(),
-    )?;
+    )?
+    .with_site(filter.site.as_deref())?;
     let selection = HitsSelection::parse(
         traffic,
         filter.path.as_deref(),
@@ -134,6 +140,117 @@ pub async fn traffic_hits(filter: HitsFilter, after: Option<String>) -> Result<H
                     .collect(),
                 next: next.map(|c| c.encode()),
             })
+        }
+        .await,
+    )
+}
+
+#[cfg(feature = "ssr")]
+fn site_error(e: crate::services::traffic::sites::SiteError) -> AppError {
+    use crate::services::traffic::sites::SiteError;
+    match e {
+        SiteError::Invalid(m) => AppError::invalid("host", m),
+        SiteError::Exists(_) | SiteError::Console(_) => AppError::invalid("host", e.to_string()),
+        SiteError::NotFound(host) => AppError::NotFound(format!("site '{host}'")),
+        SiteError::Db(e) => AppError::internal(&e),
+    }
+}
+
+/// The sites whose page views are counted, with what their snippets need.
+#[server(endpoint = "traffic/sites")]
+pub async fn traffic_sites() -> Result<SitesPage, AppError> {
+    super::respond(
+        async {
+            super::auth::require_user()?;
+            let state = super::state()?;
+            let sites =
+                crate::services::traffic::sites::list(&state.db, &state.console_host()).await?;
+            Ok(SitesPage {
+                open: sites.iter().all(|s| s.console),
+                sites,
+                console_url: state.public_url.trim_end_matches('/').to_string(),
+            })
+        }
+        .await,
+    )
+}
+
+/// The rules the collectors apply changed: this node reloads them at once.
+#[cfg(feature = "ssr")]
+fn sites_changed(state: &crate::state::AppState) {
+    if let Some(live) = &state.live {
+        live.sites_changed();
+    }
+}
+
+/// Registers a site by host; from then on only registered hosts may report.
+#[server(endpoint = "traffic/sites/add")]
+pub async fn add_site(host: String) -> Result<String, AppError> {
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("register sites")?;
+            let state = super::state()?;
+            let host =
+                crate::services::traffic::sites::add(&state.db, &host, &state.console_host())
+                    .await
+                    .map_err(site_error)?;
+            super::audit(&state, &admin, "site.added", &host, serde_json::json!({})).await?;
+            sites_changed(&state);
+            Ok(host)
+        }
+        .await,
+    )
+}
+
+/// Stops counting a site's reports; what it counted stays.
+#[server(endpoint = "traffic/sites/remove")]
+pub async fn remove_site(host: String) -> Result<(), AppError> {
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("remove sites")?;
+            let state = super::state()?;
+            let host =
+                crate::services::traffic::sites::remove(&state.db, &host, &state.console_host())
+                    .await
+                    .map_err(site_error)?;
+            super::audit(&state, &admin, "site.removed", &host, serde_json::json!({})).await?;
+            sites_changed(&state);
+            Ok(())
+        }
+        .await,
+    )
+}
+
+/// Replaces the addresses whose visits a site does not count.
+#[server(endpoint = "traffic/sites/exclusions")]
+pub async fn set_site_exclusions(host: String, excluded: String) -> Result<String, AppError> {
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("change a site's exclusions")?;
+            let state = super::state()?;
+            let stored = crate::services::traffic::sites::set_exclusions(
+                &state.db,
+                &host,
+                &excluded,
+                &state.console_host(),
+            )
+            .await
+            .map_err(|e| match e {
+                crate::services::traffic::sites::SiteError::Invalid(m) => {
+                    AppError::invalid("excluded", m)
+                }
+                other => site_error(other),
+            })?;
+            super::audit(
+                &state,
+                &admin,
+                "site.exclusions",
+                &host,
+                serde_json::json!({ "excluded": stored }),
+            )
+            .await?;
+            sites_changed(&state);
+            Ok(stored)
         }
         .await,
     )

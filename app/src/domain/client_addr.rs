@@ -10,14 +10,14 @@ use std::net::IpAddr;
 
 use ipnet::IpNet;
 
-/// The proxies whose `X-Forwarded-For` entries are believed: networks in CIDR notation, or
-/// single addresses.
+/// Addresses and networks, as an operator lists them: `10.0.0.0/8`, `fd00::/8` or a bare
+/// address. Trusted proxies and a site's excluded visitors are both one of these.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct TrustedProxies(Vec<IpNet>);
+pub struct Networks(Vec<IpNet>);
 
-impl TrustedProxies {
-    /// Parses `10.0.0.0/8`, `fd00::/8` or a bare address; the message names the bad entry.
-    pub fn parse<S: AsRef<str>>(entries: &[S]) -> Result<TrustedProxies, String> {
+impl Networks {
+    /// Parses each entry; the message names the bad one.
+    pub fn parse<S: AsRef<str>>(entries: &[S]) -> Result<Networks, String> {
         entries
             .iter()
             .map(|entry| {
@@ -31,7 +31,7 @@ impl TrustedProxies {
                     })
             })
             .collect::<Result<Vec<_>, _>>()
-            .map(TrustedProxies)
+            .map(Networks)
     }
 
     pub fn is_empty(&self) -> bool {
@@ -41,6 +41,39 @@ impl TrustedProxies {
     pub fn contains(&self, ip: IpAddr) -> bool {
         let ip = canonical(ip);
         self.0.iter().any(|net| net.contains(&ip))
+    }
+
+    /// Each network as written back: `192.0.2.7/32` as `192.0.2.7`.
+    pub fn entries(&self) -> Vec<String> {
+        self.0
+            .iter()
+            .map(|net| {
+                if net.prefix_len() == net.max_prefix_len() {
+                    net.addr().to_string()
+                } else {
+                    net.to_string()
+                }
+            })
+            .collect()
+    }
+}
+
+/// The proxies whose `X-Forwarded-For` entries are believed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct TrustedProxies(Networks);
+
+impl TrustedProxies {
+    /// Parses `10.0.0.0/8`, `fd00::/8` or a bare address; the message names the bad entry.
+    pub fn parse<S: AsRef<str>>(entries: &[S]) -> Result<TrustedProxies, String> {
+        Networks::parse(entries).map(TrustedProxies)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        self.0.contains(ip)
     }
 
     /// The client of a request that reached this server from `peer`, carrying the given
@@ -83,7 +116,7 @@ fn parse_hop(hop: &str) -> Option<IpAddr> {
 }
 
 /// IPv4 addresses reach a dual-stack socket as `::ffff:a.b.c.d`; they are the same client.
-fn canonical(ip: IpAddr) -> IpAddr {
+pub fn canonical(ip: IpAddr) -> IpAddr {
     match ip {
         IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
         v4 => v4,

@@ -2,7 +2,8 @@
 //! rule each: a day is `YYYY-MM-DD` everywhere, a bad value is refused with a message naming
 //! its field, and services only ever receive the parsed values.
 //!
-//! - [`TrafficFilter`]: a range (preset or two days), visitor type and bot source; with
+//! - [`TrafficFilter`]: a range (preset or two days), visitor type, bot category and source,
+//!   and site; with
 //!   [`HitsSelection`], the hits list's extra filters, order and page cursor.
 //! - [`QueueQuery`]: the failed queue's job, error class, days and message text; with
 //!   [`QueueCursor`], where a page of it ends.
@@ -42,9 +43,20 @@ pub struct TrafficFilter {
     pub category: Option<BotCategory>,
     /// Only this bot source (`google`, …, `other`).
     pub source: Option<String>,
+    /// Only this site, by host (all sites when `None`).
+    pub site: Option<String>,
 }
 
 impl TrafficFilter {
+    /// Narrows the filter to one site, given by host as typed (`site` in URLs); none or empty
+    /// text keeps all sites.
+    pub fn with_site(mut self, site: Option<&str>) -> Result<Self, FieldError> {
+        self.site = given(site)
+            .map(|s| super::sites::normalise_host(s).map_err(|e| FieldError::new("site", e)))
+            .transpose()?;
+        Ok(self)
+    }
+
     /// `range` alone (default: the last 7 days), or `from` and `to`; `kind` is `all`, `human`
     /// or `bot`; `category` one of [`BotCategory`]'s words.
     pub fn parse(
@@ -66,6 +78,7 @@ impl TrafficFilter {
                 })
                 .transpose()?,
             source: given(source).map(str::to_string),
+            site: None,
         })
     }
 

@@ -18,6 +18,7 @@
 //! - [`traffic_range`]: date ranges (today … 90 days, custom) and visitor filters for traffic.
 //! - [`traffic_parts`]: how traffic rollups split people and bot sources, and what each
 //!   dashboard filter covers.
+//! - [`sites`]: sites by host, page keys, referrer domains, excluded addresses.
 //! - [`node`]: instances sharing a database: live, lost or stopped; clock skew.
 //! - [`alerts`]: failure episodes and the mails they cause.
 //! - [`chat`]: alerts as chat messages and webhook events, and the channel kinds.
@@ -42,6 +43,7 @@ pub mod node;
 pub mod retry;
 pub mod run;
 pub mod secrets;
+pub mod sites;
 pub mod text_enum;
 pub mod ticks;
 pub mod timeout;

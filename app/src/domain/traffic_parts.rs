@@ -33,7 +33,7 @@ pub fn layout() -> String {
             hash = hash.wrapping_mul(0x0100_0000_01b3);
         }
     }
-    format!("2:{hash:016x}")
+    format!("3:{hash:016x}")
 }
 
 /// Who made a hit.
@@ -290,6 +290,6 @@ mod tests {
     #[test]
     fn the_layout_is_stable() {
         assert_eq!(layout(), layout());
-        assert!(layout().starts_with("2:"));
+        assert!(layout().starts_with("3:"));
     }
 }

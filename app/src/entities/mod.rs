@@ -15,6 +15,7 @@ pub mod node_command_result;
 pub mod secret;
 pub mod session;
 pub mod setting;
+pub mod traffic_site;
 pub mod traffic_statistic;
 pub mod trend_alert;
 pub mod user;

@@ -1,6 +1,6 @@
 use sea_orm::entity::prelude::*;
 
-/// Hits of one (minute, path, method, ip, user agent, referer, locale), counted.
+/// Hits of one (minute, site, path, method, ip, user agent, referer, locale), counted.
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
 #[sea_orm(table_name = "traffic_statistics")]
 pub struct Model {
@@ -22,6 +22,15 @@ pub struct Model {
     pub count: i64,
     /// Written by `bulwark traffic generate` (demo or benchmark data), not by a visitor.
     pub generated: bool,
+    /// The site's host (the console's pages are under the host of `public_url`).
+    pub site: String,
+    /// Where the visit came from: the referrer's domain, empty when direct, `None` for a step
+    /// within the site (`app::domain::sites::referrer_domain`).
+    pub ref_domain: Option<String>,
+    /// People's browser, operating system and device type; `device` is `bot` for bots.
+    pub browser: String,
+    pub os: String,
+    pub device: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

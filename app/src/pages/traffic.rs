@@ -1,8 +1,9 @@
 //! Traffic: people and bots side by side over a range, bots named by source.
 //!
-//! The range, the visitor type, the bot category and the bot source live in the URL
-//! (`?range=30d&type=bot&category=ai&source=openai`, or `?from=…&to=…`), so a view can be bookmarked and shared and the back
-//! button works. The figures come from the same service as `bulwark traffic stats`.
+//! The range, the visitor type, the bot category and source, and the site live in the URL
+//! (`?range=30d&type=bot&category=ai&source=openai&site=shop.example.com`, or
+//! `?from=…&to=…`), so a view can be bookmarked and shared and the back button works. The
+//! figures come from the same service as `bulwark traffic stats`.
 
 use charming::{
     Chart,
@@ -33,6 +34,7 @@ struct Filters {
     kind: Option<String>,
     category: Option<String>,
     source: Option<String>,
+    site: Option<String>,
 }
 
 impl Filters {
@@ -89,6 +91,14 @@ impl Filters {
         .href()
     }
 
+    fn with_site(&self, site: Option<&str>) -> String {
+        Filters {
+            site: site.map(str::to_string),
+            ..self.clone()
+        }
+        .href()
+    }
+
     fn active_range(&self) -> Option<Preset> {
         if self.from.is_some() {
             return None;
@@ -105,6 +115,7 @@ fn form_pairs(f: &Filters) -> Vec<(&'static str, String)> {
         ("type", f.kind.clone().unwrap_or_default()),
         ("category", f.category.clone().unwrap_or_default()),
         ("source", f.source.clone().unwrap_or_default()),
+        ("site", f.site.clone().unwrap_or_default()),
     ]
 }
 
@@ -211,12 +222,13 @@ pub fn TrafficPage() -> impl IntoView {
                 kind: get("type"),
                 category: get("category"),
                 source: get("source"),
+                site: get("site"),
             }
         })
     });
     let data = Resource::new(
         move || filters.get(),
-        |f| traffic_dashboard(f.range, f.from, f.to, f.kind, f.category, f.source),
+        |f| traffic_dashboard(f.range, f.from, f.to, f.kind, f.category, f.source, f.site),
     );
     let loaded = move || data.get().and_then(Result::ok);
     let hits = Signal::derive(move || loaded().map(|d| hits_chart(&d.series, d.bucket)));
@@ -238,7 +250,13 @@ pub fn TrafficPage() -> impl IntoView {
         <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
             {move || match data.get() {
                 Some(Err(e)) => view! { <p class="error" role="alert" data-testid="traffic-error">{e.to_string()}</p> }.into_any(),
-                Some(Ok(d)) => view! { <Figures dashboard=d.clone() /> <TopPages dashboard=d filters=filters.get() /> }.into_any(),
+                Some(Ok(d)) => view! {
+                    <SiteChips dashboard=d.clone() filters=filters.get() />
+                    <Figures dashboard=d.clone() />
+                    <TopPages dashboard=d.clone() filters=filters.get() />
+                    <PeopleLists dashboard=d />
+                }
+                    .into_any(),
                 None => ().into_any(),
             }}
         </Transition>
@@ -365,6 +383,7 @@ fn FilterBar(filters: Filters) -> impl IntoView {
                 <input type="hidden" name="type" value=filters.kind.clone().unwrap_or_default() />
                 <input type="hidden" name="category" value=filters.category.clone().unwrap_or_default() />
                 <input type="hidden" name="source" value=filters.source.clone().unwrap_or_default() />
+                <input type="hidden" name="site" value=filters.site.clone().unwrap_or_default() />
                 <button type="submit">"Show"</button>
             </Form>
         </section>
@@ -424,6 +443,129 @@ fn Figures(dashboard: Dashboard) -> impl IntoView {
     }
 }
 
+/// Which site the figures are of: all, or one (each a link); and whether anyone may report.
+#[component]
+fn SiteChips(dashboard: Dashboard, filters: Filters) -> impl IntoView {
+    let chip = |label: String, key: String, href: String, on: bool| {
+        let class = if on { "chip on" } else { "chip" };
+        view! { <a class=class href=href data-site=key>{label}</a> }
+    };
+    let mut chips = vec![chip(
+        "All sites".into(),
+        String::new(),
+        filters.with_site(None),
+        filters.site.is_none(),
+    )];
+    for (i, host) in dashboard.sites.iter().enumerate() {
+        let label = if i == 0 {
+            format!("{host} (this console)")
+        } else {
+            host.clone()
+        };
+        chips.push(chip(
+            label,
+            host.clone(),
+            filters.with_site(Some(host)),
+            filters.site.as_deref() == Some(host),
+        ));
+    }
+    view! {
+        <section class="card" data-testid="sites">
+            <div class="chips">{chips}</div>
+            {if dashboard.open {
+                view! {
+                    <p class="muted small" data-testid="open-collect">
+                        "Any site that embeds " <code>"collect.js"</code>
+                        " can report page views here: no site is registered yet. "
+                        <a href="/traffic/sites">"Register your sites"</a>
+                        " to count only theirs."
+                    </p>
+                }
+                    .into_any()
+            } else {
+                view! {
+                    <p class="muted small">
+                        "Only registered sites can report. " <a href="/traffic/sites">"Sites and their snippets"</a>
+                    </p>
+                }
+                    .into_any()
+            }}
+        </section>
+    }
+}
+
+/// Where people came from and what they used, as short ranked tables.
+#[component]
+fn PeopleLists(dashboard: Dashboard) -> impl IntoView {
+    let people = dashboard.current.people;
+    let several_sites = dashboard.sites.len() > 1;
+    let landing = people
+        .landing_pages
+        .into_iter()
+        .map(|r| {
+            let (site, path) = crate::domain::sites::split_page_key(&r.name);
+            let name = if several_sites {
+                format!("{site}{path}")
+            } else {
+                path.to_string()
+            };
+            crate::views::traffic::Ranked { name, ..r }
+        })
+        .collect();
+    let referrers = people
+        .referrers
+        .into_iter()
+        .map(|r| crate::views::traffic::Ranked {
+            name: if r.name.is_empty() {
+                "(direct)".into()
+            } else {
+                r.name
+            },
+            ..r
+        })
+        .collect();
+    let lists = [
+        ("referrers", "Referrers", referrers),
+        ("landing", "Landing pages", landing),
+        ("browsers", "Browsers", people.browsers),
+        ("systems", "Operating systems", people.systems),
+        ("devices", "Devices", people.devices),
+    ];
+    view! {
+        <section class="card" data-testid="people-lists">
+            <h2>"People"</h2>
+            <p class="muted small">"Page views by people; arrivals (a first page from elsewhere or typed in) for referrers and landing pages."</p>
+            <div class="lists">
+                {lists
+                    .into_iter()
+                    .map(|(key, title, rows)| {
+                        view! {
+                            <div class="list" data-testid=format!("people-{key}")>
+                                <h3>{title}</h3>
+                                {if rows.is_empty() {
+                                    view! { <p class="muted small">"None in this range."</p> }.into_any()
+                                } else {
+                                    view! {
+                                        <table class="table compact">
+                                            <tbody>
+                                                {rows
+                                                    .into_iter()
+                                                    .map(|r| view! { <tr data-name=r.name.clone()><td>{r.name.clone()}</td><td class="num">{r.views}</td></tr> })
+                                                    .collect_view()}
+                                            </tbody>
+                                        </table>
+                                    }
+                                        .into_any()
+                                }}
+                            </div>
+                        }
+                    })
+                    .collect_view()}
+            </div>
+        </section>
+    }
+}
+
 /// Bot hits per category or source, each a link that filters by it (`data-key` names it).
 #[component]
 fn BotChips(
@@ -457,6 +599,8 @@ fn BotChips(
 #[component]
 fn TopPages(dashboard: Dashboard, filters: Filters) -> impl IntoView {
     let top = dashboard.current.top_pages.clone();
+    // With several sites and none chosen, a path alone does not say whose page it is.
+    let show_host = filters.site.is_none() && dashboard.sites.len() > 1;
     let max = top.iter().map(|p| p.count).max().unwrap_or(1).max(1);
     let categories = dashboard
         .current
@@ -494,6 +638,11 @@ fn TopPages(dashboard: Dashboard, filters: Filters) -> impl IntoView {
                                     let human_pct = p.human * 100 / max;
                                     let bot_pct = p.bot * 100 / max;
                                     let key = p.path.clone();
+                                    let shown = if show_host {
+                                        format!("{}{}", p.site, p.path)
+                                    } else {
+                                        p.path.clone()
+                                    };
                                     let hits = format!(
                                         "/traffic/hits{}",
                                         crate::pages::traffic_hits::hits_query_string(
@@ -504,6 +653,7 @@ fn TopPages(dashboard: Dashboard, filters: Filters) -> impl IntoView {
                                                 kind: filters.kind.clone(),
                                                 category: filters.category.clone(),
                                                 source: filters.source.clone(),
+                                                site: Some(p.site.clone()),
                                                 path: Some(p.path.clone()),
                                                 ..Default::default()
                                             },
@@ -512,7 +662,7 @@ fn TopPages(dashboard: Dashboard, filters: Filters) -> impl IntoView {
                                     );
                                     view! {
                                         <tr data-path=key>
-                                            <td><a href=hits><code>{p.path}</code></a></td>
+                                            <td><a href=hits><code>{shown}</code></a></td>
                                             <td>{p.count}</td>
                                             <td>{p.human}</td>
                                             <td>{p.bot}</td>

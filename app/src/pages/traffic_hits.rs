@@ -1,5 +1,5 @@
-//! Traffic → hits: the stored rows behind the figures, filtered like the dashboard plus path
-//! text and IP, newest first or by count, paged by keyset, exportable as CSV.
+//! Traffic → hits: the stored rows behind the figures, filtered like the dashboard (site
+//! included) plus path text and IP, newest first or by count, paged by keyset, exportable as CSV.
 
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -18,6 +18,7 @@ pub fn hits_query_string(filter: &HitsFilter, after: Option<&str>) -> String {
         ("type", filter.kind.as_deref()),
         ("category", filter.category.as_deref()),
         ("source", filter.source.as_deref()),
+        ("site", filter.site.as_deref()),
         ("path", filter.path.as_deref()),
         ("ip", filter.ip.as_deref()),
         ("sort", filter.sort.as_deref()),
@@ -63,6 +64,7 @@ pub fn TrafficHitsPage() -> impl IntoView {
                 kind: get("type"),
                 category: get("category"),
                 source: get("source"),
+                site: get("site"),
                 path: get("path"),
                 ip: get("ip"),
                 sort: get("sort"),
@@ -118,6 +120,7 @@ pub fn TrafficHitsPage() -> impl IntoView {
                 </select>
             </div>
             <div><label for="h-source">"Bot source"</label><input id="h-source" name="source" type="text" prop:value=value("source") /></div>
+            <div><label for="h-site">"Site"</label><input id="h-site" name="site" type="text" placeholder="all sites" prop:value=value("site") /></div>
             <div><label for="h-path">"Path contains"</label><input id="h-path" name="path" type="text" prop:value=value("path") /></div>
             <div><label for="h-ip">"IP"</label><input id="h-ip" name="ip" type="text" prop:value=value("ip") /></div>
             <div>
@@ -153,7 +156,7 @@ fn HitsTable(rows: Vec<HitRow>) -> impl IntoView {
         <table class="table small" data-testid="hits">
             <thead>
                 <tr>
-                    <th>"Minute (UTC)"</th><th>"Path"</th><th>"Method"</th><th>"IP"</th><th>"User agent"</th>
+                    <th>"Minute (UTC)"</th><th>"Site"</th><th>"Path"</th><th>"Method"</th><th>"IP"</th><th>"User agent"</th>
                     <th>"Referer"</th><th>"Locale"</th><th>"Bot"</th><th>"Count"</th>
                 </tr>
             </thead>
@@ -169,6 +172,7 @@ fn HitsTable(rows: Vec<HitRow>) -> impl IntoView {
                         view! {
                             <tr>
                                 <td>{r.minute.format("%Y-%m-%d %H:%M").to_string()}</td>
+                                <td>{r.site}</td>
                                 <td><code>{r.path}</code></td>
                                 <td>{r.method}</td>
                                 <td>{r.ip}</td>

@@ -24,11 +24,60 @@ pub struct TrafficStats {
     /// Bots' page views per category of their source.
     pub by_category: BTreeMap<crate::domain::bots::BotCategory, i64>,
     pub top_pages: Vec<TopPage>,
+    /// Where people came from, where they landed and what they used.
+    pub people: PeopleBreakdown,
+}
+
+/// People's page views by where they came from and what they used (bots have none of these).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct PeopleBreakdown {
+    /// Arrivals by referring domain; `""` is a direct visit.
+    pub referrers: Vec<Ranked>,
+    /// Arrivals by the page they landed on (a page key: host and path).
+    pub landing_pages: Vec<Ranked>,
+    pub browsers: Vec<Ranked>,
+    pub systems: Vec<Ranked>,
+    /// `desktop`, `phone`, `tablet` or `other`.
+    pub devices: Vec<Ranked>,
+}
+
+/// A name and its page views, in a list ordered by them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct Ranked {
+    pub name: String,
+    pub views: i64,
+}
+
+/// A site whose page views are counted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct SiteInfo {
+    pub host: String,
+    /// Addresses and networks not counted, one per line.
+    pub excluded: String,
+    /// The console's own host (from `public_url`): counted without registering.
+    pub console: bool,
+    /// Whether a row exists (the console's host may have none).
+    pub registered: bool,
+}
+
+/// The sites, and what their embed snippets point at.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SitesPage {
+    pub sites: Vec<SiteInfo>,
+    /// The console's address, where `collect.js` is served.
+    pub console_url: String,
+    /// No site besides the console is registered: the collect endpoints accept any host.
+    pub open: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TopPage {
+    /// The site's host.
+    pub site: String,
     pub path: String,
     pub count: i64,
     pub human: i64,
@@ -55,6 +104,10 @@ pub struct Dashboard {
     /// The same figures for the period of the same length just before.
     pub previous: TrafficStats,
     pub series: Vec<SeriesPoint>,
+    /// The sites to choose from: the console's host first, then the registered ones.
+    pub sites: Vec<String>,
+    /// No site besides the console is registered: any site may report.
+    pub open: bool,
 }
 
 /// One minute of the last hour: stored hits and those still in this server's memory.
@@ -72,6 +125,7 @@ pub struct LiveMinute {
 pub struct HitRow {
     pub id: i64,
     pub minute: DateTime<Utc>,
+    pub site: String,
     pub path: String,
     pub method: String,
     pub ip: String,
@@ -101,6 +155,8 @@ pub struct HitsFilter {
     pub kind: Option<String>,
     pub category: Option<String>,
     pub source: Option<String>,
+    /// A site's host; all sites when absent.
+    pub site: Option<String>,
     pub path: Option<String>,
     pub ip: Option<String>,
     /// `newest` (default) or `count`.

@@ -79,8 +79,15 @@ async fn suite(
     let started = Instant::now();
     let now = Utc::now();
     if fill {
-        let rows =
-            crate::traffic::generate::generate(&db, args.days, args.per_day, now, 11).await?;
+        let rows = crate::traffic::generate::generate(
+            &db,
+            "shop.example.com",
+            args.days,
+            args.per_day,
+            now,
+            11,
+        )
+        .await?;
         println!(
             "{label}: {} days × {} hits = {} rows, generated in {:.1} s",
             args.days,
@@ -161,6 +168,7 @@ async fn suite(
                 visitors: query.visitors,
                 category: None,
                 source: None,
+                site: None,
             };
             let t = Instant::now();
             rollup::views_by_part(&db, &scope).await?;

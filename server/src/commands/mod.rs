@@ -11,6 +11,7 @@ pub mod jobs;
 pub mod policy;
 pub mod runs;
 pub mod secrets;
+pub mod sites;
 pub mod tokens;
 pub mod traffic;
 pub mod users;

@@ -18,8 +18,24 @@ pub async fn import(
     db: &DatabaseConnection,
     file: &Path,
     config: &Config,
+    site: Option<&str>,
     json: bool,
 ) -> anyhow::Result<()> {
+    let console = config.console_host();
+    let site = match site {
+        Some(typed) => {
+            app::domain::sites::normalise_host(typed).map_err(|e| anyhow::anyhow!("--site: {e}"))?
+        }
+        None => console.clone(),
+    };
+    let rules = app::services::traffic::sites::rules(db, &console, crate::clock::now())
+        .await
+        .context("could not read the registered sites")?;
+    let Some(excluded) = rules.accepts(&site, &console).cloned() else {
+        anyhow::bail!(
+            "--site: {site} is not a registered site; register it first with `bulwark site add {site}`"
+        );
+    };
     let size = std::fs::metadata(file)
         .with_context(|| format!("cannot open the log file {}", file.display()))?
         .len();
@@ -38,6 +54,10 @@ pub async fn import(
     let summary = log_import::import(
         db,
         file,
+        &log_import::Target {
+            site: &site,
+            excluded: &excluded,
+        },
         &config.traffic_settings(),
         config.traffic_ip,
         &progress,
@@ -103,6 +123,7 @@ pub async fn flush(db: &DatabaseConnection) -> anyhow::Result<()> {
 
 pub async fn generate(
     db: &DatabaseConnection,
+    site: &str,
     days: u32,
     per_day: u64,
     if_empty: bool,
@@ -122,7 +143,7 @@ pub async fn generate(
         println!("traffic: the database already has traffic; nothing generated");
         return Ok(());
     }
-    let rows = generate::generate(db, days, per_day, crate::clock::now(), 7).await?;
+    let rows = generate::generate(db, site, days, per_day, crate::clock::now(), 7).await?;
     println!(
         "traffic: generated {} hits over {days} days ({rows} rows), marked as generated; \
          remove them with `bulwark traffic generate --remove`",
@@ -139,6 +160,7 @@ pub struct StatsRequest {
     pub visitors: String,
     pub category: Option<app::domain::bots::BotCategory>,
     pub source: Option<String>,
+    pub site: Option<String>,
 }
 
 pub async fn stats(
@@ -156,6 +178,7 @@ pub async fn stats(
         request.category.map(|c| c.as_str()),
         request.source.as_deref(),
     )
+    .and_then(|f| f.with_site(request.site.as_deref()))
     .map_err(|e| anyhow::anyhow!("--{}: {}", e.field, e.message))?;
     let range = filter
         .resolve(crate::clock::now(), tz)
@@ -169,11 +192,12 @@ pub async fn stats(
         return Ok(());
     }
     println!(
-        "{} to {} ({}), {}",
+        "{} to {} ({}), {}, {}",
         range.from,
         range.to,
         config.timezone,
-        query.visitors.as_str()
+        query.visitors.as_str(),
+        query.site.as_deref().unwrap_or("all sites")
     );
     println!("page views    {}", stats.page_views);
     println!("visits        {}", stats.visits);
@@ -191,9 +215,31 @@ pub async fn stats(
     println!("top pages");
     for page in &stats.top_pages {
         println!(
-            "  {:>8}  {:>8} people  {:>8} bots  {}",
-            page.count, page.human, page.bot, page.path
+            "  {:>8}  {:>8} people  {:>8} bots  {}{}",
+            page.count,
+            page.human,
+            page.bot,
+            if query.site.is_some() { "" } else { &page.site },
+            page.path
         );
+    }
+    let people = &stats.people;
+    for (title, list) in [
+        ("referrers (people's arrivals)", &people.referrers),
+        ("landing pages", &people.landing_pages),
+        ("browsers", &people.browsers),
+        ("operating systems", &people.systems),
+        ("devices", &people.devices),
+    ] {
+        println!("{title}");
+        for r in list {
+            let name = if r.name.is_empty() {
+                "(direct)"
+            } else {
+                &r.name
+            };
+            println!("  {:>8}  {name}", r.views);
+        }
     }
     Ok(())
 }

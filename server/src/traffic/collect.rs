@@ -4,6 +4,11 @@
 //!
 //! Both answer at once and change nothing but counts, so they accept cross-site requests (the
 //! origin check lets `/api/collect` through) and need no session.
+//!
+//! The site is the host of the page's address when the report carries a whole URL, else of
+//! the request's `Origin`, else of its `Referer`; a page address and an `Origin` that name two
+//! hosts are refused. Once any site is registered, only registered hosts (and the console's
+//! own) are counted: the others get 403.
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -17,6 +22,8 @@ use axum::routing::get;
 use serde::Deserialize;
 
 use super::Recorder;
+use super::rules::Exclusion;
+use app::domain::sites;
 
 /// The largest report accepted; the script sends a few hundred bytes.
 const MAX_BODY: usize = 8 * 1024;
@@ -71,21 +78,53 @@ async fn collect(State(recorder): State<Arc<Recorder>>, request: Request) -> Res
             );
         }
     };
+    let site = match site_of(Some(&report.url), &parts.headers) {
+        Ok(site) => site,
+        Err(message) => return reply(StatusCode::FORBIDDEN, message),
+    };
     let referrer = report.referrer.as_deref().filter(|r| !r.is_empty());
     let recorded = recorder.observe_collected(
         &report.url,
+        site.as_deref(),
         referrer,
         report.lang.as_deref(),
         &parts.headers,
         peer,
     );
-    if recorded == Ok(super::buffer::Recorded::Limited) {
-        return reply(
+    match recorded {
+        Ok(super::buffer::Recorded::Limited) => reply(
             StatusCode::TOO_MANY_REQUESTS,
             "too many reports from this address; they are not counted".into(),
-        );
+        ),
+        Err(Exclusion::UnknownSite) => reply(StatusCode::FORBIDDEN, unknown_site(site.as_deref())),
+        _ => with_cors(StatusCode::NO_CONTENT.into_response()),
     }
-    with_cors(StatusCode::NO_CONTENT.into_response())
+}
+
+fn unknown_site(site: Option<&str>) -> String {
+    match site {
+        Some(site) => format!(
+            "{site} is not a registered site of this Bulwark; an administrator registers it under Traffic → Sites"
+        ),
+        None => "a report must come from a page of a registered site (no page address, Origin or Referer named one)".into(),
+    }
+}
+
+/// The host a report is for: the page's address, else `Origin`, else `Referer`. A page
+/// address naming another host than the `Origin` the browser set is refused.
+fn site_of(page: Option<&str>, headers: &HeaderMap) -> Result<Option<String>, String> {
+    let page = page.and_then(sites::host_of);
+    let origin = header_text(headers, header::ORIGIN).and_then(|o| sites::host_of(&o));
+    if let (Some(page), Some(origin)) = (&page, &origin)
+        && page != origin
+    {
+        return Err(format!(
+            "the page's address names {page} but the request comes from {origin}"
+        ));
+    }
+    Ok(page
+        .or(origin)
+        .or_else(|| header_text(headers, header::REFERER).and_then(|r| sites::host_of(&r))))
 }
 
 async fn pixel(State(recorder): State<Arc<Recorder>>, request: Request) -> Response {
@@ -104,9 +143,22 @@ async fn pixel(State(recorder): State<Arc<Recorder>>, request: Request) -> Respo
     }
     // Without `p` the page is the one that embeds the image: its Referer.
     let headers = request.headers();
+    let site = match site_of(page.as_deref(), headers) {
+        Ok(site) => site,
+        Err(message) => return reply(StatusCode::FORBIDDEN, message),
+    };
     if let Some(page) = page.or_else(|| header_text(headers, header::REFERER)) {
-        let _ =
-            recorder.observe_collected(&page, referrer.as_deref(), lang.as_deref(), headers, peer);
+        let recorded = recorder.observe_collected(
+            &page,
+            site.as_deref(),
+            referrer.as_deref(),
+            lang.as_deref(),
+            headers,
+            peer,
+        );
+        if recorded == Err(Exclusion::UnknownSite) {
+            return reply(StatusCode::FORBIDDEN, unknown_site(site.as_deref()));
+        }
     }
     let mut response = (
         [

@@ -3,7 +3,6 @@
 
 use std::collections::HashMap;
 
-use app::domain::bots::Verdict;
 use app::entities::traffic_statistic;
 use app::services::traffic::rebuild;
 use chrono::{DateTime, Duration, Utc};
@@ -17,9 +16,11 @@ use super::synthetic::Synthetic;
 /// visitor sets in the rollups once.
 const GROUP: usize = 100_000;
 
-/// Writes `per_day` hits for each of the last `days` days (today up to `now`); returns the rows.
+/// Writes `per_day` hits on `site` for each of the last `days` days (today up to `now`);
+/// returns the rows.
 pub async fn generate(
     db: &DatabaseConnection,
+    site: &str,
     days: u32,
     per_day: u64,
     now: DateTime<Utc>,
@@ -27,7 +28,7 @@ pub async fn generate(
 ) -> Result<u64, StoreError> {
     let mut synthetic =
         Synthetic::with_visitors(seed, u32::try_from(per_day / 4).unwrap_or(u32::MAX));
-    let mut verdicts: HashMap<String, Verdict> = HashMap::new();
+    let mut agents = store::Agents::default();
     let today = now
         .date_naive()
         .and_hms_opt(0, 0, 0)
@@ -54,14 +55,14 @@ pub async fn generate(
                 r.referer,
                 locale,
             );
-            *counts.entry(hit).or_default() += 1;
+            *counts.entry(hit.on(site)).or_default() += 1;
         }
         let entries: Vec<(Hit, u64)> = counts.into_iter().collect();
         for group in entries.chunks(GROUP) {
             let models: Vec<traffic_statistic::ActiveModel> = group
                 .iter()
                 .filter_map(|(hit, n)| {
-                    let mut row = store::to_row(hit, *n, &IpHasher::Raw, &mut verdicts)?;
+                    let mut row = store::to_row(hit, *n, &IpHasher::Raw, &mut agents)?;
                     // Never merged with a real visitor's row of the same key.
                     row.key_hash = Set(format!("{}g", &store::key_hash(hit, &hit.ip)[..31]));
                     row.generated = Set(true);

@@ -17,6 +17,8 @@ pub const MAX_METHOD: usize = 16;
 pub struct Hit {
     /// Unix time of the minute's start, in seconds.
     pub minute: i64,
+    /// The site's host (`app::domain::sites`); empty when a report named none.
+    pub site: String,
     pub method: String,
     pub path: String,
     pub ip: String,
@@ -52,6 +54,7 @@ impl Hit {
         };
         let hit = Hit {
             minute: unix_seconds.div_euclid(60) * 60,
+            site: String::new(),
             method: bounded(method, MAX_METHOD).to_ascii_uppercase(),
             path: bounded(path, MAX_PATH),
             ip: bounded(ip, MAX_IP),
@@ -62,10 +65,17 @@ impl Hit {
         (hit, cut)
     }
 
+    /// The same hit, on `site` (a host as `app::domain::sites` writes it, so already bounded).
+    pub fn on(mut self, site: &str) -> Hit {
+        self.site = truncate(site, app::domain::sites::MAX_HOST).to_string();
+        self
+    }
+
     /// Bytes this key holds, with a fixed allowance for the map's own overhead: what the
     /// buffer's memory bound counts.
     pub fn weight(&self) -> usize {
-        96 + self.method.len()
+        96 + self.site.len()
+            + self.method.len()
             + self.path.len()
             + self.ip.len()
             + self.user_agent.len()

@@ -21,6 +21,12 @@ use super::hit::{self, Hit};
 use super::rules::Exclusion;
 use super::store::{self, IpPrivacy};
 
+/// Which site a log is of, and the addresses that site does not count.
+pub struct Target<'a> {
+    pub site: &'a str,
+    pub excluded: &'a app::domain::sites::Exclusions,
+}
+
 /// One access-log line, fields borrowed from it where no unescaping was needed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LogLine<'a> {
@@ -219,6 +225,7 @@ pub struct ImportSummary {
 pub async fn import(
     db: &DatabaseConnection,
     path: &Path,
+    target: &Target<'_>,
     settings: &TrafficSettings,
     privacy: IpPrivacy,
     progress: &indicatif::ProgressBar,
@@ -253,8 +260,14 @@ pub async fn import(
             }
             Ok(entry) => {
                 let path = hit::path_only(&entry.target);
+                let excluded = entry
+                    .ip
+                    .parse()
+                    .is_ok_and(|ip| target.excluded.contains(ip));
                 if let Err(why) = settings.rules.check(&entry.method, path, false) {
                     *summary.excluded.entry(why).or_default() += 1;
+                } else if excluded {
+                    *summary.excluded.entry(Exclusion::Address).or_default() += 1;
                 } else {
                     let locale = hit::locale(path, None, &settings.path_locales);
                     let (hit, cut) = Hit::new(
@@ -266,7 +279,7 @@ pub async fn import(
                         &entry.referer,
                         locale,
                     );
-                    buffer.record(hit, 1, cut);
+                    buffer.record(hit.on(target.site), 1, cut);
                 }
             }
         }

@@ -13,6 +13,7 @@
 
 pub mod bots;
 pub mod buffer;
+pub mod clients;
 pub mod collect;
 pub mod generate;
 pub mod hit;
@@ -27,6 +28,9 @@ use std::net::IpAddr;
 use http::HeaderMap;
 use http::header::{ACCEPT_LANGUAGE, REFERER, USER_AGENT};
 
+use std::sync::Arc;
+
+use app::services::traffic::sites::SiteRules;
 use buffer::{Buffer, Recorded};
 use hit::Hit;
 use rules::{Exclusion, Rules};
@@ -44,6 +48,8 @@ pub struct TrafficSettings {
     /// Hits counted per client (address; an IPv6 /64) per minute, in bursts of a tenth of it;
     /// beyond, hits are not counted. `None`: no limit.
     pub client_rate_per_minute: Option<std::num::NonZeroU32>,
+    /// The host the console's own pages are counted under (that of `public_url`).
+    pub console_host: String,
 }
 
 impl Default for TrafficSettings {
@@ -54,6 +60,7 @@ impl Default for TrafficSettings {
             trusted_proxies: Default::default(),
             buffer_bytes: 64 << 20,
             client_rate_per_minute: std::num::NonZeroU32::new(600),
+            console_host: "localhost".into(),
         }
     }
 }
@@ -65,6 +72,11 @@ pub struct Recorder {
     /// A token bucket per client, so one client's flood can neither fill the buffer nor force
     /// early flushes: the rest of its hits are not counted.
     limiter: Option<governor::DefaultKeyedRateLimiter<IpAddr>>,
+    /// Registered sites, their exclusions and the console's signed-in addresses, as last
+    /// loaded ([`crate::duties`] reloads them every few seconds and on [`Self::sites_changed`]).
+    sites: std::sync::RwLock<Arc<SiteRules>>,
+    /// Wakes the reloader when this node changed the sites.
+    pub sites_changed: tokio::sync::Notify,
 }
 
 /// Client buckets kept at most; past it, buckets back at full are forgotten first.
@@ -82,6 +94,29 @@ impl Recorder {
             settings,
             buffer,
             limiter,
+            sites: Default::default(),
+            sites_changed: tokio::sync::Notify::new(),
+        }
+    }
+
+    /// The host the console's own pages are counted under.
+    pub fn console_host(&self) -> &str {
+        &self.settings.console_host
+    }
+
+    /// The sites' rules as last loaded.
+    pub fn site_rules(&self) -> Arc<SiteRules> {
+        match self.sites.read() {
+            Ok(rules) => rules.clone(),
+            Err(poisoned) => poisoned.into_inner().clone(),
+        }
+    }
+
+    pub fn set_site_rules(&self, rules: SiteRules) {
+        let rules = Arc::new(rules);
+        match self.sites.write() {
+            Ok(mut slot) => *slot = rules,
+            Err(poisoned) => *poisoned.into_inner() = rules,
         }
     }
 
@@ -100,7 +135,8 @@ impl Recorder {
         &self.settings.rules
     }
 
-    /// Counts a request if it is a page view; says why not otherwise.
+    /// Counts a request to the console's own pages if it is a page view; says why not
+    /// otherwise. Someone signed in to the console is not counted.
     pub fn observe(
         &self,
         method: &str,
@@ -112,41 +148,77 @@ impl Recorder {
         self.settings
             .rules
             .check(method, path, rules::is_prefetch(headers))?;
-        Ok(self.record(method, path, headers, peer, None, None))
+        if app::services::sessions::token_from_headers(headers).is_some() {
+            return Err(Exclusion::ConsoleUser);
+        }
+        let rules = self.site_rules();
+        let client = self.client(headers, peer);
+        if client.is_some_and(|ip| rules.console.contains(ip)) {
+            return Err(Exclusion::Address);
+        }
+        let site = self.settings.console_host.clone();
+        Ok(self.record(method, path, headers, client, &site, None, None))
     }
 
-    /// Counts a page view the collect endpoint reported for another site: `page` is its URL or
-    /// path; the referer and language come from the script when it sent them.
+    /// Counts a page view the collect endpoint reported for a site: `page` is its URL or
+    /// path, `site` its host (from that URL or the request's origin); the referer and
+    /// language come from the script when it sent them. A host that may not report is
+    /// [`Exclusion::UnknownSite`].
     pub fn observe_collected(
         &self,
         page: &str,
+        site: Option<&str>,
         referer: Option<&str>,
         language: Option<&str>,
         headers: &HeaderMap,
         peer: Option<IpAddr>,
     ) -> Result<Recorded, Exclusion> {
+        let rules = self.site_rules();
+        let console = self.console_host();
+        let excluded = match site {
+            Some(site) => rules.accepts(site, console),
+            // A report naming no site is only taken while any site may report.
+            None if rules.open() => Some(&rules.console),
+            None => None,
+        }
+        .ok_or(Exclusion::UnknownSite)?;
         let path = hit::path_only(page);
         self.settings
             .rules
             .check("GET", path, rules::is_prefetch(headers))?;
+        let client = self.client(headers, peer);
+        if let Some(ip) = client {
+            if excluded.contains(ip) {
+                return Err(Exclusion::Address);
+            }
+            if rules
+                .console_users
+                .contains(&app::domain::client_addr::canonical(ip))
+            {
+                return Err(Exclusion::ConsoleUser);
+            }
+        }
         // The request's own Referer is the page itself here; the visit's referrer is only
         // what the script reported.
         Ok(self.record(
             "GET",
             path,
             headers,
-            peer,
+            client,
+            site.unwrap_or(""),
             Some(referer.unwrap_or("")),
             language,
         ))
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn record(
         &self,
         method: &str,
         path: &str,
         headers: &HeaderMap,
-        peer: Option<IpAddr>,
+        client: Option<IpAddr>,
+        site: &str,
         referer: Option<&str>,
         language: Option<&str>,
     ) -> Recorded {
@@ -155,7 +227,6 @@ impl Recorder {
                 .get(name)
                 .map(|v: &http::HeaderValue| String::from_utf8_lossy(v.as_bytes()))
         };
-        let client = self.client(headers, peer);
         if let Some(client) = client
             && !self.within_rate(client)
         {
@@ -186,7 +257,7 @@ impl Recorder {
             &referer,
             locale,
         );
-        self.buffer.record(hit, 1, truncated)
+        self.buffer.record(hit.on(site), 1, truncated)
     }
 
     fn client(&self, headers: &HeaderMap, peer: Option<IpAddr>) -> Option<IpAddr> {
@@ -202,6 +273,39 @@ impl Recorder {
     fn client_ip(&self, headers: &HeaderMap, peer: Option<IpAddr>) -> String {
         self.client(headers, peer)
             .map_or_else(|| "unknown".to_string(), |ip| ip.to_string())
+    }
+}
+
+/// How often each node reloads the sites' rules (a change made on this node applies at once).
+pub const SITES_REFRESH: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// Loads the sites' rules into `recorder` now, and again every [`SITES_REFRESH`] and whenever
+/// this node changes them, until `stop` completes.
+pub async fn keep_sites_current(
+    db: sea_orm::DatabaseConnection,
+    recorder: Arc<Recorder>,
+    stop: impl std::future::Future<Output = ()>,
+) {
+    tokio::pin!(stop);
+    loop {
+        load_sites(&db, &recorder).await;
+        tokio::select! {
+            () = &mut stop => return,
+            () = tokio::time::sleep(SITES_REFRESH) => {}
+            () = recorder.sites_changed.notified() => {}
+        }
+    }
+}
+
+/// Loads the sites' rules once; on failure the last ones stay (and the error is logged).
+pub async fn load_sites(db: &sea_orm::DatabaseConnection, recorder: &Recorder) {
+    match app::services::traffic::sites::rules(db, recorder.console_host(), chrono::Utc::now())
+        .await
+    {
+        Ok(rules) => recorder.set_site_rules(rules),
+        Err(error) => {
+            tracing::warn!(%error, "could not reload the traffic sites; the last ones stay")
+        }
     }
 }
 
@@ -235,6 +339,10 @@ impl app::live::LiveTraffic for Recorder {
                 })
             })
             .collect()
+    }
+
+    fn sites_changed(&self) {
+        self.sites_changed.notify_one();
     }
 }
 

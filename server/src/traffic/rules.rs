@@ -21,6 +21,12 @@ pub enum Exclusion {
     Asset,
     /// A browser prefetch or preview, not a visit.
     Prefetch,
+    /// From an address the site excludes (its own office, a monitor).
+    Address,
+    /// Someone signed in to the console: their own visits are not the site's audience.
+    ConsoleUser,
+    /// Reported for a host that is not a registered site.
+    UnknownSite,
 }
 
 impl Exclusion {
@@ -30,6 +36,9 @@ impl Exclusion {
             Exclusion::Prefix => "excluded prefix",
             Exclusion::Asset => "static asset",
             Exclusion::Prefetch => "prefetch",
+            Exclusion::Address => "excluded address",
+            Exclusion::ConsoleUser => "console user",
+            Exclusion::UnknownSite => "unregistered site",
         }
     }
 }

@@ -10,6 +10,7 @@ use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
 use super::bots::{self, Verdict};
+use super::clients::{self, Client};
 use app::entities::{setting, traffic_statistic};
 use app::services::traffic::{TrafficError, rebuild, rollup_write as rollup};
 use blake2::Blake2sMac256;
@@ -91,7 +92,7 @@ pub async fn flush(
     };
     // In key order, so each statement walks the unique index forwards.
     entries.sort_unstable_by_key(|(hit, _)| hit.minute);
-    let mut verdicts: HashMap<String, Verdict> = HashMap::new();
+    let mut agents = Agents::default();
     let mut report = FlushReport::default();
     let per_transaction = ROWS_PER_STATEMENT * STATEMENTS_PER_TRANSACTION;
     let mut written = 0;
@@ -99,7 +100,7 @@ pub async fn flush(
         let group = &entries[written..(written + per_transaction).min(entries.len())];
         let rows: Vec<traffic_statistic::ActiveModel> = group
             .iter()
-            .filter_map(|(hit, n)| to_row(hit, *n, &hasher, &mut verdicts))
+            .filter_map(|(hit, n)| to_row(hit, *n, &hasher, &mut agents))
             .collect();
         if let Err(source) = write_group(db, rows).await {
             let unwritten = entries.split_off(written);
@@ -164,6 +165,7 @@ fn facts(row: &traffic_statistic::ActiveModel) -> Option<rollup::RowFacts<'_>> {
     }
     Some(rollup::RowFacts {
         minute: *set(&row.stat_date)?,
+        site: set(&row.site)?,
         path: set(&row.path)?,
         ip: set(&row.ip)?,
         user_agent: set(&row.user_agent)?,
@@ -171,14 +173,46 @@ fn facts(row: &traffic_statistic::ActiveModel) -> Option<rollup::RowFacts<'_>> {
         source: set(&row.spider_source)?.as_deref(),
         count: *set(&row.count)?,
         generated: *set(&row.generated)?,
+        ref_domain: set(&row.ref_domain)?.as_deref(),
+        browser: set(&row.browser)?,
+        os: set(&row.os)?,
+        device: set(&row.device)?,
     })
+}
+
+/// What a flush learns of each distinct User-Agent, once: bot or person, and a person's
+/// browser, system and device.
+#[derive(Default)]
+pub struct Agents(HashMap<String, (Verdict, Client)>);
+
+impl Agents {
+    pub fn of(&mut self, user_agent: &str) -> &(Verdict, Client) {
+        self.0
+            .entry(user_agent.to_string())
+            .or_insert_with(|| describe(user_agent))
+    }
+}
+
+/// Bot or person, and for a person what they browse with.
+pub fn describe(user_agent: &str) -> (Verdict, Client) {
+    let verdict = bots::classify(user_agent);
+    let client = if verdict.is_bot {
+        Client {
+            browser: String::new(),
+            os: String::new(),
+            device: clients::BOT_DEVICE,
+        }
+    } else {
+        clients::describe(user_agent)
+    };
+    (verdict, client)
 }
 
 pub(crate) fn to_row(
     hit: &Hit,
     count: u64,
     hasher: &IpHasher,
-    verdicts: &mut HashMap<String, Verdict>,
+    agents: &mut Agents,
 ) -> Option<traffic_statistic::ActiveModel> {
     let Some(minute) = DateTime::<Utc>::from_timestamp(hit.minute, 0) else {
         tracing::warn!(
@@ -187,9 +221,7 @@ pub(crate) fn to_row(
         );
         return None;
     };
-    let verdict = *verdicts
-        .entry(hit.user_agent.clone())
-        .or_insert_with(|| bots::classify(&hit.user_agent));
+    let (verdict, client) = agents.of(&hit.user_agent);
     let ip = hasher.apply(&hit.ip);
     Some(traffic_statistic::ActiveModel {
         key_hash: Set(key_hash(hit, &ip)),
@@ -204,11 +236,17 @@ pub(crate) fn to_row(
         spider_source: Set(verdict.source.map(str::to_string)),
         count: Set(i64::try_from(count).unwrap_or(i64::MAX)),
         generated: Set(false),
+        site: Set(hit.site.clone()),
+        ref_domain: Set(app::domain::sites::referrer_domain(&hit.referer, &hit.site)),
+        browser: Set(client.browser.clone()),
+        os: Set(client.os.clone()),
+        device: Set(client.device.to_string()),
         ..Default::default()
     })
 }
 
-/// The minute in hex, then 96 bits of SHA-256 over the key's fields (each length-prefixed so
+/// The minute in hex, then 96 bits of SHA-256 over the key's fields (the site's only when it
+/// has one, so rows from before sites keep their keys) (each length-prefixed so
 /// no two keys share an encoding). Leading with the minute keeps a flush's inserts together at
 /// the end of the unique index instead of scattered over all of it: on SQLite that made a
 /// flush of a million keys several times faster, since each transaction rewrites far fewer
@@ -216,6 +254,11 @@ pub(crate) fn to_row(
 pub fn key_hash(hit: &Hit, stored_ip: &str) -> String {
     let mut digest = Sha256::new();
     digest.update(hit.minute.to_le_bytes());
+    if !hit.site.is_empty() {
+        digest.update(b"site");
+        digest.update((hit.site.len() as u32).to_le_bytes());
+        digest.update(hit.site.as_bytes());
+    }
     for field in [
         &hit.method,
         &hit.path,
@@ -232,6 +275,70 @@ pub fn key_hash(hit: &Hit, stored_ip: &str) -> String {
         hit.minute.div_euclid(60) & 0xffff_ffff,
         hex::encode(&digest.finalize()[..12])
     )
+}
+
+/// Places rows written before sites existed (an empty `device`, which every row written since
+/// has) under `console`, where they were counted, and describes them as a flush would: the
+/// referrer's domain and a person's browser, system and device. Run at start, before the
+/// rollups are rebuilt from the rows; returns the rows described.
+pub async fn describe_old_rows(db: &DatabaseConnection, console: &str) -> Result<u64, DbErr> {
+    use app::services::sql::Binder;
+    use sea_orm::ConnectionTrait;
+    let mut agents = Agents::default();
+    let mut described = 0u64;
+    loop {
+        let rows = db
+            .query_all_raw(Binder::new(db.get_database_backend()).statement(format!(
+                "SELECT id, site, user_agent, referer FROM traffic_statistics \
+                 WHERE device = '' ORDER BY id LIMIT {CLEAN_BATCH}"
+            )))
+            .await?;
+        if rows.is_empty() {
+            return Ok(described);
+        }
+        // Rows of one (site, agent, referrer) get the same values: one statement for them.
+        let mut groups: HashMap<(String, String, String), Vec<i64>> = HashMap::new();
+        for row in &rows {
+            let site: String = row.try_get("", "site")?;
+            let site = if site.is_empty() {
+                console.to_string()
+            } else {
+                site
+            };
+            groups
+                .entry((
+                    site,
+                    row.try_get("", "user_agent")?,
+                    row.try_get("", "referer")?,
+                ))
+                .or_default()
+                .push(row.try_get("", "id")?);
+        }
+        let txn = db.begin().await?;
+        for ((site, user_agent, referer), ids) in groups {
+            let (_, client) = agents.of(&user_agent);
+            let mut b = Binder::new(txn.get_database_backend());
+            let sql = format!(
+                "UPDATE traffic_statistics SET site = {}, ref_domain = {}, browser = {}, os = {}, \
+                   device = {} WHERE id IN ({})",
+                b.bind(site.clone()),
+                b.bind(app::domain::sites::referrer_domain(&referer, &site)),
+                b.bind(client.browser.clone()),
+                b.bind(client.os.clone()),
+                b.bind(client.device),
+                b.bind_list(ids)
+            );
+            txn.execute_raw(b.statement(sql)).await?;
+        }
+        txn.commit().await?;
+        described += rows.len() as u64;
+        if described % 100_000 < CLEAN_BATCH {
+            tracing::info!(
+                rows = described,
+                "describing traffic rows from before sites"
+            );
+        }
+    }
 }
 
 const IP_KEY_SETTING: &str = "traffic.ip_hash_key";

@@ -65,6 +65,7 @@ pub fn state(
             trusted_proxies: config.trusted_proxies(),
         },
         timezone: config.zone(),
+        public_url: config.public_url(),
         live: None,
         mailer: match crate::mail::MailSettings::from_config(config) {
             Ok(settings) => Some(std::sync::Arc::new(crate::mail::sender::Sender {

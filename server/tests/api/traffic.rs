@@ -77,6 +77,7 @@ async fn the_layer_counts_pages_and_a_flush_adds_up(app: TestApp) {
     app.recorder.buffer.record(
         server::traffic::hit::Hit {
             minute: bot.stat_date.timestamp(),
+            site: bot.site.clone(),
             method: "GET".into(),
             path: "/login".into(),
             ip: "127.0.0.1".into(),

@@ -17,6 +17,8 @@ const GOOGLE: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google
 const BING: &str = "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)";
 const GPTBOT: &str = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)";
 const UNNAMED: &str = "Mozilla/5.0 (compatible; SomeNewCrawler/0.1; +https://example.net/crawler)";
+const PHONE: &str = "Mozilla/5.0 (iPhone; CPU iPhone OS 18_1 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Mobile/15E148 Safari/604.1";
+const TABLET: &str = "Mozilla/5.0 (Linux; Android 13; SM-X200) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
 
 struct Row {
     day_ago: i64,
@@ -361,8 +363,9 @@ async fn the_hits_list_pages_by_keyset_and_exports_csv(app: TestApp) {
 }
 on_both_backends!(the_hits_list_pages_by_keyset_and_exports_csv);
 
-/// Every figure, for every filter and several ranges, read from the rollups equals the same
-/// figure counted from the minute rows — after flushes in several batches (sets merged across
+/// Every figure, for every filter, site and several ranges, read from the rollups equals the
+/// same figure counted from the minute rows — people's referrers, landing pages, browsers,
+/// systems and devices included — after flushes in several batches (sets merged across
 /// flushes), after a rebuild in a zone half an hour off UTC, and after retention.
 async fn rollups_match_the_minute_rows(app: TestApp) {
     use app::domain::bots::BotCategory;
@@ -371,9 +374,10 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
     use app::services::traffic::{StatsQuery, series, stats, stats_from_rows};
 
     let now = Utc::now();
-    server::traffic::generate::generate(&app.db, 12, 1_500, now, 5)
+    server::traffic::generate::generate(&app.db, "shop.example.com", 12, 1_500, now, 5)
         .await
         .unwrap();
+    let sites = ["a.example", "b.example"];
     // Real hits in three flushes; the last one is 300 pages seen once each, so the top pages
     // are all ties and the candidate lists must widen.
     for batch in 0..3 {
@@ -390,10 +394,28 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
                 0 | 5 => GOOGLE,
                 3 => GPTBOT,
                 7 => UNNAMED,
+                4 => PHONE,
+                8 => TABLET,
                 _ => PERSON,
             };
-            let (hit, _) = Hit::new(at.timestamp(), "GET", &path, &ip, ua, "", String::new());
-            buffer.record(hit, 1 + (i as u64 % 3), false);
+            let site = sites[(i % 2) as usize];
+            // Arrivals from elsewhere and typed in, and steps within the site.
+            let referer = match i % 4 {
+                0 => String::new(),
+                1 => "https://www.search.example/?q=x".to_string(),
+                2 => format!("https://{site}/p/1"),
+                _ => format!("https://news{}.example/item", i % 3),
+            };
+            let (hit, _) = Hit::new(
+                at.timestamp(),
+                "GET",
+                &path,
+                &ip,
+                ua,
+                &referer,
+                String::new(),
+            );
+            buffer.record(hit.on(site), 1 + (i as u64 % 3), false);
         }
         store::flush(&app.db, &buffer, IpPrivacy::Raw)
             .await
@@ -406,48 +428,65 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
             let zone = app::domain::cron::parse_timezone(zone).unwrap();
             let today = app::domain::traffic_range::today(now, zone);
             let mut checked = 0;
+            let mut people = 0;
             for days_back in [0, 1, 6, 13] {
-                for (visitors, category, source) in [
-                    (VisitorType::All, None, None),
-                    (VisitorType::Human, None, None),
-                    (VisitorType::Bot, None, None),
-                    (VisitorType::Bot, None, Some("google")),
-                    (VisitorType::All, None, Some("bing")),
-                    (VisitorType::Human, None, Some("google")),
-                    (VisitorType::Bot, Some(BotCategory::Search), None),
-                    (VisitorType::All, Some(BotCategory::Ai), None),
-                    (VisitorType::Bot, Some(BotCategory::Other), None),
-                    (VisitorType::Bot, Some(BotCategory::Search), Some("google")),
-                    (VisitorType::Bot, Some(BotCategory::Ai), Some("google")),
-                    (VisitorType::Human, Some(BotCategory::Search), None),
+                for site in [
+                    None,
+                    Some("a.example"),
+                    Some("b.example"),
+                    Some("shop.example.com"),
                 ] {
-                    let query = StatsQuery {
-                        from: today - chrono::Days::new(days_back),
-                        to: today,
-                        zone,
-                        visitors,
-                        category,
-                        source: source.map(str::to_string),
-                    };
-                    let fast = stats(&db, &query).await.unwrap();
-                    assert_eq!(
-                        fast,
-                        stats_from_rows(&db, &query).await.unwrap(),
-                        "{query:?}"
-                    );
-                    for bucket in [
-                        app::domain::traffic_range::Bucket::Hour,
-                        app::domain::traffic_range::Bucket::Day,
+                    for (visitors, category, source) in [
+                        (VisitorType::All, None, None),
+                        (VisitorType::Human, None, None),
+                        (VisitorType::Bot, None, None),
+                        (VisitorType::Bot, None, Some("google")),
+                        (VisitorType::All, None, Some("bing")),
+                        (VisitorType::Human, None, Some("google")),
+                        (VisitorType::Bot, Some(BotCategory::Search), None),
+                        (VisitorType::All, Some(BotCategory::Ai), None),
+                        (VisitorType::Bot, Some(BotCategory::Other), None),
+                        (VisitorType::Bot, Some(BotCategory::Search), Some("google")),
+                        (VisitorType::Bot, Some(BotCategory::Ai), Some("google")),
+                        (VisitorType::Human, Some(BotCategory::Search), None),
                     ] {
-                        let points = series(&db, &query, bucket).await.unwrap();
-                        let human: i64 = points.iter().map(|p| p.human).sum();
-                        let bot: i64 = points.iter().map(|p| p.bot).sum();
-                        assert_eq!((human, bot), (fast.human, fast.bot), "{query:?} {bucket:?}");
+                        let query = StatsQuery {
+                            from: today - chrono::Days::new(days_back),
+                            to: today,
+                            zone,
+                            visitors,
+                            category,
+                            source: source.map(str::to_string),
+                            site: site.map(str::to_string),
+                        };
+                        let fast = stats(&db, &query).await.unwrap();
+                        assert_eq!(
+                            fast,
+                            stats_from_rows(&db, &query).await.unwrap(),
+                            "{query:?}"
+                        );
+                        for bucket in [
+                            app::domain::traffic_range::Bucket::Hour,
+                            app::domain::traffic_range::Bucket::Day,
+                        ] {
+                            let points = series(&db, &query, bucket).await.unwrap();
+                            let human: i64 = points.iter().map(|p| p.human).sum();
+                            let bot: i64 = points.iter().map(|p| p.bot).sum();
+                            assert_eq!(
+                                (human, bot),
+                                (fast.human, fast.bot),
+                                "{query:?} {bucket:?}"
+                            );
+                        }
+                        checked += usize::from(fast.page_views > 0);
+                        people += usize::from(
+                            !fast.people.referrers.is_empty() && fast.people.devices.len() >= 2,
+                        );
                     }
-                    checked += usize::from(fast.page_views > 0);
                 }
             }
-            assert!(checked >= 24, "most filters saw traffic ({checked})");
+            assert!(checked >= 96, "most filters saw traffic ({checked})");
+            assert!(people >= 24, "people's lists were compared ({people})");
         }
     };
     check("UTC").await;

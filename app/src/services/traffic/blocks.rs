@@ -1,8 +1,8 @@
 //! Blocks: what keeps a 30- or 90-day range as fast as a day.
 //!
 //! A range of days is split into [`Segment`]s: aligned runs of 2, 4, … 64 settled days
-//! (blocks) and single days. A block row in `traffic_blocks` holds, for one view (`all`, `h`,
-//! `b`, `b:<source>`), the union of its days' IP and path bitmaps, their visits, and a list of
+//! (blocks) and single days. A block row in `traffic_blocks` holds, for one [`Lens`] (a view —
+//! `all`, `h`, `b`, `c:<category>`, `b:<source>` — of one site or of all), the union of its days' IP and path bitmaps, their visits, and a list of
 //! paths with an upper bound on the views of every path left out of it. So the distinct counts
 //! of 90 days union about a dozen bitmaps, and the top pages start from a dozen short lists.
 //!
@@ -19,7 +19,7 @@ use roaring::RoaringTreemap;
 use sea_orm::ConnectionTrait;
 
 use super::TrafficError;
-use super::rollup_read::parts_condition;
+use super::rollup_read::{parts_condition, site_condition};
 use super::rollup_write::{deserialize, serialize};
 use crate::domain::traffic_parts::{Part, View};
 use crate::services::sql::Binder;
@@ -28,6 +28,33 @@ use crate::services::sql::Binder;
 pub const MAX_BLOCK_DAYS: i32 = 64;
 /// How many paths a block lists (and a day contributes when a block is built).
 pub const BLOCK_TOP: usize = 500;
+
+/// A view of one site's traffic, or of every site's: what blocks, day lists and day sets are
+/// kept and read for.
+#[derive(Debug, Clone, Copy)]
+pub struct Lens<'a> {
+    pub view: &'a View,
+    pub site: Option<&'a str>,
+}
+
+/// How `traffic_blocks.site` names all sites (no host is `*`).
+const ALL_SITES: &str = "*";
+
+impl Lens<'_> {
+    fn site_key(&self) -> &str {
+        self.site.unwrap_or(ALL_SITES)
+    }
+
+    /// For logs and errors.
+    fn label(&self) -> String {
+        format!("{}@{}", self.view.code(), self.site_key())
+    }
+
+    /// ` AND …` selecting the lens's rows of `traffic_daily_sets`, binding its values.
+    fn sets_condition(&self, b: &mut Binder) -> String {
+        parts_condition(&self.view.parts(), b) + &site_condition(self.site, b)
+    }
+}
 
 /// A piece of a range of days.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,11 +155,6 @@ impl Span {
     }
 }
 
-/// The condition on `part` that selects a view's rows of `traffic_daily_sets`.
-fn view_parts(view: &View, b: &mut Binder) -> String {
-    parts_condition(&view.parts(), b)
-}
-
 /// Each day's revision (summed over its parts) in `from..=to`, and the newest day with any
 /// traffic at all.
 async fn revisions(
@@ -170,7 +192,7 @@ async fn newest_day(db: &impl ConnectionTrait) -> Result<Option<i32>, TrafficErr
 /// (built or rebuilt here when it is not).
 pub async fn plan(
     db: &impl ConnectionTrait,
-    view: &View,
+    lens: &Lens<'_>,
     from: i32,
     to: i32,
 ) -> Result<Vec<Segment>, TrafficError> {
@@ -178,7 +200,7 @@ pub async fn plan(
     // The newest day and the one before it are still being written to.
     let segments = segments(from, to, newest.map(|d| d - 2));
     let expected = |first, days| revision_sum(&revisions, first, days);
-    let mut stored = stored_revisions(db, view, from, to).await?;
+    let mut stored = stored_revisions(db, lens, from, to).await?;
     let mut planned = Vec::with_capacity(segments.len());
     for segment in segments {
         let Segment::Block { first, days } = segment else {
@@ -189,12 +211,12 @@ pub async fn plan(
             planned.push(segment);
             continue;
         }
-        match build(db, view, first, days, &expected, &mut stored).await {
+        match build(db, lens, first, days, &expected, &mut stored).await {
             Ok(()) => planned.push(segment),
             // Storing a block can wait for a long write (SQLite's single writer) and give up:
             // the figures are still right, read day by day this time.
             Err(error) => {
-                tracing::warn!(%error, view = %view.code(), first, days, "traffic block not built; reading its days");
+                tracing::warn!(%error, lens = %lens.label(), first, days, "traffic block not built; reading its days");
                 planned.extend((first..first + days).map(Segment::Day));
             }
         }
@@ -211,15 +233,16 @@ fn revision_sum(revisions: &HashMap<i32, i64>, first: i32, days: i32) -> i64 {
 
 async fn stored_revisions(
     db: &impl ConnectionTrait,
-    view: &View,
+    lens: &Lens<'_>,
     from: i32,
     to: i32,
 ) -> Result<HashMap<(i32, i32), i64>, TrafficError> {
     let mut b = Binder::new(db.get_database_backend());
     let sql = format!(
         "SELECT first_day, days, revision FROM traffic_blocks \
-         WHERE view = {} AND first_day >= {} AND first_day <= {}",
-        b.bind(view.code()),
+         WHERE site = {} AND view = {} AND first_day >= {} AND first_day <= {}",
+        b.bind(lens.site_key()),
+        b.bind(lens.view.code()),
         b.bind(from),
         b.bind(to)
     );
@@ -239,7 +262,7 @@ async fn stored_revisions(
 /// and current are read, the others built (and stored) first.
 async fn build(
     db: &impl ConnectionTrait,
-    view: &View,
+    lens: &Lens<'_>,
     first: i32,
     days: i32,
     expected: &impl Fn(i32, i32) -> i64,
@@ -258,13 +281,13 @@ async fn build(
             for child in [start, start + half] {
                 let span = match built.remove(&(child, half)) {
                     Some(span) => span,
-                    None if half == 1 => day_span(db, view, child).await?,
-                    None => read_block(db, view, child, half).await?,
+                    None if half == 1 => day_span(db, lens, child).await?,
+                    None => read_block(db, lens, child, half).await?,
                 };
                 halves.push(span);
             }
             let span = Span::merge(&halves[0], &halves[1]);
-            store_block(db, view, start, size, revision, &span).await?;
+            store_block(db, lens, start, size, revision, &span).await?;
             stored.insert((start, size), revision);
             built.insert((start, size), span);
         }
@@ -274,20 +297,24 @@ async fn build(
 }
 
 /// One day of a view, from the daily rollups.
-async fn day_span(db: &impl ConnectionTrait, view: &View, day: i32) -> Result<Span, TrafficError> {
+async fn day_span(
+    db: &impl ConnectionTrait,
+    lens: &Lens<'_>,
+    day: i32,
+) -> Result<Span, TrafficError> {
     let mut span = Span::default();
     let mut b = Binder::new(db.get_database_backend());
     let sql = format!(
         "SELECT visits, ips, paths FROM traffic_daily_sets WHERE day = {}{}",
         b.bind(day),
-        view_parts(view, &mut b)
+        lens.sets_condition(&mut b)
     );
     for row in db.query_all_raw(b.statement(sql)).await? {
         span.visits += row.try_get::<i64>("", "visits")?;
         span.ips |= deserialize(&row.try_get::<Vec<u8>>("", "ips")?)?;
         span.paths |= deserialize(&row.try_get::<Vec<u8>>("", "paths")?)?;
     }
-    span.top = day_top(db, view, day, BLOCK_TOP).await?;
+    span.top = day_top(db, lens, day, BLOCK_TOP).await?;
     Ok(span)
 }
 
@@ -295,16 +322,17 @@ async fn day_span(db: &impl ConnectionTrait, view: &View, day: i32) -> Result<Sp
 /// value when there are more).
 pub async fn day_top(
     db: &impl ConnectionTrait,
-    view: &View,
+    lens: &Lens<'_>,
     day: i32,
     k: usize,
 ) -> Result<TopList, TrafficError> {
     let mut b = Binder::new(db.get_database_backend());
     let sql = format!(
-        "SELECT path, views FROM traffic_daily_pages WHERE view = {} AND day = {} \
+        "SELECT path, views FROM traffic_daily_pages WHERE view = {} AND day = {}{} \
          ORDER BY views DESC LIMIT {k}",
-        b.bind(view.code()),
-        b.bind(day)
+        b.bind(lens.view.code()),
+        b.bind(day),
+        site_condition(lens.site, &mut b)
     );
     let paths = db
         .query_all_raw(b.statement(sql))
@@ -321,11 +349,11 @@ pub async fn day_top(
 
 async fn read_block(
     db: &impl ConnectionTrait,
-    view: &View,
+    lens: &Lens<'_>,
     first: i32,
     days: i32,
 ) -> Result<Span, TrafficError> {
-    let row = stored_block(db, "visits, ips, paths, top, top_bound", view, first, days).await?;
+    let row = stored_block(db, "visits, ips, paths, top, top_bound", lens, first, days).await?;
     Ok(Span {
         visits: row.try_get("", "visits")?,
         ips: deserialize(&row.try_get::<Vec<u8>>("", "ips")?)?,
@@ -341,19 +369,21 @@ async fn read_block(
 async fn stored_block(
     db: &impl ConnectionTrait,
     columns: &str,
-    view: &View,
+    lens: &Lens<'_>,
     first: i32,
     days: i32,
 ) -> Result<sea_orm::QueryResult, TrafficError> {
     let mut b = Binder::new(db.get_database_backend());
     let sql = format!(
-        "SELECT {columns} FROM traffic_blocks WHERE view = {} AND first_day = {} AND days = {}",
-        b.bind(view.code()),
+        "SELECT {columns} FROM traffic_blocks \
+         WHERE site = {} AND view = {} AND first_day = {} AND days = {}",
+        b.bind(lens.site_key()),
+        b.bind(lens.view.code()),
         b.bind(first),
         b.bind(days)
     );
     Ok(db.query_one_raw(b.statement(sql)).await?.ok_or_else(|| {
-        sea_orm::DbErr::RecordNotFound(format!("traffic block {} {first}+{days}", view.code()))
+        sea_orm::DbErr::RecordNotFound(format!("traffic block {} {first}+{days}", lens.label()))
     })?)
 }
 
@@ -363,7 +393,7 @@ fn decode_top(json: &str) -> Result<Vec<(String, i64)>, TrafficError> {
 
 async fn store_block(
     db: &impl ConnectionTrait,
-    view: &View,
+    lens: &Lens<'_>,
     first: i32,
     days: i32,
     revision: i64,
@@ -373,12 +403,13 @@ async fn store_block(
     let mut b = Binder::new(db.get_database_backend());
     let sql = format!(
         "INSERT INTO traffic_blocks \
-           (view, first_day, days, revision, visits, ips, paths, top, top_bound) \
-         VALUES ({}, {}, {}, {}, {}, {}, {}, {}, {}) \
-         ON CONFLICT (view, first_day, days) DO UPDATE SET revision = excluded.revision, \
+           (site, view, first_day, days, revision, visits, ips, paths, top, top_bound) \
+         VALUES ({}, {}, {}, {}, {}, {}, {}, {}, {}, {}) \
+         ON CONFLICT (site, view, first_day, days) DO UPDATE SET revision = excluded.revision, \
            visits = excluded.visits, ips = excluded.ips, paths = excluded.paths, \
            top = excluded.top, top_bound = excluded.top_bound",
-        b.bind(view.code()),
+        b.bind(lens.site_key()),
+        b.bind(lens.view.code()),
         b.bind(first),
         b.bind(days),
         b.bind(revision),
@@ -395,7 +426,7 @@ async fn store_block(
 /// Visits, and the unions of IPs and paths, over the segments (as [`plan`] returned them).
 pub async fn distinct(
     db: &impl ConnectionTrait,
-    view: &View,
+    lens: &Lens<'_>,
     segments: &[Segment],
 ) -> Result<(i64, RoaringTreemap, RoaringTreemap), TrafficError> {
     let (mut visits, mut ips, mut paths) = (0, RoaringTreemap::new(), RoaringTreemap::new());
@@ -413,7 +444,7 @@ pub async fn distinct(
         let sql = format!(
             "SELECT visits, ips, paths FROM traffic_daily_sets WHERE day IN ({}){}",
             list.join(", "),
-            view_parts(view, &mut b)
+            lens.sets_condition(&mut b)
         );
         for row in db.query_all_raw(b.statement(sql)).await? {
             // A visitor (IP and user agent) is in one part only, so a day's visits add up.
@@ -423,7 +454,7 @@ pub async fn distinct(
         }
     }
     for (first, days) in blocks_of(segments) {
-        let row = stored_block(db, "visits, ips, paths", view, first, days).await?;
+        let row = stored_block(db, "visits, ips, paths", lens, first, days).await?;
         visits += row.try_get::<i64>("", "visits")?;
         ips |= deserialize(&row.try_get::<Vec<u8>>("", "ips")?)?;
         paths |= deserialize(&row.try_get::<Vec<u8>>("", "paths")?)?;
@@ -434,12 +465,12 @@ pub async fn distinct(
 /// The stored lists of the segments' blocks.
 pub async fn block_tops(
     db: &impl ConnectionTrait,
-    view: &View,
+    lens: &Lens<'_>,
     segments: &[Segment],
 ) -> Result<Vec<TopList>, TrafficError> {
     let mut tops = Vec::new();
     for (first, days) in blocks_of(segments) {
-        let row = stored_block(db, "top, top_bound", view, first, days).await?;
+        let row = stored_block(db, "top, top_bound", lens, first, days).await?;
         tops.push(TopList {
             paths: decode_top(&row.try_get::<String>("", "top")?)?,
             bound: row.try_get("", "top_bound")?,
@@ -456,8 +487,8 @@ fn blocks_of(segments: &[Segment]) -> impl Iterator<Item = (i32, i32)> + '_ {
 }
 
 /// Builds every block the ranges ending at the newest day can use, for every view with
-/// traffic in the last `days` days, so the first look at a long range is as fast as the next.
-/// Returns the blocks built.
+/// traffic in the last `days` days, of all sites and of each site, so the first look at a long
+/// range is as fast as the next. Returns the blocks built.
 pub async fn warm(db: &impl ConnectionTrait, days: i32) -> Result<usize, TrafficError> {
     let backend = db.get_database_backend();
     let Some(newest) = newest_day(db).await? else {
@@ -466,29 +497,41 @@ pub async fn warm(db: &impl ConnectionTrait, days: i32) -> Result<usize, Traffic
     let from = newest - days + 1;
     let mut b = Binder::new(backend);
     let sql = format!(
-        "SELECT DISTINCT part FROM traffic_daily_sets WHERE day >= {}",
+        "SELECT DISTINCT site, part FROM traffic_daily_sets WHERE day >= {}",
         b.bind(from)
     );
-    let mut views = vec![View::All, View::Human, View::Bots];
+    let base = [View::All, View::Human, View::Bots];
+    let mut lenses: BTreeMap<Option<String>, Vec<View>> = BTreeMap::new();
+    lenses.insert(None, base.to_vec());
     for row in db.query_all_raw(b.statement(sql)).await? {
+        let site: String = row.try_get("", "site")?;
         let code: String = row.try_get("", "part")?;
         let part = Part::parse(&code).ok_or(TrafficError::UnknownPart(code))?;
-        for view in View::containing(&part) {
-            if !views.contains(&view) {
-                views.push(view);
+        for key in [None, Some(site)] {
+            let views = lenses.entry(key).or_insert_with(|| base.to_vec());
+            for view in View::containing(&part) {
+                if !views.contains(&view) {
+                    views.push(view);
+                }
             }
         }
     }
     let mut built = 0;
-    for view in &views {
-        let before = stored_revisions(db, view, from, newest).await?;
-        // Every block inside the window: a range starting anywhere in it uses only these.
-        plan_all(db, view, from, newest).await?;
-        let after = stored_revisions(db, view, from, newest).await?;
-        built += after
-            .iter()
-            .filter(|(key, rev)| before.get(key) != Some(rev))
-            .count();
+    for (site, views) in &lenses {
+        for view in views {
+            let lens = Lens {
+                view,
+                site: site.as_deref(),
+            };
+            let before = stored_revisions(db, &lens, from, newest).await?;
+            // Every block inside the window: a range starting anywhere in it uses only these.
+            plan_all(db, &lens, from, newest).await?;
+            let after = stored_revisions(db, &lens, from, newest).await?;
+            built += after
+                .iter()
+                .filter(|(key, rev)| before.get(key) != Some(rev))
+                .count();
+        }
     }
     Ok(built)
 }
@@ -496,7 +539,7 @@ pub async fn warm(db: &impl ConnectionTrait, days: i32) -> Result<usize, Traffic
 /// Like [`plan`] for every aligned block inside `from..=to`, not only the fewest.
 async fn plan_all(
     db: &impl ConnectionTrait,
-    view: &View,
+    lens: &Lens<'_>,
     from: i32,
     to: i32,
 ) -> Result<(), TrafficError> {
@@ -505,7 +548,7 @@ async fn plan_all(
         return Ok(());
     };
     let expected = |first, days| revision_sum(&revisions, first, days);
-    let mut stored = stored_revisions(db, view, from, to).await?;
+    let mut stored = stored_revisions(db, lens, from, to).await?;
     let mut size = MAX_BLOCK_DAYS;
     // Largest first: building a big block builds (and stores) the smaller ones inside it.
     while size >= 2 {
@@ -515,7 +558,7 @@ async fn plan_all(
         }
         while start + size - 1 <= settled.min(to) {
             if stored.get(&(start, size)) != Some(&expected(start, size)) {
-                build(db, view, start, size, &expected, &mut stored).await?;
+                build(db, lens, start, size, &expected, &mut stored).await?;
             }
             start += size;
         }

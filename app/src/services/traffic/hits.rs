@@ -46,6 +46,7 @@ impl From<traffic_statistic::Model> for HitRow {
         HitRow {
             id: m.id,
             minute: m.stat_date,
+            site: m.site,
             path: m.path,
             method: m.method,
             ip: m.ip,
@@ -94,6 +95,9 @@ pub async fn hits(
     }
     if let Some(source) = &s.source {
         condition = condition.add(Column::SpiderSource.eq(source.as_str()));
+    }
+    if let Some(site) = &s.site {
+        condition = condition.add(Column::Site.eq(site.as_str()));
     }
     if let Some(path) = query.path.as_deref().filter(|p| !p.is_empty()) {
         condition = condition.add(Column::Path.contains(path));

@@ -8,6 +8,7 @@
 //! - [`rollup_write`]: what a flush adds to the rollups, in the flush's own transaction.
 //! - [`rollup_read`]: sums, distinct counts and top pages from the rollups.
 //! - [`blocks`]: aligned unions of days, so 30 and 90 days read a dozen rows.
+//! - [`sites`]: registered sites, their exclusions, and the rules the collectors apply.
 //! - [`rebuild`]: the rollups' zone, rebuilding them from the minute rows, retention.
 //!
 //! The minute rows (`traffic_statistics`) stay the record; everything else is derived. Parts
@@ -18,6 +19,7 @@ pub mod hits;
 pub mod rebuild;
 pub mod rollup_read;
 pub mod rollup_write;
+pub mod sites;
 pub mod stats;
 
 pub use hits::{HitsQuery, hits};

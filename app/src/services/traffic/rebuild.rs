@@ -95,6 +95,7 @@ pub async fn rebuild(db: &DatabaseConnection, zone: Tz) -> Result<u64, TrafficEr
     }
     for table in [
         "traffic_blocks",
+        "traffic_daily_facts",
         "traffic_hourly",
         "traffic_daily_pages",
         "traffic_daily_sets",
@@ -108,7 +109,8 @@ pub async fn rebuild(db: &DatabaseConnection, zone: Tz) -> Result<u64, TrafficEr
     loop {
         let mut b = Binder::new(txn.get_database_backend());
         let sql = format!(
-            "SELECT id, stat_date, path, ip, user_agent, is_bot, spider_source, count, generated \
+            "SELECT id, stat_date, site, path, ip, user_agent, is_bot, spider_source, count, \
+                    generated, ref_domain, browser, os, device \
              FROM traffic_statistics WHERE id > {} ORDER BY id LIMIT {REBUILD_CHUNK}",
             b.bind(after)
         );
@@ -119,9 +121,15 @@ pub async fn rebuild(db: &DatabaseConnection, zone: Tz) -> Result<u64, TrafficEr
             let ip: String = row.try_get("", "ip")?;
             let user_agent: String = row.try_get("", "user_agent")?;
             let source: Option<String> = row.try_get("", "spider_source")?;
+            let site: String = row.try_get("", "site")?;
+            let ref_domain: Option<String> = row.try_get("", "ref_domain")?;
+            let browser: String = row.try_get("", "browser")?;
+            let os: String = row.try_get("", "os")?;
+            let device: String = row.try_get("", "device")?;
             delta.add(
                 &RowFacts {
                     minute: row.try_get("", "stat_date")?,
+                    site: &site,
                     path: &path,
                     ip: &ip,
                     user_agent: &user_agent,
@@ -129,6 +137,10 @@ pub async fn rebuild(db: &DatabaseConnection, zone: Tz) -> Result<u64, TrafficEr
                     source: source.as_deref(),
                     count: row.try_get("", "count")?,
                     generated: row.try_get("", "generated")?,
+                    ref_domain: ref_domain.as_deref(),
+                    browser: &browser,
+                    os: &os,
+                    device: &device,
                 },
                 zone,
             );
@@ -155,6 +167,7 @@ pub async fn clean(db: &impl ConnectionTrait, first_kept: NaiveDate) -> Result<u
     for sql in [
         "DELETE FROM traffic_blocks WHERE first_day < {}",
         "DELETE FROM traffic_daily_pages WHERE day < {}",
+        "DELETE FROM traffic_daily_facts WHERE day < {}",
         "DELETE FROM traffic_daily_sets WHERE day < {}",
         "DELETE FROM traffic_ids WHERE last_day < {}",
     ] {

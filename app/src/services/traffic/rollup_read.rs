@@ -6,6 +6,9 @@
 //! | visits = distinct (day, ip, ua) | `traffic_daily_sets.visits`, summed over days       |
 //! | unique IPs, unique pages       | union of the days' bitmaps, through [`super::blocks`] |
 //! | top pages                      | `traffic_daily_pages` and blocks, see [`top_pages`] |
+//! | people's referrers, landing pages, browsers, systems, devices | `traffic_daily_facts` |
+//!
+//! Every figure is of one site or of all (`Scope::site`).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
@@ -15,12 +18,13 @@ use sea_orm::ConnectionTrait;
 
 use super::TrafficError;
 use super::blocks;
-use super::rollup_write::day_number;
+use super::rollup_write::{FactKind, day_number};
 use crate::domain::bots::{self, BotCategory};
+use crate::domain::sites::split_page_key;
 use crate::domain::traffic_parts::{Part, Parts, View, Who};
 use crate::domain::traffic_range::{self, Bucket, VisitorType};
 use crate::services::sql::Binder;
-use crate::views::traffic::{SeriesPoint, TopPage};
+use crate::views::traffic::{PeopleBreakdown, Ranked, SeriesPoint, TopPage};
 
 /// The filter a figure is computed over: whole local days `from..=to`.
 pub struct Scope<'a> {
@@ -30,6 +34,8 @@ pub struct Scope<'a> {
     pub visitors: VisitorType,
     pub category: Option<BotCategory>,
     pub source: Option<&'a str>,
+    /// One site's host; all sites when `None`.
+    pub site: Option<&'a str>,
 }
 
 impl Scope<'_> {
@@ -51,9 +57,9 @@ impl Scope<'_> {
         }
     }
 
-    /// ` AND part …` for the filter, binding its value.
+    /// ` AND part … AND site …` for the filter, binding its values.
     fn parts(&self, b: &mut Binder) -> String {
-        parts_condition(&Parts::for_filter(self.who()), b)
+        parts_condition(&Parts::for_filter(self.who()), b) + &site_condition(self.site, b)
     }
 }
 
@@ -93,8 +99,12 @@ pub async fn distinct_counts(
         return Ok((0, 0, 0));
     };
     let (from, to) = (day_number(scope.from), day_number(scope.to));
-    let segments = blocks::plan(db, &view, from, to).await?;
-    let (visits, ips, paths) = blocks::distinct(db, &view, &segments).await?;
+    let lens = blocks::Lens {
+        view: &view,
+        site: scope.site,
+    };
+    let segments = blocks::plan(db, &lens, from, to).await?;
+    let (visits, ips, paths) = blocks::distinct(db, &lens, &segments).await?;
     Ok((visits, ips.len() as i64, paths.len() as i64))
 }
 
@@ -116,8 +126,12 @@ pub async fn top_pages(
         return Ok(Vec::new());
     };
     let (from, to) = (day_number(scope.from), day_number(scope.to));
-    let segments = blocks::plan(db, &view, from, to).await?;
-    let mut block_tops = blocks::block_tops(db, &view, &segments).await?;
+    let lens = blocks::Lens {
+        view: &view,
+        site: scope.site,
+    };
+    let segments = blocks::plan(db, &lens, from, to).await?;
+    let mut block_tops = blocks::block_tops(db, &lens, &segments).await?;
     let mut days: Vec<i32> = segments
         .iter()
         .filter_map(|s| match s {
@@ -142,7 +156,7 @@ pub async fn top_pages(
             candidates.extend(head.iter().map(|(path, _)| path.clone()));
         }
         for day in &days {
-            let top = blocks::day_top(db, &view, *day, k).await?;
+            let top = blocks::day_top(db, &lens, *day, k).await?;
             bound += top.bound;
             candidates.extend(top.paths.into_iter().map(|(path, _)| path));
         }
@@ -176,8 +190,10 @@ pub async fn top_pages(
                 View::Human => count,
                 View::Bots | View::Category(_) | View::Source(_) => 0,
             };
+            let (site, path) = split_page_key(&path);
             TopPage {
-                path,
+                site: site.to_string(),
+                path: path.to_string(),
                 count,
                 human,
                 bot: count - human,
@@ -225,10 +241,11 @@ async fn full_totals(
     let mut b = Binder::new(db.get_database_backend());
     let sql = format!(
         "SELECT path, CAST(SUM(views) AS BIGINT) AS n FROM traffic_daily_pages \
-         WHERE view = {} AND day >= {} AND day <= {} GROUP BY path",
+         WHERE view = {} AND day >= {} AND day <= {}{} GROUP BY path",
         b.bind(view.code()),
         b.bind(day_number(scope.from)),
-        b.bind(day_number(scope.to))
+        b.bind(day_number(scope.to)),
+        site_condition(scope.site, &mut b)
     );
     db.query_all_raw(b.statement(sql))
         .await?
@@ -290,6 +307,62 @@ pub async fn series(
         }
     }
     Ok(points)
+}
+
+/// ` AND site = …` for one site; nothing for all.
+pub(super) fn site_condition(site: Option<&str>, b: &mut Binder) -> String {
+    match site {
+        Some(site) => format!(" AND site = {}", b.bind(site)),
+        None => String::new(),
+    }
+}
+
+/// How many names each of people's lists holds.
+pub const PEOPLE_TOP: usize = 10;
+
+/// People's page views by referrer, landing page, browser, system and device over the scope;
+/// empty when the filter counts bots only.
+pub async fn people(
+    db: &impl ConnectionTrait,
+    scope: &Scope<'_>,
+) -> Result<PeopleBreakdown, TrafficError> {
+    if !Parts::for_filter(scope.who()).contains(&Part::Human) {
+        return Ok(PeopleBreakdown::default());
+    }
+    let mut lists = Vec::with_capacity(FactKind::ALL.len());
+    for kind in FactKind::ALL {
+        let mut b = Binder::new(db.get_database_backend());
+        let sql = format!(
+            "SELECT value, CAST(SUM(views) AS BIGINT) AS n FROM traffic_daily_facts \
+             WHERE kind = {} AND day >= {} AND day <= {}{} \
+             GROUP BY value ORDER BY n DESC, value LIMIT {PEOPLE_TOP}",
+            b.bind(kind.code()),
+            b.bind(day_number(scope.from)),
+            b.bind(day_number(scope.to)),
+            site_condition(scope.site, &mut b)
+        );
+        let list = db
+            .query_all_raw(b.statement(sql))
+            .await?
+            .iter()
+            .map(|row| {
+                Ok(Ranked {
+                    name: row.try_get("", "value")?,
+                    views: row.try_get("", "n")?,
+                })
+            })
+            .collect::<Result<Vec<_>, sea_orm::DbErr>>()?;
+        lists.push(list);
+    }
+    let mut lists = lists.into_iter();
+    let mut next = || lists.next().unwrap_or_default();
+    Ok(PeopleBreakdown {
+        referrers: next(),
+        landing_pages: next(),
+        browsers: next(),
+        systems: next(),
+        devices: next(),
+    })
 }
 
 /// ` AND part …` selecting `parts`, binding its value (for `traffic_hourly` and

@@ -2,7 +2,9 @@
 //! same transaction that writes the rows ([`apply`]), so the record and the rollups never
 //! disagree.
 //!
-//! Distinct counts stay exact: IPs, visitors and paths get integer ids (`traffic_ids`, keyed by
+//! Every rollup is kept per site; pages are keyed by host and path together
+//! ([`crate::domain::sites::page_key`]). Distinct counts stay exact: IPs, visitors and pages
+//! get integer ids (`traffic_ids`, keyed by
 //! a 64-bit digest of the value) and each day keeps a roaring bitmap of them per part.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -14,6 +16,7 @@ use sea_orm::ConnectionTrait;
 use sha2::{Digest, Sha256};
 
 use super::TrafficError;
+use crate::domain::sites::page_key;
 use crate::domain::traffic_parts::{Part, View};
 use crate::services::sql::{self, Binder};
 
@@ -56,6 +59,7 @@ fn digest(fields: &[&str]) -> i64 {
 /// One stored row's contribution, as the rollups need it.
 pub struct RowFacts<'a> {
     pub minute: DateTime<Utc>,
+    pub site: &'a str,
     pub path: &'a str,
     pub ip: &'a str,
     pub user_agent: &'a str,
@@ -63,6 +67,42 @@ pub struct RowFacts<'a> {
     pub source: Option<&'a str>,
     pub count: i64,
     pub generated: bool,
+    pub ref_domain: Option<&'a str>,
+    pub browser: &'a str,
+    pub os: &'a str,
+    pub device: &'a str,
+}
+
+/// The kinds of people's facts `traffic_daily_facts` counts page views by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum FactKind {
+    /// The referring domain of an arrival (`""`: direct).
+    Referrer,
+    /// The page an arrival landed on (its page key).
+    Landing,
+    Browser,
+    Os,
+    Device,
+}
+
+impl FactKind {
+    pub const ALL: [FactKind; 5] = [
+        FactKind::Referrer,
+        FactKind::Landing,
+        FactKind::Browser,
+        FactKind::Os,
+        FactKind::Device,
+    ];
+
+    pub fn code(self) -> &'static str {
+        match self {
+            FactKind::Referrer => "r",
+            FactKind::Landing => "l",
+            FactKind::Browser => "b",
+            FactKind::Os => "o",
+            FactKind::Device => "d",
+        }
+    }
 }
 
 #[derive(Default)]
@@ -75,10 +115,13 @@ struct DayMembers {
 /// What a batch of rows adds to the rollups.
 #[derive(Default)]
 pub struct Delta {
-    hourly: BTreeMap<(i64, Part, bool), i64>,
-    pages: BTreeMap<(i32, View, String), i64>,
-    /// Digests per (day, part).
-    sets: BTreeMap<(i32, Part), DayMembers>,
+    hourly: BTreeMap<(i64, String, Part, bool), i64>,
+    /// Views per (day, view, site, path).
+    pages: BTreeMap<(i32, View, String, String), i64>,
+    /// Digests per (day, site, part).
+    sets: BTreeMap<(i32, String, Part), DayMembers>,
+    /// People's views per (day, site, kind, value).
+    facts: BTreeMap<(i32, String, FactKind, String), i64>,
     /// Each digest's last day in this batch.
     last_day: HashMap<(IdKind, i64), i32>,
 }
@@ -87,20 +130,36 @@ impl Delta {
     pub fn add(&mut self, row: &RowFacts<'_>, zone: Tz) {
         let (hour, day) = place(row.minute, zone);
         let part = Part::of(row.is_bot, row.source);
+        let site = row.site.to_string();
         *self
             .hourly
-            .entry((hour, part.clone(), row.generated))
+            .entry((hour, site.clone(), part.clone(), row.generated))
             .or_default() += row.count;
         for view in View::containing(&part) {
             *self
                 .pages
-                .entry((day, view, row.path.to_string()))
+                .entry((day, view, site.clone(), row.path.to_string()))
                 .or_default() += row.count;
+        }
+        if !row.is_bot {
+            let mut fact = |kind, value: &str| {
+                *self
+                    .facts
+                    .entry((day, site.clone(), kind, value.to_string()))
+                    .or_default() += row.count;
+            };
+            fact(FactKind::Browser, row.browser);
+            fact(FactKind::Os, row.os);
+            fact(FactKind::Device, row.device);
+            if let Some(domain) = row.ref_domain {
+                fact(FactKind::Referrer, domain);
+                fact(FactKind::Landing, &page_key(row.site, row.path));
+            }
         }
         let ip = digest(&[row.ip]);
         let visitor = digest(&[row.ip, row.user_agent]);
-        let path = digest(&[row.path]);
-        let members = self.sets.entry((day, part)).or_default();
+        let path = digest(&[&page_key(row.site, row.path)]);
+        let members = self.sets.entry((day, site, part)).or_default();
         members.ips.insert(ip);
         members.visitors.insert(visitor);
         members.paths.insert(path);
@@ -132,10 +191,11 @@ pub async fn apply(txn: &impl ConnectionTrait, delta: &Delta) -> Result<(), Traf
         let mut b = Binder::new(backend);
         let rows: Vec<String> = chunk
             .iter()
-            .map(|((hour, part, generated), views)| {
+            .map(|((hour, site, part, generated), views)| {
                 format!(
-                    "({}, {}, {}, {})",
+                    "({}, {}, {}, {}, {})",
                     b.bind(*hour),
+                    b.bind(site.clone()),
                     b.bind(part.code()),
                     b.bind(*generated),
                     b.bind(*views)
@@ -143,8 +203,8 @@ pub async fn apply(txn: &impl ConnectionTrait, delta: &Delta) -> Result<(), Traf
             })
             .collect();
         txn.execute_raw(b.statement(format!(
-            "INSERT INTO traffic_hourly (hour, part, generated, views) VALUES {} \
-             ON CONFLICT (hour, part, generated) DO UPDATE SET views = traffic_hourly.views + excluded.views",
+            "INSERT INTO traffic_hourly (hour, site, part, generated, views) VALUES {} \
+             ON CONFLICT (hour, site, part, generated) DO UPDATE SET views = traffic_hourly.views + excluded.views",
             rows.join(", ")
         )))
         .await?;
@@ -155,19 +215,44 @@ pub async fn apply(txn: &impl ConnectionTrait, delta: &Delta) -> Result<(), Traf
         let mut b = Binder::new(backend);
         let rows: Vec<String> = chunk
             .iter()
-            .map(|((day, view, path), views)| {
+            .map(|((day, view, site, path), views)| {
                 format!(
-                    "({}, {}, {}, {})",
+                    "({}, {}, {}, {}, {})",
                     b.bind(*day),
                     b.bind(view.code()),
-                    b.bind(path.clone()),
+                    b.bind(page_key(site, path)),
+                    b.bind(site.clone()),
                     b.bind(*views)
                 )
             })
             .collect();
         txn.execute_raw(b.statement(format!(
-            "INSERT INTO traffic_daily_pages (day, view, path, views) VALUES {} \
+            "INSERT INTO traffic_daily_pages (day, view, path, site, views) VALUES {} \
              ON CONFLICT (day, view, path) DO UPDATE SET views = traffic_daily_pages.views + excluded.views",
+            rows.join(", ")
+        )))
+        .await?;
+    }
+
+    let facts: Vec<_> = delta.facts.iter().collect();
+    for chunk in facts.chunks(ROWS_PER_STATEMENT) {
+        let mut b = Binder::new(backend);
+        let rows: Vec<String> = chunk
+            .iter()
+            .map(|((day, site, kind, value), views)| {
+                format!(
+                    "({}, {}, {}, {}, {})",
+                    b.bind(*day),
+                    b.bind(site.clone()),
+                    b.bind(kind.code()),
+                    b.bind(value.clone()),
+                    b.bind(*views)
+                )
+            })
+            .collect();
+        txn.execute_raw(b.statement(format!(
+            "INSERT INTO traffic_daily_facts (day, site, kind, value, views) VALUES {} \
+             ON CONFLICT (day, site, kind, value) DO UPDATE SET views = traffic_daily_facts.views + excluded.views",
             rows.join(", ")
         )))
         .await?;
@@ -184,12 +269,13 @@ pub async fn apply(txn: &impl ConnectionTrait, delta: &Delta) -> Result<(), Traf
     };
     let lock = sql::for_update(backend);
     let empty = serialize(&RoaringTreemap::new())?;
-    for ((day, part), members) in &delta.sets {
+    for ((day, site, part), members) in &delta.sets {
         let mut b = Binder::new(backend);
         let sql = format!(
-            "INSERT INTO traffic_daily_sets (day, part, visits, ips, visitors, paths) \
-             VALUES ({}, {}, 0, {}, {}, {}) ON CONFLICT (day, part) DO NOTHING",
+            "INSERT INTO traffic_daily_sets (day, site, part, visits, ips, visitors, paths) \
+             VALUES ({}, {}, {}, 0, {}, {}, {}) ON CONFLICT (day, site, part) DO NOTHING",
             b.bind(*day),
+            b.bind(site.clone()),
             b.bind(part.code()),
             b.bind(empty.clone()),
             b.bind(empty.clone()),
@@ -198,8 +284,10 @@ pub async fn apply(txn: &impl ConnectionTrait, delta: &Delta) -> Result<(), Traf
         txn.execute_raw(b.statement(sql)).await?;
         let mut b = Binder::new(backend);
         let sql = format!(
-            "SELECT ips, visitors, paths FROM traffic_daily_sets WHERE day = {} AND part = {}{lock}",
+            "SELECT ips, visitors, paths FROM traffic_daily_sets \
+             WHERE day = {} AND site = {} AND part = {}{lock}",
             b.bind(*day),
+            b.bind(site.clone()),
             b.bind(part.code())
         );
         let row = txn.query_one_raw(b.statement(sql)).await?.ok_or_else(|| {
@@ -220,12 +308,13 @@ pub async fn apply(txn: &impl ConnectionTrait, delta: &Delta) -> Result<(), Traf
         let mut b = Binder::new(backend);
         let sql = format!(
             "UPDATE traffic_daily_sets SET visits = {}, ips = {}, visitors = {}, paths = {}, \
-             revision = revision + 1 WHERE day = {} AND part = {}",
+             revision = revision + 1 WHERE day = {} AND site = {} AND part = {}",
             b.bind(visitors.len() as i64),
             b.bind(serialize(&ips)?),
             b.bind(serialize(&visitors)?),
             b.bind(serialize(&paths)?),
             b.bind(*day),
+            b.bind(site.clone()),
             b.bind(part.code())
         );
         txn.execute_raw(b.statement(sql)).await?;

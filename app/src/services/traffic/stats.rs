@@ -3,9 +3,13 @@
 //!
 //! - page views = Σ count; human / bot = Σ count split by is_bot;
 //! - visits = distinct (day, ip, user agent), days being the configured zone's calendar days;
-//! - unique IPs = distinct ip; unique pages = distinct path;
+//! - visits and pages are a site's: a person on two sites makes two visits, and `/` of two
+//!   sites is two pages; unique IPs = distinct ip; unique pages = distinct (site, path);
 //! - by source = Σ count per spider_source (bots only);
-//! - top pages = the 20 paths with the highest Σ count, with their human/bot split.
+//! - top pages = the 20 (site, path) with the highest Σ count, with their human/bot split;
+//! - people's referrers = Σ count of people's rows per `ref_domain` (rows that arrived from
+//!   elsewhere or directly; a step within the site has none), landing pages the same per
+//!   (site, path), browsers, systems and devices Σ count per value: the 10 highest of each.
 //!
 //! [`stats`] and [`series`] read the rollups ([`super::rollup_read`]);
 //! [`stats_from_rows`] computes the same figures from the minute rows and is the definition the
@@ -19,10 +23,10 @@ use super::TrafficError;
 use super::rollup_read::{self as rollup, Scope};
 use crate::domain::bots::BotCategory;
 use crate::domain::filters::TrafficFilter;
-use crate::domain::traffic_parts::Part;
+use crate::domain::traffic_parts::{Part, Parts};
 use crate::domain::traffic_range::{self, Bucket, Resolved, VisitorType};
 use crate::services::sql::Binder;
-use crate::views::traffic::{LiveMinute, SeriesPoint, TopPage, TrafficStats};
+use crate::views::traffic::{LiveMinute, Ranked, SeriesPoint, TopPage, TrafficStats};
 
 /// Which rows the figures count: whole local days `from..=to` in `zone`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,6 +39,8 @@ pub struct StatsQuery {
     pub category: Option<BotCategory>,
     /// Only this bot source (`google`, …, `other`).
     pub source: Option<String>,
+    /// Only this site (its host).
+    pub site: Option<String>,
 }
 
 impl StatsQuery {
@@ -47,6 +53,7 @@ impl StatsQuery {
             visitors: filter.visitors,
             category: filter.category,
             source: filter.source.clone(),
+            site: filter.site.clone(),
         }
     }
 
@@ -59,6 +66,7 @@ impl StatsQuery {
             visitors: VisitorType::All,
             category: None,
             source: None,
+            site: None,
         }
     }
 
@@ -82,6 +90,7 @@ impl StatsQuery {
             visitors: self.visitors,
             category: self.category,
             source: self.source.as_deref(),
+            site: self.site.as_deref(),
         }
     }
 }
@@ -98,11 +107,13 @@ pub async fn stats(
     let parts = rollup::views_by_part(db, &scope).await?;
     let (visits, unique_ips, unique_pages) = rollup::distinct_counts(db, &scope).await?;
     let top_pages = rollup::top_pages(db, &scope, TOP_PAGES as usize).await?;
+    let people = rollup::people(db, &scope).await?;
     let mut stats = TrafficStats {
         visits,
         unique_ips,
         unique_pages,
         top_pages,
+        people,
         ..TrafficStats::default()
     };
     for (part, generated, n) in parts {
@@ -194,6 +205,9 @@ impl Filter {
                 binder.bind(source.as_str())
             ));
         }
+        if let Some(site) = &query.site {
+            sql.push_str(&format!(" AND site = {}", binder.bind(site.as_str())));
+        }
         Filter { binder, sql }
     }
 
@@ -219,7 +233,7 @@ pub async fn stats_from_rows(
             "SELECT CAST(COALESCE(SUM(count), 0) AS BIGINT) AS views, \
                     CAST(COALESCE(SUM(CASE WHEN is_bot THEN count ELSE 0 END), 0) AS BIGINT) AS bots, \
                     CAST(COALESCE(SUM(CASE WHEN generated THEN count ELSE 0 END), 0) AS BIGINT) AS generated, \
-                    COUNT(DISTINCT ip) AS ips, COUNT(DISTINCT path) AS pages \
+                    COUNT(DISTINCT ip) AS ips, COUNT(DISTINCT site || path) AS pages \
              FROM traffic_statistics WHERE {where_}"
         )))
         .await?;
@@ -244,7 +258,7 @@ pub async fn stats_from_rows(
         if let Some(row) = db
             .query_one_raw(filter.statement(format!(
                 "SELECT COUNT(*) AS visits FROM \
-                   (SELECT DISTINCT ip, user_agent FROM traffic_statistics WHERE {where_}) v"
+                   (SELECT DISTINCT site, ip, user_agent FROM traffic_statistics WHERE {where_}) v"
             )))
             .await?
         {
@@ -271,20 +285,52 @@ pub async fn stats_from_rows(
 
     for row in db
         .query_all_raw(filter.statement(format!(
-            "SELECT path, CAST(SUM(count) AS BIGINT) AS n, \
+            "SELECT site, path, CAST(SUM(count) AS BIGINT) AS n, \
                     CAST(SUM(CASE WHEN is_bot THEN 0 ELSE count END) AS BIGINT) AS human, \
                     CAST(SUM(CASE WHEN is_bot THEN count ELSE 0 END) AS BIGINT) AS bot \
              FROM traffic_statistics WHERE {where_} \
-             GROUP BY path ORDER BY n DESC, path LIMIT {TOP_PAGES}"
+             GROUP BY site, path ORDER BY n DESC, site || path LIMIT {TOP_PAGES}"
         )))
         .await?
     {
         stats.top_pages.push(TopPage {
+            site: row.try_get("", "site")?,
             path: row.try_get("", "path")?,
             count: row.try_get("", "n")?,
             human: row.try_get("", "human")?,
             bot: row.try_get("", "bot")?,
         });
+    }
+
+    if Parts::for_filter(query.scope().who()).contains(&Part::Human) {
+        let people = &mut stats.people;
+        for (list, value, arrivals) in [
+            (&mut people.referrers, "ref_domain", true),
+            (&mut people.landing_pages, "site || path", true),
+            (&mut people.browsers, "browser", false),
+            (&mut people.systems, "os", false),
+            (&mut people.devices, "device", false),
+        ] {
+            let arrivals = if arrivals {
+                " AND ref_domain IS NOT NULL"
+            } else {
+                ""
+            };
+            for row in db
+                .query_all_raw(filter.statement(format!(
+                    "SELECT {value} AS value, CAST(SUM(count) AS BIGINT) AS n \
+                     FROM traffic_statistics WHERE {where_} AND NOT is_bot{arrivals} \
+                     GROUP BY {value} ORDER BY n DESC, value LIMIT {}",
+                    rollup::PEOPLE_TOP
+                )))
+                .await?
+            {
+                list.push(Ranked {
+                    name: row.try_get("", "value")?,
+                    views: row.try_get("", "n")?,
+                });
+            }
+        }
     }
     Ok(stats)
 }

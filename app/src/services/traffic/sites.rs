@@ -1,0 +1,236 @@
+//! Registered sites and what the collectors need to know of them ([`SiteRules`]).
+//!
+//! Removing a site keeps its counted hits (they stay in the figures for all sites and under its
+//! host); it only stops new reports from being accepted.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::{ExprTrait, OnConflict};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,
+};
+
+use crate::domain::sites::{self, Exclusions};
+use crate::entities::{session, traffic_site};
+use crate::views::traffic::SiteInfo;
+
+#[derive(Debug, thiserror::Error)]
+pub enum SiteError {
+    #[error("{0}")]
+    Invalid(String),
+    #[error("{0} is registered already")]
+    Exists(String),
+    #[error("{0} is not a registered site")]
+    NotFound(String),
+    #[error(
+        "{0} is the console's own host (public_url): it is always counted and cannot be removed"
+    )]
+    Console(String),
+    #[error(transparent)]
+    Db(#[from] DbErr),
+}
+
+/// Every site: the console's host first (whether or not it has a row), then the registered
+/// ones by host.
+pub async fn list(db: &impl ConnectionTrait, console: &str) -> Result<Vec<SiteInfo>, DbErr> {
+    let rows = traffic_site::Entity::find()
+        .order_by_asc(traffic_site::Column::Host)
+        .all(db)
+        .await?;
+    let mut sites = vec![SiteInfo {
+        host: console.to_string(),
+        excluded: String::new(),
+        console: true,
+        registered: false,
+    }];
+    for row in rows {
+        if row.host == console {
+            sites[0].excluded = row.excluded;
+            sites[0].registered = true;
+        } else {
+            sites.push(SiteInfo {
+                host: row.host,
+                excluded: row.excluded,
+                console: false,
+                registered: true,
+            });
+        }
+    }
+    Ok(sites)
+}
+
+/// Registers a host as typed (see [`sites::normalise_host`]); returns it as stored.
+pub async fn add(
+    db: &impl ConnectionTrait,
+    typed: &str,
+    console: &str,
+) -> Result<String, SiteError> {
+    let host = sites::normalise_host(typed).map_err(SiteError::Invalid)?;
+    if host == console {
+        return Err(SiteError::Invalid(format!(
+            "{host} is the console's own host (public_url): it is counted without registering"
+        )));
+    }
+    let inserted = traffic_site::Entity::insert(traffic_site::ActiveModel {
+        host: Set(host.clone()),
+        excluded: Set(String::new()),
+        created_at: Set(crate::clock::now()),
+        ..Default::default()
+    })
+    .on_conflict(
+        OnConflict::column(traffic_site::Column::Host)
+            .do_nothing()
+            .to_owned(),
+    )
+    .exec_without_returning(db)
+    .await?;
+    if inserted == 0 {
+        return Err(SiteError::Exists(host));
+    }
+    Ok(host)
+}
+
+/// Stops accepting reports for a host; its hits stay.
+pub async fn remove(
+    db: &impl ConnectionTrait,
+    typed: &str,
+    console: &str,
+) -> Result<String, SiteError> {
+    let host = sites::normalise_host(typed).map_err(SiteError::Invalid)?;
+    if host == console {
+        return Err(SiteError::Console(host));
+    }
+    let deleted = traffic_site::Entity::delete_many()
+        .filter(traffic_site::Column::Host.eq(&host))
+        .exec(db)
+        .await?
+        .rows_affected;
+    if deleted == 0 {
+        return Err(SiteError::NotFound(host));
+    }
+    Ok(host)
+}
+
+/// Replaces a site's excluded addresses (the console's host gets a row for them if it has
+/// none); returns them as stored.
+pub async fn set_exclusions(
+    db: &impl ConnectionTrait,
+    typed: &str,
+    excluded: &str,
+    console: &str,
+) -> Result<String, SiteError> {
+    let host = sites::normalise_host(typed).map_err(SiteError::Invalid)?;
+    let text = Exclusions::parse(excluded)
+        .map_err(SiteError::Invalid)?
+        .to_text();
+    if host == console {
+        traffic_site::Entity::insert(traffic_site::ActiveModel {
+            host: Set(host.clone()),
+            excluded: Set(text.clone()),
+            created_at: Set(crate::clock::now()),
+            ..Default::default()
+        })
+        .on_conflict(
+            OnConflict::column(traffic_site::Column::Host)
+                .update_column(traffic_site::Column::Excluded)
+                .to_owned(),
+        )
+        .exec_without_returning(db)
+        .await?;
+        return Ok(text);
+    }
+    let updated = traffic_site::Entity::update_many()
+        .col_expr(
+            traffic_site::Column::Excluded,
+            sea_orm::sea_query::Expr::value(text.clone()),
+        )
+        .filter(traffic_site::Column::Host.eq(&host))
+        .exec(db)
+        .await?
+        .rows_affected;
+    if updated == 0 {
+        return Err(SiteError::NotFound(host));
+    }
+    Ok(text)
+}
+
+/// What the collectors check each hit against, loaded from the database and refreshed on
+/// every node every few seconds.
+#[derive(Debug, Clone, Default)]
+pub struct SiteRules {
+    /// Registered hosts (not the console's) and their exclusions.
+    pub sites: HashMap<String, Exclusions>,
+    /// The console's own exclusions.
+    pub console: Exclusions,
+    /// Addresses of people signed in to the console recently: their visits are their own.
+    pub console_users: Vec<IpAddr>,
+    /// What an unregistered host excludes while any host may report: nothing.
+    unregistered: Exclusions,
+}
+
+impl SiteRules {
+    /// Whether reports are accepted for any host (no site but the console registered).
+    pub fn open(&self) -> bool {
+        self.sites.is_empty()
+    }
+
+    /// The exclusions of a host, if it may report: the console's host and registered ones
+    /// always, any other only while [`Self::open`].
+    pub fn accepts(&self, host: &str, console: &str) -> Option<&Exclusions> {
+        if host == console {
+            return Some(&self.console);
+        }
+        match self.sites.get(host) {
+            Some(exclusions) => Some(exclusions),
+            None if self.open() => Some(&self.unregistered),
+            None => None,
+        }
+    }
+}
+
+/// How long after a signed-in person's last request their address still counts as theirs.
+pub const CONSOLE_USER_WINDOW: chrono::Duration = chrono::Duration::hours(12);
+
+/// Reads the rules as they are now.
+pub async fn rules(
+    db: &impl ConnectionTrait,
+    console: &str,
+    now: DateTime<Utc>,
+) -> Result<SiteRules, DbErr> {
+    let mut rules = SiteRules::default();
+    for row in traffic_site::Entity::find().all(db).await? {
+        // A stored list was checked when saved; one that no longer parses excludes nothing
+        // rather than stopping the counting.
+        let exclusions = Exclusions::parse(&row.excluded).unwrap_or_else(|e| {
+            tracing::warn!(host = %row.host, error = %e, "a site's exclusions are unreadable");
+            Exclusions::default()
+        });
+        if row.host == console {
+            rules.console = exclusions;
+        } else {
+            rules.sites.insert(row.host, exclusions);
+        }
+    }
+    let since = now - CONSOLE_USER_WINDOW;
+    let ips: Vec<Option<String>> = session::Entity::find()
+        .select_only()
+        .column(session::Column::Ip)
+        .distinct()
+        .filter(session::Column::ExpiresAt.gt(now))
+        .filter(
+            session::Column::LastSeenAt
+                .gt(since)
+                .or(session::Column::CreatedAt.gt(since)),
+        )
+        .into_tuple()
+        .all(db)
+        .await?;
+    rules.console_users = ips
+        .into_iter()
+        .flatten()
+        .filter_map(|ip| ip.parse().ok())
+        .collect();
+    Ok(rules)
+}

@@ -1,0 +1,50 @@
+//! `bulwark site …`: the sites whose page views `/api/collect` accepts. Changes are audited
+//! with the actor `cli`; running servers pick them up within seconds.
+
+use super::audited;
+use anyhow::Context;
+use app::services::traffic::sites;
+use sea_orm::DatabaseConnection;
+
+use crate::config::Config;
+
+/// `site add HOST`.
+pub async fn add(db: &DatabaseConnection, config: &Config, host: &str) -> anyhow::Result<()> {
+    let host = sites::add(db, host, &config.console_host()).await?;
+    audited(db, "site.added", &host).await?;
+    println!("site {host} registered: only registered sites (and this console) can report now");
+    println!(
+        "embed on its pages: <script async src=\"{}/collect.js\"></script>",
+        config.public_url().trim_end_matches('/')
+    );
+    Ok(())
+}
+
+/// `site list [--json]`: the console's host first, then the registered ones.
+pub async fn list(db: &DatabaseConnection, config: &Config, json: bool) -> anyhow::Result<()> {
+    let listed = sites::list(db, &config.console_host())
+        .await
+        .context("could not list the sites")?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&listed)?);
+        return Ok(());
+    }
+    println!("host\tkind\texcluded");
+    for site in &listed {
+        let kind = if site.console { "console" } else { "site" };
+        let excluded = site.excluded.replace('\n', ",");
+        println!("{}\t{kind}\t{excluded}", site.host);
+    }
+    if listed.iter().all(|s| s.console) {
+        eprintln!("no site is registered: any site that embeds collect.js can report");
+    }
+    Ok(())
+}
+
+/// `site remove HOST`: its reports are refused from now on; what it counted stays.
+pub async fn remove(db: &DatabaseConnection, config: &Config, host: &str) -> anyhow::Result<()> {
+    let host = sites::remove(db, host, &config.console_host()).await?;
+    audited(db, "site.removed", &host).await?;
+    println!("site {host} removed; its counted page views stay");
+    Ok(())
+}
