@@ -86,6 +86,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("failed") view=pages::failed::FailedPage />
                     <Route path=path!("traffic") view=pages::traffic::TrafficPage />
                     <Route path=path!("traffic/hits") view=pages::traffic_hits::TrafficHitsPage />
+                    <Route path=path!("traffic/sites") view=pages::traffic_sites::TrafficSitesPage />
                     <Route path=path!("notifications") view=pages::notifications::NotificationsPage />
                     <Route path=path!("settings") view=pages::settings::SettingsPage />
                     <Route path=path!("account") view=pages::account::AccountPage />

@@ -26,6 +26,14 @@ pub struct Migration;
 
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
+    /// In one transaction on SQLite too: its tables and indexes are dropped and made again
+    /// under the same names, and a pooled connection that had read the schema before the drop
+    /// would refuse to create them ("already exists"). One connection sees its own changes,
+    /// and a failure leaves the earlier schema whole.
+    fn use_transaction(&self) -> Option<bool> {
+        Some(true)
+    }
+
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         manager
             .create_table(

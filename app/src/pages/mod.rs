@@ -17,3 +17,4 @@ pub mod settings;
 pub mod tokens;
 pub mod traffic;
 pub mod traffic_hits;
+pub mod traffic_sites;

@@ -100,6 +100,25 @@ fn server_functions() -> Vec<(&'static str, Access, Args)> {
         ("traffic/dashboard", Read, Form(&[])),
         ("traffic/live", Read, Form(&[])),
         ("traffic/hits", Read, Form(&[("filter[range]", "7d")])),
+        ("traffic/sites", Read, Form(&[])),
+        (
+            "traffic/sites/add",
+            Change,
+            Form(&[("host", "not a host!")]),
+        ),
+        (
+            "traffic/sites/remove",
+            Change,
+            Form(&[("host", "no-such-site.example")]),
+        ),
+        (
+            "traffic/sites/exclusions",
+            Change,
+            Form(&[
+                ("host", "no-such-site.example"),
+                ("excluded", "not an address"),
+            ]),
+        ),
         ("users/list", Read, Form(&[])),
         ("secrets/list", Read, Form(&[])),
         ("channels/list", Read, Form(&[])),

@@ -159,6 +159,22 @@ async fn another_site_reports_through_collect(app: TestApp) {
     let stored = rows(&app).await;
     assert_eq!(stored.len(), 2, "{stored:?}");
     assert_eq!(stored[0].path, "/fr/panier");
+    assert_eq!(
+        stored[0].site, "shop.example",
+        "the page's host names the site"
+    );
+    assert_eq!(stored[0].ref_domain.as_deref(), Some("bing.com"));
+    assert_eq!(
+        (
+            stored[0].browser.as_str(),
+            stored[0].os.as_str(),
+            stored[0].device.as_str()
+        ),
+        ("Firefox", "Linux", "desktop")
+    );
+    // No page address, Origin or Referer: no site, which only an open console accepts.
+    assert_eq!(stored[1].site, "");
+    assert_eq!(stored[1].device, "bot");
     assert_eq!(stored[0].locale, "fr");
     assert_eq!(stored[0].referer, "https://www.bing.com/");
     assert!(!stored[0].is_bot);
@@ -166,6 +182,266 @@ async fn another_site_reports_through_collect(app: TestApp) {
     assert_eq!(stored[1].spider_source.as_deref(), Some("bing"));
 }
 on_both_backends!(another_site_reports_through_collect);
+
+/// Visitors come through a proxy on 127.0.0.1 (so each test request can name its own client)
+/// while the administrator signs in from 127.0.0.1 itself.
+fn behind_a_local_proxy(config: &mut server::config::Config, _: &mut crate::helpers::Workers) {
+    config.trusted_proxies = vec!["127.0.0.1".into()];
+}
+
+/// Registered sites: until one is registered any host may report; after, others get 403, a
+/// page address and an Origin that disagree are refused, excluded addresses and people signed
+/// in to the console are not counted, and the CLI lists, imports for and removes sites.
+async fn registered_sites_keep_reports_apart(app: TestApp) {
+    let visitor = reqwest::Client::new();
+    let report = |host: &'static str, origin: Option<&'static str>, from: &'static str| {
+        let mut request = visitor
+            .post(app.url("/api/collect"))
+            .header("x-forwarded-for", from)
+            .header("user-agent", FIREFOX)
+            .body(format!(r#"{{"url":"https://{host}/page","referrer":""}}"#));
+        if let Some(origin) = origin {
+            request = request.header("origin", origin);
+        }
+        async move { request.send().await.unwrap() }
+    };
+    let buffered = || app.recorder.buffer.stats().recorded;
+
+    // Open: any host reports.
+    assert_eq!(
+        report("a.example", None, "198.51.100.1").await.status(),
+        204
+    );
+    assert_eq!(buffered(), 1);
+
+    let admin = app.signed_in("admin", crate::helpers::ADMIN_PASSWORD).await;
+    let res = app
+        .call(
+            &admin,
+            "traffic/sites/add",
+            &[("host", "https://B.example:8443/x")],
+        )
+        .await;
+    assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
+    let res = app
+        .call(&admin, "traffic/sites/add", &[("host", "b.example")])
+        .await;
+    assert_eq!(res.status(), 422, "registered twice");
+    assert!(res.text().await.unwrap().contains("registered already"));
+    let res = app
+        .call(&admin, "traffic/sites/add", &[("host", "exa mple")])
+        .await;
+    assert_eq!(res.status(), 422);
+    // The change applies on this node at once (the reloader is woken).
+    let mut refused = false;
+    for _ in 0..50 {
+        let res = report("a.example", None, "198.51.100.1").await;
+        if res.status() == 403 {
+            assert!(
+                res.text()
+                    .await
+                    .unwrap()
+                    .contains("a.example is not a registered site")
+            );
+            refused = true;
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(
+        refused,
+        "an unregistered host is refused once a site is registered"
+    );
+    let before = buffered();
+    assert_eq!(
+        report("b.example", Some("https://b.example"), "198.51.100.2")
+            .await
+            .status(),
+        204
+    );
+    assert_eq!(
+        report("b.example", Some("https://a.example"), "198.51.100.2")
+            .await
+            .status(),
+        403,
+        "a page address and an Origin that disagree"
+    );
+    // The console's own host needs no registering.
+    assert_eq!(
+        report("127.0.0.1", None, "198.51.100.3").await.status(),
+        204
+    );
+    // A pixel on a registered site's page, named by its Referer.
+    let res = visitor
+        .get(app.url("/api/collect.gif"))
+        .header("referer", "https://b.example/no-js")
+        .header("x-forwarded-for", "198.51.100.4")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let res = visitor
+        .get(app.url("/api/collect.gif?p=/x"))
+        .header("x-forwarded-for", "198.51.100.4")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 403, "a pixel that names no site");
+    assert_eq!(buffered(), before + 3);
+
+    // Excluded addresses report (204) but are not counted.
+    let res = app
+        .call(
+            &admin,
+            "traffic/sites/exclusions",
+            &[
+                ("host", "b.example"),
+                ("excluded", "203.0.113.0/24\nnot-an-address"),
+            ],
+        )
+        .await;
+    assert_eq!(res.status(), 422, "a bad entry changes nothing");
+    let res = app
+        .call(
+            &admin,
+            "traffic/sites/exclusions",
+            &[("host", "b.example"), ("excluded", "203.0.113.0/24")],
+        )
+        .await;
+    assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
+    server::traffic::load_sites(&app.db, &app.recorder).await;
+    let before = buffered();
+    assert_eq!(report("b.example", None, "203.0.113.9").await.status(), 204);
+    assert_eq!(buffered(), before, "an excluded address is not counted");
+    assert_eq!(
+        report("b.example", None, "198.51.100.5").await.status(),
+        204
+    );
+    assert_eq!(buffered(), before + 1);
+
+    store::flush(&app.db, &app.recorder.buffer, IpPrivacy::Raw)
+        .await
+        .unwrap();
+    let sites: std::collections::BTreeMap<String, i64> =
+        rows(&app)
+            .await
+            .into_iter()
+            .fold(Default::default(), |mut m, r| {
+                *m.entry(r.site).or_default() += r.count;
+                m
+            });
+    assert_eq!(
+        sites,
+        [
+            ("127.0.0.1".to_string(), 1),
+            ("a.example".to_string(), 1),
+            ("b.example".to_string(), 3)
+        ]
+        .into_iter()
+        .collect()
+    );
+    let dashboard: serde_json::Value = app
+        .call(&admin, "traffic/dashboard", &[("site", "b.example")])
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(dashboard["current"]["page_views"], 3);
+    assert_eq!(
+        dashboard["sites"],
+        serde_json::json!(["127.0.0.1", "b.example"])
+    );
+    assert_eq!(dashboard["open"], false);
+
+    // Someone signed in to the console is not counted: not on its pages (the session cookie),
+    // and not from their address on a site.
+    let before = buffered();
+    admin.get(app.url("/jobs")).send().await.unwrap();
+    assert_eq!(buffered(), before, "the console's own pages, signed in");
+    server::traffic::load_sites(&app.db, &app.recorder).await;
+    assert_eq!(report("b.example", None, "127.0.0.1").await.status(), 204);
+    assert_eq!(buffered(), before, "a console user's address on a site");
+
+    // The command line.
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = output(bulwark(&app, dir.path(), &["site", "list", "--json"], &[]));
+    assert_eq!(code, 0, "{err}");
+    let listed: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(listed[1]["host"], "b.example");
+    assert_eq!(listed[1]["excluded"], "203.0.113.0/24");
+    let log = dir.path().join("access.log");
+    std::fs::write(
+        &log,
+        concat!(
+            r#"198.51.100.9 - - [30/Nov/2026:08:15:02 +0000] "GET /imported HTTP/1.1" 200 10 "https://www.google.com/" "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0""#,
+            "\n",
+            r#"203.0.113.5 - - [30/Nov/2026:08:16:02 +0000] "GET /office HTTP/1.1" 200 10 "-" "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0""#,
+            "\n"
+        ),
+    )
+    .unwrap();
+    let path = log.to_str().unwrap();
+    let (code, _, err) = output(bulwark(
+        &app,
+        dir.path(),
+        &["traffic", "import", path, "--site", "c.example"],
+        &[],
+    ));
+    assert_ne!(code, 0);
+    assert!(err.contains("site add c.example"), "{err}");
+    let (code, out, err) = output(bulwark(
+        &app,
+        dir.path(),
+        &["traffic", "import", path, "--site", "b.example"],
+        &[],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("excluded address1"), "{out}");
+    let imported = rows(&app).await;
+    let row = imported.iter().find(|r| r.path == "/imported").unwrap();
+    assert_eq!(
+        (row.site.as_str(), row.ref_domain.as_deref()),
+        ("b.example", Some("google.com"))
+    );
+    assert!(imported.iter().all(|r| r.path != "/office"));
+    let (code, out, err) = output(bulwark(
+        &app,
+        dir.path(),
+        &["site", "remove", "b.example"],
+        &[],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("removed"), "{out}");
+    let (code, _, err) = output(bulwark(
+        &app,
+        dir.path(),
+        &["site", "remove", "b.example"],
+        &[],
+    ));
+    assert_ne!(code, 0);
+    assert!(err.contains("not a registered site"), "{err}");
+    let (code, _, err) = output(bulwark(
+        &app,
+        dir.path(),
+        &["site", "remove", "127.0.0.1"],
+        &[],
+    ));
+    assert_ne!(code, 0);
+    assert!(err.contains("console's own host"), "{err}");
+    // Its page views stay.
+    assert_eq!(
+        rows(&app)
+            .await
+            .iter()
+            .filter(|r| r.site == "b.example")
+            .count(),
+        4
+    );
+}
+on_both_backends!(
+    registered_sites_keep_reports_apart,
+    super::behind_a_local_proxy
+);
 
 async fn hashed_ips_are_stable_and_never_stored_raw(app: TestApp) {
     let client = app.client();

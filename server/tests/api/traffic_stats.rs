@@ -75,6 +75,22 @@ fn expected(keep: impl Fn(&Row) -> bool) -> serde_json::Value {
     }
     let mut top: Vec<(&str, u64, u64)> = pages.into_iter().map(|(p, (h, b))| (p, h, b)).collect();
     top.sort_by(|a, b| (b.1 + b.2).cmp(&(a.1 + a.2)).then(a.0.cmp(b.0)));
+    // Every person here came with no referrer (each page view an arrival), on Firefox on a
+    // Linux desktop.
+    let human = views - bot;
+    let mut landing: Vec<(&str, u64)> = top
+        .iter()
+        .filter(|(_, h, _)| *h > 0)
+        .map(|(p, h, _)| (*p, *h))
+        .collect();
+    landing.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let one = |name: &str| {
+        if human > 0 {
+            serde_json::json!([{"name": name, "views": human}])
+        } else {
+            serde_json::json!([])
+        }
+    };
     serde_json::json!({
         "visits": visits.len(),
         "page_views": views,
@@ -86,7 +102,14 @@ fn expected(keep: impl Fn(&Row) -> bool) -> serde_json::Value {
         "by_source": sources,
         // Both named bots here are search engines.
         "by_category": if bot > 0 { serde_json::json!({"search": bot}) } else { serde_json::json!({}) },
-        "top_pages": top.iter().map(|(path, h, b)| serde_json::json!({"path": path, "count": h + b, "human": h, "bot": b})).collect::<Vec<_>>(),
+        "top_pages": top.iter().map(|(path, h, b)| serde_json::json!({"site": "", "path": path, "count": h + b, "human": h, "bot": b})).collect::<Vec<_>>(),
+        "people": {
+            "referrers": one(""),
+            "landing_pages": landing.iter().map(|(p, n)| serde_json::json!({"name": p, "views": n})).collect::<Vec<_>>(),
+            "browsers": one("Firefox"),
+            "systems": one("Linux"),
+            "devices": one("desktop"),
+        },
     })
 }
 

@@ -1,0 +1,152 @@
+//! Traffic → Sites: which sites may report page views, the snippet each embeds, and the
+//! addresses each does not count. Everyone reads; admins register, remove and edit.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+
+use crate::api::traffic::{AddSite, RemoveSite, SetSiteExclusions, traffic_sites};
+use crate::components::form::{field_error, other_error};
+use crate::components::layout::use_is_admin;
+use crate::views::traffic::SiteInfo;
+
+#[component]
+pub fn TrafficSitesPage() -> impl IntoView {
+    let is_admin = use_is_admin();
+    let add = ServerAction::<AddSite>::new();
+    let remove = ServerAction::<RemoveSite>::new();
+    let exclusions = ServerAction::<SetSiteExclusions>::new();
+    let page = Resource::new(
+        move || {
+            (
+                add.version().get(),
+                remove.version().get(),
+                exclusions.version().get(),
+            )
+        },
+        |_| traffic_sites(),
+    );
+    view! {
+        <Title text="Sites" />
+        <h1>"Sites"</h1>
+        <p><a href="/traffic">"← Traffic"</a></p>
+        <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                let admin = is_admin.await;
+                match page.await {
+                    Err(e) => view! { <p class="error" role="alert">{e.to_string()}</p> }.into_any(),
+                    Ok(p) => {
+                        let mode = if p.open {
+                            view! {
+                                <p class="warn" data-testid="sites-open">
+                                    "No site is registered: any site that embeds the snippet can report page views here. "
+                                    "Register yours to count only theirs (reports from other hosts are then refused)."
+                                </p>
+                            }
+                                .into_any()
+                        } else {
+                            view! {
+                                <p class="muted" data-testid="sites-closed">
+                                    "Only the sites below can report; reports from other hosts are refused."
+                                </p>
+                            }
+                                .into_any()
+                        };
+                        let console_url = p.console_url.clone();
+                        view! {
+                            {mode}
+                            <p class="muted small">
+                                "People signed in to this console are never counted: not on its own pages, and not from their address on your sites."
+                            </p>
+                            <div data-testid="site-list">
+                                {p
+                                    .sites
+                                    .into_iter()
+                                    .map(|site| view! { <SiteCard site=site console_url=console_url.clone() admin=admin remove=remove exclusions=exclusions /> })
+                                    .collect_view()}
+                            </div>
+                        }
+                            .into_any()
+                    }
+                }
+            })}
+        </Transition>
+        <p class="error" role="alert">{other_error(remove.value())}</p>
+        <Suspense fallback=|| ()>
+            {move || Suspend::new(async move {
+                is_admin.await.then(|| view! {
+                    <section class="card">
+                        <h2>"Register a site"</h2>
+                        <ActionForm action=add attr:class="form inline-form" attr:data-testid="add-site">
+                            <div>
+                                <label for="site-host">"Host"</label>
+                                <input id="site-host" name="host" type="text" autocomplete="off" placeholder="shop.example.com" />
+                                <p class="field-error">{field_error(add.value(), "host")}</p>
+                            </div>
+                            <div><button type="submit">"Register"</button></div>
+                        </ActionForm>
+                        <p class="error" role="alert">{other_error(add.value())}</p>
+                    </section>
+                })
+            })}
+        </Suspense>
+    }
+}
+
+#[component]
+fn SiteCard(
+    site: SiteInfo,
+    console_url: String,
+    admin: bool,
+    remove: ServerAction<RemoveSite>,
+    exclusions: ServerAction<SetSiteExclusions>,
+) -> impl IntoView {
+    let snippet = format!("<script async src=\"{console_url}/collect.js\"></script>");
+    let pixel =
+        format!("<img src=\"{console_url}/api/collect.gif\" alt=\"\" width=\"1\" height=\"1\">");
+    let title = if site.console {
+        format!("{} (this console)", site.host)
+    } else {
+        site.host.clone()
+    };
+    let host = site.host.clone();
+    let excluded_id = format!("excluded-{}", site.host);
+    let shown_exclusions = if site.excluded.is_empty() {
+        "none".to_string()
+    } else {
+        site.excluded.replace('\n', ", ")
+    };
+    view! {
+        <section class="card" data-site=site.host.clone()>
+            <h2>{title}</h2>
+            {if site.console {
+                view! { <p class="muted small">"The console's own pages are counted without a snippet."</p> }.into_any()
+            } else {
+                view! {
+                    <p class="muted small">"Embed on every page (before " <code>"</body>"</code> "):"</p>
+                    <pre class="snippet" data-testid="snippet"><code>{snippet}</code></pre>
+                    <p class="muted small">"Pages without JavaScript: " <code>{pixel}</code></p>
+                }
+                    .into_any()
+            }}
+            <p class="small">"Not counted: " <span data-testid="excluded">{shown_exclusions}</span></p>
+            {admin.then(|| {
+                let host_for_remove = host.clone();
+                view! {
+                    <ActionForm action=exclusions attr:class="form">
+                        <input type="hidden" name="host" value=host.clone() />
+                        <label for=excluded_id.clone()>"Addresses not counted (one per line: 203.0.113.7, 10.0.0.0/8)"</label>
+                        <textarea id=excluded_id name="excluded" rows="3">{site.excluded.clone()}</textarea>
+                        <p class="field-error">{field_error(exclusions.value(), "excluded")}</p>
+                        <button type="submit">"Save exclusions"</button>
+                    </ActionForm>
+                    {(!site.console).then(|| view! {
+                        <ActionForm action=remove>
+                            <input type="hidden" name="host" value=host_for_remove />
+                            <button type="submit" class="link danger">"Remove this site (its counted page views stay)"</button>
+                        </ActionForm>
+                    })}
+                }
+            })}
+        </section>
+    }
+}
