@@ -161,6 +161,18 @@ bot-data:
 	cp $(CURDIR)/target/isbot/package/LICENSE server/data/bots/LICENSE-isbot
 	@echo "isbot $(ISBOT): record the version in server/data/bots/README.md, then: cargo test -p server traffic::bots"
 
+# Browsers and operating systems: the uap-core regexes (npm package `uap-core`), as JSON.
+.PHONY: uap-data
+UAP ?= 0.18.0
+uap-data:
+	rm -rf $(CURDIR)/target/uap && mkdir -p $(CURDIR)/target/uap
+	cd $(CURDIR)/target/uap && npm pack --silent uap-core@$(UAP) && tar xzf uap-core-$(UAP).tgz \
+	  && npm install --silent --no-save js-yaml@4
+	cd $(CURDIR)/target/uap && node -e 'const y=require("js-yaml"),f=require("fs"); \
+	  f.writeFileSync("$(CURDIR)/server/data/uap/regexes.json", JSON.stringify(y.load(f.readFileSync("package/regexes.yaml","utf8"))))'
+	cp $(CURDIR)/target/uap/package/LICENSE server/data/uap/LICENSE
+	@echo "uap-core $(UAP): record the version in server/data/uap/README.md, then: cargo test -p server traffic::clients"
+
 # Recall, people flagged, sources named right, and User-Agents classified per second.
 bench-bots:
 	cargo build -p server --bin bulwark --profile server-release

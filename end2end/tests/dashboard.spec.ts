@@ -77,6 +77,12 @@ test("the dashboard's figures match an independent count and follow range, type,
   const first = page.getByTestId("top-pages").locator("tbody tr").first();
   await expect(first).toHaveAttribute("data-path", "/a");
   await expect(first).toContainText("6");
+  // People's lists: every person came with no referrer, on Firefox on a Linux desktop.
+  const people = count(([, , ua]) => ua === PERSON).page_views;
+  await expect(page.getByTestId("people-referrers").locator('tr[data-name="(direct)"]')).toContainText(String(people));
+  await expect(page.getByTestId("people-browsers").locator('tr[data-name="Firefox"]')).toContainText(String(people));
+  await expect(page.getByTestId("people-devices").locator('tr[data-name="desktop"]')).toContainText(String(people));
+  await expect(page.getByTestId("people-landing").locator("tr")).toHaveCount(2);
 
   // Bots only: the URL says so, the figures change without a page load.
   await page.evaluate(() => ((window as any).__marker = 1));
@@ -160,7 +166,7 @@ test("a top page opens its stored hits, which export as CSV", async ({ page }) =
   await page.goto("/traffic?range=yesterday");
   await hydrated(page);
   await page.getByTestId("top-pages").locator('tr[data-path="/c"] a').click();
-  await expect(page).toHaveURL(/\/traffic\/hits\?range=yesterday&path=\/c$/);
+  await expect(page).toHaveURL(/\/traffic\/hits\?range=yesterday&site=127\.0\.0\.1&path=\/c$/);
   const rows = page.getByTestId("hits").locator("tbody tr");
   const expected = hits.filter(([, p]) => p === "/c");
   await expect(rows).toHaveCount(expected.length);
@@ -169,7 +175,43 @@ test("a top page opens its stored hits, which export as CSV", async ({ page }) =
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("export-csv").click()]);
   const text = fs.readFileSync((await download.path())!, "utf8");
   const lines = text.trim().split("\n");
-  expect(lines[0]).toBe("minute,path,method,ip,user_agent,referer,locale,is_bot,source,count");
+  expect(lines[0]).toBe("minute,path,method,ip,user_agent,referer,locale,is_bot,source,count,site");
   expect(lines).toHaveLength(expected.length + 1);
   expect(lines.slice(1).every((l) => l.includes(",/c,"))).toBe(true);
+});
+
+test("an administrator registers a site, sees its snippet, and the figures split by site", async ({ page }) => {
+  await signIn(page, ADMIN);
+  await page.goto("/traffic/sites");
+  await hydrated(page);
+  await expect(page.getByTestId("sites-open")).toBeVisible();
+  await page.locator("#site-host").fill("https://Shop.Example.com/cart");
+  await page.getByTestId("add-site").getByRole("button", { name: "Register" }).click();
+  const card = page.locator('section[data-site="shop.example.com"]');
+  await expect(card.getByTestId("snippet")).toContainText('src="http://127.0.0.1');
+  await expect(card.getByTestId("snippet")).toContainText("/collect.js");
+  await expect(page.getByTestId("sites-closed")).toBeVisible();
+  // A bad exclusion is refused with its reason; a good one is shown.
+  await card.locator("textarea").fill("10.0.0.0/8\nnot-an-address");
+  await card.getByRole("button", { name: "Save exclusions" }).click();
+  await expect(card.locator(".field-error")).toContainText("not-an-address");
+  await card.locator("textarea").fill("10.0.0.0/8");
+  await card.getByRole("button", { name: "Save exclusions" }).click();
+  await expect(card.getByTestId("excluded")).toHaveText("10.0.0.0/8");
+
+  await page.goto("/traffic?range=yesterday");
+  await hydrated(page);
+  await expectFigures(page, count(() => true));
+  await page.getByTestId("sites").locator('a[data-site="shop.example.com"]').click();
+  await expect(page).toHaveURL(/site=shop\.example\.com/);
+  await expect(page.getByTestId("fig-page_views").locator(".value")).toHaveText("0");
+  await page.getByTestId("sites").locator('a[data-site="127.0.0.1"]').click();
+  await expectFigures(page, count(() => true));
+
+  // Removing it opens collection to any site again.
+  await page.goto("/traffic/sites");
+  await hydrated(page);
+  await page.locator('section[data-site="shop.example.com"]').getByRole("button", { name: /Remove this site/ }).click();
+  await expect(page.getByTestId("sites-open")).toBeVisible();
+  await expect(page.locator('section[data-site="shop.example.com"]')).toHaveCount(0);
 });

@@ -28,6 +28,8 @@ pub struct TrafficQuery {
     pub category: Option<String>,
     /// One named bot source.
     pub source: Option<String>,
+    /// One site, by host (default: all sites).
+    pub site: Option<String>,
 }
 
 /// The traffic figures for a range: what `bulwark traffic stats --json` prints.
@@ -46,6 +48,7 @@ pub async fn traffic(
         q.category.as_deref(),
         q.source.as_deref(),
     )
+    .and_then(|f| f.with_site(q.site.as_deref()))
     .map_err(app::api::AppError::from)?;
     let range = filter
         .resolve(crate::clock::now(), state.timezone)

@@ -7,7 +7,8 @@
 
 use std::sync::LazyLock;
 
-/// uap-core's `regexes.yaml` as JSON (`make uap-data` converts a newer release).
+/// uap-core's `regexes.yaml` as JSON (`make uap-data` converts a newer release; see
+/// `server/data/uap/README.md`).
 const REGEXES: &str = include_str!("../../data/uap/regexes.json");
 
 /// Browser, system and device type of one User-Agent.

@@ -38,6 +38,7 @@ pub async fn hits_csv(
         "is_bot",
         "source",
         "count",
+        "site",
     ]);
     let first =
         futures_util::stream::once(async move { Ok::<_, std::io::Error>(Bytes::from(header_row)) });
@@ -60,6 +61,7 @@ pub async fn hits_csv(
                             if r.is_bot { "true" } else { "false" },
                             r.spider_source.as_deref().unwrap_or(""),
                             &r.count.to_string(),
+                            &r.site,
                         ]));
                     }
                     let rest = cursor.map(|cursor| {

@@ -763,3 +763,87 @@ async fn traffic_flush_reaches_the_running_server(mut app: TestApp) {
     );
 }
 on_both_backends!(traffic_flush_reaches_the_running_server);
+
+/// Rows written before sites (no site, not described) are placed under the console's host and
+/// described at the next start, and the rollups rebuilt from them split them by site.
+async fn rows_from_before_sites_are_described(app: TestApp) {
+    let at = Utc::now() - chrono::Duration::hours(1);
+    let old = |i: usize, ua: &str, referer: &str| traffic_statistic::ActiveModel {
+        key_hash: Set(format!("old{i:029}")),
+        stat_date: Set(at),
+        path: Set(format!("/old/{i}")),
+        method: Set("GET".into()),
+        ip: Set(format!("192.0.2.{i}")),
+        user_agent: Set(ua.into()),
+        referer: Set(referer.into()),
+        locale: Set(String::new()),
+        is_bot: Set(ua == GOOGLEBOT),
+        spider_source: Set((ua == GOOGLEBOT).then(|| "google".to_string())),
+        count: Set(2),
+        generated: Set(false),
+        ..Default::default()
+    };
+    traffic_statistic::Entity::insert_many([
+        old(1, FIREFOX, "https://www.example.org/x"),
+        old(2, FIREFOX, "http://console.example/jobs"),
+        old(3, GOOGLEBOT, ""),
+    ])
+    .exec_without_returning(&app.db)
+    .await
+    .unwrap();
+    let described = store::describe_old_rows(&app.db, "console.example")
+        .await
+        .unwrap();
+    assert_eq!(described, 3);
+    assert_eq!(
+        store::describe_old_rows(&app.db, "console.example")
+            .await
+            .unwrap(),
+        0,
+        "once"
+    );
+    let stored = rows(&app).await;
+    let by_path = |p: &str| stored.iter().find(|r| r.path == p).unwrap();
+    let arrival = by_path("/old/1");
+    assert_eq!(arrival.site, "console.example");
+    assert_eq!(arrival.ref_domain.as_deref(), Some("example.org"));
+    assert_eq!(
+        (arrival.browser.as_str(), arrival.device.as_str()),
+        ("Firefox", "desktop")
+    );
+    assert_eq!(
+        by_path("/old/2").ref_domain,
+        None,
+        "a step within the console"
+    );
+    assert_eq!(by_path("/old/3").device, "bot");
+
+    app::services::traffic::rebuild::rebuild(&app.db, chrono_tz::UTC)
+        .await
+        .unwrap();
+    let today = app::domain::traffic_range::today(Utc::now(), chrono_tz::UTC);
+    let mut query = app::services::traffic::StatsQuery::everyone(
+        today - chrono::Days::new(1),
+        today,
+        chrono_tz::UTC,
+    );
+    query.site = Some("console.example".into());
+    let figures = app::services::traffic::stats(&app.db, &query)
+        .await
+        .unwrap();
+    assert_eq!(figures.page_views, 6);
+    assert_eq!(
+        figures.people.referrers,
+        [app::views::traffic::Ranked {
+            name: "example.org".into(),
+            views: 2
+        }]
+    );
+    assert_eq!(
+        figures,
+        app::services::traffic::stats_from_rows(&app.db, &query)
+            .await
+            .unwrap()
+    );
+}
+on_both_backends!(rows_from_before_sites_are_described);

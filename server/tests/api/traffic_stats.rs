@@ -357,7 +357,7 @@ async fn the_hits_list_pages_by_keyset_and_exports_csv(app: TestApp) {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "minute,path,method,ip,user_agent,referer,locale,is_bot,source,count"
+        "minute,path,method,ip,user_agent,referer,locale,is_bot,source,count,site"
     );
     assert!(
         lines.len() > 1
