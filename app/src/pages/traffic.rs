@@ -498,10 +498,16 @@ fn SiteChips(dashboard: Dashboard, filters: Filters) -> impl IntoView {
 #[component]
 fn PeopleLists(dashboard: Dashboard) -> impl IntoView {
     let people = dashboard.current.people;
-    let several_sites = dashboard.sites.len() > 1;
+    let hosts: std::collections::BTreeSet<&str> = people
+        .landing_pages
+        .iter()
+        .map(|r| crate::domain::sites::split_page_key(&r.name).0)
+        .collect();
+    let several_sites = hosts.len() > 1;
     let landing = people
         .landing_pages
-        .into_iter()
+        .iter()
+        .cloned()
         .map(|r| {
             let (site, path) = crate::domain::sites::split_page_key(&r.name);
             let name = if several_sites {
@@ -599,8 +605,8 @@ fn BotChips(
 #[component]
 fn TopPages(dashboard: Dashboard, filters: Filters) -> impl IntoView {
     let top = dashboard.current.top_pages.clone();
-    // With several sites and none chosen, a path alone does not say whose page it is.
-    let show_host = filters.site.is_none() && dashboard.sites.len() > 1;
+    // When the list holds pages of several sites, a path alone does not say whose page it is.
+    let show_host = top.iter().any(|p| p.site != top[0].site);
     let max = top.iter().map(|p| p.count).max().unwrap_or(1).max(1);
     let categories = dashboard
         .current

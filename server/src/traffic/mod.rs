@@ -191,10 +191,11 @@ impl Recorder {
             if excluded.contains(ip) {
                 return Err(Exclusion::Address);
             }
-            if rules
-                .console_users
-                .contains(&app::domain::client_addr::canonical(ip))
-            {
+            let agent = headers
+                .get(USER_AGENT)
+                .map(|v| String::from_utf8_lossy(v.as_bytes()))
+                .unwrap_or_default();
+            if rules.is_console_user(ip, &agent) {
                 return Err(Exclusion::ConsoleUser);
             }
         }

@@ -359,8 +359,26 @@ async fn registered_sites_keep_reports_apart(app: TestApp) {
     admin.get(app.url("/jobs")).send().await.unwrap();
     assert_eq!(buffered(), before, "the console's own pages, signed in");
     server::traffic::load_sites(&app.db, &app.recorder).await;
+    // The administrator's client sends no User-Agent; a colleague at the same address does.
+    let res = visitor
+        .post(app.url("/api/collect"))
+        .header("x-forwarded-for", "127.0.0.1")
+        .body(r#"{"url":"https://b.example/page"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 204);
+    assert_eq!(
+        buffered(),
+        before,
+        "a console user's address and browser on a site"
+    );
     assert_eq!(report("b.example", None, "127.0.0.1").await.status(), 204);
-    assert_eq!(buffered(), before, "a console user's address on a site");
+    assert_eq!(
+        buffered(),
+        before + 1,
+        "a colleague behind the same address"
+    );
 
     // The command line.
     let dir = tempfile::tempdir().unwrap();

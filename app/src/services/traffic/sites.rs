@@ -3,7 +3,7 @@
 //! Removing a site keeps its counted hits (they stay in the figures for all sites and under its
 //! host); it only stops new reports from being accepted.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
 
 use chrono::{DateTime, Utc};
@@ -12,6 +12,7 @@ use sea_orm::{
     ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Set,
 };
 
+use crate::domain::client_addr::canonical;
 use crate::domain::sites::{self, Exclusions};
 use crate::entities::{session, traffic_site};
 use crate::views::traffic::SiteInfo;
@@ -164,13 +165,24 @@ pub struct SiteRules {
     pub sites: HashMap<String, Exclusions>,
     /// The console's own exclusions.
     pub console: Exclusions,
-    /// Addresses of people signed in to the console recently: their visits are their own.
-    pub console_users: Vec<IpAddr>,
+    /// Address and browser of each session used recently: a visit from both is someone signed
+    /// in to the console, looking at their own site. (The browser too, so colleagues behind
+    /// one office address are still counted.)
+    console_users: HashSet<(IpAddr, String)>,
     /// What an unregistered host excludes while any host may report: nothing.
     unregistered: Exclusions,
 }
 
+/// How much of a User-Agent a session keeps (`services::sessions`).
+const SESSION_AGENT_CHARS: usize = 255;
+
 impl SiteRules {
+    /// Whether a visit from `ip` with `user_agent` is someone signed in to the console.
+    pub fn is_console_user(&self, ip: IpAddr, user_agent: &str) -> bool {
+        let agent: String = user_agent.chars().take(SESSION_AGENT_CHARS).collect();
+        self.console_users.contains(&(canonical(ip), agent))
+    }
+
     /// Whether reports are accepted for any host (no site but the console registered).
     pub fn open(&self) -> bool {
         self.sites.is_empty()
@@ -214,9 +226,10 @@ pub async fn rules(
         }
     }
     let since = now - CONSOLE_USER_WINDOW;
-    let ips: Vec<Option<String>> = session::Entity::find()
+    let users: Vec<(Option<String>, Option<String>)> = session::Entity::find()
         .select_only()
         .column(session::Column::Ip)
+        .column(session::Column::UserAgent)
         .distinct()
         .filter(session::Column::ExpiresAt.gt(now))
         .filter(
@@ -227,10 +240,9 @@ pub async fn rules(
         .into_tuple()
         .all(db)
         .await?;
-    rules.console_users = ips
+    rules.console_users = users
         .into_iter()
-        .flatten()
-        .filter_map(|ip| ip.parse().ok())
+        .filter_map(|(ip, agent)| Some((canonical(ip?.parse().ok()?), agent.unwrap_or_default())))
         .collect();
     Ok(rules)
 }

@@ -103,11 +103,25 @@ pub async fn stats(
     db: &impl ConnectionTrait,
     query: &StatsQuery,
 ) -> Result<TrafficStats, TrafficError> {
+    figures(db, query, true).await
+}
+
+/// The figures, with people's lists or without (the previous period is only compared by its
+/// totals).
+async fn figures(
+    db: &impl ConnectionTrait,
+    query: &StatsQuery,
+    with_people: bool,
+) -> Result<TrafficStats, TrafficError> {
     let scope = query.scope();
     let parts = rollup::views_by_part(db, &scope).await?;
     let (visits, unique_ips, unique_pages) = rollup::distinct_counts(db, &scope).await?;
     let top_pages = rollup::top_pages(db, &scope, TOP_PAGES as usize).await?;
-    let people = rollup::people(db, &scope).await?;
+    let people = if with_people {
+        rollup::people(db, &scope).await?
+    } else {
+        Default::default()
+    };
     let mut stats = TrafficStats {
         visits,
         unique_ips,
@@ -137,7 +151,7 @@ pub async fn stats(
 }
 
 /// What the Traffic page shows for a range: its figures, those of `previous` (the period of
-/// the same length before it) and its chart, read at the same time.
+/// the same length before it, without people's lists) and its chart, read at the same time.
 pub async fn dashboard(
     db: &impl ConnectionTrait,
     current: &StatsQuery,
@@ -146,7 +160,7 @@ pub async fn dashboard(
 ) -> Result<(TrafficStats, TrafficStats, Vec<SeriesPoint>), TrafficError> {
     tokio::try_join!(
         stats(db, current),
-        stats(db, previous),
+        figures(db, previous, false),
         series(db, current, bucket)
     )
 }
