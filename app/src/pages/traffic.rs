@@ -498,16 +498,16 @@ fn SiteChips(dashboard: Dashboard, filters: Filters) -> impl IntoView {
 #[component]
 fn PeopleLists(dashboard: Dashboard) -> impl IntoView {
     let people = dashboard.current.people;
-    let hosts: std::collections::BTreeSet<&str> = people
+    let several_sites = people
         .landing_pages
         .iter()
         .map(|r| crate::domain::sites::split_page_key(&r.name).0)
-        .collect();
-    let several_sites = hosts.len() > 1;
+        .collect::<std::collections::BTreeSet<_>>()
+        .len()
+        > 1;
     let landing = people
         .landing_pages
-        .iter()
-        .cloned()
+        .into_iter()
         .map(|r| {
             let (site, path) = crate::domain::sites::split_page_key(&r.name);
             let name = if several_sites {
