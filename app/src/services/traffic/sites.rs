@@ -62,6 +62,15 @@ pub async fn list(db: &impl ConnectionTrait, console: &str) -> Result<Vec<SiteIn
     Ok(sites)
 }
 
+fn new_row(host: &str, excluded: String) -> traffic_site::ActiveModel {
+    traffic_site::ActiveModel {
+        host: Set(host.to_string()),
+        excluded: Set(excluded),
+        created_at: Set(crate::clock::now()),
+        ..Default::default()
+    }
+}
+
 /// Registers a host as typed (see [`sites::normalise_host`]); returns it as stored.
 pub async fn add(
     db: &impl ConnectionTrait,
@@ -74,19 +83,14 @@ pub async fn add(
             "{host} is the console's own host (public_url): it is counted without registering"
         )));
     }
-    let inserted = traffic_site::Entity::insert(traffic_site::ActiveModel {
-        host: Set(host.clone()),
-        excluded: Set(String::new()),
-        created_at: Set(crate::clock::now()),
-        ..Default::default()
-    })
-    .on_conflict(
-        OnConflict::column(traffic_site::Column::Host)
-            .do_nothing()
-            .to_owned(),
-    )
-    .exec_without_returning(db)
-    .await?;
+    let inserted = traffic_site::Entity::insert(new_row(&host, String::new()))
+        .on_conflict(
+            OnConflict::column(traffic_site::Column::Host)
+                .do_nothing()
+                .to_owned(),
+        )
+        .exec_without_returning(db)
+        .await?;
     if inserted == 0 {
         return Err(SiteError::Exists(host));
     }
@@ -127,19 +131,14 @@ pub async fn set_exclusions(
         .map_err(SiteError::Invalid)?
         .to_text();
     if host == console {
-        traffic_site::Entity::insert(traffic_site::ActiveModel {
-            host: Set(host.clone()),
-            excluded: Set(text.clone()),
-            created_at: Set(crate::clock::now()),
-            ..Default::default()
-        })
-        .on_conflict(
-            OnConflict::column(traffic_site::Column::Host)
-                .update_column(traffic_site::Column::Excluded)
-                .to_owned(),
-        )
-        .exec_without_returning(db)
-        .await?;
+        traffic_site::Entity::insert(new_row(&host, text.clone()))
+            .on_conflict(
+                OnConflict::column(traffic_site::Column::Host)
+                    .update_column(traffic_site::Column::Excluded)
+                    .to_owned(),
+            )
+            .exec_without_returning(db)
+            .await?;
         return Ok(text);
     }
     let updated = traffic_site::Entity::update_many()
