@@ -30,7 +30,7 @@ use super::hit::Hit;
 /// Rows per INSERT: 11 values each stays far below SQLite's and PostgreSQL's parameter limits.
 pub const ROWS_PER_STATEMENT: usize = 1000;
 /// Statements per transaction: fewer commits, without holding SQLite's write lock for long.
-const STATEMENTS_PER_TRANSACTION: usize = 10;
+pub const STATEMENTS_PER_TRANSACTION: usize = 10;
 /// Rows deleted per statement by the retention cleanup.
 pub const CLEAN_BATCH: u64 = 1000;
 
