@@ -133,6 +133,7 @@ impl Delta {
         let (hour, day) = place(row.minute, zone);
         let part = Part::of(row.is_bot, row.source);
         let site = row.site.to_string();
+        let page = page_key(row.site, row.path);
         *self
             .hourly
             .entry((hour, site.clone(), part.clone(), row.generated))
@@ -155,12 +156,12 @@ impl Delta {
             fact(FactKind::Device, row.device);
             if let Some(domain) = row.ref_domain {
                 fact(FactKind::Referrer, domain);
-                fact(FactKind::Landing, &page_key(row.site, row.path));
+                fact(FactKind::Landing, &page);
             }
         }
         let ip = digest(&[row.ip]);
         let visitor = digest(&[row.ip, row.user_agent]);
-        let path = digest(&[&page_key(row.site, row.path)]);
+        let path = digest(&[&page]);
         let members = self.sets.entry((day, site, part)).or_default();
         members.ips.insert(ip);
         members.visitors.insert(visitor);
