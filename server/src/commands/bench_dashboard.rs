@@ -3,6 +3,7 @@
 //! PostgreSQL. It generates the data into throwaway databases (`traffic generate`'s mix).
 //! With `--before RANGES` it also times the same figures straight from the minute rows (what
 //! the page did before the rollups) for those ranges and checks both give the same figures.
+//! Each range's dashboard is timed `--rounds` times (fastest and slowest printed).
 //!
 //! Generating 90 days at 300,000 hits a day takes an hour or more; `--database URL` times a
 //! database filled once (`bulwark traffic generate --days 90 --per-day 300000`) instead.
@@ -123,10 +124,10 @@ async fn suite(
         let range = traffic_range::resolve(RangeSpec::Preset(preset), today, tz, 90)?;
         let query = StatsQuery::everyone(range.from, range.to, tz);
         // What the page asks: this range, the previous one, and the series.
-        let previous = traffic_range::previous(&range, tz);
+        let before = traffic_range::previous(&range, tz);
         let previous = StatsQuery {
-            from: previous.from,
-            to: previous.to,
+            from: before.from,
+            to: before.to,
             ..query.clone()
         };
         let (mut page_ms, mut slowest_ms) = (f64::MAX, 0f64);
