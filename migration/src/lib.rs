@@ -28,6 +28,7 @@ mod m20261201_000020_channel_deliveries;
 mod m20261201_000021_api_tokens;
 mod m20261201_000022_run_requests;
 mod m20261201_000023_traffic_sites;
+mod m20261202_000024_traffic_fact_blocks;
 
 pub struct Migrator;
 
@@ -58,6 +59,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000021_api_tokens::Migration),
             Box::new(m20261201_000022_run_requests::Migration),
             Box::new(m20261201_000023_traffic_sites::Migration),
+            Box::new(m20261202_000024_traffic_fact_blocks::Migration),
         ]
     }
 }

@@ -3,8 +3,10 @@
 //! A range of days is split into [`Segment`]s: aligned runs of 2, 4, … 64 settled days
 //! (blocks) and single days. A block row in `traffic_blocks` holds, for one [`Lens`] (a view —
 //! `all`, `h`, `b`, `c:<category>`, `b:<source>` — of one site or of all), the union of its days' IP and path bitmaps, their visits, and a list of
-//! paths with an upper bound on the views of every path left out of it. So the distinct counts
-//! of 90 days union about a dozen bitmaps, and the top pages start from a dozen short lists.
+//! paths with an upper bound on the views of every path left out of it; the people's view
+//! (`h`) also keeps such a list for each of people's facts (referrers, landing pages, browsers,
+//! systems, devices). So the distinct counts of 90 days union about a dozen bitmaps, and the
+//! top pages and people's lists start from a dozen short lists.
 //!
 //! Blocks are derived from the daily rollups, built on first use and by [`warm`], never
 //! written by a flush. Each keeps the sum of its days' `traffic_daily_sets.revision`, which
@@ -20,7 +22,7 @@ use sea_orm::ConnectionTrait;
 
 use super::TrafficError;
 use super::rollup_read::{parts_condition, site_condition};
-use super::rollup_write::{deserialize, serialize};
+use super::rollup_write::{FactKind, deserialize, serialize};
 use crate::domain::traffic_parts::{Part, View};
 use crate::services::sql::Binder;
 
@@ -53,6 +55,11 @@ impl Lens<'_> {
     /// ` AND …` selecting the lens's rows of `traffic_daily_sets`, binding its values.
     fn sets_condition(&self, b: &mut Binder) -> String {
         parts_condition(&self.view.parts(), b) + &site_condition(self.site, b)
+    }
+
+    /// Whether its blocks keep people's lists: facts are only counted for people.
+    fn keeps_facts(&self) -> bool {
+        matches!(self.view, View::Human)
     }
 }
 
@@ -142,6 +149,8 @@ pub struct Span {
     pub ips: RoaringTreemap,
     pub paths: RoaringTreemap,
     pub top: TopList,
+    /// People's lists, one per [`FactKind::ALL`] in its order; only the people's view has them.
+    pub facts: Option<Vec<TopList>>,
 }
 
 impl Span {
@@ -151,6 +160,15 @@ impl Span {
             ips: &a.ips | &b.ips,
             paths: &a.paths | &b.paths,
             top: TopList::merge(&a.top, &b.top, BLOCK_TOP),
+            facts: match (&a.facts, &b.facts) {
+                (Some(a), Some(b)) => Some(
+                    a.iter()
+                        .zip(b)
+                        .map(|(a, b)| TopList::merge(a, b, BLOCK_TOP))
+                        .collect(),
+                ),
+                _ => None,
+            },
         }
     }
 }
@@ -238,9 +256,15 @@ async fn stored_revisions(
     to: i32,
 ) -> Result<HashMap<(i32, i32), i64>, TrafficError> {
     let mut b = Binder::new(db.get_database_backend());
+    // A people's block without lists was stored by a build from before they were kept.
+    let with_facts = if lens.keeps_facts() {
+        " AND facts IS NOT NULL"
+    } else {
+        ""
+    };
     let sql = format!(
         "SELECT first_day, days, revision FROM traffic_blocks \
-         WHERE site = {} AND view = {} AND first_day >= {} AND first_day <= {}",
+         WHERE site = {} AND view = {} AND first_day >= {} AND first_day <= {}{with_facts}",
         b.bind(lens.site_key()),
         b.bind(lens.view.code()),
         b.bind(from),
@@ -315,7 +339,50 @@ async fn day_span(
         span.paths |= deserialize(&row.try_get::<Vec<u8>>("", "paths")?)?;
     }
     span.top = day_top(db, lens, day, BLOCK_TOP).await?;
+    if lens.keeps_facts() {
+        let mut facts = Vec::with_capacity(FactKind::ALL.len());
+        for kind in FactKind::ALL {
+            facts.push(day_facts(db, lens.site, kind, day, BLOCK_TOP).await?);
+        }
+        span.facts = Some(facts);
+    }
     Ok(span)
+}
+
+/// A day's `k` values of a kind with the most views by people, exactly (summed over the sites
+/// when `site` is `None`), and the bound for the rest.
+pub async fn day_facts(
+    db: &impl ConnectionTrait,
+    site: Option<&str>,
+    kind: FactKind,
+    day: i32,
+    k: usize,
+) -> Result<TopList, TrafficError> {
+    let mut b = Binder::new(db.get_database_backend());
+    let sql = format!(
+        "SELECT value, CAST(SUM(views) AS BIGINT) AS n FROM traffic_daily_facts \
+         WHERE kind = {} AND day = {}{} GROUP BY value ORDER BY n DESC LIMIT {k}",
+        b.bind(kind.code()),
+        b.bind(day),
+        site_condition(site, &mut b)
+    );
+    let values = db
+        .query_all_raw(b.statement(sql))
+        .await?
+        .iter()
+        .map(|row| Ok((row.try_get("", "value")?, row.try_get("", "n")?)))
+        .collect::<Result<Vec<(String, i64)>, sea_orm::DbErr>>()?;
+    Ok(bounded(values, k))
+}
+
+/// A list of at most `k` entries, most first, with its bound: when it is full, anything left
+/// out has at most the last entry's views.
+fn bounded(paths: Vec<(String, i64)>, k: usize) -> TopList {
+    let bound = match paths.last() {
+        Some((_, last)) if paths.len() == k => *last,
+        _ => 0,
+    };
+    TopList { paths, bound }
 }
 
 /// A day's `k` most viewed paths of a view, exactly, and the bound for the rest (the `k`-th
@@ -340,11 +407,7 @@ pub async fn day_top(
         .iter()
         .map(|row| Ok((row.try_get("", "path")?, row.try_get("", "views")?)))
         .collect::<Result<Vec<(String, i64)>, sea_orm::DbErr>>()?;
-    let bound = match paths.last() {
-        Some((_, last)) if paths.len() == k => *last,
-        _ => 0,
-    };
-    Ok(TopList { paths, bound })
+    Ok(bounded(paths, k))
 }
 
 async fn read_block(
@@ -353,7 +416,14 @@ async fn read_block(
     first: i32,
     days: i32,
 ) -> Result<Span, TrafficError> {
-    let row = stored_block(db, "visits, ips, paths, top, top_bound", lens, first, days).await?;
+    let row = stored_block(
+        db,
+        "visits, top, top_bound, facts, ips, paths",
+        lens,
+        first,
+        days,
+    )
+    .await?;
     Ok(Span {
         visits: row.try_get("", "visits")?,
         ips: deserialize(&row.try_get::<Vec<u8>>("", "ips")?)?,
@@ -362,6 +432,10 @@ async fn read_block(
             paths: decode_top(&row.try_get::<String>("", "top")?)?,
             bound: row.try_get("", "top_bound")?,
         },
+        facts: row
+            .try_get::<Option<String>>("", "facts")?
+            .map(|json| decode_facts(&json))
+            .transpose()?,
     })
 }
 
@@ -391,6 +465,28 @@ fn decode_top(json: &str) -> Result<Vec<(String, i64)>, TrafficError> {
     serde_json::from_str(json).map_err(TrafficError::CorruptList)
 }
 
+/// People's lists as stored: `[[[value, views], …], bound]` per kind.
+type StoredFacts = Vec<(Vec<(String, i64)>, i64)>;
+
+fn decode_facts(json: &str) -> Result<Vec<TopList>, TrafficError> {
+    let stored: StoredFacts = serde_json::from_str(json).map_err(TrafficError::CorruptList)?;
+    if stored.len() != FactKind::ALL.len() {
+        return Err(TrafficError::FactLists(stored.len()));
+    }
+    Ok(stored
+        .into_iter()
+        .map(|(paths, bound)| TopList { paths, bound })
+        .collect())
+}
+
+fn encode_facts(facts: &[TopList]) -> Result<String, TrafficError> {
+    let stored: StoredFacts = facts
+        .iter()
+        .map(|list| (list.paths.clone(), list.bound))
+        .collect();
+    serde_json::to_string(&stored).map_err(TrafficError::EncodeList)
+}
+
 async fn store_block(
     db: &impl ConnectionTrait,
     lens: &Lens<'_>,
@@ -400,14 +496,15 @@ async fn store_block(
     span: &Span,
 ) -> Result<(), TrafficError> {
     let top = serde_json::to_string(&span.top.paths).map_err(TrafficError::EncodeList)?;
+    let facts = span.facts.as_deref().map(encode_facts).transpose()?;
     let mut b = Binder::new(db.get_database_backend());
     let sql = format!(
         "INSERT INTO traffic_blocks \
-           (site, view, first_day, days, revision, visits, ips, paths, top, top_bound) \
-         VALUES ({}, {}, {}, {}, {}, {}, {}, {}, {}, {}) \
+           (site, view, first_day, days, revision, visits, ips, paths, top, top_bound, facts) \
+         VALUES ({}, {}, {}, {}, {}, {}, {}, {}, {}, {}, {}) \
          ON CONFLICT (site, view, first_day, days) DO UPDATE SET revision = excluded.revision, \
            visits = excluded.visits, ips = excluded.ips, paths = excluded.paths, \
-           top = excluded.top, top_bound = excluded.top_bound",
+           top = excluded.top, top_bound = excluded.top_bound, facts = excluded.facts",
         b.bind(lens.site_key()),
         b.bind(lens.view.code()),
         b.bind(first),
@@ -417,7 +514,8 @@ async fn store_block(
         b.bind(serialize(&span.ips)?),
         b.bind(serialize(&span.paths)?),
         b.bind(top),
-        b.bind(span.top.bound)
+        b.bind(span.top.bound),
+        b.bind(facts)
     );
     db.execute_raw(b.statement(sql)).await?;
     Ok(())
@@ -477,6 +575,23 @@ pub async fn block_tops(
         });
     }
     Ok(tops)
+}
+
+/// The stored people's lists of the segments' blocks (of the people's view), each with one
+/// list per [`FactKind::ALL`].
+pub async fn block_facts(
+    db: &impl ConnectionTrait,
+    lens: &Lens<'_>,
+    segments: &[Segment],
+) -> Result<Vec<Vec<TopList>>, TrafficError> {
+    let mut lists = Vec::new();
+    for (first, days) in blocks_of(segments) {
+        let row = stored_block(db, "facts", lens, first, days).await?;
+        let json: Option<String> = row.try_get("", "facts")?;
+        // [`plan`] only keeps people's blocks that have their lists.
+        lists.push(decode_facts(json.as_deref().unwrap_or("[]"))?);
+    }
+    Ok(lists)
 }
 
 fn blocks_of(segments: &[Segment]) -> impl Iterator<Item = (i32, i32)> + '_ {

@@ -36,9 +36,11 @@ pub enum TrafficError {
     CorruptSet(std::io::Error),
     #[error("could not encode a traffic set: {0}")]
     EncodeSet(std::io::Error),
-    #[error("a stored traffic block's page list is unreadable: {0}")]
+    #[error("a stored traffic block's list is unreadable: {0}")]
     CorruptList(serde_json::Error),
-    #[error("could not encode a traffic block's page list: {0}")]
+    #[error("a stored traffic block holds {0} people's lists, not one per kind")]
+    FactLists(usize),
+    #[error("could not encode a traffic block's list: {0}")]
     EncodeList(serde_json::Error),
     #[error("no traffic id was assigned to {kind:?} {digest}")]
     MissingId {

@@ -5,8 +5,8 @@
 //! | page views, people/bots, by source, generated, the charts | `traffic_hourly` (Σ views) |
 //! | visits = distinct (day, ip, ua) | `traffic_daily_sets.visits`, summed over days       |
 //! | unique IPs, unique pages       | union of the days' bitmaps, through [`super::blocks`] |
-//! | top pages                      | `traffic_daily_pages` and blocks, see [`top_pages`] |
-//! | people's referrers, landing pages, browsers, systems, devices | `traffic_daily_facts` |
+//! | top pages                      | `traffic_daily_pages` and blocks, see [`rank`] |
+//! | people's referrers, landing pages, browsers, systems, devices | `traffic_daily_facts` and the people's blocks, see [`rank`] |
 //!
 //! Every figure is of one site or of all (`Scope::site`).
 
@@ -108,15 +108,8 @@ pub async fn distinct_counts(
     Ok((visits, ips.len() as i64, paths.len() as i64))
 }
 
-/// The `limit` paths with the most views over the scope (ties by path), exactly.
-///
-/// Summing every path of 90 days is too slow, so this takes candidates from short lists: each
-/// block's stored list and each single day's `k` most viewed paths ([`blocks::plan`] splits
-/// the range). A path in no list has at most the list's bound in each segment, so at most their
-/// sum `bound` over the range. The candidates' exact totals come from the daily rows; when the
-/// last of the top totals is above `bound`, no other path can reach the list. Otherwise `k`
-/// grows (past the blocks' lists, every day is listed on its own), and past [`TOP_K_LIMIT`]
-/// the full sum is taken.
+/// The `limit` paths with the most views over the scope (ties by path), exactly, through
+/// [`rank`].
 pub async fn top_pages(
     db: &impl ConnectionTrait,
     scope: &Scope<'_>,
@@ -131,48 +124,13 @@ pub async fn top_pages(
         site: scope.site,
     };
     let segments = blocks::plan(db, &lens, from, to).await?;
-    let mut block_tops = blocks::block_tops(db, &lens, &segments).await?;
-    let mut days: Vec<i32> = segments
-        .iter()
-        .filter_map(|s| match s {
-            blocks::Segment::Day(d) => Some(*d),
-            blocks::Segment::Block { .. } => None,
-        })
-        .collect();
-    let mut k = 4 * limit;
-    let mut ranked = loop {
-        if k > TOP_K_LIMIT {
-            break full_totals(db, scope, &view).await?;
-        }
-        if k > blocks::BLOCK_TOP && !block_tops.is_empty() {
-            block_tops.clear();
-            days = (from..=to).collect();
-        }
-        let mut candidates = BTreeSet::new();
-        let mut bound = 0i64;
-        for top in &block_tops {
-            let (head, rest) = top.head(k);
-            bound += rest;
-            candidates.extend(head.iter().map(|(path, _)| path.clone()));
-        }
-        for day in &days {
-            let top = blocks::day_top(db, &lens, *day, k).await?;
-            bound += top.bound;
-            candidates.extend(top.paths.into_iter().map(|(path, _)| path));
-        }
-        let mut totals = path_totals(db, scope, &view, &candidates).await?;
-        blocks::sort_top(&mut totals);
-        let settled = match totals.get(limit.saturating_sub(1)) {
-            Some((_, last)) => *last > bound,
-            None => bound == 0,
-        };
-        if settled {
-            break totals;
-        }
-        k *= 4;
+    let block_tops = blocks::block_tops(db, &lens, &segments).await?;
+    let pages = Pages {
+        scope,
+        view: &view,
+        lens,
     };
-    blocks::sort_top(&mut ranked);
-    ranked.truncate(limit);
+    let ranked = rank(db, &pages, &segments, block_tops, limit).await?;
     // The people/bots split of each listed path.
     let paths: BTreeSet<String> = ranked.iter().map(|(p, _)| p.clone()).collect();
     let human: HashMap<String, i64> = match view {
@@ -202,8 +160,143 @@ pub async fn top_pages(
         .collect())
 }
 
-/// How far [`top_pages`] widens each day's list before summing everything.
+/// A ranking kept per day: top pages of a view, or people's values of a fact kind.
+trait Ranking {
+    /// A day's `k` first names, exactly, with the bound for the rest.
+    async fn day_top(
+        &self,
+        db: &impl ConnectionTrait,
+        day: i32,
+        k: usize,
+    ) -> Result<blocks::TopList, TrafficError>;
+    /// The exact totals over the scope of `names`.
+    async fn totals(
+        &self,
+        db: &impl ConnectionTrait,
+        names: &BTreeSet<String>,
+    ) -> Result<Vec<(String, i64)>, TrafficError>;
+    /// Every name's total over the scope.
+    async fn everything(
+        &self,
+        db: &impl ConnectionTrait,
+    ) -> Result<Vec<(String, i64)>, TrafficError>;
+}
+
+/// The `limit` names with the most views over `segments` (ties by name), exactly.
+///
+/// Summing every name of 90 days is too slow, so this takes candidates from short lists: each
+/// block's stored list and each single day's `k` first names ([`blocks::plan`] splits the
+/// range). A name in no list has at most the list's bound in each segment, so at most their
+/// sum `bound` over the range. The candidates' exact totals come from the daily rows; when the
+/// last of the top totals is above `bound`, no other name can reach the list. Otherwise `k`
+/// grows (past the blocks' lists, every day is listed on its own), and past [`TOP_K_LIMIT`]
+/// the full sum is taken.
+async fn rank(
+    db: &impl ConnectionTrait,
+    ranking: &impl Ranking,
+    segments: &[blocks::Segment],
+    mut block_tops: Vec<blocks::TopList>,
+    limit: usize,
+) -> Result<Vec<(String, i64)>, TrafficError> {
+    let mut days: Vec<i32> = segments
+        .iter()
+        .filter_map(|s| match s {
+            blocks::Segment::Day(d) => Some(*d),
+            blocks::Segment::Block { .. } => None,
+        })
+        .collect();
+    let mut k = 4 * limit;
+    let mut ranked = loop {
+        if k > TOP_K_LIMIT {
+            break ranking.everything(db).await?;
+        }
+        if k > blocks::BLOCK_TOP && !block_tops.is_empty() {
+            block_tops.clear();
+            days = segments
+                .iter()
+                .flat_map(|s| match *s {
+                    blocks::Segment::Day(d) => d..=d,
+                    blocks::Segment::Block { first, days } => first..=first + days - 1,
+                })
+                .collect();
+        }
+        let mut candidates = BTreeSet::new();
+        let mut bound = 0i64;
+        for top in &block_tops {
+            let (head, rest) = top.head(k);
+            bound += rest;
+            candidates.extend(head.iter().map(|(name, _)| name.clone()));
+        }
+        for day in &days {
+            let top = ranking.day_top(db, *day, k).await?;
+            bound += top.bound;
+            candidates.extend(top.paths.into_iter().map(|(name, _)| name));
+        }
+        let mut totals = ranking.totals(db, &candidates).await?;
+        blocks::sort_top(&mut totals);
+        let settled = match totals.get(limit.saturating_sub(1)) {
+            Some((_, last)) => *last > bound,
+            None => bound == 0,
+        };
+        if settled {
+            break totals;
+        }
+        k *= 4;
+    };
+    blocks::sort_top(&mut ranked);
+    ranked.truncate(limit);
+    Ok(ranked)
+}
+
+/// How far [`rank`] widens each day's list before summing everything.
 pub const TOP_K_LIMIT: usize = 20_000;
+
+/// The top pages of a view.
+struct Pages<'a> {
+    scope: &'a Scope<'a>,
+    view: &'a View,
+    lens: blocks::Lens<'a>,
+}
+
+impl Ranking for Pages<'_> {
+    async fn day_top(
+        &self,
+        db: &impl ConnectionTrait,
+        day: i32,
+        k: usize,
+    ) -> Result<blocks::TopList, TrafficError> {
+        blocks::day_top(db, &self.lens, day, k).await
+    }
+
+    async fn totals(
+        &self,
+        db: &impl ConnectionTrait,
+        names: &BTreeSet<String>,
+    ) -> Result<Vec<(String, i64)>, TrafficError> {
+        path_totals(db, self.scope, self.view, names).await
+    }
+
+    async fn everything(
+        &self,
+        db: &impl ConnectionTrait,
+    ) -> Result<Vec<(String, i64)>, TrafficError> {
+        let scope = self.scope;
+        let mut b = Binder::new(db.get_database_backend());
+        let sql = format!(
+            "SELECT path, CAST(SUM(views) AS BIGINT) AS n FROM traffic_daily_pages \
+             WHERE view = {} AND day >= {} AND day <= {}{} GROUP BY path",
+            b.bind(self.view.code()),
+            b.bind(day_number(scope.from)),
+            b.bind(day_number(scope.to)),
+            site_condition(scope.site, &mut b)
+        );
+        db.query_all_raw(b.statement(sql))
+            .await?
+            .iter()
+            .map(|row| Ok((row.try_get("", "path")?, row.try_get("", "n")?)))
+            .collect()
+    }
+}
 
 async fn path_totals(
     db: &impl ConnectionTrait,
@@ -233,25 +326,74 @@ async fn path_totals(
     Ok(totals)
 }
 
-async fn full_totals(
-    db: &impl ConnectionTrait,
-    scope: &Scope<'_>,
-    view: &View,
-) -> Result<Vec<(String, i64)>, TrafficError> {
-    let mut b = Binder::new(db.get_database_backend());
-    let sql = format!(
-        "SELECT path, CAST(SUM(views) AS BIGINT) AS n FROM traffic_daily_pages \
-         WHERE view = {} AND day >= {} AND day <= {}{} GROUP BY path",
-        b.bind(view.code()),
-        b.bind(day_number(scope.from)),
-        b.bind(day_number(scope.to)),
-        site_condition(scope.site, &mut b)
-    );
-    db.query_all_raw(b.statement(sql))
-        .await?
-        .iter()
-        .map(|row| Ok((row.try_get("", "path")?, row.try_get("", "n")?)))
-        .collect()
+/// People's values of one kind of fact.
+struct Facts<'a> {
+    scope: &'a Scope<'a>,
+    kind: FactKind,
+}
+
+impl Facts<'_> {
+    /// `SELECT value, Σ views … GROUP BY value` over the scope, with `more` added to the
+    /// condition.
+    fn sum_sql(&self, b: &mut Binder, more: &str) -> String {
+        let scope = self.scope;
+        format!(
+            "SELECT value, CAST(SUM(views) AS BIGINT) AS n FROM traffic_daily_facts \
+             WHERE kind = {} AND day >= {} AND day <= {}{}{more} GROUP BY value",
+            b.bind(self.kind.code()),
+            b.bind(day_number(scope.from)),
+            b.bind(day_number(scope.to)),
+            site_condition(scope.site, b)
+        )
+    }
+
+    async fn read(
+        db: &impl ConnectionTrait,
+        b: Binder,
+        sql: String,
+    ) -> Result<Vec<(String, i64)>, TrafficError> {
+        db.query_all_raw(b.statement(sql))
+            .await?
+            .iter()
+            .map(|row| Ok((row.try_get("", "value")?, row.try_get("", "n")?)))
+            .collect()
+    }
+}
+
+impl Ranking for Facts<'_> {
+    async fn day_top(
+        &self,
+        db: &impl ConnectionTrait,
+        day: i32,
+        k: usize,
+    ) -> Result<blocks::TopList, TrafficError> {
+        blocks::day_facts(db, self.scope.site, self.kind, day, k).await
+    }
+
+    async fn totals(
+        &self,
+        db: &impl ConnectionTrait,
+        names: &BTreeSet<String>,
+    ) -> Result<Vec<(String, i64)>, TrafficError> {
+        let names: Vec<&String> = names.iter().collect();
+        let mut totals = Vec::with_capacity(names.len());
+        for chunk in names.chunks(500) {
+            let mut b = Binder::new(db.get_database_backend());
+            let list = b.bind_list(chunk.iter().map(|name| (*name).clone()));
+            let sql = self.sum_sql(&mut b, &format!(" AND value IN ({list})"));
+            totals.extend(Self::read(db, b, sql).await?);
+        }
+        Ok(totals)
+    }
+
+    async fn everything(
+        &self,
+        db: &impl ConnectionTrait,
+    ) -> Result<Vec<(String, i64)>, TrafficError> {
+        let mut b = Binder::new(db.get_database_backend());
+        let sql = self.sum_sql(&mut b, "");
+        Self::read(db, b, sql).await
+    }
 }
 
 /// Page views per local hour or per local day of the scope, people and bots apart; every bucket
@@ -320,8 +462,8 @@ pub(super) fn site_condition(site: Option<&str>, b: &mut Binder) -> String {
 /// How many names each of people's lists holds.
 pub const PEOPLE_TOP: usize = 10;
 
-/// People's page views by referrer, landing page, browser, system and device over the scope;
-/// empty when the filter counts bots only.
+/// People's page views by referrer, landing page, browser, system and device over the scope,
+/// exactly, through [`rank`] from the people's blocks; empty when the filter counts bots only.
 pub async fn people(
     db: &impl ConnectionTrait,
     scope: &Scope<'_>,
@@ -329,30 +471,26 @@ pub async fn people(
     if !Parts::for_filter(scope.who()).contains(&Part::Human) {
         return Ok(PeopleBreakdown::default());
     }
+    let (from, to) = (day_number(scope.from), day_number(scope.to));
+    let lens = blocks::Lens {
+        view: &View::Human,
+        site: scope.site,
+    };
+    let segments = blocks::plan(db, &lens, from, to).await?;
+    let mut block_lists = blocks::block_facts(db, &lens, &segments).await?;
     let mut lists = Vec::with_capacity(FactKind::ALL.len());
-    for kind in FactKind::ALL {
-        let mut b = Binder::new(db.get_database_backend());
-        let sql = format!(
-            "SELECT value, CAST(SUM(views) AS BIGINT) AS n FROM traffic_daily_facts \
-             WHERE kind = {} AND day >= {} AND day <= {}{} \
-             GROUP BY value ORDER BY n DESC, value LIMIT {PEOPLE_TOP}",
-            b.bind(kind.code()),
-            b.bind(day_number(scope.from)),
-            b.bind(day_number(scope.to)),
-            site_condition(scope.site, &mut b)
+    for (i, kind) in FactKind::ALL.into_iter().enumerate() {
+        let tops = block_lists
+            .iter_mut()
+            .map(|kinds| std::mem::take(&mut kinds[i]))
+            .collect();
+        let ranked = rank(db, &Facts { scope, kind }, &segments, tops, PEOPLE_TOP).await?;
+        lists.push(
+            ranked
+                .into_iter()
+                .map(|(name, views)| Ranked { name, views })
+                .collect(),
         );
-        let list = db
-            .query_all_raw(b.statement(sql))
-            .await?
-            .iter()
-            .map(|row| {
-                Ok(Ranked {
-                    name: row.try_get("", "value")?,
-                    views: row.try_get("", "n")?,
-                })
-            })
-            .collect::<Result<Vec<_>, sea_orm::DbErr>>()?;
-        lists.push(list);
     }
     let mut lists = lists.into_iter();
     let mut next = || lists.next().unwrap_or_default();
