@@ -401,14 +401,15 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
         .await
         .unwrap();
     let sites = ["a.example", "b.example"];
-    // Real hits in three flushes; the last one is 300 pages seen once each, so the top pages
-    // are all ties and the candidate lists must widen.
+    // Real hits in three flushes; the last one is 150 pages seen once on each of the two
+    // sites, so the top pages are all ties and the candidate lists must widen, and a landing
+    // page's views are split between sites (a day's list of one site's rows bounds the rest).
     for batch in 0..3 {
         let buffer = Buffer::new(1 << 22);
         for i in 0..300 {
             let at = now - Duration::minutes(i * 7 + batch * 3);
             let path = if batch == 2 {
-                format!("/once/{i}")
+                format!("/once/{}", i / 2)
             } else {
                 format!("/p/{}", i % 40)
             };

@@ -349,8 +349,14 @@ async fn day_span(
     Ok(span)
 }
 
-/// A day's `k` values of a kind with the most views by people, exactly (summed over the sites
-/// when `site` is `None`), and the bound for the rest.
+/// A day's values of a kind with the most views by people, and the bound for the rest.
+///
+/// It reads the day's `k` largest rows through `idx_traffic_daily_facts_day` (kind, day, views,
+/// …) instead of summing the whole day per value: a day holds tens of thousands of landing
+/// pages, and only its head matters. A row is one site's views of a value, so over all sites a
+/// value's total is its listed rows plus at most the `k`-th row's views for each site not
+/// listed, and a value with no row listed has at most that much per site: the list holds
+/// upper bounds, as [`TopList`] allows, and is exact for one site (or a day that fits).
 pub async fn day_facts(
     db: &impl ConnectionTrait,
     site: Option<&str>,
@@ -360,19 +366,57 @@ pub async fn day_facts(
 ) -> Result<TopList, TrafficError> {
     let mut b = Binder::new(db.get_database_backend());
     let sql = format!(
-        "SELECT value, CAST(SUM(views) AS BIGINT) AS n FROM traffic_daily_facts \
-         WHERE kind = {} AND day = {}{} GROUP BY value ORDER BY n DESC LIMIT {k}",
+        "SELECT value, views FROM traffic_daily_facts WHERE kind = {} AND day = {}{} \
+         ORDER BY views DESC, value DESC LIMIT {k}",
         b.bind(kind.code()),
         b.bind(day),
         site_condition(site, &mut b)
     );
-    let values = db
+    let rows = db
         .query_all_raw(b.statement(sql))
         .await?
         .iter()
-        .map(|row| Ok((row.try_get("", "value")?, row.try_get("", "n")?)))
+        .map(|row| Ok((row.try_get("", "value")?, row.try_get("", "views")?)))
         .collect::<Result<Vec<(String, i64)>, sea_orm::DbErr>>()?;
-    Ok(bounded(values, k))
+    let last = match rows.last() {
+        Some((_, last)) if rows.len() == k => *last,
+        // Every row of the day is listed: the sums are exact.
+        _ => 0,
+    };
+    let sites = match (site, last) {
+        (_, 0) | (Some(_), _) => 1,
+        (None, _) => day_sites(db, day).await?,
+    };
+    let mut per_value: HashMap<String, (i64, i64)> = HashMap::new();
+    for (value, views) in rows {
+        let entry = per_value.entry(value).or_default();
+        entry.0 += views;
+        entry.1 += 1;
+    }
+    let mut paths: Vec<(String, i64)> = per_value
+        .into_iter()
+        .map(|(value, (views, listed))| (value, views + (sites - listed).max(0) * last))
+        .collect();
+    sort_top(&mut paths);
+    Ok(TopList {
+        paths,
+        bound: sites * last,
+    })
+}
+
+/// How many sites have any traffic on `day`: a flush writes a site's `traffic_daily_sets` row
+/// for every day it writes the site's facts, so no more sites than this have facts that day.
+async fn day_sites(db: &impl ConnectionTrait, day: i32) -> Result<i64, TrafficError> {
+    let mut b = Binder::new(db.get_database_backend());
+    let sql = format!(
+        "SELECT CAST(COUNT(DISTINCT site) AS BIGINT) AS n FROM traffic_daily_sets WHERE day = {}",
+        b.bind(day)
+    );
+    let row = db.query_one_raw(b.statement(sql)).await?;
+    Ok(match row {
+        Some(row) => row.try_get::<i64>("", "n")?.max(1),
+        None => 1,
+    })
 }
 
 /// A list of at most `k` entries, most first, with its bound: when it is full, anything left
