@@ -108,17 +108,22 @@ async fn until_drained(app: &TestApp, within: Duration) {
     }
 }
 
+/// Whether `node` has an attempt open.
+async fn has_open_attempt(app: &TestApp, node: &str) -> bool {
+    !job_attempt::Entity::find()
+        .filter(job_attempt::Column::Node.eq(node))
+        .filter(job_attempt::Column::Outcome.is_null())
+        .all(&app.db)
+        .await
+        .unwrap()
+        .is_empty()
+}
+
 /// Waits until `node` has an attempt open (they last 100 ms).
 async fn wait_for_open_attempt(app: &TestApp, node: &str) {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let open = job_attempt::Entity::find()
-            .filter(job_attempt::Column::Node.eq(node))
-            .filter(job_attempt::Column::Outcome.is_null())
-            .all(&app.db)
-            .await
-            .unwrap();
-        if !open.is_empty() {
+        if has_open_attempt(app, node).await {
             return;
         }
         assert!(Instant::now() < deadline, "{node} never ran an attempt");
@@ -215,9 +220,20 @@ async fn instances_run_every_tick_once_through_a_kill_and_a_partition() {
     // Kill node-b in the middle, while it is running attempts; bring it back later under a
     // new name so its old attempts can be told from the new ones.
     tokio::time::sleep(Duration::from_secs(seconds / 5)).await;
-    // Kill it mid-attempt: as soon as it has an attempt open (they last 100 ms).
-    wait_for_open_attempt(&app, "node-b").await;
-    let killed_at = Utc::now();
+    // Kill it mid-attempt. An attempt lasts 100 ms, less than seeing it open and sending the
+    // signal can take on a loaded machine, so the node is frozen first (SIGSTOP), given time
+    // for what it had already sent to land, and killed only if an attempt is still open then;
+    // otherwise it is thawed and the next attempt is tried.
+    let killed_at = loop {
+        wait_for_open_attempt(&app, "node-b").await;
+        kill(&mut nodes[1].1, nix::sys::signal::Signal::SIGSTOP);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let frozen_at = Utc::now();
+        if has_open_attempt(&app, "node-b").await {
+            break frozen_at;
+        }
+        kill(&mut nodes[1].1, nix::sys::signal::Signal::SIGCONT);
+    };
     kill(&mut nodes[1].1, nix::sys::signal::Signal::SIGKILL);
     nodes[1].1.wait().unwrap();
     tokio::time::sleep(Duration::from_secs(seconds / 4)).await;
