@@ -119,6 +119,25 @@ async fn has_open_attempt(app: &TestApp, node: &str) -> bool {
         .is_empty()
 }
 
+/// Stops `node` (SIGSTOP) while it has an attempt open, and returns when it stopped.
+///
+/// An attempt lasts 100 ms, less than seeing it open and sending a signal can take on a loaded
+/// machine, so the node is frozen first, given time for what it had already sent to land, and
+/// left frozen only if an attempt is still open then; otherwise it is thawed and the next
+/// attempt is tried. The caller kills, cuts off or thaws it.
+async fn freeze_mid_attempt(app: &TestApp, child: &mut Child, node: &str) -> DateTime<Utc> {
+    loop {
+        wait_for_open_attempt(app, node).await;
+        kill(child, nix::sys::signal::Signal::SIGSTOP);
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        let frozen_at = Utc::now();
+        if has_open_attempt(app, node).await {
+            return frozen_at;
+        }
+        kill(child, nix::sys::signal::Signal::SIGCONT);
+    }
+}
+
 /// Waits until `node` has an attempt open (they last 100 ms).
 async fn wait_for_open_attempt(app: &TestApp, node: &str) {
     let deadline = Instant::now() + Duration::from_secs(10);
@@ -211,29 +230,20 @@ async fn instances_run_every_tick_once_through_a_kill_and_a_partition() {
     wait_ready(&addr).await;
     nodes.push(("node-d".into(), child));
 
-    // Cut node-d off mid-attempt, for more than a lease (3 s).
+    // Cut node-d off mid-attempt, for more than a lease (3 s): frozen with an attempt open,
+    // cut, then thawed, so it finishes the attempt without a way to write it back.
     tokio::time::sleep(Duration::from_secs(seconds / 5)).await;
-    wait_for_open_attempt(&app, "node-d").await;
+    let node_d = nodes.len() - 1;
+    freeze_mid_attempt(&app, &mut nodes[node_d].1, "node-d").await;
     proxy.cut();
     let cut_at = Utc::now();
+    kill(&mut nodes[node_d].1, nix::sys::signal::Signal::SIGCONT);
 
     // Kill node-b in the middle, while it is running attempts; bring it back later under a
     // new name so its old attempts can be told from the new ones.
     tokio::time::sleep(Duration::from_secs(seconds / 5)).await;
-    // Kill it mid-attempt. An attempt lasts 100 ms, less than seeing it open and sending the
-    // signal can take on a loaded machine, so the node is frozen first (SIGSTOP), given time
-    // for what it had already sent to land, and killed only if an attempt is still open then;
-    // otherwise it is thawed and the next attempt is tried.
-    let killed_at = loop {
-        wait_for_open_attempt(&app, "node-b").await;
-        kill(&mut nodes[1].1, nix::sys::signal::Signal::SIGSTOP);
-        tokio::time::sleep(Duration::from_millis(200)).await;
-        let frozen_at = Utc::now();
-        if has_open_attempt(&app, "node-b").await {
-            break frozen_at;
-        }
-        kill(&mut nodes[1].1, nix::sys::signal::Signal::SIGCONT);
-    };
+    // Kill it mid-attempt.
+    let killed_at = freeze_mid_attempt(&app, &mut nodes[1].1, "node-b").await;
     kill(&mut nodes[1].1, nix::sys::signal::Signal::SIGKILL);
     nodes[1].1.wait().unwrap();
     tokio::time::sleep(Duration::from_secs(seconds / 4)).await;
