@@ -40,6 +40,7 @@ pub mod filters;
 pub mod job;
 pub mod mail;
 pub mod node;
+pub mod policy_text;
 pub mod retry;
 pub mod run;
 pub mod secrets;

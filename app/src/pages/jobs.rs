@@ -29,6 +29,9 @@ pub fn JobsPage() -> impl IntoView {
         move || (toggle.version().get(), delete.version().get()),
         |_| list_jobs(),
     );
+    // `?state=failing`: only the jobs with an open alert episode (the Overview's tile).
+    let query = leptos_router::hooks::use_query_map();
+    let only_failing = move || query.with(|q| q.get("state").as_deref() == Some("failing"));
     let confirming = RwSignal::new(None::<i64>);
     let run_now = ServerAction::<RunJobNow>::new();
     let navigate = leptos_router::hooks::use_navigate();
@@ -79,7 +82,18 @@ pub fn JobsPage() -> impl IntoView {
                             .into_any()
                     }
                     Ok(rows) => {
+                        let filtered = only_failing();
+                        let rows: Vec<JobRow> = rows
+                            .into_iter()
+                            .filter(|r| !filtered || r.failing)
+                            .collect();
                         view! {
+                            {filtered.then(|| view! {
+                                <p class="card" data-testid="jobs-filter">
+                                    {format!("Jobs failing now (an alert episode is open): {}. ", rows.len())}
+                                    <a href="/jobs">"Show every job"</a>
+                                </p>
+                            })}
                             <table class="table card" data-testid="jobs">
                                 <thead>
                                     <tr>
@@ -109,7 +123,7 @@ pub fn JobsPage() -> impl IntoView {
                                                     </td>
                                                     <td>{row.kind.as_str()}</td>
                                                     <td>
-                                                        <code>{row.cron.clone()}</code>
+                                                        <code class="cron">{row.cron.clone()}</code>
                                                         <div class="muted small">{row.timezone.clone()}</div>
                                                     </td>
                                                     <td>{next}</td>
@@ -121,6 +135,7 @@ pub fn JobsPage() -> impl IntoView {
                                                         <span class=if enabled { "pill ok" } else { "pill off" }>
                                                             {if enabled { "enabled" } else { "disabled" }}
                                                         </span>
+                                                        {row.failing.then(|| view! { " " <span class="pill bad" data-testid="failing">"failing"</span> })}
                                                     </td>
                                                     <td class="actions">
                                                         {admin

@@ -79,9 +79,22 @@ fn RunStory(run: RunView) -> impl IntoView {
                 <dt>"Idempotency key"</dt><dd><code>{run.idempotency_key.clone()}</code></dd>
                 <dt>"Last error"</dt>
                 <dd>{run.last_error_class.map(|c| format!("{c}: "))}{run.last_error.clone().unwrap_or_else(|| "—".into())}</dd>
-                <dt>"Policy in force"</dt><dd class="small"><code>{policy}</code></dd>
-                {run.override_timeout_ms.map(|ms| view! { <dt>"Timeout override"</dt><dd>{format!("{ms} ms, this run only")}</dd> })}
-                {run.override_retry.clone().map(|r| view! { <dt>"Retry override"</dt><dd class="small"><code>{r}</code></dd> })}
+                <dt>"Policy in force"</dt>
+                <dd data-testid="run-policy">
+                    {match crate::domain::policy_text::snapshot(&policy) {
+                        Some(text) => view! {
+                            {text}
+                            <details class="small"><summary>"As recorded"</summary><code>{policy.clone()}</code></details>
+                        }.into_any(),
+                        None if policy.is_empty() => view! { "—" }.into_any(),
+                        None => view! { <code class="small">{policy.clone()}</code> }.into_any(),
+                    }}
+                </dd>
+                {run.override_timeout_ms.map(|ms| view! { <dt>"Timeout override"</dt><dd>{format!("{}, this run only", crate::domain::duration::human_ms(ms as f64))}</dd> })}
+                {run.override_retry.clone().map(|r| view! {
+                    <dt>"Retry override"</dt>
+                    <dd>{crate::domain::policy_text::retry_override(&r).map_or_else(|| view! { <code class="small">{r.clone()}</code> }.into_any(), |text| format!("{text}, this run only").into_any())}</dd>
+                })}
                 {run.params.clone().map(|p| view! { <dt>"Parameters"</dt><dd class="small" data-testid="run-params"><code>{p}</code></dd> })}
                 {run.retrigger_of.map(|id| view! { <dt>"Re-trigger of"</dt><dd><a href=format!("/runs/{id}")>{format!("#{id}")}</a></dd> })}
                 {(!run.retriggered_as.is_empty()).then(|| view! {

@@ -192,7 +192,7 @@ fn SecretsCard(is_admin: Resource<bool>) -> impl IntoView {
 fn NodesCard() -> impl IntoView {
     let nodes = Resource::new(|| (), |_| list_nodes());
     view! {
-        <section class="card">
+        <section class="card" id="nodes">
             <h2>"Nodes"</h2>
             <p class="muted">
                 "Each running instance heart-beats every " {HEARTBEAT_SECONDS} " s; one silent for more than "

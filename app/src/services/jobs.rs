@@ -12,7 +12,7 @@ use crate::domain::email::EmailAddress;
 use crate::domain::job::{Alerts, FieldError, JobKind, JobSpec, OnExhausted, TimeoutPolicy};
 use crate::domain::retry::{Multiplier, RetryPolicy};
 use crate::domain::run::RunStatus;
-use crate::entities::{job, job_run};
+use crate::entities::{job, job_alert, job_run};
 use crate::views::jobs::JobRow;
 
 #[derive(Debug, thiserror::Error)]
@@ -319,8 +319,8 @@ pub async fn list_models(db: &impl ConnectionTrait) -> Result<Vec<job::Model>, D
         .await
 }
 
-/// Every job, by name, with its latest run's status and its number of runs (three queries,
-/// whatever the number of jobs).
+/// Every job, by name, with its latest run's status, its number of runs and whether it is
+/// failing now (four queries, whatever the number of jobs).
 pub async fn list(db: &impl ConnectionTrait) -> Result<Vec<JobRow>, DbErr> {
     use std::collections::HashMap;
     let jobs = job::Entity::find()
@@ -352,6 +352,15 @@ pub async fn list(db: &impl ConnectionTrait) -> Result<Vec<JobRow>, DbErr> {
             .await?;
         latest_status.extend(rows);
     }
+    let failing: std::collections::HashSet<i64> = job_alert::Entity::find()
+        .select_only()
+        .column(job_alert::Column::JobId)
+        .filter(job_alert::Column::Open.eq(true))
+        .into_tuple()
+        .all(db)
+        .await?
+        .into_iter()
+        .collect();
     let counts: HashMap<i64, u64> = per_job
         .into_iter()
         .map(|(job_id, runs, _)| (job_id, runs.max(0) as u64))
@@ -362,6 +371,7 @@ pub async fn list(db: &impl ConnectionTrait) -> Result<Vec<JobRow>, DbErr> {
             last_status: latest_status.remove(&row.id),
             runs: counts.get(&row.id).copied().unwrap_or(0),
             takes_parameters: row.parameters != "[]",
+            failing: failing.contains(&row.id),
             id: row.id,
             name: row.name,
             description: row.description,

@@ -20,6 +20,7 @@ pub mod login;
 pub mod nodes;
 pub mod notifications;
 pub mod outbox;
+pub mod overview;
 pub mod passwords;
 pub mod retention;
 pub mod runs;

@@ -22,6 +22,9 @@ pub struct JobRow {
     /// Runs are started with parameters (Run now asks for them on the job's page).
     #[serde(default)]
     pub takes_parameters: bool,
+    /// An alert episode is open: the job is failing now.
+    #[serde(default)]
+    pub failing: bool,
 }
 
 /// A job opened in the editor (credentials hidden).

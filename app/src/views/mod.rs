@@ -12,6 +12,7 @@ pub mod failed;
 pub mod jobs;
 pub mod nodes;
 pub mod notifications;
+pub mod overview;
 pub mod runs;
 pub mod secrets;
 pub mod tokens;

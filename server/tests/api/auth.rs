@@ -145,6 +145,7 @@ async fn anonymous_callers_are_refused_everywhere(app: TestApp) {
         ("account/sessions", &[][..]),
         ("account/sessions/end", &[("all", "true")][..]),
         ("dashboard/runs-per-hour", &[][..]),
+        ("dashboard/overview", &[][..]),
     ] {
         let res = app.call(&client, endpoint, form).await;
         assert_eq!(res.status(), 401, "{endpoint}");

@@ -97,6 +97,7 @@ fn server_functions() -> Vec<(&'static str, Access, Args)> {
         ("runs/get", Read, Form(&[("id", "999999")])),
         ("runs/release", Change, Form(&[("id", "999999")])),
         ("dashboard/runs-per-hour", Read, Form(&[])),
+        ("dashboard/overview", Read, Form(&[])),
         ("traffic/dashboard", Read, Form(&[])),
         ("traffic/live", Read, Form(&[])),
         ("traffic/hits", Read, Form(&[("filter[range]", "7d")])),

@@ -150,6 +150,25 @@ async fn figures(
     Ok(stats)
 }
 
+/// People's and bots' page views over the local days `from..=to`, every site (the
+/// Overview's traffic tile).
+pub async fn people_and_bots(
+    db: &impl ConnectionTrait,
+    from: NaiveDate,
+    to: NaiveDate,
+    zone: Tz,
+) -> Result<(u64, u64), TrafficError> {
+    let query = StatsQuery::everyone(from, to, zone);
+    let (mut people, mut bots) = (0u64, 0u64);
+    for (part, _, n) in rollup::views_by_part(db, &query.scope()).await? {
+        match part {
+            Part::Human => people += n.max(0) as u64,
+            Part::Bot(_) => bots += n.max(0) as u64,
+        }
+    }
+    Ok((people, bots))
+}
+
 /// What the Traffic page shows for a range: its figures, those of `previous` (the period of
 /// the same length before it, without people's lists) and its chart, read at the same time.
 pub async fn dashboard(

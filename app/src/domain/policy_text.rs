@@ -1,0 +1,137 @@
+//! Retry and timeout policies in words, the way the run page and the Overview say them:
+//! "10 s × 2.0, up to 5 retries, full jitter, capped at 10 min; timeout 5 min".
+
+use serde::Deserialize;
+
+use super::duration::human_ms;
+use super::job::{TimeoutMode, TimeoutPolicy};
+use super::retry::{Jitter, RetryInput, RetryPolicy};
+
+/// `10 s × 2.0, up to 5 retries, full jitter, capped at 10 min`.
+pub fn retry(policy: &RetryPolicy) -> String {
+    let retries = match policy.max_retries() {
+        1 => "up to 1 retry".to_string(),
+        n => format!("up to {n} retries"),
+    };
+    let jitter = match policy.jitter() {
+        Jitter::None => "no jitter".to_string(),
+        other => format!("{} jitter", other.as_str()),
+    };
+    let cap = policy.cap_ms().map_or("no cap".to_string(), |ms| {
+        format!("capped at {}", human_ms(ms as f64))
+    });
+    format!(
+        "{} × {:.1}, {retries}, {jitter}, {cap}",
+        human_ms(policy.first_ms() as f64),
+        policy.multiplier().value()
+    )
+}
+
+/// `timeout 5 min`, or how a learned one is found, and the stall limit when there is one.
+pub fn timeout(policy: &TimeoutPolicy) -> String {
+    let mut text = match policy.mode {
+        TimeoutMode::Static => format!("timeout {}", human_ms(policy.static_ms as f64)),
+        learned => format!(
+            "timeout learned: {} of the last {} successes × {:.1}, between {} and {} ({} until there are enough)",
+            learned.as_str().to_uppercase(),
+            policy.window,
+            f64::from(policy.factor_x10) / 10.0,
+            human_ms(policy.floor_ms as f64),
+            human_ms(policy.hard_cap_ms as f64),
+            human_ms(policy.static_ms as f64)
+        ),
+    };
+    if let Some(stall) = policy.stall_ms {
+        text.push_str(&format!(", or {} without output", human_ms(stall as f64)));
+    }
+    text
+}
+
+/// The policy a run recorded (`{"retry": …, "timeout": …}`, see `services::runs`) in words;
+/// `None` when it does not parse (then the page shows it as stored).
+pub fn snapshot(json: &str) -> Option<String> {
+    #[derive(Deserialize)]
+    struct Snapshot {
+        retry: RetryInput,
+        timeout: TimeoutPolicy,
+    }
+    let snapshot: Snapshot = serde_json::from_str(json).ok()?;
+    let retry_policy = RetryPolicy::parse(&snapshot.retry).ok()?;
+    Some(format!(
+        "{}; {}",
+        retry(&retry_policy),
+        timeout(&snapshot.timeout)
+    ))
+}
+
+/// A one-off retry override (a [`RetryInput`] as JSON) in words.
+pub fn retry_override(json: &str) -> Option<String> {
+    let input: RetryInput = serde_json::from_str(json).ok()?;
+    RetryPolicy::parse(&input).ok().map(|p| retry(&p))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input(first: &str, multiplier: &str, max: &str, jitter: &str, cap: &str) -> RetryInput {
+        RetryInput {
+            first: first.into(),
+            multiplier: multiplier.into(),
+            max_retries: max.into(),
+            jitter: jitter.into(),
+            cap: cap.into(),
+        }
+    }
+
+    #[test]
+    fn a_recorded_policy_reads_as_a_sentence() {
+        let json = serde_json::json!({
+            "retry": input("10s", "2.0", "5", "full", "10m"),
+            "timeout": TimeoutPolicy {
+                static_ms: 300_000,
+                mode: TimeoutMode::Static,
+                window: 20,
+                factor_x10: 15,
+                floor_ms: 1_000,
+                hard_cap_ms: 600_000,
+                stall_ms: None,
+            },
+        })
+        .to_string();
+        assert_eq!(
+            snapshot(&json).unwrap(),
+            "10 s × 2.0, up to 5 retries, full jitter, capped at 10 min; timeout 5 min"
+        );
+    }
+
+    #[test]
+    fn learned_timeouts_stalls_single_retries_and_no_cap() {
+        let policy = RetryPolicy::parse(&input("500ms", "1.5", "1", "", "")).unwrap();
+        assert_eq!(
+            retry(&policy),
+            "500 ms × 1.5, up to 1 retry, no jitter, no cap"
+        );
+        let learned = TimeoutPolicy {
+            static_ms: 60_000,
+            mode: TimeoutMode::P95,
+            window: 20,
+            factor_x10: 15,
+            floor_ms: 1_000,
+            hard_cap_ms: 120_000,
+            stall_ms: Some(30_000),
+        };
+        assert_eq!(
+            timeout(&learned),
+            "timeout learned: P95 of the last 20 successes × 1.5, between 1 s and 2 min \
+             (1 min until there are enough), or 30 s without output"
+        );
+    }
+
+    #[test]
+    fn what_does_not_parse_is_left_to_the_caller() {
+        assert_eq!(snapshot("{}"), None);
+        assert_eq!(snapshot("not json"), None);
+        assert_eq!(retry_override(r#"{"first":"x"}"#), None);
+    }
+}
