@@ -105,7 +105,7 @@ fn versus(now: u64, before: u64, period: &str) -> String {
 
 fn percent(rate: f64) -> String {
     let pct = rate * 100.0;
-    if pct > 99.95 || pct < 0.05 {
+    if !(0.05..=99.95).contains(&pct) {
         format!("{pct:.0} %")
     } else {
         format!("{pct:.1} %")

@@ -303,7 +303,7 @@ async fn slow(
             running: false,
         });
     }
-    out.sort_by(|a, b| b.started_at.cmp(&a.started_at));
+    out.sort_by_key(|s| std::cmp::Reverse(s.started_at));
     out.truncate(LIST);
     Ok(out)
 }
