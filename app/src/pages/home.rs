@@ -445,7 +445,7 @@ mod tests {
     use chrono::{TimeZone, Utc};
 
     #[test]
-    fn chart_has_one_column_per_hour_and_three_series() {
+    fn chart_has_one_column_per_hour_three_bars_and_the_failure_rate() {
         let buckets: Vec<HourBucket> = (0..3)
             .map(|h| HourBucket {
                 hour: Utc.with_ymd_and_hms(2026, 11, 30, h, 0, 0).unwrap(),
@@ -459,7 +459,49 @@ mod tests {
             json["xAxis"]["data"],
             serde_json::json!(["00:00", "01:00", "02:00"])
         );
-        assert_eq!(json["series"].as_array().unwrap().len(), 3);
+        assert_eq!(json["series"].as_array().unwrap().len(), 4);
         assert_eq!(json["series"][0]["data"], serde_json::json!([0, 1, 2]));
+        // One failure each hour: 1 of 1, 1 of 2, 1 of 3 ended runs failed.
+        assert_eq!(
+            json["series"][3]["data"],
+            serde_json::json!([{"value": 100.0}, {"value": 50.0}, {"value": 33.3}])
+        );
+        assert_eq!(json["series"][3]["yAxisIndex"], 1);
+    }
+
+    #[test]
+    fn tiles_say_what_is_wrong_and_link_to_the_list_behind_them() {
+        use crate::views::overview::Change;
+        let now = Utc.with_ymd_and_hms(2026, 12, 2, 12, 0, 0).unwrap();
+        let quiet = tiles(&Tiles::default(), now);
+        assert!(
+            quiet.iter().all(|t| !t.alarm || t.key == "nodes"),
+            "{quiet:?}"
+        );
+        let t = Tiles {
+            runs: Change { now: 10, before: 7 },
+            succeeded: Change { now: 9, before: 7 },
+            dead: Change { now: 1, before: 0 },
+            failed_queue: 2,
+            failed_oldest: Some(now - chrono::Duration::minutes(90)),
+            failed_joined: 1,
+            failing_jobs: 1,
+            escalated_jobs: 1,
+            nodes_live: 2,
+            ..Tiles::default()
+        };
+        let shown = tiles(&t, now);
+        let tile = |key: &str| shown.iter().find(|t| t.key == key).unwrap();
+        assert_eq!(tile("runs").detail, "+3 vs the 24 h before");
+        assert_eq!(tile("success").value, "90.0 %");
+        assert_eq!(tile("success").detail, "1 dead; 100 % the 24 h before");
+        assert_eq!(
+            tile("failed").detail,
+            "oldest waiting 1 h 30 min ago; 1 joined in 24 h"
+        );
+        assert_eq!(tile("failed").href, "/failed");
+        assert_eq!(tile("failing").href, "/jobs?state=failing");
+        assert_eq!(tile("failing").detail, "1 escalated");
+        assert!(tile("failed").alarm && tile("failing").alarm && !tile("nodes").alarm);
     }
 }
