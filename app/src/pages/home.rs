@@ -466,7 +466,7 @@ mod tests {
             json["series"][3]["data"],
             serde_json::json!([{"value": 100.0}, {"value": 50.0}, {"value": 33.3}])
         );
-        assert_eq!(json["series"][3]["yAxisIndex"], 1);
+        assert_eq!(json["series"][3]["yAxisIndex"], 1.0);
     }
 
     #[test]
