@@ -29,6 +29,7 @@ mod m20261201_000021_api_tokens;
 mod m20261201_000022_run_requests;
 mod m20261201_000023_traffic_sites;
 mod m20261202_000024_traffic_fact_blocks;
+mod m20261202_000025_maintenance;
 
 pub struct Migrator;
 
@@ -60,6 +61,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000022_run_requests::Migration),
             Box::new(m20261201_000023_traffic_sites::Migration),
             Box::new(m20261202_000024_traffic_fact_blocks::Migration),
+            Box::new(m20261202_000025_maintenance::Migration),
         ]
     }
 }

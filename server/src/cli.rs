@@ -73,6 +73,27 @@ enum Command {
     /// The daily health digest.
     #[command(subcommand)]
     Digest(DigestCommand),
+    /// Pause every job for maintenance: no cron run and no retry starts until `resume` (or
+    /// --until); running attempts finish, Run now and re-triggers still work.
+    Pause {
+        /// Why; the banner on every page shows it.
+        #[arg(long)]
+        reason: String,
+        /// When the pause ends by itself: a duration from now (2h, 30m) or a UTC time
+        /// (2026-12-24 17:00, or RFC 3339).
+        #[arg(long)]
+        until: Option<String>,
+        /// Only the jobs with this tag.
+        #[arg(long)]
+        tag: Option<String>,
+    },
+    /// End every pause open now (windows scheduled ahead stay).
+    Resume,
+    /// Whether Bulwark is paused, by whom, why and until when; windows ahead; paused jobs.
+    Status {
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -481,6 +502,19 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
                 SiteCommand::List { json } => sites::list(&db, &config, json).await,
                 SiteCommand::Remove { host } => sites::remove(&db, &config, &host).await,
             }
+        }
+        Command::Pause { reason, until, tag } => {
+            let db = connect(&config).await?;
+            crate::commands::maintenance::pause(&db, &reason, until.as_deref(), tag.as_deref())
+                .await
+        }
+        Command::Resume => {
+            let db = connect(&config).await?;
+            crate::commands::maintenance::resume(&db).await
+        }
+        Command::Status { json } => {
+            let db = connect(&config).await?;
+            crate::commands::maintenance::status(&db, json).await
         }
         Command::Token(command) => {
             use crate::commands::tokens;

@@ -44,6 +44,8 @@ struct JobToml {
     misfire: Option<String>,
     on_exhausted: Option<String>,
     dependants: Option<Vec<String>>,
+    /// The words teams split jobs by (`["billing", "team-a"]`).
+    tags: Option<Vec<String>>,
     retry: Option<RetryToml>,
     timeout: Option<TimeoutToml>,
     /// No output for this long ends a command attempt as stalled (`"5m"`).
@@ -167,6 +169,9 @@ impl JobToml {
         }
         if let Some(v) = self.dependants {
             input.dependants = v.join(", ");
+        }
+        if let Some(v) = self.tags {
+            input.tags = v.join(", ");
         }
         if let Some(v) = self.on_exhausted {
             // The file writes a fallback as `fallback:<job>`; the form has two fields.

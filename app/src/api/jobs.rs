@@ -23,7 +23,7 @@ pub async fn list_jobs() -> Result<Vec<JobRow>, AppError> {
         async {
             super::auth::require_user()?;
             let state = super::state()?;
-            Ok(crate::services::jobs::list(&state.db).await?)
+            Ok(crate::services::jobs::list(&state.db, crate::clock::now()).await?)
         }
         .await,
     )
@@ -101,6 +101,40 @@ pub async fn set_job_enabled(id: i64, enabled: bool) -> Result<(), AppError> {
                 "job.disabled"
             };
             super::audit(&state, &admin, action, &row.name, serde_json::json!({})).await
+        }
+        .await,
+    )
+}
+
+/// Enables, disables, pauses, resumes, tags or untags the selected jobs at once; returns how
+/// many changed.
+#[server(endpoint = "jobs/bulk", input = Json)]
+pub async fn bulk_jobs(
+    ids: Vec<i64>,
+    action: crate::views::jobs::BulkAction,
+    tag: Option<String>,
+) -> Result<usize, AppError> {
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("change jobs")?;
+            let state = super::state()?;
+            if ids.is_empty() {
+                return Err(AppError::invalid("ids", "select at least one job"));
+            }
+            let changed = crate::services::jobs::bulk(
+                &state.db,
+                &ids,
+                action,
+                tag.as_deref(),
+                crate::clock::now(),
+            )
+            .await
+            .map_err(job_error)?;
+            for name in &changed {
+                let detail = serde_json::json!({ "bulk": true, "tag": tag });
+                super::audit(&state, &admin, action.audit_action(), name, detail).await?;
+            }
+            Ok(changed.len())
         }
         .await,
     )

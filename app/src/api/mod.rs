@@ -9,6 +9,7 @@ pub mod channels;
 pub mod error;
 pub mod failed;
 pub mod jobs;
+pub mod maintenance;
 pub mod nodes;
 pub mod notifications;
 pub mod overview;

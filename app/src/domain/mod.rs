@@ -25,6 +25,7 @@
 //! - [`mail`]: what each mail says (subject, text, HTML).
 //! - [`digest`]: the daily health digest's figures and its mail.
 //! - [`trends`]: failure spikes, rates and bursts across all jobs.
+//! - [`maintenance`]: what a pause covers (every job, a tag, one job) and when it ends.
 
 pub mod account;
 pub mod alerts;
@@ -39,6 +40,7 @@ pub mod email;
 pub mod filters;
 pub mod job;
 pub mod mail;
+pub mod maintenance;
 pub mod node;
 pub mod policy_text;
 pub mod retry;

@@ -59,6 +59,11 @@ pub struct Model {
     /// that takes the job's row lock first (`services::lanes`).
     pub lane_seq: i64,
     pub stall_timeout_ms: Option<i64>,
+    /// Paused: ticks wait (`next_fire_at` is not moved) and no retry starts; on resume the
+    /// ticks missed follow the misfire policy. Unlike `enabled`, which forgets them.
+    pub paused: bool,
+    /// JSON array of tags (`crate::domain::job::tags`).
+    pub tags: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -9,6 +9,7 @@ pub mod job_alert;
 pub mod job_attempt;
 pub mod job_run;
 pub mod mail_outbox;
+pub mod maintenance_window;
 pub mod node;
 pub mod node_command;
 pub mod node_command_result;

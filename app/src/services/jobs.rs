@@ -85,6 +85,7 @@ pub fn to_spec(row: &job::Model) -> Result<JobSpec, JobError> {
         },
         dependants: serde_json::from_str(&row.dependants).map_err(|_| corrupt("dependants"))?,
         parameters: serde_json::from_str(&row.parameters).map_err(|_| corrupt("parameters"))?,
+        tags: serde_json::from_str(&row.tags).map_err(|_| corrupt("tags"))?,
     })
 }
 
@@ -123,6 +124,7 @@ fn fill(model: &mut job::ActiveModel, spec: &JobSpec, now: DateTime<Utc>) -> Res
         Set(serde_json::to_string(&spec.alerts.escalate_channels).map_err(JobError::Encode)?);
     model.dependants = Set(serde_json::to_string(&spec.dependants).map_err(JobError::Encode)?);
     model.parameters = Set(serde_json::to_string(&spec.parameters).map_err(JobError::Encode)?);
+    model.tags = Set(serde_json::to_string(&spec.tags).map_err(JobError::Encode)?);
     model.updated_at = Set(now);
     Ok(())
 }
@@ -319,39 +321,96 @@ pub async fn list_models(db: &impl ConnectionTrait) -> Result<Vec<job::Model>, D
         .await
 }
 
-/// Every job, by name, with its latest run's status, its number of runs and whether it is
-/// failing now (four queries, whatever the number of jobs).
-pub async fn list(db: &impl ConnectionTrait) -> Result<Vec<JobRow>, DbErr> {
+/// Every job, by name, with what the Jobs page shows of its runs: the newest ones' statuses,
+/// its success rate over 7 days, the P95 of its recent successful attempts, and whether it is
+/// failing now. Five queries whatever the number of jobs; each job's newest runs are read from
+/// the (job_id, id) index.
+pub async fn list(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Result<Vec<JobRow>, DbErr> {
+    use crate::services::sql::Binder;
+    use crate::views::jobs::{DURATION_RUNS, STRIP};
     use std::collections::HashMap;
+
     let jobs = job::Entity::find()
         .order_by_asc(job::Column::Name)
         .all(db)
         .await?;
-    let per_job: Vec<(i64, i64, Option<i64>)> = job_run::Entity::find()
+    let backend = db.get_database_backend();
+
+    // The newest DURATION_RUNS runs of every job: from the id of its DURATION_RUNS-th newest.
+    let recent_sql = format!(
+        "SELECT r.id, r.job_id, r.status, r.created_at, r.finished_at FROM jobs j \
+         JOIN job_runs r ON r.job_id = j.id AND r.id >= COALESCE((SELECT x.id FROM job_runs x \
+           WHERE x.job_id = j.id ORDER BY x.id DESC LIMIT 1 OFFSET {}), 0) \
+         ORDER BY r.job_id, r.id",
+        DURATION_RUNS - 1
+    );
+    let mut recent: HashMap<i64, Vec<(i64, RunStatus, DateTime<Utc>)>> = HashMap::new();
+    for row in db
+        .query_all_raw(sea_orm::Statement::from_string(backend, recent_sql))
+        .await?
+    {
+        let status: String = row.try_get("", "status")?;
+        let Ok(status) = status.parse::<RunStatus>() else {
+            continue;
+        };
+        let created: DateTime<Utc> = row.try_get("", "created_at")?;
+        let finished: Option<DateTime<Utc>> = row.try_get("", "finished_at")?;
+        recent
+            .entry(row.try_get("", "job_id")?)
+            .or_default()
+            .push((row.try_get("", "id")?, status, finished.unwrap_or(created)));
+    }
+
+    let mut b = Binder::new(backend);
+    let durations_sql = format!(
+        "SELECT r.job_id, a.duration_ms FROM jobs j \
+         JOIN job_runs r ON r.job_id = j.id AND r.id >= COALESCE((SELECT x.id FROM job_runs x \
+           WHERE x.job_id = j.id ORDER BY x.id DESC LIMIT 1 OFFSET {}), 0) \
+         JOIN job_attempts a ON a.run_id = r.id \
+         WHERE a.outcome = {} AND a.duration_ms IS NOT NULL",
+        DURATION_RUNS - 1,
+        b.bind(crate::domain::run::Outcome::Succeeded.as_str()),
+    );
+    let mut durations: HashMap<i64, Vec<u64>> = HashMap::new();
+    for row in db.query_all_raw(b.statement(durations_sql)).await? {
+        let ms: i64 = row.try_get("", "duration_ms")?;
+        durations
+            .entry(row.try_get("", "job_id")?)
+            .or_default()
+            .push(ms.max(0) as u64);
+    }
+
+    let week: Vec<(i64, RunStatus, i64)> = job_run::Entity::find()
         .select_only()
         .column(job_run::Column::JobId)
-        .column_as(job_run::Column::Id.count(), "runs")
-        .column_as(job_run::Column::Id.max(), "latest")
+        .column(job_run::Column::Status)
+        .column_as(job_run::Column::Id.count(), "n")
+        .filter(job_run::Column::CreatedAt.gte(now - chrono::Duration::days(7)))
+        .filter(job_run::Column::Status.is_in([RunStatus::Succeeded, RunStatus::Dead]))
         .group_by(job_run::Column::JobId)
+        .group_by(job_run::Column::Status)
         .into_tuple()
         .all(db)
         .await?;
-    let latest_ids: Vec<i64> = per_job
-        .iter()
-        .filter_map(|(_, _, latest)| *latest)
-        .collect();
-    let mut latest_status: HashMap<i64, RunStatus> = HashMap::new();
-    for chunk in latest_ids.chunks(500) {
-        let rows: Vec<(i64, RunStatus)> = job_run::Entity::find()
-            .select_only()
-            .column(job_run::Column::JobId)
-            .column(job_run::Column::Status)
-            .filter(job_run::Column::Id.is_in(chunk.to_vec()))
-            .into_tuple()
-            .all(db)
-            .await?;
-        latest_status.extend(rows);
+    let mut ended: HashMap<i64, (u64, u64)> = HashMap::new();
+    for (job_id, status, n) in week {
+        let entry = ended.entry(job_id).or_default();
+        entry.1 += n.max(0) as u64;
+        if status == RunStatus::Succeeded {
+            entry.0 += n.max(0) as u64;
+        }
     }
+
+    let counts: HashMap<i64, i64> = job_run::Entity::find()
+        .select_only()
+        .column(job_run::Column::JobId)
+        .column_as(job_run::Column::Id.count(), "runs")
+        .group_by(job_run::Column::JobId)
+        .into_tuple()
+        .all(db)
+        .await?
+        .into_iter()
+        .collect();
     let failing: std::collections::HashSet<i64> = job_alert::Entity::find()
         .select_only()
         .column(job_alert::Column::JobId)
@@ -361,24 +420,121 @@ pub async fn list(db: &impl ConnectionTrait) -> Result<Vec<JobRow>, DbErr> {
         .await?
         .into_iter()
         .collect();
-    let counts: HashMap<i64, u64> = per_job
-        .into_iter()
-        .map(|(job_id, runs, _)| (job_id, runs.max(0) as u64))
-        .collect();
+
     Ok(jobs
         .into_iter()
-        .map(|row| JobRow {
-            last_status: latest_status.remove(&row.id),
-            runs: counts.get(&row.id).copied().unwrap_or(0),
-            takes_parameters: row.parameters != "[]",
-            failing: failing.contains(&row.id),
-            id: row.id,
-            name: row.name,
-            description: row.description,
-            kind: row.kind,
-            cron: row.cron,
-            timezone: row.timezone,
-            enabled: row.enabled,
+        .map(|row| {
+            let runs = recent.remove(&row.id).unwrap_or_default();
+            let latest = runs.last().copied();
+            let strip = runs[runs.len().saturating_sub(STRIP)..]
+                .iter()
+                .map(|(_, status, _)| *status)
+                .collect();
+            let (week_succeeded, week_ended) = ended.get(&row.id).copied().unwrap_or_default();
+            JobRow {
+                last_status: latest.map(|(_, status, _)| status),
+                last_at: latest.map(|(_, _, at)| at),
+                strip,
+                week_succeeded,
+                week_ended,
+                p95_ms: durations
+                    .remove(&row.id)
+                    .map(|ms| crate::domain::timeout::nearest_rank(&ms, 0.95)),
+                runs: counts.get(&row.id).copied().unwrap_or(0).max(0) as u64,
+                takes_parameters: row.parameters != "[]",
+                failing: failing.contains(&row.id),
+                paused: row.paused,
+                tags: crate::domain::job::tags::from_column(&row.tags),
+                next_fire_at: row.next_fire_at,
+                id: row.id,
+                name: row.name,
+                description: row.description,
+                kind: row.kind,
+                cron: row.cron,
+                timezone: row.timezone,
+                enabled: row.enabled,
+            }
         })
         .collect())
+}
+
+/// Applies one action to several jobs in one transaction; returns the names of the jobs it
+/// changed (a job already in the asked state is left alone and not named). `tag` is checked
+/// for [`BulkAction::Tag`] and [`BulkAction::Untag`].
+pub async fn bulk(
+    db: &DatabaseConnection,
+    ids: &[i64],
+    action: crate::views::jobs::BulkAction,
+    tag: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<Vec<String>, JobError> {
+    use crate::domain::job::tags;
+    use crate::views::jobs::BulkAction;
+    let tag = match action {
+        BulkAction::Tag | BulkAction::Untag => Some(
+            tags::parse_tag(tag.unwrap_or_default())
+                .map_err(|e| JobError::Invalid(vec![FieldError::new("tag", e)]))?,
+        ),
+        _ => None,
+    };
+    let txn = db.begin().await?;
+    let rows = job::Entity::find()
+        .filter(job::Column::Id.is_in(ids.to_vec()))
+        .all(&txn)
+        .await?;
+    if let Some(missing) = ids.iter().find(|id| !rows.iter().any(|r| r.id == **id)) {
+        return Err(JobError::NotFound(*missing));
+    }
+    let mut changed = Vec::new();
+    for row in rows {
+        let name = row.name.clone();
+        let mut model = row.clone().into_active_model();
+        match action {
+            BulkAction::Enable | BulkAction::Disable => {
+                let enabled = action == BulkAction::Enable;
+                if row.enabled == enabled {
+                    continue;
+                }
+                let spec = to_spec(&row)?;
+                model.enabled = Set(enabled);
+                model.next_fire_at = Set(next_fire_at(enabled, &spec.cron, spec.timezone, now));
+            }
+            BulkAction::Pause | BulkAction::Resume => {
+                let paused = action == BulkAction::Pause;
+                if row.paused == paused {
+                    continue;
+                }
+                model.paused = Set(paused);
+            }
+            BulkAction::Tag | BulkAction::Untag => {
+                let tag = tag.clone().unwrap_or_default();
+                let mut list = tags::from_column(&row.tags);
+                let had = list.contains(&tag);
+                if action == BulkAction::Tag && !had {
+                    if list.len() >= tags::MAX_TAGS {
+                        return Err(JobError::Invalid(vec![FieldError::new(
+                            "tag",
+                            format!("{name} already has {} tags, the most a job takes", tags::MAX_TAGS),
+                        )]));
+                    }
+                    list.push(tag);
+                    list.sort();
+                } else if action == BulkAction::Untag && had {
+                    list.retain(|t| *t != tag);
+                } else {
+                    continue;
+                }
+                model.tags = Set(serde_json::to_string(&list).map_err(JobError::Encode)?);
+            }
+        }
+        model.updated_at = Set(now);
+        model.update(&txn).await?;
+        changed.push(name);
+    }
+    if !changed.is_empty() {
+        crate::wake::jobs_changed(&txn).await;
+        crate::wake::runs_changed(&txn).await;
+    }
+    txn.commit().await?;
+    Ok(changed)
 }

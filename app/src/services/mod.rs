@@ -16,6 +16,7 @@ pub mod gauges;
 pub mod hooks;
 pub mod jobs;
 pub mod lanes;
+pub mod maintenance;
 pub mod login;
 pub mod nodes;
 pub mod notifications;

@@ -10,6 +10,7 @@ pub mod audit;
 pub mod channels;
 pub mod failed;
 pub mod jobs;
+pub mod maintenance;
 pub mod nodes;
 pub mod notifications;
 pub mod overview;

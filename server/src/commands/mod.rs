@@ -8,6 +8,7 @@ pub mod bench_traffic;
 pub mod channels;
 pub mod digest;
 pub mod jobs;
+pub mod maintenance;
 pub mod policy;
 pub mod runs;
 pub mod secrets;
@@ -22,6 +23,16 @@ pub(crate) async fn audited(
     action: &str,
     subject: &str,
 ) -> anyhow::Result<()> {
+    audited_with(db, action, subject, serde_json::json!({})).await
+}
+
+/// [`audited`] with what the change was.
+pub(crate) async fn audited_with(
+    db: &sea_orm::DatabaseConnection,
+    action: &str,
+    subject: &str,
+    detail: serde_json::Value,
+) -> anyhow::Result<()> {
     use anyhow::Context;
     let cli = app::services::audit::Actor {
         id: None,
@@ -33,7 +44,7 @@ pub(crate) async fn audited(
         &cli,
         action,
         subject,
-        serde_json::json!({}),
+        detail,
         crate::clock::now(),
     )
     .await

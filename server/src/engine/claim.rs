@@ -10,6 +10,9 @@
 //! locked with `FOR UPDATE SKIP LOCKED`, so concurrent claimers pass each other's rows by
 //! instead of waiting or double-claiming; on SQLite the single `UPDATE … RETURNING` runs under
 //! the database's write lock, which serialises claimers.
+//!
+//! While a job is paused (`app::domain::maintenance`) its planned runs — cron ticks and
+//! retries — are not claimed; runs started by hand still are.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -64,19 +67,28 @@ pub async fn claim_due(
     let db = &shared.db;
     let backend = db.get_database_backend();
     let expires = shared.leases.expiry_from(now);
+    let paused = app::services::maintenance::paused(db, now).await?;
     let txn = db.begin().await?;
     let mut runs = Vec::with_capacity(limit);
-    for class in CLASSES {
+    for (planned, class) in CLASSES.iter().enumerate().map(|(i, c)| (i == 0, c)) {
         let left = limit - runs.len();
         if left == 0 {
             break;
         }
         let mut b = Binder::new(backend);
+        let unpaused = if planned {
+            match paused.exclude(&mut b, "job_id") {
+                Some(condition) => format!(" AND {condition}"),
+                None => continue,
+            }
+        } else {
+            String::new()
+        };
         let sql = format!(
             "UPDATE job_runs SET status = {}, due_at = NULL, attempts = attempts + 1, \
                lease_owner = {}, lease_expires_at = {}, updated_at = {} \
              WHERE id IN (SELECT id FROM job_runs WHERE due_at IS NOT NULL AND due_at <= {} \
-               AND {class} ORDER BY due_at, id LIMIT {}{}) \
+               AND {class}{unpaused} ORDER BY due_at, id LIMIT {}{}) \
              RETURNING *",
             b.bind(RunStatus::Running.as_str()),
             b.bind(shared.config.node_id.clone()),
@@ -202,18 +214,23 @@ pub async fn next_due_in(
     now: DateTime<Utc>,
 ) -> Result<Option<Duration>, DbErr> {
     let mut next: Option<DateTime<Utc>> = None;
-    for class in CLASSES {
+    let paused = app::services::maintenance::paused(db, now).await?;
+    for (planned, class) in CLASSES.iter().enumerate().map(|(i, c)| (i == 0, c)) {
+        let mut b = Binder::new(db.get_database_backend());
+        let unpaused = if planned {
+            match paused.exclude(&mut b, "job_id") {
+                Some(condition) => format!(" AND {condition}"),
+                None => continue,
+            }
+        } else {
+            String::new()
+        };
         // One probe of each class's index.
         let sql = format!(
-            "SELECT due_at FROM job_runs WHERE due_at IS NOT NULL AND {class} \
+            "SELECT due_at FROM job_runs WHERE due_at IS NOT NULL AND {class}{unpaused} \
              ORDER BY due_at LIMIT 1"
         );
-        let row = db
-            .query_one_raw(sea_orm::Statement::from_string(
-                db.get_database_backend(),
-                sql,
-            ))
-            .await?;
+        let row = db.query_one_raw(b.statement(sql)).await?;
         if let Some(row) = row {
             let at: DateTime<Utc> = row.try_get("", "due_at")?;
             next = Some(next.map_or(at, |n| n.min(at)));

@@ -8,6 +8,9 @@
 //! `UNIQUE(job_id, cron_tick)` would refuse a second), and ticks missed during an outage are
 //! planned once: the newest runs (`misfire = run_once`), the latest hundred are recorded as
 //! skipped and the rest counted in the log, however long the outage.
+//!
+//! Paused jobs (`app::domain::maintenance`) are passed over: their `next_fire_at` stays where
+//! it is, so when the pause ends their ticks are due at once and planned like an outage's.
 
 use std::collections::HashMap;
 use std::time::Duration;
@@ -17,6 +20,7 @@ use app::domain::ticks::{self, MAX_MISSED_RECORDED, PlannedTick, Situation};
 use app::entities::{job, job_run};
 use app::services::jobs::to_spec;
 use app::services::lanes;
+use app::services::maintenance::Paused;
 use app::services::sql::{self, Binder, Values};
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::OnConflict;
@@ -50,15 +54,16 @@ pub async fn enqueue_due_ticks(
 ) -> Result<TickPass, DbErr> {
     let misfire_after =
         chrono::Duration::from_std(misfire_after).unwrap_or(chrono::Duration::seconds(30));
+    let paused = app::services::maintenance::paused(db, now).await?;
     let holds = holds(db).await?;
     let mut inserted = 0;
     // Most passes find nothing due: one indexed read, no write transaction.
-    if earliest_next_fire(db, now)
+    if earliest_next_fire(db, now, &paused)
         .await?
         .is_some_and(|at| at <= now)
     {
         loop {
-            let (runs, jobs) = batch(db, now, misfire_after, &holds).await?;
+            let (runs, jobs) = batch(db, now, misfire_after, &holds, &paused).await?;
             inserted += runs;
             if jobs < JOBS_PER_BATCH {
                 break;
@@ -68,7 +73,7 @@ pub async fn enqueue_due_ticks(
     release_blocked(db, &holds, now).await?;
     Ok(TickPass {
         inserted,
-        next_tick: earliest_next_fire(db, now).await?,
+        next_tick: earliest_next_fire(db, now, &paused).await?,
     })
 }
 
@@ -78,17 +83,21 @@ async fn batch(
     now: DateTime<Utc>,
     misfire_after: chrono::Duration,
     holds: &HashMap<String, String>,
+    paused: &Paused,
 ) -> Result<(u64, u64), DbErr> {
     let backend = db.get_database_backend();
+    let mut b = Binder::new(backend);
+    let Some(not_paused) = paused.exclude(&mut b, "id") else {
+        return Ok((0, 0));
+    };
     let txn = db.begin().await?;
     // The first statement writes (bumping the jobs' lane counters), so it takes the jobs' row
     // locks on PostgreSQL — passing over jobs another node holds — and the write lock on
     // SQLite.
-    let mut b = Binder::new(backend);
     let sql = format!(
         "UPDATE jobs SET lane_seq = lane_seq + 1 WHERE id IN \
            (SELECT id FROM jobs WHERE enabled = {} AND (next_fire_at IS NULL OR next_fire_at <= {}) \
-            ORDER BY id LIMIT {JOBS_PER_BATCH}{}) RETURNING *",
+            AND {not_paused} ORDER BY id LIMIT {JOBS_PER_BATCH}{}) RETURNING *",
         b.bind(true),
         b.bind(now),
         sql::skip_locked(backend),
@@ -264,13 +273,20 @@ async fn set_next_fire(
     Ok(())
 }
 
-/// The earliest tick still to come over all enabled jobs; now, when a job has none yet.
+/// The earliest tick still to come over all enabled jobs not paused; now, when a job has none
+/// yet.
 async fn earliest_next_fire(
     db: &impl ConnectionTrait,
     now: DateTime<Utc>,
+    paused: &Paused,
 ) -> Result<Option<DateTime<Utc>>, DbErr> {
+    if paused.all {
+        return Ok(None);
+    }
     let uninitialised = job::Entity::find()
         .filter(job::Column::Enabled.eq(true))
+        .filter(job::Column::Paused.eq(false))
+        .filter(job::Column::Id.is_not_in(paused.tagged.clone()))
         .filter(job::Column::NextFireAt.is_null())
         .one(db)
         .await?;
@@ -281,6 +297,8 @@ async fn earliest_next_fire(
         .select_only()
         .column(job::Column::NextFireAt)
         .filter(job::Column::Enabled.eq(true))
+        .filter(job::Column::Paused.eq(false))
+        .filter(job::Column::Id.is_not_in(paused.tagged.clone()))
         .filter(job::Column::NextFireAt.is_not_null())
         .order_by_asc(job::Column::NextFireAt)
         .into_tuple::<Option<DateTime<Utc>>>()

@@ -44,7 +44,7 @@ pub async fn list(
     State(state): State<AppState>,
     Query(page): Query<PageQuery>,
 ) -> Result<Json<Page<JobRow>>, Problem> {
-    let mut rows = jobs::list(&state.db).await?;
+    let mut rows = jobs::list(&state.db, crate::clock::now()).await?;
     rows.sort_by(|a, b| a.name.cmp(&b.name));
     let after = page.cursor.as_deref().unwrap_or("");
     let mut items: Vec<JobRow> = rows

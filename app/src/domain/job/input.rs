@@ -69,6 +69,9 @@ pub struct JobInput {
     /// Parameters a run takes, one per line: `name: type [= default] [required]`.
     #[serde(default)]
     pub parameters: String,
+    /// Tags, separated by commas or spaces.
+    #[serde(default)]
+    pub tags: String,
 }
 
 impl Default for JobInput {
@@ -116,6 +119,7 @@ impl Default for JobInput {
             alert_channels: String::new(),
             escalate_channels: String::new(),
             parameters: String::new(),
+            tags: String::new(),
         }
     }
 }
@@ -153,6 +157,7 @@ impl JobSpec {
             alert_channels: self.alerts.channels.join(", "),
             escalate_channels: self.alerts.escalate_channels.join(", "),
             parameters: super::params::format_declarations(&self.parameters),
+            tags: self.tags.join(", "),
             ..JobInput::default()
         };
         match &self.kind {

@@ -12,6 +12,7 @@ pub mod input;
 pub mod params;
 pub mod parse;
 pub mod redact;
+pub mod tags;
 
 use std::collections::BTreeMap;
 
@@ -388,4 +389,6 @@ pub struct JobSpec {
     pub dependants: Vec<String>,
     /// What a run may be started with.
     pub parameters: Vec<params::Parameter>,
+    /// The words teams split jobs by ([`tags`]).
+    pub tags: Vec<String>,
 }

@@ -177,6 +177,12 @@ impl JobSpec {
         if dependants.contains(&name) {
             fail("dependants", "a job cannot depend on itself".into());
         }
+        let tags = super::tags::parse_tags(&input.tags).unwrap_or_else(|problems| {
+            for problem in problems {
+                fail("tags", problem);
+            }
+            Vec::new()
+        });
         let parameters = match super::params::parse_declarations(&input.parameters) {
             Ok(declared) => declared,
             Err(problems) => {
@@ -261,6 +267,7 @@ impl JobSpec {
                 },
                 dependants,
                 parameters,
+                tags,
             }),
             _ => Err(errors),
         }

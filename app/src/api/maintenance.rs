@@ -1,0 +1,155 @@
+//! Maintenance: pause everything (or a tag) now or in a window ahead, resume, and pause one
+//! job. Every user reads the state (the banner is on every page); admins change it.
+
+use leptos::prelude::*;
+
+use super::AppError;
+use crate::views::maintenance::{MaintenanceStatus, WindowView};
+
+#[cfg(feature = "ssr")]
+fn maintenance_error(e: crate::services::maintenance::MaintenanceError) -> AppError {
+    use crate::services::maintenance::MaintenanceError;
+    match e {
+        MaintenanceError::Invalid(message) => AppError::invalid("maintenance", message),
+        MaintenanceError::AlreadyPaused(_) => AppError::Conflict(e.to_string()),
+        MaintenanceError::NotFound(id) => AppError::NotFound(format!("maintenance window {id}")),
+        MaintenanceError::Db(e) => AppError::from(e),
+    }
+}
+
+/// A time field of the forms: blank is `None`; anything else a time
+/// ([`crate::domain::maintenance::parse_time`]) or a message naming the field.
+#[cfg(feature = "ssr")]
+fn time_field(
+    field: &str,
+    text: Option<&str>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<Option<chrono::DateTime<chrono::Utc>>, AppError> {
+    text.map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(|t| {
+            crate::domain::maintenance::parse_time(t, now)
+                .map_err(|e| AppError::invalid(field, format!("{field}: {e}")))
+        })
+        .transpose()
+}
+
+#[server(endpoint = "maintenance/status")]
+pub async fn get_maintenance() -> Result<MaintenanceStatus, AppError> {
+    super::respond(
+        async {
+            super::auth::require_user()?;
+            let state = super::state()?;
+            Ok(crate::services::maintenance::status(&state.db, crate::clock::now()).await?)
+        }
+        .await,
+    )
+}
+
+/// Pauses every job now (`until` blank: until someone resumes), or — with `starts` — schedules
+/// a window ahead; `tag` limits it to the jobs with that tag.
+#[server(endpoint = "maintenance/pause")]
+pub async fn pause_jobs(
+    reason: String,
+    until: Option<String>,
+    starts: Option<String>,
+    tag: Option<String>,
+) -> Result<WindowView, AppError> {
+    use crate::services::maintenance::{self, NewWindow};
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("pause jobs")?;
+            let state = super::state()?;
+            let now = crate::clock::now();
+            let window = NewWindow {
+                starts_at: time_field("starts", starts.as_deref(), now)?.unwrap_or(now),
+                ends_at: time_field("until", until.as_deref(), now)?,
+                reason,
+                tag,
+            };
+            let window = maintenance::schedule(&state.db, window, &admin.username, now)
+                .await
+                .map_err(maintenance_error)?;
+            let detail = serde_json::json!({
+                "id": window.id,
+                "reason": window.reason,
+                "starts_at": window.starts_at,
+                "ends_at": window.ends_at,
+                "tag": window.tag,
+            });
+            let subject = window.tag.clone().unwrap_or_else(|| "all jobs".into());
+            super::audit(&state, &admin, "maintenance.paused", &subject, detail).await?;
+            Ok(window)
+        }
+        .await,
+    )
+}
+
+/// Ends every open window; windows ahead stay. Returns how many it ended.
+#[server(endpoint = "maintenance/resume")]
+pub async fn resume_jobs() -> Result<usize, AppError> {
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("resume jobs")?;
+            let state = super::state()?;
+            let ended = crate::services::maintenance::resume(
+                &state.db,
+                &admin.username,
+                crate::clock::now(),
+            )
+            .await?;
+            for window in &ended {
+                let subject = window.tag.clone().unwrap_or_else(|| "all jobs".into());
+                let detail = serde_json::json!({ "id": window.id, "reason": window.reason });
+                super::audit(&state, &admin, "maintenance.resumed", &subject, detail).await?;
+            }
+            Ok(ended.len())
+        }
+        .await,
+    )
+}
+
+/// Ends one open window now, or drops one that has not begun.
+#[server(endpoint = "maintenance/cancel")]
+pub async fn cancel_window(id: i64) -> Result<(), AppError> {
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("change maintenance windows")?;
+            let state = super::state()?;
+            let window = crate::services::maintenance::cancel(
+                &state.db,
+                id,
+                &admin.username,
+                crate::clock::now(),
+            )
+            .await
+            .map_err(maintenance_error)?;
+            let subject = window.tag.clone().unwrap_or_else(|| "all jobs".into());
+            let detail = serde_json::json!({ "id": window.id, "reason": window.reason });
+            super::audit(&state, &admin, "maintenance.cancelled", &subject, detail).await
+        }
+        .await,
+    )
+}
+
+/// Pauses or resumes one job.
+#[server(endpoint = "jobs/pause")]
+pub async fn set_job_paused(id: i64, paused: bool) -> Result<(), AppError> {
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("pause or resume jobs")?;
+            let state = super::state()?;
+            let row = crate::services::maintenance::set_job_paused(
+                &state.db,
+                id,
+                paused,
+                crate::clock::now(),
+            )
+            .await
+            .map_err(super::jobs::job_error)?;
+            let action = if paused { "job.paused" } else { "job.resumed" };
+            super::audit(&state, &admin, action, &row.name, serde_json::json!({})).await
+        }
+        .await,
+    )
+}
