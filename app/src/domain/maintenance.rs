@@ -95,7 +95,12 @@ pub fn parse_time(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, Strin
     if let Ok(at) = DateTime::parse_from_rfc3339(text) {
         return Ok(at.with_timezone(&Utc));
     }
-    for format in ["%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S"] {
+    for format in [
+        "%Y-%m-%d %H:%M",
+        "%Y-%m-%d %H:%M:%S",
+        "%Y-%m-%dT%H:%M",
+        "%Y-%m-%dT%H:%M:%S",
+    ] {
         if let Ok(at) = NaiveDateTime::parse_from_str(text, format) {
             return Ok(at.and_utc());
         }
@@ -112,8 +117,8 @@ pub fn check_span(
     now: DateTime<Utc>,
 ) -> Result<(), String> {
     match ends {
-        Some(end) if end <= starts => Err("the end must come after the start".into()),
         Some(end) if end <= now => Err("the end has already passed".into()),
+        Some(end) if end <= starts => Err("the end must come after the start".into()),
         _ => Ok(()),
     }
 }
@@ -144,8 +149,16 @@ mod tests {
     #[test]
     fn pauses_cover_every_job_or_a_tag_or_one_job() {
         let spans = [
-            Span { starts: at(10, 0), ends: None, tag: Some("billing".into()) },
-            Span { starts: at(12, 0), ends: None, tag: None },
+            Span {
+                starts: at(10, 0),
+                ends: None,
+                tag: Some("billing".into()),
+            },
+            Span {
+                starts: at(12, 0),
+                ends: None,
+                tag: None,
+            },
         ];
         let morning = Pauses::at(&spans, at(11, 0));
         assert!(!morning.all);
@@ -169,7 +182,11 @@ mod tests {
             at(17, 5)
         );
         assert!(parse_time("", now).is_err());
-        assert!(parse_time("tomorrow", now).unwrap_err().contains("tomorrow"));
+        assert!(
+            parse_time("tomorrow", now)
+                .unwrap_err()
+                .contains("tomorrow")
+        );
         assert!(parse_time("5", now).is_err());
     }
 
@@ -183,7 +200,10 @@ mod tests {
 
     #[test]
     fn a_reason_is_required_and_kept_on_one_line() {
-        assert_eq!(parse_reason("  database\n upgrade ").unwrap(), "database upgrade");
+        assert_eq!(
+            parse_reason("  database\n upgrade ").unwrap(),
+            "database upgrade"
+        );
         assert!(parse_reason(" \n").is_err());
         assert!(parse_reason(&"x".repeat(MAX_REASON + 1)).is_err());
     }

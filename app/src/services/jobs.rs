@@ -355,10 +355,11 @@ pub async fn list(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Result<Vec<J
         };
         let created: DateTime<Utc> = row.try_get("", "created_at")?;
         let finished: Option<DateTime<Utc>> = row.try_get("", "finished_at")?;
-        recent
-            .entry(row.try_get("", "job_id")?)
-            .or_default()
-            .push((row.try_get("", "id")?, status, finished.unwrap_or(created)));
+        recent.entry(row.try_get("", "job_id")?).or_default().push((
+            row.try_get("", "id")?,
+            status,
+            finished.unwrap_or(created),
+        ));
     }
 
     let mut b = Binder::new(backend);
@@ -514,7 +515,10 @@ pub async fn bulk(
                     if list.len() >= tags::MAX_TAGS {
                         return Err(JobError::Invalid(vec![FieldError::new(
                             "tag",
-                            format!("{name} already has {} tags, the most a job takes", tags::MAX_TAGS),
+                            format!(
+                                "{name} already has {} tags, the most a job takes",
+                                tags::MAX_TAGS
+                            ),
                         )]));
                     }
                     list.push(tag);

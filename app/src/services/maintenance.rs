@@ -237,7 +237,9 @@ pub async fn cancel(
         .filter(|w| w.ends_at.is_none_or(|end| end > now))
         .ok_or(MaintenanceError::NotFound(id))?;
     if span(&row).is_ahead(now) {
-        maintenance_window::Entity::delete_by_id(id).exec(db).await?;
+        maintenance_window::Entity::delete_by_id(id)
+            .exec(db)
+            .await?;
         return Ok(view(row));
     }
     let mut model = row.into_active_model();

@@ -58,8 +58,7 @@ pub const DURATION_RUNS: usize = 100;
 impl JobRow {
     /// Success rate over 7 days, in percent, when a run ended in that time.
     pub fn success_rate(&self) -> Option<f64> {
-        (self.week_ended > 0)
-            .then(|| self.week_succeeded as f64 * 100.0 / self.week_ended as f64)
+        (self.week_ended > 0).then(|| self.week_succeeded as f64 * 100.0 / self.week_ended as f64)
     }
 }
 
@@ -124,7 +123,11 @@ impl Default for JobSort {
 impl JobQuery {
     /// Reads the URL's parameters; a word the page does not know is no filter.
     pub fn parse(get: impl Fn(&str) -> Option<String>) -> Self {
-        let word = |key: &str| get(key).map(|v| v.trim().to_string()).filter(|v| !v.is_empty());
+        let word = |key: &str| {
+            get(key)
+                .map(|v| v.trim().to_string())
+                .filter(|v| !v.is_empty())
+        };
         let sort = word("sort").unwrap_or_default();
         let (descending, column) = match sort.strip_prefix('-') {
             Some(column) => (true, column.to_string()),
@@ -285,7 +288,10 @@ mod tests {
         assert!(query("kind=command&state=disabled").matches(&backup));
         assert!(query("state=failing&tag=Billing").matches(&billing));
         assert!(!query("tag=billing").matches(&backup));
-        assert!(query("state=nonsense").matches(&backup), "an unknown word is no filter");
+        assert!(
+            query("state=nonsense").matches(&backup),
+            "an unknown word is no filter"
+        );
     }
 
     #[test]
@@ -299,11 +305,20 @@ mod tests {
         let c = row("c");
         let mut rows = vec![c.clone(), b.clone(), a.clone()];
         query("sort=rate").sort(&mut rows);
-        assert_eq!(rows.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), ["a", "b", "c"]);
+        assert_eq!(
+            rows.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(),
+            ["a", "b", "c"]
+        );
         query("sort=-rate").sort(&mut rows);
-        assert_eq!(rows.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), ["b", "a", "c"]);
+        assert_eq!(
+            rows.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(),
+            ["b", "a", "c"]
+        );
         query("sort=-name").sort(&mut rows);
-        assert_eq!(rows.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(), ["c", "b", "a"]);
+        assert_eq!(
+            rows.iter().map(|r| r.name.as_str()).collect::<Vec<_>>(),
+            ["c", "b", "a"]
+        );
     }
 
     #[test]

@@ -32,7 +32,9 @@ pub async fn apply(db: &DatabaseConnection, path: &Path) -> anyhow::Result<()> {
 }
 
 pub async fn list(db: &DatabaseConnection) -> anyhow::Result<()> {
-    let rows = jobs::list(db, crate::clock::now()).await.context("could not list jobs")?;
+    let rows = jobs::list(db, crate::clock::now())
+        .await
+        .context("could not list jobs")?;
     println!(
         "{:<28} {:<8} {:<20} {:<18} {:<8} next fire",
         "name", "kind", "cron", "timezone", "state"

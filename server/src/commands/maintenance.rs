@@ -104,9 +104,14 @@ pub async fn status(db: &DatabaseConnection, json: bool) -> anyhow::Result<()> {
     for window in &status.ahead {
         println!(
             "Scheduled: {} from {} UTC to {} UTC by {}: {}",
-            window.tag.as_deref().map_or("every job".to_string(), |t| format!("jobs tagged {t}")),
+            window
+                .tag
+                .as_deref()
+                .map_or("every job".to_string(), |t| format!("jobs tagged {t}")),
             window.starts_at.format("%Y-%m-%d %H:%M"),
-            window.ends_at.map_or("(open)".to_string(), |e| e.format("%Y-%m-%d %H:%M").to_string()),
+            window.ends_at.map_or("(open)".to_string(), |e| e
+                .format("%Y-%m-%d %H:%M")
+                .to_string()),
             window.created_by,
             window.reason
         );

@@ -39,15 +39,8 @@ pub(crate) async fn audited_with(
         name: "cli",
         ip: None,
     };
-    app::services::audit::record(
-        db,
-        &cli,
-        action,
-        subject,
-        detail,
-        crate::clock::now(),
-    )
-    .await
-    .context("the change was made but could not be written to the audit log")?;
+    app::services::audit::record(db, &cli, action, subject, detail, crate::clock::now())
+        .await
+        .context("the change was made but could not be written to the audit log")?;
     Ok(())
 }

@@ -15,6 +15,7 @@ mod health;
 mod isolation;
 mod jobs;
 mod mail;
+mod maintenance;
 mod metrics;
 mod params;
 mod process;

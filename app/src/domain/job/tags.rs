@@ -49,7 +49,10 @@ pub fn parse_tags(text: &str) -> Result<Vec<String>, Vec<String>> {
         }
     }
     if tags.len() > MAX_TAGS {
-        errors.push(format!("a job takes at most {MAX_TAGS} tags, not {}", tags.len()));
+        errors.push(format!(
+            "a job takes at most {MAX_TAGS} tags, not {}",
+            tags.len()
+        ));
     }
     if errors.is_empty() {
         tags.sort();

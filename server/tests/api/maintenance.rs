@@ -1,0 +1,341 @@
+//! Maintenance: pausing every job, a tag or one job holds its ticks and its retries but not
+//! runs started by hand; resuming plans the ticks missed by each job's misfire policy.
+
+use std::time::Duration;
+
+use app::domain::job::{JobSpec, Kind, Misfire, Overlap};
+use app::domain::run::{RunStatus, Trigger};
+use app::entities::{job, job_run};
+use app::services::maintenance::{self, NewWindow};
+use app::services::{jobs, runs};
+use chrono::{DateTime, TimeZone, Utc};
+use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+use server::engine::{Engine, claim, trigger};
+
+use crate::engine::{base, engine_config};
+use crate::helpers::{TestApp, disable_system_jobs};
+use crate::on_both_backends;
+
+const MISFIRE_AFTER: Duration = Duration::from_secs(5);
+
+fn at(h: u32, m: u32, s: u32) -> DateTime<Utc> {
+    Utc.with_ymd_and_hms(2026, 12, 2, h, m, s).unwrap()
+}
+
+/// A built-in job every minute, defined at `defined`, whose ticks queue behind each other.
+async fn every_minute(
+    app: &TestApp,
+    name: &str,
+    misfire: Misfire,
+    tags: &str,
+    defined: DateTime<Utc>,
+) -> job::Model {
+    let mut input = base(name);
+    input.cron = "0 * * * * *".into();
+    input.kind = Kind::Builtin.as_str().into();
+    input.misfire = misfire.as_str().into();
+    // Runs are never executed here: a tick must not be skipped for overlapping the last one.
+    input.overlap = Overlap::Queue.as_str().into();
+    input.tags = tags.into();
+    let spec = JobSpec::parse(&input).unwrap();
+    jobs::create(&app.db, &spec, defined).await.unwrap()
+}
+
+async fn runs_of(app: &TestApp, job_id: i64, status: RunStatus) -> Vec<job_run::Model> {
+    job_run::Entity::find()
+        .filter(job_run::Column::JobId.eq(job_id))
+        .filter(job_run::Column::Status.eq(status))
+        .all(&app.db)
+        .await
+        .unwrap()
+}
+
+fn window(reason: &str, starts: DateTime<Utc>, ends: Option<DateTime<Utc>>) -> NewWindow {
+    NewWindow {
+        starts_at: starts,
+        ends_at: ends,
+        reason: reason.into(),
+        tag: None,
+    }
+}
+
+async fn pause_all_holds_ticks_and_resume_follows_the_misfire_policy(app: TestApp) {
+    disable_system_jobs(&app.db).await;
+    let defined = at(12, 0, 30);
+    let once = every_minute(&app, "once", Misfire::RunOnce, "", defined).await;
+    let skipper = every_minute(&app, "skipper", Misfire::Skip, "", defined).await;
+
+    // Paused at 12:00:40 until someone resumes: five ticks (12:01 … 12:05) come and go.
+    maintenance::schedule(
+        &app.db,
+        window("database upgrade", at(12, 0, 40), None),
+        "alice",
+        at(12, 0, 40),
+    )
+    .await
+    .unwrap();
+    let refused = maintenance::schedule(
+        &app.db,
+        window("again", at(12, 1, 0), None),
+        "bob",
+        at(12, 1, 0),
+    )
+    .await;
+    assert!(
+        refused
+            .as_ref()
+            .is_err_and(|e| e.to_string().contains("already paused")),
+        "a second pause is refused and names the first: {refused:?}"
+    );
+    for minute in 1..=5 {
+        let pass = trigger::enqueue_due_ticks(&app.db, at(12, minute, 30), MISFIRE_AFTER)
+            .await
+            .unwrap();
+        assert_eq!(pass.inserted, 0, "no cron run is recorded while paused");
+        assert_eq!(
+            pass.next_tick, None,
+            "the trigger waits for a resume, not a tick"
+        );
+    }
+    let status = maintenance::status(&app.db, at(12, 5, 30)).await.unwrap();
+    let summary = status.summary().unwrap();
+    assert!(
+        summary.contains("alice") && summary.contains("database upgrade"),
+        "{summary}"
+    );
+
+    let ended = maintenance::resume(&app.db, "bob", at(12, 5, 30))
+        .await
+        .unwrap();
+    assert_eq!(ended.len(), 1);
+    trigger::enqueue_due_ticks(&app.db, at(12, 5, 30), MISFIRE_AFTER)
+        .await
+        .unwrap();
+    // run_once: the newest missed tick runs, the others are recorded as skipped.
+    let pending = runs_of(&app, once.id, RunStatus::Pending).await;
+    assert_eq!(pending.len(), 1);
+    assert_eq!(pending[0].scheduled_for, at(12, 5, 0));
+    assert_eq!(runs_of(&app, once.id, RunStatus::Skipped).await.len(), 4);
+    // skip: every missed tick is recorded as skipped, none runs.
+    assert!(
+        runs_of(&app, skipper.id, RunStatus::Pending)
+            .await
+            .is_empty()
+    );
+    assert_eq!(runs_of(&app, skipper.id, RunStatus::Skipped).await.len(), 5);
+    assert!(
+        maintenance::status(&app.db, at(12, 5, 30))
+            .await
+            .unwrap()
+            .summary()
+            .is_none()
+    );
+}
+on_both_backends!(pause_all_holds_ticks_and_resume_follows_the_misfire_policy);
+
+async fn a_window_pauses_only_between_its_start_and_end_and_only_its_tag(app: TestApp) {
+    disable_system_jobs(&app.db).await;
+    let defined = at(12, 0, 30);
+    let billing = every_minute(
+        &app,
+        "billing-export",
+        Misfire::Skip,
+        "billing, nightly",
+        defined,
+    )
+    .await;
+    let other = every_minute(&app, "reports", Misfire::Skip, "ops", defined).await;
+    let mut tagged = window("billing migration", at(12, 1, 30), Some(at(12, 3, 30)));
+    tagged.tag = Some("Billing".into());
+    let scheduled = maintenance::schedule(&app.db, tagged, "alice", defined)
+        .await
+        .unwrap();
+    assert_eq!(
+        scheduled.tag.as_deref(),
+        Some("billing"),
+        "tags are folded to lower case"
+    );
+    assert_eq!(
+        maintenance::status(&app.db, defined)
+            .await
+            .unwrap()
+            .ahead
+            .len(),
+        1
+    );
+
+    for minute in 1..=4 {
+        trigger::enqueue_due_ticks(&app.db, at(12, minute, 0), MISFIRE_AFTER)
+            .await
+            .unwrap();
+    }
+    // 12:01 before the window and 12:04 after it run for billing; 12:02 and 12:03 waited and,
+    // when the window ended at 12:03:30, were missed (misfire = skip).
+    let ticks = |runs: Vec<job_run::Model>| {
+        let mut t: Vec<DateTime<Utc>> = runs.into_iter().map(|r| r.scheduled_for).collect();
+        t.sort();
+        t
+    };
+    assert_eq!(
+        ticks(runs_of(&app, billing.id, RunStatus::Pending).await),
+        [at(12, 1, 0), at(12, 4, 0)]
+    );
+    assert_eq!(
+        ticks(runs_of(&app, billing.id, RunStatus::Skipped).await),
+        [at(12, 2, 0), at(12, 3, 0)]
+    );
+    assert_eq!(
+        runs_of(&app, other.id, RunStatus::Pending).await.len(),
+        4,
+        "a job without the tag runs on"
+    );
+}
+on_both_backends!(a_window_pauses_only_between_its_start_and_end_and_only_its_tag);
+
+async fn a_paused_job_keeps_its_ticks_for_the_misfire_policy(app: TestApp) {
+    disable_system_jobs(&app.db).await;
+    let defined = at(12, 0, 30);
+    let paused = every_minute(&app, "paused", Misfire::RunOnce, "", defined).await;
+    let running = every_minute(&app, "running", Misfire::RunOnce, "", defined).await;
+    maintenance::set_job_paused(&app.db, paused.id, true, at(12, 0, 40))
+        .await
+        .unwrap();
+    trigger::enqueue_due_ticks(&app.db, at(12, 3, 30), MISFIRE_AFTER)
+        .await
+        .unwrap();
+    assert!(
+        runs_of(&app, paused.id, RunStatus::Pending)
+            .await
+            .is_empty()
+    );
+    assert_eq!(
+        maintenance::status(&app.db, at(12, 3, 30))
+            .await
+            .unwrap()
+            .paused_jobs,
+        ["paused"]
+    );
+    assert_eq!(runs_of(&app, running.id, RunStatus::Pending).await.len(), 1);
+    maintenance::set_job_paused(&app.db, paused.id, false, at(12, 3, 30))
+        .await
+        .unwrap();
+    trigger::enqueue_due_ticks(&app.db, at(12, 3, 30), MISFIRE_AFTER)
+        .await
+        .unwrap();
+    let pending = runs_of(&app, paused.id, RunStatus::Pending).await;
+    assert_eq!(
+        pending.len(),
+        1,
+        "the newest tick missed while paused runs once"
+    );
+    assert_eq!(pending[0].scheduled_for, at(12, 3, 0));
+    assert_eq!(runs_of(&app, paused.id, RunStatus::Skipped).await.len(), 2);
+
+    // A disabled job is different: re-enabled, it counts from then and skips nothing.
+    let skipped_before = runs_of(&app, running.id, RunStatus::Skipped).await.len();
+    jobs::set_enabled(&app.db, running.id, false, at(12, 3, 40))
+        .await
+        .unwrap();
+    jobs::set_enabled(&app.db, running.id, true, at(12, 6, 30))
+        .await
+        .unwrap();
+    trigger::enqueue_due_ticks(&app.db, at(12, 6, 40), MISFIRE_AFTER)
+        .await
+        .unwrap();
+    assert_eq!(
+        runs_of(&app, running.id, RunStatus::Skipped).await.len(),
+        skipped_before
+    );
+    assert!(
+        runs_of(&app, running.id, RunStatus::Pending)
+            .await
+            .iter()
+            .all(|r| r.scheduled_for < at(12, 4, 0)),
+        "no tick of the disabled time is recorded"
+    );
+}
+on_both_backends!(a_paused_job_keeps_its_ticks_for_the_misfire_policy);
+
+async fn while_paused_retries_wait_and_runs_started_by_hand_run(app: TestApp) {
+    disable_system_jobs(&app.db).await;
+    let job = crate::helpers::define(&app.db, crate::helpers::noop_job("noop")).await;
+    // Another job, so the manual run heads its own lane rather than queueing behind the retry.
+    let other = crate::helpers::define(&app.db, crate::helpers::noop_job("other")).await;
+    let now = Utc::now();
+    // A retry due now: planned work.
+    let mut retry = crate::helpers::run_row(job.id, RunStatus::RetryWait, now);
+    retry.due_at = Set(Some(now - chrono::Duration::seconds(1)));
+    retry.next_attempt_at = Set(Some(now - chrono::Duration::seconds(1)));
+    let retry = retry.insert(&app.db).await.unwrap();
+    maintenance::schedule(&app.db, window("deploy", now, None), "alice", now)
+        .await
+        .unwrap();
+    let node = Engine::new(app.db.clone(), engine_config("node-a")).shared();
+    assert!(
+        claim::claim_due(&node, Utc::now(), 10)
+            .await
+            .unwrap()
+            .is_empty(),
+        "no retry starts while paused"
+    );
+    assert_eq!(
+        claim::next_due_in(&app.db, Utc::now()).await.unwrap(),
+        None,
+        "the dispatcher does not spin on a retry it may not start"
+    );
+    // Run now still works (the console asks for a confirmation first).
+    let manual = runs::create_manual(&app.db, other.id, Utc::now())
+        .await
+        .unwrap();
+    assert_eq!(manual.trigger, Trigger::Manual);
+    let claimed = claim::claim_due(&node, Utc::now(), 10).await.unwrap();
+    assert_eq!(
+        claimed.iter().map(|c| c.run.id).collect::<Vec<_>>(),
+        [manual.id]
+    );
+    maintenance::resume(&app.db, "alice", Utc::now())
+        .await
+        .unwrap();
+    let claimed = claim::claim_due(&node, Utc::now(), 10).await.unwrap();
+    assert_eq!(
+        claimed.iter().map(|c| c.run.id).collect::<Vec<_>>(),
+        [retry.id],
+        "the retry starts once resumed"
+    );
+}
+on_both_backends!(while_paused_retries_wait_and_runs_started_by_hand_run);
+
+async fn bad_windows_are_refused_and_change_nothing(app: TestApp) {
+    let now = at(12, 0, 0);
+    for (bad, says) in [
+        (window("  ", now, None), "say why"),
+        (
+            window("x", at(12, 30, 0), Some(at(12, 10, 0))),
+            "after the start",
+        ),
+        (
+            window("x", at(11, 0, 0), Some(at(11, 30, 0))),
+            "already passed",
+        ),
+        (
+            NewWindow {
+                tag: Some("no/slash".into()),
+                ..window("x", now, None)
+            },
+            "no/slash",
+        ),
+    ] {
+        let e = maintenance::schedule(&app.db, bad, "alice", now)
+            .await
+            .unwrap_err();
+        assert!(e.to_string().contains(says), "{e}");
+    }
+    let status = maintenance::status(&app.db, now).await.unwrap();
+    assert!(status.active.is_empty() && status.ahead.is_empty());
+    assert!(
+        maintenance::cancel(&app.db, 999, "alice", now)
+            .await
+            .is_err()
+    );
+}
+on_both_backends!(bad_windows_are_refused_and_change_nothing);
