@@ -89,6 +89,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("traffic/sites") view=pages::traffic_sites::TrafficSitesPage />
                     <Route path=path!("notifications") view=pages::notifications::NotificationsPage />
                     <Route path=path!("settings") view=pages::settings::SettingsPage />
+                    <Route path=path!("maintenance") view=pages::maintenance::MaintenancePage />
                     <Route path=path!("account") view=pages::account::AccountPage />
                     <Route path=path!("audit") view=pages::audit::AuditPage />
                     <Route path=path!("api-docs") view=pages::api_docs::ApiDocsPage />

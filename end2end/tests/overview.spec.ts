@@ -60,7 +60,7 @@ test("the Overview's tiles land on lists with the same counts; a dead run is re-
   await page.getByTestId("tile-failing").click();
   await expect(page).toHaveURL(/\/jobs\?state=failing$/);
   await hydrated(page);
-  await expect(page.getByTestId("jobs-filter")).toContainText(`: ${failing}.`);
+  await expect(page.getByTestId("jobs-filter")).toContainText(`${failing} of `);
   await expect(page.getByTestId("jobs").locator("tbody tr")).toHaveCount(failing);
 
   // Fixed, re-triggered from the Overview: the job leaves Needs attention by itself.

@@ -467,6 +467,16 @@ escalate_to = ["lead@example.com"]
     }
 
     #[test]
+    fn tags_are_a_list_checked_like_the_editor_checks_them() {
+        let job = "[[job]]\nname = \"tagged\"\ncron = \"0 * * * * *\"\nkind = \"command\"\ncommand = [\"backup.sh\"]\n";
+        let specs = parse_file(&format!("{job}tags = [\"Billing\", \"team-a\"]\n")).unwrap();
+        assert_eq!(specs[0].tags, ["billing", "team-a"]);
+        assert!(parse_file(job).unwrap()[0].tags.is_empty());
+        let problems = parse_file(&format!("{job}tags = [\"no/slash\"]\n")).unwrap_err();
+        assert!(problems[0].contains("no/slash"), "{problems:?}");
+    }
+
+    #[test]
     fn a_stall_timeout_is_a_top_level_key() {
         let job = "[[job]]\nname = \"quiet\"\ncron = \"0 * * * * *\"\nkind = \"command\"\ncommand = [\"backup.sh\"]\n";
         let specs = parse_file(&format!("{job}stall_timeout = \"5m\"\n")).unwrap();

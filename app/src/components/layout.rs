@@ -1,13 +1,54 @@
-//! The frame around every signed-in page: navigation, who is signed in, sign out.
+//! The frame around every signed-in page: navigation, who is signed in, sign out, and the
+//! maintenance banner while jobs are paused.
 
 use leptos::prelude::*;
 use leptos_router::components::{A, Outlet, Redirect};
 
 use crate::api::AppError;
 use crate::api::auth::{Logout, whoami};
+use crate::api::maintenance::get_maintenance;
 use crate::domain::account::CurrentUser;
+use crate::views::maintenance::MaintenanceStatus;
 
 pub type UserResource = Resource<Result<CurrentUser, AppError>>;
+
+/// Whether (and why) jobs are paused, polled by the layout for the banner; pages that start
+/// runs read it to ask first ([`confirm_while_paused`]) and refetch it after a change.
+#[derive(Clone, Copy)]
+pub struct MaintenanceResource(pub Resource<Result<MaintenanceStatus, AppError>>);
+
+pub fn use_maintenance() -> MaintenanceResource {
+    expect_context::<MaintenanceResource>()
+}
+
+/// Asks before a run is started by hand while every job is paused (it will run: a pause holds
+/// only cron ticks and retries). `true`: go ahead.
+pub fn confirm_while_paused() -> bool {
+    let Some(MaintenanceResource(status)) = use_context::<MaintenanceResource>() else {
+        return true;
+    };
+    let Some(Ok(status)) = status.get_untracked() else {
+        return true;
+    };
+    let Some(window) = status.pausing_all() else {
+        return true;
+    };
+    let question = format!(
+        "Bulwark is paused ({}, by {}). Start this run anyway?",
+        window.reason, window.created_by
+    );
+    #[cfg(feature = "hydrate")]
+    {
+        web_sys::window()
+            .and_then(|w| w.confirm_with_message(&question).ok())
+            .unwrap_or(false)
+    }
+    #[cfg(not(feature = "hydrate"))]
+    {
+        let _ = question;
+        true
+    }
+}
 
 /// The signed-in user, for pages that show admin-only controls. Read it inside a `Suspense`.
 pub fn use_current_user() -> UserResource {
@@ -40,6 +81,9 @@ pub fn Layout() -> impl IntoView {
     let me: UserResource = Resource::new_blocking(|| (), |_| whoami());
     provide_context(me);
     let logout = ServerAction::<Logout>::new();
+    let tick = crate::pages::runs::use_ticker(15_000);
+    let maintenance = Resource::new(move || tick.get(), |_| get_maintenance());
+    provide_context(MaintenanceResource(maintenance));
 
     view! {
         <div class="frame">
@@ -86,6 +130,23 @@ pub fn Layout() -> impl IntoView {
                     })}
                 </Suspense>
             </header>
+            <Transition fallback=|| ()>
+                {move || Suspend::new(async move {
+                    maintenance
+                        .await
+                        .ok()
+                        .and_then(|status| status.summary())
+                        .map(|summary| {
+                            view! {
+                                <div class="banner" role="status" data-testid="maintenance-banner">
+                                    <strong>{summary}</strong>
+                                    " "
+                                    <a href="/maintenance">"Maintenance"</a>
+                                </div>
+                            }
+                        })
+                })}
+            </Transition>
             <main class="content">
                 <Outlet />
             </main>

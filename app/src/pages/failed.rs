@@ -204,6 +204,7 @@ fn BulkBar(
                     <span class="confirm" role="alertdialog" data-testid="bulk-confirm">
                         {text}
                         <button type="button" class="danger" on:click=move |_| {
+                            if !crate::components::layout::confirm_while_paused() { return; }
                             let ids: Vec<i64> = if by_filter { Vec::new() } else { selected.get_untracked().into_iter().collect() };
                             let filter = by_filter.then(|| filter.get_untracked());
                             many.dispatch(RetriggerMany { ids, filter, per_minute: rate() });
@@ -277,6 +278,7 @@ pub fn RowActions(
 ) -> impl IntoView {
     view! {
         <button type="button" class="secondary" on:click=move |_| {
+            if !crate::components::layout::confirm_while_paused() { return; }
             retrigger.dispatch(RetriggerRun { id, timeout: None, retry: None });
         }>"Re-trigger"</button>
         <RowActionsResolveOnly id resolve />

@@ -337,6 +337,7 @@ fn OverviewBody(o: Overview, admin: bool, retrigger: ServerAction<RetriggerRun>)
                                                 <td class="actions">
                                                     {a.in_failed_queue.then(|| view! {
                                                         <button type="button" class="secondary" on:click=move |_| {
+                                                            if !crate::components::layout::confirm_while_paused() { return; }
                                                             retrigger.dispatch(RetriggerRun { id, timeout: None, retry: None });
                                                         }>"Re-trigger"</button>
                                                     })}

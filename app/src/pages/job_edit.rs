@@ -176,6 +176,8 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
                 </div>
                 <Field label="Description" field="description" job readonly error=error_for("description")
                     get=|j| j.description.clone() set=|j, v| j.description = v />
+                <Field label="Tags (separated by commas: the service or team it belongs to)" field="tags" job readonly error=error_for("tags")
+                    get=|j| j.tags.clone() set=|j, v| j.tags = v />
                 <label class="check">
                     <input type="checkbox" disabled=readonly
                         prop:checked=move || job.with(|j| j.enabled)
@@ -561,6 +563,9 @@ fn RunWithParameters(
                 kind => from_text(kind, text.trim()).unwrap_or(serde_json::Value::String(text)),
             };
             object.insert(p.name.clone(), typed);
+        }
+        if !crate::components::layout::confirm_while_paused() {
+            return;
         }
         run_now.dispatch(RunJobNow {
             id,

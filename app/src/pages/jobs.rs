@@ -1,22 +1,73 @@
-//! The jobs list: every definition, its schedule and next fire time, enable/disable and delete.
+//! The jobs list: every definition with how it has been doing (last result, a strip of its
+//! newest runs, its success rate over 7 days, its P95 duration) and when it fires next;
+//! filtered and sorted by the URL (`crate::views::jobs::JobQuery`), so a link opens the same
+//! list. Admins run, pause, enable, tag or delete jobs, one at a time or several at once.
+
+use std::collections::BTreeSet;
 
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::components::A;
+use leptos_router::components::{A, Form};
 
-use crate::api::jobs::{DeleteJob, SetJobEnabled, list_jobs};
+use crate::api::jobs::{BulkJobs, DeleteJob, SetJobEnabled, list_jobs};
+use crate::api::maintenance::SetJobPaused;
 use crate::api::runs::RunJobNow;
-use crate::components::layout::use_current_user;
-use crate::domain::cron::{CronExpr, format_fire_time, parse_timezone};
-use crate::views::jobs::JobRow;
+use crate::components::layout::{confirm_while_paused, use_current_user};
+use crate::domain::duration::human_ms;
+use crate::domain::job::Kind;
+use crate::domain::run::RunStatus;
+use crate::views::jobs::{BulkAction, JobQuery, JobRow, JobSort, JobState, STRIP};
 
-fn next_fire(row: &JobRow) -> String {
-    match (CronExpr::parse(&row.cron), parse_timezone(&row.timezone)) {
-        (Ok(cron), Ok(tz)) => cron
-            .next_after(tz, chrono::Utc::now())
-            .map(|t| format_fire_time(&t))
-            .unwrap_or_else(|e| e.to_string()),
-        _ => "—".into(),
+fn fire_time(t: chrono::DateTime<chrono::Utc>) -> String {
+    t.format("%Y-%m-%d %H:%M:%S UTC").to_string()
+}
+
+/// The strip's squares, oldest first, with a text equivalent for screen readers.
+fn strip(statuses: &[RunStatus]) -> impl IntoView + use<> {
+    let succeeded = statuses
+        .iter()
+        .filter(|s| **s == RunStatus::Succeeded)
+        .count();
+    let dead = statuses.iter().filter(|s| **s == RunStatus::Dead).count();
+    let label = if statuses.is_empty() {
+        "no runs yet".to_string()
+    } else {
+        format!(
+            "last {} runs: {succeeded} succeeded, {dead} dead, {} other",
+            statuses.len(),
+            statuses.len() - succeeded - dead
+        )
+    };
+    let squares = statuses
+        .iter()
+        .map(|s| view! { <i class=format!("sq {}", s.as_str()) title=s.as_str()></i> })
+        .collect_view();
+    view! {
+        <span class="strip" role="img" aria-label=label.clone() title=label data-testid="strip">
+            {squares}
+        </span>
+    }
+}
+
+fn sort_header(
+    label: &'static str,
+    column: JobSort,
+    query: impl Fn() -> JobQuery + Send + Sync + Copy + 'static,
+) -> impl IntoView {
+    let aria = move || {
+        let q = query();
+        if q.sort != column {
+            "none"
+        } else if q.descending {
+            "descending"
+        } else {
+            "ascending"
+        }
+    };
+    view! {
+        <th aria-sort=aria>
+            <a href=move || query().sorted_by(column) data-sort=column.as_str()>{label}</a>
+        </th>
     }
 }
 
@@ -24,14 +75,24 @@ fn next_fire(row: &JobRow) -> String {
 pub fn JobsPage() -> impl IntoView {
     let me = use_current_user();
     let toggle = ServerAction::<SetJobEnabled>::new();
+    let pause = ServerAction::<SetJobPaused>::new();
     let delete = ServerAction::<DeleteJob>::new();
+    let bulk = ServerAction::<BulkJobs>::new();
     let jobs = Resource::new(
-        move || (toggle.version().get(), delete.version().get()),
+        move || {
+            (
+                toggle.version().get(),
+                pause.version().get(),
+                delete.version().get(),
+                bulk.version().get(),
+            )
+        },
         |_| list_jobs(),
     );
-    // `?state=failing`: only the jobs with an open alert episode (the Overview's tile).
-    let query = leptos_router::hooks::use_query_map();
-    let only_failing = move || query.with(|q| q.get("state").as_deref() == Some("failing"));
+    let params = leptos_router::hooks::use_query_map();
+    let query = move || params.with(|q| JobQuery::parse(|key| q.get(key)));
+    let selected = RwSignal::new(BTreeSet::<i64>::new());
+    let bulk_tag = RwSignal::new(String::new());
     let confirming = RwSignal::new(None::<i64>);
     let run_now = ServerAction::<RunJobNow>::new();
     let navigate = leptos_router::hooks::use_navigate();
@@ -40,14 +101,33 @@ pub fn JobsPage() -> impl IntoView {
             navigate(&format!("/runs/{run_id}"), Default::default());
         }
     });
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = bulk.value().get() {
+            selected.set(BTreeSet::new());
+        }
+    });
     let action_error = move || {
         toggle
             .value()
             .get()
             .and_then(Result::err)
+            .or_else(|| pause.value().get().and_then(Result::err))
             .or_else(|| delete.value().get().and_then(Result::err))
             .or_else(|| run_now.value().get().and_then(Result::err))
+            .or_else(|| bulk.value().get().and_then(Result::err))
             .map(|e| e.to_string())
+    };
+    let bulk_done = move || {
+        bulk.value()
+            .get()
+            .and_then(Result::ok)
+            .map(|n| format!("{n} job(s) changed."))
+    };
+    let do_bulk = move |action: BulkAction| {
+        let ids: Vec<i64> = selected.get_untracked().into_iter().collect();
+        let tag =
+            matches!(action, BulkAction::Tag | BulkAction::Untag).then(|| bulk_tag.get_untracked());
+        bulk.dispatch(BulkJobs { ids, action, tag });
     };
 
     view! {
@@ -63,10 +143,40 @@ pub fn JobsPage() -> impl IntoView {
                 })}
             </Suspense>
         </div>
-        <p class="notice">
-            "Enabled jobs run on their schedule; Run now queues a run at once. Their runs are on the Runs page."
-        </p>
+        <Form method="GET" action="" attr:class="filters card" attr:data-testid="jobs-filters">
+            <div>
+                <label for="f-q">"Name or description"</label>
+                <input id="f-q" name="q" type="search" prop:value=move || query().text />
+            </div>
+            <div>
+                <label for="f-kind">"Kind"</label>
+                <select id="f-kind" name="kind" prop:value=move || query().kind.map(|k| k.as_str()).unwrap_or_default()>
+                    <option value="">"any"</option>
+                    {Kind::ALL.iter().map(|k| view! { <option value=k.as_str()>{k.as_str()}</option> }).collect_view()}
+                </select>
+            </div>
+            <div>
+                <label for="f-state">"State"</label>
+                <select id="f-state" name="state" prop:value=move || query().state.map(|s| s.as_str()).unwrap_or_default()>
+                    <option value="">"any"</option>
+                    {JobState::ALL.iter().map(|s| view! { <option value=s.as_str()>{s.as_str()}</option> }).collect_view()}
+                </select>
+            </div>
+            <div>
+                <label for="f-tag">"Tag"</label>
+                <input id="f-tag" name="tag" type="text" autocomplete="off" prop:value=move || query().tag.unwrap_or_default() />
+            </div>
+            <input type="hidden" name="sort" prop:value=move || {
+                let q = query();
+                if q.sort == JobSort::Name && !q.descending { String::new() } else { format!("{}{}", if q.descending { "-" } else { "" }, q.sort.as_str()) }
+            } />
+            <div class="filter-actions">
+                <button type="submit">"Filter"</button>
+                {move || query().is_filtered().then(|| view! { <a href="/jobs">"Show every job"</a> })}
+            </div>
+        </Form>
         <p class="error" role="alert">{action_error}</p>
+        <p class="ok" role="status">{bulk_done}</p>
         <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
             {move || Suspend::new(async move {
                 let admin = me.await.map(|u| u.is_admin()).unwrap_or(false);
@@ -82,28 +192,46 @@ pub fn JobsPage() -> impl IntoView {
                             .into_any()
                     }
                     Ok(rows) => {
-                        let filtered = only_failing();
-                        let rows: Vec<JobRow> = rows
-                            .into_iter()
-                            .filter(|r| !filtered || r.failing)
-                            .collect();
+                        let q = query();
+                        let total = rows.len();
+                        let mut rows: Vec<JobRow> = rows.into_iter().filter(|r| q.matches(r)).collect();
+                        q.sort(&mut rows);
+                        let now = chrono::Utc::now();
                         view! {
-                            {filtered.then(|| view! {
-                                <p class="card" data-testid="jobs-filter">
-                                    {format!("Jobs failing now (an alert episode is open): {}. ", rows.len())}
-                                    <a href="/jobs">"Show every job"</a>
+                            {q.is_filtered().then(|| view! {
+                                <p class="muted" data-testid="jobs-filter">
+                                    {format!("{} of {total} jobs match.", rows.len())}
                                 </p>
                             })}
-                            <table class="table card" data-testid="jobs">
+                            {admin.then(|| view! {
+                                <div class="bulk card" data-testid="bulk" class:hidden=move || selected.with(BTreeSet::is_empty)>
+                                    <span>{move || format!("{} selected:", selected.with(BTreeSet::len))}</span>
+                                    <button type="button" class="secondary" on:click=move |_| do_bulk(BulkAction::Enable)>"Enable"</button>
+                                    <button type="button" class="secondary" on:click=move |_| do_bulk(BulkAction::Disable)>"Disable"</button>
+                                    <button type="button" class="secondary" on:click=move |_| do_bulk(BulkAction::Pause)>"Pause"</button>
+                                    <button type="button" class="secondary" on:click=move |_| do_bulk(BulkAction::Resume)>"Resume"</button>
+                                    <label for="bulk-tag" class="visually-hidden">"Tag"</label>
+                                    <input id="bulk-tag" type="text" placeholder="tag" autocomplete="off"
+                                        prop:value=move || bulk_tag.get()
+                                        on:input=move |ev| bulk_tag.set(event_target_value(&ev)) />
+                                    <button type="button" class="secondary" on:click=move |_| do_bulk(BulkAction::Tag)>"Add tag"</button>
+                                    <button type="button" class="secondary" on:click=move |_| do_bulk(BulkAction::Untag)>"Remove tag"</button>
+                                </div>
+                            })}
+                            <div class="scroll card">
+                            <table class="table" data-testid="jobs">
                                 <thead>
                                     <tr>
-                                        <th>"Name"</th>
-                                        <th>"Kind"</th>
+                                        {admin.then(|| view! { <th><span class="visually-hidden">"Select"</span></th> })}
+                                        {sort_header("Name", JobSort::Name, query)}
                                         <th>"Schedule"</th>
-                                        <th>"Next fire"</th>
-                                        <th>"Runs"</th>
+                                        {sort_header("Last result", JobSort::Last, query)}
+                                        <th>{format!("Last {STRIP} runs")}</th>
+                                        {sort_header("7-day success", JobSort::Rate, query)}
+                                        {sort_header("P95 duration", JobSort::Duration, query)}
+                                        {sort_header("Next fire", JobSort::Next, query)}
                                         <th>"State"</th>
-                                        <th></th>
+                                        <th><span class="visually-hidden">"Actions"</span></th>
                                     </tr>
                                 </thead>
                                 <tbody>
@@ -112,29 +240,63 @@ pub fn JobsPage() -> impl IntoView {
                                         .map(|row| {
                                             let id = row.id;
                                             let enabled = row.enabled;
+                                            let paused = row.paused;
                                             let takes_parameters = row.takes_parameters;
-                                            let next = if enabled { next_fire(&row) } else { "disabled".into() };
+                                            let next = match (enabled, row.next_fire_at) {
+                                                (false, _) => "disabled".to_string(),
+                                                (true, Some(at)) if paused => format!("paused (due {})", fire_time(at)),
+                                                (true, Some(at)) => fire_time(at),
+                                                (true, None) => "—".into(),
+                                            };
                                             let name = row.name.clone();
+                                            let rate = row.success_rate().map(|r| format!("{r:.1}%")).unwrap_or_else(|| "—".into());
+                                            let rate_title = format!("{} of {} ended runs in 7 days succeeded", row.week_succeeded, row.week_ended);
+                                            let p95 = row.p95_ms.map(|ms| human_ms(ms as f64)).unwrap_or_else(|| "—".into());
+                                            let last = row.last_status.map(|s| {
+                                                let ago = row.last_at.map(|t| format!("{} ago", human_ms((now - t).num_milliseconds().max(0) as f64))).unwrap_or_default();
+                                                let at = row.last_at.map(fire_time).unwrap_or_default();
+                                                view! {
+                                                    {crate::pages::runs::status_pill(s)}
+                                                    <div class="muted small" title=at>{ago}</div>
+                                                }
+                                                .into_any()
+                                            });
                                             view! {
                                                 <tr data-job=row.name.clone()>
+                                                    {admin.then(|| view! {
+                                                        <td>
+                                                            <input type="checkbox" aria-label=format!("Select {}", row.name)
+                                                                prop:checked=move || selected.with(|s| s.contains(&id))
+                                                                on:change=move |ev| {
+                                                                    let on = event_target_checked(&ev);
+                                                                    selected.update(|s| { if on { s.insert(id); } else { s.remove(&id); } });
+                                                                } />
+                                                        </td>
+                                                    })}
                                                     <td>
                                                         <a href=format!("/jobs/{id}")>{row.name.clone()}</a>
+                                                        " "<span class="muted small">{row.kind.as_str()}</span>
                                                         <div class="muted small">{row.description.clone()}</div>
+                                                        <div class="tags">
+                                                            {row.tags.iter().map(|t| view! {
+                                                                <a class="tag" href=format!("/jobs?tag={t}") data-tag=t.clone()>{t.clone()}</a>
+                                                            }).collect_view()}
+                                                        </div>
                                                     </td>
-                                                    <td>{row.kind.as_str()}</td>
                                                     <td>
                                                         <code class="cron">{row.cron.clone()}</code>
                                                         <div class="muted small">{row.timezone.clone()}</div>
                                                     </td>
-                                                    <td>{next}</td>
-                                                    <td>
-                                                        {row.runs}
-                                                        {row.last_status.map(|s| format!(" (last: {s})"))}
-                                                    </td>
+                                                    <td data-testid="last">{last.unwrap_or_else(|| view! { <span class="muted">"never ran"</span> }.into_any())}</td>
+                                                    <td>{strip(&row.strip)}</td>
+                                                    <td data-testid="rate" title=rate_title>{rate}</td>
+                                                    <td data-testid="p95">{p95}</td>
+                                                    <td class="small">{next}</td>
                                                     <td>
                                                         <span class=if enabled { "pill ok" } else { "pill off" }>
                                                             {if enabled { "enabled" } else { "disabled" }}
                                                         </span>
+                                                        {paused.then(|| view! { " " <span class="pill warn" data-testid="paused">"paused"</span> })}
                                                         {row.failing.then(|| view! { " " <span class="pill bad" data-testid="failing">"failing"</span> })}
                                                     </td>
                                                     <td class="actions">
@@ -151,6 +313,7 @@ pub fn JobsPage() -> impl IntoView {
                                                                                 type="button"
                                                                                 class="secondary"
                                                                                 on:click=move |_| {
+                                                                                    if !confirm_while_paused() { return; }
                                                                                     run_now.dispatch(RunJobNow { id, params: None });
                                                                                 }
                                                                             >
@@ -158,6 +321,15 @@ pub fn JobsPage() -> impl IntoView {
                                                                             </button>
                                                                         }.into_any()
                                                                     }}
+                                                                    <button
+                                                                        type="button"
+                                                                        class="secondary"
+                                                                        on:click=move |_| {
+                                                                            pause.dispatch(SetJobPaused { id, paused: !paused });
+                                                                        }
+                                                                    >
+                                                                        {if paused { "Resume" } else { "Pause" }}
+                                                                    </button>
                                                                     <button
                                                                         type="button"
                                                                         class="secondary"
@@ -213,6 +385,7 @@ pub fn JobsPage() -> impl IntoView {
                                         .collect_view()}
                                 </tbody>
                             </table>
+                            </div>
                         }
                             .into_any()
                     }

@@ -9,6 +9,7 @@ pub mod home;
 pub mod job_edit;
 pub mod jobs;
 pub mod login;
+pub mod maintenance;
 pub mod not_found;
 pub mod notifications;
 pub mod run_detail;

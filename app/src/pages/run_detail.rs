@@ -251,6 +251,7 @@ fn RetriggerPanel(id: i64) -> impl IntoView {
             {view! {
             <p class="actions">
                 <button type="button" on:click=move |_| {
+                    if !crate::components::layout::confirm_while_paused() { return; }
                     let t = timeout.get_untracked();
                     retrigger.dispatch(RetriggerRun {
                         id,

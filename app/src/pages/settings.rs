@@ -33,6 +33,10 @@ pub fn SettingsPage() -> impl IntoView {
     view! {
         <Title text="Settings" />
         <h1>"Settings"</h1>
+        <p class="notice">
+            <a href="/maintenance">"Maintenance"</a>
+            ": pause every job (or a tag) now or in a window ahead, and resume."
+        </p>
         <section class="card">
             <h2>"Users"</h2>
             <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>

@@ -76,6 +76,25 @@ fn server_functions() -> Vec<(&'static str, Access, Args)> {
             Form(&[("id", "999999"), ("enabled", "true")]),
         ),
         ("jobs/delete", Change, Form(&[("id", "999999")])),
+        (
+            "jobs/bulk",
+            Change,
+            Json(json!({"ids": [999999], "action": "pause", "tag": null})),
+        ),
+        (
+            "jobs/pause",
+            Change,
+            Form(&[("id", "999999"), ("paused", "true")]),
+        ),
+        ("maintenance/status", Read, Form(&[])),
+        // An end already passed: refused after the role check, so nothing is paused.
+        (
+            "maintenance/pause",
+            Change,
+            Form(&[("reason", "route test"), ("until", "2000-01-01 00:00")]),
+        ),
+        ("maintenance/resume", Change, Form(&[])),
+        ("maintenance/cancel", Change, Form(&[("id", "999999")])),
         ("jobs/timeout", Read, Form(&[("id", "999999")])),
         ("jobs/run-now", Change, Form(&[("id", "999999")])),
         ("nodes/list", Read, Form(&[])),
