@@ -105,18 +105,14 @@ crate::text_enum! {
 
 crate::text_enum! {
     /// The columns the Jobs page sorts by.
+    #[derive(Default)]
     pub enum JobSort {
+        #[default]
         Name = "name",
         Last = "last",
         Rate = "rate",
         Duration = "p95",
         Next = "next",
-    }
-}
-
-impl Default for JobSort {
-    fn default() -> Self {
-        JobSort::Name
     }
 }
 
