@@ -127,6 +127,12 @@ test-e2e: tools-test site build
 fmt:
 	cargo fmt --all
 
+# The README's screenshots of the Overview (desktop and phone), from a fresh server with the
+# demo jobs, into docs/screenshots/. Takes about two minutes.
+.PHONY: screenshots
+screenshots: tools-test site build
+	BULWARK_BIN=$(BIN) BULWARK_SITE_ROOT=$(SITE) npm --prefix end2end exec -- playwright test -c screenshots.config.ts
+
 # ---------------------------------------------------------------------------------------------
 # Benchmarks: numbers to read, never pass/fail.
 

@@ -23,5 +23,7 @@ export BULWARK_PUBLIC_URL="http://127.0.0.1:${BULWARK_E2E_PORT:-3100}"
 BULWARK_E2E_SMTP_PORT="$smtp_port" node smtp-sink.mjs "$run_dir/mail" &
 
 "$BULWARK_BIN" migrate
+# `make screenshots` wants something to look at.
+if [ -n "${BULWARK_E2E_SEED_DEMO:-}" ]; then "$BULWARK_BIN" jobs seed-demo; fi
 echo "viewer-e2e-password" | "$BULWARK_BIN" user add --username viewer --role viewer
 exec "$BULWARK_BIN" serve

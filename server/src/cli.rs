@@ -216,6 +216,9 @@ enum RunsCommand {
         job: Option<String>,
         #[arg(long, value_enum)]
         status: Option<RunStatus>,
+        /// Runs of the jobs with this tag.
+        #[arg(long)]
+        tag: Option<String>,
         /// At most this many runs.
         #[arg(long, default_value_t = 50)]
         limit: u64,
@@ -460,13 +463,19 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Runs(RunsCommand::List {
             job,
             status,
+            tag,
             limit,
             json,
         }) => {
+            let tag = tag
+                .map(|t| app::domain::job::tags::parse_tag(&t))
+                .transpose()
+                .map_err(|e| anyhow::anyhow!("--tag: {e}"))?;
             let db = connect(&config).await?;
             let filter = app::services::runs::RunFilter {
                 job,
                 status,
+                tag,
                 since: None,
                 limit,
                 before: None,

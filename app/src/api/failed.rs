@@ -33,7 +33,8 @@ fn query(filter: &QueueFilter) -> Result<crate::domain::filters::QueueQuery, App
         filter.from.as_deref(),
         filter.to.as_deref(),
         filter.text.as_deref(),
-    )?)
+    )?
+    .with_tag(filter.tag.as_deref())?)
 }
 
 #[server(endpoint = "failed/list", input = Json)]

@@ -34,11 +34,13 @@ fn time_field(
         .transpose()
 }
 
+/// Read by the layout on every page, the Account page of someone who must change their
+/// password included (so it must not refuse them: a refusal would be that page's status).
 #[server(endpoint = "maintenance/status")]
 pub async fn get_maintenance() -> Result<MaintenanceStatus, AppError> {
     super::respond(
         async {
-            super::auth::require_user()?;
+            super::auth::require_signed_in()?;
             let state = super::state()?;
             Ok(crate::services::maintenance::status(&state.db, crate::clock::now()).await?)
         }

@@ -10,6 +10,7 @@ pub async fn list_runs(
     job: Option<String>,
     status: Option<String>,
     since_hours: Option<u32>,
+    tag: Option<String>,
 ) -> Result<Vec<RunView>, AppError> {
     use crate::domain::run::RunStatus;
     super::respond(
@@ -25,9 +26,17 @@ pub async fn list_runs(
                     format!("since_hours must be at most {MAX_SINCE_HOURS} (ten years)"),
                 ));
             }
+            let tag = tag
+                .as_deref()
+                .map(str::trim)
+                .filter(|t| !t.is_empty())
+                .map(crate::domain::job::tags::parse_tag)
+                .transpose()
+                .map_err(|e| AppError::invalid("tag", format!("tag: {e}")))?;
             let filter = crate::services::runs::RunFilter {
                 job: job.filter(|j| !j.is_empty()),
                 status,
+                tag,
                 since: since_hours
                     .map(|h| crate::clock::now() - chrono::Duration::hours(i64::from(h))),
                 limit: 200,

@@ -9,7 +9,9 @@
 //! - timeouts: attempts in the window whose error class is `timeout`;
 //! - retries spent: attempts in the window after a run's first;
 //! - slow: attempts in the window flagged slow (beyond mean + 3σ of recent successes);
-//! - failed queue: every dead run not yet handled, with how long it has waited.
+//! - failed queue: every dead run not yet handled, with how long it has waited;
+//! - by tag: the runs and success rate of each tag's jobs (a job with two tags counts in both),
+//!   when any job has a tag.
 
 use chrono::{DateTime, Utc};
 
@@ -23,6 +25,44 @@ pub struct JobDigest {
     pub timeouts: u64,
     pub retries: u64,
     pub slow: u64,
+    pub tags: Vec<String>,
+}
+
+/// One tag's jobs over the window (`tag` empty: the jobs without a tag).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TagDigest {
+    pub tag: String,
+    pub jobs: usize,
+    pub runs: u64,
+    pub succeeded: u64,
+}
+
+/// The jobs grouped by tag, tags in order and the untagged last; empty when no job has a tag.
+pub fn by_tag(jobs: &[JobDigest]) -> Vec<TagDigest> {
+    use std::collections::BTreeMap;
+    if jobs.iter().all(|j| j.tags.is_empty()) {
+        return Vec::new();
+    }
+    let mut groups: BTreeMap<(bool, &str), TagDigest> = BTreeMap::new();
+    for job in jobs {
+        let keys: Vec<&str> = if job.tags.is_empty() {
+            vec![""]
+        } else {
+            job.tags.iter().map(String::as_str).collect()
+        };
+        for tag in keys {
+            let group = groups.entry((tag.is_empty(), tag)).or_insert(TagDigest {
+                tag: tag.to_string(),
+                jobs: 0,
+                runs: 0,
+                succeeded: 0,
+            });
+            group.jobs += 1;
+            group.runs += job.runs;
+            group.succeeded += job.succeeded;
+        }
+    }
+    groups.into_values().collect()
 }
 
 impl JobDigest {
@@ -166,6 +206,34 @@ pub fn compose(digest: &Digest, zone: chrono_tz::Tz) -> super::mail::Composed {
             j.slow
         );
     }
+    let tags = by_tag(&digest.jobs);
+    let tag_rate = |t: &TagDigest| {
+        if t.runs == 0 {
+            "–".to_string()
+        } else {
+            format!("{:.1}%", t.succeeded as f64 * 100.0 / t.runs as f64)
+        }
+    };
+    let tag_name = |t: &TagDigest| {
+        if t.tag.is_empty() {
+            "(no tag)".to_string()
+        } else {
+            t.tag.clone()
+        }
+    };
+    if !tags.is_empty() {
+        let _ = writeln!(text, "\nBy tag");
+        for t in &tags {
+            let _ = writeln!(
+                text,
+                "  {:<30} {:>4} job(s) {:>6} runs {:>8}",
+                tag_name(t),
+                t.jobs,
+                t.runs,
+                tag_rate(t)
+            );
+        }
+    }
     let _ = writeln!(text, "\nFailed queue: {} run(s)", digest.queue.len());
     for q in &digest.queue {
         let _ = writeln!(
@@ -225,6 +293,25 @@ pub fn compose(digest: &Digest, zone: chrono_tz::Tz) -> super::mail::Composed {
         );
     }
     html.push_str("</table>");
+    if !tags.is_empty() {
+        html.push_str(
+            "<h3>By tag</h3><table cellpadding=\"4\" cellspacing=\"0\" border=\"1\" \
+             style=\"border-collapse:collapse\"><tr><th align=\"left\">Tag</th><th>Jobs</th>\
+             <th>Runs</th><th>Success</th></tr>",
+        );
+        for t in &tags {
+            let _ = write!(
+                html,
+                "<tr><td>{}</td><td align=\"right\">{}</td><td align=\"right\">{}</td>\
+                 <td align=\"right\">{}</td></tr>",
+                escape(&tag_name(t)),
+                t.jobs,
+                t.runs,
+                tag_rate(t)
+            );
+        }
+        html.push_str("</table>");
+    }
     let _ = write!(
         html,
         "<h3>Failed queue: {} run(s)</h3><ul>",
@@ -296,6 +383,7 @@ mod tests {
                 timeouts: 1,
                 retries: 2,
                 slow: 0,
+                tags: vec!["db".into()],
             }],
             queue: vec![QueuedRun {
                 job: "sync <db>".into(),
@@ -321,8 +409,34 @@ mod tests {
             mail.text
         );
         assert!(mail.text.contains("waiting 3 h 0 min"));
+        assert!(mail.text.contains("By tag") && mail.html.contains("<h3>By tag</h3>"));
         assert_eq!(mail.html.matches("bgcolor=\"#c62828\"").count(), 1);
         assert!(mail.html.contains("sync &lt;db&gt;") && !mail.html.contains("<db>"));
         assert!(!mail.html.contains("<script") && !mail.html.contains("<img"));
+    }
+
+    #[test]
+    fn jobs_are_grouped_by_tag_when_any_has_one() {
+        let job = |name: &str, tags: &[&str], runs: u64, succeeded: u64| JobDigest {
+            job: name.into(),
+            runs,
+            succeeded,
+            tags: tags.iter().map(|t| t.to_string()).collect(),
+            ..Default::default()
+        };
+        assert!(by_tag(&[job("a", &[], 3, 3)]).is_empty());
+        let groups = by_tag(&[
+            job("a", &["billing", "ops"], 4, 2),
+            job("b", &["billing"], 6, 6),
+            job("c", &[], 1, 0),
+        ]);
+        let seen: Vec<(&str, usize, u64, u64)> = groups
+            .iter()
+            .map(|g| (g.tag.as_str(), g.jobs, g.runs, g.succeeded))
+            .collect();
+        assert_eq!(
+            seen,
+            [("billing", 2, 10, 8), ("ops", 1, 4, 2), ("", 1, 1, 0)]
+        );
     }
 }

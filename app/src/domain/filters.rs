@@ -189,9 +189,20 @@ pub struct QueueQuery {
     pub to: Option<NaiveDate>,
     /// Text to find in the last error message (case-insensitive).
     pub text: Option<String>,
+    /// Only runs of jobs with this tag.
+    pub tag: Option<String>,
 }
 
 impl QueueQuery {
+    /// Narrows the query to the jobs with a tag, as typed (`tag` in URLs); none or empty text
+    /// keeps every job.
+    pub fn with_tag(mut self, tag: Option<&str>) -> Result<Self, FieldError> {
+        self.tag = given(tag)
+            .map(|t| super::job::tags::parse_tag(t).map_err(|e| FieldError::new("tag", e)))
+            .transpose()?;
+        Ok(self)
+    }
+
     pub fn parse(
         job: Option<&str>,
         class: Option<&str>,
@@ -232,6 +243,7 @@ impl QueueQuery {
             from,
             to,
             text: given(text).map(str::to_string),
+            tag: None,
         })
     }
 }

@@ -24,6 +24,7 @@ fn query_string(filter: &QueueFilter, cursor: Option<&str>) -> String {
         ("from", filter.from.as_deref()),
         ("to", filter.to.as_deref()),
         ("text", filter.text.as_deref()),
+        ("tag", filter.tag.as_deref()),
         ("cursor", cursor),
     ];
     let parts: Vec<String> = pairs
@@ -62,6 +63,7 @@ pub fn FailedPage() -> impl IntoView {
         from: param("from"),
         to: param("to"),
         text: param("text"),
+        tag: param("tag"),
     });
     let retrigger = ServerAction::<RetriggerRun>::new();
     let many = ServerAction::<RetriggerMany>::new();
@@ -116,6 +118,8 @@ pub fn FailedPage() -> impl IntoView {
                 <input id="q-to" name="to" type="date" prop:value=move || param("to").unwrap_or_default() /></div>
             <div><label for="q-text">"Message contains"</label>
                 <input id="q-text" name="text" type="text" prop:value=move || param("text").unwrap_or_default() /></div>
+            <div><label for="q-tag">"Tag"</label>
+                <input id="q-tag" name="tag" type="text" autocomplete="off" prop:value=move || param("tag").unwrap_or_default() /></div>
             <div><button type="submit">"Filter"</button></div>
         </Form>
         <p role="status" data-testid="queue-outcome">

@@ -9,6 +9,7 @@ use super::runs::{outcome_pill, status_pill, use_ticker, when};
 use crate::api::failed::{ResolveRun, RetriggerRun, audit_entries};
 use crate::api::runs::{ReleaseRun, get_run};
 use crate::components::layout::use_current_user;
+use crate::domain::duration::human_ms;
 use crate::domain::retry::RetryInput;
 use crate::domain::run::{RunStatus, TimeoutKind};
 use crate::views::runs::{AttemptView, RunView};
@@ -271,15 +272,16 @@ fn RetriggerPanel(id: i64) -> impl IntoView {
 
 fn attempt_row(a: &AttemptView) -> impl IntoView + use<> {
     let tail = a.output_tail.clone().filter(|t| !t.is_empty());
+    let running = a.outcome.is_none();
     view! {
         <tr data-attempt=a.number>
             <td>{a.number}</td>
             <td>{when(a.started_at)}</td>
             <td>
-                {a.duration_ms.map(|d| format!("{d} ms")).unwrap_or_else(|| "running…".into())}
+                {a.duration_ms.map(|d| human_ms(d as f64)).unwrap_or_else(|| "running…".into())}
                 {a.slow.then_some(" (slow)")}
             </td>
-            <td>{format!("{} ms", a.timeout_ms)}</td>
+            <td>{human_ms(a.timeout_ms as f64)}</td>
             <td>
                 {a.outcome.map(|o| outcome_pill(o).into_any()).unwrap_or_else(|| view! { <span>"—"</span> }.into_any())}
                 {(a.outcome.is_some() && !a.spent_retry).then(|| view! { <span class="small muted" title="Handed back at shutdown: the retry limit is not touched">" no retry spent"</span> })}
@@ -290,7 +292,13 @@ fn attempt_row(a: &AttemptView) -> impl IntoView + use<> {
             </td>
             <td class="small">
                 {a.message.clone().unwrap_or_default()}
-                {tail.map(|t| view! { <details><summary>"output"</summary><pre class="tail">{t}</pre></details> })}
+                // While the attempt runs its output is shown open, as it comes (written to the
+                // attempt's row every second by the node running it); afterwards, folded.
+                {tail.map(|t| if running {
+                    view! { <details open data-testid="live-output"><summary>"output so far"</summary><pre class="tail" aria-live="polite">{t}</pre></details> }.into_any()
+                } else {
+                    view! { <details><summary>"output"</summary><pre class="tail">{t}</pre></details> }.into_any()
+                })}
             </td>
             <td class="small">{a.node.clone()}</td>
             <td>{a.load_avg.map(|l| format!("{l:.2}")).unwrap_or_default()}</td>

@@ -60,8 +60,18 @@ pub fn RunsPage() -> impl IntoView {
     let param = move |key: &str| query.with(|q| q.get(key).filter(|v| !v.is_empty()));
     let tick = use_ticker(2_000);
     let runs = Resource::new(
-        move || (param("job"), param("status"), param("since"), tick.get()),
-        |(job, status, since, _)| list_runs(job, status, since.and_then(|s| s.parse().ok())),
+        move || {
+            (
+                param("job"),
+                param("status"),
+                param("since"),
+                param("tag"),
+                tick.get(),
+            )
+        },
+        |(job, status, since, tag, _)| {
+            list_runs(job, status, since.and_then(|s| s.parse().ok()), tag)
+        },
     );
 
     view! {
@@ -81,6 +91,10 @@ pub fn RunsPage() -> impl IntoView {
                         .map(|s| view! { <option value=s.as_str()>{s.as_str()}</option> })
                         .collect_view()}
                 </select>
+            </div>
+            <div>
+                <label for="f-tag">"Tag"</label>
+                <input id="f-tag" name="tag" type="text" autocomplete="off" prop:value=move || param("tag").unwrap_or_default() />
             </div>
             <div>
                 <label for="f-since">"Created within"</label>

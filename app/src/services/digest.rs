@@ -17,19 +17,16 @@ use crate::entities::{job, job_attempt, job_run};
 pub async fn gather(db: &impl ConnectionTrait, end: DateTime<Utc>) -> Result<Digest, DbErr> {
     let start = end - Duration::hours(24);
     let before = start - Duration::hours(24);
-    let names: BTreeMap<i64, String> = job::Entity::find()
+    let mut jobs: BTreeMap<i64, JobDigest> = job::Entity::find()
         .all(db)
         .await?
         .into_iter()
-        .map(|j| (j.id, j.name))
-        .collect();
-    let mut jobs: BTreeMap<i64, JobDigest> = names
-        .iter()
-        .map(|(id, name)| {
+        .map(|j| {
             (
-                *id,
+                j.id,
                 JobDigest {
-                    job: name.clone(),
+                    tags: crate::domain::job::tags::from_column(&j.tags),
+                    job: j.name,
                     ..Default::default()
                 },
             )
@@ -117,7 +114,10 @@ pub async fn gather(db: &impl ConnectionTrait, end: DateTime<Utc>) -> Result<Dig
         .await?
         .into_iter()
         .map(|run| QueuedRun {
-            job: names.get(&run.job_id).cloned().unwrap_or_default(),
+            job: jobs
+                .get(&run.job_id)
+                .map(|j| j.job.clone())
+                .unwrap_or_default(),
             run_id: run.id,
             dead_since: run.finished_at.unwrap_or(run.updated_at),
         })

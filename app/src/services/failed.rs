@@ -57,6 +57,9 @@ fn filtered(query: &QueueQuery) -> Select<job_run::Entity> {
             ),
         );
     }
+    if let Some(tag) = &query.tag {
+        select = select.filter(job_run::Column::JobId.in_subquery(super::jobs::tagged(tag)));
+    }
     if let Some(class) = query.class {
         select = select.filter(job_run::Column::LastErrorClass.eq(class));
     }

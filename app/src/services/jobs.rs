@@ -542,3 +542,16 @@ pub async fn bulk(
     txn.commit().await?;
     Ok(changed)
 }
+
+/// The ids of the jobs with `tag` (a checked tag), as a subquery for `job_id IN (…)`. Tags are
+/// stored as a JSON array of words without quotes, so `"tag"` with its quotes matches one
+/// whole tag; `_`, the one LIKE wildcard a tag may hold, is escaped.
+pub fn tagged(tag: &str) -> sea_orm::sea_query::SelectStatement {
+    use sea_orm::sea_query::{LikeExpr, Query};
+    let pattern = format!("%\"{}\"%", tag.replace('\\', "").replace('_', "\\_"));
+    Query::select()
+        .column(job::Column::Id)
+        .from(job::Entity)
+        .and_where(job::Column::Tags.like(LikeExpr::new(pattern).escape('\\')))
+        .to_owned()
+}

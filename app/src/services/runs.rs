@@ -16,6 +16,8 @@ use crate::views::runs::{AttemptView, HourBucket, RunView};
 pub struct RunFilter {
     pub job: Option<String>,
     pub status: Option<RunStatus>,
+    /// Only runs of jobs with this tag (a checked tag).
+    pub tag: Option<String>,
     /// Only runs created at or after this time.
     pub since: Option<DateTime<Utc>>,
     pub limit: u64,
@@ -299,6 +301,9 @@ pub async fn list(db: &impl ConnectionTrait, filter: &RunFilter) -> Result<Vec<R
     }
     if let Some(status) = filter.status {
         query = query.filter(job_run::Column::Status.eq(status));
+    }
+    if let Some(tag) = &filter.tag {
+        query = query.filter(job_run::Column::JobId.in_subquery(super::jobs::tagged(tag)));
     }
     if let Some(since) = filter.since {
         query = query.filter(job_run::Column::CreatedAt.gte(since));

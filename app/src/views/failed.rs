@@ -15,6 +15,9 @@ pub struct QueueFilter {
     pub to: Option<String>,
     /// Text to find in the last error message (case-insensitive).
     pub text: Option<String>,
+    /// Only runs of jobs with this tag.
+    #[serde(default)]
+    pub tag: Option<String>,
 }
 
 /// One dead run as the queue lists it.

@@ -59,6 +59,12 @@ pub async fn run(
         }
         let started = crate::clock::now();
         let spec = claimed.spec.clone();
+        let (live_sender, live) = tokio::sync::watch::channel(String::new());
+        let _live_writer = AbortOnDrop(tokio::spawn(write_live_output(
+            shared.db.clone(),
+            claimed.attempt_id,
+            live,
+        )));
         let work = match &spec {
             Ok(spec) => {
                 let input = AttemptInput {
@@ -70,6 +76,7 @@ pub async fn run(
                     timezone: spec.timezone,
                     stall: spec.timeout.stall_ms.map(Duration::from_millis),
                     params: run_params(&spec.parameters, claimed.run.params.as_deref()),
+                    live: executor::LiveOutput::new(live_sender),
                 };
                 let shared = shared.clone();
                 let spec = spec.clone();
@@ -190,9 +197,9 @@ pub(crate) fn with_overrides(mut spec: JobSpec, run: &job_run::Model) -> JobSpec
 }
 
 /// The work's task, aborted when this is dropped however the attempt ends.
-struct AbortOnDrop(tokio::task::JoinHandle<Execution>);
+struct AbortOnDrop<T>(tokio::task::JoinHandle<T>);
 
-impl AbortOnDrop {
+impl<T> AbortOnDrop<T> {
     /// Aborts the work and waits until it has stopped (its process group killed).
     async fn stop(mut self) {
         self.0.abort();
@@ -200,7 +207,7 @@ impl AbortOnDrop {
     }
 }
 
-impl Drop for AbortOnDrop {
+impl<T> Drop for AbortOnDrop<T> {
     fn drop(&mut self) {
         self.0.abort();
     }
@@ -243,4 +250,31 @@ fn run_params(
             .collect::<Vec<_>>()
             .join("; ")
     })
+}
+
+/// Writes a running attempt's output to its row as it comes (at most once per
+/// [`executor::LIVE_EVERY`]), so the run page can show it from any instance. Only while the
+/// attempt is unfinished: the settled row's tail is the last word. Ends when the attempt's
+/// output sender is dropped (the attempt ended) or with the attempt's task.
+async fn write_live_output(
+    db: sea_orm::DatabaseConnection,
+    attempt_id: i64,
+    mut live: tokio::sync::watch::Receiver<String>,
+) {
+    use app::entities::job_attempt;
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, sea_query::Expr};
+    while live.changed().await.is_ok() {
+        let text = live.borrow_and_update().clone();
+        let written = job_attempt::Entity::update_many()
+            .col_expr(job_attempt::Column::OutputTail, Expr::value(text))
+            .filter(job_attempt::Column::Id.eq(attempt_id))
+            .filter(job_attempt::Column::FinishedAt.is_null())
+            .exec(&db)
+            .await;
+        if let Err(e) = written {
+            // Only the live view suffers; the final tail is written with the outcome.
+            tracing::debug!(error = %e, "could not write the live output");
+        }
+        tokio::time::sleep(executor::LIVE_EVERY).await;
+    }
 }

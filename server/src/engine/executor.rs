@@ -22,6 +22,53 @@ use super::builtin::{Progress, TaskContext};
 /// Kept of an attempt's output: enough to see what went wrong, bounded for the database.
 pub const TAIL_BYTES: usize = 4096;
 
+/// How often a running attempt's output is published while it runs.
+pub const LIVE_EVERY: Duration = Duration::from_secs(1);
+
+/// Where a running attempt's output goes while it runs: the latest tail (at most
+/// [`TAIL_BYTES`], stdout and stderr interleaved, or a built-in's progress note), with the
+/// job's secrets taken out like the final tail's. `attempt.rs` writes it to the attempt's row,
+/// so the run page shows it from whichever instance serves it.
+#[derive(Clone, Default)]
+pub struct LiveOutput {
+    sender: Option<tokio::sync::watch::Sender<String>>,
+    secrets: Vec<(String, String)>,
+}
+
+impl LiveOutput {
+    pub fn new(sender: tokio::sync::watch::Sender<String>) -> Self {
+        LiveOutput {
+            sender: Some(sender),
+            secrets: Vec::new(),
+        }
+    }
+
+    fn redacting(&self, secrets: &[(String, String)]) -> Self {
+        LiveOutput {
+            sender: self.sender.clone(),
+            secrets: secrets.to_vec(),
+        }
+    }
+
+    fn publish(&self, text: String) {
+        let Some(sender) = &self.sender else {
+            return;
+        };
+        let text = if self.secrets.is_empty() {
+            text
+        } else {
+            app::domain::secrets::redact(&text, &self.secrets)
+        };
+        sender.send_if_modified(|current| {
+            let changed = *current != text;
+            if changed {
+                *current = text;
+            }
+            changed
+        });
+    }
+}
+
 pub struct AttemptInput {
     pub timeout: Duration,
     pub idempotency_key: String,
@@ -36,6 +83,8 @@ pub struct AttemptInput {
     /// The run's parameters (defaults filled in), or why they cannot be had (a cron run of a
     /// job with a required parameter that has no default).
     pub params: Result<std::collections::BTreeMap<String, serde_json::Value>, String>,
+    /// The output while the attempt runs.
+    pub live: LiveOutput,
 }
 
 /// How an attempt went.
@@ -88,10 +137,10 @@ pub async fn execute(shared: &Shared, kind: &JobKind, input: &AttemptInput) -> E
     let names = kind.secret_references();
     if names.is_empty() {
         if kind.param_references().is_empty() {
-            return run(shared, kind, input).await;
+            return run(shared, kind, input, &input.live).await;
         }
         return match kind.with_values(|_| None, Some(params)) {
-            Ok(filled) => run(shared, &filled, input).await,
+            Ok(filled) => run(shared, &filled, input, &input.live).await,
             Err(missing) => Execution::failed(
                 ErrorClass::Permanent,
                 format!("no value for {}", missing.join(", ")),
@@ -136,7 +185,8 @@ pub async fn execute(shared: &Shared, kind: &JobKind, input: &AttemptInput) -> E
         .into_iter()
         .filter_map(|name| opened.get(&name).map(|value| (name, value.clone())))
         .collect();
-    let mut execution = run(shared, &filled, input).await;
+    let live = input.live.redacting(&used);
+    let mut execution = run(shared, &filled, input, &live).await;
     execution.output_tail = app::domain::secrets::redact(&execution.output_tail, &used);
     execution.message = execution
         .message
@@ -144,7 +194,12 @@ pub async fn execute(shared: &Shared, kind: &JobKind, input: &AttemptInput) -> E
     execution
 }
 
-async fn run(shared: &Shared, kind: &JobKind, input: &AttemptInput) -> Execution {
+async fn run(
+    shared: &Shared,
+    kind: &JobKind,
+    input: &AttemptInput,
+    live: &LiveOutput,
+) -> Execution {
     match kind {
         JobKind::Http {
             method,
@@ -165,7 +220,7 @@ async fn run(shared: &Shared, kind: &JobKind, input: &AttemptInput) -> Execution
                     String::new(),
                 );
             }
-            command(program, args, transient_codes, input).await
+            command(program, args, transient_codes, input, live).await
         }
         JobKind::Builtin { task, params } => {
             let Some(task_impl) = shared.builtins.get(task) else {
@@ -196,9 +251,11 @@ async fn run(shared: &Shared, kind: &JobKind, input: &AttemptInput) -> Execution
             let deadline = Instant::now() + input.timeout;
             let task = task_impl.run(ctx);
             tokio::pin!(task);
+            let mut publish = tokio::time::interval(LIVE_EVERY);
             loop {
                 let stall_at = input.stall.map(|s| progress.last() + s);
                 tokio::select! {
+                    _ = publish.tick() => live.publish(progress.note()),
                     result = &mut task => break match result {
                         Ok(output) => Execution::ok(tail(output.as_bytes())),
                         Err(e) => Execution::failed(e.class, e.message, progress.note()),
@@ -389,6 +446,7 @@ async fn command(
     args: &[String],
     transient_codes: &[i32],
     input: &AttemptInput,
+    live: &LiveOutput,
 ) -> Execution {
     let mut cmd = tokio::process::Command::new(program);
     cmd.env_clear();
@@ -454,10 +512,12 @@ async fn command(
     ];
 
     let deadline = Instant::now() + input.timeout;
+    let mut publish = tokio::time::interval(LIVE_EVERY);
     let ended = loop {
         let stall_at = input.stall.map(|s| output.last() + s);
         tokio::select! {
             status = child.wait() => break Ended::Exited(status),
+            _ = publish.tick() => live.publish(output.tail()),
             () = tokio::time::sleep_until(deadline) => break Ended::TimedOut,
             () = sleep_until_opt(stall_at) => {
                 if let Some(stall) = input.stall

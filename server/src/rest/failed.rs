@@ -27,6 +27,8 @@ pub struct QueueParams {
     pub to: Option<String>,
     /// Text in the last error message.
     pub text: Option<String>,
+    /// Only runs of jobs with this tag.
+    pub tag: Option<String>,
 }
 
 impl QueueParams {
@@ -38,6 +40,7 @@ impl QueueParams {
             self.to.as_deref(),
             self.text.as_deref(),
         )
+        .and_then(|q| q.with_tag(self.tag.as_deref()))
         .map_err(|e| app::api::AppError::from(e).into())
     }
 }

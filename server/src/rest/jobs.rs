@@ -26,7 +26,7 @@ pub(super) async fn by_name(state: &AppState, name: &str) -> Result<job::Model, 
         .ok_or_else(|| Problem::not_found(format!("job '{name}'")))
 }
 
-fn detail(row: &job::Model) -> Result<JobDetail, Problem> {
+pub(super) fn detail(row: &job::Model) -> Result<JobDetail, Problem> {
     let spec = jobs::to_spec(row).map_err(job_error)?;
     // Credentials never travel back in full: secret headers show as hidden.
     Ok(JobDetail {

@@ -11,6 +11,7 @@ pub mod caller;
 mod failed;
 pub mod hooks;
 mod jobs;
+mod maintenance;
 pub mod problem;
 mod runs;
 mod system;
@@ -70,6 +71,7 @@ where
         (name = "traffic", description = "Front-end traffic"),
         (name = "channels", description = "Notification channels"),
         (name = "nodes", description = "The instances"),
+        (name = "maintenance", description = "Pausing every job, or a tag's, now or ahead"),
     )
 )]
 struct ApiDoc;
@@ -93,6 +95,11 @@ pub fn api() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(jobs::get, jobs::update, jobs::delete))
         .routes(routes!(jobs::enable))
         .routes(routes!(jobs::disable))
+        .routes(routes!(maintenance::pause_job))
+        .routes(routes!(maintenance::resume_job))
+        .routes(routes!(maintenance::status))
+        .routes(routes!(maintenance::pause))
+        .routes(routes!(maintenance::resume))
         .routes(routes!(jobs::apply))
         .routes(routes!(runs::trigger))
         .routes(routes!(hooks::create, hooks::remove))

@@ -23,6 +23,8 @@ pub struct RunQuery {
     pub job: Option<String>,
     /// Runs in this status.
     pub status: Option<RunStatus>,
+    /// Runs of the jobs with this tag.
+    pub tag: Option<String>,
     /// From the previous page's `next`.
     pub cursor: Option<String>,
     /// At most this many (default 50, at most 500).
@@ -51,9 +53,17 @@ pub async fn list(
     Query(q): Query<RunQuery>,
 ) -> Result<Json<Page<RunView>>, Problem> {
     let limit = q.limit.unwrap_or(50).clamp(1, 500);
+    let tag = q
+        .tag
+        .as_deref()
+        .filter(|t| !t.is_empty())
+        .map(app::domain::job::tags::parse_tag)
+        .transpose()
+        .map_err(|e| Problem::invalid("tag", &e))?;
     let filter = RunFilter {
         job: q.job.filter(|j| !j.is_empty()),
         status: q.status,
+        tag,
         since: None,
         limit: limit + 1,
         before: q

@@ -251,6 +251,65 @@ async fn a_timeout_kills_the_process(app: TestApp) {
 }
 on_both_backends!(a_timeout_kills_the_process);
 
+async fn a_running_commands_output_is_on_its_attempt_before_it_ends(app: TestApp) {
+    let secret_free = "first line";
+    let mut input = base("talker");
+    input.kind = Kind::Command.as_str().into();
+    input.command_program = "sh".into();
+    input.command_args =
+        format!("-c\necho '{secret_free}'; echo to-stderr >&2; sleep 4; echo last line");
+    input.timeout_static = "30s".into();
+    let job = define(&app.db, input).await;
+    let run = runs::create_manual(&app.db, job.id, Utc::now())
+        .await
+        .unwrap();
+    let engine = start(&app.db, engine_config("node-a"));
+    // Read from the database, as a page served by any instance would.
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(15);
+    let live = loop {
+        let attempts = attempts_of(&app.db, run.id).await;
+        if let Some(a) = attempts.first()
+            && a.finished_at.is_none()
+            && a.output_tail
+                .as_deref()
+                .is_some_and(|t| t.contains("to-stderr"))
+        {
+            break a.output_tail.clone().unwrap();
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "no live output: {attempts:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    };
+    assert!(
+        live.contains(secret_free),
+        "stdout and stderr interleaved: {live}"
+    );
+    assert!(
+        !live.contains("last line"),
+        "written before the command ended: {live}"
+    );
+    let finished = wait_for_status(
+        &app.db,
+        run.id,
+        &[RunStatus::Succeeded],
+        Duration::from_secs(20),
+    )
+    .await;
+    engine.stop().await;
+    assert_eq!(finished.status, RunStatus::Succeeded);
+    let tail = attempts_of(&app.db, run.id).await[0]
+        .output_tail
+        .clone()
+        .unwrap();
+    assert!(
+        tail.contains("first line") && tail.contains("last line"),
+        "the tail stays: {tail}"
+    );
+}
+on_both_backends!(a_running_commands_output_is_on_its_attempt_before_it_ends);
+
 async fn exit_codes_are_classed(app: TestApp) {
     let mut transient = base("tempfail");
     transient.kind = Kind::Command.as_str().into();

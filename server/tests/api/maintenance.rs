@@ -339,3 +339,75 @@ async fn bad_windows_are_refused_and_change_nothing(app: TestApp) {
     );
 }
 on_both_backends!(bad_windows_are_refused_and_change_nothing);
+
+async fn runs_and_the_failed_queue_filter_by_tag(app: TestApp) {
+    use app::domain::filters::QueueQuery;
+    use app::services::failed;
+    let now = Utc::now();
+    let mut ids = Vec::new();
+    // `team_a` and `team-a` differ only where LIKE's `_` wildcard would match anything.
+    for (name, tags) in [("a", "team_a"), ("b", "team-a, ops"), ("c", "")] {
+        let mut input = crate::helpers::noop_job(name);
+        input.tags = tags.into();
+        let job = crate::helpers::define(&app.db, input).await;
+        crate::helpers::insert_run(
+            &app.db,
+            crate::helpers::run_row(job.id, RunStatus::Dead, now),
+        )
+        .await;
+        ids.push(job.id);
+    }
+    let listed = |tag: Option<&str>| {
+        let db = app.db.clone();
+        let tag = tag.map(str::to_string);
+        async move {
+            let filter = runs::RunFilter {
+                job: None,
+                status: None,
+                tag,
+                since: None,
+                limit: 100,
+                before: None,
+            };
+            let mut jobs: Vec<String> = runs::list(&db, &filter)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|r| r.job)
+                .collect();
+            jobs.sort();
+            jobs
+        }
+    };
+    assert_eq!(listed(Some("team_a")).await, ["a"]);
+    assert_eq!(listed(Some("team-a")).await, ["b"]);
+    assert_eq!(listed(Some("ops")).await, ["b"]);
+    assert!(
+        listed(Some("team")).await.is_empty(),
+        "a whole tag, not a prefix"
+    );
+    assert_eq!(listed(None).await.len(), 3);
+
+    let queue = |tag: &str| {
+        QueueQuery::parse(None, None, None, None, None)
+            .unwrap()
+            .with_tag(Some(tag))
+    };
+    let page = failed::page(&app.db, &queue("Team-A").unwrap(), None, 50)
+        .await
+        .unwrap();
+    assert_eq!(
+        page.rows.iter().map(|r| r.job.as_str()).collect::<Vec<_>>(),
+        ["b"],
+        "tags are folded to lower case"
+    );
+    assert_eq!(
+        failed::count(&app.db, &queue("ops").unwrap())
+            .await
+            .unwrap(),
+        1
+    );
+    let refused = queue("a/b").unwrap_err();
+    assert_eq!(refused.field, "tag");
+}
+on_both_backends!(runs_and_the_failed_queue_filter_by_tag);

@@ -33,6 +33,17 @@ fn operations() -> Vec<(&'static str, &'static str, Access, Option<Value>)> {
         ("delete", "/jobs/{name}", Change, None),
         ("post", "/jobs/{name}/enable", Change, None),
         ("post", "/jobs/{name}/disable", Change, None),
+        ("post", "/jobs/{name}/pause", Change, None),
+        ("post", "/jobs/{name}/resume", Change, None),
+        ("get", "/maintenance", Read, None),
+        // An end already passed: refused after the role check, so nothing is paused.
+        (
+            "post",
+            "/maintenance/pause",
+            Change,
+            Some(json!({"reason": "rest test", "until": "2000-01-01 00:00"})),
+        ),
+        ("post", "/maintenance/resume", Change, None),
         ("post", "/jobs/apply", Change, Some(json!({"jobs": []}))),
         (
             "post",
