@@ -440,7 +440,7 @@ fn RetryTimes(
         })
         .collect_view();
     view! {
-        <table class="table compact" data-testid="retry-times">
+        <table tabindex="0" class="table compact" data-testid="retry-times">
             <caption>
                 {format!("If the first attempt failed now, in {}:", tz.name())}
                 {jittered.then_some(" (waits are nominal; the range is what jitter may draw)")}

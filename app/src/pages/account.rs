@@ -104,7 +104,7 @@ fn SessionsTable(rows: Vec<SessionRow>, end: ServerAction<EndMySessions>) -> imp
     let time = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d %H:%M UTC").to_string();
     view! {
         <div class="table-scroll">
-            <table class="table" data-testid="sessions">
+            <table tabindex="0" class="table" data-testid="sessions">
                 <thead>
                     <tr>
                         <th>"Signed in"</th>

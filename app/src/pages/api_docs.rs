@@ -57,7 +57,7 @@ fn Operations(list: Vec<ApiOperation>) -> impl IntoView {
                     </h2>
                     <p>{op.summary.clone()}</p>
                     {(!op.params.is_empty()).then(|| view! {
-                        <table class="table">
+                        <table tabindex="0" class="table">
                             <thead><tr><th>"Parameter"</th><th>"In"</th><th>"Required"</th><th>"What"</th></tr></thead>
                             <tbody>
                                 {op.params.iter().map(|p| view! {
@@ -77,7 +77,7 @@ fn Operations(list: Vec<ApiOperation>) -> impl IntoView {
                             <li><code>{status.clone()}</code> " " {what.clone()}</li>
                         }).collect_view()}
                     </ul>
-                    <pre>{curl}</pre>
+                    <pre tabindex="0">{curl}</pre>
                 </section>
             }
         })

@@ -17,7 +17,7 @@ pub fn AuditPage() -> impl IntoView {
                 match entries.await {
                     Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
                     Ok(rows) => view! {
-                        <table class="table card" data-testid="audit">
+                        <table tabindex="0" class="table card" data-testid="audit">
                             <thead><tr><th>"When"</th><th>"Who"</th><th>"What"</th><th>"On"</th><th>"Details"</th></tr></thead>
                             <tbody>
                                 {rows.into_iter().map(|e| view! {

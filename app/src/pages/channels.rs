@@ -77,7 +77,7 @@ pub fn ChannelsCard() -> impl IntoView {
                         }
                         Ok(rows) => view! {
                             <div class="table-scroll">
-                                <table class="table" data-testid="channel-list">
+                                <table tabindex="0" class="table" data-testid="channel-list">
                                     <thead>
                                         <tr>
                                             <th>"Name"</th>
@@ -249,7 +249,7 @@ fn DeliveriesTable(
     let time = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d %H:%M:%S UTC").to_string();
     view! {
         <div class="table-scroll">
-            <table class="table" data-testid="deliveries">
+            <table tabindex="0" class="table" data-testid="deliveries">
                 <thead>
                     <tr>
                         <th>"#"</th>

@@ -236,7 +236,7 @@ fn QueueTable(
         return view! { <p class="card muted" data-testid="queue-empty">"Nothing in the queue matches."</p> }.into_any();
     }
     view! {
-        <table class="table card" data-testid="queue">
+        <table tabindex="0" class="table card" data-testid="queue">
             <thead><tr>
                 {admin.then(|| view! { <th></th> })}
                 <th>"Run"</th><th>"Job"</th><th>"First failure"</th><th>"Last failure"</th>

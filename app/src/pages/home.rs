@@ -322,7 +322,7 @@ fn OverviewBody(o: Overview, admin: bool, retrigger: ServerAction<RetriggerRun>)
             } else {
                 view! {
                     <div class="table-scroll">
-                        <table class="table">
+                        <table tabindex="0" class="table">
                             <thead><tr><th>"Job"</th><th>"Latest run"</th><th>"Failing since"</th><th>"Error"</th>{admin.then(|| view! { <th><span class="visually-hidden">"Actions"</span></th> })}</tr></thead>
                             <tbody>
                                 {o.attention.into_iter().map(|a| {

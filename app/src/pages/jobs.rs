@@ -219,7 +219,7 @@ pub fn JobsPage() -> impl IntoView {
                                 </div>
                             })}
                             <div class="scroll card">
-                            <table class="table" data-testid="jobs">
+                            <table tabindex="0" class="table" data-testid="jobs">
                                 <thead>
                                     <tr>
                                         {admin.then(|| view! { <th><span class="visually-hidden">"Select"</span></th> })}

@@ -79,7 +79,7 @@ pub fn MaintenancePage() -> impl IntoView {
     let table = move |rows: Vec<WindowView>, admin: bool, testid: &'static str| {
         view! {
             <div class="scroll">
-                <table class="table" data-testid=testid>
+                <table tabindex="0" class="table" data-testid=testid>
                     <thead>
                         <tr>
                             <th>"Pauses"</th>

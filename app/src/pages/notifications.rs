@@ -157,7 +157,7 @@ fn SettingsCard(
             <p class="muted">
                 "A job's first failed run mails its recipients; after the set number of failed runs in a row one escalation goes out; the first success after mails that it recovered. Change them in the job's editor."
             </p>
-            <table class="table" data-testid="alert-routes">
+            <table tabindex="0" class="table" data-testid="alert-routes">
                 <thead>
                     <tr>
                         <th>"Job"</th>
@@ -260,7 +260,7 @@ fn OutboxTable(
     resend: ServerAction<ResendMail>,
 ) -> impl IntoView {
     view! {
-        <table class="table" data-testid="outbox">
+        <table tabindex="0" class="table" data-testid="outbox">
             <thead>
                 <tr>
                     <th>"#"</th>
@@ -348,7 +348,7 @@ fn Preview(selected: RwSignal<Option<i64>>) -> impl IntoView {
                             <h3>{format!("#{}: {}", m.id, m.subject)}</h3>
                             <p class="muted">"To: " {m.recipients}</p>
                             {m.html.map(|html| view! { <iframe sandbox="" srcdoc=html title="HTML part"></iframe> })}
-                            <pre>{m.text}</pre>
+                            <pre tabindex="0">{m.text}</pre>
                         </div>
                     }
                         .into_any(),

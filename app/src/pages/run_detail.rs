@@ -147,7 +147,7 @@ fn RunStory(run: RunView) -> impl IntoView {
                 view! { <p class="muted">"No attempt yet."</p> }.into_any()
             } else {
                 view! {
-                    <table class="table compact" data-testid="attempts">
+                    <table tabindex="0" class="table compact" data-testid="attempts">
                         <thead>
                             <tr>
                                 <th>"#"</th><th>"Started"</th><th>"Duration"</th><th>"Timeout"</th>
@@ -295,9 +295,9 @@ fn attempt_row(a: &AttemptView) -> impl IntoView + use<> {
                 // While the attempt runs its output is shown open, as it comes (written to the
                 // attempt's row every second by the node running it); afterwards, folded.
                 {tail.map(|t| if running {
-                    view! { <details open data-testid="live-output"><summary>"output so far"</summary><pre class="tail" aria-live="polite">{t}</pre></details> }.into_any()
+                    view! { <details open data-testid="live-output"><summary>"output so far"</summary><pre tabindex="0" class="tail" aria-live="polite">{t}</pre></details> }.into_any()
                 } else {
-                    view! { <details><summary>"output"</summary><pre class="tail">{t}</pre></details> }.into_any()
+                    view! { <details><summary>"output"</summary><pre tabindex="0" class="tail">{t}</pre></details> }.into_any()
                 })}
             </td>
             <td class="small">{a.node.clone()}</td>

@@ -126,7 +126,7 @@ pub fn RunsPage() -> impl IntoView {
 #[component]
 fn RunsTable(rows: Vec<RunView>) -> impl IntoView {
     view! {
-        <table class="table card" data-testid="runs">
+        <table tabindex="0" class="table card" data-testid="runs">
             <thead>
                 <tr>
                     <th>"Run"</th>

@@ -126,7 +126,7 @@ fn SecretsCard(is_admin: Resource<bool>) -> impl IntoView {
                         }
                         Ok(rows) => {
                             view! {
-                                <table class="table" data-testid="secrets">
+                                <table tabindex="0" class="table" data-testid="secrets">
                                     <thead>
                                         <tr>
                                             <th>"Name"</th>
@@ -218,7 +218,7 @@ fn NodesCard() -> impl IntoView {
 #[component]
 fn NodesTable(rows: Vec<NodeView>) -> impl IntoView {
     view! {
-        <table class="table" data-testid="nodes">
+        <table tabindex="0" class="table" data-testid="nodes">
             <thead>
                 <tr>
                     <th>"Node"</th>
@@ -280,7 +280,7 @@ fn UsersTable(
     let time = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d %H:%M UTC").to_string();
     view! {
         <div class="table-scroll">
-            <table class="table" data-testid="users">
+            <table tabindex="0" class="table" data-testid="users">
                 <thead>
                     <tr>
                         <th>"Username"</th>

@@ -49,7 +49,7 @@ pub fn TokensCard(is_admin: Resource<bool>) -> impl IntoView {
                         }
                         Ok(rows) => view! {
                             <div class="table-scroll">
-                                <table class="table" data-testid="tokens">
+                                <table tabindex="0" class="table" data-testid="tokens">
                                     <thead>
                                         <tr>
                                             <th>"Name"</th>

@@ -552,7 +552,7 @@ fn PeopleLists(dashboard: Dashboard) -> impl IntoView {
                                     view! { <p class="muted small">"None in this range."</p> }.into_any()
                                 } else {
                                     view! {
-                                        <table class="table compact">
+                                        <table tabindex="0" class="table compact">
                                             <tbody>
                                                 {rows
                                                     .into_iter()
@@ -633,7 +633,7 @@ fn TopPages(dashboard: Dashboard, filters: Filters) -> impl IntoView {
                 view! { <p class="muted">"No page views in this range."</p> }.into_any()
             } else {
                 view! {
-                    <table class="table" data-testid="top-pages">
+                    <table tabindex="0" class="table" data-testid="top-pages">
                         <thead>
                             <tr><th>"Page"</th><th>"Hits"</th><th>"People"</th><th>"Bots"</th><th></th></tr>
                         </thead>

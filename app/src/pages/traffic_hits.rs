@@ -153,7 +153,7 @@ pub fn TrafficHitsPage() -> impl IntoView {
 #[component]
 fn HitsTable(rows: Vec<HitRow>) -> impl IntoView {
     view! {
-        <table class="table small" data-testid="hits">
+        <table tabindex="0" class="table small" data-testid="hits">
             <thead>
                 <tr>
                     <th>"Minute (UTC)"</th><th>"Site"</th><th>"Path"</th><th>"Method"</th><th>"IP"</th><th>"User agent"</th>

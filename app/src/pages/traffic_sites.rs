@@ -123,7 +123,7 @@ fn SiteCard(
             } else {
                 view! {
                     <p class="muted small">"Embed on every page (before " <code>"</body>"</code> "):"</p>
-                    <pre class="snippet" data-testid="snippet"><code>{snippet}</code></pre>
+                    <pre tabindex="0" class="snippet" data-testid="snippet"><code>{snippet}</code></pre>
                     <p class="muted small">"Pages without JavaScript: " <code>{pixel}</code></p>
                 }
                     .into_any()
