@@ -24,6 +24,9 @@ BULWARK_E2E_SMTP_PORT="$smtp_port" node smtp-sink.mjs "$run_dir/mail" &
 
 "$BULWARK_BIN" migrate
 # `make screenshots` wants something to look at.
-if [ -n "${BULWARK_E2E_SEED_DEMO:-}" ]; then "$BULWARK_BIN" jobs seed-demo; fi
+if [ -n "${BULWARK_E2E_SEED_DEMO:-}" ]; then
+  "$BULWARK_BIN" jobs seed-demo
+  "$BULWARK_BIN" traffic generate --days 3 --per-day 3000
+fi
 echo "viewer-e2e-password" | "$BULWARK_BIN" user add --username viewer --role viewer
 exec "$BULWARK_BIN" serve

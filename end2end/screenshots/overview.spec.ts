@@ -5,8 +5,15 @@ import { ADMIN, hydrated, signIn } from "../tests/helpers";
 // The Overview after the demo jobs have run for a while, at desktop and phone sizes.
 test("the Overview, for the README", async ({ page }) => {
   await signIn(page, ADMIN);
-  // Let the demo's every-few-seconds jobs run, fail and retry for a while.
-  await page.waitForTimeout(90_000);
+  // A few runs by hand besides the demo's cron ticks, so the tiles and lists have something in
+  // them: the broken job ends dead, the flaky one retries.
+  for (const job of ["demo-broken", "demo-flaky", "demo-steady", "demo-broken", "demo-flaky"]) {
+    await page.goto(`/jobs?q=${job}`);
+    await hydrated(page);
+    await page.locator(`tr[data-job="${job}"]`).getByRole("button", { name: "Run now" }).click();
+    await expect(page).toHaveURL(/\/runs\/\d+$/);
+  }
+  await page.waitForTimeout(60_000);
   for (const [name, width, height] of [
     ["overview-desktop", 1280, 900],
     ["overview-phone", 390, 844],
