@@ -1,6 +1,6 @@
 import AxeBuilder from "@axe-core/playwright";
 import { expect, Page, test } from "@playwright/test";
-import { ADMIN, hydrated, signIn } from "./helpers";
+import { ADMIN, defineJob, hydrated, runNow, signIn } from "./helpers";
 
 // Every page a signed-in admin can open (ids filled in from the data the test makes).
 const PAGES = [
@@ -39,20 +39,9 @@ test("every page passes an axe-core scan and fits a phone", async ({ page }) => 
   test.setTimeout(180_000);
   await signIn(page, ADMIN);
   // A job and a run, so the pages that show one have something to show.
-  await page.goto("/jobs/new");
-  await hydrated(page);
-  await page.locator("#job-name").fill("a11y-job");
-  await page.locator("#job-kind").selectOption("builtin");
-  await page.locator("#job-builtin_params").fill("failure_rate=0");
-  await page.locator("#job-cron").fill("0 0 0 1 1 *");
-  await page.locator("#job-tags").fill("a11y");
-  await page.getByRole("button", { name: "Save job" }).click();
-  await expect(page).toHaveURL(/\/jobs\/\d+\?saved=1$/);
-  const job = page.url().match(/\/jobs\/(\d+)/)![1];
-  await page.goto("/jobs?q=a11y-job");
-  await hydrated(page);
-  await page.locator('tr[data-job="a11y-job"]').getByRole("button", { name: "Run now" }).click();
-  await expect(page).toHaveURL(/\/runs\/\d+$/);
+  const jobUrl = await defineJob(page, "a11y-job", { params: "failure_rate=0", tags: "a11y" });
+  const job = jobUrl.match(/\/jobs\/(\d+)/)![1];
+  await runNow(page, "a11y-job");
   const run = page.url().match(/\/runs\/(\d+)/)![1];
 
   const found: string[] = [];
@@ -87,23 +76,8 @@ test("the run page's re-trigger and the failed queue's actions are reachable wit
 }) => {
   await page.setViewportSize({ width: 390, height: 844 });
   await signIn(page, ADMIN);
-  await page.goto("/jobs/new");
-  await hydrated(page);
-  await page.locator("#job-name").fill("a11y-dead");
-  await page.locator("#job-kind").selectOption("builtin");
-  await page.locator("#job-builtin_params").fill("failure_rate=1");
-  await page.locator("#job-cron").fill("0 0 0 1 1 *");
-  await page.locator("#retry-first").fill("100ms");
-  await page.locator("#retry-max").fill("1");
-  await page.locator("#retry-cap").fill("");
-  await page.getByRole("button", { name: "Save job" }).click();
-  await expect(page).toHaveURL(/\/jobs\/\d+\?saved=1$/);
-  await page.goto("/jobs?q=a11y-dead");
-  await hydrated(page);
-  await page.locator('tr[data-job="a11y-dead"]').getByRole("button", { name: "Run now" }).click();
-  await expect(page.getByTestId("run-status").locator("[data-status]")).toHaveAttribute("data-status", "dead", {
-    timeout: 30_000,
-  });
+  await defineJob(page, "a11y-dead", { params: "failure_rate=1" });
+  await runNow(page, "a11y-dead", "dead");
   const retrigger = page.getByRole("button", { name: "Re-trigger now" });
   await retrigger.scrollIntoViewIfNeeded();
   const box = (await retrigger.boundingBox())!;

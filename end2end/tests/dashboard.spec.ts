@@ -74,6 +74,9 @@ test("the dashboard's figures match an independent count and follow range, type,
   await expect(page.locator("#traffic-hits-chart[data-drawn=true] canvas")).toHaveCount(1);
   await expect(page.locator("#traffic-sources-chart[data-drawn=true] canvas")).toHaveCount(1);
   await expect(page.locator("#traffic-categories-chart[data-drawn=true] canvas")).toHaveCount(1);
+  // Each chart says in words what it draws.
+  await expect(page.getByTestId("hits-chart-text")).toContainText("page views by people");
+  await expect(page.getByTestId("sources-chart-text")).toContainText(/\w+ \d+/);
   const first = page.getByTestId("top-pages").locator("tbody tr").first();
   await expect(first).toHaveAttribute("data-path", "/a");
   await expect(first).toContainText("6");

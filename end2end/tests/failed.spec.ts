@@ -1,5 +1,5 @@
 import { expect, Page, test } from "@playwright/test";
-import { ADMIN, VIEWER, hydrated, signIn } from "./helpers";
+import { ADMIN, VIEWER, defineJob, hydrated, runNow, signIn } from "./helpers";
 
 async function setFailureRate(page: Page, jobUrl: string, rate: string) {
   await page.goto(jobUrl);
@@ -9,33 +9,11 @@ async function setFailureRate(page: Page, jobUrl: string, rate: string) {
   await expect(page.getByTestId("save-ok")).toHaveText("Saved.");
 }
 
-async function runNowUntilDead(page: Page, job: string) {
-  await page.goto("/jobs");
-  await hydrated(page);
-  await page.locator(`tr[data-job="${job}"]`).getByRole("button", { name: "Run now" }).click();
-  await expect(page).toHaveURL(/\/runs\/\d+$/);
-  await expect(page.getByTestId("run-status").locator("[data-status]")).toHaveAttribute("data-status", "dead", {
-    timeout: 30_000,
-  });
-  return page.url();
-}
-
 test("a failing job lands in the queue; re-triggered after the fix it turns green; bulk by filter", async ({ page }) => {
   await signIn(page, ADMIN);
-  await page.goto("/jobs/new");
-  await hydrated(page);
-  await page.locator("#job-name").fill("flaky-mailer");
-  await page.locator("#job-kind").selectOption("builtin");
-  await page.locator("#job-builtin_params").fill("failure_rate=1\nsleep=20ms");
-  await page.locator("#job-cron").fill("0 0 0 1 1 *");
-  await page.locator("#retry-first").fill("100ms");
-  await page.locator("#retry-max").fill("1");
-  await page.locator("#retry-cap").fill("");
-  await page.getByRole("button", { name: "Save job" }).click();
-  await expect(page).toHaveURL(/\/jobs\/\d+\?saved=1$/);
-  const jobUrl = page.url().replace("?saved=1", "");
+  const jobUrl = await defineJob(page, "flaky-mailer", { params: "failure_rate=1\nsleep=20ms" });
 
-  const deadRunUrl = await runNowUntilDead(page, "flaky-mailer");
+  const deadRunUrl = await runNow(page, "flaky-mailer", "dead");
   await page.goto("/failed");
   await hydrated(page);
   const row = page.locator('tr[data-job="flaky-mailer"]');
@@ -58,8 +36,8 @@ test("a failing job lands in the queue; re-triggered after the fix it turns gree
 
   // Two more failures, then re-trigger everything matching the filter, with a preview.
   await setFailureRate(page, jobUrl, "1");
-  await runNowUntilDead(page, "flaky-mailer");
-  await runNowUntilDead(page, "flaky-mailer");
+  await runNow(page, "flaky-mailer", "dead");
+  await runNow(page, "flaky-mailer", "dead");
   await setFailureRate(page, jobUrl, "0");
   await page.goto("/failed?job=flaky-mailer");
   await hydrated(page);

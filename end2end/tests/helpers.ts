@@ -16,3 +16,46 @@ export async function signIn(page: Page, who: { username: string; password: stri
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page.getByTestId("current-user")).toHaveText(who.username);
 }
+
+/** A job as the tests define it in the editor: a built-in (`params`, e.g. `failure_rate=1`) or a
+ * command (`program` and `args`, one per line), firing once a year unless `cron` says otherwise,
+ * retried fast (100 ms, once). Returns the job's page. */
+export async function defineJob(
+  page: Page,
+  name: string,
+  job: { params?: string; program?: string; args?: string; cron?: string; tags?: string },
+): Promise<string> {
+  await page.goto("/jobs/new");
+  await hydrated(page);
+  await page.locator("#job-name").fill(name);
+  if (job.program) {
+    await page.locator("#job-kind").selectOption("command");
+    await page.locator("#job-command_program").fill(job.program);
+    await page.locator("#job-command_args").fill(job.args ?? "");
+  } else {
+    await page.locator("#job-kind").selectOption("builtin");
+    await page.locator("#job-builtin_params").fill(job.params ?? "");
+  }
+  await page.locator("#job-cron").fill(job.cron ?? "0 0 0 1 1 *");
+  if (job.tags) await page.locator("#job-tags").fill(job.tags);
+  await page.locator("#retry-first").fill("100ms");
+  await page.locator("#retry-max").fill("1");
+  await page.locator("#retry-cap").fill("");
+  await page.getByRole("button", { name: "Save job" }).click();
+  await expect(page).toHaveURL(/\/jobs\/\d+\?saved=1$/);
+  return page.url().replace("?saved=1", "");
+}
+
+/** Run now from the Jobs page; waits for the run's page and, with `until`, for that status. */
+export async function runNow(page: Page, name: string, until?: string): Promise<string> {
+  await page.goto(`/jobs?q=${name}`);
+  await hydrated(page);
+  await page.locator(`tr[data-job="${name}"]`).getByRole("button", { name: "Run now" }).click();
+  await expect(page).toHaveURL(/\/runs\/\d+$/);
+  if (until) {
+    await expect(page.getByTestId("run-status").locator("[data-status]")).toHaveAttribute("data-status", until, {
+      timeout: 30_000,
+    });
+  }
+  return page.url();
+}

@@ -1,22 +1,13 @@
 import { expect, test } from "@playwright/test";
-import { ADMIN, hydrated, signIn, VIEWER } from "./helpers";
+import { ADMIN, defineJob, hydrated, runNow, signIn, VIEWER } from "./helpers";
 
 test("a running command's output shows on its run page before it ends, and stays after", async ({ browser, page }) => {
   await signIn(page, ADMIN);
-  await page.goto("/jobs/new");
-  await hydrated(page);
-  await page.locator("#job-name").fill("live-talker");
-  await page.locator("#job-kind").selectOption("command");
-  await page.locator("#job-command_program").fill("sh");
-  await page.locator("#job-command_args").fill("-c\necho live-first-line; echo live-on-stderr >&2; sleep 6; echo live-last-line");
-  await page.locator("#job-cron").fill("0 0 0 1 1 *");
-  await page.getByRole("button", { name: "Save job" }).click();
-  await expect(page).toHaveURL(/\/jobs\/\d+\?saved=1$/);
-
-  await page.goto("/jobs?q=live-talker");
-  await hydrated(page);
-  await page.locator('tr[data-job="live-talker"]').getByRole("button", { name: "Run now" }).click();
-  await expect(page).toHaveURL(/\/runs\/\d+$/);
+  await defineJob(page, "live-talker", {
+    program: "sh",
+    args: "-c\necho live-first-line; echo live-on-stderr >&2; sleep 6; echo live-last-line",
+  });
+  await runNow(page, "live-talker");
   const runUrl = page.url();
 
   // A viewer, in another session, watches the same run.

@@ -1,31 +1,5 @@
 import { expect, Page, test } from "@playwright/test";
-import { ADMIN, hydrated, signIn } from "./helpers";
-
-async function defineJob(page: Page, name: string, fields: { params: string; cron: string; tags?: string }) {
-  await page.goto("/jobs/new");
-  await hydrated(page);
-  await page.locator("#job-name").fill(name);
-  await page.locator("#job-kind").selectOption("builtin");
-  await page.locator("#job-builtin_params").fill(fields.params);
-  await page.locator("#job-cron").fill(fields.cron);
-  if (fields.tags) await page.locator("#job-tags").fill(fields.tags);
-  await page.locator("#retry-first").fill("100ms");
-  await page.locator("#retry-max").fill("1");
-  await page.locator("#retry-cap").fill("");
-  await page.getByRole("button", { name: "Save job" }).click();
-  await expect(page).toHaveURL(/\/jobs\/\d+\?saved=1$/);
-  return page.url().replace("?saved=1", "");
-}
-
-async function runNowUntil(page: Page, name: string, status: string) {
-  await page.goto(`/jobs?q=${name}`);
-  await hydrated(page);
-  await page.locator(`tr[data-job="${name}"]`).getByRole("button", { name: "Run now" }).click();
-  await expect(page).toHaveURL(/\/runs\/\d+$/);
-  await expect(page.getByTestId("run-status").locator("[data-status]")).toHaveAttribute("data-status", status, {
-    timeout: 30_000,
-  });
-}
+import { ADMIN, defineJob, hydrated, runNow, signIn } from "./helpers";
 
 async function runsOf(page: Page, name: string): Promise<number> {
   await page.goto(`/runs?job=${name}`);
@@ -43,14 +17,14 @@ test("a job's strip and success rate match its runs; the list filters, sorts, ta
     cron: "0 0 0 1 1 *",
     tags: "Scan, team-a",
   });
-  await runNowUntil(page, "scan-mixed", "succeeded");
-  await runNowUntil(page, "scan-mixed", "succeeded");
+  await runNow(page, "scan-mixed", "succeeded");
+  await runNow(page, "scan-mixed", "succeeded");
   await page.goto(jobUrl);
   await hydrated(page);
   await page.locator("#job-builtin_params").fill("failure_rate=1\nsleep=20ms");
   await page.getByRole("button", { name: "Save job" }).click();
   await expect(page.getByTestId("save-ok")).toHaveText("Saved.");
-  await runNowUntil(page, "scan-mixed", "dead");
+  await runNow(page, "scan-mixed", "dead");
 
   await page.goto("/jobs?q=scan-mixed");
   await hydrated(page);

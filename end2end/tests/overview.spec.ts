@@ -1,5 +1,5 @@
 import { expect, Page, test } from "@playwright/test";
-import { ADMIN, hydrated, signIn, VIEWER } from "./helpers";
+import { ADMIN, defineJob, hydrated, runNow, signIn, VIEWER } from "./helpers";
 
 async function tileValue(page: Page, key: string): Promise<number> {
   const text = (await page.getByTestId(`tile-${key}`).locator(".value").innerText()).trim();
@@ -18,26 +18,8 @@ test("the Overview's tiles land on lists with the same counts; a dead run is re-
   page,
 }) => {
   await signIn(page, ADMIN);
-  await page.goto("/jobs/new");
-  await hydrated(page);
-  await page.locator("#job-name").fill("overview-flaky");
-  await page.locator("#job-kind").selectOption("builtin");
-  await page.locator("#job-builtin_params").fill("failure_rate=1\nsleep=20ms");
-  await page.locator("#job-cron").fill("0 0 0 1 1 *");
-  await page.locator("#retry-first").fill("100ms");
-  await page.locator("#retry-max").fill("1");
-  await page.locator("#retry-cap").fill("");
-  await page.getByRole("button", { name: "Save job" }).click();
-  await expect(page).toHaveURL(/\/jobs\/\d+\?saved=1$/);
-  const jobUrl = page.url().replace("?saved=1", "");
-
-  await page.goto("/jobs");
-  await hydrated(page);
-  await page.locator('tr[data-job="overview-flaky"]').getByRole("button", { name: "Run now" }).click();
-  await expect(page).toHaveURL(/\/runs\/\d+$/);
-  await expect(page.getByTestId("run-status").locator("[data-status]")).toHaveAttribute("data-status", "dead", {
-    timeout: 30_000,
-  });
+  const jobUrl = await defineJob(page, "overview-flaky", { params: "failure_rate=1\nsleep=20ms" });
+  await runNow(page, "overview-flaky", "dead");
 
   await page.goto("/");
   await hydrated(page);

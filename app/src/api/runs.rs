@@ -39,7 +39,7 @@ pub async fn list_runs(
                 tag,
                 since: since_hours
                     .map(|h| crate::clock::now() - chrono::Duration::hours(i64::from(h))),
-                limit: 200,
+                limit: crate::views::runs::RUNS_PAGE_LIMIT,
                 before: None,
             };
             Ok(crate::services::runs::list(&state.db, &filter).await?)

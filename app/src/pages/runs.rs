@@ -116,7 +116,23 @@ pub fn RunsPage() -> impl IntoView {
                     Ok(rows) if rows.is_empty() => {
                         view! { <p class="card muted" data-testid="no-runs">"No runs match."</p> }.into_any()
                     }
-                    Ok(rows) => view! { <RunsTable rows /> }.into_any(),
+                    Ok(rows) => {
+                        // The Overview's tiles count every run; the list stops at the newest
+                        // ones, and says so rather than look like the tile is wrong.
+                        let capped = rows.len() as u64 >= crate::views::runs::RUNS_PAGE_LIMIT;
+                        view! {
+                            {capped.then(|| view! {
+                                <p class="muted" data-testid="runs-capped">
+                                    {format!(
+                                        "Showing the newest {} runs that match; narrow the filter (job, status, tag, age) to see the others.",
+                                        crate::views::runs::RUNS_PAGE_LIMIT
+                                    )}
+                                </p>
+                            })}
+                            <RunsTable rows />
+                        }
+                        .into_any()
+                    }
                 }
             })}
         </Transition>

@@ -264,16 +264,66 @@ pub fn TrafficPage() -> impl IntoView {
         <section class="card">
             <h2>"Hits over time"</h2>
             <EChart id="traffic-hits-chart" chart=hits />
+            <p class="muted small" data-testid="hits-chart-text">
+                <Transition fallback=|| ()>
+                    {move || Suspend::new(async move { data.await.ok().map(|d| series_text(&d.series)) })}
+                </Transition>
+            </p>
         </section>
         <section class="card">
             <h2>"Bots by category"</h2>
             <EChart id="traffic-categories-chart" chart=categories height=180 />
+            <p class="muted small" data-testid="categories-chart-text">
+                <Transition fallback=|| ()>
+                    {move || Suspend::new(async move {
+                        data.await.ok().map(|d| counts_text(d.current.by_category.iter().map(|(c, n)| (c.as_str().to_string(), *n))))
+                    })}
+                </Transition>
+            </p>
         </section>
         <section class="card">
             <h2>"Bots by source"</h2>
             <EChart id="traffic-sources-chart" chart=sources height=220 />
+            <p class="muted small" data-testid="sources-chart-text">
+                <Transition fallback=|| ()>
+                    {move || Suspend::new(async move {
+                        data.await.ok().map(|d| counts_text(d.current.by_source.iter().map(|(s, n)| (s.clone(), *n))))
+                    })}
+                </Transition>
+            </p>
         </section>
     }
+}
+
+/// The hits chart in words (its text equivalent): the totals, and the busiest point.
+pub fn series_text(series: &[SeriesPoint]) -> String {
+    let people: i64 = series.iter().map(|p| p.human).sum();
+    let bots: i64 = series.iter().map(|p| p.bot).sum();
+    match series
+        .iter()
+        .max_by_key(|p| (p.human + p.bot, std::cmp::Reverse(p.start)))
+    {
+        Some(peak) if people + bots > 0 => format!(
+            "{people} page views by people and {bots} by bots; the busiest point, {} UTC, had {}.",
+            peak.start.format("%Y-%m-%d %H:%M"),
+            peak.human + peak.bot
+        ),
+        _ => "No page views in this range.".into(),
+    }
+}
+
+/// A bar chart of counts in words: largest first.
+pub fn counts_text(counts: impl IntoIterator<Item = (String, i64)>) -> String {
+    let mut counts: Vec<(String, i64)> = counts.into_iter().filter(|(_, n)| *n > 0).collect();
+    if counts.is_empty() {
+        return "No bot hits in this range.".into();
+    }
+    counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    let parts: Vec<String> = counts
+        .iter()
+        .map(|(name, n)| format!("{name} {n}"))
+        .collect();
+    format!("{}.", parts.join(", "))
 }
 
 /// People and bots per minute over the last hour, unwritten hits included.
@@ -692,6 +742,39 @@ fn TopPages(dashboard: Dashboard, filters: Filters) -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn charts_say_in_words_what_they_draw() {
+        let at = |h: u32| {
+            chrono::TimeZone::with_ymd_and_hms(&chrono::Utc, 2026, 12, 2, h, 0, 0).unwrap()
+        };
+        let series = [
+            SeriesPoint {
+                start: at(1),
+                human: 3,
+                bot: 1,
+            },
+            SeriesPoint {
+                start: at(2),
+                human: 10,
+                bot: 5,
+            },
+        ];
+        assert_eq!(
+            series_text(&series),
+            "13 page views by people and 6 by bots; the busiest point, 2026-12-02 02:00 UTC, had 15."
+        );
+        assert_eq!(series_text(&[]), "No page views in this range.");
+        assert_eq!(
+            counts_text([
+                ("ai".to_string(), 2),
+                ("search".to_string(), 9),
+                ("seo".to_string(), 0)
+            ]),
+            "search 9, ai 2."
+        );
+        assert_eq!(counts_text(Vec::new()), "No bot hits in this range.");
+    }
 
     #[test]
     fn links_keep_the_other_filters() {

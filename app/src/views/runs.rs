@@ -79,3 +79,6 @@ pub struct HourBucket {
     /// Still pending, running, waiting to retry, skipped or cancelled.
     pub other: u32,
 }
+
+/// Runs the Runs page lists at most (the newest that match its filter).
+pub const RUNS_PAGE_LIMIT: u64 = 200;

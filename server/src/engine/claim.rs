@@ -21,6 +21,7 @@ use app::domain::job::JobSpec;
 use app::domain::run::RunStatus;
 use app::domain::timeout::{self, EffectiveTimeout};
 use app::entities::job_run;
+use app::services::maintenance::Paused;
 use app::services::sql::{self, Binder, Values};
 use chrono::{DateTime, Utc};
 use sea_orm::{ConnectionTrait, DatabaseConnection, DbErr, EntityTrait, TransactionTrait};
@@ -55,6 +56,18 @@ const CLASSES: [&str; 2] = [
     "status <> 'retry_wait' AND \"trigger\" <> 'cron'",
 ];
 
+/// What keeps the class at `CLASSES[class]` off paused jobs: nothing for runs started by hand
+/// (class 1), a condition on `job_id` for planned work (class 0), and `None` — skip the class —
+/// while every job is paused.
+fn unpaused(paused: &Paused, class: usize, b: &mut Binder) -> Option<String> {
+    if class != 0 {
+        return Some(String::new());
+    }
+    paused
+        .exclude(b, "job_id")
+        .map(|condition| format!(" AND {condition}"))
+}
+
 /// Claims up to `limit` due runs for this node.
 pub async fn claim_due(
     shared: &Shared,
@@ -70,19 +83,14 @@ pub async fn claim_due(
     let paused = app::services::maintenance::paused(db, now).await?;
     let txn = db.begin().await?;
     let mut runs = Vec::with_capacity(limit);
-    for (planned, class) in CLASSES.iter().enumerate().map(|(i, c)| (i == 0, c)) {
+    for (i, class) in CLASSES.iter().enumerate() {
         let left = limit - runs.len();
         if left == 0 {
             break;
         }
         let mut b = Binder::new(backend);
-        let unpaused = if planned {
-            match paused.exclude(&mut b, "job_id") {
-                Some(condition) => format!(" AND {condition}"),
-                None => continue,
-            }
-        } else {
-            String::new()
+        let Some(unpaused) = unpaused(&paused, i, &mut b) else {
+            continue;
         };
         let sql = format!(
             "UPDATE job_runs SET status = {}, due_at = NULL, attempts = attempts + 1, \
@@ -215,15 +223,10 @@ pub async fn next_due_in(
 ) -> Result<Option<Duration>, DbErr> {
     let mut next: Option<DateTime<Utc>> = None;
     let paused = app::services::maintenance::paused(db, now).await?;
-    for (planned, class) in CLASSES.iter().enumerate().map(|(i, c)| (i == 0, c)) {
+    for (i, class) in CLASSES.iter().enumerate() {
         let mut b = Binder::new(db.get_database_backend());
-        let unpaused = if planned {
-            match paused.exclude(&mut b, "job_id") {
-                Some(condition) => format!(" AND {condition}"),
-                None => continue,
-            }
-        } else {
-            String::new()
+        let Some(unpaused) = unpaused(&paused, i, &mut b) else {
+            continue;
         };
         // One probe of each class's index.
         let sql = format!(
