@@ -155,3 +155,62 @@ impl Histories {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
+
+/// What is paused (`app::services::maintenance::paused`), read again after the poll interval
+/// or as soon as a pause changes in this process or, through `NOTIFY`, on another node
+/// (`app::wake::jobs`). Without it every claim paid one more statement; with it a pause made
+/// on this node holds from the next claim, and one made elsewhere within a poll — the same
+/// bound as a schedule change (`server/src/engine/mod.rs`, the trigger loop).
+pub struct Pauses {
+    ttl: Duration,
+    state: Mutex<(
+        Option<(app::services::maintenance::Paused, Instant)>,
+        tokio::sync::watch::Receiver<u64>,
+    )>,
+}
+
+impl Pauses {
+    pub fn new(ttl: Duration) -> Self {
+        Pauses {
+            ttl,
+            state: Mutex::new((None, app::wake::jobs())),
+        }
+    }
+
+    pub async fn get(
+        &self,
+        db: &impl ConnectionTrait,
+        now: DateTime<Utc>,
+    ) -> Result<app::services::maintenance::Paused, DbErr> {
+        {
+            let mut state = self.lock();
+            if state.1.has_changed().unwrap_or(true) {
+                // Seen now: a change announced while the read below runs is seen next time.
+                state.1.borrow_and_update();
+                state.0 = None;
+            }
+            if let Some((paused, until)) = &state.0
+                && Instant::now() < *until
+            {
+                return Ok(paused.clone());
+            }
+        }
+        let paused = app::services::maintenance::paused(db, now).await?;
+        self.lock().0 = Some((paused.clone(), Instant::now() + self.ttl));
+        Ok(paused)
+    }
+
+    fn lock(
+        &self,
+    ) -> std::sync::MutexGuard<
+        '_,
+        (
+            Option<(app::services::maintenance::Paused, Instant)>,
+            tokio::sync::watch::Receiver<u64>,
+        ),
+    > {
+        self.state
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+}

@@ -24,7 +24,7 @@ use app::entities::job_run;
 use app::services::maintenance::Paused;
 use app::services::sql::{self, Binder, Values};
 use chrono::{DateTime, Utc};
-use sea_orm::{ConnectionTrait, DatabaseConnection, DbErr, EntityTrait, TransactionTrait};
+use sea_orm::{ConnectionTrait, DbErr, EntityTrait, TransactionTrait};
 
 use super::Shared;
 use super::cache::CachedJob;
@@ -80,7 +80,7 @@ pub async fn claim_due(
     let db = &shared.db;
     let backend = db.get_database_backend();
     let expires = shared.leases.expiry_from(now);
-    let paused = app::services::maintenance::paused(db, now).await?;
+    let paused = shared.pauses.get(db, now).await?;
     let txn = db.begin().await?;
     let mut runs = Vec::with_capacity(limit);
     for (i, class) in CLASSES.iter().enumerate() {
@@ -217,12 +217,10 @@ pub async fn claim_due(
 }
 
 /// How long until the next run is due (zero if one is due now), if any is.
-pub async fn next_due_in(
-    db: &DatabaseConnection,
-    now: DateTime<Utc>,
-) -> Result<Option<Duration>, DbErr> {
+pub async fn next_due_in(shared: &Shared, now: DateTime<Utc>) -> Result<Option<Duration>, DbErr> {
+    let db = &shared.db;
     let mut next: Option<DateTime<Utc>> = None;
-    let paused = app::services::maintenance::paused(db, now).await?;
+    let paused = shared.pauses.get(db, now).await?;
     for (i, class) in CLASSES.iter().enumerate() {
         let mut b = Binder::new(db.get_database_backend());
         let Some(unpaused) = unpaused(&paused, i, &mut b) else {

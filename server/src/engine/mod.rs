@@ -114,6 +114,8 @@ pub struct Shared {
     pub leases: lease::Leases,
     pub specs: cache::Specs,
     pub histories: cache::Histories,
+    /// What is paused, read again each poll or when a pause changes.
+    pub pauses: cache::Pauses,
     /// Woken when an attempt ends (a permit is free again).
     pub finished: Notify,
     /// Rounds of the dispatcher so far: each looks for due runs once. A dispatcher that
@@ -149,6 +151,7 @@ impl Engine {
     pub fn new(db: DatabaseConnection, config: EngineConfig) -> Self {
         let http = executor::http_client(false);
         let http_guarded = executor::http_client(true);
+        let pauses = cache::Pauses::new(config.poll);
         Engine {
             shared: Arc::new(Shared {
                 leases: lease::Leases::new(config.node_id.clone(), config.lease),
@@ -159,6 +162,7 @@ impl Engine {
                 builtins: builtin::Registry::standard(),
                 specs: cache::Specs::default(),
                 histories: cache::Histories::default(),
+                pauses,
                 finished: Notify::new(),
                 dispatch_rounds: AtomicU64::new(0),
                 // Until attempts are measured, assume they are long: no claiming ahead.
@@ -336,7 +340,7 @@ async fn dispatch(
             // Waiting for permits to free up (an attempt ending wakes the loop).
             shared.config.poll
         } else {
-            match claim::next_due_in(&shared.db, crate::clock::now()).await {
+            match claim::next_due_in(shared, crate::clock::now()).await {
                 // Due now but not claimed: another node holds it for the moment.
                 Ok(Some(due)) => due.clamp(Duration::from_millis(5), shared.config.poll),
                 _ => shared.config.poll,

@@ -279,7 +279,7 @@ async fn while_paused_retries_wait_and_runs_started_by_hand_run(app: TestApp) {
         "no retry starts while paused"
     );
     assert_eq!(
-        claim::next_due_in(&app.db, Utc::now()).await.unwrap(),
+        claim::next_due_in(&node, Utc::now()).await.unwrap(),
         None,
         "the dispatcher does not spin on a retry it may not start"
     );
