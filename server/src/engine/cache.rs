@@ -163,11 +163,14 @@ impl Histories {
 /// bound as a schedule change (`server/src/engine/mod.rs`, the trigger loop).
 pub struct Pauses {
     ttl: Duration,
-    state: Mutex<(
-        Option<(app::services::maintenance::Paused, Instant)>,
-        tokio::sync::watch::Receiver<u64>,
-    )>,
+    state: Mutex<PauseState>,
 }
+
+/// The last read and until when it holds, and the schedule-change announcements seen so far.
+type PauseState = (
+    Option<(app::services::maintenance::Paused, Instant)>,
+    tokio::sync::watch::Receiver<u64>,
+);
 
 impl Pauses {
     pub fn new(ttl: Duration) -> Self {
@@ -200,15 +203,7 @@ impl Pauses {
         Ok(paused)
     }
 
-    fn lock(
-        &self,
-    ) -> std::sync::MutexGuard<
-        '_,
-        (
-            Option<(app::services::maintenance::Paused, Instant)>,
-            tokio::sync::watch::Receiver<u64>,
-        ),
-    > {
+    fn lock(&self) -> std::sync::MutexGuard<'_, PauseState> {
         self.state
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
