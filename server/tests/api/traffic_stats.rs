@@ -414,12 +414,14 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
                 format!("/p/{}", i % 40)
             };
             let ip = format!("10.1.{}.{}", batch, i % 50);
+            // Phones on even rows and tablets on odd ones: each site sees two kinds of device
+            // whatever the hour (both on even rows left one site with one kind).
             let ua = match i % 10 {
                 0 | 5 => GOOGLE,
                 3 => GPTBOT,
                 7 => UNNAMED,
                 4 => PHONE,
-                8 => TABLET,
+                9 => TABLET,
                 _ => PERSON,
             };
             let site = sites[(i % 2) as usize];
