@@ -195,9 +195,19 @@ fn SettingsCard(
 fn OutboxCard(resend: ServerAction<ResendMail>, test: ServerAction<SendTestMail>) -> impl IntoView {
     let query = use_query_map();
     let status = move || query.with(|q| q.get("status")).filter(|s| !s.is_empty());
+    // Refreshed every few seconds too: a mail queued or resent turns sent (or failed) by
+    // itself, without a reload.
+    let tick = crate::pages::runs::use_ticker(3_000);
     let rows = Resource::new(
-        move || (status(), resend.version().get(), test.version().get()),
-        |(status, _, _)| outbox(status),
+        move || {
+            (
+                status(),
+                resend.version().get(),
+                test.version().get(),
+                tick.get(),
+            )
+        },
+        |(status, _, _, _)| outbox(status),
     );
     let is_admin = use_is_admin();
     // `?mail=ID` opens a mail's preview: the link a chat digest carries to the full digest.
