@@ -20,7 +20,7 @@ fn maintenance_error(e: crate::services::maintenance::MaintenanceError) -> AppEr
 /// A time field of the forms: blank is `None`; anything else a time
 /// ([`crate::domain::maintenance::parse_time`]) or a message naming the field.
 #[cfg(feature = "ssr")]
-fn time_field(
+pub fn time_field(
     field: &str,
     text: Option<&str>,
     now: chrono::DateTime<chrono::Utc>,

@@ -336,13 +336,15 @@ pub async fn list(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Result<Vec<J
         .await?;
     let backend = db.get_database_backend();
 
-    // The newest DURATION_RUNS runs of every job: from the id of its DURATION_RUNS-th newest.
-    let recent_sql = format!(
-        "SELECT r.id, r.job_id, r.status, r.created_at, r.finished_at FROM jobs j \
-         JOIN job_runs r ON r.job_id = j.id AND r.id >= COALESCE((SELECT x.id FROM job_runs x \
-           WHERE x.job_id = j.id ORDER BY x.id DESC LIMIT 1 OFFSET {}), 0) \
-         ORDER BY r.job_id, r.id",
+    // Each job's newest DURATION_RUNS runs: from the id of its DURATION_RUNS-th newest.
+    let newest = format!(
+        "JOIN job_runs r ON r.job_id = j.id AND r.id >= COALESCE((SELECT x.id FROM job_runs x \
+           WHERE x.job_id = j.id ORDER BY x.id DESC LIMIT 1 OFFSET {}), 0)",
         DURATION_RUNS - 1
+    );
+    let recent_sql = format!(
+        "SELECT r.id, r.job_id, r.status, r.created_at, r.finished_at FROM jobs j {newest} \
+         ORDER BY r.job_id, r.id"
     );
     let mut recent: HashMap<i64, Vec<(i64, RunStatus, DateTime<Utc>)>> = HashMap::new();
     for row in db
@@ -364,12 +366,9 @@ pub async fn list(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Result<Vec<J
 
     let mut b = Binder::new(backend);
     let durations_sql = format!(
-        "SELECT r.job_id, a.duration_ms FROM jobs j \
-         JOIN job_runs r ON r.job_id = j.id AND r.id >= COALESCE((SELECT x.id FROM job_runs x \
-           WHERE x.job_id = j.id ORDER BY x.id DESC LIMIT 1 OFFSET {}), 0) \
+        "SELECT r.job_id, a.duration_ms FROM jobs j {newest} \
          JOIN job_attempts a ON a.run_id = r.id \
          WHERE a.outcome = {} AND a.duration_ms IS NOT NULL",
-        DURATION_RUNS - 1,
         b.bind(crate::domain::run::Outcome::Succeeded.as_str()),
     );
     let mut durations: HashMap<i64, Vec<u64>> = HashMap::new();

@@ -57,18 +57,10 @@ pub async fn pause(
     Json(request): Json<PauseRequest>,
 ) -> Result<Json<WindowView>, Problem> {
     let now = crate::clock::now();
-    let time = |field: &str, text: Option<&str>| {
-        text.map(str::trim)
-            .filter(|t| !t.is_empty())
-            .map(|t| {
-                app::domain::maintenance::parse_time(t, now)
-                    .map_err(|e| Problem::invalid(field, format!("{field}: {e}")))
-            })
-            .transpose()
-    };
+    let time = app::api::maintenance::time_field;
     let window = NewWindow {
-        starts_at: time("starts", request.starts.as_deref())?.unwrap_or(now),
-        ends_at: time("until", request.until.as_deref())?,
+        starts_at: time("starts", request.starts.as_deref(), now)?.unwrap_or(now),
+        ends_at: time("until", request.until.as_deref(), now)?,
         reason: request.reason,
         tag: request.tag,
     };
