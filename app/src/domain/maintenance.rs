@@ -5,7 +5,8 @@
 //! paused no cron run of it is recorded and no retry of it starts — its ticks wait, and when
 //! the pause ends they follow the job's misfire policy — but a run started by hand (Run now, a
 //! re-trigger) still runs, and attempts already running finish. The engine asks
-//! [`Pauses::covers`] before each trigger pass and each claim.
+//! [`Pauses::covers`] before each trigger pass, and for claims once per poll or when a pause
+//! changes (`server/src/engine/cache.rs`).
 
 use std::collections::BTreeSet;
 

@@ -1,7 +1,8 @@
 //! Maintenance windows and paused jobs in the database (the rules are in
 //! [`crate::domain::maintenance`]).
 //!
-//! The engine asks [`paused`] before each trigger pass and each claim, on every node, so a
+//! The engine asks [`paused`] before each trigger pass and, for claims, once per poll or when
+//! a pause changes (`server/src/engine/cache.rs`), on every node, so a
 //! pause holds across instances and restarts: it is rows, not memory. Whoever changes a pause
 //! wakes the engines ([`crate::wake`]), so a resume is acted on at once.
 
