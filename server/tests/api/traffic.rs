@@ -233,9 +233,14 @@ async fn registered_sites_keep_reports_apart(app: TestApp) {
         .await;
     assert_eq!(res.status(), 422);
     // The change applies on this node at once (the reloader is woken).
+    // Reports that arrive before the reload lands are still counted: the sum below adds them.
     let mut refused = false;
+    let mut a_reports = 1;
     for _ in 0..50 {
         let res = report("a.example", None, "198.51.100.1").await;
+        if res.status() == 204 {
+            a_reports += 1;
+        }
         if res.status() == 403 {
             assert!(
                 res.text()
@@ -334,7 +339,7 @@ async fn registered_sites_keep_reports_apart(app: TestApp) {
         sites,
         [
             ("127.0.0.1".to_string(), 1),
-            ("a.example".to_string(), 1),
+            ("a.example".to_string(), a_reports),
             ("b.example".to_string(), 3)
         ]
         .into_iter()
