@@ -1,7 +1,7 @@
 //! The document shell and the route table.
 
 use leptos::prelude::*;
-use leptos_meta::{MetaTags, Stylesheet, Title, provide_meta_context};
+use leptos_meta::{MetaTags, Title, provide_meta_context};
 use leptos_router::{
     components::{ParentRoute, Route, Router, Routes},
     path,
@@ -36,18 +36,35 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     {
         response.insert_header(http::header::CONTENT_SECURITY_POLICY, value);
     }
+    #[cfg(feature = "ssr")]
+    let assets = use_context::<crate::state::AppState>()
+        .map(|state| state.assets)
+        .unwrap_or_default();
+    #[cfg(feature = "ssr")]
+    let (icon, css, echarts, root) = (
+        assets.url("favicon.svg"),
+        assets.url("pkg/bulwark.css"),
+        assets.url("vendor/echarts.min.js"),
+        assets.hydration_root(),
+    );
+    // The shell is rendered on the server only; the browser hydrates `App` inside it.
+    #[cfg(not(feature = "ssr"))]
+    let (icon, css, echarts, root) = (String::new(), String::new(), String::new(), String::new());
     view! {
         <!DOCTYPE html>
         <html lang="en">
             <head>
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
-                <link rel="icon" href="/favicon.svg" type="image/svg+xml" />
-                // A classic script, loaded before hydration: charming's renderer calls the
-                // global `echarts`. Vendored from npm by the build; no CDN.
-                <script src="/vendor/echarts.min.js" nonce=nonce></script>
+                <link rel="icon" href=icon type="image/svg+xml" />
+                // `id="leptos"` is what `cargo leptos watch` swaps when the CSS changes.
+                <link rel="stylesheet" id="leptos" href=css />
+                // A classic script: charming's renderer calls the global `echarts`. Deferred,
+                // it runs after parsing and before the hydration module (scripts keep their
+                // order). Our own build of the chart types we draw (frontend/echarts.mjs).
+                <script src=echarts defer nonce=nonce></script>
                 <AutoReload options=options.clone() />
-                <HydrationScripts options />
+                <HydrationScripts options root />
                 <MetaTags />
             </head>
             <body>
@@ -69,7 +86,6 @@ pub fn App() -> impl IntoView {
     });
 
     view! {
-        <Stylesheet id="leptos" href="/pkg/bulwark.css" />
         <Title formatter=|page: String| {
             if page.is_empty() { "Bulwark".to_string() } else { format!("{page} · Bulwark") }
         } />

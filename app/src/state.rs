@@ -24,6 +24,42 @@ pub struct AppState {
     pub mailer: Option<std::sync::Arc<dyn crate::mailer::Mailer>>,
     /// The REST API's operations, for the API reference page.
     pub api_docs: std::sync::Arc<Vec<crate::views::api_docs::ApiOperation>>,
+    /// Where the shell links the site's files from.
+    pub assets: AssetUrls,
+}
+
+/// The URLs of the built site's files. With the site embedded, each file's URL carries its
+/// content hash (`/assets/{hash}/{path}`) so browsers may keep it for good; read from disk
+/// (development) the plain path is used.
+#[derive(Clone, Debug, Default)]
+pub struct AssetUrls {
+    hashes: std::sync::Arc<std::collections::HashMap<String, String>>,
+}
+
+impl AssetUrls {
+    /// From each file's path below the site's root to its hash.
+    pub fn versioned(hashes: std::collections::HashMap<String, String>) -> Self {
+        AssetUrls {
+            hashes: std::sync::Arc::new(hashes),
+        }
+    }
+
+    /// `path` is relative to the site's root, such as `pkg/bulwark.css`.
+    pub fn url(&self, path: &str) -> String {
+        match self.hashes.get(path) {
+            Some(hash) => format!("/assets/{hash}/{path}"),
+            None => format!("/{path}"),
+        }
+    }
+
+    /// The prefix Leptos's hydration script puts before `/pkg/bulwark.js` and its wasm, which
+    /// share one hash.
+    pub fn hydration_root(&self) -> String {
+        match self.hashes.get("pkg/bulwark.js") {
+            Some(hash) => format!("/assets/{hash}"),
+            None => String::new(),
+        }
+    }
 }
 
 impl AppState {

@@ -19,7 +19,7 @@ use crate::{db, shutdown, telemetry};
 #[derive(Debug, Parser)]
 #[command(
     name = "bulwark",
-    version,
+    version = crate::version::LONG.as_str(),
     about = "Scheduled jobs that must not silently fail"
 )]
 pub struct Cli {

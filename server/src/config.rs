@@ -23,8 +23,10 @@ pub struct Config {
     /// A second listener serving only `/metrics`, without a token (bind it where only
     /// Prometheus reaches). Unset: `/metrics` on `addr`, with any API token.
     pub metrics_addr: Option<SocketAddr>,
-    /// The built site (wasm, JS, CSS, vendored scripts), as produced by `make site`.
-    pub site_root: PathBuf,
+    /// Serve the site (wasm, JS, CSS, vendored scripts) from this directory, as `make site`
+    /// writes it, instead of the copy built into the binary (development). Unset: the
+    /// built-in copy, or `target/site` for a binary built without one.
+    pub site_root: Option<PathBuf>,
     pub log_format: LogFormat,
     /// How long a sign-in lasts, in hours.
     pub session_hours: u32,
@@ -109,7 +111,7 @@ impl Default for Config {
             database_url: "sqlite://data/bulwark.db?mode=rwc".into(),
             addr: SocketAddr::from(([127, 0, 0, 1], 3000)),
             metrics_addr: None,
-            site_root: PathBuf::from("target/site"),
+            site_root: None,
             log_format: LogFormat::Text,
             session_hours: 12,
             session_idle_hours: 8,

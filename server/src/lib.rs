@@ -41,4 +41,5 @@ pub mod startup;
 pub mod system_jobs;
 pub mod telemetry;
 pub mod traffic;
+pub mod version;
 pub mod web;

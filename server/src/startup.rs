@@ -157,9 +157,13 @@ impl Application {
             secret_key,
             ..
         } = self;
-        let site = config.site_root.join("pkg").join("bulwark.js");
-        if !site.exists() {
-            tracing::warn!(path = %site.display(), "the built site is missing: pages will not become interactive (run `make site`)");
+        let site = web::assets::Site::choose(config.site_root.as_deref());
+        match site.describe() {
+            Some(from) => tracing::info!(site = %from, "the site's files"),
+            None => tracing::warn!(
+                "the built site is missing: pages will not become interactive (run `make site`, \
+                 or build with `make build`, which puts it in the binary)"
+            ),
         }
         let duties = Duties::start()
             .await
@@ -204,7 +208,7 @@ impl Application {
             tokio::spawn(sender.run(shutdown.clone().wait()))
         });
         crate::metrics::set_node(&me.node_id);
-        let state = web::state(&config, db.clone(), secret_key);
+        let state = web::state(&config, db.clone(), secret_key, &site);
         // `/metrics` without a token, on a listener of its own, when one is configured.
         let metrics = match metrics_listener {
             None => None,
@@ -228,6 +232,7 @@ impl Application {
                 recorder: recorder.clone(),
                 capture_pages: config.traffic_capture,
             },
+            site,
         );
         tracing::info!(addr = %me.addr, database = %db::redacted(&config.database_url), "Bulwark is serving");
         let served = web::serve(listener, router, shutdown.wait()).await;

@@ -37,6 +37,9 @@ pub async fn layer(State(tls): State<Tls>, request: Request, next: Next) -> Resp
     set(header::X_CONTENT_TYPE_OPTIONS, "nosniff");
     set(header::X_FRAME_OPTIONS, "DENY");
     set(header::REFERRER_POLICY, "same-origin");
+    // Pages and answers show one person's view of live data: never kept, not even by the
+    // browser's history. Static files set their own (`web::assets`).
+    set(header::CACHE_CONTROL, "no-store");
     if over_tls {
         set(header::STRICT_TRANSPORT_SECURITY, HSTS);
     }

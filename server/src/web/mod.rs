@@ -3,6 +3,7 @@
 //! collect endpoint, and (when capture is on) the traffic layer around all of it.
 
 mod arguments;
+pub mod assets;
 mod export;
 mod headers;
 mod health;
@@ -34,11 +35,11 @@ pub struct Traffic {
 }
 
 /// The options Leptos needs, built from our config rather than from Cargo.toml so the binary
-/// runs from any directory.
+/// runs from any directory. Leptos reads no files through them: the site is ours to serve
+/// ([`assets`]).
 pub fn leptos_options(config: &Config) -> LeptosOptions {
     LeptosOptions::builder()
         .output_name("bulwark")
-        .site_root(config.site_root.to_string_lossy().to_string())
         .site_pkg_dir("pkg")
         .site_addr(config.addr)
         .build()
@@ -48,8 +49,10 @@ pub fn state(
     config: &Config,
     db: DatabaseConnection,
     secret_key: app::services::secrets::SecretKey,
+    site: &assets::Site,
 ) -> AppState {
     AppState {
+        assets: site.urls(),
         api_docs: std::sync::Arc::new(crate::rest::reference()),
         channels: Some(std::sync::Arc::new(crate::channels::deliver::Tester {
             db: db.clone(),
@@ -82,10 +85,14 @@ pub fn state(
     }
 }
 
-pub fn router(mut state: AppState, traffic: Traffic) -> Router {
+pub fn router(mut state: AppState, traffic: Traffic, site: assets::Site) -> Router {
     state.live = Some(traffic.recorder.clone());
     let routes = generate_route_list(App);
     let router = Router::new()
+        .route(
+            "/assets/{hash}/{*path}",
+            get(assets::versioned).with_state(site.clone()),
+        )
         .merge(crate::traffic::collect::routes(traffic.recorder.clone()))
         .route("/healthz", get(health::healthz))
         .route("/readyz", get(health::readyz))
@@ -103,7 +110,19 @@ pub fn router(mut state: AppState, traffic: Traffic) -> Router {
             let options = state.leptos_options.clone();
             move || shell(options.clone())
         })
-        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
+        .fallback(
+            move |state: axum::extract::State<AppState>, request: axum::extract::Request| {
+                files_or_not_found(state, site.clone(), request)
+            },
+        )
+        // Pages, server functions and the API, compressed as they go out; static files come
+        // compressed already and the layer leaves an encoded response alone.
+        .layer(
+            tower_http::compression::CompressionLayer::new()
+                .br(true)
+                .gzip(true)
+                .quality(tower_http::CompressionLevel::Fastest),
+        )
         .layer(middleware::from_fn_with_state(
             state.clone(),
             session::layer,
@@ -122,6 +141,34 @@ pub fn router(mut state: AppState, traffic: Traffic) -> Router {
     } else {
         router
     }
+}
+
+/// A file of the site at its plain path, else the app's own 404 page.
+async fn files_or_not_found(
+    axum::extract::State(state): axum::extract::State<AppState>,
+    site: assets::Site,
+    request: axum::extract::Request,
+) -> axum::response::Response {
+    let path = request.uri().path().trim_start_matches('/').to_string();
+    if matches!(*request.method(), http::Method::GET | http::Method::HEAD) && !path.is_empty() {
+        // The same request without its body (a GET has none to keep).
+        let mut probe = axum::extract::Request::new(axum::body::Body::empty());
+        *probe.method_mut() = request.method().clone();
+        *probe.uri_mut() = request.uri().clone();
+        *probe.headers_mut() = request.headers().clone();
+        if let Some(response) = site.serve(&path, probe).await {
+            return response;
+        }
+    }
+    let options = state.leptos_options.clone();
+    let render = leptos_axum::render_app_async_with_context(
+        {
+            let state = state.clone();
+            move || leptos::prelude::provide_context(state.clone())
+        },
+        move || shell(options.clone()),
+    );
+    render(request).await
 }
 
 /// Serves until `shutdown` resolves, then lets in-flight requests finish.

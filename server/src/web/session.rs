@@ -27,7 +27,7 @@ fn is_public(path: &str) -> bool {
             | "/favicon.ico"
             | "/favicon.svg"
             | "/collect.js"
-    ) || ["/api/", "/pkg/", "/vendor/", "/hooks/"]
+    ) || ["/api/", "/assets/", "/pkg/", "/vendor/", "/hooks/"]
         .iter()
         .any(|prefix| path.starts_with(prefix))
 }

@@ -11,8 +11,29 @@ async fn health_and_readiness(app: TestApp) {
     let res = client.get(app.url("/readyz")).send().await.unwrap();
     assert_eq!(
         (res.status().as_u16(), res.text().await.unwrap()),
-        (200, "ready".to_string())
+        (200, format!("ready\nbulwark {}\n", built_as()))
     );
+    // The CLI says the same.
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = crate::process::output(crate::process::bulwark(
+        &app,
+        dir.path(),
+        &["--version"],
+        &[],
+    ));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), format!("bulwark {}", built_as()));
+}
+
+/// `0.2.0 (commit abc1234)`, the commit asked of git here, independently of the build script.
+fn built_as() -> String {
+    let head = std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .output()
+        .expect("git is needed to check the version's commit");
+    let head = String::from_utf8_lossy(&head.stdout).trim().to_string();
+    assert!(!head.is_empty(), "not in a git checkout");
+    format!("{} (commit {head})", env!("CARGO_PKG_VERSION"))
 }
 on_both_backends!(health_and_readiness);
 

@@ -115,7 +115,7 @@ impl TestApp {
         let mut config = Config {
             database_url: database_url.clone(),
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),
-            site_root: dir.path().join("site"),
+            site_root: Some(dir.path().join("site")),
             mail_outbox_dir: dir.path().join("outbox"),
             admin_password: Some(ADMIN_PASSWORD.into()),
             secret_key_file: dir.path().join("secret.key"),
