@@ -29,7 +29,8 @@ else
   BIN_DIR := debug
 endif
 
-SITE := $(CARGO_TARGET_DIR)/site
+# A debug and a release site apart, so switching profiles does not re-embed each time.
+SITE := $(CARGO_TARGET_DIR)/$(if $(filter release,$(PROFILE)),site-release,site)
 BIN := $(CARGO_TARGET_DIR)/$(BIN_DIR)/bulwark
 WASM := $(CARGO_TARGET_DIR)/wasm32-unknown-unknown/$(WASM_DIR)/frontend.wasm
 WASM_BINDGEN_VERSION := $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version = "\(.*\)"/\1/p;}' Cargo.lock)
@@ -42,7 +43,8 @@ help:
 	@echo "make run    build and serve Bulwark on http://127.0.0.1:3000 (installs what is missing)"
 	@echo "make test   run every test, lints and the browser tests"
 	@echo "make site   build the browser bundle into $(SITE)"
-	@echo "make build  build the server binary"
+	@echo "make build  build the server binary, the site inside it"
+	@echo "make dist   the release binary in dist/, with its sizes; make install PREFIX=/usr/local"
 
 # ---------------------------------------------------------------------------------------------
 # Tools. Each step checks first, so a second run costs nothing.
@@ -83,18 +85,47 @@ site: tools
 	@if [ "$(PROFILE)" = release ]; then wasm-opt -Oz -o $(SITE)/pkg/bulwark_bg.wasm $(SITE)/pkg/bulwark_bg.wasm; fi
 	@cp style/main.css $(SITE)/pkg/bulwark.css
 	@cp -R frontend/public/. $(SITE)/
-	@cp frontend/node_modules/echarts/dist/echarts.min.js $(SITE)/vendor/echarts.min.js
+	@frontend/node_modules/.bin/esbuild frontend/echarts.mjs --bundle --minify --format=iife \
+	  --legal-comments=eof --target=es2020 --log-level=warning --outfile=$(SITE)/vendor/echarts.min.js
 	@echo "site built in $(SITE)"
 
-build: tools
-	cargo build -p server --bin bulwark $(BIN_PROFILE_FLAG)
+# The binary with the site inside it (server/build.rs), so it serves from any directory.
+build: site
+	BULWARK_EMBED_SITE=$(SITE) cargo build -p server --bin bulwark --features embed-site $(BIN_PROFILE_FLAG)
+
+# ---------------------------------------------------------------------------------------------
+# Release: one self-contained binary in dist/, its assets within budget.
+
+DIST ?= dist
+PREFIX ?= /usr/local
+# The release wasm as browsers download it (Brotli), in bytes. The aim is 400 KB.
+WASM_BUDGET ?= 600000
+
+.PHONY: dist install
+dist:
+	@$(MAKE) --no-print-directory PROFILE=release build
+	@mkdir -p $(DIST)
+	@cp $(CARGO_TARGET_DIR)/server-release/bulwark $(DIST)/bulwark
+	@$(DIST)/bulwark --version
+	@$(DIST)/bulwark assets
+	@echo "binary: $$(du -h $(DIST)/bulwark | cut -f1) ($$(stat -c %s $(DIST)/bulwark) bytes) in $(DIST)/bulwark"
+	@$(DIST)/bulwark assets --tsv | awk -F'\t' -v budget=$(WASM_BUDGET) \
+	  '$$1 == "pkg/bulwark_bg.wasm" { found = 1; if ($$3 > budget) { \
+	    printf "error: the wasm is %d bytes compressed, over its budget of %d\n", $$3, budget; exit 1 } \
+	    else printf "wasm budget: %d of %d bytes compressed\n", $$3, budget } \
+	   END { if (!found) { print "error: no wasm in the binary"; exit 1 } }'
+
+install:
+	@[ -x $(DIST)/bulwark ] || { echo "error: run \`make dist\` first"; exit 1; }
+	install -D -m 0755 $(DIST)/bulwark $(DESTDIR)$(PREFIX)/bin/bulwark
+	@echo "installed $(DESTDIR)$(PREFIX)/bin/bulwark; docs/deploy/ has a systemd unit and proxy examples"
 
 # ---------------------------------------------------------------------------------------------
 # Run
 
 .PHONY: run
 run: site build
-	@BULWARK_SITE_ROOT=$(SITE) $(BIN) migrate
+	@$(BIN) migrate
 	@$(BIN) jobs seed-demo
 	@$(BIN) traffic generate --days 14 --per-day 400 --if-empty
 	@echo
@@ -102,7 +133,7 @@ run: site build
 	@echo "  On the very first start the password is printed below, once (or set"
 	@echo "  BULWARK_ADMIN_PASSWORD before it). Start over with: rm -rf data && make run"
 	@echo
-	BULWARK_SITE_ROOT=$(SITE) exec $(BIN) serve
+	exec $(BIN) serve
 
 # ---------------------------------------------------------------------------------------------
 # Test
@@ -121,8 +152,8 @@ test-rust:
 	  echo "note: BULWARK_TEST_POSTGRES_URL is not set: PostgreSQL tests are skipped (.ci/run sets it)"; fi
 	cargo test $(HOST_PACKAGES)
 
-test-e2e: tools-test site build
-	BULWARK_BIN=$(BIN) BULWARK_SITE_ROOT=$(SITE) npm --prefix end2end test
+test-e2e: tools-test build
+	BULWARK_BIN=$(BIN) npm --prefix end2end test
 
 fmt:
 	cargo fmt --all
@@ -130,8 +161,8 @@ fmt:
 # The README's screenshots of the Overview (desktop and phone), from a fresh server with the
 # demo jobs, into docs/screenshots/. Takes about two minutes.
 .PHONY: screenshots
-screenshots: tools-test site build
-	BULWARK_BIN=$(BIN) BULWARK_SITE_ROOT=$(SITE) npm --prefix end2end exec -- playwright test -c screenshots.config.ts
+screenshots: tools-test build
+	BULWARK_BIN=$(BIN) npm --prefix end2end exec -- playwright test -c screenshots.config.ts
 
 # ---------------------------------------------------------------------------------------------
 # Benchmarks: numbers to read, never pass/fail.

@@ -1,12 +1,11 @@
 #!/usr/bin/env bash
 # Starts the built `bulwark` on a fresh SQLite database for the browser tests, with a known
 # administrator and a viewer, and an SMTP server (smtp-sink.mjs) that keeps what it receives in
-# .run/mail. Called by Playwright's webServer; the Makefile passes BULWARK_BIN
-# and BULWARK_SITE_ROOT.
+# .run/mail. Called by Playwright's webServer; the Makefile passes BULWARK_BIN, whose site is
+# built in (BULWARK_SITE_ROOT, when set, serves one from disk instead).
 set -euo pipefail
 cd "$(dirname "$0")"
 : "${BULWARK_BIN:?set BULWARK_BIN to the built bulwark binary (make test does)}"
-: "${BULWARK_SITE_ROOT:?set BULWARK_SITE_ROOT to the built site (make test does)}"
 
 run_dir=.run
 rm -rf "$run_dir"
@@ -14,7 +13,7 @@ mkdir -p "$run_dir"
 export DATABASE_URL="sqlite://$PWD/$run_dir/e2e.db?mode=rwc"
 export BULWARK_ADDR="127.0.0.1:${BULWARK_E2E_PORT:-3100}"
 export BULWARK_ADMIN_PASSWORD="admin-e2e-password"
-export BULWARK_SITE_ROOT
+[ -z "${BULWARK_SITE_ROOT:-}" ] || export BULWARK_SITE_ROOT
 export BULWARK_SECRET_KEY_FILE="$PWD/$run_dir/secret.key"
 smtp_port="${BULWARK_E2E_SMTP_PORT:-3125}"
 export BULWARK_SMTP_URL="smtp://127.0.0.1:$smtp_port"

@@ -94,6 +94,18 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Copy the SQLite database to FILE, consistently, while `serve` runs (PostgreSQL: use
+    /// pg_dump). Restore by stopping Bulwark and putting the copy where database_url points.
+    Backup {
+        /// Where the copy goes; an existing file is never overwritten.
+        file: PathBuf,
+    },
+    /// The site's files built into this binary, with their sizes raw and compressed.
+    Assets {
+        /// Tab-separated bytes, for scripts (`make dist` checks the wasm's budget with it).
+        #[arg(long)]
+        tsv: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -521,6 +533,11 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             let db = connect(&config).await?;
             crate::commands::maintenance::resume(&db).await
         }
+        Command::Backup { file } => {
+            let db = db::connect(&config.database_url).await?;
+            crate::commands::backup::backup(&db, &file).await
+        }
+        Command::Assets { tsv } => crate::commands::assets::list(tsv),
         Command::Status { json } => {
             let db = connect(&config).await?;
             crate::commands::maintenance::status(&db, json).await

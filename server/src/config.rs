@@ -78,7 +78,6 @@ pub struct Config {
     pub traffic_path_locales: Vec<String>,
     /// `raw` stores visitors' IPs, `hash` a keyed hash of them.
     pub traffic_ip: IpPrivacy,
-    /// Take the visitor's address from `X-Forwarded-For` (only behind a proxy that sets it).
     /// The in-memory hit buffer's bound, in MiB.
     pub traffic_buffer_mb: usize,
     /// Page views counted per client address (an IPv6 /64) per minute, in bursts of a tenth;
@@ -346,6 +345,27 @@ mod tests {
                 Config::load(None).map_err(|e| e.to_string())?,
                 Config::default()
             );
+            Ok(())
+        });
+    }
+
+    /// The production example in docs/deploy loads as it is and says what its comments say.
+    #[test]
+    fn the_deploy_example_is_a_valid_configuration() {
+        Jail::expect_with(|_| {
+            let example = Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/deploy/bulwark.toml");
+            let config = Config::load(Some(&example)).map_err(|e| e.to_string())?;
+            assert_eq!(config.addr.to_string(), "127.0.0.1:3000");
+            assert!(config.secure_cookies);
+            assert_eq!(config.trusted_proxies, ["127.0.0.1/32", "::1/128"]);
+            assert_eq!(config.log_format, LogFormat::Json);
+            assert!(
+                config
+                    .database_url
+                    .starts_with("sqlite:///var/lib/bulwark/")
+            );
+            assert!(config.secret_key_file.starts_with("/var/lib/bulwark"));
+            assert_eq!(config.site_root, None, "the site built into the binary");
             Ok(())
         });
     }

@@ -1,5 +1,7 @@
 //! CLI commands that are more than a call or two; each file is one command group.
 
+pub mod assets;
+pub mod backup;
 pub mod bench;
 pub mod bench_bots;
 pub mod bench_dashboard;

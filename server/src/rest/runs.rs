@@ -31,16 +31,21 @@ pub struct RunQuery {
     pub limit: Option<u64>,
 }
 
-/// A run's cursor: its creation time (ms) and id, newest first.
+/// A run's cursor: its creation time and id, newest first. The time is kept to the
+/// nanosecond, as stored: runs created in one millisecond (a catch-up of missed ticks) would
+/// otherwise fall between two pages.
 fn cursor_of(run: &RunView) -> String {
-    format!("{}_{}", run.created_at.timestamp_millis(), run.id)
+    let at = run
+        .created_at
+        .timestamp_nanos_opt()
+        .unwrap_or_else(|| run.created_at.timestamp_micros().saturating_mul(1000));
+    format!("{at}_{}", run.id)
 }
 
 fn parse_cursor(text: &str) -> Result<(chrono::DateTime<chrono::Utc>, i64), Problem> {
     let bad = || Problem::invalid("cursor", "not a cursor from this list's `next`");
-    let (ms, id) = text.split_once('_').ok_or_else(bad)?;
-    let at =
-        chrono::DateTime::from_timestamp_millis(ms.parse().map_err(|_| bad())?).ok_or_else(bad)?;
+    let (nanos, id) = text.split_once('_').ok_or_else(bad)?;
+    let at = chrono::DateTime::from_timestamp_nanos(nanos.parse().map_err(|_| bad())?);
     Ok((at, id.parse().map_err(|_| bad())?))
 }
 

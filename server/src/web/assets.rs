@@ -31,6 +31,11 @@ pub struct Embedded {
 
 static EMBEDDED: &[Embedded] = include!(concat!(env!("OUT_DIR"), "/site.rs"));
 
+/// Every file built into this binary; empty without the `embed-site` feature.
+pub fn embedded() -> &'static [Embedded] {
+    EMBEDDED
+}
+
 /// A year: what "immutable" means to caches that ignore the directive.
 const IMMUTABLE: &str = "public, max-age=31536000, immutable";
 const REVALIDATE: &str = "no-cache";

@@ -79,7 +79,10 @@ pub async fn hits_csv(
             }
         }
     });
-    let body = Body::from_stream(futures_util::StreamExt::chain(first, rows));
+    // Fused: the compression layer polls once more after the end, which `unfold` forbids.
+    let body = Body::from_stream(futures_util::StreamExt::fuse(
+        futures_util::StreamExt::chain(first, rows),
+    ));
     (
         [
             (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),

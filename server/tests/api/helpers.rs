@@ -111,7 +111,11 @@ impl TestApp {
         Some(TestApp::start(format!("{prefix}/{name}"), dir, configure).await)
     }
 
-    async fn start(database_url: String, dir: tempfile::TempDir, configure: Configure) -> TestApp {
+    pub(crate) async fn start(
+        database_url: String,
+        dir: tempfile::TempDir,
+        configure: Configure,
+    ) -> TestApp {
         let mut config = Config {
             database_url: database_url.clone(),
             addr: SocketAddr::from(([127, 0, 0, 1], 0)),

@@ -5,6 +5,7 @@ mod helpers;
 
 mod accounts;
 mod auth;
+mod backup;
 mod channels;
 mod cli;
 mod cluster;

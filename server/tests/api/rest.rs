@@ -564,3 +564,53 @@ async fn traffic_figures_filter_by_category(app: TestApp) {
     );
 }
 on_both_backends!(traffic_figures_filter_by_category);
+
+/// Runs created within one millisecond (a catch-up of missed ticks writes hundreds at once)
+/// are each on exactly one page of `/runs`.
+async fn run_pages_keep_runs_created_in_one_millisecond(app: TestApp) {
+    use crate::helpers::{define, insert_run, noop_job, run_row};
+    use app::domain::run::RunStatus;
+    use sea_orm::Set;
+
+    let job = define(&app.db, noop_job("burst")).await;
+    let base = chrono::DateTime::parse_from_rfc3339("2026-12-01T10:00:00.123000Z")
+        .unwrap()
+        .to_utc();
+    let mut ids = Vec::new();
+    for micros in [900, 5, 500, 0, 999, 250] {
+        let mut row = run_row(job.id, RunStatus::Succeeded, base);
+        row.created_at = Set(base + chrono::Duration::microseconds(micros));
+        ids.push(insert_run(&app.db, row).await.id);
+    }
+    let admin = token(&app, "pager", Role::Viewer, "never").await;
+    let mut seen = Vec::new();
+    let mut cursor = String::new();
+    loop {
+        let page: Value = call(
+            &app,
+            "get",
+            &format!("/runs?job=burst&limit=2&cursor={cursor}"),
+            Some(&admin),
+            None,
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+        seen.extend(
+            page["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|r| r["id"].as_i64().unwrap()),
+        );
+        match page["next"].as_str() {
+            Some(next) => cursor = next.to_string(),
+            None => break,
+        }
+    }
+    seen.sort_unstable();
+    ids.sort_unstable();
+    assert_eq!(seen, ids);
+}
+on_both_backends!(run_pages_keep_runs_created_in_one_millisecond);

@@ -366,6 +366,19 @@ async fn the_hits_list_pages_by_keyset_and_exports_csv(app: TestApp) {
                 .all(|l| l.contains(",/p1,") && l.contains(",true,google,")),
         "{text}"
     );
+    // Compressed on the way out (browsers ask), and still whole.
+    let res = viewer
+        .get(app.url("/traffic/hits.csv?range=today&type=bot&path=/p1"))
+        .header("accept-encoding", "gzip")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.headers()["content-encoding"], "gzip");
+    let compressed = res
+        .bytes()
+        .await
+        .expect("the compressed export ends cleanly");
+    assert!(!compressed.is_empty());
     let all = viewer
         .get(app.url("/traffic/hits.csv?range=7d"))
         .send()
