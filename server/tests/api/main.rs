@@ -29,3 +29,4 @@ mod secrets;
 mod smtp;
 mod traffic;
 mod traffic_stats;
+mod upgrade;
