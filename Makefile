@@ -115,6 +115,14 @@ dist:
 	    else printf "wasm budget: %d of %d bytes compressed\n", $$3, budget } \
 	   END { if (!found) { print "error: no wasm in the binary"; exit 1 } }'
 
+# Cold-cache page loads of the release binary, on localhost and on Chrome's "Fast 4G" profile
+# (end2end/load/): numbers for the README, never pass/fail.
+.PHONY: bench-load
+bench-load: tools-test
+	@[ -x $(DIST)/bulwark ] || $(MAKE) --no-print-directory dist
+	BULWARK_BIN=$(abspath $(DIST)/bulwark) BULWARK_E2E_PORT=3150 BULWARK_E2E_SMTP_PORT=3175 \
+	  npm --prefix end2end exec -- playwright test -c load.config.ts
+
 install:
 	@[ -x $(DIST)/bulwark ] || { echo "error: run \`make dist\` first"; exit 1; }
 	install -D -m 0755 $(DIST)/bulwark $(DESTDIR)$(PREFIX)/bin/bulwark
