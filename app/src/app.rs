@@ -47,12 +47,13 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
         assets.url("vendor/echarts.min.js"),
         assets.hydration_root(),
     );
+    let lang = crate::i18n::request_locale().tag();
     // The shell is rendered on the server only; the browser hydrates `App` inside it.
     #[cfg(not(feature = "ssr"))]
     let (icon, css, echarts, root) = (String::new(), String::new(), String::new(), String::new());
     view! {
         <!DOCTYPE html>
-        <html lang="en">
+        <html lang=lang>
             <head>
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -77,6 +78,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
+    provide_context(crate::i18n::request_locale());
     // Effects run only in the browser, after hydration: the browser tests wait for this mark
     // before they interact, so they exercise the hydrated app and not the bare HTML.
     Effect::new(|_| {

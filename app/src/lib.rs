@@ -8,6 +8,8 @@
 //! - [`domain`]: pure rules with no I/O: the retry contract, the run state machine, cron, job
 //!   definitions, bots, date ranges, alert episodes, mail texts. The browser and the server run
 //!   the very same functions.
+//! - [`i18n`]: the message catalogues (English, 简体中文) and the locale a page is rendered in;
+//!   usable by every layer.
 //! - [`views`]: the shapes that cross the wire (what server functions return).
 //! - [`api`]: `#[server]` functions. Thin: authorise, parse input into domain types, call a
 //!   service, map the error. [`api::error::AppError`] is the one error type they return; its
@@ -22,6 +24,7 @@
 pub mod api;
 pub mod components;
 pub mod domain;
+pub mod i18n;
 pub mod pages;
 pub mod views;
 

@@ -14,6 +14,9 @@ pub struct AppState {
     pub public_url: String,
     /// The configured zone: what "today" and a date mean on traffic pages.
     pub timezone: chrono_tz::Tz,
+    /// The language of pages for browsers that ask for none Bulwark speaks, and of mails and
+    /// chat alerts whose recipients or channel set none.
+    pub default_locale: crate::i18n::Locale,
     /// This process's traffic hits not yet written, for the live strip.
     pub live: Option<std::sync::Arc<dyn crate::live::LiveTraffic>>,
     /// Seals the secrets admins set on the Settings page.

@@ -30,6 +30,7 @@ mod m20261201_000022_run_requests;
 mod m20261201_000023_traffic_sites;
 mod m20261202_000024_traffic_fact_blocks;
 mod m20261202_000025_maintenance;
+mod m20261203_000026_locales;
 
 pub struct Migrator;
 
@@ -62,6 +63,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261201_000023_traffic_sites::Migration),
             Box::new(m20261202_000024_traffic_fact_blocks::Migration),
             Box::new(m20261202_000025_maintenance::Migration),
+            Box::new(m20261203_000026_locales::Migration),
         ]
     }
 }

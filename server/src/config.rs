@@ -61,6 +61,10 @@ pub struct Config {
     /// The zone for Bulwark's own schedules (the traffic cleanup at 02:00) and for dates on
     /// the command line.
     pub timezone: String,
+    /// The console's language for people whose browser asks for none Bulwark speaks, and of
+    /// mails and chat alerts unless their recipients or channel say otherwise: `en`, `zh-CN`
+    /// (a catalogue in `app/locales/`).
+    pub default_locale: String,
     /// Count front-end page views of this server's routes (the collect endpoint and
     /// `traffic import` work either way).
     pub traffic_capture: bool,
@@ -126,6 +130,7 @@ impl Default for Config {
             concurrency: 16,
             run_retention_days: 90,
             timezone: "UTC".into(),
+            default_locale: "en".into(),
             traffic_capture: true,
             traffic_exclude_prefixes: strings(rules::DEFAULT_EXCLUDED_PREFIXES),
             traffic_asset_extensions: strings(rules::DEFAULT_ASSET_EXTENSIONS),
@@ -169,6 +174,7 @@ const ENV_KEYS: &[&str] = &[
     "concurrency",
     "run_retention_days",
     "timezone",
+    "default_locale",
     "traffic_capture",
     "traffic_exclude_prefixes",
     "traffic_asset_extensions",
@@ -194,6 +200,8 @@ pub enum ConfigError {
     SessionHours(u32),
     #[error("invalid configuration: timezone '{0}' is not an IANA zone name such as Europe/Berlin")]
     Timezone(String),
+    #[error("invalid configuration: default_locale '{0}' is not a language Bulwark speaks ({1})")]
+    Locale(String, String),
     #[error("invalid configuration: {0} must be {1}")]
     Range(&'static str, &'static str),
     #[error("invalid configuration: {0} was replaced; set {1}")]
@@ -232,6 +240,12 @@ impl Config {
         engine.retention.run_days = self.run_retention_days;
         engine.allow_commands = self.allow_commands;
         engine
+    }
+
+    /// The configured language. [`Config::load`] refuses one without a catalogue, so this
+    /// falls back to English only for a `Config` built by hand.
+    pub fn locale(&self) -> app::i18n::Locale {
+        app::i18n::Locale::parse(&self.default_locale).unwrap_or_default()
     }
 
     /// The configured zone. [`Config::load`] refuses a zone that does not parse, so this falls
@@ -325,6 +339,12 @@ impl Config {
         }
         if app::domain::cron::parse_timezone(&config.timezone).is_err() {
             return Err(ConfigError::Timezone(config.timezone));
+        }
+        if app::i18n::Locale::parse(&config.default_locale).is_none() {
+            return Err(ConfigError::Locale(
+                config.default_locale,
+                app::i18n::Locale::tags(),
+            ));
         }
         crate::mail::MailSettings::validate(&config)?;
         Ok(config)

@@ -106,6 +106,38 @@ pub async fn change_password(current: String, password: String) -> Result<(), Ap
     )
 }
 
+/// Everyone: the language of their own console; empty follows the browser. The page reloads
+/// after it, so everything is rendered again in the new language.
+#[server(endpoint = "account/locale")]
+pub async fn set_my_locale(locale: String) -> Result<(), AppError> {
+    use crate::i18n::Locale;
+
+    super::respond(
+        async {
+            let me = super::auth::require_signed_in()?;
+            let chosen = match locale.trim() {
+                "" => None,
+                tag => Some(Locale::parse(tag).ok_or_else(|| {
+                    AppError::invalid(
+                        "locale",
+                        crate::t!(
+                            "account-language-unknown",
+                            tag = tag,
+                            known = Locale::tags()
+                        ),
+                    )
+                })?),
+            };
+            let state = super::state()?;
+            crate::services::users::set_locale(&state.db, me.id, chosen)
+                .await
+                .map_err(|e| AppError::internal(&e))?;
+            Ok(())
+        }
+        .await,
+    )
+}
+
 /// Everyone: their own live sessions, this one marked.
 #[server(endpoint = "account/sessions")]
 pub async fn my_sessions() -> Result<Vec<crate::views::users::SessionRow>, AppError> {

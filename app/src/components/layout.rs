@@ -7,7 +7,10 @@ use leptos_router::components::{A, Outlet, Redirect};
 use crate::api::AppError;
 use crate::api::auth::{Logout, whoami};
 use crate::api::maintenance::get_maintenance;
+use crate::api::users::SetMyLocale;
 use crate::domain::account::CurrentUser;
+use crate::i18n::Locale;
+use crate::t;
 use crate::views::maintenance::MaintenanceStatus;
 
 pub type UserResource = Resource<Result<CurrentUser, AppError>>;
@@ -33,9 +36,10 @@ pub fn confirm_while_paused() -> bool {
     let Some(window) = status.pausing_all() else {
         return true;
     };
-    let question = format!(
-        "Bulwark is paused ({}, by {}). Start this run anyway?",
-        window.reason, window.created_by
+    let question = crate::t!(
+        "paused-confirm",
+        reason = window.reason.clone(),
+        by = window.created_by.clone()
     );
     #[cfg(feature = "hydrate")]
     {
@@ -65,14 +69,15 @@ pub fn use_is_admin() -> Resource<bool> {
     )
 }
 
+/// Each page of the navigation and its label's message.
 const NAV: &[(&str, &str)] = &[
-    ("/", "Overview"),
-    ("/jobs", "Jobs"),
-    ("/runs", "Runs"),
-    ("/failed", "Failed queue"),
-    ("/traffic", "Traffic"),
-    ("/notifications", "Notifications"),
-    ("/settings", "Settings"),
+    ("/", crate::key!("nav-overview")),
+    ("/jobs", crate::key!("nav-jobs")),
+    ("/runs", crate::key!("nav-runs")),
+    ("/failed", crate::key!("nav-failed")),
+    ("/traffic", crate::key!("nav-traffic")),
+    ("/notifications", crate::key!("nav-notifications")),
+    ("/settings", crate::key!("nav-settings")),
 ];
 
 #[component]
@@ -84,18 +89,19 @@ pub fn Layout() -> impl IntoView {
     let tick = crate::pages::runs::use_ticker(15_000);
     let maintenance = Resource::new(move || tick.get(), |_| get_maintenance());
     provide_context(MaintenanceResource(maintenance));
+    let locale = crate::i18n::current();
 
     view! {
         <div class="frame">
             <header class="topbar">
                 <a class="brand" href="/">"Bulwark"</a>
-                <nav class="mainnav" aria-label="Main">
+                <nav class="mainnav" aria-label=t!("nav-label")>
                     {NAV
                         .iter()
                         .map(|(href, label)| {
                             view! {
                                 <A href=*href exact=true>
-                                    {*label}
+                                    {locale.text(label)}
                                 </A>
                             }
                         })
@@ -111,11 +117,12 @@ pub fn Layout() -> impl IntoView {
                                             {user.username.clone()}
                                         </a>
                                         <span class=format!("role role-{}", user.role)>
-                                            {user.role.to_string()}
+                                            {crate::i18n::words::role_name(user.role)}
                                         </span>
+                                        <LanguageSwitcher />
                                         <ActionForm action=logout>
                                             <button type="submit" class="link">
-                                                "Sign out"
+                                                {t!("nav-sign-out")}
                                             </button>
                                         </ActionForm>
                                     </div>
@@ -141,7 +148,7 @@ pub fn Layout() -> impl IntoView {
                                 <div class="banner" role="status" data-testid="maintenance-banner">
                                     <strong>{summary}</strong>
                                     " "
-                                    <a href="/maintenance">"Maintenance"</a>
+                                    <a href="/maintenance">{t!("banner-maintenance-link")}</a>
                                 </div>
                             }
                         })
@@ -151,5 +158,39 @@ pub fn Layout() -> impl IntoView {
                 <Outlet />
             </main>
         </div>
+    }
+}
+
+/// The header's language menu: choosing one saves it as the person's own setting and reloads
+/// the page, which the server then renders in that language.
+#[component]
+fn LanguageSwitcher() -> impl IntoView {
+    let save = ServerAction::<SetMyLocale>::new();
+    let current = crate::i18n::current();
+    Effect::new(move |_| {
+        if let Some(Ok(())) = save.value().get() {
+            let _ = window().location().reload();
+        }
+    });
+    view! {
+        <label class="language">
+            <span class="visually-hidden">{t!("nav-language")}</span>
+            <select
+                data-testid="language-switcher"
+                on:change=move |ev| {
+                    save.dispatch(SetMyLocale { locale: event_target_value(&ev) });
+                }
+            >
+                {Locale::all()
+                    .map(|l| {
+                        view! {
+                            <option value=l.tag() selected=l == current lang=l.tag()>
+                                {l.name()}
+                            </option>
+                        }
+                    })
+                    .collect_view()}
+            </select>
+        </label>
     }
 }

@@ -54,7 +54,7 @@ pub fn retry_chart(policy: &RetryPolicy, warnings: &[Warning]) -> Chart {
         .collect();
 
     let mut delay_series = Bar::new()
-        .name("Wait before retry")
+        .name(crate::t!("retry-chart-wait"))
         .item_style(ItemStyle::new().color("#1f5fbf"))
         .data(delays);
     if let Some(cap) = policy.cap_ms() {
@@ -67,13 +67,15 @@ pub fn retry_chart(policy: &RetryPolicy, warnings: &[Warning]) -> Chart {
                         .type_(LineStyleType::Dashed),
                 )
                 .data(vec![MarkLineVariant::Simple(
-                    MarkLineData::new().name("cap").y_axis(seconds(cap as f64)),
+                    MarkLineData::new()
+                        .name(crate::t!("retry-chart-cap"))
+                        .y_axis(seconds(cap as f64)),
                 )]),
         );
     }
 
     let mut total_series = Line::new()
-        .name("Total wait so far")
+        .name(crate::t!("retry-chart-total"))
         .item_style(ItemStyle::new().color("#16202e"))
         .data(cumulative);
     let areas: Vec<(MarkAreaData, MarkAreaData)> = warnings
@@ -106,16 +108,16 @@ pub fn retry_chart(policy: &RetryPolicy, warnings: &[Warning]) -> Chart {
         .x_axis(
             Axis::new()
                 .type_(AxisType::Category)
-                .name("retry")
+                .name(crate::t!("retry-chart-retry"))
                 .data(labels),
         )
         .y_axis(
             Axis::new()
                 .type_(if log { AxisType::Log } else { AxisType::Value })
                 .name(if log {
-                    "seconds (log scale)"
+                    crate::t!("retry-chart-seconds-log")
                 } else {
-                    "seconds"
+                    crate::t!("retry-chart-seconds")
                 }),
         )
         .series(delay_series)
@@ -125,7 +127,7 @@ pub fn retry_chart(policy: &RetryPolicy, warnings: &[Warning]) -> Chart {
         chart = chart
             .series(
                 Line::new()
-                    .name("jitter floor")
+                    .name(crate::t!("retry-chart-jitter-floor"))
                     .stack("jitter")
                     .show_symbol(false)
                     .silent(true)
@@ -134,7 +136,7 @@ pub fn retry_chart(policy: &RetryPolicy, warnings: &[Warning]) -> Chart {
             )
             .series(
                 Line::new()
-                    .name("Jitter range")
+                    .name(crate::t!("retry-chart-jitter-range"))
                     .stack("jitter")
                     .show_symbol(false)
                     .silent(true)

@@ -126,6 +126,9 @@ pub struct CurrentUser {
     /// After a reset by an administrator: nothing but choosing a new password is allowed.
     #[serde(default)]
     pub must_change_password: bool,
+    /// The console's language they chose (a catalogue tag); `None`: their browser's.
+    #[serde(default)]
+    pub locale: Option<String>,
 }
 
 impl CurrentUser {

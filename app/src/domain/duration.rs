@@ -89,35 +89,69 @@ pub fn format_ms(ms: u64) -> String {
     out
 }
 
-/// A wait for people to read: `2 h 5 min`, `1.5 s`, `350 ms`. Rounded; not for parsing.
+/// A wait for people to read: `2 h 5 min`, `1.5 s`, `350 ms`. Rounded; not for parsing. In
+/// English unit symbols (logs, the command line); pages say it in their language with
+/// `Locale::duration` (`app/src/i18n/mod.rs`).
 pub fn human_ms(ms: f64) -> String {
-    let ms = ms.max(0.0);
-    if ms < 1_000.0 {
-        format!("{} ms", ms.round())
-    } else if ms < 60_000.0 {
-        let s = ms / 1_000.0;
-        if (s - s.round()).abs() < 0.05 {
-            format!("{} s", s.round())
-        } else {
-            format!("{s:.1} s")
+    human_parts(ms)
+        .into_iter()
+        .map(|(n, unit)| format!("{n} {}", unit.symbol()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The units [`human_parts`] counts in.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TimeUnit {
+    Ms,
+    S,
+    Min,
+    H,
+    D,
+}
+
+impl TimeUnit {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            TimeUnit::Ms => "ms",
+            TimeUnit::S => "s",
+            TimeUnit::Min => "min",
+            TimeUnit::H => "h",
+            TimeUnit::D => "d",
         }
-    } else if ms < 3_600_000.0 {
-        let total_s = (ms / 1_000.0).round() as u64;
-        join(total_s / 60, "min", total_s % 60, "s")
-    } else if ms < 86_400_000.0 {
-        let total_min = (ms / 60_000.0).round() as u64;
-        join(total_min / 60, "h", total_min % 60, "min")
-    } else {
-        let total_h = (ms / 3_600_000.0).round() as u64;
-        join(total_h / 24, "d", total_h % 24, "h")
     }
 }
 
-fn join(big: u64, big_unit: &str, small: u64, small_unit: &str) -> String {
-    if small == 0 {
-        format!("{big} {big_unit}")
+/// A rounded wait as one or two numbers with their units, largest first: `[("2", H), ("5",
+/// Min)]`, `[("1.5", S)]`.
+pub fn human_parts(ms: f64) -> Vec<(String, TimeUnit)> {
+    let ms = ms.max(0.0);
+    let two = |big: u64, big_unit, small: u64, small_unit| {
+        let mut parts = vec![(big.to_string(), big_unit)];
+        if small > 0 {
+            parts.push((small.to_string(), small_unit));
+        }
+        parts
+    };
+    if ms < 1_000.0 {
+        vec![(ms.round().to_string(), TimeUnit::Ms)]
+    } else if ms < 60_000.0 {
+        let s = ms / 1_000.0;
+        let text = if (s - s.round()).abs() < 0.05 {
+            s.round().to_string()
+        } else {
+            format!("{s:.1}")
+        };
+        vec![(text, TimeUnit::S)]
+    } else if ms < 3_600_000.0 {
+        let total_s = (ms / 1_000.0).round() as u64;
+        two(total_s / 60, TimeUnit::Min, total_s % 60, TimeUnit::S)
+    } else if ms < 86_400_000.0 {
+        let total_min = (ms / 60_000.0).round() as u64;
+        two(total_min / 60, TimeUnit::H, total_min % 60, TimeUnit::Min)
     } else {
-        format!("{big} {big_unit} {small} {small_unit}")
+        let total_h = (ms / 3_600_000.0).round() as u64;
+        two(total_h / 24, TimeUnit::D, total_h % 24, TimeUnit::H)
     }
 }
 

@@ -26,6 +26,8 @@ pub struct Model {
     pub sent_window: String,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,
+    /// The language alerts to this channel are written in; NULL: `default_locale`.
+    pub locale: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -18,6 +18,8 @@ pub struct Model {
     /// Set by a password reset: the user must choose a new password before anything else.
     pub must_change_password: bool,
     pub last_sign_in_at: Option<DateTimeUtc>,
+    /// The console's language for this person (a catalogue tag); NULL: the browser's.
+    pub locale: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -5,9 +5,11 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use crate::api::users::{ChangePassword, EndMySessions, my_sessions};
+use crate::api::users::{ChangePassword, EndMySessions, SetMyLocale, my_sessions};
 use crate::components::form::{field_error, other_error};
 use crate::components::layout::use_current_user;
+use crate::i18n::Locale;
+use crate::t;
 use crate::views::users::SessionRow;
 
 #[component]
@@ -21,8 +23,8 @@ pub fn AccountPage() -> impl IntoView {
     );
 
     view! {
-        <Title text="Account" />
-        <h1>"Account"</h1>
+        <Title text=t!("account-title") />
+        <h1>{t!("account-title")}</h1>
         <Suspense fallback=|| ()>
             {move || Suspend::new(async move {
                 me.await
@@ -31,19 +33,23 @@ pub fn AccountPage() -> impl IntoView {
                     .map(|_| {
                         view! {
                             <p class="warning" role="alert" data-testid="must-change">
-                                "An administrator set your password. Choose your own to go on."
+                                {t!("account-must-change")}
                             </p>
                         }
                     })
             })}
         </Suspense>
         <section class="card">
-            <h2>"Change your password"</h2>
+            <h2>{t!("account-password-heading")}</h2>
             <ChangePasswordForm change />
         </section>
         <section class="card">
-            <h2>"Where you are signed in"</h2>
-            <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+            <h2>{t!("account-language-heading")}</h2>
+            <LanguageForm me />
+        </section>
+        <section class="card">
+            <h2>{t!("account-sessions-heading")}</h2>
+            <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
                 {move || Suspend::new(async move {
                     match sessions.await {
                         Ok(rows) => view! { <SessionsTable rows end /> }.into_any(),
@@ -53,14 +59,14 @@ pub fn AccountPage() -> impl IntoView {
             </Transition>
             <ActionForm action=end attr:data-testid="end-other-sessions">
                 <input type="hidden" name="all" value="true" />
-                <button type="submit">"Sign out everywhere else"</button>
+                <button type="submit">{t!("account-sign-out-elsewhere")}</button>
             </ActionForm>
             <p class="ok" role="status">
                 {move || {
                     end.value()
                         .get()
                         .and_then(Result::ok)
-                        .map(|n| format!("{n} session(s) ended."))
+                        .map(|n| t!("count-sessions-ended", count = n))
                 }}
             </p>
         </section>
@@ -76,22 +82,22 @@ fn ChangePasswordForm(change: ServerAction<ChangePassword>) -> impl IntoView {
             .value()
             .get()
             .and_then(Result::ok)
-            .map(|()| "Password changed. Your other sessions were signed out.".to_string())
+            .map(|()| t!("account-password-changed"))
     };
     view! {
         <ActionForm action=change attr:class="form" attr:data-testid="change-password">
             <div>
-                <label for="current-password">"Current password"</label>
+                <label for="current-password">{t!("account-current-password")}</label>
                 <input id="current-password" name="current" type="password" autocomplete="current-password" required />
                 <p class="field-error">{field_error("current")}</p>
             </div>
             <div>
-                <label for="new-password">"New password"</label>
+                <label for="new-password">{t!("account-new-password")}</label>
                 <input id="new-password" name="password" type="password" autocomplete="new-password" required />
                 <p class="field-error">{field_error("password")}</p>
             </div>
             <div>
-                <button type="submit">"Change password"</button>
+                <button type="submit">{t!("account-change-password")}</button>
             </div>
         </ActionForm>
         <p class="ok" role="status">{done}</p>
@@ -107,10 +113,10 @@ fn SessionsTable(rows: Vec<SessionRow>, end: ServerAction<EndMySessions>) -> imp
             <table tabindex="0" class="table" data-testid="sessions">
                 <thead>
                     <tr>
-                        <th>"Signed in"</th>
-                        <th>"Last seen"</th>
-                        <th>"Address"</th>
-                        <th>"Browser"</th>
+                        <th>{t!("account-session-signed-in")}</th>
+                        <th>{t!("account-session-last-seen")}</th>
+                        <th>{t!("account-session-address")}</th>
+                        <th>{t!("account-session-browser")}</th>
                         <th></th>
                     </tr>
                 </thead>
@@ -126,12 +132,12 @@ fn SessionsTable(rows: Vec<SessionRow>, end: ServerAction<EndMySessions>) -> imp
                                     <td class="ua">{s.user_agent.unwrap_or_else(|| "—".into())}</td>
                                     <td>
                                         {if s.current {
-                                            view! { <span class="muted">"this session"</span> }.into_any()
+                                            view! { <span class="muted">{t!("account-this-session")}</span> }.into_any()
                                         } else {
                                             view! {
                                                 <ActionForm action=end>
                                                     <input type="hidden" name="id" value=s.id />
-                                                    <button type="submit" class="link">"Sign out"</button>
+                                                    <button type="submit" class="link">{t!("account-sign-out")}</button>
                                                 </ActionForm>
                                             }
                                                 .into_any()
@@ -144,5 +150,51 @@ fn SessionsTable(rows: Vec<SessionRow>, end: ServerAction<EndMySessions>) -> imp
                 </tbody>
             </table>
         </div>
+    }
+}
+
+/// The person's own language, or their browser's. Saving reloads the page in it.
+#[component]
+fn LanguageForm(me: crate::components::layout::UserResource) -> impl IntoView {
+    let save = ServerAction::<SetMyLocale>::new();
+    Effect::new(move |_| {
+        if let Some(Ok(())) = save.value().get() {
+            let _ = window().location().reload();
+        }
+    });
+    view! {
+        <ActionForm action=save attr:class="form" attr:data-testid="language-form">
+            <div>
+                <label for="locale">{t!("account-language-label")}</label>
+                <Suspense fallback=|| ()>
+                    {move || {
+                        Suspend::new(async move {
+                            let chosen = me.await.ok().and_then(|u| u.locale);
+                            view! {
+                                <select id="locale" name="locale">
+                                    <option value="" selected=chosen.is_none()>
+                                        {t!("account-language-browser")}
+                                    </option>
+                                    {Locale::all()
+                                        .map(|l| {
+                                            let selected = chosen.as_deref() == Some(l.tag().as_str());
+                                            view! {
+                                                <option value=l.tag() selected=selected lang=l.tag()>
+                                                    {l.name()}
+                                                </option>
+                                            }
+                                        })
+                                        .collect_view()}
+                                </select>
+                            }
+                        })
+                    }}
+                </Suspense>
+                <p class="field-error">{field_error(save.value(), "locale")}</p>
+            </div>
+            <div>
+                <button type="submit">{t!("account-language-save")}</button>
+            </div>
+        </ActionForm>
     }
 }

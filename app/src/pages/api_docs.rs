@@ -2,6 +2,7 @@
 //! a curl line to start from. Read from the OpenAPI document the server serves, so it never
 //! disagrees with it.
 
+use crate::t;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
@@ -12,17 +13,18 @@ use crate::views::api_docs::ApiOperation;
 pub fn ApiDocsPage() -> impl IntoView {
     let operations = Resource::new(|| (), |_| api_docs());
     view! {
-        <Title text="API" />
-        <h1>"API"</h1>
+        <Title text=t!("api-title") />
+        <h1>{t!("api-title")}</h1>
         <section class="card">
+            <p>{t!("api-intro")}</p>
             <p>
-                "JSON under " <code>"/api/v1"</code> ", authenticated with " <code>"Authorization: Bearer <token>"</code>
-                " (create one under " <a href="/settings">"Settings → API tokens"</a> "). Errors are "
-                <code>"application/problem+json"</code> "; lists are " <code>"{\"items\": […], \"next\": cursor}"</code>
-                ". The machine-readable document: " <a href="/api/v1/openapi.json">"/api/v1/openapi.json"</a> " (OpenAPI 3.1)."
+                <a href="/settings">{t!("api-tokens-link")}</a>
+                " · "
+                <a href="/api/v1/openapi.json">"/api/v1/openapi.json"</a>
+                " (OpenAPI 3.1)"
             </p>
         </section>
-        <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+        <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
             {move || Suspend::new(async move {
                 match operations.await {
                     Ok(list) => view! { <Operations list /> }.into_any(),
@@ -58,20 +60,20 @@ fn Operations(list: Vec<ApiOperation>) -> impl IntoView {
                     <p>{op.summary.clone()}</p>
                     {(!op.params.is_empty()).then(|| view! {
                         <table tabindex="0" class="table">
-                            <thead><tr><th>"Parameter"</th><th>"In"</th><th>"Required"</th><th>"What"</th></tr></thead>
+                            <thead><tr><th>{t!("api-parameter")}</th><th>{t!("api-in")}</th><th>{t!("api-required")}</th><th>{t!("api-what")}</th></tr></thead>
                             <tbody>
                                 {op.params.iter().map(|p| view! {
                                     <tr>
                                         <td><code>{p.name.clone()}</code></td>
                                         <td>{p.location.clone()}</td>
-                                        <td>{if p.required { "yes" } else { "no" }}</td>
+                                        <td>{if p.required { t!("yes") } else { t!("no") }}</td>
                                         <td>{p.description.clone()}</td>
                                     </tr>
                                 }).collect_view()}
                             </tbody>
                         </table>
                     })}
-                    {op.body.clone().map(|b| view! { <p>"Body: " <code>{b}</code></p> })}
+                    {op.body.clone().map(|b| view! { <p>{t!("api-body")}" " <code>{b}</code></p> })}
                     <ul>
                         {op.responses.iter().map(|(status, what)| view! {
                             <li><code>{status.clone()}</code> " " {what.clone()}</li>

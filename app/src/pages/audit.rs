@@ -5,20 +5,21 @@ use leptos_meta::Title;
 
 use super::runs::when;
 use crate::api::failed::audit_entries;
+use crate::t;
 
 #[component]
 pub fn AuditPage() -> impl IntoView {
     let entries = Resource::new(|| (), |_| audit_entries(None));
     view! {
-        <Title text="Audit log" />
-        <h1>"Audit log"</h1>
-        <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+        <Title text=t!("audit-title") />
+        <h1>{t!("audit-title")}</h1>
+        <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
             {move || Suspend::new(async move {
                 match entries.await {
                     Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
                     Ok(rows) => view! {
                         <table tabindex="0" class="table card" data-testid="audit">
-                            <thead><tr><th>"When"</th><th>"Who"</th><th>"What"</th><th>"On"</th><th>"Details"</th></tr></thead>
+                            <thead><tr><th>{t!("audit-when")}</th><th>{t!("audit-who")}</th><th>{t!("audit-what")}</th><th>{t!("audit-on")}</th><th>{t!("audit-details")}</th></tr></thead>
                             <tbody>
                                 {rows.into_iter().map(|e| view! {
                                     <tr>

@@ -4,6 +4,8 @@
 //! secret are typed in once and never shown again. Below it, every message sent to a channel
 //! with the platform's answer, and a resend for admins.
 
+use crate::i18n::words::{channel_kind, delivery_status};
+use crate::t;
 use leptos::prelude::*;
 
 use crate::api::AppError;
@@ -59,31 +61,37 @@ pub fn ChannelsCard() -> impl IntoView {
             .find_map(Result::err)
             .map(|e: AppError| e.to_string())
     };
-    let changed = move || change.value().get().and_then(Result::ok).map(|()| "Saved.");
+    let changed = move || {
+        change
+            .value()
+            .get()
+            .and_then(Result::ok)
+            .map(|()| t!("account-language-saved"))
+    };
     let time = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d %H:%M UTC").to_string();
 
     view! {
         <section class="card" data-testid="channels">
-            <h2>"Channels"</h2>
+            <h2>{t!("channels-heading")}</h2>
             <p class="muted">
-                "Chat robots and webhooks for alerts. A robot's URL carries its token: it is stored encrypted and only its host is shown."
+                {t!("channels-explained")}
             </p>
-            <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+            <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
                 {move || Suspend::new(async move {
                     let admin = is_admin.await;
                     match channels.await {
                         Ok(rows) if rows.is_empty() => {
-                            view! { <p class="muted">"No channels yet."</p> }.into_any()
+                            view! { <p class="muted">{t!("channels-none")}</p> }.into_any()
                         }
                         Ok(rows) => view! {
                             <div class="table-scroll">
                                 <table tabindex="0" class="table" data-testid="channel-list">
                                     <thead>
                                         <tr>
-                                            <th>"Name"</th>
-                                            <th>"Kind"</th>
-                                            <th>"Where"</th>
-                                            <th>"Last answer"</th>
+                                            <th>{t!("jobs-col-name")}</th>
+                                            <th>{t!("jobs-filter-kind")}</th>
+                                            <th>{t!("channels-where")}</th>
+                                            <th>{t!("channels-last-answer")}</th>
                                             {admin.then(|| view! { <th></th> })}
                                         </tr>
                                     </thead>
@@ -97,7 +105,7 @@ pub fn ChannelsCard() -> impl IntoView {
                                                 view! {
                                                     <tr>
                                                         <td>{c.name}</td>
-                                                        <td>{c.kind.to_string()}{c.signed.then_some(" (signed)")}</td>
+                                                        <td>{channel_kind(c.kind)}{c.signed.then(|| format!(" {}", t!("channels-signed")))}</td>
                                                         <td>{c.target}</td>
                                                         <td class="ua">
                                                             {c.last_answer.unwrap_or_else(|| "—".into())}
@@ -110,38 +118,38 @@ pub fn ChannelsCard() -> impl IntoView {
                                                             <td class="row-actions">
                                                                 <ActionForm action=test>
                                                                     <input type="hidden" name="name" value=for_test />
-                                                                    <button type="submit">"Send test"</button>
+                                                                    <button type="submit">{t!("channels-send-test")}</button>
                                                                 </ActionForm>
                                                                 <details class="edit-channel">
-                                                                    <summary>"Edit"</summary>
+                                                                    <summary>{t!("channels-edit")}</summary>
                                                                     <ActionForm action=change attr:class="form">
                                                                         <input type="hidden" name="name" value=for_edit />
                                                                         {if is_email {
                                                                             view! {
-                                                                                <label>"Addresses (commas between)"
+                                                                                <label>{t!("channels-addresses-edit")}
                                                                                     <input name="to" type="text" value=current_to autocomplete="off" />
                                                                                 </label>
                                                                             }.into_any()
                                                                         } else {
                                                                             view! {
-                                                                                <label>"New URL (blank: keep)"
+                                                                                <label>{t!("channels-new-url")}
                                                                                     <input name="url" type="password" autocomplete="off" />
                                                                                 </label>
-                                                                                <label>"New signing secret (blank: keep)"
+                                                                                <label>{t!("channels-new-secret")}
                                                                                     <input name="secret" type="password" autocomplete="off" />
                                                                                 </label>
                                                                                 <label class="check">
                                                                                     <input name="clear_secret" type="checkbox" value="1" />
-                                                                                    "Remove the signing secret"
+                                                                                    {t!("channels-remove-secret")}
                                                                                 </label>
                                                                             }.into_any()
                                                                         }}
-                                                                        <button type="submit">"Save"</button>
+                                                                        <button type="submit">{t!("account-language-save")}</button>
                                                                     </ActionForm>
                                                                 </details>
                                                                 <ActionForm action=remove>
                                                                     <input type="hidden" name="name" value=name />
-                                                                    <button type="submit" class="link">"Remove"</button>
+                                                                    <button type="submit" class="link">{t!("channels-remove")}</button>
                                                                 </ActionForm>
                                                             </td>
                                                         }})}
@@ -164,35 +172,35 @@ pub fn ChannelsCard() -> impl IntoView {
             <Suspense fallback=|| ()>
                 {move || Suspend::new(async move {
                     is_admin.await.then(|| view! {
-                        <h3>"Add a channel"</h3>
+                        <h3>{t!("channels-add-heading")}</h3>
                         <ActionForm action=add attr:class="form inline-form" attr:data-testid="add-channel">
                             <div>
-                                <label for="channel-name">"Name"</label>
+                                <label for="channel-name">{t!("jobs-col-name")}</label>
                                 <input id="channel-name" name="name" type="text" autocomplete="off" />
                             </div>
                             <div>
-                                <label for="channel-kind">"Kind"</label>
+                                <label for="channel-kind">{t!("jobs-filter-kind")}</label>
                                 <select id="channel-kind" name="kind">
-                                    {ChannelKind::WORDS
+                                    {ChannelKind::ALL
                                         .iter()
-                                        .map(|k| view! { <option value=*k>{*k}</option> })
+                                        .map(|k| view! { <option value=k.as_str()>{channel_kind(*k)}</option> })
                                         .collect_view()}
                                 </select>
                             </div>
                             <div>
-                                <label for="channel-url">"URL"</label>
+                                <label for="channel-url">{t!("channels-url")}</label>
                                 <input id="channel-url" name="url" type="password" autocomplete="off" />
                             </div>
                             <div>
-                                <label for="channel-secret">"Signing secret (optional)"</label>
+                                <label for="channel-secret">{t!("channels-secret")}</label>
                                 <input id="channel-secret" name="secret" type="password" autocomplete="off" />
                             </div>
                             <div>
-                                <label for="channel-to">"Addresses (e-mail)"</label>
+                                <label for="channel-to">{t!("channels-addresses")}</label>
                                 <input id="channel-to" name="to" type="text" autocomplete="off" />
                             </div>
                             <div>
-                                <button type="submit">"Add channel"</button>
+                                <button type="submit">{t!("channels-add")}</button>
                             </div>
                         </ActionForm>
                         <p class="error" role="alert">{add_error}</p>
@@ -219,17 +227,17 @@ pub fn DeliveriesCard() -> impl IntoView {
     };
     view! {
         <section class="card">
-            <h2>"Channel messages"</h2>
+            <h2>{t!("deliveries-heading")}</h2>
             <p class="muted">
-                "One row per alert and channel. DingTalk and WeCom take 20 messages a minute per robot: alerts beyond that wait and go out together as one summary."
+                {t!("deliveries-explained")}
             </p>
             <p class="error" role="alert">{resend_error}</p>
-            <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+            <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
                 {move || Suspend::new(async move {
                     let admin = is_admin.await;
                     match rows.await {
                         Ok(rows) if rows.is_empty() => {
-                            view! { <p class="muted" data-testid="deliveries-empty">"No channel messages yet."</p> }.into_any()
+                            view! { <p class="muted" data-testid="deliveries-empty">{t!("deliveries-none")}</p> }.into_any()
                         }
                         Ok(rows) => view! { <DeliveriesTable rows admin resend /> }.into_any(),
                         Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
@@ -253,12 +261,12 @@ fn DeliveriesTable(
                 <thead>
                     <tr>
                         <th>"#"</th>
-                        <th>"Queued"</th>
-                        <th>"Channel"</th>
-                        <th>"Message"</th>
-                        <th>"Status"</th>
-                        <th>"Attempts"</th>
-                        <th>"Platform's answer"</th>
+                        <th>{t!("deliveries-queued")}</th>
+                        <th>{t!("deliveries-channel")}</th>
+                        <th>{t!("run-col-message")}</th>
+                        <th>{t!("runs-filter-status")}</th>
+                        <th>{t!("runs-col-attempts")}</th>
+                        <th>{t!("deliveries-answer")}</th>
                         {admin.then(|| view! { <th></th> })}
                     </tr>
                 </thead>
@@ -273,11 +281,12 @@ fn DeliveriesTable(
                             };
                             let mut answer = d.answer.clone().unwrap_or_default();
                             if d.status == DeliveryStatus::Pending {
-                                let why = if d.held { "held for the rate limit" } else { "next try" };
-                                answer = format!("{answer} — {why} {}", d.next_attempt_at.format("%H:%M:%S UTC"));
+                                let at = d.next_attempt_at.format("%H:%M:%S UTC").to_string();
+                                let why = if d.held { t!("deliveries-held", at = at) } else { t!("deliveries-next-try", at = at) };
+                                answer = format!("{answer} — {why}");
                             }
                             if let Some(summary) = d.merged_into {
-                                answer = format!("sent in summary #{summary}");
+                                answer = t!("deliveries-in-summary", summary = summary);
                             }
                             let id = d.id;
                             let status = d.status.as_str();
@@ -291,14 +300,14 @@ fn DeliveriesTable(
                                     <td>{time(d.created_at)}</td>
                                     <td>{d.channel}</td>
                                     <td>{title} <span class="muted">{format!(" ({})", d.kind)}</span></td>
-                                    <td><span class=pill>{status}</span></td>
+                                    <td><span class=pill>{delivery_status(d.status)}</span></td>
                                     <td>{d.attempts}</td>
                                     <td class="answer">{answer}</td>
                                     {admin.then(|| view! {
                                         <td>
                                             <button type="button" on:click=move |_| {
                                                 resend.dispatch(ResendDelivery { id });
-                                            }>"Resend"</button>
+                                            }>{t!("deliveries-resend")}</button>
                                         </td>
                                     })}
                                 </tr>

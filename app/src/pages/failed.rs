@@ -2,6 +2,8 @@
 //! and class, filters, paging, and — for admins — re-trigger (one, selected, or all matching,
 //! released at a chosen rate), resolve and discard.
 
+use crate::i18n::words::error_class;
+use crate::t;
 use std::collections::BTreeSet;
 
 use leptos::prelude::*;
@@ -90,42 +92,42 @@ pub fn FailedPage() -> impl IntoView {
             return Some((false, e.to_string()));
         }
         if let Some(Ok(n)) = many.value().get() {
-            return Some((true, format!("{n} run(s) re-triggered.")));
+            return Some((true, t!("failed-retriggered-many", count = n)));
         }
         retrigger
             .value()
             .get()
             .and_then(Result::ok)
-            .map(|id| (true, format!("Re-triggered as run #{id}.")))
+            .map(|id| (true, t!("failed-retriggered-one", run = id)))
     };
 
     view! {
-        <Title text="Failed queue" />
-        <h1>"Failed queue"</h1>
-        <p class="lead">"Runs that could not succeed, kept with their whole history until someone acts."</p>
+        <Title text=t!("nav-failed") />
+        <h1>{t!("nav-failed")}</h1>
+        <p class="lead">{t!("failed-lead")}</p>
         <Form method="GET" action="" attr:class="filters card">
-            <div><label for="q-job">"Job"</label>
+            <div><label for="q-job">{t!("runs-filter-job")}</label>
                 <input id="q-job" name="job" type="text" prop:value=move || param("job").unwrap_or_default() /></div>
-            <div><label for="q-class">"Error class"</label>
+            <div><label for="q-class">{t!("failed-filter-class")}</label>
                 <select id="q-class" name="class" prop:value=move || param("class").unwrap_or_default()>
-                    <option value="">"any"</option>
-                    {ErrorClass::WORDS.iter()
-                        .map(|c| view! { <option value=*c>{*c}</option> }).collect_view()}
+                    <option value="">{t!("filter-any")}</option>
+                    {ErrorClass::ALL.iter()
+                        .map(|c| view! { <option value=c.as_str()>{error_class(*c)}</option> }).collect_view()}
                 </select></div>
-            <div><label for="q-from">"From"</label>
+            <div><label for="q-from">{t!("failed-filter-from")}</label>
                 <input id="q-from" name="from" type="date" prop:value=move || param("from").unwrap_or_default() /></div>
-            <div><label for="q-to">"To"</label>
+            <div><label for="q-to">{t!("failed-filter-to")}</label>
                 <input id="q-to" name="to" type="date" prop:value=move || param("to").unwrap_or_default() /></div>
-            <div><label for="q-text">"Message contains"</label>
+            <div><label for="q-text">{t!("failed-filter-text")}</label>
                 <input id="q-text" name="text" type="text" prop:value=move || param("text").unwrap_or_default() /></div>
-            <div><label for="q-tag">"Tag"</label>
+            <div><label for="q-tag">{t!("jobs-filter-tag")}</label>
                 <input id="q-tag" name="tag" type="text" autocomplete="off" prop:value=move || param("tag").unwrap_or_default() /></div>
-            <div><button type="submit">"Filter"</button></div>
+            <div><button type="submit">{t!("filter-apply")}</button></div>
         </Form>
         <p role="status" data-testid="queue-outcome">
             {move || outcome().map(|(ok, text)| view! { <span class=if ok { "ok" } else { "error" }>{text}</span> })}
         </p>
-        <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+        <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
             {move || Suspend::new(async move {
                 let admin = me.await.map(|u| u.is_admin()).unwrap_or(false);
                 match page.await {
@@ -135,26 +137,26 @@ pub fn FailedPage() -> impl IntoView {
                         let next_link = page.next.clone().map(|c| query_string(&f, Some(&c)));
                         view! {
                             <section class="card counts" data-testid="queue-counts">
-                                <strong data-testid="matching">{page.matching}</strong>" dead run(s) match. "
-                                <span class="muted">"By job: "</span>
+                                <strong data-testid="matching">{page.matching}</strong>" "{t!("failed-matching", count = page.matching)}" "
+                                <span class="muted">{t!("failed-by-job")}" "</span>
                                 {page.per_job.iter().map(|(name, n)| {
                                     let href = query_string(&QueueFilter { job: Some(name.clone()), ..Default::default() }, None);
                                     view! { <A href=href attr:class="chip">{format!("{name} {n}")}</A> }
                                 }).collect_view()}
-                                <span class="muted">" By class: "</span>
+                                <span class="muted">" "{t!("failed-by-class")}" "</span>
                                 {page.per_class.iter().map(|(class, n)| match class {
                                     Some(class) => {
                                         let href = query_string(&QueueFilter { class: Some(class.as_str().into()), ..Default::default() }, None);
-                                        view! { <A href=href attr:class="chip">{format!("{class} {n}")}</A> }.into_any()
+                                        view! { <A href=href attr:class="chip">{format!("{} {n}", error_class(*class))}</A> }.into_any()
                                     }
-                                    None => view! { <span class="chip">{format!("unknown {n}")}</span> }.into_any(),
+                                    None => view! { <span class="chip">{t!("failed-class-unknown", count = *n)}</span> }.into_any(),
                                 }).collect_view()}
                             </section>
                             {admin.then(|| view! { <BulkBar selected filter many matching=page.matching /> })}
                             <QueueTable rows=page.rows admin selected retrigger resolve />
                             <p class="paging">
-                                <A href=query_string(&f, None)>"Newest"</A>
-                                {next_link.map(|href| view! { " · " <A href=href>"Older →"</A> })}
+                                <A href=query_string(&f, None)>{t!("paging-newest")}</A>
+                                {next_link.map(|href| view! { " · " <A href=href>{t!("paging-older")}</A> })}
                             </p>
                         }
                         .into_any()
@@ -187,22 +189,22 @@ fn BulkBar(
     let rate = move || per_minute.get().trim().parse::<u32>().unwrap_or(0);
     view! {
         <div class="bulk card" data-testid="bulk">
-            <label for="per-minute">"Release at most"</label>
+            <label for="per-minute">{t!("failed-rate-before")}</label>
             <input id="per-minute" type="number" min="1" max="6000" class="narrow"
                 prop:value=move || per_minute.get() on:input=move |ev| per_minute.set(event_target_value(&ev)) />
-            <span>" runs per minute. "</span>
+            <span>" "{t!("failed-rate-after")}" "</span>
             <button type="button" class="secondary" disabled=move || selected.with(|s| s.is_empty())
                 on:click=move |_| confirming.set(Some(None))>
-                {move || format!("Re-trigger selected ({})", selected.with(|s| s.len()))}
+                {move || t!("failed-retrigger-selected", count = selected.with(|s| s.len()))}
             </button>
             <button type="button" class="secondary" disabled=matching == 0
                 on:click=move |_| { preview.dispatch(filter.get_untracked()); }>
-                "Re-trigger all matching…"
+                {t!("failed-retrigger-all")}
             </button>
             {move || confirming.get().map(|what| {
                 let (text, by_filter) = match what {
-                    None => (format!("Re-trigger the {} selected run(s), {} per minute?", selected.with(|s| s.len()), rate()), false),
-                    Some(n) => (format!("Re-trigger all {n} run(s) matching this filter, {} per minute?", rate()), true),
+                    None => (t!("failed-confirm-selected", count = selected.with(|s| s.len()), rate = rate()), false),
+                    Some(n) => (t!("failed-confirm-all", count = n, rate = rate()), true),
                 };
                 view! {
                     <span class="confirm" role="alertdialog" data-testid="bulk-confirm">
@@ -214,8 +216,8 @@ fn BulkBar(
                             many.dispatch(RetriggerMany { ids, filter, per_minute: rate() });
                             selected.set(BTreeSet::new());
                             confirming.set(None);
-                        }>"Yes, re-trigger"</button>
-                        <button type="button" class="secondary" on:click=move |_| confirming.set(None)>"Cancel"</button>
+                        }>{t!("failed-confirm-yes")}</button>
+                        <button type="button" class="secondary" on:click=move |_| confirming.set(None)>{t!("action-cancel")}</button>
                     </span>
                 }
             })}
@@ -233,14 +235,15 @@ fn QueueTable(
     resolve: ServerAction<ResolveRun>,
 ) -> impl IntoView {
     if rows.is_empty() {
-        return view! { <p class="card muted" data-testid="queue-empty">"Nothing in the queue matches."</p> }.into_any();
+        return view! { <p class="card muted" data-testid="queue-empty">{t!("failed-empty")}</p> }
+            .into_any();
     }
     view! {
         <table tabindex="0" class="table card" data-testid="queue">
             <thead><tr>
                 {admin.then(|| view! { <th></th> })}
-                <th>"Run"</th><th>"Job"</th><th>"First failure"</th><th>"Last failure"</th>
-                <th>"Attempts"</th><th>"Class"</th><th>"Last message"</th>
+                <th>{t!("runs-col-run")}</th><th>{t!("runs-filter-job")}</th><th>{t!("failed-col-first")}</th><th>{t!("failed-col-last")}</th>
+                <th>{t!("runs-col-attempts")}</th><th>{t!("failed-col-class")}</th><th>{t!("failed-col-message")}</th>
                 {admin.then(|| view! { <th></th> })}
             </tr></thead>
             <tbody>
@@ -249,7 +252,7 @@ fn QueueTable(
                     view! {
                         <tr data-run=id data-job=run.job.clone()>
                             {admin.then(|| view! {
-                                <td><input type="checkbox" aria-label=format!("select run {id}")
+                                <td><input type="checkbox" aria-label=t!("failed-select-run", run = id)
                                     prop:checked=move || selected.with(|s| s.contains(&id))
                                     on:change=move |ev| selected.update(|s| {
                                         if event_target_checked(&ev) { s.insert(id); } else { s.remove(&id); }
@@ -260,7 +263,7 @@ fn QueueTable(
                             <td>{run.first_failure.map(when).unwrap_or_default()}</td>
                             <td>{run.last_failure.map(when).unwrap_or_default()}</td>
                             <td>{run.attempts}</td>
-                            <td>{run.error_class.map(|c| c.as_str())}</td>
+                            <td>{run.error_class.map(error_class)}</td>
                             <td class="small">{run.message.clone().unwrap_or_default()}</td>
                             {admin.then(|| view! { <td class="actions"><RowActions id retrigger resolve /></td> })}
                         </tr>
@@ -284,7 +287,7 @@ pub fn RowActions(
         <button type="button" class="secondary" on:click=move |_| {
             if !crate::components::layout::confirm_while_paused() { return; }
             retrigger.dispatch(RetriggerRun { id, timeout: None, retry: None });
-        }>"Re-trigger"</button>
+        }>{t!("action-retrigger")}</button>
         <RowActionsResolveOnly id resolve />
     }
 }
@@ -299,20 +302,20 @@ pub fn RowActionsResolveOnly(id: i64, resolve: ServerAction<ResolveRun>) -> impl
             let discard = asking.get().unwrap_or(false);
             view! {
                 <span class="confirm">
-                    <input type="text" class="narrow" aria-label="reason"
-                        placeholder=if discard { "why discard?" } else { "how was it handled?" }
+                    <input type="text" class="narrow" aria-label=t!("failed-reason")
+                        placeholder=if discard { t!("failed-reason-discard") } else { t!("failed-reason-resolve") }
                         prop:value=move || reason.get()
                         on:input=move |ev| reason.set(event_target_value(&ev)) />
                     <button type="button" class="danger" on:click=move |_| {
                         resolve.dispatch(ResolveRun { id, reason: reason.get_untracked(), discard });
                         asking.set(None);
-                    }>{if discard { "Discard" } else { "Resolve" }}</button>
-                    <button type="button" class="secondary" on:click=move |_| asking.set(None)>"Cancel"</button>
+                    }>{if discard { t!("failed-discard") } else { t!("failed-resolve") }}</button>
+                    <button type="button" class="secondary" on:click=move |_| asking.set(None)>{t!("action-cancel")}</button>
                 </span>
             }
         }>
-            <button type="button" class="secondary" on:click=move |_| asking.set(Some(false))>"Resolve…"</button>
-            <button type="button" class="secondary" on:click=move |_| asking.set(Some(true))>"Discard…"</button>
+            <button type="button" class="secondary" on:click=move |_| asking.set(Some(false))>{t!("failed-resolve-ask")}</button>
+            <button type="button" class="secondary" on:click=move |_| asking.set(Some(true))>{t!("failed-discard-ask")}</button>
         </Show>
     }
 }

@@ -16,8 +16,10 @@ use crate::api::failed::RetriggerRun;
 use crate::api::overview::get_overview;
 use crate::components::chart::EChart;
 use crate::components::layout::use_is_admin;
-use crate::domain::duration::human_ms;
+use crate::i18n::duration;
+use crate::i18n::words::error_class;
 use crate::pages::runs::{status_pill, use_ticker, when};
+use crate::t;
 use crate::views::overview::{Overview, Tiles};
 use crate::views::runs::HourBucket;
 
@@ -50,16 +52,20 @@ pub fn runs_chart(buckets: &[HourBucket]) -> Chart {
         .y_axis(
             Axis::new()
                 .type_(AxisType::Value)
-                .name("failed %")
+                .name(t!("overview-chart-axis-failed"))
                 .min(0)
                 .max(100),
         )
-        .series(series("Succeeded", "#2f9e44", |b| b.succeeded))
-        .series(series("Failed", "#e03131", |b| b.failed))
-        .series(series("In progress / other", "#868e96", |b| b.other))
+        .series(series(&t!("overview-chart-succeeded"), "#2f9e44", |b| {
+            b.succeeded
+        }))
+        .series(series(&t!("overview-chart-failed"), "#e03131", |b| {
+            b.failed
+        }))
+        .series(series(&t!("overview-chart-other"), "#868e96", |b| b.other))
         .series(
             Line::new()
-                .name("Failure rate %")
+                .name(t!("overview-chart-failure-rate"))
                 .y_axis_index(1)
                 .item_style(charming::element::ItemStyle::new().color("#862e9c"))
                 .data(
@@ -85,7 +91,7 @@ fn failure_rate(b: &HourBucket) -> Option<f64> {
 #[derive(Debug, Clone, PartialEq)]
 pub struct TileView {
     pub key: &'static str,
-    pub label: &'static str,
+    pub label: String,
     pub value: String,
     pub detail: String,
     pub href: String,
@@ -94,62 +100,58 @@ pub struct TileView {
 }
 
 /// `+3 vs the 24 h before` and the like; empty when both are zero.
-fn versus(now: u64, before: u64, period: &str) -> String {
+fn versus(now: u64, before: u64) -> String {
     match (now, before) {
         (0, 0) => String::new(),
-        (n, b) if n == b => format!("same as {period}"),
-        (n, b) if n > b => format!("+{} vs {period}", n - b),
-        (n, b) => format!("−{} vs {period}", b - n),
+        (n, b) if n == b => t!("overview-versus-same"),
+        (n, b) if n > b => t!("overview-versus-more", n = n - b),
+        (n, b) => t!("overview-versus-fewer", n = b - n),
     }
 }
 
 fn percent(rate: f64) -> String {
-    let pct = rate * 100.0;
-    if !(0.05..=99.95).contains(&pct) {
-        format!("{pct:.0} %")
-    } else {
-        format!("{pct:.1} %")
-    }
+    crate::i18n::current().percent(rate)
 }
 
 /// The tiles, in reading order.
 pub fn tiles(t: &Tiles, now: DateTime<Utc>) -> Vec<TileView> {
-    let day = "the 24 h before";
     let (rate, rate_before) = t.success_rate();
     let failed_detail = match t.failed_oldest {
-        Some(oldest) => format!(
-            "oldest waiting {}; {} joined in 24 h",
-            ago(oldest, now),
-            t.failed_joined
+        Some(oldest) => t!(
+            "overview-failed-detail",
+            oldest = ago(oldest, now),
+            joined = t.failed_joined
         ),
-        None => "empty".to_string(),
+        None => t!("overview-failed-empty"),
     };
     vec![
         TileView {
             key: "runs",
-            label: "Runs, last 24 h",
+            label: t!("overview-tile-runs"),
             value: t.runs.now.to_string(),
-            detail: versus(t.runs.now, t.runs.before, day),
+            detail: versus(t.runs.now, t.runs.before),
             href: "/runs?since=24".into(),
             alarm: false,
         },
         TileView {
             key: "success",
-            label: "Succeeded, last 24 h",
+            label: t!("overview-tile-success"),
             value: rate.map_or("—".into(), percent),
             detail: match (rate, rate_before) {
-                (Some(_), Some(before)) => {
-                    format!("{} dead; {} the 24 h before", t.dead.now, percent(before))
-                }
-                (Some(_), None) => format!("{} dead", t.dead.now),
-                (None, _) => "no run ended".into(),
+                (Some(_), Some(before)) => t!(
+                    "overview-success-detail",
+                    dead = t.dead.now,
+                    before = percent(before)
+                ),
+                (Some(_), None) => t!("overview-success-dead", dead = t.dead.now),
+                (None, _) => t!("overview-success-none"),
             },
             href: "/runs?since=24&status=dead".into(),
             alarm: t.dead.now > 0,
         },
         TileView {
             key: "running",
-            label: "Running now",
+            label: t!("overview-tile-running"),
             value: t.running.to_string(),
             detail: String::new(),
             href: "/runs?status=running".into(),
@@ -157,7 +159,7 @@ pub fn tiles(t: &Tiles, now: DateTime<Utc>) -> Vec<TileView> {
         },
         TileView {
             key: "retrying",
-            label: "Waiting to retry",
+            label: t!("overview-tile-retrying"),
             value: t.retry_wait.to_string(),
             detail: String::new(),
             href: "/runs?status=retry_wait".into(),
@@ -165,7 +167,7 @@ pub fn tiles(t: &Tiles, now: DateTime<Utc>) -> Vec<TileView> {
         },
         TileView {
             key: "failed",
-            label: "In the failed queue",
+            label: t!("overview-tile-failed"),
             value: t.failed_queue.to_string(),
             detail: failed_detail,
             href: "/failed".into(),
@@ -173,10 +175,10 @@ pub fn tiles(t: &Tiles, now: DateTime<Utc>) -> Vec<TileView> {
         },
         TileView {
             key: "failing",
-            label: "Jobs failing now",
+            label: t!("overview-tile-failing"),
             value: t.failing_jobs.to_string(),
             detail: if t.escalated_jobs > 0 {
-                format!("{} escalated", t.escalated_jobs)
+                t!("overview-failing-escalated", n = t.escalated_jobs)
             } else {
                 String::new()
             },
@@ -185,22 +187,24 @@ pub fn tiles(t: &Tiles, now: DateTime<Utc>) -> Vec<TileView> {
         },
         TileView {
             key: "late",
-            label: "Tick lateness, p95",
-            value: t.late_p95_ms.map_or("—".into(), |ms| human_ms(ms as f64)),
+            label: t!("overview-tile-late"),
+            value: t.late_p95_ms.map_or("—".into(), |ms| duration(ms as f64)),
             detail: t
                 .late_p95_before_ms
-                .map(|ms| format!("{} the 24 h before", human_ms(ms as f64)))
+                .map(|ms| t!("overview-late-before", before = duration(ms as f64)))
                 .unwrap_or_default(),
             href: "/runs?since=24".into(),
             alarm: t.late_p95_ms.is_some_and(|ms| ms > 60_000),
         },
         TileView {
             key: "deliveries",
-            label: "Deliveries failed",
+            label: t!("overview-tile-deliveries"),
             value: (t.mail_failed + t.chat_failed).to_string(),
-            detail: format!(
-                "mail {}, chat {}; {} waiting",
-                t.mail_failed, t.chat_failed, t.deliveries_waiting
+            detail: t!(
+                "overview-deliveries-detail",
+                mail = t.mail_failed,
+                chat = t.chat_failed,
+                waiting = t.deliveries_waiting
             ),
             href: if t.chat_failed > 0 && t.mail_failed == 0 {
                 "/channels".into()
@@ -211,23 +215,25 @@ pub fn tiles(t: &Tiles, now: DateTime<Utc>) -> Vec<TileView> {
         },
         TileView {
             key: "nodes",
-            label: "Nodes",
-            value: format!("{} live", t.nodes_live),
+            label: t!("overview-tile-nodes"),
+            value: t!("overview-nodes-live", n = t.nodes_live),
             detail: if t.nodes_lost > 0 {
-                format!("{} lost", t.nodes_lost)
+                t!("overview-nodes-lost", n = t.nodes_lost)
             } else {
-                "none lost".into()
+                t!("overview-nodes-none-lost")
             },
             href: "/settings#nodes".into(),
             alarm: t.nodes_lost > 0 || t.nodes_live == 0,
         },
         TileView {
             key: "traffic",
-            label: "Page views today",
-            value: format!("{} people", t.people.now),
-            detail: format!(
-                "{} bots; yesterday {} people, {} bots",
-                t.bots.now, t.people.before, t.bots.before
+            label: t!("overview-tile-traffic"),
+            value: t!("overview-traffic-people", n = t.people.now),
+            detail: t!(
+                "overview-traffic-detail",
+                bots = t.bots.now,
+                people_before = t.people.before,
+                bots_before = t.bots.before
             ),
             href: "/traffic?range=today".into(),
             alarm: false,
@@ -238,7 +244,7 @@ pub fn tiles(t: &Tiles, now: DateTime<Utc>) -> Vec<TileView> {
 /// `5 min ago`, from the server's clock.
 fn ago(t: DateTime<Utc>, now: DateTime<Utc>) -> String {
     let ms = (now - t).num_milliseconds().max(0);
-    format!("{} ago", human_ms(ms as f64))
+    t!("time-ago", time = duration(ms as f64))
 }
 
 #[component]
@@ -265,10 +271,10 @@ pub fn HomePage() -> impl IntoView {
     };
 
     view! {
-        <Title text="Overview" />
-        <h1>"Overview"</h1>
+        <Title text=t!("nav-overview") />
+        <h1>{t!("nav-overview")}</h1>
         <p class="error" role="alert">{action_error}</p>
-        <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+        <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
             {move || Suspend::new(async move {
                 let admin = admin.await;
                 match overview.await {
@@ -278,9 +284,9 @@ pub fn HomePage() -> impl IntoView {
             })}
         </Transition>
         <section class="card">
-            <h2>"Runs per hour, last 24 hours"</h2>
+            <h2>{t!("overview-chart-heading")}</h2>
             <p class="muted small">
-                "Bars: runs created each hour, by how they ended so far. Line: the share of the ended runs that failed."
+                {t!("overview-chart-explained")}
             </p>
             <EChart id="runs-chart" chart=chart />
             <Transition fallback=|| ()>
@@ -300,7 +306,7 @@ pub fn HomePage() -> impl IntoView {
 fn OverviewBody(o: Overview, admin: bool, retrigger: ServerAction<RetriggerRun>) -> impl IntoView {
     let now = o.now;
     view! {
-        <section class="tiles" aria-label="Status at a glance">
+        <section class="tiles" aria-label=t!("overview-tiles-label")>
             {tiles(&o.tiles, now)
                 .into_iter()
                 .map(|t| {
@@ -316,14 +322,14 @@ fn OverviewBody(o: Overview, admin: bool, retrigger: ServerAction<RetriggerRun>)
                 .collect_view()}
         </section>
         <section class="card" data-testid="attention">
-            <h2>"Needs attention"</h2>
+            <h2>{t!("overview-attention-heading")}</h2>
             {if o.attention.is_empty() {
-                view! { <p class="muted">"Nothing: every job's latest run succeeded or is still going."</p> }.into_any()
+                view! { <p class="muted">{t!("overview-attention-none")}</p> }.into_any()
             } else {
                 view! {
                     <div class="table-scroll">
                         <table tabindex="0" class="table">
-                            <thead><tr><th>"Job"</th><th>"Latest run"</th><th>"Failing since"</th><th>"Error"</th>{admin.then(|| view! { <th><span class="visually-hidden">"Actions"</span></th> })}</tr></thead>
+                            <thead><tr><th>{t!("overview-attention-job")}</th><th>{t!("overview-attention-run")}</th><th>{t!("overview-attention-since")}</th><th>{t!("overview-attention-error")}</th>{admin.then(|| view! { <th><span class="visually-hidden">{t!("table-actions")}</span></th> })}</tr></thead>
                             <tbody>
                                 {o.attention.into_iter().map(|a| {
                                     let id = a.run_id;
@@ -332,14 +338,14 @@ fn OverviewBody(o: Overview, admin: bool, retrigger: ServerAction<RetriggerRun>)
                                             <td><a href=format!("/jobs/{}", a.job_id)>{a.job.clone()}</a></td>
                                             <td><a href=format!("/runs/{id}")>{format!("#{id} ")}</a>{status_pill(a.status)}</td>
                                             <td title=when(a.since)>{ago(a.since, now)}</td>
-                                            <td class="small">{a.error_class.map(|c| format!("{c}: "))}{a.error.clone().unwrap_or_default()}</td>
+                                            <td class="small">{a.error_class.map(|c| format!("{}: ", error_class(c)))}{a.error.clone().unwrap_or_default()}</td>
                                             {admin.then(|| view! {
                                                 <td class="actions">
                                                     {a.in_failed_queue.then(|| view! {
                                                         <button type="button" class="secondary" on:click=move |_| {
                                                             if !crate::components::layout::confirm_while_paused() { return; }
                                                             retrigger.dispatch(RetriggerRun { id, timeout: None, retry: None });
-                                                        }>"Re-trigger"</button>
+                                                        }>{t!("action-retrigger")}</button>
                                                     })}
                                                 </td>
                                             })}
@@ -352,17 +358,18 @@ fn OverviewBody(o: Overview, admin: bool, retrigger: ServerAction<RetriggerRun>)
                 }.into_any()
             }}
             {(!o.slow.is_empty()).then(|| view! {
-                <h3>"Slow attempts"</h3>
-                <p class="muted small">"Slower than the mean plus three standard deviations of the job's recent successes."</p>
+                <h3>{t!("overview-slow-heading")}</h3>
+                <p class="muted small">{t!("overview-slow-explained")}</p>
                 <ul class="plain" data-testid="slow">
                     {o.slow.into_iter().map(|s| view! {
                         <li>
-                            <a href=format!("/runs/{}", s.run_id)>{format!("{} #{} attempt {}", s.job, s.run_id, s.attempt)}</a>
-                            {format!(
-                                " — {} {}",
-                                human_ms(s.duration_ms as f64),
-                                if s.running { "so far, still running" } else { "" }
-                            )}
+                            <a href=format!("/runs/{}", s.run_id)>{t!("overview-slow-attempt", job = s.job.clone(), run = s.run_id, attempt = s.attempt)}</a>
+                            " — "
+                            {if s.running {
+                                t!("overview-slow-running", time = duration(s.duration_ms as f64))
+                            } else {
+                                duration(s.duration_ms as f64)
+                            }}
                         </li>
                     }).collect_view()}
                 </ul>
@@ -370,9 +377,9 @@ fn OverviewBody(o: Overview, admin: bool, retrigger: ServerAction<RetriggerRun>)
         </section>
         <div class="two-up">
             <section class="card" data-testid="next-fires">
-                <h2>"Next ticks"</h2>
+                <h2>{t!("overview-next-heading")}</h2>
                 {if o.next_fires.is_empty() {
-                    view! { <p class="muted">"No enabled job has a tick ahead."</p> }.into_any()
+                    view! { <p class="muted">{t!("overview-next-none")}</p> }.into_any()
                 } else {
                     view! {
                         <ol class="plain">
@@ -384,9 +391,9 @@ fn OverviewBody(o: Overview, admin: bool, retrigger: ServerAction<RetriggerRun>)
                 }}
             </section>
             <section class="card" data-testid="last-failures">
-                <h2>"Last failures"</h2>
+                <h2>{t!("overview-failures-heading")}</h2>
                 {if o.failures.is_empty() {
-                    view! { <p class="muted">"No run has ended dead."</p> }.into_any()
+                    view! { <p class="muted">{t!("overview-failures-none")}</p> }.into_any()
                 } else {
                     view! {
                         <ol class="plain">
@@ -394,7 +401,7 @@ fn OverviewBody(o: Overview, admin: bool, retrigger: ServerAction<RetriggerRun>)
                                 <li>
                                     <a href=format!("/runs/{}", f.run_id)>{format!("{} #{}", f.job, f.run_id)}</a>
                                     " "<span class="muted" title=when(f.finished_at)>{ago(f.finished_at, now)}</span>
-                                    <div class="small">{f.error_class.map(|c| format!("{c}: "))}{f.error.unwrap_or_default()}</div>
+                                    <div class="small">{f.error_class.map(|c| format!("{}: ", error_class(c)))}{f.error.unwrap_or_default()}</div>
                                 </li>
                             }).collect_view()}
                         </ol>
@@ -408,7 +415,7 @@ fn OverviewBody(o: Overview, admin: bool, retrigger: ServerAction<RetriggerRun>)
 /// `in 4 min`.
 fn in_time(t: DateTime<Utc>, now: DateTime<Utc>) -> String {
     let ms = (t - now).num_milliseconds().max(0);
-    format!("in {}", human_ms(ms as f64))
+    t!("time-in", time = duration(ms as f64))
 }
 
 /// The chart's text equivalent: totals, and the worst hour.
@@ -422,19 +429,23 @@ fn RunsText(buckets: Vec<HourBucket>) -> impl IntoView {
         .filter(|b| b.failed > 0)
         .max_by_key(|b| b.failed)
         .map(|b| {
-            format!(
-                " Most failures in one hour: {} at {}.",
-                b.failed,
-                b.hour.format("%H:00 UTC")
+            t!(
+                "overview-chart-worst",
+                n = b.failed,
+                hour = b.hour.format("%H:00 UTC").to_string()
             )
         });
     let total = ok + failed + other;
     view! {
         <p class="muted" data-testid="runs-total">
             {if total == 0 {
-                "No runs yet: once jobs run, each hour shows how they ended.".to_string()
+                t!("overview-chart-empty")
             } else {
-                format!("{total} runs in the last 24 hours: {ok} succeeded, {failed} dead, {other} in progress or otherwise ended.{}", worst.unwrap_or_default())
+                let summary = t!("overview-chart-summary", total = total, ok = ok, failed = failed, other = other);
+                match worst {
+                    Some(worst) => format!("{summary} {worst}"),
+                    None => summary,
+                }
             }}
         </p>
     }

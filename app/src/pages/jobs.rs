@@ -13,9 +13,11 @@ use crate::api::jobs::{BulkJobs, DeleteJob, SetJobEnabled, list_jobs};
 use crate::api::maintenance::SetJobPaused;
 use crate::api::runs::RunJobNow;
 use crate::components::layout::{confirm_while_paused, use_current_user};
-use crate::domain::duration::human_ms;
 use crate::domain::job::Kind;
 use crate::domain::run::RunStatus;
+use crate::i18n::duration;
+use crate::i18n::words::{job_kind, job_state, run_status};
+use crate::t;
 use crate::views::jobs::{BulkAction, JobQuery, JobRow, JobSort, JobState, STRIP};
 
 fn fire_time(t: chrono::DateTime<chrono::Utc>) -> String {
@@ -30,17 +32,19 @@ fn strip(statuses: &[RunStatus]) -> impl IntoView + use<> {
         .count();
     let dead = statuses.iter().filter(|s| **s == RunStatus::Dead).count();
     let label = if statuses.is_empty() {
-        "no runs yet".to_string()
+        t!("jobs-strip-empty")
     } else {
-        format!(
-            "last {} runs: {succeeded} succeeded, {dead} dead, {} other",
-            statuses.len(),
-            statuses.len() - succeeded - dead
+        t!(
+            "jobs-strip-label",
+            count = statuses.len(),
+            succeeded = succeeded,
+            dead = dead,
+            other = statuses.len() - succeeded - dead
         )
     };
     let squares = statuses
         .iter()
-        .map(|s| view! { <i class=format!("sq {}", s.as_str()) title=s.as_str()></i> })
+        .map(|s| view! { <i class=format!("sq {}", s.as_str()) title=run_status(*s)></i> })
         .collect_view();
     view! {
         <span class="strip" role="img" aria-label=label.clone() title=label data-testid="strip">
@@ -50,7 +54,7 @@ fn strip(statuses: &[RunStatus]) -> impl IntoView + use<> {
 }
 
 fn sort_header(
-    label: &'static str,
+    label: String,
     column: JobSort,
     query: impl Fn() -> JobQuery + Send + Sync + Copy + 'static,
 ) -> impl IntoView {
@@ -121,7 +125,7 @@ pub fn JobsPage() -> impl IntoView {
         bulk.value()
             .get()
             .and_then(Result::ok)
-            .map(|n| format!("{n} job(s) changed."))
+            .map(|n| t!("jobs-bulk-done", count = n))
     };
     let do_bulk = move |action: BulkAction| {
         let ids: Vec<i64> = selected.get_untracked().into_iter().collect();
@@ -131,39 +135,39 @@ pub fn JobsPage() -> impl IntoView {
     };
 
     view! {
-        <Title text="Jobs" />
+        <Title text=t!("nav-jobs") />
         <div class="page-head">
-            <h1>"Jobs"</h1>
+            <h1>{t!("nav-jobs")}</h1>
             <Suspense fallback=|| ()>
                 {move || Suspend::new(async move {
                     me.await
                         .ok()
                         .filter(|u| u.is_admin())
-                        .map(|_| view! { <A href="/jobs/new" attr:class="button">"New job"</A> })
+                        .map(|_| view! { <A href="/jobs/new" attr:class="button">{t!("jobs-new")}</A> })
                 })}
             </Suspense>
         </div>
         <Form method="GET" action="" attr:class="filters card" attr:data-testid="jobs-filters">
             <div>
-                <label for="f-q">"Name or description"</label>
+                <label for="f-q">{t!("jobs-filter-text")}</label>
                 <input id="f-q" name="q" type="search" prop:value=move || query().text />
             </div>
             <div>
-                <label for="f-kind">"Kind"</label>
+                <label for="f-kind">{t!("jobs-filter-kind")}</label>
                 <select id="f-kind" name="kind" prop:value=move || query().kind.map(|k| k.as_str()).unwrap_or_default()>
-                    <option value="">"any"</option>
-                    {Kind::ALL.iter().map(|k| view! { <option value=k.as_str()>{k.as_str()}</option> }).collect_view()}
+                    <option value="">{t!("filter-any")}</option>
+                    {Kind::ALL.iter().map(|k| view! { <option value=k.as_str()>{job_kind(*k)}</option> }).collect_view()}
                 </select>
             </div>
             <div>
-                <label for="f-state">"State"</label>
+                <label for="f-state">{t!("jobs-filter-state")}</label>
                 <select id="f-state" name="state" prop:value=move || query().state.map(|s| s.as_str()).unwrap_or_default()>
-                    <option value="">"any"</option>
-                    {JobState::ALL.iter().map(|s| view! { <option value=s.as_str()>{s.as_str()}</option> }).collect_view()}
+                    <option value="">{t!("filter-any")}</option>
+                    {JobState::ALL.iter().map(|s| view! { <option value=s.as_str()>{job_state(*s)}</option> }).collect_view()}
                 </select>
             </div>
             <div>
-                <label for="f-tag">"Tag"</label>
+                <label for="f-tag">{t!("jobs-filter-tag")}</label>
                 <input id="f-tag" name="tag" type="text" autocomplete="off" prop:value=move || query().tag.unwrap_or_default() />
             </div>
             <input type="hidden" name="sort" prop:value=move || {
@@ -171,13 +175,13 @@ pub fn JobsPage() -> impl IntoView {
                 if q.sort == JobSort::Name && !q.descending { String::new() } else { format!("{}{}", if q.descending { "-" } else { "" }, q.sort.as_str()) }
             } />
             <div class="filter-actions">
-                <button type="submit">"Filter"</button>
-                {move || query().is_filtered().then(|| view! { <a href="/jobs">"Show every job"</a> })}
+                <button type="submit">{t!("filter-apply")}</button>
+                {move || query().is_filtered().then(|| view! { <a href="/jobs">{t!("jobs-filter-clear")}</a> })}
             </div>
         </Form>
         <p class="error" role="alert">{action_error}</p>
         <p class="ok" role="status">{bulk_done}</p>
-        <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+        <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
             {move || Suspend::new(async move {
                 let admin = me.await.map(|u| u.is_admin()).unwrap_or(false);
                 match jobs.await {
@@ -185,8 +189,8 @@ pub fn JobsPage() -> impl IntoView {
                     Ok(rows) if rows.is_empty() => {
                         view! {
                             <p class="card muted" data-testid="no-jobs">
-                                "No jobs yet."
-                                {admin.then_some(" Define the first one with New job.")}
+                                {t!("jobs-none")}
+                                {admin.then(|| format!(" {}", t!("jobs-none-admin")))}
                             </p>
                         }
                             .into_any()
@@ -200,38 +204,38 @@ pub fn JobsPage() -> impl IntoView {
                         view! {
                             {q.is_filtered().then(|| view! {
                                 <p class="muted" data-testid="jobs-filter">
-                                    {format!("{} of {total} jobs match.", rows.len())}
+                                    {t!("jobs-filter-matches", shown = rows.len(), total = total)}
                                 </p>
                             })}
                             {admin.then(|| view! {
                                 <div class="bulk card" data-testid="bulk" class:hidden=move || selected.with(BTreeSet::is_empty)>
-                                    <span>{move || format!("{} selected:", selected.with(BTreeSet::len))}</span>
-                                    <button type="button" class="secondary" on:click=move |_| do_bulk(BulkAction::Enable)>"Enable"</button>
-                                    <button type="button" class="secondary" on:click=move |_| do_bulk(BulkAction::Disable)>"Disable"</button>
-                                    <button type="button" class="secondary" on:click=move |_| do_bulk(BulkAction::Pause)>"Pause"</button>
-                                    <button type="button" class="secondary" on:click=move |_| do_bulk(BulkAction::Resume)>"Resume"</button>
-                                    <label for="bulk-tag" class="visually-hidden">"Tag"</label>
-                                    <input id="bulk-tag" type="text" placeholder="tag" autocomplete="off"
+                                    <span>{move || t!("jobs-bulk-selected", count = selected.with(BTreeSet::len))}</span>
+                                    <button type="button" class="secondary" on:click=move |_| do_bulk(BulkAction::Enable)>{t!("jobs-enable")}</button>
+                                    <button type="button" class="secondary" on:click=move |_| do_bulk(BulkAction::Disable)>{t!("jobs-disable")}</button>
+                                    <button type="button" class="secondary" on:click=move |_| do_bulk(BulkAction::Pause)>{t!("jobs-pause")}</button>
+                                    <button type="button" class="secondary" on:click=move |_| do_bulk(BulkAction::Resume)>{t!("jobs-resume")}</button>
+                                    <label for="bulk-tag" class="visually-hidden">{t!("jobs-filter-tag")}</label>
+                                    <input id="bulk-tag" type="text" placeholder=t!("jobs-bulk-tag-placeholder") autocomplete="off"
                                         prop:value=move || bulk_tag.get()
                                         on:input=move |ev| bulk_tag.set(event_target_value(&ev)) />
-                                    <button type="button" class="secondary" on:click=move |_| do_bulk(BulkAction::Tag)>"Add tag"</button>
-                                    <button type="button" class="secondary" on:click=move |_| do_bulk(BulkAction::Untag)>"Remove tag"</button>
+                                    <button type="button" class="secondary" on:click=move |_| do_bulk(BulkAction::Tag)>{t!("jobs-bulk-tag")}</button>
+                                    <button type="button" class="secondary" on:click=move |_| do_bulk(BulkAction::Untag)>{t!("jobs-bulk-untag")}</button>
                                 </div>
                             })}
                             <div class="scroll card">
                             <table tabindex="0" class="table" data-testid="jobs">
                                 <thead>
                                     <tr>
-                                        {admin.then(|| view! { <th><span class="visually-hidden">"Select"</span></th> })}
-                                        {sort_header("Name", JobSort::Name, query)}
-                                        <th>"Schedule"</th>
-                                        {sort_header("Last result", JobSort::Last, query)}
-                                        <th>{format!("Last {STRIP} runs")}</th>
-                                        {sort_header("7-day success", JobSort::Rate, query)}
-                                        {sort_header("P95 duration", JobSort::Duration, query)}
-                                        {sort_header("Next fire", JobSort::Next, query)}
-                                        <th>"State"</th>
-                                        <th><span class="visually-hidden">"Actions"</span></th>
+                                        {admin.then(|| view! { <th><span class="visually-hidden">{t!("jobs-select")}</span></th> })}
+                                        {sort_header(t!("jobs-col-name"), JobSort::Name, query)}
+                                        <th>{t!("jobs-col-schedule")}</th>
+                                        {sort_header(t!("jobs-col-last"), JobSort::Last, query)}
+                                        <th>{t!("jobs-col-strip", count = STRIP)}</th>
+                                        {sort_header(t!("jobs-col-rate"), JobSort::Rate, query)}
+                                        {sort_header(t!("jobs-col-p95"), JobSort::Duration, query)}
+                                        {sort_header(t!("jobs-col-next"), JobSort::Next, query)}
+                                        <th>{t!("jobs-filter-state")}</th>
+                                        <th><span class="visually-hidden">{t!("table-actions")}</span></th>
                                     </tr>
                                 </thead>
                                 <tbody>
@@ -243,17 +247,17 @@ pub fn JobsPage() -> impl IntoView {
                                             let paused = row.paused;
                                             let takes_parameters = row.takes_parameters;
                                             let next = match (enabled, row.next_fire_at) {
-                                                (false, _) => "disabled".to_string(),
-                                                (true, Some(at)) if paused => format!("paused (due {})", fire_time(at)),
+                                                (false, _) => job_state(JobState::Disabled),
+                                                (true, Some(at)) if paused => t!("jobs-next-paused", due = fire_time(at)),
                                                 (true, Some(at)) => fire_time(at),
                                                 (true, None) => "—".into(),
                                             };
                                             let name = row.name.clone();
                                             let rate = row.success_rate().map(|r| format!("{r:.1}%")).unwrap_or_else(|| "—".into());
-                                            let rate_title = format!("{} of {} ended runs in 7 days succeeded", row.week_succeeded, row.week_ended);
-                                            let p95 = row.p95_ms.map(|ms| human_ms(ms as f64)).unwrap_or_else(|| "—".into());
+                                            let rate_title = t!("jobs-rate-title", succeeded = row.week_succeeded, ended = row.week_ended);
+                                            let p95 = row.p95_ms.map(|ms| duration(ms as f64)).unwrap_or_else(|| "—".into());
                                             let last = row.last_status.map(|s| {
-                                                let ago = row.last_at.map(|t| format!("{} ago", human_ms((now - t).num_milliseconds().max(0) as f64))).unwrap_or_default();
+                                                let ago = row.last_at.map(|t| t!("time-ago", time = duration((now - t).num_milliseconds().max(0) as f64))).unwrap_or_default();
                                                 let at = row.last_at.map(fire_time).unwrap_or_default();
                                                 view! {
                                                     {crate::pages::runs::status_pill(s)}
@@ -265,7 +269,7 @@ pub fn JobsPage() -> impl IntoView {
                                                 <tr data-job=row.name.clone()>
                                                     {admin.then(|| view! {
                                                         <td>
-                                                            <input type="checkbox" aria-label=format!("Select {}", row.name)
+                                                            <input type="checkbox" aria-label=t!("jobs-select-one", name = row.name.clone())
                                                                 prop:checked=move || selected.with(|s| s.contains(&id))
                                                                 on:change=move |ev| {
                                                                     let on = event_target_checked(&ev);
@@ -275,7 +279,7 @@ pub fn JobsPage() -> impl IntoView {
                                                     })}
                                                     <td>
                                                         <a href=format!("/jobs/{id}")>{row.name.clone()}</a>
-                                                        " "<span class="muted small">{row.kind.as_str()}</span>
+                                                        " "<span class="muted small">{job_kind(row.kind)}</span>
                                                         <div class="muted small">{row.description.clone()}</div>
                                                         <div class="tags">
                                                             {row.tags.iter().map(|t| view! {
@@ -287,17 +291,17 @@ pub fn JobsPage() -> impl IntoView {
                                                         <code class="cron">{row.cron.clone()}</code>
                                                         <div class="muted small">{row.timezone.clone()}</div>
                                                     </td>
-                                                    <td data-testid="last">{last.unwrap_or_else(|| view! { <span class="muted">"never ran"</span> }.into_any())}</td>
+                                                    <td data-testid="last">{last.unwrap_or_else(|| view! { <span class="muted">{t!("jobs-never-ran")}</span> }.into_any())}</td>
                                                     <td>{strip(&row.strip)}</td>
                                                     <td data-testid="rate" title=rate_title>{rate}</td>
                                                     <td data-testid="p95">{p95}</td>
                                                     <td class="small">{next}</td>
                                                     <td>
                                                         <span class=if enabled { "pill ok" } else { "pill off" }>
-                                                            {if enabled { "enabled" } else { "disabled" }}
+                                                            {job_state(if enabled { JobState::Enabled } else { JobState::Disabled })}
                                                         </span>
-                                                        {paused.then(|| view! { " " <span class="pill warn" data-testid="paused">"paused"</span> })}
-                                                        {row.failing.then(|| view! { " " <span class="pill bad" data-testid="failing">"failing"</span> })}
+                                                        {paused.then(|| view! { " " <span class="pill warn" data-testid="paused">{job_state(JobState::Paused)}</span> })}
+                                                        {row.failing.then(|| view! { " " <span class="pill bad" data-testid="failing">{job_state(JobState::Failing)}</span> })}
                                                     </td>
                                                     <td class="actions">
                                                         {admin
@@ -305,7 +309,7 @@ pub fn JobsPage() -> impl IntoView {
                                                                 view! {
                                                                     {if takes_parameters {
                                                                         view! {
-                                                                            <a class="button secondary" href=format!("/jobs/{id}#run")>"Run now…"</a>
+                                                                            <a class="button secondary" href=format!("/jobs/{id}#run")>{t!("jobs-run-now-params")}</a>
                                                                         }.into_any()
                                                                     } else {
                                                                         view! {
@@ -317,7 +321,7 @@ pub fn JobsPage() -> impl IntoView {
                                                                                     run_now.dispatch(RunJobNow { id, params: None });
                                                                                 }
                                                                             >
-                                                                                "Run now"
+                                                                                {t!("jobs-run-now")}
                                                                             </button>
                                                                         }.into_any()
                                                                     }}
@@ -328,7 +332,7 @@ pub fn JobsPage() -> impl IntoView {
                                                                             pause.dispatch(SetJobPaused { id, paused: !paused });
                                                                         }
                                                                     >
-                                                                        {if paused { "Resume" } else { "Pause" }}
+                                                                        {if paused { t!("jobs-resume") } else { t!("jobs-pause") }}
                                                                     </button>
                                                                     <button
                                                                         type="button"
@@ -337,7 +341,7 @@ pub fn JobsPage() -> impl IntoView {
                                                                             toggle.dispatch(SetJobEnabled { id, enabled: !enabled });
                                                                         }
                                                                     >
-                                                                        {if enabled { "Disable" } else { "Enable" }}
+                                                                        {if enabled { t!("jobs-disable") } else { t!("jobs-enable") }}
                                                                     </button>
                                                                     <Show
                                                                         when=move || confirming.get() == Some(id)
@@ -348,13 +352,13 @@ pub fn JobsPage() -> impl IntoView {
                                                                                     class="danger"
                                                                                     on:click=move |_| confirming.set(Some(id))
                                                                                 >
-                                                                                    "Delete"
+                                                                                    {t!("action-delete")}
                                                                                 </button>
                                                                             }
                                                                         }
                                                                     >
                                                                         <span class="confirm" role="alertdialog">
-                                                                            {format!("Delete {name} and its {} run(s)?", row.runs)}
+                                                                            {t!("jobs-delete-confirm", name = name.clone(), count = row.runs)}
                                                                             <button
                                                                                 type="button"
                                                                                 class="danger"
@@ -363,14 +367,14 @@ pub fn JobsPage() -> impl IntoView {
                                                                                     delete.dispatch(DeleteJob { id });
                                                                                 }
                                                                             >
-                                                                                "Yes, delete"
+                                                                                {t!("action-delete-confirm")}
                                                                             </button>
                                                                             <button
                                                                                 type="button"
                                                                                 class="secondary"
                                                                                 on:click=move |_| confirming.set(None)
                                                                             >
-                                                                                "Cancel"
+                                                                                {t!("action-cancel")}
                                                                             </button>
                                                                         </span>
                                                                     </Show>

@@ -4,6 +4,7 @@ use leptos_router::hooks::use_query_map;
 
 use crate::api::AppError;
 use crate::api::auth::Login;
+use crate::t;
 
 #[component]
 pub fn LoginPage() -> impl IntoView {
@@ -20,21 +21,21 @@ pub fn LoginPage() -> impl IntoView {
     };
 
     view! {
-        <Title text="Sign in" />
+        <Title text=t!("login-title") />
         <main class="login">
             <h1>"Bulwark"</h1>
-            <p class="lead">"Scheduled jobs that must not silently fail."</p>
+            <p class="lead">{t!("app-tagline")}</p>
             <ActionForm action=login attr:class="card form" attr:novalidate=true>
                 <input type="hidden" name="next" value=next />
-                <label for="username">"Username"</label>
+                <label for="username">{t!("login-username")}</label>
                 <input id="username" name="username" type="text" autocomplete="username" autofocus />
                 <p class="field-error" data-testid="username-error">{field_error("username")}</p>
-                <label for="password">"Password"</label>
+                <label for="password">{t!("login-password")}</label>
                 <input id="password" name="password" type="password" autocomplete="current-password" />
                 <p class="field-error" data-testid="password-error">{field_error("password")}</p>
                 <p class="error" role="alert" data-testid="login-error">{general_error}</p>
                 <button type="submit" disabled=move || login.pending().get()>
-                    {move || if login.pending().get() { "Signing in…" } else { "Sign in" }}
+                    {move || if login.pending().get() { t!("login-submitting") } else { t!("login-submit") }}
                 </button>
             </ActionForm>
         </main>

@@ -8,6 +8,7 @@ use leptos_meta::Title;
 use crate::api::maintenance::{CancelWindow, PauseJobs, ResumeJobs, get_maintenance};
 use crate::components::form::{field_error, other_error};
 use crate::components::layout::{use_is_admin, use_maintenance};
+use crate::t;
 use crate::views::maintenance::WindowView;
 
 fn when(t: chrono::DateTime<chrono::Utc>) -> String {
@@ -16,8 +17,8 @@ fn when(t: chrono::DateTime<chrono::Utc>) -> String {
 
 fn what(w: &WindowView) -> String {
     match &w.tag {
-        None => "Every job".into(),
-        Some(tag) => format!("Jobs tagged {tag}"),
+        None => t!("maintenance-every-job"),
+        Some(tag) => t!("maintenance-tagged", tag = tag.clone()),
     }
 }
 
@@ -63,14 +64,14 @@ pub fn MaintenancePage() -> impl IntoView {
             <tr data-window=id>
                 <td>{what(&w)}</td>
                 <td>{when(w.starts_at)}</td>
-                <td>{w.ends_at.map(when).unwrap_or_else(|| "until someone resumes".into())}</td>
+                <td>{w.ends_at.map(when).unwrap_or_else(|| t!("maintenance-until-resumed"))}</td>
                 <td>{w.created_by.clone()}</td>
                 <td>{w.reason.clone()}</td>
                 <td class="actions">
                     {admin.then(|| view! {
                         <button type="button" class="secondary" on:click=move |_| {
                             cancel.dispatch(CancelWindow { id });
-                        }>{if ahead { "Cancel" } else { "End now" }}</button>
+                        }>{if ahead { t!("action-cancel") } else { t!("maintenance-end-now") }}</button>
                     })}
                 </td>
             </tr>
@@ -82,12 +83,12 @@ pub fn MaintenancePage() -> impl IntoView {
                 <table tabindex="0" class="table" data-testid=testid>
                     <thead>
                         <tr>
-                            <th>"Pauses"</th>
-                            <th>"From"</th>
-                            <th>"Until"</th>
-                            <th>"By"</th>
-                            <th>"Reason"</th>
-                            <th><span class="visually-hidden">"Actions"</span></th>
+                            <th>{t!("maintenance-col-pauses")}</th>
+                            <th>{t!("maintenance-col-from")}</th>
+                            <th>{t!("maintenance-col-until")}</th>
+                            <th>{t!("maintenance-col-by")}</th>
+                            <th>{t!("maintenance-col-reason")}</th>
+                            <th><span class="visually-hidden">{t!("table-actions")}</span></th>
                         </tr>
                     </thead>
                     <tbody>
@@ -99,15 +100,13 @@ pub fn MaintenancePage() -> impl IntoView {
     };
 
     view! {
-        <Title text="Maintenance" />
-        <h1>"Maintenance"</h1>
+        <Title text=t!("banner-maintenance-link") />
+        <h1>{t!("banner-maintenance-link")}</h1>
         <p class="notice">
-            "While jobs are paused no cron run and no retry of them starts; attempts already running finish. "
-            "Ticks that fall in the pause follow each job's misfire policy when it ends. "
-            "Run now and re-trigger still work, after a confirmation."
+            {t!("maintenance-explained")}
         </p>
         <p class="error" role="alert">{row_error}</p>
-        <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+        <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
             {move || Suspend::new(async move {
                 let admin = is_admin.await;
                 match status.await {
@@ -116,9 +115,9 @@ pub fn MaintenancePage() -> impl IntoView {
                         let paused_all = status.pausing_all().is_some();
                         view! {
                             <section class="card" data-testid="maintenance-now">
-                                <h2>"Now"</h2>
+                                <h2>{t!("maintenance-now")}</h2>
                                 {if status.active.is_empty() {
-                                    view! { <p data-testid="not-paused">"Not paused: jobs run on their schedules."</p> }.into_any()
+                                    view! { <p data-testid="not-paused">{t!("maintenance-not-paused")}</p> }.into_any()
                                 } else {
                                     view! {
                                         <p><strong>{status.summary()}</strong></p>
@@ -126,65 +125,65 @@ pub fn MaintenancePage() -> impl IntoView {
                                         {admin.then(|| view! {
                                             <button type="button" data-testid="resume" on:click=move |_| {
                                                 resume.dispatch(ResumeJobs {});
-                                            }>"Resume everything now"</button>
+                                            }>{t!("maintenance-resume-all")}</button>
                                         })}
                                     }.into_any()
                                 }}
                                 {(!status.paused_jobs.is_empty()).then(|| view! {
                                     <p>
-                                        "Paused on their own: " {status.paused_jobs.join(", ")} ". "
-                                        <a href="/jobs?state=paused">"Show them on the Jobs page"</a>
+                                        {t!("maintenance-paused-jobs", jobs = status.paused_jobs.join(", "))}" "
+                                        <a href="/jobs?state=paused">{t!("maintenance-paused-jobs-link")}</a>
                                     </p>
                                 })}
                             </section>
                             {(admin && !paused_all).then(|| view! {
                                 <section class="card">
-                                    <h2>"Pause all now"</h2>
+                                    <h2>{t!("maintenance-pause-heading")}</h2>
                                     <ActionForm action=pause_now attr:class="form" attr:data-testid="pause-all">
                                         <div>
-                                            <label for="pause-reason">"Reason (everyone sees it in the banner)"</label>
+                                            <label for="pause-reason">{t!("maintenance-reason-banner")}</label>
                                             <input id="pause-reason" name="reason" type="text" required maxlength="500" />
                                             <p class="field-error">{field_error(pause_now.value(), "maintenance")}</p>
                                         </div>
                                         <div>
-                                            <label for="pause-until">"Until (optional: 2h, 30m or 2026-12-24 17:00 UTC)"</label>
+                                            <label for="pause-until">{t!("maintenance-until-optional")}</label>
                                             <input id="pause-until" name="until" type="text" autocomplete="off" />
                                             <p class="field-error">{field_error(pause_now.value(), "until")}</p>
                                         </div>
-                                        <div><button type="submit">"Pause all"</button></div>
+                                        <div><button type="submit">{t!("maintenance-pause-all")}</button></div>
                                         <p class="error" role="alert">{now_error}</p>
                                     </ActionForm>
                                 </section>
                             })}
                             <section class="card">
-                                <h2>"Windows ahead"</h2>
+                                <h2>{t!("maintenance-ahead")}</h2>
                                 {if status.ahead.is_empty() {
-                                    view! { <p class="muted">"None scheduled."</p> }.into_any()
+                                    view! { <p class="muted">{t!("maintenance-ahead-none")}</p> }.into_any()
                                 } else {
                                     table(status.ahead.clone(), admin, "ahead-windows").into_any()
                                 }}
                                 {admin.then(|| view! {
                                     <ActionForm action=schedule attr:class="form" attr:data-testid="schedule-window">
                                         <div>
-                                            <label for="window-starts">"Starts (UTC)"</label>
+                                            <label for="window-starts">{t!("maintenance-starts")}</label>
                                             <input id="window-starts" name="starts" type="datetime-local" required />
                                             <p class="field-error">{field_error(schedule.value(), "starts")}</p>
                                         </div>
                                         <div>
-                                            <label for="window-until">"Ends (UTC)"</label>
+                                            <label for="window-until">{t!("maintenance-ends")}</label>
                                             <input id="window-until" name="until" type="datetime-local" required />
                                             <p class="field-error">{field_error(schedule.value(), "until")}</p>
                                         </div>
                                         <div>
-                                            <label for="window-reason">"Reason"</label>
+                                            <label for="window-reason">{t!("maintenance-col-reason")}</label>
                                             <input id="window-reason" name="reason" type="text" required maxlength="500" />
                                             <p class="field-error">{field_error(schedule.value(), "maintenance")}</p>
                                         </div>
                                         <div>
-                                            <label for="window-tag">"Only jobs tagged (optional)"</label>
+                                            <label for="window-tag">{t!("maintenance-only-tag")}</label>
                                             <input id="window-tag" name="tag" type="text" autocomplete="off" />
                                         </div>
-                                        <div><button type="submit">"Schedule the window"</button></div>
+                                        <div><button type="submit">{t!("maintenance-schedule")}</button></div>
                                         <p class="error" role="alert">{schedule_error}</p>
                                     </ActionForm>
                                 })}

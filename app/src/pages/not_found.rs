@@ -1,6 +1,8 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
+use crate::t;
+
 #[component]
 pub fn NotFound() -> impl IntoView {
     #[cfg(feature = "ssr")]
@@ -8,10 +10,10 @@ pub fn NotFound() -> impl IntoView {
         response.set_status(http::StatusCode::NOT_FOUND);
     }
     view! {
-        <Title text="Not found" />
+        <Title text=t!("not-found-title") />
         <main class="login">
-            <h1>"Not found"</h1>
-            <p>"There is no page at this address. " <a href="/">"Back to the overview"</a></p>
+            <h1>{t!("not-found-title")}</h1>
+            <p>{t!("not-found-text")} " " <a href="/">{t!("not-found-back")}</a></p>
         </main>
     }
 }

@@ -2,6 +2,8 @@
 //! reads), a test mail that shows the SMTP server's answer, each job's alert recipients, and
 //! the outbox — every mail with its status, attempts and last error, a preview and a resend.
 
+use crate::i18n::words::mail_status;
+use crate::t;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
@@ -26,9 +28,9 @@ pub fn NotificationsPage() -> impl IntoView {
         |_| mail_settings(),
     );
     view! {
-        <Title text="Notifications" />
-        <h1>"Notifications"</h1>
-        <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+        <Title text=t!("nav-notifications") />
+        <h1>{t!("nav-notifications")}</h1>
+        <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
             {move || Suspend::new(async move {
                 match settings.await {
                     Ok(view) => view! { <SettingsCard view save test /> }.into_any(),
@@ -62,18 +64,17 @@ fn SettingsCard(
         save.value()
             .get()
             .and_then(Result::ok)
-            .map(|_| "Saved.".to_string())
+            .map(|_| t!("account-language-saved"))
     };
     let test_result = move || {
         test.value().get().map(|result| match result {
             Ok(r) if r.delivered => view! {
-                <p class="ok" data-testid="test-mail-result">{format!("Delivered ({}): {}", r.status, r.answer)}</p>
+                <p class="ok" data-testid="test-mail-result">{t!("mail-test-delivered", status = mail_status(r.status), answer = r.answer.clone())}</p>
             }
             .into_any(),
             Ok(r) => view! {
                 <p class="error" data-testid="test-mail-result">
-                    {format!("Not delivered ({}). The server said: {}", r.status, r.answer)}
-                    " The mail stays in the outbox below."
+                    {t!("mail-test-not-delivered", status = mail_status(r.status), answer = r.answer.clone())}
                 </p>
             }
             .into_any(),
@@ -83,7 +84,7 @@ fn SettingsCard(
     };
     let job_link = digest_job_id.map(|id| format!("/jobs/{id}"));
     let shown_to = if digest_to.is_empty() {
-        "everyone any job alerts".to_string()
+        t!("mail-digest-everyone")
     } else {
         digest_to.clone()
     };
@@ -91,12 +92,18 @@ fn SettingsCard(
     let shown_channels = if digest_channels.is_empty() {
         String::new()
     } else {
-        format!(" and to the channels {digest_channels}")
+        format!(
+            " {}",
+            t!(
+                "mail-digest-and-channels",
+                channels = digest_channels.clone()
+            )
+        )
     };
     view! {
         <section class="card">
-            <h2>"Mail"</h2>
-            <p data-testid="mail-route">"Mail goes to: " <b>{route}</b></p>
+            <h2>{t!("mail-heading")}</h2>
+            <p data-testid="mail-route">{t!("mail-route")}" " <b>{route}</b></p>
             <Suspense fallback=|| ()>
                 {move || {
                     let digest_to = digest_to.clone();
@@ -111,40 +118,40 @@ fn SettingsCard(
                         let admin = me.await.map(|u| u.is_admin()).unwrap_or(false);
                         if !admin {
                             return view! {
-                                <p>"The daily digest goes to " <b>{shown_to}</b> {shown_channels} " at " <b>{shown_time}</b> "."</p>
-                                <p class="muted">"You are signed in as a viewer: an administrator changes these."</p>
+                                <p>{t!("mail-digest-summary", to = shown_to, channels = shown_channels, time = shown_time)}</p>
+                                <p class="muted">{t!("mail-viewer-note")}</p>
                             }
                                 .into_any();
                         }
                         view! {
-                            <h3>"Daily digest"</h3>
+                            <h3>{t!("mail-digest-heading")}</h3>
                             <ActionForm action=save attr:class="form" attr:data-testid="digest-settings">
-                                <label for="digest-to">"Recipients (commas between; empty: everyone any job alerts)"</label>
+                                <label for="digest-to">{t!("mail-digest-to")}</label>
                                 <textarea id="digest-to" name="digest_to" rows="2">{digest_to}</textarea>
                                 <p class="field-error" data-field="digest_to">{field_error(save.value(), "digest_to")}</p>
-                                <label for="digest-channels">"Channels for the digest and trend alerts (names, commas between)"</label>
+                                <label for="digest-channels">{t!("mail-digest-channels")}</label>
                                 <input id="digest-channels" name="digest_channels" type="text" value=digest_channels placeholder="ops-dingtalk" />
                                 <p class="field-error" data-field="digest_channels">{field_error(save.value(), "digest_channels")}</p>
-                                <label for="digest-time">{format!("Time of day ({digest_timezone})")}</label>
+                                <label for="digest-time">{t!("mail-digest-time", zone = digest_timezone.clone())}</label>
                                 <input id="digest-time" name="digest_time" type="text" value=digest_time placeholder="08:00" />
                                 <p class="field-error" data-field="digest_time">{field_error(save.value(), "digest_time")}</p>
                                 <p class="muted">
-                                    "The time is the schedule of the "
-                                    <a href=job_link.unwrap_or_default()>"mail-digest job"</a>
-                                    "; its retries and history are there."
+                                    {t!("mail-digest-job-before")}" "
+                                    <a href=job_link.unwrap_or_default()>{t!("mail-digest-job")}</a>
+                                    {t!("mail-digest-job-after")}
                                 </p>
-                                <button type="submit">"Save"</button>
+                                <button type="submit">{t!("account-language-save")}</button>
                             </ActionForm>
                             <p class="ok" role="status">{saved}</p>
-                            <h3>"Send a test mail"</h3>
+                            <h3>{t!("mail-test-heading")}</h3>
                             <ActionForm action=test attr:class="form inline-form" attr:data-testid="test-mail">
                                 <div>
-                                    <label for="test-to">"To"</label>
+                                    <label for="test-to">{t!("mail-to")}</label>
                                     <input id="test-to" name="to" type="text" placeholder="you@example.com" />
                                     <p class="field-error">{field_error(test.value(), "to")}</p>
                                 </div>
                                 <div>
-                                    <button type="submit">"Send test mail"</button>
+                                    <button type="submit">{t!("mail-test-send")}</button>
                                 </div>
                             </ActionForm>
                             {test_result}
@@ -153,19 +160,19 @@ fn SettingsCard(
                     })
                 }}
             </Suspense>
-            <h3>"Alerts per job"</h3>
+            <h3>{t!("mail-routes-heading")}</h3>
             <p class="muted">
-                "A job's first failed run mails its recipients; after the set number of failed runs in a row one escalation goes out; the first success after mails that it recovered. Change them in the job's editor."
+                {t!("mail-routes-explained")}
             </p>
             <table tabindex="0" class="table" data-testid="alert-routes">
                 <thead>
                     <tr>
-                        <th>"Job"</th>
-                        <th>"Alerts to"</th>
-                        <th>"Escalate after"</th>
-                        <th>"Escalate to"</th>
-                        <th>"Channels"</th>
-                        <th>"Escalation channels"</th>
+                        <th>{t!("runs-filter-job")}</th>
+                        <th>{t!("mail-routes-to")}</th>
+                        <th>{t!("mail-routes-after")}</th>
+                        <th>{t!("mail-routes-escalate-to")}</th>
+                        <th>{t!("channels-heading")}</th>
+                        <th>{t!("mail-routes-escalate-channels")}</th>
                     </tr>
                 </thead>
                 <tbody>
@@ -177,7 +184,7 @@ fn SettingsCard(
                                 <tr>
                                     <td><a href=format!("/jobs/{}", r.job_id)>{r.job}</a></td>
                                     <td>{none(r.to)}</td>
-                                    <td>{format!("{} failed runs", r.escalate_after)}</td>
+                                    <td>{t!("mail-routes-failed-runs", count = r.escalate_after)}</td>
                                     <td>{none(r.escalate_to)}</td>
                                     <td>{none(r.channels)}</td>
                                     <td>{none(r.escalate_channels)}</td>
@@ -225,32 +232,33 @@ fn OutboxCard(resend: ServerAction<ResendMail>, test: ServerAction<SendTestMail>
     };
     view! {
         <section class="card">
-            <h2>"Outbox"</h2>
+            <h2>{t!("outbox-heading")}</h2>
             <p class="filters" data-testid="outbox-filter">
-                <a href="/notifications" class:active=move || status().is_none()>"all"</a>
-                {MailStatus::WORDS
+                <a href="/notifications" class:active=move || status().is_none()>{t!("outbox-all")}</a>
+                {MailStatus::ALL
                     .iter()
-                    .map(|s| {
-                        let s = *s;
+                    .map(|status_word| {
+                        let label = mail_status(*status_word);
+                        let s = status_word.as_str();
                         view! {
                             " · "
                             <a
                                 href=format!("/notifications?status={s}")
                                 class:active=move || status().as_deref() == Some(s)
                             >
-                                {s}
+                                {label}
                             </a>
                         }
                     })
                     .collect_view()}
             </p>
             <p class="error" role="alert">{resend_error}</p>
-            <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+            <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
                 {move || Suspend::new(async move {
                     let admin = is_admin.await;
                     match rows.await {
                         Ok(rows) if rows.is_empty() => {
-                            view! { <p class="muted" data-testid="outbox-empty">"No mail here."</p> }.into_any()
+                            view! { <p class="muted" data-testid="outbox-empty">{t!("outbox-empty")}</p> }.into_any()
                         }
                         Ok(rows) => view! { <OutboxTable rows admin selected resend /> }.into_any(),
                         Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
@@ -274,13 +282,13 @@ fn OutboxTable(
             <thead>
                 <tr>
                     <th>"#"</th>
-                    <th>"Queued"</th>
-                    <th>"Kind"</th>
-                    <th>"To"</th>
-                    <th>"Subject"</th>
-                    <th>"Status"</th>
-                    <th>"Attempts"</th>
-                    <th>"Server's answer / last error"</th>
+                    <th>{t!("deliveries-queued")}</th>
+                    <th>{t!("jobs-filter-kind")}</th>
+                    <th>{t!("mail-to")}</th>
+                    <th>{t!("outbox-subject")}</th>
+                    <th>{t!("runs-filter-status")}</th>
+                    <th>{t!("runs-col-attempts")}</th>
+                    <th>{t!("outbox-answer")}</th>
                     <th></th>
                 </tr>
             </thead>
@@ -295,8 +303,8 @@ fn OutboxTable(
                         };
                         let answer = match (m.status, &m.reply, &m.last_error) {
                             (MailStatus::Pending, _, Some(error)) => format!(
-                                "{error} — next try {}",
-                                m.next_attempt_at.format("%H:%M:%S UTC")
+                                "{error} — {}",
+                                t!("deliveries-next-try", at = m.next_attempt_at.format("%H:%M:%S UTC").to_string())
                             ),
                             (status, Some(reply), _) if status != MailStatus::Failed => reply.clone(),
                             (_, _, Some(error)) => error.clone(),
@@ -311,19 +319,19 @@ fn OutboxTable(
                                 <td>{m.kind}</td>
                                 <td>{m.recipients}</td>
                                 <td>{m.subject}</td>
-                                <td><span class=pill>{status}</span></td>
+                                <td><span class=pill>{mail_status(m.status)}</span></td>
                                 <td>{m.attempts}</td>
                                 <td class="answer">{answer}</td>
                                 <td>
                                     <button type="button" class="secondary" on:click=move |_| selected.set(Some(id))>
-                                        "Preview"
+                                        {t!("outbox-preview")}
                                     </button>
                                     {admin
                                         .then(|| {
                                             view! {
                                                 <button type="button" on:click=move |_| {
                                                     resend.dispatch(ResendMail { id });
-                                                }>"Resend"</button>
+                                                }>{t!("deliveries-resend")}</button>
                                             }
                                         })}
                                 </td>
@@ -356,8 +364,8 @@ fn Preview(selected: RwSignal<Option<i64>>) -> impl IntoView {
                     Ok(Some(m)) => view! {
                         <div class="preview" data-testid="mail-preview">
                             <h3>{format!("#{}: {}", m.id, m.subject)}</h3>
-                            <p class="muted">"To: " {m.recipients}</p>
-                            {m.html.map(|html| view! { <iframe sandbox="" srcdoc=html title="HTML part"></iframe> })}
+                            <p class="muted">{t!("mail-to")}": " {m.recipients}</p>
+                            {m.html.map(|html| view! { <iframe sandbox="" srcdoc=html title=t!("outbox-html-part")></iframe> })}
                             <pre tabindex="0">{m.text}</pre>
                         </div>
                     }

@@ -9,9 +9,11 @@ use super::runs::{outcome_pill, status_pill, use_ticker, when};
 use crate::api::failed::{ResolveRun, RetriggerRun, audit_entries};
 use crate::api::runs::{ReleaseRun, get_run};
 use crate::components::layout::use_current_user;
-use crate::domain::duration::human_ms;
 use crate::domain::retry::RetryInput;
 use crate::domain::run::{RunStatus, TimeoutKind};
+use crate::i18n::duration;
+use crate::i18n::words::{error_class, trigger};
+use crate::t;
 use crate::views::runs::{AttemptView, RunView};
 
 #[component]
@@ -43,11 +45,11 @@ pub fn RunDetailPage() -> impl IntoView {
     });
 
     view! {
-        <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+        <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
             {move || Suspend::new(async move {
                 match run.await {
                     Ok(run) => view! { <RunStory run /> }.into_any(),
-                    Err(e) => view! { <h1>"Run"</h1><p class="error">{e.to_string()}</p> }.into_any(),
+                    Err(e) => view! { <h1>{t!("runs-col-run")}</h1><p class="error">{e.to_string()}</p> }.into_any(),
                 }
             })}
         </Transition>
@@ -56,7 +58,7 @@ pub fn RunDetailPage() -> impl IntoView {
 
 #[component]
 fn RunStory(run: RunView) -> impl IntoView {
-    let title = format!("Run #{} of {}", run.id, run.job);
+    let title = t!("run-title", run = run.id, job = run.job.clone());
     let in_queue = run.in_failed_queue();
     let subject = format!("run {}", run.id);
     let audit = Resource::new(
@@ -71,41 +73,41 @@ fn RunStory(run: RunView) -> impl IntoView {
         {view! {
         <section class="card">
             <dl class="facts wide" data-testid="run-facts">
-                <dt>"Status"</dt><dd data-testid="run-status">{status_pill(run.status)}</dd>
-                <dt>"Job"</dt><dd><a href=format!("/jobs/{}", run.job_id)>{run.job.clone()}</a></dd>
-                <dt>"Trigger"</dt><dd>{run.trigger.as_str()}</dd>
-                <dt>"Scheduled for"</dt><dd>{when(run.scheduled_for)}</dd>
-                <dt>"Next attempt"</dt><dd>{run.next_attempt_at.map(when).unwrap_or_else(|| "—".into())}</dd>
-                <dt>"Finished"</dt><dd>{run.finished_at.map(when).unwrap_or_else(|| "—".into())}</dd>
-                <dt>"Idempotency key"</dt><dd><code>{run.idempotency_key.clone()}</code></dd>
-                <dt>"Last error"</dt>
-                <dd>{run.last_error_class.map(|c| format!("{c}: "))}{run.last_error.clone().unwrap_or_else(|| "—".into())}</dd>
-                <dt>"Policy in force"</dt>
+                <dt>{t!("runs-filter-status")}</dt><dd data-testid="run-status">{status_pill(run.status)}</dd>
+                <dt>{t!("runs-filter-job")}</dt><dd><a href=format!("/jobs/{}", run.job_id)>{run.job.clone()}</a></dd>
+                <dt>{t!("runs-col-trigger")}</dt><dd>{trigger(run.trigger)}</dd>
+                <dt>{t!("runs-col-scheduled")}</dt><dd>{when(run.scheduled_for)}</dd>
+                <dt>{t!("run-next-attempt")}</dt><dd>{run.next_attempt_at.map(when).unwrap_or_else(|| "—".into())}</dd>
+                <dt>{t!("run-finished")}</dt><dd>{run.finished_at.map(when).unwrap_or_else(|| "—".into())}</dd>
+                <dt>{t!("run-idempotency-key")}</dt><dd><code>{run.idempotency_key.clone()}</code></dd>
+                <dt>{t!("runs-col-error")}</dt>
+                <dd>{run.last_error_class.map(|c| format!("{}: ", error_class(c)))}{run.last_error.clone().unwrap_or_else(|| "—".into())}</dd>
+                <dt>{t!("run-policy")}</dt>
                 <dd data-testid="run-policy">
                     {match crate::domain::policy_text::snapshot(&policy) {
                         Some(text) => view! {
                             {text}
-                            <details class="small"><summary>"As recorded"</summary><code>{policy.clone()}</code></details>
+                            <details class="small"><summary>{t!("run-policy-recorded")}</summary><code>{policy.clone()}</code></details>
                         }.into_any(),
                         None if policy.is_empty() => view! { "—" }.into_any(),
                         None => view! { <code class="small">{policy.clone()}</code> }.into_any(),
                     }}
                 </dd>
-                {run.override_timeout_ms.map(|ms| view! { <dt>"Timeout override"</dt><dd>{format!("{}, this run only", crate::domain::duration::human_ms(ms as f64))}</dd> })}
+                {run.override_timeout_ms.map(|ms| view! { <dt>{t!("run-timeout-override")}</dt><dd>{t!("run-this-run-only", what = duration(ms as f64))}</dd> })}
                 {run.override_retry.clone().map(|r| view! {
-                    <dt>"Retry override"</dt>
-                    <dd>{crate::domain::policy_text::retry_override(&r).map_or_else(|| view! { <code class="small">{r.clone()}</code> }.into_any(), |text| format!("{text}, this run only").into_any())}</dd>
+                    <dt>{t!("run-retry-override")}</dt>
+                    <dd>{crate::domain::policy_text::retry_override(&r).map_or_else(|| view! { <code class="small">{r.clone()}</code> }.into_any(), |text| t!("run-this-run-only", what = text).into_any())}</dd>
                 })}
-                {run.params.clone().map(|p| view! { <dt>"Parameters"</dt><dd class="small" data-testid="run-params"><code>{p}</code></dd> })}
-                {run.retrigger_of.map(|id| view! { <dt>"Re-trigger of"</dt><dd><a href=format!("/runs/{id}")>{format!("#{id}")}</a></dd> })}
+                {run.params.clone().map(|p| view! { <dt>{t!("run-parameters")}</dt><dd class="small" data-testid="run-params"><code>{p}</code></dd> })}
+                {run.retrigger_of.map(|id| view! { <dt>{t!("run-retrigger-of")}</dt><dd><a href=format!("/runs/{id}")>{format!("#{id}")}</a></dd> })}
                 {(!run.retriggered_as.is_empty()).then(|| view! {
-                    <dt>"Re-triggered as"</dt>
+                    <dt>{t!("run-retriggered-as")}</dt>
                     <dd data-testid="retriggered-as">{run.retriggered_as.iter().map(|id| view! { <a href=format!("/runs/{id}")>{format!("#{id} ")}</a> }).collect_view()}</dd>
                 })}
                 {run.resolution.map(|r| view! {
-                    <dt>"Left the failed queue"</dt>
+                    <dt>{t!("run-left-queue")}</dt>
                     <dd data-testid="resolution">
-                        {format!("{r} by {} at {}", run.resolved_by.clone().unwrap_or_default(), run.resolved_at.map(when).unwrap_or_default())}
+                        {t!("run-resolution", how = r.to_string(), by = run.resolved_by.clone().unwrap_or_default(), at = run.resolved_at.map(when).unwrap_or_default())}
                         {run.resolution_reason.clone().map(|why| format!(": {why}"))}
                     </dd>
                 })}
@@ -117,11 +119,11 @@ fn RunStory(run: RunView) -> impl IntoView {
             let release = ServerAction::<ReleaseRun>::new();
             view! {
                 <section class="card" data-testid="held">
-                    <p>{run.last_error.clone().unwrap_or_else(|| "held".into())}</p>
+                    <p>{run.last_error.clone().unwrap_or_else(|| t!("run-held"))}</p>
                     <Suspense fallback=|| ()>
                         {move || Suspend::new(async move {
                             me.await.ok().filter(|u| u.is_admin()).map(|_| view! {
-                                <button type="button" on:click=move |_| { release.dispatch(ReleaseRun { id }); }>"Release it now"</button>
+                                <button type="button" on:click=move |_| { release.dispatch(ReleaseRun { id }); }>{t!("run-release")}</button>
                             })
                         })}
                     </Suspense>
@@ -142,16 +144,16 @@ fn RunStory(run: RunView) -> impl IntoView {
         }}
         {view! {
         <section class="card">
-            <h2>"Attempts"</h2>
+            <h2>{t!("runs-col-attempts")}</h2>
             {if run.attempts.is_empty() {
-                view! { <p class="muted">"No attempt yet."</p> }.into_any()
+                view! { <p class="muted">{t!("run-no-attempt")}</p> }.into_any()
             } else {
                 view! {
                     <table tabindex="0" class="table compact" data-testid="attempts">
                         <thead>
                             <tr>
-                                <th>"#"</th><th>"Started"</th><th>"Duration"</th><th>"Timeout"</th>
-                                <th>"Outcome"</th><th>"Class"</th><th>"Message"</th><th>"Node"</th><th>"Load"</th>
+                                <th>"#"</th><th>{t!("run-col-started")}</th><th>{t!("run-col-duration")}</th><th>{t!("run-col-timeout")}</th>
+                                <th>{t!("run-col-outcome")}</th><th>{t!("failed-col-class")}</th><th>{t!("run-col-message")}</th><th>{t!("run-col-node")}</th><th>{t!("run-col-load")}</th>
                             </tr>
                         </thead>
                         <tbody>{run.attempts.iter().map(attempt_row).collect_view()}</tbody>
@@ -162,11 +164,11 @@ fn RunStory(run: RunView) -> impl IntoView {
         </section>
         }.into_any()}
         <section class="card">
-            <h2>"Audit"</h2>
+            <h2>{t!("run-audit")}</h2>
             <Suspense fallback=|| ()>
                 {move || Suspend::new(async move {
                     match audit.await {
-                        Ok(entries) if entries.is_empty() => view! { <p class="muted">"Nobody has acted on this run."</p> }.into_any(),
+                        Ok(entries) if entries.is_empty() => view! { <p class="muted">{t!("run-audit-none")}</p> }.into_any(),
                         Ok(entries) => view! {
                             <ul class="audit" data-testid="run-audit">
                                 {entries.into_iter().map(|e| view! {
@@ -225,19 +227,19 @@ fn RetriggerPanel(id: i64) -> impl IntoView {
     };
     view! {
         <section class="card" data-testid="retrigger-panel">
-            <h2>"In the failed queue"</h2>
+            <h2>{t!("overview-tile-failed")}</h2>
             {view! {
             <div class="grid3">
                 <div>
-                    <label for="override-timeout">"Timeout for this run only (optional)"</label>
-                    <input id="override-timeout" type="text" placeholder="e.g. 10m" prop:value=move || timeout.get()
+                    <label for="override-timeout">{t!("run-override-timeout")}</label>
+                    <input id="override-timeout" type="text" placeholder=t!("run-override-timeout-example") prop:value=move || timeout.get()
                         on:input=move |ev| timeout.set(event_target_value(&ev)) />
                 </div>
                 <div>
                     <label class="check">
                         <input type="checkbox" prop:checked=move || custom_retry.get()
                             on:change=move |ev| custom_retry.set(event_target_checked(&ev)) />
-                        " Another retry policy, once"
+                        " "{t!("run-override-retry")}
                     </label>
                     <Show when=move || custom_retry.get()>
                         <div class="inline-fields">
@@ -259,7 +261,7 @@ fn RetriggerPanel(id: i64) -> impl IntoView {
                         timeout: (!t.trim().is_empty()).then_some(t),
                         retry: custom_retry.get_untracked().then(|| retry.get_untracked()),
                     });
-                }>"Re-trigger now"</button>
+                }>{t!("run-retrigger-now")}</button>
                 " "
                 <super::failed::RowActionsResolveOnly id resolve />
             </p>
@@ -278,26 +280,26 @@ fn attempt_row(a: &AttemptView) -> impl IntoView + use<> {
             <td>{a.number}</td>
             <td>{when(a.started_at)}</td>
             <td>
-                {a.duration_ms.map(|d| human_ms(d as f64)).unwrap_or_else(|| "running…".into())}
-                {a.slow.then_some(" (slow)")}
+                {a.duration_ms.map(|d| duration(d as f64)).unwrap_or_else(|| t!("run-attempt-running"))}
+                {a.slow.then(|| format!(" {}", t!("run-attempt-slow")))}
             </td>
-            <td>{human_ms(a.timeout_ms as f64)}</td>
+            <td>{duration(a.timeout_ms as f64)}</td>
             <td>
                 {a.outcome.map(|o| outcome_pill(o).into_any()).unwrap_or_else(|| view! { <span>"—"</span> }.into_any())}
-                {(a.outcome.is_some() && !a.spent_retry).then(|| view! { <span class="small muted" title="Handed back at shutdown: the retry limit is not touched">" no retry spent"</span> })}
+                {(a.outcome.is_some() && !a.spent_retry).then(|| view! { <span class="small muted" title=t!("run-no-retry-spent-title")>" "{t!("run-no-retry-spent")}</span> })}
             </td>
             <td>
-                {a.error_class.map(|c| c.as_str())}
-                {(a.timeout_kind == Some(TimeoutKind::Stalled)).then_some(" (stalled: no output)")}
+                {a.error_class.map(error_class)}
+                {(a.timeout_kind == Some(TimeoutKind::Stalled)).then(|| format!(" {}", t!("run-attempt-stalled")))}
             </td>
             <td class="small">
                 {a.message.clone().unwrap_or_default()}
                 // While the attempt runs its output is shown open, as it comes (written to the
                 // attempt's row every second by the node running it); afterwards, folded.
                 {tail.map(|t| if running {
-                    view! { <details open data-testid="live-output"><summary>"output so far"</summary><pre tabindex="0" class="tail" aria-live="polite">{t}</pre></details> }.into_any()
+                    view! { <details open data-testid="live-output"><summary>{t!("run-output-so-far")}</summary><pre tabindex="0" class="tail" aria-live="polite">{t}</pre></details> }.into_any()
                 } else {
-                    view! { <details><summary>"output"</summary><pre tabindex="0" class="tail">{t}</pre></details> }.into_any()
+                    view! { <details><summary>{t!("run-output")}</summary><pre tabindex="0" class="tail">{t}</pre></details> }.into_any()
                 })}
             </td>
             <td class="small">{a.node.clone()}</td>

@@ -7,6 +7,8 @@ use leptos_router::hooks::use_query_map;
 
 use crate::api::runs::list_runs;
 use crate::domain::run::{Outcome, RunStatus};
+use crate::i18n::words::{error_class, run_status, trigger};
+use crate::t;
 use crate::views::runs::RunView;
 
 /// A clock that ticks every `ms` in the browser (and never on the server), for live pages.
@@ -27,8 +29,9 @@ pub fn use_ticker(ms: u64) -> ReadSignal<u64> {
 }
 
 /// A state as a coloured word: `class` picks the colour, `word` is the state's stored word.
-fn pill(word: &'static str, class: &'static str) -> impl IntoView + use<> {
-    view! { <span class=class data-status=word>{word.replace('_', " ")}</span> }
+/// `word` is the stored name (what tests and filters read), `label` what people read.
+fn pill(word: &'static str, label: String, class: &'static str) -> impl IntoView + use<> {
+    view! { <span class=class data-status=word>{label}</span> }
 }
 
 pub fn status_pill(status: RunStatus) -> impl IntoView + use<> {
@@ -39,7 +42,11 @@ pub fn status_pill(status: RunStatus) -> impl IntoView + use<> {
         RunStatus::Blocked => "pill warn",
         RunStatus::Skipped | RunStatus::Cancelled => "pill off",
     };
-    pill(status.as_str(), class)
+    pill(
+        status.as_str(),
+        crate::i18n::words::run_status(status),
+        class,
+    )
 }
 
 pub fn outcome_pill(outcome: Outcome) -> impl IntoView + use<> {
@@ -47,7 +54,11 @@ pub fn outcome_pill(outcome: Outcome) -> impl IntoView + use<> {
         Outcome::Succeeded => "pill ok",
         Outcome::Failed | Outcome::TimedOut | Outcome::Interrupted => "pill off",
     };
-    pill(outcome.as_str(), class)
+    pill(
+        outcome.as_str(),
+        crate::i18n::words::outcome(outcome),
+        class,
+    )
 }
 
 pub fn when(t: chrono::DateTime<chrono::Utc>) -> String {
@@ -75,46 +86,46 @@ pub fn RunsPage() -> impl IntoView {
     );
 
     view! {
-        <Title text="Runs" />
-        <h1>"Runs"</h1>
+        <Title text=t!("nav-runs") />
+        <h1>{t!("nav-runs")}</h1>
         <Form method="GET" action="" attr:class="filters card">
             <div>
-                <label for="f-job">"Job"</label>
+                <label for="f-job">{t!("runs-filter-job")}</label>
                 <input id="f-job" name="job" type="text" prop:value=move || param("job").unwrap_or_default() />
             </div>
             <div>
-                <label for="f-status">"Status"</label>
+                <label for="f-status">{t!("runs-filter-status")}</label>
                 <select id="f-status" name="status" prop:value=move || param("status").unwrap_or_default()>
-                    <option value="">"any"</option>
+                    <option value="">{t!("filter-any")}</option>
                     {RunStatus::ALL
                         .iter()
-                        .map(|s| view! { <option value=s.as_str()>{s.as_str()}</option> })
+                        .map(|s| view! { <option value=s.as_str()>{run_status(*s)}</option> })
                         .collect_view()}
                 </select>
             </div>
             <div>
-                <label for="f-tag">"Tag"</label>
+                <label for="f-tag">{t!("jobs-filter-tag")}</label>
                 <input id="f-tag" name="tag" type="text" autocomplete="off" prop:value=move || param("tag").unwrap_or_default() />
             </div>
             <div>
-                <label for="f-since">"Created within"</label>
+                <label for="f-since">{t!("runs-filter-since")}</label>
                 <select id="f-since" name="since" prop:value=move || param("since").unwrap_or_default()>
-                    <option value="">"any time"</option>
-                    <option value="1">"the last hour"</option>
-                    <option value="24">"the last 24 hours"</option>
-                    <option value="168">"the last 7 days"</option>
+                    <option value="">{t!("runs-since-any")}</option>
+                    <option value="1">{t!("runs-since-hour")}</option>
+                    <option value="24">{t!("runs-since-day")}</option>
+                    <option value="168">{t!("runs-since-week")}</option>
                 </select>
             </div>
             <div>
-                <button type="submit">"Filter"</button>
+                <button type="submit">{t!("filter-apply")}</button>
             </div>
         </Form>
-        <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+        <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
             {move || Suspend::new(async move {
                 match runs.await {
                     Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
                     Ok(rows) if rows.is_empty() => {
-                        view! { <p class="card muted" data-testid="no-runs">"No runs match."</p> }.into_any()
+                        view! { <p class="card muted" data-testid="no-runs">{t!("runs-none")}</p> }.into_any()
                     }
                     Ok(rows) => {
                         // The Overview's tiles count every run; the list stops at the newest
@@ -123,10 +134,7 @@ pub fn RunsPage() -> impl IntoView {
                         view! {
                             {capped.then(|| view! {
                                 <p class="muted" data-testid="runs-capped">
-                                    {format!(
-                                        "Showing the newest {} runs that match; narrow the filter (job, status, tag, age) to see the others.",
-                                        crate::views::runs::RUNS_PAGE_LIMIT
-                                    )}
+                                    {t!("runs-capped", count = crate::views::runs::RUNS_PAGE_LIMIT)}
                                 </p>
                             })}
                             <RunsTable rows />
@@ -145,13 +153,13 @@ fn RunsTable(rows: Vec<RunView>) -> impl IntoView {
         <table tabindex="0" class="table card" data-testid="runs">
             <thead>
                 <tr>
-                    <th>"Run"</th>
-                    <th>"Job"</th>
-                    <th>"Trigger"</th>
-                    <th>"Status"</th>
-                    <th>"Scheduled for"</th>
-                    <th>"Attempts"</th>
-                    <th>"Last error"</th>
+                    <th>{t!("runs-col-run")}</th>
+                    <th>{t!("runs-filter-job")}</th>
+                    <th>{t!("runs-col-trigger")}</th>
+                    <th>{t!("runs-filter-status")}</th>
+                    <th>{t!("runs-col-scheduled")}</th>
+                    <th>{t!("runs-col-attempts")}</th>
+                    <th>{t!("runs-col-error")}</th>
                 </tr>
             </thead>
             <tbody>
@@ -162,12 +170,12 @@ fn RunsTable(rows: Vec<RunView>) -> impl IntoView {
                             <tr data-run=run.id>
                                 <td><a href=format!("/runs/{}", run.id)>{format!("#{}", run.id)}</a></td>
                                 <td>{run.job.clone()}</td>
-                                <td>{run.trigger.as_str()}</td>
+                                <td>{trigger(run.trigger)}</td>
                                 <td>{status_pill(run.status)}</td>
                                 <td>{when(run.scheduled_for)}</td>
                                 <td>{run.attempts.len()}</td>
                                 <td class="small">
-                                    {run.last_error_class.map(|c| format!("{c}: "))}
+                                    {run.last_error_class.map(|c| format!("{}: ", error_class(c)))}
                                     {run.last_error.clone()}
                                 </td>
                             </tr>

@@ -6,10 +6,13 @@ use leptos::prelude::*;
 use crate::api::tokens::{CreateToken, RevokeToken, list_tokens};
 use crate::components::form::{field_error, other_error};
 use crate::domain::account::Role;
+use crate::i18n::words::role_name;
+use crate::t;
 
 #[component]
 pub fn TokensCard(is_admin: Resource<bool>) -> impl IntoView {
     let create = ServerAction::<CreateToken>::new();
+    let locale = crate::i18n::current();
     let revoke = ServerAction::<RevokeToken>::new();
     let tokens = Resource::new(
         move || (create.version().get(), revoke.version().get()),
@@ -19,7 +22,7 @@ pub fn TokensCard(is_admin: Resource<bool>) -> impl IntoView {
         create.value().get().and_then(Result::ok).map(|c| {
             view! {
                 <div class="ok" role="status" data-testid="new-token">
-                    <p>{format!("Token {} created. Copy it now: it is not shown again.", c.info.name)}</p>
+                    <p>{t!("tokens-created", name = c.info.name.clone())}</p>
                     <code class="token">{c.token}</code>
                 </div>
             }
@@ -33,31 +36,30 @@ pub fn TokensCard(is_admin: Resource<bool>) -> impl IntoView {
     };
     view! {
         <section class="card">
-            <h2>"API tokens"</h2>
+            <h2>{t!("tokens-heading")}</h2>
             <p class="muted">
-                "For the systems around Bulwark: send " <code>"Authorization: Bearer <token>"</code>
-                " to " <a href="/api-docs">"the API"</a> " and " <code>"/metrics"</code>
-                ". A token has a role like a person; it works for the API only, never for these pages."
+                {t!("tokens-explained", header = "Authorization: Bearer <token>")}" "
+                <a href="/api-docs">{t!("tokens-api-reference")}</a>
             </p>
-            <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+            <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
                 {move || Suspend::new(async move {
                     let admin = is_admin.await;
                     let now = chrono::Utc::now();
                     match tokens.await {
                         Ok(rows) if rows.is_empty() => {
-                            view! { <p class="muted" data-testid="tokens">"No tokens yet."</p> }.into_any()
+                            view! { <p class="muted" data-testid="tokens">{t!("tokens-none")}</p> }.into_any()
                         }
                         Ok(rows) => view! {
                             <div class="table-scroll">
                                 <table tabindex="0" class="table" data-testid="tokens">
                                     <thead>
                                         <tr>
-                                            <th>"Name"</th>
-                                            <th>"Role"</th>
-                                            <th>"State"</th>
-                                            <th>"Created"</th>
-                                            <th>"Expires"</th>
-                                            <th>"Last used"</th>
+                                            <th>{t!("jobs-col-name")}</th>
+                                            <th>{t!("tokens-role")}</th>
+                                            <th>{t!("jobs-filter-state")}</th>
+                                            <th>{t!("tokens-created-col")}</th>
+                                            <th>{t!("tokens-expires-col")}</th>
+                                            <th>{t!("tokens-last-used")}</th>
                                             {admin.then(|| view! { <th></th> })}
                                         </tr>
                                     </thead>
@@ -77,16 +79,20 @@ pub fn TokensCard(is_admin: Resource<bool>) -> impl IntoView {
                                                 view! {
                                                     <tr data-token=row_name data-state=state>
                                                         <td>{t.name}</td>
-                                                        <td>{t.role.to_string()}</td>
-                                                        <td>{state}</td>
-                                                        <td>{format!("{} by {}", time(Some(t.created_at)), t.created_by)}</td>
-                                                        <td>{t.expires_at.map_or_else(|| "never".to_string(), |at| time(Some(at)))}</td>
+                                                        <td>{role_name(t.role)}</td>
+                                                        <td>{locale.text(match state {
+                                                            "revoked" => crate::key!("tokens-state-revoked"),
+                                                            "expired" => crate::key!("tokens-state-expired"),
+                                                            _ => crate::key!("tokens-state-active"),
+                                                        })}</td>
+                                                        <td>{t!("tokens-created-by", at = time(Some(t.created_at)), by = t.created_by.clone())}</td>
+                                                        <td>{t.expires_at.map_or_else(|| t!("tokens-never"), |at| time(Some(at)))}</td>
                                                         <td>{time(t.last_used_at)}</td>
                                                         {(admin && state == "active").then(move || view! {
                                                             <td>
                                                                 <ActionForm action=revoke>
                                                                     <input type="hidden" name="name" value=name />
-                                                                    <button type="submit" class="link">"Revoke"</button>
+                                                                    <button type="submit" class="link">{t!("tokens-revoke")}</button>
                                                                 </ActionForm>
                                                             </td>
                                                         })}
@@ -109,27 +115,27 @@ pub fn TokensCard(is_admin: Resource<bool>) -> impl IntoView {
                     is_admin.await.then(|| view! {
                         <ActionForm action=create attr:class="form inline-form" attr:data-testid="create-token">
                             <div>
-                                <label for="token-name">"Name"</label>
+                                <label for="token-name">{t!("jobs-col-name")}</label>
                                 <input id="token-name" name="name" type="text" autocomplete="off" placeholder="deploy-pipeline" />
                                 <p class="field-error">{field_error(create.value(), "name")}</p>
                             </div>
                             <div>
-                                <label for="token-role">"Role"</label>
+                                <label for="token-role">{t!("tokens-role")}</label>
                                 <select id="token-role" name="role">
-                                    {Role::WORDS
+                                    {Role::ALL
                                         .iter()
                                         .rev()
-                                        .map(|r| view! { <option value=*r>{*r}</option> })
+                                        .map(|r| view! { <option value=r.as_str()>{role_name(*r)}</option> })
                                         .collect_view()}
                                 </select>
                             </div>
                             <div>
-                                <label for="token-expires">"Expires (30d, 12h, 2027-06-30; blank: never)"</label>
+                                <label for="token-expires">{t!("tokens-expires-label")}</label>
                                 <input id="token-expires" name="expires" type="text" autocomplete="off" placeholder="90d" />
                                 <p class="field-error">{field_error(create.value(), "expires")}</p>
                             </div>
                             <div>
-                                <button type="submit">"Create token"</button>
+                                <button type="submit">{t!("tokens-create")}</button>
                             </div>
                         </ActionForm>
                         {created}

@@ -136,6 +136,7 @@ async fn check(
         username: user.username,
         role: user.role,
         must_change_password: user.must_change_password,
+        locale: user.locale,
     }))
 }
 

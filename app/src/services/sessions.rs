@@ -122,6 +122,7 @@ pub async fn user_for_token(
             username: user.username,
             role: user.role,
             must_change_password: user.must_change_password,
+            locale: user.locale,
         },
         session_id: session.id,
     }))

@@ -141,6 +141,21 @@ pub async fn change_own_password(
     Ok(())
 }
 
+/// A person's own language for the console: a catalogue's tag, or `None` to follow their
+/// browser. The caller checked the tag ([`crate::i18n::Locale::parse`]).
+pub async fn set_locale(
+    db: &impl ConnectionTrait,
+    user_id: i64,
+    locale: Option<crate::i18n::Locale>,
+) -> Result<(), DbErr> {
+    user::Entity::update_many()
+        .col_expr(user::Column::Locale, Expr::value(locale.map(|l| l.tag())))
+        .filter(user::Column::Id.eq(user_id))
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
 /// An administrator (or the operator, from the command line) sets a password. With
 /// `must_change` the user has to choose their own at the next sign-in. Every session of the
 /// user ends.

@@ -38,18 +38,24 @@ impl MaintenanceStatus {
     pub fn summary(&self) -> Option<String> {
         let line = |w: &WindowView| {
             let what = match &w.tag {
-                None => "Bulwark is paused".to_string(),
-                Some(tag) => format!("Jobs tagged {tag} are paused"),
+                None => crate::t!("maintenance-banner-all"),
+                Some(tag) => crate::t!("maintenance-banner-tag", tag = tag.clone()),
             };
+            let since = w.starts_at.format("%Y-%m-%d %H:%M").to_string();
             let until = match w.ends_at {
-                Some(end) => format!(" until {} UTC", end.format("%Y-%m-%d %H:%M")),
-                None => " until someone resumes".into(),
+                Some(end) => crate::t!(
+                    "maintenance-banner-until",
+                    until = end.format("%Y-%m-%d %H:%M").to_string()
+                ),
+                None => crate::t!("maintenance-banner-open"),
             };
-            format!(
-                "{what} by {} since {} UTC{until}: {}",
-                w.created_by,
-                w.starts_at.format("%Y-%m-%d %H:%M"),
-                w.reason
+            crate::t!(
+                "maintenance-banner",
+                what = what,
+                by = w.created_by.clone(),
+                since = since,
+                until = until,
+                reason = w.reason.clone()
             )
         };
         let lines: Vec<String> = self.active.iter().map(line).collect();

@@ -68,6 +68,7 @@ pub fn state(
             trusted_proxies: config.trusted_proxies(),
         },
         timezone: config.zone(),
+        default_locale: config.locale(),
         public_url: config.public_url(),
         live: None,
         mailer: match crate::mail::MailSettings::from_config(config) {

@@ -7,10 +7,11 @@
 
 use app::api::auth::SessionId;
 use app::domain::account::CurrentUser;
+use app::i18n::Locale;
 use app::services::sessions;
 use app::state::AppState;
 use axum::extract::{Request, State};
-use axum::http::{Method, StatusCode};
+use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 
@@ -73,6 +74,12 @@ pub async fn layer(State(state): State<AppState>, mut request: Request, next: Ne
         }
         _ => {}
     }
+    let locale = page_locale(
+        user.as_ref().and_then(|r| r.user.locale.as_deref()),
+        request.headers(),
+        state.default_locale,
+    );
+    request.extensions_mut().insert(locale);
     if let Some(resolved) = user {
         request
             .extensions_mut()
@@ -84,9 +91,24 @@ pub async fn layer(State(state): State<AppState>, mut request: Request, next: Ne
     next.run(request).await
 }
 
+/// The language a page (and a server function's messages) is written in: the person's own
+/// choice, else the best their browser asks for, else the configured default. The sign-in page
+/// has no person yet, so it follows the browser.
+fn page_locale(chosen: Option<&str>, headers: &HeaderMap, default: Locale) -> Locale {
+    chosen
+        .and_then(Locale::parse)
+        .or_else(|| {
+            headers
+                .get(header::ACCEPT_LANGUAGE)
+                .and_then(|v| v.to_str().ok())
+                .and_then(Locale::from_accept_language)
+        })
+        .unwrap_or(default)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::is_public;
+    use super::*;
 
     #[test]
     fn pages_are_private_and_assets_public() {
@@ -104,5 +126,21 @@ mod tests {
         ] {
             assert!(is_public(path), "{path}");
         }
+    }
+
+    #[test]
+    fn a_persons_choice_beats_the_browser_which_beats_the_default() {
+        let zh = Locale::parse("zh-CN").expect("zh-CN");
+        let en = Locale::english();
+        let mut chinese_browser = HeaderMap::new();
+        chinese_browser.insert(header::ACCEPT_LANGUAGE, "zh-CN,zh;q=0.9".parse().unwrap());
+        let mut french_browser = HeaderMap::new();
+        french_browser.insert(header::ACCEPT_LANGUAGE, "fr".parse().unwrap());
+        assert_eq!(page_locale(Some("en"), &chinese_browser, zh), en);
+        assert_eq!(page_locale(None, &chinese_browser, en), zh);
+        assert_eq!(page_locale(None, &french_browser, zh), zh);
+        assert_eq!(page_locale(None, &HeaderMap::new(), en), en);
+        // A setting whose catalogue was removed since: as if none was chosen.
+        assert_eq!(page_locale(Some("xx"), &chinese_browser, en), zh);
     }
 }

@@ -1,0 +1,482 @@
+# Bulwark 简体中文消息目录：与 app/locales/en/bulwark.ftl 逐键对应。
+# 术语：run 运行，attempt 尝试，retry 重试，failed queue 失败队列，dead 死信，alert 告警，
+# escalation 升级告警，recovery 恢复，digest 日报，channel 通道，tag 标签，maintenance 维护。
+
+language-name = 简体中文
+
+## Counts used in several places
+
+count-runs = { $count } 次运行
+count-sessions-ended = 已结束 { $count } 个会话。
+
+## Frame: navigation, who is signed in, the maintenance banner
+
+app-tagline = 定时任务，失败绝不悄无声息。
+nav-label = 主导航
+nav-overview = 概览
+nav-jobs = 任务
+nav-runs = 运行记录
+nav-failed = 失败队列
+nav-traffic = 流量
+nav-notifications = 通知
+nav-settings = 设置
+nav-sign-out = 退出登录
+nav-language = 语言
+banner-maintenance-link = 维护
+role-admin = 管理员
+role-viewer = 只读
+paused-confirm = Bulwark 已暂停（{ $reason }，操作人 { $by }）。仍要启动这次运行吗？
+
+## Common words
+
+loading = 加载中…
+
+## Sign-in page
+
+login-title = 登录
+login-username = 用户名
+login-password = 密码
+login-submit = 登录
+login-submitting = 正在登录…
+
+## Not found
+
+not-found-title = 页面不存在
+not-found-text = 这个地址没有页面。
+not-found-back = 返回概览
+
+## Account page
+
+account-title = 账号
+account-must-change = 管理员为你设置了密码，请先改成你自己的密码。
+account-password-heading = 修改密码
+account-current-password = 当前密码
+account-new-password = 新密码
+account-change-password = 修改密码
+account-password-changed = 密码已修改，你在其他地方的会话已退出。
+account-sessions-heading = 已登录的会话
+account-sign-out-elsewhere = 退出其他所有会话
+account-session-signed-in = 登录时间
+account-session-last-seen = 最近活动
+account-session-address = 地址
+account-session-browser = 浏览器
+account-this-session = 当前会话
+account-sign-out = 退出
+account-language-heading = 语言
+account-language-label = 控制台语言
+account-language-browser = 跟随浏览器
+account-language-save = 保存
+account-language-saved = 已保存。
+account-language-unknown = 不支持“{ $tag }”，请从以下语言中选择：{ $known }。
+
+## Units (durations are rounded to one or two units: 2 h 5 min)
+
+unit-ms = { $n } 毫秒
+unit-s = { $n } 秒
+unit-min = { $n } 分钟
+unit-h = { $n } 小时
+unit-d = { $n } 天
+unit-percent = { $n }%
+
+## Times relative to now
+
+time-ago = { $time }前
+time-in = { $time }后
+
+## Shared by several pages
+
+table-actions = 操作
+action-retrigger = 重新触发
+
+## Overview
+
+overview-tiles-label = 运行状况一览
+overview-versus-same = 与前 24 小时持平
+overview-versus-more = 比前 24 小时多 { $n }
+overview-versus-fewer = 比前 24 小时少 { $n }
+overview-tile-runs = 最近 24 小时运行
+overview-tile-success = 最近 24 小时成功率
+overview-success-detail = 死信 { $dead } 个；前 24 小时 { $before }
+overview-success-dead = 死信 { $dead } 个
+overview-success-none = 没有已结束的运行
+overview-tile-running = 正在运行
+overview-tile-retrying = 等待重试
+overview-tile-failed = 失败队列
+overview-failed-detail = 最早一条已等待 { $oldest }；24 小时内新增 { $joined } 条
+overview-failed-empty = 空
+overview-tile-failing = 正在失败的任务
+overview-failing-escalated = 已升级 { $n } 个
+overview-tile-late = 触发延迟（P95）
+overview-late-before = 前 24 小时 { $before }
+overview-tile-deliveries = 投递失败
+overview-deliveries-detail = 邮件 { $mail }，消息通道 { $chat }；待投递 { $waiting }
+overview-tile-nodes = 节点
+overview-nodes-live = 在线 { $n } 个
+overview-nodes-lost = 失联 { $n } 个
+overview-nodes-none-lost = 无失联节点
+overview-tile-traffic = 今日页面浏览
+overview-traffic-people = 真人 { $n }
+overview-traffic-detail = 爬虫 { $bots }；昨日真人 { $people_before }，爬虫 { $bots_before }
+overview-attention-heading = 需要处理
+overview-attention-none = 一切正常：每个任务最近一次运行都已成功或仍在进行。
+overview-attention-job = 任务
+overview-attention-run = 最近运行
+overview-attention-since = 失败开始于
+overview-attention-error = 错误
+overview-slow-heading = 慢尝试
+overview-slow-explained = 耗时超过该任务近期成功运行的均值加三倍标准差。
+overview-slow-attempt = { $job } #{ $run } 第 { $attempt } 次尝试
+overview-slow-running = 已耗时 { $time }，仍在运行
+overview-next-heading = 即将触发
+overview-next-none = 没有已启用的任务待触发。
+overview-failures-heading = 最近失败
+overview-failures-none = 还没有进入死信的运行。
+overview-chart-heading = 最近 24 小时每小时运行数
+overview-chart-explained = 柱：每小时创建的运行，按目前的结果分类。线：已结束运行中失败的比例。
+overview-chart-axis-failed = 失败 %
+overview-chart-succeeded = 成功
+overview-chart-failed = 失败
+overview-chart-other = 进行中 / 其他
+overview-chart-failure-rate = 失败率 %
+overview-chart-worst = 单小时失败最多：{ $hour } 共 { $n } 次。
+overview-chart-empty = 还没有运行记录：任务运行后，这里按小时显示结果。
+overview-chart-summary = 最近 24 小时共 { $total } 次运行：成功 { $ok }，死信 { $failed }，进行中或以其他方式结束 { $other }。
+
+## Names of states and kinds
+
+run-status-pending = 待运行
+run-status-running = 运行中
+run-status-retry_wait = 等待重试
+run-status-succeeded = 成功
+run-status-dead = 死信
+run-status-skipped = 已跳过
+run-status-cancelled = 已取消
+run-status-blocked = 被阻塞
+outcome-succeeded = 成功
+outcome-failed = 失败
+outcome-timed_out = 超时
+outcome-interrupted = 被中断
+job-kind-http = HTTP 请求
+job-kind-command = 命令
+job-kind-builtin = 内置任务
+job-state-enabled = 已启用
+job-state-disabled = 已停用
+job-state-paused = 已暂停
+job-state-failing = 失败中
+
+## Filters and actions on several pages
+
+filter-any = 全部
+filter-apply = 筛选
+action-delete = 删除
+action-delete-confirm = 确认删除
+action-cancel = 取消
+
+## Jobs
+
+jobs-new = 新建任务
+jobs-filter-text = 名称或描述
+jobs-filter-kind = 类型
+jobs-filter-state = 状态
+jobs-filter-tag = 标签
+jobs-filter-clear = 显示全部任务
+jobs-filter-matches = { $total } 个任务中有 { $shown } 个符合条件。
+jobs-none = 还没有任务。
+jobs-none-admin = 点击“新建任务”创建第一个。
+jobs-bulk-done = 已修改 { $count } 个任务。
+jobs-bulk-selected = 已选 { $count } 个：
+jobs-bulk-tag-placeholder = 标签
+jobs-bulk-tag = 添加标签
+jobs-bulk-untag = 移除标签
+jobs-enable = 启用
+jobs-disable = 停用
+jobs-pause = 暂停
+jobs-resume = 恢复
+jobs-select = 选择
+jobs-select-one = 选择 { $name }
+jobs-col-name = 名称
+jobs-col-schedule = 调度
+jobs-col-last = 最近结果
+jobs-col-strip = 最近 { $count } 次运行
+jobs-col-rate = 7 天成功率
+jobs-col-p95 = P95 耗时
+jobs-col-next = 下次触发
+jobs-next-paused = 已暂停（原定 { $due }）
+jobs-rate-title = 7 天内已结束的 { $ended } 次运行中成功 { $succeeded } 次
+jobs-never-ran = 从未运行
+jobs-strip-empty = 还没有运行
+jobs-strip-label = 最近 { $count } 次运行：成功 { $succeeded }，死信 { $dead }，其他 { $other }
+jobs-run-now = 立即运行
+jobs-run-now-params = 立即运行…
+jobs-delete-confirm = 删除 { $name } 及其 { $count } 次运行记录？
+trigger-cron = 定时
+trigger-manual = 手动
+trigger-retrigger = 重新触发
+trigger-recovery = 恢复补跑
+trigger-fallback = 兜底任务
+error-class-transient = 临时错误
+error-class-permanent = 永久错误
+error-class-timeout = 超时
+error-class-interrupted = 被中断
+
+## Runs
+
+runs-filter-job = 任务
+runs-filter-status = 状态
+runs-filter-since = 创建时间
+runs-since-any = 不限
+runs-since-hour = 最近 1 小时
+runs-since-day = 最近 24 小时
+runs-since-week = 最近 7 天
+runs-none = 没有符合条件的运行。
+runs-capped = 只显示符合条件的最新 { $count } 次运行；缩小筛选范围（任务、状态、标签、时间）可查看其他记录。
+runs-col-run = 运行
+runs-col-trigger = 触发方式
+runs-col-scheduled = 计划时间
+runs-col-attempts = 尝试次数
+runs-col-error = 最近错误
+
+## Paging
+
+paging-newest = 最新
+paging-older = 更早 →
+
+## Failed queue
+
+failed-lead = 无法成功的运行保存在这里，连同完整的尝试记录，直到有人处理。
+failed-retriggered-many = 已重新触发 { $count } 次运行。
+failed-retriggered-one = 已重新触发，新运行为 #{ $run }。
+failed-filter-class = 错误类型
+failed-filter-from = 开始日期
+failed-filter-to = 结束日期
+failed-filter-text = 消息包含
+failed-matching = 条死信符合条件。
+failed-by-job = 按任务：
+failed-by-class = 按错误类型：
+failed-class-unknown = 未知 { $count }
+failed-rate-before = 每分钟最多放行
+failed-rate-after = 次运行。
+failed-retrigger-selected = 重新触发所选（{ $count }）
+failed-retrigger-all = 重新触发全部符合条件的…
+failed-confirm-selected = 以每分钟 { $rate } 次的速度重新触发所选的 { $count } 次运行？
+failed-confirm-all = 以每分钟 { $rate } 次的速度重新触发符合筛选条件的全部 { $count } 次运行？
+failed-confirm-yes = 确认重新触发
+failed-empty = 失败队列中没有符合条件的运行。
+failed-col-first = 首次失败
+failed-col-last = 最近失败
+failed-col-class = 类型
+failed-col-message = 最近消息
+failed-select-run = 选择运行 #{ $run }
+failed-reason = 原因
+failed-reason-discard = 为什么丢弃？
+failed-reason-resolve = 是如何处理的？
+failed-discard = 丢弃
+failed-resolve = 标记已处理
+failed-discard-ask = 丢弃…
+failed-resolve-ask = 标记已处理…
+
+## A run's page
+
+run-title = { $job } 的运行 #{ $run }
+run-next-attempt = 下次尝试
+run-finished = 结束时间
+run-idempotency-key = 幂等键
+run-policy = 生效的策略
+run-policy-recorded = 原始记录
+run-timeout-override = 超时覆盖
+run-retry-override = 重试策略覆盖
+run-this-run-only = { $what }，仅本次运行
+run-parameters = 参数
+run-retrigger-of = 重新触发自
+run-retriggered-as = 已重新触发为
+run-left-queue = 已移出失败队列
+run-resolution = { $by } 于 { $at } { $how }
+run-held = 已暂缓
+run-release = 立即放行
+run-no-attempt = 还没有尝试。
+run-col-started = 开始时间
+run-col-duration = 耗时
+run-col-timeout = 超时
+run-col-outcome = 结果
+run-col-message = 消息
+run-col-node = 节点
+run-col-load = 负载
+run-audit = 审计
+run-audit-none = 还没有人对这次运行执行过操作。
+run-override-timeout = 仅本次运行的超时（可选）
+run-override-timeout-example = 例如 10m
+run-override-retry = 本次改用其他重试策略
+run-retrigger-now = 立即重新触发
+run-attempt-running = 运行中…
+run-attempt-slow = （慢）
+run-attempt-stalled = （停滞：无输出）
+run-no-retry-spent = 未消耗重试次数
+run-no-retry-spent-title = 关机时交还：不计入重试上限
+run-output-so-far = 目前的输出
+run-output = 输出
+
+## Maintenance
+
+maintenance-banner = { $what }（操作人 { $by }，自 { $since } UTC 起{ $until }）：{ $reason }
+maintenance-banner-all = Bulwark 已暂停
+maintenance-banner-tag = 带标签 { $tag } 的任务已暂停
+maintenance-banner-until = ，至 { $until } UTC
+maintenance-banner-open = ，直到有人恢复
+maintenance-every-job = 全部任务
+maintenance-tagged = 带标签 { $tag } 的任务
+maintenance-until-resumed = 直到有人恢复
+maintenance-end-now = 立即结束
+maintenance-col-pauses = 暂停范围
+maintenance-col-from = 开始
+maintenance-col-until = 结束
+maintenance-col-by = 操作人
+maintenance-col-reason = 原因
+maintenance-explained = 任务暂停期间，不会启动新的定时运行和重试；已在运行的尝试会正常结束。暂停期间错过的触发，在暂停结束时按各任务的错过策略处理。“立即运行”和“重新触发”仍可使用，但需要确认。
+maintenance-now = 当前
+maintenance-not-paused = 未暂停：任务按计划运行。
+maintenance-resume-all = 立即全部恢复
+maintenance-paused-jobs = 单独暂停的任务：{ $jobs }。
+maintenance-paused-jobs-link = 在任务页查看
+maintenance-pause-heading = 立即全部暂停
+maintenance-reason-banner = 原因（所有人都会在横幅中看到）
+maintenance-until-optional = 结束时间（可选：2h、30m 或 2026-12-24 17:00 UTC）
+maintenance-pause-all = 全部暂停
+maintenance-ahead = 计划中的维护窗口
+maintenance-ahead-none = 没有计划的维护窗口。
+maintenance-starts = 开始（UTC）
+maintenance-ends = 结束（UTC）
+maintenance-only-tag = 仅限带此标签的任务（可选）
+maintenance-schedule = 计划维护窗口
+
+## Audit log
+
+audit-title = 审计日志
+audit-when = 时间
+audit-who = 操作人
+audit-what = 操作
+audit-on = 对象
+audit-details = 详情
+
+## API tokens (Settings)
+
+tokens-heading = API 令牌
+tokens-created = 令牌 { $name } 已创建。请立即复制：它不会再次显示。
+tokens-explained = 供 Bulwark 周边的系统使用：调用 API 和 /metrics 时发送请求头“{ $header }”。令牌和人一样有角色；它只能用于 API，不能登录这些页面。
+tokens-api-reference = API 参考
+tokens-none = 还没有令牌。
+tokens-role = 角色
+tokens-created-col = 创建
+tokens-expires-col = 过期
+tokens-last-used = 最近使用
+tokens-created-by = { $by } 于 { $at }
+tokens-never = 永不
+tokens-revoke = 吊销
+tokens-expires-label = 过期时间（30d、12h、2027-06-30；留空表示永不过期）
+tokens-create = 创建令牌
+tokens-state-active = 有效
+tokens-state-revoked = 已吊销
+tokens-state-expired = 已过期
+
+## API reference
+
+yes = 是
+no = 否
+api-title = API
+api-intro = JSON 接口位于 /api/v1，使用请求头“Authorization: Bearer <token>”认证。错误以 application/problem+json 返回；列表格式为 {"{"}"items": […], "next": cursor{"}"}。
+api-tokens-link = 设置 → API 令牌
+api-parameter = 参数
+api-in = 位置
+api-required = 必填
+api-what = 说明
+api-body = 请求体：
+
+## Channels (Notifications)
+
+channel-kind-email = 邮件
+channel-kind-wecom = 企业微信
+channel-kind-dingtalk = 钉钉
+channel-kind-feishu = 飞书
+channel-kind-slack = Slack
+channel-kind-webhook = Webhook
+delivery-status-pending = 待发送
+delivery-status-sent = 已发送
+delivery-status-failed = 失败
+delivery-status-summarised = 已合并发送
+channels-none = 还没有通道。
+channels-heading = 通知通道
+channels-explained = 用于告警的群机器人和 Webhook。机器人 URL 中带有令牌：它加密保存，页面上只显示主机名。
+channels-where = 目标
+channels-last-answer = 最近应答
+channels-signed = （已签名）
+channels-send-test = 发送测试
+channels-edit = 编辑
+channels-addresses-edit = 邮箱地址（用逗号分隔）
+channels-new-url = 新 URL（留空则不变）
+channels-new-secret = 新签名密钥（留空则不变）
+channels-remove-secret = 移除签名密钥
+channels-remove = 删除
+channels-add-heading = 添加通道
+channels-url = URL
+channels-secret = 签名密钥（可选）
+channels-addresses = 邮箱地址（邮件通道）
+channels-add = 添加通道
+deliveries-heading = 通道消息
+deliveries-explained = 每条告警在每个通道各占一行。钉钉和企业微信的每个机器人每分钟最多接收 20 条消息：超出的告警会等待，并合并成一条汇总发出。
+deliveries-none = 还没有通道消息。
+deliveries-queued = 入队时间
+deliveries-channel = 通道
+deliveries-answer = 平台应答
+deliveries-held = 因频率限制暂缓，{ $at } 发送
+deliveries-next-try = 下次尝试 { $at }
+deliveries-in-summary = 已合并在汇总 #{ $summary } 中发送
+deliveries-resend = 重新发送
+
+## Mail (Notifications)
+
+mail-status-pending = 待发送
+mail-status-sent = 已发送
+mail-status-written = 已写入文件
+mail-status-failed = 失败
+mail-heading = 邮件
+mail-route = 邮件发送方式：
+mail-to = 收件人
+mail-test-delivered = 已送达（{ $status }）：{ $answer }
+mail-test-not-delivered = 未送达（{ $status }）。服务器回复：{ $answer } 邮件保留在下方的发件箱中。
+mail-digest-everyone = 所有接收任务告警的人
+mail-digest-and-channels = 以及通道 { $channels }
+mail-digest-summary = 每日日报于 { $time } 发送给 { $to }{ $channels }。
+mail-viewer-note = 你以只读身份登录：这些设置由管理员修改。
+mail-digest-heading = 每日日报
+mail-digest-to = 收件人（用逗号分隔；留空则发给所有接收任务告警的人）
+mail-digest-channels = 接收日报和趋势告警的通道（名称，用逗号分隔）
+mail-digest-time = 发送时间（{ $zone }）
+mail-digest-job-before = 发送时间就是
+mail-digest-job = mail-digest 任务
+mail-digest-job-after = 的调度；它的重试和历史记录也在那里。
+mail-test-heading = 发送测试邮件
+mail-test-send = 发送测试邮件
+mail-routes-heading = 各任务的告警
+mail-routes-explained = 任务第一次运行失败时给收件人发邮件；连续失败达到设定次数后发送一次升级告警；之后第一次成功时发送恢复通知。在任务编辑页中修改。
+mail-routes-to = 告警收件人
+mail-routes-after = 升级条件
+mail-routes-escalate-to = 升级收件人
+mail-routes-escalate-channels = 升级通道
+mail-routes-failed-runs = 连续失败 { $count } 次
+outbox-heading = 发件箱
+outbox-all = 全部
+outbox-empty = 这里没有邮件。
+outbox-subject = 主题
+outbox-answer = 服务器应答 / 最近错误
+outbox-preview = 预览
+outbox-html-part = HTML 正文
+
+## The retry curve
+
+retry-chart-wait = 重试前等待
+retry-chart-cap = 上限
+retry-chart-total = 累计等待
+retry-chart-retry = 重试
+retry-chart-seconds = 秒
+retry-chart-seconds-log = 秒（对数刻度）
+retry-chart-jitter-floor = 抖动下限
+retry-chart-jitter-range = 抖动范围

@@ -1,0 +1,107 @@
+//! The names of the domain's states and kinds as people read them, in the page's language.
+//! The stored and wire names (`retry_wait`, `builtin`) stay as they are: filters, the API and
+//! the command line use those.
+
+use crate::domain::account::Role;
+use crate::domain::chat::{ChannelKind, DeliveryStatus};
+use crate::domain::job::Kind;
+use crate::domain::mail::MailStatus;
+use crate::domain::run::{ErrorClass, Outcome, RunStatus, Trigger};
+use crate::key;
+use crate::views::jobs::JobState;
+
+use super::current;
+
+pub fn run_status(status: RunStatus) -> String {
+    current().text(match status {
+        RunStatus::Pending => key!("run-status-pending"),
+        RunStatus::Running => key!("run-status-running"),
+        RunStatus::RetryWait => key!("run-status-retry_wait"),
+        RunStatus::Succeeded => key!("run-status-succeeded"),
+        RunStatus::Dead => key!("run-status-dead"),
+        RunStatus::Skipped => key!("run-status-skipped"),
+        RunStatus::Cancelled => key!("run-status-cancelled"),
+        RunStatus::Blocked => key!("run-status-blocked"),
+    })
+}
+
+pub fn outcome(outcome: Outcome) -> String {
+    current().text(match outcome {
+        Outcome::Succeeded => key!("outcome-succeeded"),
+        Outcome::Failed => key!("outcome-failed"),
+        Outcome::TimedOut => key!("outcome-timed_out"),
+        Outcome::Interrupted => key!("outcome-interrupted"),
+    })
+}
+
+pub fn job_kind(kind: Kind) -> String {
+    current().text(match kind {
+        Kind::Http => key!("job-kind-http"),
+        Kind::Command => key!("job-kind-command"),
+        Kind::Builtin => key!("job-kind-builtin"),
+    })
+}
+
+pub fn job_state(state: JobState) -> String {
+    current().text(match state {
+        JobState::Enabled => key!("job-state-enabled"),
+        JobState::Disabled => key!("job-state-disabled"),
+        JobState::Paused => key!("job-state-paused"),
+        JobState::Failing => key!("job-state-failing"),
+    })
+}
+
+pub fn trigger(trigger: Trigger) -> String {
+    current().text(match trigger {
+        Trigger::Cron => key!("trigger-cron"),
+        Trigger::Manual => key!("trigger-manual"),
+        Trigger::Retrigger => key!("trigger-retrigger"),
+        Trigger::Recovery => key!("trigger-recovery"),
+        Trigger::Fallback => key!("trigger-fallback"),
+    })
+}
+
+pub fn error_class(class: ErrorClass) -> String {
+    current().text(match class {
+        ErrorClass::Transient => key!("error-class-transient"),
+        ErrorClass::Permanent => key!("error-class-permanent"),
+        ErrorClass::Timeout => key!("error-class-timeout"),
+        ErrorClass::Interrupted => key!("error-class-interrupted"),
+    })
+}
+
+pub fn role_name(role: Role) -> String {
+    current().text(match role {
+        Role::Admin => key!("role-admin"),
+        Role::Viewer => key!("role-viewer"),
+    })
+}
+
+pub fn channel_kind(kind: ChannelKind) -> String {
+    current().text(match kind {
+        ChannelKind::Email => key!("channel-kind-email"),
+        ChannelKind::Wecom => key!("channel-kind-wecom"),
+        ChannelKind::Dingtalk => key!("channel-kind-dingtalk"),
+        ChannelKind::Feishu => key!("channel-kind-feishu"),
+        ChannelKind::Slack => key!("channel-kind-slack"),
+        ChannelKind::Webhook => key!("channel-kind-webhook"),
+    })
+}
+
+pub fn delivery_status(status: DeliveryStatus) -> String {
+    current().text(match status {
+        DeliveryStatus::Pending => key!("delivery-status-pending"),
+        DeliveryStatus::Sent => key!("delivery-status-sent"),
+        DeliveryStatus::Failed => key!("delivery-status-failed"),
+        DeliveryStatus::Summarised => key!("delivery-status-summarised"),
+    })
+}
+
+pub fn mail_status(status: MailStatus) -> String {
+    current().text(match status {
+        MailStatus::Pending => key!("mail-status-pending"),
+        MailStatus::Sent => key!("mail-status-sent"),
+        MailStatus::Written => key!("mail-status-written"),
+        MailStatus::Failed => key!("mail-status-failed"),
+    })
+}
