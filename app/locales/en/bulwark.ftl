@@ -510,3 +510,305 @@ retry-chart-seconds = seconds
 retry-chart-seconds-log = seconds (log scale)
 retry-chart-jitter-floor = jitter floor
 retry-chart-jitter-range = Jitter range
+
+## Settings
+
+settings-maintenance-note = : pause every job (or a tag) now or in a window ahead, and resume.
+settings-users = Users
+settings-viewer-note = You are signed in as a viewer: you can read everything, and an administrator makes changes.
+settings-audit-note = Who created, changed, deleted, re-triggered, resolved or discarded what:
+settings-mail-note = Where mail goes, the daily digest's recipients and time, a test mail and the outbox:
+secrets-heading = Secrets
+secrets-explained = Jobs refer to a secret as { $reference } in a URL, header, body, argument or parameter. Values are encrypted, filled in only when an attempt runs, and never shown again — not here, not in run output.
+secrets-none = No secrets yet.
+secrets-set-at = Set
+secrets-value = Value
+secrets-set = Set secret
+secrets-set-done = Secret set.
+secrets-replaced = Secret replaced.
+nodes-explained = Each running instance heart-beats every { $heartbeat } s; one silent for more than { $lost } s is lost, and its runs are taken over when their leases expire.
+nodes-none = No node has registered yet.
+nodes-heartbeat = Last heartbeat
+nodes-clock = Clock
+nodes-host = Host / address
+nodes-version = Version
+nodes-host-pid = { $host } pid { $pid } · { $addr }
+nodes-skew-ahead = clock { $seconds } s ahead of the database: corrected (Bulwark keeps time by the database), but fix it with NTP
+nodes-skew-behind = clock { $seconds } s behind the database: corrected (Bulwark keeps time by the database), but fix it with NTP
+nodes-skew-jump = ; a clock this far off may also jump when it is fixed: runs could then be taken over while still running (fenced, but run twice)
+node-state-live = live
+node-state-lost = lost
+node-state-stopped = stopped
+users-last-sign-in = Last sign-in
+users-change = Change
+users-change-one = Change { $name }
+users-make-viewer = Make viewer
+users-make-admin = Make admin
+users-sign-out-everywhere = Sign out everywhere
+users-apply = Apply
+users-done = Done.
+users-nothing = Nothing to change.
+users-reset-heading = Reset a password
+users-temporary-password = Temporary password
+users-reset = Reset
+users-reset-done = Password set; they choose their own at the next sign-in, and their sessions ended.
+users-added = Added { $name } ({ $role }).
+users-add-heading = Add a user
+users-add = Add user
+account-state-active = active
+account-state-disabled = disabled
+account-state-must-change = must change password
+
+## Traffic: sites
+
+sites-title = Sites
+sites-back = ← Traffic
+sites-open = No site is registered: any site that embeds the snippet can report page views here. Register yours to count only theirs (reports from other hosts are then refused).
+sites-closed = Only the sites below can report; reports from other hosts are refused.
+sites-console-users = People signed in to this console are never counted: not on its own pages, and not from their address on your sites.
+sites-register-heading = Register a site
+sites-host = Host
+sites-register = Register
+sites-this-console = { $host } (this console)
+sites-excluded-none = none
+sites-console-counted = The console's own pages are counted without a snippet.
+sites-embed = Embed on every page (before </body>):
+sites-pixel = Pages without JavaScript:
+sites-not-counted = Not counted:
+sites-excluded-label = Addresses not counted (one per line: 203.0.113.7, 10.0.0.0/8)
+sites-excluded-save = Save exclusions
+sites-remove = Remove this site (its counted page views stay)
+
+## Traffic, shared
+
+bot-category-search = search
+bot-category-ai = AI
+bot-category-social = social
+bot-category-seo = SEO
+bot-category-archive = archive
+bot-category-monitoring = monitoring
+bot-category-tool = tool
+bot-category-other = other
+traffic-range = Range
+traffic-range-7d = last 7 days
+traffic-range-today = today
+traffic-range-yesterday = yesterday
+traffic-range-30d = last 30 days
+traffic-range-90d = last 90 days
+traffic-visitors = Visitors
+traffic-everyone = everyone
+traffic-people = people
+traffic-bots = bots
+traffic-bot-category = Bot category
+traffic-bot-source = Bot source
+traffic-site = Site
+traffic-all-sites = all sites
+
+## Traffic: stored hits
+
+hits-title = Stored hits
+hits-path = Path contains
+hits-ip = IP
+hits-sort = Sort
+hits-sort-newest = newest first
+hits-sort-count = most hits first
+hits-export = Export these rows as CSV
+hits-none = No stored hits match.
+hits-next = Next page →
+hits-minute = Minute (UTC)
+hits-col-path = Path
+hits-method = Method
+hits-user-agent = User agent
+hits-referer = Referer
+hits-locale = Locale
+hits-bot = Bot
+hits-count = Count
+hits-person = person
+
+## Traffic dashboard
+
+traffic-preset-today = Today
+traffic-preset-yesterday = Yesterday
+traffic-preset-7d = Last 7 days
+traffic-preset-30d = Last 30 days
+traffic-preset-90d = Last 90 days
+traffic-people-title = People
+traffic-bots-title = Bots
+traffic-everyone-title = Everyone
+traffic-bot-hits = Bot hits
+traffic-change-new = new in this period
+traffic-change = { $pct } % vs the previous period ({ $before })
+traffic-over-time = Hits over time
+traffic-by-category = Bots by category
+traffic-by-source = Bots by source
+traffic-series-text = { $people } page views by people and { $bots } by bots; the busiest point, { $peak } UTC, had { $peak_hits }.
+traffic-no-views = No page views in this range.
+traffic-no-bots = No bot hits in this range.
+traffic-live = Last hour, live
+traffic-live-text = { $total } hits in the last hour ({ $human } people, { $bot } bots); { $unflushed } of them are still in this server's memory, not yet written.
+traffic-category-chip = category:
+traffic-source-chip = source:
+traffic-all-categories = all categories
+traffic-all-sources = all sources
+traffic-to = to
+traffic-show = Show
+traffic-page-views = Page views
+traffic-visits = Visits
+traffic-unique-ips = Unique IPs
+traffic-unique-pages = Unique pages
+traffic-range-shown = { $from } to { $to } ({ $zone })
+traffic-generated = { $count } of these page views are generated demo data. Remove them with { $command }.
+traffic-all-sites-title = All sites
+traffic-open = Any site that embeds collect.js can report page views here: no site is registered yet. Register yours to count only theirs.
+traffic-register-sites = Register your sites
+traffic-closed = Only registered sites can report.
+traffic-sites-link = Sites and their snippets
+traffic-direct = (direct)
+traffic-referrers = Referrers
+traffic-landing = Landing pages
+traffic-browsers = Browsers
+traffic-systems = Operating systems
+traffic-devices = Devices
+traffic-people-explained = Page views by people; arrivals (a first page from elsewhere or typed in) for referrers and landing pages.
+traffic-none-in-range = None in this range.
+traffic-bot-categories = Bot categories
+traffic-bot-sources = Bot sources
+traffic-top-pages = Top pages
+traffic-top-pages-explained = A page opens its stored hits;
+traffic-all-hits = all stored hits
+traffic-page = Page
+traffic-hits = Hits
+
+## Retry policy warnings (the numbers are the policy's own)
+
+retry-warning-near-fixed = multiplier { $m } is close to a fixed interval: retries of many failing jobs bunch together instead of backing off (below { $below })
+retry-warning-explosive = multiplier { $m } makes intervals explode: retry { $retry } waits { $wait } (above { $above })
+retry-warning-untunable = past retry { $after } the delays swing wildly with small changes of the multiplier: { $detail }
+retry-warning-untunable-swing = at retry { $retry }, +0.1 on M moves the wait by { $swing }
+retry-warning-untunable-capped = only the cap keeps retry { $retry } from moving by { $swing } per +0.1 of M
+retry-warning-steep-total = more than { $after } retries: the total wait grows steeply, to { $total } in all
+retry-warning-overruns = retries overrun the next scheduled run: from retry { $retry } the waits add up to more than the cron period ({ $period })
+retry-warning-tolerance = from retry { $retry } the waits add up to more than your tolerance of { $tolerance }
+
+## The retry editor
+
+jitter-none = none
+jitter-full = full
+jitter-equal = equal
+jitter-decorrelated = decorrelated
+retry-preset-fast = Fast task
+retry-preset-fast-long = Fast task: 1 s, ×2, 5 retries, full jitter, cap 30 s — done within a minute
+retry-preset-important = Important task
+retry-preset-important-long = Important task: 30 s, ×2, 8 retries, equal jitter, cap 1 h — keeps trying for hours
+retry-preset-realtime = Real-time callback
+retry-preset-realtime-long = Real-time callback: 200 ms, ×2, at most 2 retries, no jitter
+retry-preset-standard = Standard exponential backoff
+retry-preset-standard-long = Standard exponential backoff: 10 s, ×2, 5 retries, full jitter, cap 10 min
+retry-presets = Presets
+retry-first = First interval F
+retry-first-slider = First interval slider
+retry-multiplier = Multiplier M
+retry-multiplier-slider = Multiplier slider
+retry-max = Max retries C
+retry-max-slider = Max retries slider
+retry-jitter = Jitter
+retry-cap = Cap on one interval
+retry-cap-none = none
+retry-tolerance = Your tolerance for the total wait
+retry-tolerance-example = e.g. 1h (not saved)
+retry-tolerance-error = tolerance { $error }
+retry-success-chance = Chance one attempt succeeds: { $pct } %
+retry-fix-fields = Fix the highlighted fields to see the curve.
+retry-total-wait = Total wait
+retry-recovered-within = Recovered within { $count ->
+    [one] { $count } retry
+   *[other] { $count } retries
+}
+retry-dm = ∂d/∂M at retry { $retry }
+retry-dn = ∂d/∂n at retry { $retry }
+retry-per-m = { $wait } per +0.1 of M
+retry-per-retry = { $wait } per retry
+retry-one = retry { $retry }
+retry-range = retries { $first }–{ $last }
+retry-times-caption = If the first attempt failed now, in { $zone }:
+retry-times-jitter = (waits are nominal; the range is what jitter may draw)
+retry-col-retry = Retry
+retry-col-waits = Waits
+retry-col-after = After first failure
+retry-col-at = Would start at
+retry-col-recovered = Recovered by then
+
+## The job editor
+
+job-overlap = A tick while a run is still active
+job-alert-channels = Alerts also go to channels
+job-command-args = Arguments (one per line)
+job-http-body = Body
+job-cron = Cron (sec min hour day month weekday)
+job-description = Description
+job-escalate-after = Escalate after (failed runs in a row)
+job-escalate-channels = Escalations go to channels (none ticked: the alert channels)
+job-transient-codes = Exit codes that mean 'try again later'
+job-timeout-factor = Factor
+job-fallback = Fallback job
+job-timeout-floor = Floor
+job-timeout-cap = Hard cap
+job-http-headers = Headers (one 'Name: value' per line)
+job-dependants = Jobs that depend on this one (their next runs are held while it is failing)
+job-alert-to = Mail on failure to
+job-timeout-mode = Mode
+job-builtin-params = Parameters (one key=value per line)
+job-parameters = Parameters a run takes, one per line: name: type [= default] [required] (HTTP jobs read {"$"}{"{"}param:name{"}"}; commands get BULWARK_PARAM_NAME and JSON on stdin)
+job-command-program = Program
+job-timeout-stall = Stall timeout (no output for this long ends the attempt; empty: none)
+job-timeout-static = Static timeout (also used until enough samples exist)
+job-http-expected = Statuses that mean success
+job-tags = Tags (separated by commas: the service or team it belongs to)
+job-exhausted-then = Then
+job-misfire = Ticks missed while Bulwark was down
+job-timeout-window = Window (recent successful runs)
+job-kind-http-call = HTTP call
+job-kind-command-long = Command
+job-kind-builtin-long = Built-in task
+job-overlap-skip = is skipped (and recorded)
+job-overlap-queue = waits its turn
+job-misfire-run-once = run once when it is back
+job-misfire-skip = are skipped (and recorded)
+job-timeout-mode-static = static
+job-timeout-mode-p95 = learned: P95 of recent successes
+job-timeout-mode-p99 = learned: P99 of recent successes
+job-exhausted-dead = park the run in the failed queue
+job-exhausted-skip = skip to the next tick (recorded)
+job-exhausted-fallback = trigger a fallback job
+job-title = Job { $name }
+job-not-saved-fields = Not saved: { $count ->
+    [one] { $count } field needs
+   *[other] { $count } fields need
+} attention — { $fields }
+job-not-saved = Not saved: { $error }
+job-read-only = You are a viewer: this definition is read-only.
+job-basics = Basics
+job-what-runs = What runs
+job-builtin-task = Task
+job-timezone = Time zone
+job-next-fires = Next five fire times:
+job-retry-policy = Retry policy
+job-timeout-heading = Timeout per attempt
+job-exhausted-heading = When retries run out
+job-alerts = Alerts
+job-saving = Saving…
+job-save = Save job
+job-timeout-from-static = the static setting
+job-timeout-from-static-until = the static setting, until enough runs succeed to learn from ({ $samples } of { $needed } so far)
+job-timeout-from-learned = { $percentile } of the last { $samples } successes ({ $raw }) × factor, within floor and hard cap
+job-timeout-next = Next attempt's timeout: { $timeout } — from { $source }.
+job-no-channels = No channels yet: add them under
+job-param = { $name } ({ $kind })
+job-param-required = { $name } ({ $kind }, required)
+job-start-run = Start run
+hook-heading = Trigger URL
+hook-explained = For systems that cannot hold an API token: POST to the URL starts a run, parameters from the JSON body {"{"}"params": {"{"}…{"}"}{"}"}, an Idempotency-Key header works as on the API. Anyone with the URL can start runs: rotate it if it leaks. With a secret, callers sign the body: X-Bulwark-Signature: sha256=<hex HMAC-SHA256>.
+hook-on-console = on this console's address
+hook-none = No trigger URL.
+hook-new = New trigger URL
+hook-remove = Remove the trigger URL

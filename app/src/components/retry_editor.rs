@@ -2,6 +2,8 @@
 //! browser on every move with the same functions the engine uses — the curve, its warnings, the
 //! concrete retry times and the chance of recovery. No server round trip.
 
+use crate::i18n::words::{jitter_name, retry_preset};
+use crate::t;
 use chrono::{DateTime, Duration, Utc};
 use leptos::prelude::*;
 
@@ -9,10 +11,11 @@ use crate::api::AppError;
 use crate::components::chart::EChart;
 use crate::components::retry_chart::retry_chart;
 use crate::domain::cron::parse_timezone;
-use crate::domain::duration::{self, human_ms};
+use crate::domain::duration;
 use crate::domain::retry::{
     Jitter, RetryError, RetryInput, RetryPolicy, WarningContext, presets, success_probability,
 };
+use crate::i18n::duration as human_ms;
 
 /// Stops of the first-interval slider; the text field beside it takes any value.
 const FIRST_STEPS_MS: &[u64] = &[
@@ -135,11 +138,12 @@ pub fn RetryEditor(
             data-redraw-ms=move || redraw_ms.get().map(|ms| format!("{ms:.2}"))
         >
             {view! {
-            <div class="presets" role="group" aria-label="Presets">
-                <span class="muted">"Presets:"</span>
+            <div class="presets" role="group" aria-label=t!("retry-presets")>
+                <span class="muted">{t!("retry-presets")}":"</span>
                 {presets()
                     .into_iter()
-                    .map(|(key, label, policy)| {
+                    .map(|(key, _, policy)| {
+                        let (short, label) = retry_preset(key);
                         view! {
                             <button
                                 type="button"
@@ -152,7 +156,7 @@ pub fn RetryEditor(
                                     retry.set(policy.to_input());
                                 }
                             >
-                                {label.split(':').next().unwrap_or(label).to_string()}
+                                {short}
                             </button>
                         }
                     })
@@ -163,10 +167,10 @@ pub fn RetryEditor(
             {view! {
             <div class="retry-controls">
                 <div class="control">
-                    <label for="retry-first">"First interval F"</label>
+                    <label for="retry-first">{t!("retry-first")}</label>
                     <input
                         type="range"
-                        aria-label="First interval slider"
+                        aria-label=t!("retry-first-slider")
                         min="0"
                         max=(FIRST_STEPS_MS.len() - 1).to_string()
                         step="1"
@@ -190,8 +194,8 @@ pub fn RetryEditor(
                 </div>
                 <SliderField
                     id="retry-multiplier"
-                    label="Multiplier M"
-                    slider_label="Multiplier slider"
+                    label=t!("retry-multiplier")
+                    slider_label=t!("retry-multiplier-slider")
                     field="multiplier"
                     range=("1", "8", "0.1")
                     readonly
@@ -201,8 +205,8 @@ pub fn RetryEditor(
                 />
                 <SliderField
                     id="retry-max"
-                    label="Max retries C"
-                    slider_label="Max retries slider"
+                    label=t!("retry-max")
+                    slider_label=t!("retry-max-slider")
                     field="max_retries"
                     range=("1", "16", "1")
                     readonly
@@ -211,7 +215,7 @@ pub fn RetryEditor(
                     error=Signal::derive(field_error("max_retries"))
                 />
                 <div class="control">
-                    <label for="retry-jitter">"Jitter"</label>
+                    <label for="retry-jitter">{t!("retry-jitter")}</label>
                     <select
                         id="retry-jitter"
                         disabled=readonly
@@ -220,14 +224,14 @@ pub fn RetryEditor(
                     >
                         {Jitter::ALL
                             .iter()
-                            .map(|j| view! { <option value=j.as_str()>{j.as_str()}</option> })
+                            .map(|j| view! { <option value=j.as_str()>{jitter_name(*j)}</option> })
                             .collect_view()}
                     </select>
-                    <label for="retry-cap">"Cap on one interval"</label>
+                    <label for="retry-cap">{t!("retry-cap")}</label>
                     <input
                         id="retry-cap"
                         type="text"
-                        placeholder="none"
+                        placeholder=t!("retry-cap-none")
                         disabled=readonly
                         prop:value=move || retry.with(|r| r.cap.clone())
                         on:input=edit(|r, v| r.cap = v)
@@ -235,19 +239,19 @@ pub fn RetryEditor(
                     <p class="field-error" data-field="retry.cap">{field_error("cap")}</p>
                 </div>
                 <div class="control">
-                    <label for="retry-tolerance">"Your tolerance for the total wait"</label>
+                    <label for="retry-tolerance">{t!("retry-tolerance")}</label>
                     <input
                         id="retry-tolerance"
                         type="text"
-                        placeholder="e.g. 1h (not saved)"
+                        placeholder=t!("retry-tolerance-example")
                         prop:value=move || tolerance.get()
                         on:input=move |ev| tolerance.set(event_target_value(&ev))
                     />
                     <p class="field-error">
-                        {move || tolerance_ms.get().err().map(|e| format!("tolerance {e}"))}
+                        {move || tolerance_ms.get().err().map(|e| t!("retry-tolerance-error", error = e.to_string()))}
                     </p>
                     <label for="retry-success">
-                        {move || format!("Chance one attempt succeeds: {} %", success_pct.get())}
+                        {move || t!("retry-success-chance", pct = success_pct.get())}
                     </label>
                     <input
                         id="retry-success"
@@ -275,7 +279,7 @@ pub fn RetryEditor(
                     {move || match parsed.get() {
                         Err(_) => {
                             view! {
-                                <p class="muted">"Fix the highlighted fields to see the curve."</p>
+                                <p class="muted">{t!("retry-fix-fields")}</p>
                             }
                                 .into_any()
                         }
@@ -284,22 +288,19 @@ pub fn RetryEditor(
                             let p = f64::from(success_pct.get()) / 100.0;
                             view! {
                                 <dl class="facts">
-                                    <dt>"Total wait"</dt>
+                                    <dt>{t!("retry-total-wait")}</dt>
                                     <dd data-testid="total-wait">{human_ms(policy.total_ms())}</dd>
-                                    <dt>"Recovered within " {c} " retries"</dt>
+                                    <dt>{t!("retry-recovered-within", count = c)}</dt>
                                     <dd data-testid="recovery">
-                                        {format!("{:.1} %", success_probability(p, u32::from(c)) * 100.0)}
+                                        {crate::i18n::current().percent(success_probability(p, u32::from(c)))}
                                     </dd>
-                                    <dt>{format!("∂d/∂M at retry {c}")}</dt>
+                                    <dt>{t!("retry-dm", retry = c)}</dt>
                                     <dd data-testid="sensitivity-m">
-                                        {format!(
-                                            "{} per +0.1 of M",
-                                            human_ms(policy.sensitivity_to_multiplier(c) * 0.1),
-                                        )}
+                                        {t!("retry-per-m", wait = human_ms(policy.sensitivity_to_multiplier(c) * 0.1))}
                                     </dd>
-                                    <dt>{format!("∂d/∂n at retry {c}")}</dt>
+                                    <dt>{t!("retry-dn", retry = c)}</dt>
                                     <dd data-testid="sensitivity-n">
-                                        {format!("{} per retry", human_ms(policy.sensitivity_to_retries(c)))}
+                                        {t!("retry-per-retry", wait = human_ms(policy.sensitivity_to_retries(c)))}
                                     </dd>
                                 </dl>
                             }
@@ -313,8 +314,8 @@ pub fn RetryEditor(
                                 .into_iter()
                                 .map(|w| {
                                     let retries = match (w.retries.first(), w.retries.last()) {
-                                        (Some(a), Some(b)) if a == b => format!("retry {a}"),
-                                        (Some(a), Some(b)) => format!("retries {a}–{b}"),
+                                        (Some(a), Some(b)) if a == b => t!("retry-one", retry = *a),
+                                        (Some(a), Some(b)) => t!("retry-range", first = *a, last = *b),
                                         _ => String::new(),
                                     };
                                     view! {
@@ -356,8 +357,8 @@ pub fn RetryEditor(
 #[component]
 fn SliderField(
     id: &'static str,
-    label: &'static str,
-    slider_label: &'static str,
+    label: String,
+    slider_label: String,
     /// The retry field this edits, for the error's `data-field`.
     field: &'static str,
     /// (min, max, step)
@@ -434,7 +435,7 @@ fn RetryTimes(
                     <td>{wait}</td>
                     <td>{human_ms(cumulative)}</td>
                     <td>{when}</td>
-                    <td>{format!("{:.1} %", success_probability(success, n as u32) * 100.0)}</td>
+                    <td>{crate::i18n::current().percent(success_probability(success, n as u32))}</td>
                 </tr>
             }
         })
@@ -442,16 +443,16 @@ fn RetryTimes(
     view! {
         <table tabindex="0" class="table compact" data-testid="retry-times">
             <caption>
-                {format!("If the first attempt failed now, in {}:", tz.name())}
-                {jittered.then_some(" (waits are nominal; the range is what jitter may draw)")}
+                {t!("retry-times-caption", zone = tz.name())}
+                {jittered.then(|| format!(" {}", t!("retry-times-jitter")))}
             </caption>
             <thead>
                 <tr>
-                    <th>"Retry"</th>
-                    <th>"Waits"</th>
-                    <th>"After first failure"</th>
-                    <th>"Would start at"</th>
-                    <th>"Recovered by then"</th>
+                    <th>{t!("retry-col-retry")}</th>
+                    <th>{t!("retry-col-waits")}</th>
+                    <th>{t!("retry-col-after")}</th>
+                    <th>{t!("retry-col-at")}</th>
+                    <th>{t!("retry-col-recovered")}</th>
                 </tr>
             </thead>
             <tbody>{rows}</tbody>

@@ -59,21 +59,28 @@ impl NodeState {
 }
 
 /// What a node's clock offset means, or `None` when it is within tolerance.
-pub fn skew_warning(skew_ms: i64, lease_seconds: i64) -> Option<String> {
+pub fn skew_warning(skew_ms: i64, lease_seconds: i64) -> Option<SkewWarning> {
     let abs = skew_ms.unsigned_abs() as i64;
     if abs <= SKEW_WARNING_MS {
         return None;
     }
-    let direction = if skew_ms > 0 { "ahead of" } else { "behind" };
-    let seconds = abs as f64 / 1000.0;
-    let risk = if abs >= lease_seconds * 1000 {
-        "; a clock this far off may also jump when it is fixed: runs could then be taken over while still running (fenced, but run twice)"
-    } else {
-        ""
-    };
-    Some(format!(
-        "clock {seconds:.1} s {direction} the database: corrected (Bulwark keeps time by the database), but fix it with NTP{risk}"
-    ))
+    Some(SkewWarning {
+        seconds: abs as f64 / 1000.0,
+        ahead: skew_ms > 0,
+        // A clock off by a lease or more may jump by as much when it is fixed: runs could then
+        // be taken over while still running (fenced, but run twice).
+        may_jump: abs >= lease_seconds * 1000,
+    })
+}
+
+/// A node's clock is off from the database's by more than [`SKEW_WARNING_MS`]: corrected
+/// (Bulwark keeps time by the database), but worth fixing with NTP.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SkewWarning {
+    pub seconds: f64,
+    /// Ahead of the database (else behind).
+    pub ahead: bool,
+    pub may_jump: bool,
 }
 
 #[cfg(test)]
@@ -95,9 +102,9 @@ mod tests {
     fn skew_is_explained_beyond_a_second() {
         assert_eq!(skew_warning(900, 30), None);
         assert_eq!(skew_warning(-1000, 30), None);
-        assert!(skew_warning(2500, 30).unwrap().contains("2.5 s ahead of"));
-        assert!(skew_warning(-4000, 30).unwrap().contains("behind"));
-        assert!(skew_warning(2500, 30).unwrap().contains("corrected"));
-        assert!(skew_warning(45_000, 30).unwrap().contains("run twice"));
+        let ahead = skew_warning(2500, 30).unwrap();
+        assert!(ahead.ahead && !ahead.may_jump && (ahead.seconds - 2.5).abs() < 1e-9);
+        assert!(!skew_warning(-4000, 30).unwrap().ahead);
+        assert!(skew_warning(45_000, 30).unwrap().may_jump);
     }
 }

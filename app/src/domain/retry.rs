@@ -19,7 +19,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::duration::{self, human_ms};
+use super::duration;
+use crate::i18n::duration as human_wait;
 
 // Thresholds where the curve turns dangerous (the wording of the warnings is ours).
 const NEAR_FIXED_BELOW: f64 = 1.5;
@@ -356,7 +357,8 @@ impl RetryPolicy {
         value.round().clamp(lo.floor(), hi.ceil()) as u64
     }
 
-    /// What can go wrong with this curve, given the job's context.
+    /// What can go wrong with this curve, given the job's context. The messages are in the
+    /// language of the page or request (English on the command line).
     pub fn warnings(&self, context: &WarningContext) -> Vec<Warning> {
         let m = self.multiplier.value();
         let c = self.max_retries;
@@ -367,9 +369,10 @@ impl RetryPolicy {
             out.push(Warning {
                 kind: WarningKind::NearFixed,
                 retries: all.clone(),
-                message: format!(
-                    "multiplier {m:.1} is close to a fixed interval: retries of many failing jobs \
-                     bunch together instead of backing off (below {NEAR_FIXED_BELOW:.1})"
+                message: crate::t!(
+                    "retry-warning-near-fixed",
+                    m = format!("{m:.1}"),
+                    below = format!("{NEAR_FIXED_BELOW:.1}")
                 ),
             });
         }
@@ -377,24 +380,28 @@ impl RetryPolicy {
             out.push(Warning {
                 kind: WarningKind::Explosive,
                 retries: (2..=c).collect(),
-                message: format!(
-                    "multiplier {m:.1} makes intervals explode: retry {c} waits {} \
-                     (above {EXPLOSIVE_ABOVE:.1})",
-                    human_ms(self.delay_ms(c))
+                message: crate::t!(
+                    "retry-warning-explosive",
+                    m = format!("{m:.1}"),
+                    retry = c,
+                    wait = human_wait(self.delay_ms(c)),
+                    above = format!("{EXPLOSIVE_ABOVE:.1}")
                 ),
             });
         }
         if c > UNTUNABLE_RETRIES_ABOVE && m > 1.0 {
             let swing = self.sensitivity_to_multiplier(c) * 0.1;
             let detail = if swing > 0.0 {
-                format!(
-                    "at retry {c}, +0.1 on M moves the wait by {}",
-                    human_ms(swing)
+                crate::t!(
+                    "retry-warning-untunable-swing",
+                    retry = c,
+                    swing = human_wait(swing)
                 )
             } else {
-                format!(
-                    "only the cap keeps retry {c} from moving by {} per +0.1 of M",
-                    human_ms(
+                crate::t!(
+                    "retry-warning-untunable-capped",
+                    retry = c,
+                    swing = human_wait(
                         self.first_ms as f64 * f64::from(c - 1) * m.powi(i32::from(c) - 2) * 0.1
                     )
                 )
@@ -402,9 +409,10 @@ impl RetryPolicy {
             out.push(Warning {
                 kind: WarningKind::Untunable,
                 retries: (UNTUNABLE_RETRIES_ABOVE + 1..=c).collect(),
-                message: format!(
-                    "past retry {UNTUNABLE_RETRIES_ABOVE} the delays swing wildly with small changes \
-                     of the multiplier: {detail}"
+                message: crate::t!(
+                    "retry-warning-untunable",
+                    after = UNTUNABLE_RETRIES_ABOVE,
+                    detail = detail
                 ),
             });
         }
@@ -412,10 +420,10 @@ impl RetryPolicy {
             out.push(Warning {
                 kind: WarningKind::SteepTotal,
                 retries: (STEEP_TOTAL_RETRIES_ABOVE + 1..=c).collect(),
-                message: format!(
-                    "more than {STEEP_TOTAL_RETRIES_ABOVE} retries: the total wait grows steeply, \
-                     to {} in all",
-                    human_ms(self.total_ms())
+                message: crate::t!(
+                    "retry-warning-steep-total",
+                    after = STEEP_TOTAL_RETRIES_ABOVE,
+                    total = human_wait(self.total_ms())
                 ),
             });
         }
@@ -440,10 +448,10 @@ impl RetryPolicy {
             if let Some(first_late) = late.first() {
                 out.push(Warning {
                     kind: WarningKind::OverrunsSchedule,
-                    message: format!(
-                        "retries overrun the next scheduled run: from retry {first_late} the waits \
-                         add up to more than the cron period ({})",
-                        human_ms(period as f64)
+                    message: crate::t!(
+                        "retry-warning-overruns",
+                        retry = *first_late,
+                        period = human_wait(period as f64)
                     ),
                     retries: late,
                 });
@@ -454,9 +462,10 @@ impl RetryPolicy {
             if let Some(first_late) = late.first() {
                 out.push(Warning {
                     kind: WarningKind::ExceedsTolerance,
-                    message: format!(
-                        "from retry {first_late} the waits add up to more than your tolerance of {}",
-                        human_ms(tolerance as f64)
+                    message: crate::t!(
+                        "retry-warning-tolerance",
+                        retry = *first_late,
+                        tolerance = human_wait(tolerance as f64)
                     ),
                     retries: late,
                 });

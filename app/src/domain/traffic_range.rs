@@ -41,16 +41,6 @@ impl Preset {
         }
     }
 
-    pub fn label(self) -> &'static str {
-        match self {
-            Preset::Today => "Today",
-            Preset::Yesterday => "Yesterday",
-            Preset::Last7 => "Last 7 days",
-            Preset::Last30 => "Last 30 days",
-            Preset::Last90 => "Last 90 days",
-        }
-    }
-
     pub fn parse(text: &str) -> Option<Preset> {
         Preset::ALL.into_iter().find(|p| p.as_str() == text)
     }

@@ -3,10 +3,13 @@
 //! the command line use those.
 
 use crate::domain::account::Role;
+use crate::domain::bots::BotCategory;
 use crate::domain::chat::{ChannelKind, DeliveryStatus};
 use crate::domain::job::Kind;
 use crate::domain::mail::MailStatus;
+use crate::domain::retry::Jitter;
 use crate::domain::run::{ErrorClass, Outcome, RunStatus, Trigger};
+use crate::domain::traffic_range::Preset;
 use crate::key;
 use crate::views::jobs::JobState;
 
@@ -104,4 +107,57 @@ pub fn mail_status(status: MailStatus) -> String {
         MailStatus::Written => key!("mail-status-written"),
         MailStatus::Failed => key!("mail-status-failed"),
     })
+}
+
+pub fn bot_category(category: BotCategory) -> String {
+    current().text(match category {
+        BotCategory::Search => key!("bot-category-search"),
+        BotCategory::Ai => key!("bot-category-ai"),
+        BotCategory::Social => key!("bot-category-social"),
+        BotCategory::Seo => key!("bot-category-seo"),
+        BotCategory::Archive => key!("bot-category-archive"),
+        BotCategory::Monitoring => key!("bot-category-monitoring"),
+        BotCategory::Tool => key!("bot-category-tool"),
+        BotCategory::Other => key!("bot-category-other"),
+    })
+}
+
+pub fn range_preset(preset: Preset) -> String {
+    current().text(match preset {
+        Preset::Today => key!("traffic-preset-today"),
+        Preset::Yesterday => key!("traffic-preset-yesterday"),
+        Preset::Last7 => key!("traffic-preset-7d"),
+        Preset::Last30 => key!("traffic-preset-30d"),
+        Preset::Last90 => key!("traffic-preset-90d"),
+    })
+}
+
+pub fn jitter_name(jitter: Jitter) -> String {
+    current().text(match jitter {
+        Jitter::None => key!("jitter-none"),
+        Jitter::Full => key!("jitter-full"),
+        Jitter::Equal => key!("jitter-equal"),
+        Jitter::Decorrelated => key!("jitter-decorrelated"),
+    })
+}
+
+/// A retry preset's short name and its description, by its key in
+/// [`crate::domain::retry::presets`].
+pub fn retry_preset(key: &str) -> (String, String) {
+    let (short, long) = match key {
+        "fast" => (key!("retry-preset-fast"), key!("retry-preset-fast-long")),
+        "important" => (
+            key!("retry-preset-important"),
+            key!("retry-preset-important-long"),
+        ),
+        "realtime" => (
+            key!("retry-preset-realtime"),
+            key!("retry-preset-realtime-long"),
+        ),
+        _ => (
+            key!("retry-preset-standard"),
+            key!("retry-preset-standard-long"),
+        ),
+    };
+    (current().text(short), current().text(long))
 }

@@ -1,6 +1,7 @@
 //! The job editor: every part of a definition, with the cron preview and the retry editor live
 //! in the browser. Admins save; viewers see the same page read-only.
 
+use crate::{key, t};
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::hooks::{use_navigate, use_params_map};
@@ -14,41 +15,41 @@ use crate::domain::job::{
     BUILTIN_TASKS, ExhaustedAction, JobInput, Kind, Misfire, Overlap, TimeoutMode,
 };
 
-/// The editor's choices: a state's word and how the form says it.
+/// The editor's choices: a state's word and the message that says it.
 const KINDS: &[(&str, &str)] = &[
-    (Kind::Http.as_str(), "HTTP call"),
-    (Kind::Command.as_str(), "Command"),
-    (Kind::Builtin.as_str(), "Built-in task"),
+    (Kind::Http.as_str(), key!("job-kind-http-call")),
+    (Kind::Command.as_str(), key!("job-kind-command-long")),
+    (Kind::Builtin.as_str(), key!("job-kind-builtin-long")),
 ];
 const OVERLAPS: &[(&str, &str)] = &[
-    (Overlap::Skip.as_str(), "is skipped (and recorded)"),
-    (Overlap::Queue.as_str(), "waits its turn"),
+    (Overlap::Skip.as_str(), key!("job-overlap-skip")),
+    (Overlap::Queue.as_str(), key!("job-overlap-queue")),
 ];
 const MISFIRES: &[(&str, &str)] = &[
-    (Misfire::RunOnce.as_str(), "run once when it is back"),
-    (Misfire::Skip.as_str(), "are skipped (and recorded)"),
+    (Misfire::RunOnce.as_str(), key!("job-misfire-run-once")),
+    (Misfire::Skip.as_str(), key!("job-misfire-skip")),
 ];
 const TIMEOUT_MODES: &[(&str, &str)] = &[
-    (TimeoutMode::Static.as_str(), "static"),
     (
-        TimeoutMode::P95.as_str(),
-        "learned: P95 of recent successes",
+        TimeoutMode::Static.as_str(),
+        key!("job-timeout-mode-static"),
     ),
-    (
-        TimeoutMode::P99.as_str(),
-        "learned: P99 of recent successes",
-    ),
+    (TimeoutMode::P95.as_str(), key!("job-timeout-mode-p95")),
+    (TimeoutMode::P99.as_str(), key!("job-timeout-mode-p99")),
 ];
 const EXHAUSTED: &[(&str, &str)] = &[
     (
         ExhaustedAction::DeadLetter.as_str(),
-        "park the run in the failed queue",
+        key!("job-exhausted-dead"),
     ),
     (
         ExhaustedAction::SkipToNext.as_str(),
-        "skip to the next tick (recorded)",
+        key!("job-exhausted-skip"),
     ),
-    (ExhaustedAction::Fallback.as_str(), "trigger a fallback job"),
+    (
+        ExhaustedAction::Fallback.as_str(),
+        key!("job-exhausted-fallback"),
+    ),
 ];
 
 #[component]
@@ -69,7 +70,7 @@ pub fn JobEditPage() -> impl IntoView {
     let me = use_current_user();
 
     view! {
-        <Suspense fallback=|| view! { <p class="muted">"Loading…"</p> }>
+        <Suspense fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
             {move || Suspend::new(async move {
                 let readonly = !me.await.map(|u| u.is_admin()).unwrap_or(false);
                 match detail.await {
@@ -87,7 +88,7 @@ pub fn JobEditPage() -> impl IntoView {
                     }
                     Err(e) => {
                         view! {
-                            <h1>"Job"</h1>
+                            <h1>{t!("runs-filter-job")}</h1>
                             <p class="error">{e.to_string()}</p>
                         }
                             .into_any()
@@ -101,8 +102,8 @@ pub fn JobEditPage() -> impl IntoView {
 #[component]
 fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
     let title = match id {
-        Some(_) => format!("Job {}", input.name),
-        None => "New job".to_string(),
+        Some(_) => t!("job-title", name = input.name.clone()),
+        None => t!("jobs-new"),
     };
     let retry = RwSignal::new(input.retry.clone());
     let job = RwSignal::new(input);
@@ -117,7 +118,8 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
             navigate(&format!("/jobs/{saved_id}?saved=1"), Default::default());
         }
     });
-    let saved_note = move || matches!(save.value().get(), Some(Ok(_))).then_some("Saved.");
+    let saved_note =
+        move || matches!(save.value().get(), Some(Ok(_))).then(|| t!("account-language-saved"));
 
     let kind = move || job.with(|j| j.kind.clone());
     let timezone = Signal::derive(move || job.with(|j| j.timezone.clone()));
@@ -140,15 +142,16 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
         move |field: &'static str| move || saved_error.get().and_then(|e| e.for_field(field));
     let summary = move || {
         saved_error.get().map(|e| match e {
-            AppError::Fields(list) => format!(
-                "Not saved: {} field(s) need attention — {}",
-                list.len(),
-                list.iter()
+            AppError::Fields(list) => t!(
+                "job-not-saved-fields",
+                count = list.len(),
+                fields = list
+                    .iter()
                     .map(|f| f.field.as_str())
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
-            other => format!("Not saved: {other}"),
+            other => t!("job-not-saved", error = other.to_string()),
         })
     };
 
@@ -162,60 +165,60 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
     view! {
         <Title text=title.clone() />
         <h1>{title}</h1>
-        {readonly.then(|| view! { <p class="notice">"You are a viewer: this definition is read-only."</p> })}
+        {readonly.then(|| view! { <p class="notice">{t!("job-read-only")}</p> })}
         <form class="job-form" on:submit=on_submit novalidate>
             {view! {
             <section class="card">
-                <h2>"Basics"</h2>
+                <h2>{t!("job-basics")}</h2>
                 <div class="grid2">
-                    <Field label="Name" field="name" job readonly error=error_for("name")
+                    <Field label=t!("jobs-col-name") field="name" job readonly error=error_for("name")
                         get=|j| j.name.clone() set=|j, v| j.name = v />
-                    <Choice label="Kind" field="kind" job readonly error=error_for("kind")
+                    <Choice label=t!("jobs-filter-kind") field="kind" job readonly error=error_for("kind")
                         get=|j| j.kind.clone() set=|j, v| j.kind = v
                         options=KINDS />
                 </div>
-                <Field label="Description" field="description" job readonly error=error_for("description")
+                <Field label=t!("job-description") field="description" job readonly error=error_for("description")
                     get=|j| j.description.clone() set=|j, v| j.description = v />
-                <Field label="Tags (separated by commas: the service or team it belongs to)" field="tags" job readonly error=error_for("tags")
+                <Field label=t!("job-tags") field="tags" job readonly error=error_for("tags")
                     get=|j| j.tags.clone() set=|j, v| j.tags = v />
                 <label class="check">
                     <input type="checkbox" disabled=readonly
                         prop:checked=move || job.with(|j| j.enabled)
                         on:change=move |ev| job.update(|j| j.enabled = event_target_checked(&ev)) />
-                    " Enabled"
+                    " "{t!("job-state-enabled")}
                 </label>
             </section>
             }.into_any()}
 
             {view! {
             <section class="card">
-                <h2>"What runs"</h2>
+                <h2>{t!("job-what-runs")}</h2>
                 <Show when=move || kind() == Kind::Http.as_str()>
                     <div class="grid2">
-                        <Choice label="Method" field="http_method" job readonly error=error_for("http_method")
+                        <Choice label=t!("hits-method") field="http_method" job readonly error=error_for("http_method")
                             get=|j| j.http_method.clone() set=|j, v| j.http_method = v
                             options=&[("GET", "GET"), ("POST", "POST"), ("PUT", "PUT"), ("PATCH", "PATCH"), ("DELETE", "DELETE"), ("HEAD", "HEAD")] />
-                        <Field label="URL" field="http_url" job readonly error=error_for("http_url")
+                        <Field label=t!("channels-url") field="http_url" job readonly error=error_for("http_url")
                             get=|j| j.http_url.clone() set=|j, v| j.http_url = v />
                     </div>
-                    <Field label="Headers (one 'Name: value' per line)" field="http_headers" job readonly multiline=true
+                    <Field label=t!("job-http-headers") field="http_headers" job readonly multiline=true
                         error=error_for("http_headers") get=|j| j.http_headers.clone() set=|j, v| j.http_headers = v />
-                    <Field label="Body" field="http_body" job readonly multiline=true error=error_for("http_body")
+                    <Field label=t!("job-http-body") field="http_body" job readonly multiline=true error=error_for("http_body")
                         get=|j| j.http_body.clone() set=|j, v| j.http_body = v />
-                    <Field label="Statuses that mean success" field="http_expected" job readonly
+                    <Field label=t!("job-http-expected") field="http_expected" job readonly
                         error=error_for("http_expected") get=|j| j.http_expected.clone() set=|j, v| j.http_expected = v />
                 </Show>
                 <Show when=move || kind() == Kind::Command.as_str()>
-                    <Field label="Program" field="command_program" job readonly error=error_for("command_program")
+                    <Field label=t!("job-command-program") field="command_program" job readonly error=error_for("command_program")
                         get=|j| j.command_program.clone() set=|j, v| j.command_program = v />
-                    <Field label="Arguments (one per line)" field="command_args" job readonly multiline=true
+                    <Field label=t!("job-command-args") field="command_args" job readonly multiline=true
                         error=error_for("command_args") get=|j| j.command_args.clone() set=|j, v| j.command_args = v />
-                    <Field label="Exit codes that mean 'try again later'" field="command_transient_codes" job readonly
+                    <Field label=t!("job-transient-codes") field="command_transient_codes" job readonly
                         error=error_for("command_transient_codes") get=|j| j.command_transient_codes.clone()
                         set=|j, v| j.command_transient_codes = v />
                 </Show>
                 <Show when=move || kind() == Kind::Builtin.as_str()>
-                    <label for="job-builtin_task">"Task"</label>
+                    <label for="job-builtin_task">{t!("job-builtin-task")}</label>
                     <select id="job-builtin_task" disabled=readonly
                         prop:value=move || job.with(|j| j.builtin_task.clone())
                         on:change=move |ev| job.update(|j| j.builtin_task = event_target_value(&ev))>
@@ -225,7 +228,7 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
                             .collect_view()}
                     </select>
                     <p class="field-error">{error_for("builtin_task")}</p>
-                    <Field label="Parameters (one key=value per line)" field="builtin_params" job readonly multiline=true
+                    <Field label=t!("job-builtin-params") field="builtin_params" job readonly multiline=true
                         error=error_for("builtin_params") get=|j| j.builtin_params.clone() set=|j, v| j.builtin_params = v />
                 </Show>
             </section>
@@ -233,12 +236,12 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
 
             {view! {
             <section class="card">
-                <h2>"Schedule"</h2>
+                <h2>{t!("jobs-col-schedule")}</h2>
                 <div class="grid2">
-                    <Field label="Cron (sec min hour day month weekday)" field="cron" job readonly
+                    <Field label=t!("job-cron") field="cron" job readonly
                         error=error_for("cron") get=|j| j.cron.clone() set=|j, v| j.cron = v />
                     <div>
-                        <label for="job-timezone">"Time zone"</label>
+                        <label for="job-timezone">{t!("job-timezone")}</label>
                         <input id="job-timezone" type="text" list="tz-names" disabled=readonly
                             prop:value=move || job.with(|j| j.timezone.clone())
                             on:input=move |ev| job.update(|j| j.timezone = event_target_value(&ev)) />
@@ -251,17 +254,17 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
                 <div data-testid="cron-preview">
                     {move || match schedule.get() {
                         Ok((next, _)) => view! {
-                            <p class="muted">"Next five fire times:"</p>
+                            <p class="muted">{t!("job-next-fires")}</p>
                             <ol class="fire-times">{next.into_iter().map(|t| view! { <li>{t}</li> }).collect_view()}</ol>
                         }.into_any(),
                         Err(message) => view! { <p class="field-error" data-testid="cron-error">{message}</p> }.into_any(),
                     }}
                 </div>
                 <div class="grid2">
-                    <Choice label="A tick while a run is still active" field="overlap" job readonly error=error_for("overlap")
+                    <Choice label=t!("job-overlap") field="overlap" job readonly error=error_for("overlap")
                         get=|j| j.overlap.clone() set=|j, v| j.overlap = v
                         options=OVERLAPS />
-                    <Choice label="Ticks missed while Bulwark was down" field="misfire" job readonly error=error_for("misfire")
+                    <Choice label=t!("job-misfire") field="misfire" job readonly error=error_for("misfire")
                         get=|j| j.misfire.clone() set=|j, v| j.misfire = v
                         options=MISFIRES />
                 </div>
@@ -270,35 +273,35 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
 
             {view! {
             <section class="card">
-                <h2>"Retry policy"</h2>
+                <h2>{t!("job-retry-policy")}</h2>
                 <RetryEditor retry cron_period_ms=cron_period timezone saved_errors=saved_error readonly />
             </section>
             }.into_any()}
 
             {view! {
             <section class="card">
-                <h2>"Timeout per attempt"</h2>
+                <h2>{t!("job-timeout-heading")}</h2>
                 <div class="grid3">
-                    <Choice label="Mode" field="timeout_mode" job readonly error=error_for("timeout_mode")
+                    <Choice label=t!("job-timeout-mode") field="timeout_mode" job readonly error=error_for("timeout_mode")
                         get=|j| j.timeout_mode.clone() set=|j, v| j.timeout_mode = v
                         options=TIMEOUT_MODES />
-                    <Field label="Static timeout (also used until enough samples exist)" field="timeout_static" job readonly
+                    <Field label=t!("job-timeout-static") field="timeout_static" job readonly
                         error=error_for("timeout_static") get=|j| j.timeout_static.clone() set=|j, v| j.timeout_static = v />
-                    <Field label="Hard cap" field="timeout_hard_cap" job readonly error=error_for("timeout_hard_cap")
+                    <Field label=t!("job-timeout-cap") field="timeout_hard_cap" job readonly error=error_for("timeout_hard_cap")
                         get=|j| j.timeout_hard_cap.clone() set=|j, v| j.timeout_hard_cap = v />
                 </div>
                 <div class="grid3">
-                    <Field label="Stall timeout (no output for this long ends the attempt; empty: none)" field="timeout_stall" job readonly
+                    <Field label=t!("job-timeout-stall") field="timeout_stall" job readonly
                         error=error_for("timeout_stall") get=|j| j.timeout_stall.clone() set=|j, v| j.timeout_stall = v />
                 </div>
                 {id.map(|id| view! { <EffectiveTimeoutNote id /> })}
                 <Show when=move || job.with(|j| j.timeout_mode != TimeoutMode::Static.as_str())>
                     <div class="grid3">
-                        <Field label="Window (recent successful runs)" field="timeout_window" job readonly
+                        <Field label=t!("job-timeout-window") field="timeout_window" job readonly
                             error=error_for("timeout_window") get=|j| j.timeout_window.clone() set=|j, v| j.timeout_window = v />
-                        <Field label="Factor" field="timeout_factor" job readonly error=error_for("timeout_factor")
+                        <Field label=t!("job-timeout-factor") field="timeout_factor" job readonly error=error_for("timeout_factor")
                             get=|j| j.timeout_factor.clone() set=|j, v| j.timeout_factor = v />
-                        <Field label="Floor" field="timeout_floor" job readonly error=error_for("timeout_floor")
+                        <Field label=t!("job-timeout-floor") field="timeout_floor" job readonly error=error_for("timeout_floor")
                             get=|j| j.timeout_floor.clone() set=|j, v| j.timeout_floor = v />
                     </div>
                 </Show>
@@ -307,19 +310,19 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
 
             {view! {
             <section class="card">
-                <h2>"When retries run out"</h2>
+                <h2>{t!("job-exhausted-heading")}</h2>
                 <div class="grid2">
-                    <Choice label="Then" field="on_exhausted" job readonly error=error_for("on_exhausted")
+                    <Choice label=t!("job-exhausted-then") field="on_exhausted" job readonly error=error_for("on_exhausted")
                         get=|j| j.on_exhausted.clone() set=|j, v| j.on_exhausted = v
                         options=EXHAUSTED />
                     <Show when=move || job.with(|j| j.on_exhausted == ExhaustedAction::Fallback.as_str())>
-                        <Field label="Fallback job" field="fallback_job" job readonly error=error_for("fallback_job")
+                        <Field label=t!("job-fallback") field="fallback_job" job readonly error=error_for("fallback_job")
                             get=|j| j.fallback_job.clone() set=|j, v| j.fallback_job = v />
                     </Show>
                 </div>
-                <Field label="Jobs that depend on this one (their next runs are held while it is failing)" field="dependants"
+                <Field label=t!("job-dependants") field="dependants"
                     job readonly error=error_for("dependants") get=|j| j.dependants.clone() set=|j, v| j.dependants = v />
-                <Field label="Parameters a run takes, one per line: name: type [= default] [required] (HTTP jobs read ${param:name}; commands get BULWARK_PARAM_NAME and JSON on stdin)"
+                <Field label=t!("job-parameters")
                     field="parameters" job readonly error=error_for("parameters") multiline=true
                     get=|j| j.parameters.clone() set=|j, v| j.parameters = v />
             </section>
@@ -327,20 +330,20 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
 
             {view! {
             <section class="card">
-                <h2>"Alerts"</h2>
+                <h2>{t!("job-alerts")}</h2>
                 <div class="grid3">
-                    <Field label="Mail on failure to" field="alert_to" job readonly error=error_for("alert_to")
+                    <Field label=t!("job-alert-to") field="alert_to" job readonly error=error_for("alert_to")
                         get=|j| j.alert_to.clone() set=|j, v| j.alert_to = v />
-                    <Field label="Escalate after (failed runs in a row)" field="escalate_after" job readonly
+                    <Field label=t!("job-escalate-after") field="escalate_after" job readonly
                         error=error_for("escalate_after") get=|j| j.escalate_after.clone() set=|j, v| j.escalate_after = v />
-                    <Field label="Escalate to" field="escalate_to" job readonly error=error_for("escalate_to")
+                    <Field label=t!("mail-routes-escalate-to") field="escalate_to" job readonly error=error_for("escalate_to")
                         get=|j| j.escalate_to.clone() set=|j, v| j.escalate_to = v />
                 </div>
                 <div class="grid2">
-                    <ChannelPicker label="Alerts also go to channels" field="alert_channels" job readonly
+                    <ChannelPicker label=t!("job-alert-channels") field="alert_channels" job readonly
                         error=error_for("alert_channels")
                         get=|j| j.alert_channels.clone() set=|j, v| j.alert_channels = v />
-                    <ChannelPicker label="Escalations go to channels (none ticked: the alert channels)" field="escalate_channels"
+                    <ChannelPicker label=t!("job-escalate-channels") field="escalate_channels"
                         job readonly error=error_for("escalate_channels")
                         get=|j| j.escalate_channels.clone() set=|j, v| j.escalate_channels = v />
                 </div>
@@ -351,7 +354,7 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
             <p class="ok" role="status" data-testid="save-ok">{saved_note}</p>
             {(!readonly).then(|| view! {
                 <button type="submit" disabled=move || save.pending().get()>
-                    {move || if save.pending().get() { "Saving…" } else { "Save job" }}
+                    {move || if save.pending().get() { t!("job-saving") } else { t!("job-save") }}
                 </button>
             })}
         </form>
@@ -369,19 +372,22 @@ fn EffectiveTimeoutNote(id: i64) -> impl IntoView {
             {move || Suspend::new(async move {
                 timeout.await.ok().map(|t| {
                     let source = match t.source {
-                        TimeoutSource::Static => "the static setting".to_string(),
-                        TimeoutSource::StaticUntilLearned { samples } => format!(
-                            "the static setting, until enough runs succeed to learn from ({samples} of {} so far)",
-                            crate::domain::timeout::MIN_SAMPLES
+                        TimeoutSource::Static => t!("job-timeout-from-static"),
+                        TimeoutSource::StaticUntilLearned { samples } => t!(
+                            "job-timeout-from-static-until",
+                            samples = samples,
+                            needed = crate::domain::timeout::MIN_SAMPLES
                         ),
-                        TimeoutSource::Learned { percentile, samples, raw_ms } => format!(
-                            "{percentile:?} of the last {samples} successes ({}) × factor, within floor and hard cap",
-                            crate::domain::duration::human_ms(raw_ms as f64)
+                        TimeoutSource::Learned { percentile, samples, raw_ms } => t!(
+                            "job-timeout-from-learned",
+                            percentile = format!("{percentile:?}"),
+                            samples = samples,
+                            raw = crate::i18n::duration(raw_ms as f64)
                         ),
                     };
                     view! {
                         <p class="muted" data-testid="effective-timeout">
-                            {format!("Next attempt's timeout: {} — from {source}.", crate::domain::duration::human_ms(t.ms as f64))}
+                            {t!("job-timeout-next", timeout = crate::i18n::duration(t.ms as f64), source = source)}
                         </p>
                     }
                 })
@@ -393,7 +399,7 @@ fn EffectiveTimeoutNote(id: i64) -> impl IntoView {
 /// A labelled select bound to one field of the job; `options` are (value, label).
 #[component]
 fn Choice(
-    label: &'static str,
+    label: String,
     field: &'static str,
     job: RwSignal<JobInput>,
     readonly: bool,
@@ -403,13 +409,14 @@ fn Choice(
     error: impl Fn() -> Option<String> + Send + Sync + 'static,
 ) -> impl IntoView {
     let id = format!("job-{field}");
+    let locale = crate::i18n::current();
     view! {
         <div class="field">
             <label for=id.clone()>{label}</label>
             <select id=id disabled=readonly
                 prop:value=move || job.with(get)
                 on:change=move |ev| { let v = event_target_value(&ev); job.update(|j| set(j, v)); }>
-                {options.iter().map(|(value, text)| view! { <option value=*value>{*text}</option> }).collect_view()}
+                {options.iter().map(|(value, text)| view! { <option value=*value>{locale.text(text)}</option> }).collect_view()}
             </select>
             <p class="field-error" data-field=field>{error}</p>
         </div>
@@ -419,7 +426,7 @@ fn Choice(
 /// A labelled text input (or textarea) bound to one field of the job.
 #[component]
 fn Field(
-    label: &'static str,
+    label: String,
     field: &'static str,
     job: RwSignal<JobInput>,
     readonly: bool,
@@ -453,7 +460,7 @@ fn Field(
 /// of names. A name the list holds that no channel has stays shown, so saving names the problem.
 #[component]
 fn ChannelPicker(
-    label: &'static str,
+    label: String,
     field: &'static str,
     job: RwSignal<JobInput>,
     readonly: bool,
@@ -481,7 +488,7 @@ fn ChannelPicker(
     view! {
         <fieldset class="field channel-picker" data-field-group=field>
             <legend>{label}</legend>
-            <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+            <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
                 {move || Suspend::new(async move {
                     let mut names: Vec<String> = channels
                         .await
@@ -494,7 +501,7 @@ fn ChannelPicker(
                     }
                     if names.is_empty() {
                         return view! {
-                            <p class="muted">"No channels yet: add them on the " <a href="/notifications">"Notifications"</a> " page."</p>
+                            <p class="muted">{t!("job-no-channels")}" " <a href="/notifications">{t!("nav-notifications")}</a></p>
                         }
                         .into_any();
                     }
@@ -591,24 +598,23 @@ fn RunWithParameters(
     };
     view! {
         <section class="card" id="run" data-testid="run-with-parameters">
-            <h2>"Run now"</h2>
+            <h2>{t!("jobs-run-now")}</h2>
             <form class="form" on:submit=submit>
                 {fields
                     .into_iter()
                     .map(|(p, value)| {
                         let field_id = format!("param-{}", p.name);
-                        let label = format!(
-                            "{} ({}{})",
-                            p.name,
-                            p.kind,
-                            if p.required { ", required" } else { "" }
-                        );
+                        let label = if p.required {
+                            t!("job-param-required", name = p.name.clone(), kind = p.kind.to_string())
+                        } else {
+                            t!("job-param", name = p.name.clone(), kind = p.kind.to_string())
+                        };
                         let control = match p.kind {
                             ParamType::Bool => view! {
                                 <select id=field_id.clone() prop:value=move || value.get()
                                     on:change=move |ev| value.set(event_target_value(&ev))>
-                                    <option value="false">"false"</option>
-                                    <option value="true">"true"</option>
+                                    <option value="false">{t!("no")}</option>
+                                    <option value="true">{t!("yes")}</option>
                                 </select>
                             }.into_any(),
                             _ => view! {
@@ -626,7 +632,7 @@ fn RunWithParameters(
                     })
                     .collect_view()}
                 <p class="error" role="alert">{other}</p>
-                <button type="submit" disabled=move || run_now.pending().get()>"Start run"</button>
+                <button type="submit" disabled=move || run_now.pending().get()>{t!("job-start-run")}</button>
             </form>
         </section>
     }
@@ -640,12 +646,9 @@ fn TriggerUrl(id: i64) -> impl IntoView {
     let hook = Resource::new(move || set.version().get(), move |_| job_hook(id));
     view! {
         <section class="card" data-testid="trigger-url">
-            <h2>"Trigger URL"</h2>
+            <h2>{t!("hook-heading")}</h2>
             <p class="muted">
-                "For systems that cannot hold an API token: " <code>"POST"</code>
-                " to the URL starts a run, parameters from the JSON body " <code>"{\"params\": {…}}"</code>
-                ", an " <code>"Idempotency-Key"</code> " header works as on the API. Anyone with the URL can start runs: rotate it if it leaks. With a secret, callers sign the body: "
-                <code>"X-Bulwark-Signature: sha256=<hex HMAC-SHA256>"</code> "."
+                {t!("hook-explained")}
             </p>
             <Transition fallback=|| ()>
                 {move || Suspend::new(async move {
@@ -653,10 +656,10 @@ fn TriggerUrl(id: i64) -> impl IntoView {
                         Ok(Some(h)) => view! {
                             <p>
                                 <code data-testid="trigger-url-path">{h.path}</code>
-                                " on this console's address" {h.signed.then_some(" (signed)")}
+                                " "{t!("hook-on-console")} {h.signed.then(|| format!(" {}", t!("channels-signed")))}
                             </p>
                         }.into_any(),
-                        Ok(None) => view! { <p class="muted">"No trigger URL."</p> }.into_any(),
+                        Ok(None) => view! { <p class="muted">{t!("hook-none")}</p> }.into_any(),
                         Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
                     }
                 })}
@@ -664,17 +667,17 @@ fn TriggerUrl(id: i64) -> impl IntoView {
             <ActionForm action=set attr:class="form inline-form">
                 <input type="hidden" name="id" value=id />
                 <div>
-                    <label for="hook-secret">"Signing secret (optional)"</label>
+                    <label for="hook-secret">{t!("channels-secret")}</label>
                     <input id="hook-secret" name="secret" type="password" autocomplete="off" />
                 </div>
                 <div>
-                    <button type="submit">"New trigger URL"</button>
+                    <button type="submit">{t!("hook-new")}</button>
                 </div>
             </ActionForm>
             <ActionForm action=set>
                 <input type="hidden" name="id" value=id />
                 <input type="hidden" name="remove" value="1" />
-                <button type="submit" class="link">"Remove the trigger URL"</button>
+                <button type="submit" class="link">{t!("hook-remove")}</button>
             </ActionForm>
             <p class="error" role="alert">{move || set.value().get().and_then(Result::err).map(|e| e.to_string())}</p>
         </section>

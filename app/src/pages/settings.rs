@@ -1,6 +1,9 @@
 //! Settings: the accounts that may sign in (admins add accounts; viewers see the list), and
 //! the nodes sharing the database.
 
+use crate::i18n::duration;
+use crate::i18n::words::role_name;
+use crate::t;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
@@ -31,15 +34,15 @@ pub fn SettingsPage() -> impl IntoView {
     let is_admin = use_is_admin();
 
     view! {
-        <Title text="Settings" />
-        <h1>"Settings"</h1>
+        <Title text=t!("nav-settings") />
+        <h1>{t!("nav-settings")}</h1>
         <p class="notice">
-            <a href="/maintenance">"Maintenance"</a>
-            ": pause every job (or a tag) now or in a window ahead, and resume."
+            <a href="/maintenance">{t!("banner-maintenance-link")}</a>
+            {t!("settings-maintenance-note")}
         </p>
         <section class="card">
-            <h2>"Users"</h2>
-            <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+            <h2>{t!("settings-users")}</h2>
+            <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
                 {move || Suspend::new(async move {
                     let admin = is_admin.await;
                     match users.await {
@@ -60,7 +63,7 @@ pub fn SettingsPage() -> impl IntoView {
                     } else {
                         view! {
                             <p class="muted" data-testid="viewer-note">
-                                "You are signed in as a viewer: you can read everything, and an administrator makes changes."
+                                {t!("settings-viewer-note")}
                             </p>
                         }
                             .into_any()
@@ -71,13 +74,13 @@ pub fn SettingsPage() -> impl IntoView {
         <SecretsCard is_admin />
         <super::tokens::TokensCard is_admin />
         <section class="card">
-            <h2>"Audit log"</h2>
-            <p>"Who created, changed, deleted, re-triggered, resolved or discarded what: " <a href="/audit">"the audit log"</a>"."</p>
+            <h2>{t!("audit-title")}</h2>
+            <p>{t!("settings-audit-note")}" " <a href="/audit">{t!("audit-title")}</a></p>
         </section>
         <NodesCard />
         <section class="card">
-            <h2>"Mail"</h2>
-            <p>"Where mail goes, the daily digest's recipients and time, a test mail and the outbox: " <a href="/notifications">"Notifications"</a>"."</p>
+            <h2>{t!("mail-heading")}</h2>
+            <p>{t!("settings-mail-note")}" " <a href="/notifications">{t!("nav-notifications")}</a></p>
         </section>
     }
 }
@@ -96,11 +99,10 @@ fn SecretsCard(is_admin: Resource<bool>) -> impl IntoView {
     let done = move || {
         set.value().get().and_then(Result::ok).map(|created| {
             if created {
-                "Secret set."
+                t!("secrets-set-done")
             } else {
-                "Secret replaced."
+                t!("secrets-replaced")
             }
-            .to_string()
         })
     };
     let removed_error = move || {
@@ -112,25 +114,24 @@ fn SecretsCard(is_admin: Resource<bool>) -> impl IntoView {
     };
     view! {
         <section class="card">
-            <h2>"Secrets"</h2>
+            <h2>{t!("secrets-heading")}</h2>
             <p class="muted">
-                "Jobs refer to a secret as " <code>"${secret:NAME}"</code>
-                " in a URL, header, body, argument or parameter. Values are encrypted, filled in only when an attempt runs, and never shown again — not here, not in run output."
+                {t!("secrets-explained", reference = "${secret:NAME}")}
             </p>
-            <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+            <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
                 {move || Suspend::new(async move {
                     let admin = is_admin.await;
                     match secrets.await {
                         Ok(rows) if rows.is_empty() => {
-                            view! { <p class="muted" data-testid="secrets">"No secrets yet."</p> }.into_any()
+                            view! { <p class="muted" data-testid="secrets">{t!("secrets-none")}</p> }.into_any()
                         }
                         Ok(rows) => {
                             view! {
                                 <table tabindex="0" class="table" data-testid="secrets">
                                     <thead>
                                         <tr>
-                                            <th>"Name"</th>
-                                            <th>"Set"</th>
+                                            <th>{t!("jobs-col-name")}</th>
+                                            <th>{t!("secrets-set-at")}</th>
                                             {admin.then(|| view! { <th></th> })}
                                         </tr>
                                     </thead>
@@ -147,7 +148,7 @@ fn SecretsCard(is_admin: Resource<bool>) -> impl IntoView {
                                                             <td>
                                                                 <ActionForm action=remove>
                                                                     <input type="hidden" name="name" value=name />
-                                                                    <button type="submit" class="link">"Remove"</button>
+                                                                    <button type="submit" class="link">{t!("channels-remove")}</button>
                                                                 </ActionForm>
                                                             </td>
                                                         })}
@@ -170,17 +171,17 @@ fn SecretsCard(is_admin: Resource<bool>) -> impl IntoView {
                     is_admin.await.then(|| view! {
                         <ActionForm action=set attr:class="form inline-form" attr:data-testid="set-secret">
                             <div>
-                                <label for="secret-name">"Name"</label>
+                                <label for="secret-name">{t!("jobs-col-name")}</label>
                                 <input id="secret-name" name="name" type="text" autocomplete="off" />
                                 <p class="field-error">{field_error("name")}</p>
                             </div>
                             <div>
-                                <label for="secret-value">"Value"</label>
+                                <label for="secret-value">{t!("secrets-value")}</label>
                                 <input id="secret-value" name="value" type="password" autocomplete="off" />
                                 <p class="field-error">{field_error("value")}</p>
                             </div>
                             <div>
-                                <button type="submit">"Set secret"</button>
+                                <button type="submit">{t!("secrets-set")}</button>
                             </div>
                         </ActionForm>
                         <p class="ok" role="status">{done}</p>
@@ -197,15 +198,14 @@ fn NodesCard() -> impl IntoView {
     let nodes = Resource::new(|| (), |_| list_nodes());
     view! {
         <section class="card" id="nodes">
-            <h2>"Nodes"</h2>
+            <h2>{t!("overview-tile-nodes")}</h2>
             <p class="muted">
-                "Each running instance heart-beats every " {HEARTBEAT_SECONDS} " s; one silent for more than "
-                {LOST_AFTER_SECONDS} " s is lost, and its runs are taken over when their leases expire."
+                {t!("nodes-explained", heartbeat = HEARTBEAT_SECONDS, lost = LOST_AFTER_SECONDS)}
             </p>
-            <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+            <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
                 {move || Suspend::new(async move {
                     match nodes.await {
-                        Ok(rows) if rows.is_empty() => view! { <p class="muted">"No node has registered yet."</p> }.into_any(),
+                        Ok(rows) if rows.is_empty() => view! { <p class="muted">{t!("nodes-none")}</p> }.into_any(),
                         Ok(rows) => view! { <NodesTable rows /> }.into_any(),
                         Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
                     }
@@ -217,17 +217,18 @@ fn NodesCard() -> impl IntoView {
 
 #[component]
 fn NodesTable(rows: Vec<NodeView>) -> impl IntoView {
+    let locale = crate::i18n::current();
     view! {
         <table tabindex="0" class="table" data-testid="nodes">
             <thead>
                 <tr>
-                    <th>"Node"</th>
-                    <th>"State"</th>
-                    <th>"Last heartbeat"</th>
-                    <th>"Clock"</th>
-                    <th>"Host / address"</th>
-                    <th>"Version"</th>
-                    <th>"Started"</th>
+                    <th>{t!("run-col-node")}</th>
+                    <th>{t!("jobs-filter-state")}</th>
+                    <th>{t!("nodes-heartbeat")}</th>
+                    <th>{t!("nodes-clock")}</th>
+                    <th>{t!("nodes-host")}</th>
+                    <th>{t!("nodes-version")}</th>
+                    <th>{t!("run-col-started")}</th>
                 </tr>
             </thead>
             <tbody>
@@ -242,7 +243,16 @@ fn NodesTable(rows: Vec<NodeView>) -> impl IntoView {
                         let skew = n.clock_skew_ms.map(|ms| {
                             let text = format!("{:+.1} s", ms as f64 / 1000.0);
                             match skew_warning(ms, DEFAULT_LEASE_SECONDS) {
-                                Some(warning) => {
+                                Some(w) => {
+                                    let seconds = format!("{:.1}", w.seconds);
+                                    let mut warning = if w.ahead {
+                                        t!("nodes-skew-ahead", seconds = seconds)
+                                    } else {
+                                        t!("nodes-skew-behind", seconds = seconds)
+                                    };
+                                    if w.may_jump {
+                                        warning = format!("{warning}{}", t!("nodes-skew-jump"));
+                                    }
                                     let title = warning.clone();
                                     view! { <span class="warn" title=title>{text} " ⚠ " {warning}</span> }.into_any()
                                 }
@@ -253,10 +263,14 @@ fn NodesTable(rows: Vec<NodeView>) -> impl IntoView {
                         view! {
                             <tr data-node=id data-state=n.state.as_str()>
                                 <td>{n.node_id}</td>
-                                <td><span class=class>{n.state.as_str()}</span></td>
-                                <td>{format!("{} s ago", n.silent_s)}</td>
+                                <td><span class=class>{locale.text(match n.state {
+                                    NodeState::Live => crate::key!("node-state-live"),
+                                    NodeState::Lost => crate::key!("node-state-lost"),
+                                    NodeState::Stopped => crate::key!("node-state-stopped"),
+                                })}</span></td>
+                                <td>{t!("time-ago", time = duration(n.silent_s as f64 * 1000.0))}</td>
                                 <td>{skew}</td>
-                                <td>{format!("{} pid {} · {}", n.host, n.pid, n.addr)}</td>
+                                <td>{t!("nodes-host-pid", host = n.host.clone(), pid = n.pid, addr = n.addr.clone())}</td>
                                 <td>{n.version}</td>
                                 <td>{n.started_at.format("%Y-%m-%d %H:%M:%S UTC").to_string()}</td>
                             </tr>
@@ -276,6 +290,7 @@ fn UsersTable(
     admin: bool,
     manage: ServerAction<ManageUser>,
 ) -> impl IntoView {
+    let locale = crate::i18n::current();
     use crate::domain::account::{AccountState, Role};
     let time = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d %H:%M UTC").to_string();
     view! {
@@ -283,12 +298,12 @@ fn UsersTable(
             <table tabindex="0" class="table" data-testid="users">
                 <thead>
                     <tr>
-                        <th>"Username"</th>
-                        <th>"Role"</th>
-                        <th>"State"</th>
-                        <th>"Last sign-in"</th>
-                        <th>"Created"</th>
-                        {admin.then(|| view! { <th>"Change"</th> })}
+                        <th>{t!("login-username")}</th>
+                        <th>{t!("tokens-role")}</th>
+                        <th>{t!("jobs-filter-state")}</th>
+                        <th>{t!("users-last-sign-in")}</th>
+                        <th>{t!("tokens-created-col")}</th>
+                        {admin.then(|| view! { <th>{t!("users-change")}</th> })}
                     </tr>
                 </thead>
                 <tbody>
@@ -297,15 +312,15 @@ fn UsersTable(
                         .map(|u| {
                             let name = u.username.clone();
                             let actions = admin.then(move || {
-                                let label = format!("Change {name}");
+                                let label = t!("users-change-one", name = name.clone());
                                 let testid = format!("manage-{name}");
                                 let role_change = match u.role {
-                                    Role::Admin => ("viewer", "Make viewer"),
-                                    Role::Viewer => ("admin", "Make admin"),
+                                    Role::Admin => ("viewer", t!("users-make-viewer")),
+                                    Role::Viewer => ("admin", t!("users-make-admin")),
                                 };
                                 let toggle = match u.state {
-                                    AccountState::Disabled => ("enable", "Enable"),
-                                    _ => ("disable", "Disable"),
+                                    AccountState::Disabled => ("enable", t!("jobs-enable")),
+                                    _ => ("disable", t!("jobs-disable")),
                                 };
                                 view! {
                                     <td>
@@ -314,10 +329,10 @@ fn UsersTable(
                                             <select name="action" aria-label=label>
                                                 <option value=role_change.0>{role_change.1}</option>
                                                 <option value=toggle.0>{toggle.1}</option>
-                                                <option value="end-sessions">"Sign out everywhere"</option>
-                                                <option value="delete">"Delete"</option>
+                                                <option value="end-sessions">{t!("users-sign-out-everywhere")}</option>
+                                                <option value="delete">{t!("action-delete")}</option>
                                             </select>
-                                            <button type="submit">"Apply"</button>
+                                            <button type="submit">{t!("users-apply")}</button>
                                         </ActionForm>
                                     </td>
                                 }
@@ -325,9 +340,13 @@ fn UsersTable(
                             view! {
                                 <tr>
                                     <td>{u.username}</td>
-                                    <td>{u.role.to_string()}</td>
-                                    <td>{u.state.to_string().replace('_', " ")}</td>
-                                    <td>{u.last_sign_in_at.map_or_else(|| "never".to_string(), time)}</td>
+                                    <td>{role_name(u.role)}</td>
+                                    <td>{locale.text(match u.state {
+                                        AccountState::Active => crate::key!("account-state-active"),
+                                        AccountState::Disabled => crate::key!("account-state-disabled"),
+                                        AccountState::MustChangePassword => crate::key!("account-state-must-change"),
+                                    })}</td>
+                                    <td>{u.last_sign_in_at.map_or_else(|| t!("tokens-never"), time)}</td>
                                     <td>{time(u.created_at)}</td>
                                     {actions}
                                 </tr>
@@ -345,9 +364,9 @@ fn UsersTable(
 fn ManageOutcome(manage: ServerAction<ManageUser>) -> impl IntoView {
     let outcome = move || {
         manage.value().get().map(|result| match result {
-            Ok(true) => view! { <p class="ok" role="status">"Done."</p> }.into_any(),
+            Ok(true) => view! { <p class="ok" role="status">{t!("users-done")}</p> }.into_any(),
             Ok(false) => {
-                view! { <p class="muted" role="status">"Nothing to change."</p> }.into_any()
+                view! { <p class="muted" role="status">{t!("users-nothing")}</p> }.into_any()
             }
             Err(e) => view! { <p class="error" role="alert">{e.to_string()}</p> }.into_any(),
         })
@@ -361,25 +380,26 @@ fn ResetPasswordForm(reset: ServerAction<ResetPassword>) -> impl IntoView {
     let field_error = move |field| field_error(reset.value(), field);
     let other_error = other_error(reset.value());
     let done = move || {
-        reset.value().get().and_then(Result::ok).map(|()| {
-            "Password set; they choose their own at the next sign-in, and their sessions ended."
-                .to_string()
-        })
+        reset
+            .value()
+            .get()
+            .and_then(Result::ok)
+            .map(|()| t!("users-reset-done"))
     };
     view! {
-        <h3>"Reset a password"</h3>
+        <h3>{t!("users-reset-heading")}</h3>
         <ActionForm action=reset attr:class="form inline-form" attr:data-testid="reset-password">
             <div>
-                <label for="reset-username">"Username"</label>
+                <label for="reset-username">{t!("login-username")}</label>
                 <input id="reset-username" name="username" type="text" autocomplete="off" />
             </div>
             <div>
-                <label for="reset-password">"Temporary password"</label>
+                <label for="reset-password">{t!("users-temporary-password")}</label>
                 <input id="reset-password" name="password" type="password" autocomplete="new-password" />
                 <p class="field-error">{field_error("password")}</p>
             </div>
             <div>
-                <button type="submit">"Reset"</button>
+                <button type="submit">{t!("users-reset")}</button>
             </div>
         </ActionForm>
         <p class="ok" role="status">{done}</p>
@@ -392,36 +412,38 @@ fn AddUserForm(create: ServerAction<CreateUser>) -> impl IntoView {
     let field_error = move |field| field_error(create.value(), field);
     let other_error = other_error(create.value());
     let created = move || {
-        create
-            .value()
-            .get()
-            .and_then(Result::ok)
-            .map(|u| format!("Added {} ({}).", u.username, u.role))
+        create.value().get().and_then(Result::ok).map(|u| {
+            t!(
+                "users-added",
+                name = u.username.clone(),
+                role = role_name(u.role)
+            )
+        })
     };
 
     view! {
-        <h3>"Add a user"</h3>
+        <h3>{t!("users-add-heading")}</h3>
         <ActionForm action=create attr:class="form inline-form" attr:data-testid="add-user">
             <div>
-                <label for="new-username">"Username"</label>
+                <label for="new-username">{t!("login-username")}</label>
                 <input id="new-username" name="username" type="text" autocomplete="off" />
                 <p class="field-error">{field_error("username")}</p>
             </div>
             <div>
-                <label for="new-password">"Password"</label>
+                <label for="new-password">{t!("login-password")}</label>
                 <input id="new-password" name="password" type="password" autocomplete="new-password" />
                 <p class="field-error">{field_error("password")}</p>
             </div>
             <div>
-                <label for="new-role">"Role"</label>
+                <label for="new-role">{t!("tokens-role")}</label>
                 <select id="new-role" name="role">
-                    <option value="viewer">"viewer"</option>
-                    <option value="admin">"admin"</option>
+                    <option value="viewer">{role_name(crate::domain::account::Role::Viewer)}</option>
+                    <option value="admin">{role_name(crate::domain::account::Role::Admin)}</option>
                 </select>
                 <p class="field-error">{field_error("role")}</p>
             </div>
             <div>
-                <button type="submit">"Add user"</button>
+                <button type="submit">{t!("users-add")}</button>
             </div>
         </ActionForm>
         <p class="ok" role="status">{created}</p>

@@ -5,6 +5,8 @@
 //! `?from=…&to=…`), so a view can be bookmarked and shared and the back button works. The
 //! figures come from the same service as `bulwark traffic stats`.
 
+use crate::i18n::words::{bot_category, range_preset};
+use crate::t;
 use charming::{
     Chart,
     component::{Axis, Grid, Legend},
@@ -150,8 +152,8 @@ pub fn hits_chart(series: &[SeriesPoint], bucket: Bucket) -> Chart {
         .grid(Grid::new().left(56).right(16).top(16).bottom(48))
         .x_axis(Axis::new().type_(AxisType::Category).data(labels))
         .y_axis(Axis::new().type_(AxisType::Value).min_interval(1))
-        .series(bars("People", PEOPLE, |p| p.human))
-        .series(bars("Bots", BOTS, |p| p.bot))
+        .series(bars(&t!("traffic-people-title"), PEOPLE, |p| p.human))
+        .series(bars(&t!("traffic-bots-title"), BOTS, |p| p.bot))
 }
 
 /// Bot hits by source, largest first.
@@ -190,7 +192,7 @@ fn ranked_chart(mut sources: Vec<(String, i64)>) -> Chart {
         )
         .series(
             Bar::new()
-                .name("Bot hits")
+                .name(t!("traffic-bot-hits"))
                 .item_style(ItemStyle::new().color(BOTS))
                 .data(sources.iter().map(|(_, n)| *n).collect::<Vec<_>>()),
         )
@@ -202,11 +204,15 @@ fn change(now: i64, before: i64) -> String {
         return if now == 0 {
             String::new()
         } else {
-            "new in this period".into()
+            t!("traffic-change-new")
         };
     }
     let pct = (now - before) as f64 * 100.0 / before as f64;
-    format!("{pct:+.0} % vs the previous period ({before})")
+    t!(
+        "traffic-change",
+        pct = format!("{pct:+.0}"),
+        before = before
+    )
 }
 
 #[component]
@@ -244,10 +250,10 @@ pub fn TrafficPage() -> impl IntoView {
     });
 
     view! {
-        <Title text="Traffic" />
-        <h1>"Traffic"</h1>
+        <Title text=t!("nav-traffic") />
+        <h1>{t!("nav-traffic")}</h1>
         {move || view! { <FilterBar filters=filters.get() /> }}
-        <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+        <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
             {move || match data.get() {
                 Some(Err(e)) => view! { <p class="error" role="alert" data-testid="traffic-error">{e.to_string()}</p> }.into_any(),
                 Some(Ok(d)) => view! {
@@ -262,7 +268,7 @@ pub fn TrafficPage() -> impl IntoView {
         </Transition>
         <LiveStrip />
         <section class="card">
-            <h2>"Hits over time"</h2>
+            <h2>{t!("traffic-over-time")}</h2>
             <EChart id="traffic-hits-chart" chart=hits />
             <p class="muted small" data-testid="hits-chart-text">
                 <Transition fallback=|| ()>
@@ -271,18 +277,18 @@ pub fn TrafficPage() -> impl IntoView {
             </p>
         </section>
         <section class="card">
-            <h2>"Bots by category"</h2>
+            <h2>{t!("traffic-by-category")}</h2>
             <EChart id="traffic-categories-chart" chart=categories height=180 />
             <p class="muted small" data-testid="categories-chart-text">
                 <Transition fallback=|| ()>
                     {move || Suspend::new(async move {
-                        data.await.ok().map(|d| counts_text(d.current.by_category.iter().map(|(c, n)| (c.as_str().to_string(), *n))))
+                        data.await.ok().map(|d| counts_text(d.current.by_category.iter().map(|(c, n)| (bot_category(*c), *n))))
                     })}
                 </Transition>
             </p>
         </section>
         <section class="card">
-            <h2>"Bots by source"</h2>
+            <h2>{t!("traffic-by-source")}</h2>
             <EChart id="traffic-sources-chart" chart=sources height=220 />
             <p class="muted small" data-testid="sources-chart-text">
                 <Transition fallback=|| ()>
@@ -303,12 +309,14 @@ pub fn series_text(series: &[SeriesPoint]) -> String {
         .iter()
         .max_by_key(|p| (p.human + p.bot, std::cmp::Reverse(p.start)))
     {
-        Some(peak) if people + bots > 0 => format!(
-            "{people} page views by people and {bots} by bots; the busiest point, {} UTC, had {}.",
-            peak.start.format("%Y-%m-%d %H:%M"),
-            peak.human + peak.bot
+        Some(peak) if people + bots > 0 => t!(
+            "traffic-series-text",
+            people = people,
+            bots = bots,
+            peak = peak.start.format("%Y-%m-%d %H:%M").to_string(),
+            peak_hits = peak.human + peak.bot
         ),
-        _ => "No page views in this range.".into(),
+        _ => t!("traffic-no-views"),
     }
 }
 
@@ -316,7 +324,7 @@ pub fn series_text(series: &[SeriesPoint]) -> String {
 pub fn counts_text(counts: impl IntoIterator<Item = (String, i64)>) -> String {
     let mut counts: Vec<(String, i64)> = counts.into_iter().filter(|(_, n)| *n > 0).collect();
     if counts.is_empty() {
-        return "No bot hits in this range.".into();
+        return t!("traffic-no-bots");
     }
     counts.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
     let parts: Vec<String> = counts
@@ -343,14 +351,14 @@ pub fn live_chart(minutes: &[LiveMinute]) -> Chart {
         .y_axis(Axis::new().type_(AxisType::Value).min_interval(1))
         .series(
             Bar::new()
-                .name("People")
+                .name(t!("traffic-people-title"))
                 .stack("live")
                 .item_style(ItemStyle::new().color(PEOPLE))
                 .data(series.iter().map(|(_, (h, _))| *h).collect::<Vec<_>>()),
         )
         .series(
             Bar::new()
-                .name("Bots")
+                .name(t!("traffic-bots-title"))
                 .stack("live")
                 .item_style(ItemStyle::new().color(BOTS))
                 .data(series.iter().map(|(_, (_, b))| *b).collect::<Vec<_>>()),
@@ -371,10 +379,7 @@ fn LiveStrip() -> impl IntoView {
                 let unflushed: i64 = m.iter().map(|x| x.unflushed).sum();
                 view! {
                     <p class="muted" data-testid="live-total" data-human=human data-bot=bot data-unflushed=unflushed>
-                        {format!(
-                            "{} hits in the last hour ({human} people, {bot} bots); {unflushed} of them are still in this server's memory, not yet written.",
-                            human + bot
-                        )}
+                        {t!("traffic-live-text", total = human + bot, human = human, bot = bot, unflushed = unflushed)}
                     </p>
                 }
                     .into_any()
@@ -384,7 +389,7 @@ fn LiveStrip() -> impl IntoView {
     };
     view! {
         <section class="card">
-            <h2>"Last hour, live"</h2>
+            <h2>{t!("traffic-live")}</h2>
             <Transition fallback=|| ()>{summary}</Transition>
             <EChart id="traffic-live-chart" chart=chart height=140 />
         </section>
@@ -399,10 +404,14 @@ fn FilterBar(filters: Filters) -> impl IntoView {
         .into_iter()
         .map(|p| {
             let class = if active == Some(p) { "chip on" } else { "chip" };
-            view! { <a class=class href=filters.with_range(p) data-testid=format!("range-{}", p.as_str())>{p.label()}</a> }
+            view! { <a class=class href=filters.with_range(p) data-testid=format!("range-{}", p.as_str())>{range_preset(p)}</a> }
         })
         .collect_view();
-    let kinds = [("all", "Everyone"), ("human", "People"), ("bot", "Bots")]
+    let kinds = [
+        ("all", t!("traffic-everyone-title")),
+        ("human", t!("traffic-people-title")),
+        ("bot", t!("traffic-bots-title")),
+    ]
         .into_iter()
         .map(|(k, label)| {
             let class = if kind == k { "chip on" } else { "chip" };
@@ -411,14 +420,14 @@ fn FilterBar(filters: Filters) -> impl IntoView {
         .collect_view();
     let category_note = filters.category.clone().map(|category| {
         view! {
-            <span class="chip on" data-testid="category-filter">"category: " {category}</span>
-            <a href=filters.with_category(None)>"all categories"</a>
+            <span class="chip on" data-testid="category-filter">{t!("traffic-category-chip")}" " {category}</span>
+            <a href=filters.with_category(None)>{t!("traffic-all-categories")}</a>
         }
     });
     let source_note = filters.source.clone().map(|source| {
         view! {
-            <span class="chip on" data-testid="source-filter">"source: " {source}</span>
-            <a href=filters.with_source(None)>"all sources"</a>
+            <span class="chip on" data-testid="source-filter">{t!("traffic-source-chip")}" " {source}</span>
+            <a href=filters.with_source(None)>{t!("traffic-all-sources")}</a>
         }
     });
     view! {
@@ -426,15 +435,15 @@ fn FilterBar(filters: Filters) -> impl IntoView {
             <div class="chips">{presets}</div>
             <div class="chips">{kinds} {category_note} {source_note}</div>
             <Form method="GET" action="/traffic" attr:class="inline-form">
-                <label for="t-from">"From"</label>
+                <label for="t-from">{t!("failed-filter-from")}</label>
                 <input id="t-from" name="from" type="date" value=filters.from.clone().unwrap_or_default() />
-                <label for="t-to">"to"</label>
+                <label for="t-to">{t!("traffic-to")}</label>
                 <input id="t-to" name="to" type="date" value=filters.to.clone().unwrap_or_default() />
                 <input type="hidden" name="type" value=filters.kind.clone().unwrap_or_default() />
                 <input type="hidden" name="category" value=filters.category.clone().unwrap_or_default() />
                 <input type="hidden" name="source" value=filters.source.clone().unwrap_or_default() />
                 <input type="hidden" name="site" value=filters.site.clone().unwrap_or_default() />
-                <button type="submit">"Show"</button>
+                <button type="submit">{t!("traffic-show")}</button>
             </Form>
         </section>
     }
@@ -446,34 +455,33 @@ fn Figures(dashboard: Dashboard) -> impl IntoView {
     let figures = [
         (
             "page_views",
-            "Page views",
+            t!("traffic-page-views"),
             now.page_views,
             before.page_views,
         ),
-        ("visits", "Visits", now.visits, before.visits),
+        ("visits", t!("traffic-visits"), now.visits, before.visits),
         (
             "unique_ips",
-            "Unique IPs",
+            t!("traffic-unique-ips"),
             now.unique_ips,
             before.unique_ips,
         ),
         (
             "unique_pages",
-            "Unique pages",
+            t!("traffic-unique-pages"),
             now.unique_pages,
             before.unique_pages,
         ),
-        ("human", "People", now.human, before.human),
-        ("bot", "Bots", now.bot, before.bot),
+        ("human", t!("traffic-people-title"), now.human, before.human),
+        ("bot", t!("traffic-bots-title"), now.bot, before.bot),
     ];
     view! {
         <p class="muted" data-testid="traffic-range">
-            {format!("{} to {} ({})", dashboard.from, dashboard.to, dashboard.timezone)}
+            {t!("traffic-range-shown", from = dashboard.from.to_string(), to = dashboard.to.to_string(), zone = dashboard.timezone.clone())}
         </p>
         {(now.generated > 0).then(|| view! {
             <p class="warn" data-testid="generated-note">
-                {format!("{} of these page views are generated demo data. ", now.generated)}
-                "Remove them with " <code>"bulwark traffic generate --remove"</code> "."
+                {t!("traffic-generated", count = now.generated, command = "bulwark traffic generate --remove")}
             </p>
         })}
         <section class="figures">
@@ -501,14 +509,14 @@ fn SiteChips(dashboard: Dashboard, filters: Filters) -> impl IntoView {
         view! { <a class=class href=href data-site=key>{label}</a> }
     };
     let mut chips = vec![chip(
-        "All sites".into(),
+        t!("traffic-all-sites-title"),
         String::new(),
         filters.with_site(None),
         filters.site.is_none(),
     )];
     for (i, host) in dashboard.sites.iter().enumerate() {
         let label = if i == 0 {
-            format!("{host} (this console)")
+            t!("sites-this-console", host = host.clone())
         } else {
             host.clone()
         };
@@ -525,17 +533,15 @@ fn SiteChips(dashboard: Dashboard, filters: Filters) -> impl IntoView {
             {if dashboard.open {
                 view! {
                     <p class="muted small" data-testid="open-collect">
-                        "Any site that embeds " <code>"collect.js"</code>
-                        " can report page views here: no site is registered yet. "
-                        <a href="/traffic/sites">"Register your sites"</a>
-                        " to count only theirs."
+                        {t!("traffic-open")}" "
+                        <a href="/traffic/sites">{t!("traffic-register-sites")}</a>
                     </p>
                 }
                     .into_any()
             } else {
                 view! {
                     <p class="muted small">
-                        "Only registered sites can report. " <a href="/traffic/sites">"Sites and their snippets"</a>
+                        {t!("traffic-closed")}" " <a href="/traffic/sites">{t!("traffic-sites-link")}</a>
                     </p>
                 }
                     .into_any()
@@ -573,7 +579,7 @@ fn PeopleLists(dashboard: Dashboard) -> impl IntoView {
         .into_iter()
         .map(|r| crate::views::traffic::Ranked {
             name: if r.name.is_empty() {
-                "(direct)".into()
+                t!("traffic-direct")
             } else {
                 r.name
             },
@@ -581,16 +587,16 @@ fn PeopleLists(dashboard: Dashboard) -> impl IntoView {
         })
         .collect();
     let lists = [
-        ("referrers", "Referrers", referrers),
-        ("landing", "Landing pages", landing),
-        ("browsers", "Browsers", people.browsers),
-        ("systems", "Operating systems", people.systems),
-        ("devices", "Devices", people.devices),
+        ("referrers", t!("traffic-referrers"), referrers),
+        ("landing", t!("traffic-landing"), landing),
+        ("browsers", t!("traffic-browsers"), people.browsers),
+        ("systems", t!("traffic-systems"), people.systems),
+        ("devices", t!("traffic-devices"), people.devices),
     ];
     view! {
         <section class="card" data-testid="people-lists">
-            <h2>"People"</h2>
-            <p class="muted small">"Page views by people; arrivals (a first page from elsewhere or typed in) for referrers and landing pages."</p>
+            <h2>{t!("traffic-people-title")}</h2>
+            <p class="muted small">{t!("traffic-people-explained")}</p>
             <div class="lists">
                 {lists
                     .into_iter()
@@ -599,7 +605,7 @@ fn PeopleLists(dashboard: Dashboard) -> impl IntoView {
                             <div class="list" data-testid=format!("people-{key}")>
                                 <h3>{title}</h3>
                                 {if rows.is_empty() {
-                                    view! { <p class="muted small">"None in this range."</p> }.into_any()
+                                    view! { <p class="muted small">{t!("traffic-none-in-range")}</p> }.into_any()
                                 } else {
                                     view! {
                                         <table tabindex="0" class="table compact">
@@ -625,22 +631,22 @@ fn PeopleLists(dashboard: Dashboard) -> impl IntoView {
 /// Bot hits per category or source, each a link that filters by it (`data-key` names it).
 #[component]
 fn BotChips(
-    title: &'static str,
+    title: String,
     testid: &'static str,
-    chips: Vec<(String, i64, String)>,
+    chips: Vec<(String, i64, String, String)>,
 ) -> impl IntoView {
     view! {
         <section class="card">
             <h2>{title}</h2>
             {if chips.is_empty() {
-                view! { <p class="muted">"No bot hits in this range."</p> }.into_any()
+                view! { <p class="muted">{t!("traffic-no-bots")}</p> }.into_any()
             } else {
                 view! {
                     <div class="chips" data-testid=testid>
                         {chips
                             .into_iter()
-                            .map(|(key, n, href)| {
-                                let text = format!("{key} {n}");
+                            .map(|(key, n, href, label)| {
+                                let text = format!("{label} {n}");
                                 view! { <a class="chip" href=href data-key=key>{text}</a> }
                             })
                             .collect_view()}
@@ -664,28 +670,35 @@ fn TopPages(dashboard: Dashboard, filters: Filters) -> impl IntoView {
         .iter()
         .map(|(category, n)| {
             let href = filters.with_category(Some(category.as_str()));
-            (category.to_string(), *n, href)
+            (category.to_string(), *n, href, bot_category(*category))
         })
         .collect();
     let sources = dashboard
         .current
         .by_source
         .iter()
-        .map(|(source, n)| (source.clone(), *n, filters.with_source(Some(source))))
+        .map(|(source, n)| {
+            (
+                source.clone(),
+                *n,
+                filters.with_source(Some(source)),
+                source.clone(),
+            )
+        })
         .collect();
     view! {
-        <BotChips title="Bot categories" testid="categories" chips=categories />
-        <BotChips title="Bot sources" testid="sources" chips=sources />
+        <BotChips title=t!("traffic-bot-categories") testid="categories" chips=categories />
+        <BotChips title=t!("traffic-bot-sources") testid="sources" chips=sources />
         <section class="card">
-            <h2>"Top pages"</h2>
-            <p class="muted small">"A page opens its stored hits; " <a href="/traffic/hits">"all stored hits"</a>"."</p>
+            <h2>{t!("traffic-top-pages")}</h2>
+            <p class="muted small">{t!("traffic-top-pages-explained")}" " <a href="/traffic/hits">{t!("traffic-all-hits")}</a></p>
             {if top.is_empty() {
-                view! { <p class="muted">"No page views in this range."</p> }.into_any()
+                view! { <p class="muted">{t!("traffic-no-views")}</p> }.into_any()
             } else {
                 view! {
                     <table tabindex="0" class="table" data-testid="top-pages">
                         <thead>
-                            <tr><th>"Page"</th><th>"Hits"</th><th>"People"</th><th>"Bots"</th><th></th></tr>
+                            <tr><th>{t!("traffic-page")}</th><th>{t!("traffic-hits")}</th><th>{t!("traffic-people-title")}</th><th>{t!("traffic-bots-title")}</th><th></th></tr>
                         </thead>
                         <tbody>
                             {top

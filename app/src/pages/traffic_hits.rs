@@ -1,6 +1,8 @@
 //! Traffic → hits: the stored rows behind the figures, filtered like the dashboard (site
 //! included) plus path text and IP, newest first or by count, paged by keyset, exportable as CSV.
 
+use crate::i18n::words::bot_category;
+use crate::t;
 use leptos::prelude::*;
 use leptos_meta::Title;
 use leptos_router::components::Form;
@@ -85,63 +87,63 @@ pub fn TrafficHitsPage() -> impl IntoView {
     };
 
     view! {
-        <Title text="Traffic hits" />
-        <h1>"Stored hits"</h1>
-        <p><a href="/traffic">"← Traffic"</a></p>
+        <Title text=t!("hits-title") />
+        <h1>{t!("hits-title")}</h1>
+        <p><a href="/traffic">{t!("sites-back")}</a></p>
         <Form method="GET" action="" attr:class="filters card">
             <div>
-                <label for="h-range">"Range"</label>
+                <label for="h-range">{t!("traffic-range")}</label>
                 <select id="h-range" name="range" prop:value=value("range")>
-                    <option value="">"last 7 days"</option>
-                    <option value="today">"today"</option>
-                    <option value="yesterday">"yesterday"</option>
-                    <option value="30d">"last 30 days"</option>
-                    <option value="90d">"last 90 days"</option>
+                    <option value="">{t!("traffic-range-7d")}</option>
+                    <option value="today">{t!("traffic-range-today")}</option>
+                    <option value="yesterday">{t!("traffic-range-yesterday")}</option>
+                    <option value="30d">{t!("traffic-range-30d")}</option>
+                    <option value="90d">{t!("traffic-range-90d")}</option>
                 </select>
             </div>
-            <div><label for="h-from">"From"</label><input id="h-from" name="from" type="date" prop:value=value("from") /></div>
-            <div><label for="h-to">"To"</label><input id="h-to" name="to" type="date" prop:value=value("to") /></div>
+            <div><label for="h-from">{t!("failed-filter-from")}</label><input id="h-from" name="from" type="date" prop:value=value("from") /></div>
+            <div><label for="h-to">{t!("failed-filter-to")}</label><input id="h-to" name="to" type="date" prop:value=value("to") /></div>
             <div>
-                <label for="h-type">"Visitors"</label>
+                <label for="h-type">{t!("traffic-visitors")}</label>
                 <select id="h-type" name="type" prop:value=value("type")>
-                    <option value="">"everyone"</option>
-                    <option value="human">"people"</option>
-                    <option value="bot">"bots"</option>
+                    <option value="">{t!("traffic-everyone")}</option>
+                    <option value="human">{t!("traffic-people")}</option>
+                    <option value="bot">{t!("traffic-bots")}</option>
                 </select>
             </div>
             <div>
-                <label for="h-category">"Bot category"</label>
+                <label for="h-category">{t!("traffic-bot-category")}</label>
                 <select id="h-category" name="category" prop:value=value("category")>
-                    <option value="">"any"</option>
+                    <option value="">{t!("filter-any")}</option>
                     {crate::domain::bots::BotCategory::ALL
                         .iter()
-                        .map(|c| view! { <option value=c.as_str()>{c.as_str()}</option> })
+                        .map(|c| view! { <option value=c.as_str()>{bot_category(*c)}</option> })
                         .collect_view()}
                 </select>
             </div>
-            <div><label for="h-source">"Bot source"</label><input id="h-source" name="source" type="text" prop:value=value("source") /></div>
-            <div><label for="h-site">"Site"</label><input id="h-site" name="site" type="text" placeholder="all sites" prop:value=value("site") /></div>
-            <div><label for="h-path">"Path contains"</label><input id="h-path" name="path" type="text" prop:value=value("path") /></div>
-            <div><label for="h-ip">"IP"</label><input id="h-ip" name="ip" type="text" prop:value=value("ip") /></div>
+            <div><label for="h-source">{t!("traffic-bot-source")}</label><input id="h-source" name="source" type="text" prop:value=value("source") /></div>
+            <div><label for="h-site">{t!("traffic-site")}</label><input id="h-site" name="site" type="text" placeholder=t!("traffic-all-sites") prop:value=value("site") /></div>
+            <div><label for="h-path">{t!("hits-path")}</label><input id="h-path" name="path" type="text" prop:value=value("path") /></div>
+            <div><label for="h-ip">{t!("hits-ip")}</label><input id="h-ip" name="ip" type="text" prop:value=value("ip") /></div>
             <div>
-                <label for="h-sort">"Sort"</label>
+                <label for="h-sort">{t!("hits-sort")}</label>
                 <select id="h-sort" name="sort" prop:value=value("sort")>
-                    <option value="">"newest first"</option>
-                    <option value="count">"most hits first"</option>
+                    <option value="">{t!("hits-sort-newest")}</option>
+                    <option value="count">{t!("hits-sort-count")}</option>
                 </select>
             </div>
-            <div><button type="submit">"Filter"</button></div>
+            <div><button type="submit">{t!("filter-apply")}</button></div>
         </Form>
-        <p><a href=csv rel="external" download="" data-testid="export-csv">"Export these rows as CSV"</a></p>
-        <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+        <p><a href=csv rel="external" download="" data-testid="export-csv">{t!("hits-export")}</a></p>
+        <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
             {move || match page.get() {
                 None => ().into_any(),
                 Some(Err(e)) => view! { <p class="error" role="alert" data-testid="hits-error">{e.to_string()}</p> }.into_any(),
-                Some(Ok(p)) if p.rows.is_empty() => view! { <p class="muted">"No stored hits match."</p> }.into_any(),
+                Some(Ok(p)) if p.rows.is_empty() => view! { <p class="muted">{t!("hits-none")}</p> }.into_any(),
                 Some(Ok(p)) => {
                     let next = p.next.map(|cursor| {
                         let href = format!("/traffic/hits{}", hits_query_string(&filter.get_untracked(), Some(&cursor)));
-                        view! { <a href=href data-testid="next-page">"Next page →"</a> }
+                        view! { <a href=href data-testid="next-page">{t!("hits-next")}</a> }
                     });
                     view! { <HitsTable rows=p.rows /> <p>{next}</p> }.into_any()
                 }
@@ -156,8 +158,8 @@ fn HitsTable(rows: Vec<HitRow>) -> impl IntoView {
         <table tabindex="0" class="table small" data-testid="hits">
             <thead>
                 <tr>
-                    <th>"Minute (UTC)"</th><th>"Site"</th><th>"Path"</th><th>"Method"</th><th>"IP"</th><th>"User agent"</th>
-                    <th>"Referer"</th><th>"Locale"</th><th>"Bot"</th><th>"Count"</th>
+                    <th>{t!("hits-minute")}</th><th>{t!("traffic-site")}</th><th>{t!("hits-col-path")}</th><th>{t!("hits-method")}</th><th>{t!("hits-ip")}</th><th>{t!("hits-user-agent")}</th>
+                    <th>{t!("hits-referer")}</th><th>{t!("hits-locale")}</th><th>{t!("hits-bot")}</th><th>{t!("hits-count")}</th>
                 </tr>
             </thead>
             <tbody>
@@ -166,8 +168,8 @@ fn HitsTable(rows: Vec<HitRow>) -> impl IntoView {
                     .map(|r| {
                         let bot = match (r.is_bot, r.source) {
                             (true, Some(source)) => source,
-                            (true, None) => "other".to_string(),
-                            (false, _) => "person".to_string(),
+                            (true, None) => t!("bot-category-other"),
+                            (false, _) => t!("hits-person"),
                         };
                         view! {
                             <tr>

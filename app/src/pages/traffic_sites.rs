@@ -1,6 +1,7 @@
 //! Traffic → Sites: which sites may report page views, the snippet each embeds, and the
 //! addresses each does not count. Everyone reads; admins register, remove and edit.
 
+use crate::t;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
@@ -26,10 +27,10 @@ pub fn TrafficSitesPage() -> impl IntoView {
         |_| traffic_sites(),
     );
     view! {
-        <Title text="Sites" />
-        <h1>"Sites"</h1>
-        <p><a href="/traffic">"← Traffic"</a></p>
-        <Transition fallback=|| view! { <p class="muted">"Loading…"</p> }>
+        <Title text=t!("sites-title") />
+        <h1>{t!("sites-title")}</h1>
+        <p><a href="/traffic">{t!("sites-back")}</a></p>
+        <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
             {move || Suspend::new(async move {
                 let admin = is_admin.await;
                 match page.await {
@@ -38,15 +39,14 @@ pub fn TrafficSitesPage() -> impl IntoView {
                         let mode = if p.open {
                             view! {
                                 <p class="warn" data-testid="sites-open">
-                                    "No site is registered: any site that embeds the snippet can report page views here. "
-                                    "Register yours to count only theirs (reports from other hosts are then refused)."
+                                    {t!("sites-open")}
                                 </p>
                             }
                                 .into_any()
                         } else {
                             view! {
                                 <p class="muted" data-testid="sites-closed">
-                                    "Only the sites below can report; reports from other hosts are refused."
+                                    {t!("sites-closed")}
                                 </p>
                             }
                                 .into_any()
@@ -55,7 +55,7 @@ pub fn TrafficSitesPage() -> impl IntoView {
                         view! {
                             {mode}
                             <p class="muted small">
-                                "People signed in to this console are never counted: not on its own pages, and not from their address on your sites."
+                                {t!("sites-console-users")}
                             </p>
                             <div data-testid="site-list">
                                 {p
@@ -75,14 +75,14 @@ pub fn TrafficSitesPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 is_admin.await.then(|| view! {
                     <section class="card">
-                        <h2>"Register a site"</h2>
+                        <h2>{t!("sites-register-heading")}</h2>
                         <ActionForm action=add attr:class="form inline-form" attr:data-testid="add-site">
                             <div>
-                                <label for="site-host">"Host"</label>
+                                <label for="site-host">{t!("sites-host")}</label>
                                 <input id="site-host" name="host" type="text" autocomplete="off" placeholder="shop.example.com" />
                                 <p class="field-error">{field_error(add.value(), "host")}</p>
                             </div>
-                            <div><button type="submit">"Register"</button></div>
+                            <div><button type="submit">{t!("sites-register")}</button></div>
                         </ActionForm>
                         <p class="error" role="alert">{other_error(add.value())}</p>
                     </section>
@@ -104,14 +104,14 @@ fn SiteCard(
     let pixel =
         format!("<img src=\"{console_url}/api/collect.gif\" alt=\"\" width=\"1\" height=\"1\">");
     let title = if site.console {
-        format!("{} (this console)", site.host)
+        t!("sites-this-console", host = site.host.clone())
     } else {
         site.host.clone()
     };
     let host = site.host.clone();
     let excluded_id = format!("excluded-{}", site.host);
     let shown_exclusions = if site.excluded.is_empty() {
-        "none".to_string()
+        t!("sites-excluded-none")
     } else {
         site.excluded.replace('\n', ", ")
     };
@@ -119,30 +119,30 @@ fn SiteCard(
         <section class="card" data-site=site.host.clone()>
             <h2>{title}</h2>
             {if site.console {
-                view! { <p class="muted small">"The console's own pages are counted without a snippet."</p> }.into_any()
+                view! { <p class="muted small">{t!("sites-console-counted")}</p> }.into_any()
             } else {
                 view! {
-                    <p class="muted small">"Embed on every page (before " <code>"</body>"</code> "):"</p>
+                    <p class="muted small">{t!("sites-embed")}</p>
                     <pre tabindex="0" class="snippet" data-testid="snippet"><code>{snippet}</code></pre>
-                    <p class="muted small">"Pages without JavaScript: " <code>{pixel}</code></p>
+                    <p class="muted small">{t!("sites-pixel")}" " <code>{pixel}</code></p>
                 }
                     .into_any()
             }}
-            <p class="small">"Not counted: " <span data-testid="excluded">{shown_exclusions}</span></p>
+            <p class="small">{t!("sites-not-counted")}" " <span data-testid="excluded">{shown_exclusions}</span></p>
             {admin.then(|| {
                 let host_for_remove = host.clone();
                 view! {
                     <ActionForm action=exclusions attr:class="form">
                         <input type="hidden" name="host" value=host.clone() />
-                        <label for=excluded_id.clone()>"Addresses not counted (one per line: 203.0.113.7, 10.0.0.0/8)"</label>
+                        <label for=excluded_id.clone()>{t!("sites-excluded-label")}</label>
                         <textarea id=excluded_id name="excluded" rows="3">{site.excluded.clone()}</textarea>
                         <p class="field-error">{field_error(exclusions.value(), "excluded")}</p>
-                        <button type="submit">"Save exclusions"</button>
+                        <button type="submit">{t!("sites-excluded-save")}</button>
                     </ActionForm>
                     {(!site.console).then(|| view! {
                         <ActionForm action=remove>
                             <input type="hidden" name="host" value=host_for_remove />
-                            <button type="submit" class="link danger">"Remove this site (its counted page views stay)"</button>
+                            <button type="submit" class="link danger">{t!("sites-remove")}</button>
                         </ActionForm>
                     })}
                 }

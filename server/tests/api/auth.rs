@@ -143,6 +143,7 @@ async fn anonymous_callers_are_refused_everywhere(app: TestApp) {
             &[("current", "x"), ("password", "xxxxxxxxxx")][..],
         ),
         ("account/sessions", &[][..]),
+        ("account/locale", &[("locale", "zh-CN")][..]),
         ("account/sessions/end", &[("all", "true")][..]),
         ("dashboard/runs-per-hour", &[][..]),
         ("dashboard/overview", &[][..]),

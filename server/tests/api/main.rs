@@ -15,6 +15,7 @@ mod faults;
 mod health;
 mod isolation;
 mod jobs;
+mod languages;
 mod mail;
 mod maintenance;
 mod metrics;

@@ -209,6 +209,7 @@ fn server_functions() -> Vec<(&'static str, Access, Args)> {
             Form(&[("current", "wrong-password"), ("password", "long-enough-1")]),
         ),
         ("account/sessions", Read, Form(&[])),
+        ("account/locale", Read, Form(&[("locale", "xx-no-such")])),
         (
             "account/sessions/end",
             Read,

@@ -1,0 +1,111 @@
+//! The console's language: the sign-in page follows the browser, a person's own setting wins
+//! over the browser, `default_locale` is the last word, and the server writes the choice into
+//! `<html lang>` for the browser to hydrate with.
+
+use crate::helpers::{ADMIN_PASSWORD, TestApp, VIEWER_PASSWORD};
+use crate::on_both_backends;
+
+async fn page(client: &reqwest::Client, app: &TestApp, path: &str, accept: Option<&str>) -> String {
+    let mut request = client.get(app.url(path));
+    if let Some(accept) = accept {
+        request = request.header("accept-language", accept);
+    }
+    let res = request.send().await.expect("request");
+    assert_eq!(res.status(), 200, "GET {path}");
+    res.text().await.expect("body")
+}
+
+async fn the_sign_in_page_follows_the_browser(app: TestApp) {
+    let client = app.client();
+    let english = page(&client, &app, "/login", None).await;
+    assert!(english.contains(r#"<html lang="en""#), "{english}");
+    assert!(english.contains("Sign in"));
+
+    let chinese = page(&client, &app, "/login", Some("zh-CN,zh;q=0.9,en;q=0.8")).await;
+    assert!(chinese.contains(r#"<html lang="zh-CN""#), "{chinese}");
+    assert!(chinese.contains("登录") && chinese.contains("用户名"));
+    assert!(
+        !chinese.contains(">Sign in<"),
+        "English left on the Chinese page"
+    );
+
+    // A language Bulwark does not speak: the configured default.
+    let french = page(&client, &app, "/login", Some("fr-FR")).await;
+    assert!(french.contains(r#"<html lang="en""#));
+}
+on_both_backends!(the_sign_in_page_follows_the_browser);
+
+async fn a_persons_choice_wins_over_the_browser(app: TestApp) {
+    let viewer = app.signed_in("viewer", VIEWER_PASSWORD).await;
+    let before = page(&viewer, &app, "/", Some("en-GB")).await;
+    assert!(before.contains(r#"<html lang="en""#) && before.contains("Overview"));
+
+    let res = app
+        .call(&viewer, "account/locale", &[("locale", "zh-CN")])
+        .await;
+    assert_eq!(
+        res.status(),
+        200,
+        "{}",
+        res.text().await.unwrap_or_default()
+    );
+    let after = page(&viewer, &app, "/", Some("en-GB")).await;
+    assert!(after.contains(r#"<html lang="zh-CN""#), "{after}");
+    assert!(after.contains("概览") && after.contains("失败队列"));
+    for english in [">Overview<", ">Jobs<", ">Failed queue<", ">Sign out<"] {
+        assert!(
+            !after.contains(english),
+            "{english} left on the Chinese page"
+        );
+    }
+    // Another person is not affected.
+    let admin = app.signed_in("admin", ADMIN_PASSWORD).await;
+    let theirs = page(&admin, &app, "/", Some("en-GB")).await;
+    assert!(theirs.contains(r#"<html lang="en""#));
+
+    // Back to following the browser.
+    let res = app.call(&viewer, "account/locale", &[("locale", "")]).await;
+    assert_eq!(res.status(), 200);
+    let again = page(&viewer, &app, "/", Some("zh")).await;
+    assert!(again.contains(r#"<html lang="zh-CN""#));
+    let again = page(&viewer, &app, "/", Some("en")).await;
+    assert!(again.contains(r#"<html lang="en""#));
+}
+on_both_backends!(a_persons_choice_wins_over_the_browser);
+
+async fn an_unknown_language_is_refused_in_the_persons_language(app: TestApp) {
+    let viewer = app.signed_in("viewer", VIEWER_PASSWORD).await;
+    let res = viewer
+        .post(app.url("/api/account/locale"))
+        .header("accept-language", "zh-CN")
+        .form(&[("locale", "klingon")])
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(res.status(), 422);
+    let body = res.text().await.expect("body");
+    assert!(
+        body.contains("klingon") && body.contains("不支持"),
+        "{body}"
+    );
+    // Nothing changed: still the browser's language.
+    let home = page(&viewer, &app, "/", Some("en")).await;
+    assert!(home.contains(r#"<html lang="en""#));
+}
+on_both_backends!(an_unknown_language_is_refused_in_the_persons_language);
+
+async fn the_configured_default_applies_when_the_browser_names_none(app: TestApp) {
+    let client = app.client();
+    let page_without = page(&client, &app, "/login", None).await;
+    assert!(
+        page_without.contains(r#"<html lang="zh-CN""#),
+        "{page_without}"
+    );
+    // The browser still wins over the default.
+    let english = page(&client, &app, "/login", Some("en-US")).await;
+    assert!(english.contains(r#"<html lang="en""#));
+}
+on_both_backends!(
+    the_configured_default_applies_when_the_browser_names_none,
+    |config, _| config.default_locale = "zh-CN".into()
+);
