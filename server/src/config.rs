@@ -239,6 +239,7 @@ impl Config {
         engine.concurrency = self.concurrency;
         engine.retention.run_days = self.run_retention_days;
         engine.allow_commands = self.allow_commands;
+        engine.default_locale = self.locale();
         engine
     }
 

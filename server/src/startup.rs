@@ -204,6 +204,7 @@ impl Application {
                 secret_key.clone(),
                 me.node_id.clone(),
                 config.public_url(),
+                config.locale(),
             );
             tokio::spawn(sender.run(shutdown.clone().wait()))
         });

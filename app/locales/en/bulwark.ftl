@@ -812,3 +812,53 @@ hook-on-console = on this console's address
 hook-none = No trigger URL.
 hook-new = New trigger URL
 hook-remove = Remove the trigger URL
+
+## Alert mails (subjects keep the [Bulwark] tag mail filters rely on)
+
+mail-queue-text = It is in the failed queue; re-trigger it there: { $link }
+mail-queue-html = It is in the failed queue:
+mail-queue-html-link = re-trigger it there.
+mail-queue-next = It was { $status }; the next scheduled run will try again.
+mail-no-message = (no message)
+mail-failed-at = { $when }, after { $attempts ->
+    [one] { $attempts } attempt
+   *[other] { $attempts } attempts
+}
+mail-fact-job = Job
+mail-fact-run = Run
+mail-fact-failed = Failed
+mail-fact-error = Error
+mail-fact-message = Message
+mail-first-failure-subject = [Bulwark] { $job } failed: { $class }
+mail-first-failure-text = { $job } failed.
+mail-first-failure-again = You will hear again if it keeps failing, and when it recovers.
+mail-escalation-subject = [Bulwark] ESCALATION: { $job } failed { $count } runs in a row
+mail-escalation-text = { $job } has failed { $count } consecutive runs since { $since }. The latest:
+mail-recovered-subject = [Bulwark] { $job } recovered
+mail-recovered-text = { $job } succeeded again (run #{ $run }) after { $count ->
+    [one] { $count } failed run
+   *[other] { $count } failed runs
+}.
+mail-recovered-down = It was failing for { $down }.
+mail-test-subject = [Bulwark] Test mail
+mail-test-text = { $by } sent this from Bulwark to check that mail arrives.
+
+## Chat and webhook messages
+
+chat-first-failure = { $job } failed: { $class }
+chat-escalation = ESCALATION: { $job } failed { $count } runs in a row
+chat-recovered = { $job } recovered
+chat-test = Bulwark test message
+chat-attempts = Attempts
+chat-failing-since = Failing since
+chat-failed-in-a-row = Failed in a row
+chat-now = Now
+chat-in-queue = in the failed queue
+chat-down-for = Down for
+chat-failed-runs = Failed runs
+chat-sent = Sent
+chat-open-run = Open the run
+chat-full-digest = Full digest
+chat-every-message = Every message
+chat-recent-failures = Recent failures
+chat-open-bulwark = Open Bulwark

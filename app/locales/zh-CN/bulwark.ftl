@@ -776,3 +776,47 @@ hook-on-console = （本控制台地址）
 hook-none = 没有触发 URL。
 hook-new = 生成新的触发 URL
 hook-remove = 删除触发 URL
+
+## Alert mails (subjects keep the [Bulwark] tag mail filters rely on)
+
+mail-queue-text = 它已进入失败队列，可在那里重新触发：{ $link }
+mail-queue-html = 它已进入失败队列：
+mail-queue-html-link = 在那里重新触发。
+mail-queue-next = 它的状态是“{ $status }”；下一次定时运行会再次尝试。
+mail-no-message = （无消息）
+mail-failed-at = { $when }，共尝试 { $attempts } 次
+mail-fact-job = 任务
+mail-fact-run = 运行
+mail-fact-failed = 失败时间
+mail-fact-error = 错误
+mail-fact-message = 消息
+mail-first-failure-subject = [Bulwark] { $job } 运行失败：{ $class }
+mail-first-failure-text = { $job } 运行失败。
+mail-first-failure-again = 如果它持续失败，或者恢复了，你会再收到通知。
+mail-escalation-subject = [Bulwark] 升级告警：{ $job } 连续 { $count } 次运行失败
+mail-escalation-text = { $job } 自 { $since } 起已连续 { $count } 次运行失败。最近一次：
+mail-recovered-subject = [Bulwark] { $job } 已恢复
+mail-recovered-text = { $job } 在 { $count } 次失败后再次成功（运行 #{ $run }）。
+mail-recovered-down = 故障持续了 { $down }。
+mail-test-subject = [Bulwark] 测试邮件
+mail-test-text = { $by } 从 Bulwark 发送了这封邮件，用来确认邮件能够送达。
+
+## Chat and webhook messages
+
+chat-first-failure = { $job } 运行失败：{ $class }
+chat-escalation = 升级告警：{ $job } 连续 { $count } 次运行失败
+chat-recovered = { $job } 已恢复
+chat-test = Bulwark 测试消息
+chat-attempts = 尝试次数
+chat-failing-since = 失败开始于
+chat-failed-in-a-row = 连续失败
+chat-now = 当前
+chat-in-queue = 已进入失败队列
+chat-down-for = 故障时长
+chat-failed-runs = 失败次数
+chat-sent = 发送时间
+chat-open-run = 查看运行
+chat-full-digest = 完整日报
+chat-every-message = 全部消息
+chat-recent-failures = 最近的失败
+chat-open-bulwark = 打开 Bulwark

@@ -142,6 +142,7 @@ pub async fn send_test_mail(to: String) -> Result<TestMailResult, AppError> {
                 &admin.username,
                 recipients,
                 crate::clock::now(),
+                state.default_locale,
             )
             .await?)
         }

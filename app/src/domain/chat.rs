@@ -2,14 +2,15 @@
 //! event a `webhook` channel receives. Pure: the server's `channels` module wraps these in
 //! each platform's envelope, signs and sends them.
 //!
-//! Messages are built from [`Lang`]-keyed templates; English is the one language so far.
+//! Messages are worded from the catalogue in the channel's language (`channels.locale`, else `default_locale`).
 
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::alerts::human_duration;
 use super::mail::FailedRun;
 use super::run::{ErrorClass, RunStatus};
+use crate::i18n::Locale;
+use crate::t;
 
 crate::text_enum! {
     /// Where a channel delivers.
@@ -46,13 +47,6 @@ impl ChannelKind {
             ChannelKind::Feishu => 18_000,
             ChannelKind::Email | ChannelKind::Webhook => 64 * 1024,
         }
-    }
-}
-
-crate::text_enum! {
-    /// The languages messages are written in.
-    pub enum Lang {
-        En = "en",
     }
 }
 
@@ -273,22 +267,25 @@ fn md(text: &str) -> String {
 
 /// The message for `event` in `lang`, its text cut to `limit` bytes (on a character boundary,
 /// the links kept).
-pub fn compose(event: &ChatEvent, lang: Lang, limit: usize) -> ChatMessage {
-    let Lang::En = lang;
+pub fn compose(event: &ChatEvent, l: Locale, limit: usize) -> ChatMessage {
     let class = event.error_class.map_or("error", ErrorClass::as_str);
     let reason = event
         .message
         .as_deref()
         .map(|m| trimmed(m, MESSAGE_CHARS))
-        .unwrap_or_else(|| "(no message)".to_string());
+        .unwrap_or_else(|| t!(in l, "mail-no-message"));
     let title = match event.event {
-        EventType::FirstFailure => format!("{} failed: {class}", event.job),
-        EventType::Escalation => format!(
-            "ESCALATION: {} failed {} runs in a row",
-            event.job, event.failed_runs
+        EventType::FirstFailure => {
+            t!(in l, "chat-first-failure", job = event.job.clone(), class = class)
+        }
+        EventType::Escalation => t!(
+            in l,
+            "chat-escalation",
+            job = event.job.clone(),
+            count = event.failed_runs
         ),
-        EventType::Recovered => format!("{} recovered", event.job),
-        EventType::Test => "Bulwark test message".to_string(),
+        EventType::Recovered => t!(in l, "chat-recovered", job = event.job.clone()),
+        EventType::Test => t!(in l, "chat-test"),
         EventType::Digest | EventType::Trend | EventType::Summary => {
             event.headline.clone().unwrap_or_default()
         }
@@ -296,32 +293,38 @@ pub fn compose(event: &ChatEvent, lang: Lang, limit: usize) -> ChatMessage {
     let mut facts: Vec<(String, String)> = Vec::new();
     match event.event {
         EventType::FirstFailure | EventType::Escalation => {
-            facts.push(("Job".into(), event.job.clone()));
-            facts.push(("Error".into(), format!("{class}: {reason}")));
+            facts.push((t!(in l, "mail-fact-job"), event.job.clone()));
+            facts.push((t!(in l, "mail-fact-error"), format!("{class}: {reason}")));
             if let Some(attempt) = event.attempt {
-                facts.push(("Attempts".into(), attempt.to_string()));
+                facts.push((t!(in l, "chat-attempts"), attempt.to_string()));
             }
             if let Some(since) = event.since {
                 facts.push((
-                    "Failing since".into(),
+                    t!(in l, "chat-failing-since"),
                     since.format("%Y-%m-%d %H:%M UTC").to_string(),
                 ));
             }
-            facts.push(("Failed in a row".into(), event.failed_runs.to_string()));
+            facts.push((
+                t!(in l, "chat-failed-in-a-row"),
+                event.failed_runs.to_string(),
+            ));
             if event.run_status == Some(RunStatus::Dead) {
-                facts.push(("Now".into(), "in the failed queue".into()));
+                facts.push((t!(in l, "chat-now"), t!(in l, "chat-in-queue")));
             }
         }
         EventType::Recovered => {
-            facts.push(("Job".into(), event.job.clone()));
+            facts.push((t!(in l, "mail-fact-job"), event.job.clone()));
             if let Some(down) = event.down_for_s {
-                facts.push(("Down for".into(), human_duration(Duration::seconds(down))));
+                facts.push((
+                    t!(in l, "chat-down-for"),
+                    l.duration(down.max(0) as f64 * 1000.0),
+                ));
             }
-            facts.push(("Failed runs".into(), event.failed_runs.to_string()));
+            facts.push((t!(in l, "chat-failed-runs"), event.failed_runs.to_string()));
         }
         EventType::Test => {
             facts.push((
-                "Sent".into(),
+                t!(in l, "chat-sent"),
                 event.at.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
             ));
         }
@@ -333,19 +336,19 @@ pub fn compose(event: &ChatEvent, lang: Lang, limit: usize) -> ChatMessage {
     }
     let mut links: Vec<(String, String)> = Vec::new();
     if let Some(url) = &event.run_url {
-        links.push(("Open the run".into(), url.clone()));
+        links.push((t!(in l, "chat-open-run"), url.clone()));
     }
     if let Some(url) = &event.queue_url {
-        links.push(("Failed queue".into(), url.clone()));
+        links.push((t!(in l, "nav-failed"), url.clone()));
     }
     if let Some(url) = &event.more_url {
         let label = match event.event {
-            EventType::Digest => "Full digest",
-            EventType::Summary => "Every message",
-            EventType::Trend => "Recent failures",
-            _ => "Open Bulwark",
+            EventType::Digest => t!(in l, "chat-full-digest"),
+            EventType::Summary => t!(in l, "chat-every-message"),
+            EventType::Trend => t!(in l, "chat-recent-failures"),
+            _ => t!(in l, "chat-open-bulwark"),
         };
-        links.push((label.into(), url.clone()));
+        links.push((label, url.clone()));
     }
 
     let link_md: String = links
@@ -514,7 +517,7 @@ mod tests {
 
     #[test]
     fn a_failure_says_what_on_call_needs() {
-        let m = compose(&failed("HTTP 503 from *upstream*"), Lang::En, 4096);
+        let m = compose(&failed("HTTP 503 from *upstream*"), Locale::english(), 4096);
         assert_eq!(m.title, "nightly_export failed: transient");
         assert!(m.markdown.contains("nightly\\_export"), "{}", m.markdown);
         assert!(m.markdown.contains("HTTP 503 from \\*upstream\\*"));
@@ -532,7 +535,7 @@ mod tests {
 
     #[test]
     fn long_messages_are_cut_but_links_arrive() {
-        let m = compose(&failed(&"é".repeat(10_000)), Lang::En, 600);
+        let m = compose(&failed(&"é".repeat(10_000)), Locale::english(), 600);
         assert!(m.markdown.len() <= 600);
         assert!(
             m.markdown.ends_with("(https://bulwark.example/failed)"),
@@ -548,7 +551,7 @@ mod tests {
         e.event = EventType::Recovered;
         e.down_for_s = Some(5400);
         e.failed_runs = 3;
-        let m = compose(&e, Lang::En, 4096);
+        let m = compose(&e, Locale::english(), 4096);
         assert_eq!(m.title, "nightly_export recovered");
         assert!(m.plain.contains("Down for: 1 h 30 min"), "{}", m.plain);
     }
@@ -558,7 +561,7 @@ mod tests {
         let titles: Vec<String> = (0..5).map(|i| format!("job_{i} failed")).collect();
         let at = "2026-12-01T03:00:05Z".parse().unwrap();
         let e = ChatEvent::summary(&titles, at).with_console("https://b.example/");
-        let m = compose(&e, Lang::En, 4096);
+        let m = compose(&e, Locale::english(), 4096);
         assert_eq!(
             m.title,
             "5 more alerts while the channel was at its rate limit"

@@ -7,8 +7,9 @@
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::alerts::human_duration;
 use super::run::{ErrorClass, RunStatus};
+use crate::i18n::Locale;
+use crate::t;
 
 /// Where the console's address goes in a stored mail.
 pub const CONSOLE: &str = "{console}";
@@ -79,122 +80,171 @@ fn run_link(run_id: i64) -> String {
     format!("{CONSOLE}/runs/{run_id}")
 }
 
-fn queue_line(run: &FailedRun) -> (String, String) {
+fn queue_line(l: Locale, run: &FailedRun) -> (String, String) {
     if run.status == RunStatus::Dead {
         let link = format!("{CONSOLE}/failed");
         (
-            format!("It is in the failed queue; re-trigger it there: {link}\n"),
+            format!("{}\n", t!(in l, "mail-queue-text", link = link.clone())),
             format!(
-                "<p>It is in the failed queue: <a href=\"{link}\">re-trigger it there</a>.</p>"
+                "<p>{} <a href=\"{link}\">{}</a></p>",
+                escape(&t!(in l, "mail-queue-html")),
+                escape(&t!(in l, "mail-queue-html-link"))
             ),
         )
     } else {
-        (
-            format!(
-                "It was {}; the next scheduled run will try again.\n",
-                run.status
-            ),
-            format!(
-                "<p>It was {}; the next scheduled run will try again.</p>",
-                escape(run.status.as_str())
-            ),
-        )
+        let line = t!(in l, "mail-queue-next", status = run_status_in(l, run.status));
+        (format!("{line}\n"), format!("<p>{}</p>", escape(&line)))
     }
 }
 
-fn facts(run: &FailedRun) -> (String, String) {
-    let class = run.error_class.map_or("unknown", ErrorClass::as_str);
-    let message = run.message.as_deref().unwrap_or("(no message)");
-    let link = run_link(run.run_id);
-    let when = run.finished_at.format("%Y-%m-%d %H:%M:%S UTC");
-    (
-        format!(
-            "Job:      {}\nRun:      #{} ({link})\nFailed:   {when}, after {} attempt(s)\nError:    {class}\nMessage:  {message}\n",
-            run.job, run.run_id, run.attempts
-        ),
-        format!(
-            "<table cellpadding=\"4\">\
-             <tr><th align=\"left\">Job</th><td>{}</td></tr>\
-             <tr><th align=\"left\">Run</th><td><a href=\"{link}\">#{}</a></td></tr>\
-             <tr><th align=\"left\">Failed</th><td>{when}, after {} attempt(s)</td></tr>\
-             <tr><th align=\"left\">Error</th><td>{}</td></tr>\
-             <tr><th align=\"left\">Message</th><td><pre>{}</pre></td></tr></table>",
-            escape(&run.job),
-            run.run_id,
-            run.attempts,
-            escape(class),
-            escape(message)
-        ),
-    )
+fn run_status_in(l: Locale, status: RunStatus) -> String {
+    l.text(match status {
+        RunStatus::Pending => crate::key!("run-status-pending"),
+        RunStatus::Running => crate::key!("run-status-running"),
+        RunStatus::RetryWait => crate::key!("run-status-retry_wait"),
+        RunStatus::Succeeded => crate::key!("run-status-succeeded"),
+        RunStatus::Dead => crate::key!("run-status-dead"),
+        RunStatus::Skipped => crate::key!("run-status-skipped"),
+        RunStatus::Cancelled => crate::key!("run-status-cancelled"),
+        RunStatus::Blocked => crate::key!("run-status-blocked"),
+    })
 }
 
-fn page(title: &str, body: &str) -> String {
+fn facts(l: Locale, run: &FailedRun) -> (String, String) {
+    let class = run.error_class.map_or("unknown", ErrorClass::as_str);
+    let no_message = t!(in l, "mail-no-message");
+    let message = run.message.as_deref().unwrap_or(&no_message);
+    let link = run_link(run.run_id);
+    let when = run.finished_at.format("%Y-%m-%d %H:%M:%S UTC").to_string();
+    let failed = t!(in l, "mail-failed-at", when = when, attempts = run.attempts);
+    let rows = [
+        (t!(in l, "mail-fact-job"), run.job.clone(), None),
+        (
+            t!(in l, "mail-fact-run"),
+            format!("#{}", run.run_id),
+            Some(link.clone()),
+        ),
+        (t!(in l, "mail-fact-failed"), failed, None),
+        (t!(in l, "mail-fact-error"), class.to_string(), None),
+    ];
+    let mut text = String::new();
+    let mut html = String::from("<table cellpadding=\"4\">");
+    for (label, value, href) in &rows {
+        match href {
+            Some(href) => {
+                text.push_str(&format!("{label}: {value} ({href})\n"));
+                html.push_str(&format!(
+                    "<tr><th align=\"left\">{}</th><td><a href=\"{href}\">{}</a></td></tr>",
+                    escape(label),
+                    escape(value)
+                ));
+            }
+            None => {
+                text.push_str(&format!("{label}: {value}\n"));
+                html.push_str(&format!(
+                    "<tr><th align=\"left\">{}</th><td>{}</td></tr>",
+                    escape(label),
+                    escape(value)
+                ));
+            }
+        }
+    }
+    let message_label = t!(in l, "mail-fact-message");
+    text.push_str(&format!("{message_label}: {message}\n"));
+    html.push_str(&format!(
+        "<tr><th align=\"left\">{}</th><td><pre>{}</pre></td></tr></table>",
+        escape(&message_label),
+        escape(message)
+    ));
+    (text, html)
+}
+
+fn page(l: Locale, title: &str, body: &str) -> String {
     format!(
-        "<!doctype html><html><body style=\"font-family:sans-serif\"><h2>{}</h2>{body}</body></html>",
+        "<!doctype html><html lang=\"{}\"><body style=\"font-family:sans-serif\"><h2>{}</h2>{body}</body></html>",
+        l.tag(),
         escape(title)
     )
 }
 
-pub fn first_failure(run: &FailedRun) -> Composed {
-    let subject = format!(
-        "[Bulwark] {} failed: {}",
-        run.job,
-        run.error_class.map_or("error", ErrorClass::as_str)
+/// The first failed run of an episode, in `l`.
+pub fn first_failure(l: Locale, run: &FailedRun) -> Composed {
+    let subject = t!(
+        in l,
+        "mail-first-failure-subject",
+        job = run.job.clone(),
+        class = run.error_class.map_or("error", ErrorClass::as_str)
     );
-    let (text, html) = facts(run);
-    let (queue_text, queue_html) = queue_line(run);
+    let (text, html) = facts(l, run);
+    let (queue_text, queue_html) = queue_line(l, run);
+    let heading = t!(in l, "mail-first-failure-text", job = run.job.clone());
+    let again = t!(in l, "mail-first-failure-again");
     Composed {
-        text: format!(
-            "{} failed.\n\n{text}\n{queue_text}\nYou will hear again if it keeps failing, and when it recovers.\n",
-            run.job
-        ),
+        text: format!("{heading}\n\n{text}\n{queue_text}\n{again}\n"),
         html: page(
+            l,
             &subject,
-            &format!(
-                "{html}{queue_html}<p>You will hear again if it keeps failing, and when it recovers.</p>"
-            ),
+            &format!("{html}{queue_html}<p>{}</p>", escape(&again)),
         ),
         subject,
     }
 }
 
-pub fn escalation(run: &FailedRun, failed_runs: i32, since: DateTime<Utc>) -> Composed {
-    let subject = format!(
-        "[Bulwark] ESCALATION: {} failed {failed_runs} runs in a row",
-        run.job
+pub fn escalation(l: Locale, run: &FailedRun, failed_runs: i32, since: DateTime<Utc>) -> Composed {
+    let subject = t!(
+        in l,
+        "mail-escalation-subject",
+        job = run.job.clone(),
+        count = failed_runs
     );
-    let since = since.format("%Y-%m-%d %H:%M UTC");
-    let (text, html) = facts(run);
-    let (queue_text, queue_html) = queue_line(run);
+    let since = since.format("%Y-%m-%d %H:%M UTC").to_string();
+    let (text, html) = facts(l, run);
+    let (queue_text, queue_html) = queue_line(l, run);
+    let lead = t!(
+        in l,
+        "mail-escalation-text",
+        job = run.job.clone(),
+        count = failed_runs,
+        since = since
+    );
     Composed {
-        text: format!(
-            "{} has failed {failed_runs} consecutive runs since {since}. The latest:\n\n{text}\n{queue_text}",
-            run.job
-        ),
+        text: format!("{lead}\n\n{text}\n{queue_text}"),
         html: page(
+            l,
             &subject,
-            &format!(
-                "<p>{} has failed {failed_runs} consecutive runs since {since}. The latest:</p>{html}{queue_html}",
-                escape(&run.job)
-            ),
+            &format!("<p>{}</p>{html}{queue_html}", escape(&lead)),
         ),
         subject,
     }
 }
 
-pub fn recovered(job: &str, run_id: i64, down_for: Duration, failed_runs: i32) -> Composed {
-    let subject = format!("[Bulwark] {job} recovered");
-    let down = human_duration(down_for);
+pub fn recovered(
+    l: Locale,
+    job: &str,
+    run_id: i64,
+    down_for: Duration,
+    failed_runs: i32,
+) -> Composed {
+    let subject = t!(in l, "mail-recovered-subject", job = job);
+    let down = l.duration(down_for.num_milliseconds().max(0) as f64);
     let link = run_link(run_id);
+    let lead = t!(
+        in l,
+        "mail-recovered-text",
+        job = job,
+        run = run_id,
+        count = failed_runs
+    );
+    let lasted = t!(in l, "mail-recovered-down", down = down.clone());
     Composed {
-        text: format!(
-            "{job} succeeded again (run #{run_id}, {link}) after {failed_runs} failed run(s).\nIt was failing for {down}.\n"
-        ),
+        text: format!("{lead} ({link})\n{lasted}\n"),
         html: page(
+            l,
             &subject,
             &format!(
-                "<p>{} succeeded again (<a href=\"{link}\">run #{run_id}</a>) after {failed_runs} failed run(s).</p><p>It was failing for <b>{down}</b>.</p>",
-                escape(job)
+                "<p>{} (<a href=\"{link}\">#{run_id}</a>)</p><p>{}</p>",
+                escape(&lead),
+                escape(&lasted)
             ),
         ),
         subject,
@@ -202,15 +252,17 @@ pub fn recovered(job: &str, run_id: i64, down_for: Duration, failed_runs: i32) -
 }
 
 /// The mail the Notifications page's "send test mail" button sends.
-pub fn test_mail(sent_by: &str) -> Composed {
-    let subject = "[Bulwark] Test mail".to_string();
+pub fn test_mail(l: Locale, sent_by: &str) -> Composed {
+    let subject = t!(in l, "mail-test-subject");
+    let line = t!(in l, "mail-test-text", by = sent_by);
     Composed {
-        text: format!("{sent_by} sent this from Bulwark ({CONSOLE}) to check that mail arrives.\n"),
+        text: format!("{line} ({CONSOLE})\n"),
         html: page(
+            l,
             &subject,
             &format!(
-                "<p>{} sent this from <a href=\"{CONSOLE}\">Bulwark</a> to check that mail arrives.</p>",
-                escape(sent_by)
+                "<p>{} (<a href=\"{CONSOLE}\">Bulwark</a>)</p>",
+                escape(&line)
             ),
         ),
         subject,
@@ -218,7 +270,7 @@ pub fn test_mail(sent_by: &str) -> Composed {
 }
 
 /// A trend alert: what was seen across all jobs.
-pub fn trend(finding: &super::trends::Finding) -> Composed {
+pub fn trend(l: Locale, finding: &super::trends::Finding) -> Composed {
     let subject = format!("[Bulwark] Trend: {}", finding.title);
     Composed {
         text: format!(
@@ -226,6 +278,7 @@ pub fn trend(finding: &super::trends::Finding) -> Composed {
             finding.detail
         ),
         html: page(
+            l,
             &subject,
             &format!(
                 "<p>{}</p><p><a href=\"{CONSOLE}/runs?status=dead\">Recent failures</a> · <a href=\"{CONSOLE}/failed\">the failed queue</a></p><p>You will not hear about this again until it has been clear for a while.</p>",
@@ -254,7 +307,7 @@ mod tests {
 
     #[test]
     fn first_failure_names_the_job_error_and_links() {
-        let mail = first_failure(&run());
+        let mail = first_failure(Locale::english(), &run());
         assert_eq!(mail.subject, "[Bulwark] nightly-<export> failed: permanent");
         let text = with_console(&mail.text, "https://ops.example.com/");
         assert!(text.contains("https://ops.example.com/runs/42"), "{text}");
@@ -268,18 +321,53 @@ mod tests {
 
     #[test]
     fn skipped_runs_do_not_point_at_the_queue() {
-        let mail = first_failure(&FailedRun {
-            status: RunStatus::Skipped,
-            ..run()
-        });
+        let mail = first_failure(
+            Locale::english(),
+            &FailedRun {
+                status: RunStatus::Skipped,
+                ..run()
+            },
+        );
         assert!(!mail.text.contains("/failed"));
         assert!(mail.text.contains("next scheduled run"));
     }
 
     #[test]
     fn recovered_says_for_how_long() {
-        let mail = recovered("sync", 7, Duration::minutes(95), 4);
+        let mail = recovered(Locale::english(), "sync", 7, Duration::minutes(95), 4);
         assert!(mail.text.contains("1 h 35 min"), "{}", mail.text);
-        assert!(mail.text.contains("4 failed run(s)"));
+        assert!(mail.text.contains("after 4 failed runs"), "{}", mail.text);
+    }
+
+    #[test]
+    fn every_alert_mail_reads_in_both_languages() {
+        let zh = Locale::parse("zh-CN").expect("zh-CN");
+        let en = Locale::english();
+        let since = DateTime::<Utc>::from_timestamp(1_799_990_000, 0).unwrap();
+        for (l, words) in [
+            (en, ["failed", "ESCALATION", "recovered", "Test mail"]),
+            (zh, ["失败", "升级告警", "已恢复", "测试邮件"]),
+        ] {
+            let mails = [
+                first_failure(l, &run()),
+                escalation(l, &run(), 5, since),
+                recovered(l, "sync", 7, Duration::minutes(95), 4),
+                test_mail(l, "admin"),
+            ];
+            for (mail, word) in mails.iter().zip(words) {
+                assert!(mail.subject.contains(word), "{l}: {}", mail.subject);
+                assert!(mail.html.contains(&format!("lang=\"{}\"", l.tag())));
+                assert!(
+                    !mail.text.contains("{ $"),
+                    "an argument left unfilled: {}",
+                    mail.text
+                );
+            }
+        }
+        let chinese = recovered(zh, "sync", 7, Duration::minutes(95), 4);
+        assert!(chinese.text.contains("1 小时 35 分钟"), "{}", chinese.text);
+        let chinese = first_failure(zh, &run());
+        assert!(chinese.text.contains("失败队列"), "{}", chinese.text);
+        assert!(!chinese.text.contains("Job:"), "{}", chinese.text);
     }
 }

@@ -165,7 +165,7 @@ mod tests {
         };
         let at = "2026-12-01T03:00:00Z".parse().unwrap();
         let event = finding.chat_event(at).with_console("https://b.example");
-        let m = super::super::chat::compose(&event, super::super::chat::Lang::En, 4096);
+        let m = super::super::chat::compose(&event, crate::i18n::Locale::english(), 4096);
         assert_eq!(m.title, "Trend: 12 failed attempts in 5 minutes");
         assert!(m.plain.contains("What: usually 1"), "{}", m.plain);
         assert!(

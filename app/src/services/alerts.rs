@@ -34,6 +34,7 @@ pub async fn record_batch(
     db: &impl ConnectionTrait,
     ended: &[Ended<'_>],
     now: DateTime<Utc>,
+    default_locale: crate::i18n::Locale,
 ) -> Result<Vec<Alert>, DbErr> {
     if ended.is_empty() {
         return Ok(Vec::new());
@@ -82,7 +83,19 @@ pub async fn record_batch(
         };
         states.insert(*job_id, (next.clone(), first_run));
         changed.insert(*job_id, ());
-        queue_mails(db, *job_id, spec, name, settled, &state, &next, &fired, now).await?;
+        queue_mails(
+            db,
+            *job_id,
+            spec,
+            name,
+            settled,
+            &state,
+            &next,
+            &fired,
+            now,
+            default_locale,
+        )
+        .await?;
         all_fired.extend(fired);
     }
     for job_id in changed.keys() {
@@ -131,12 +144,17 @@ async fn queue_mails(
     next: &AlertState,
     fired: &[Alert],
     now: DateTime<Utc>,
+    default_locale: crate::i18n::Locale,
 ) -> Result<(), DbErr> {
+    if fired.is_empty() {
+        return Ok(());
+    }
     let alerts_to = &spec.alerts;
+    let locale = super::notifications::mail_locale(db, default_locale).await?;
     for alert in fired {
         let (composed, mut recipients, channels, event, run_id) = match (alert, settled) {
             (Alert::FirstFailure, Settled::Failed(run)) => (
-                mail::first_failure(run),
+                mail::first_failure(locale, run),
                 alerts_to.to.clone(),
                 alerts_to.channels.clone(),
                 ChatEvent::failure(
@@ -149,7 +167,7 @@ async fn queue_mails(
                 run.run_id,
             ),
             (Alert::Escalation { failed_runs }, Settled::Failed(run)) => (
-                mail::escalation(run, *failed_runs, next.opened_at.unwrap_or(now)),
+                mail::escalation(locale, run, *failed_runs, next.opened_at.unwrap_or(now)),
                 if alerts_to.escalate_to.is_empty() {
                     alerts_to.to.clone()
                 } else {
@@ -182,7 +200,7 @@ async fn queue_mails(
                     }
                 }
                 (
-                    mail::recovered(name, *run_id, *down_for, before.failed_runs),
+                    mail::recovered(locale, name, *run_id, *down_for, before.failed_runs),
                     recipients,
                     channels,
                     ChatEvent::recovered(name, *run_id, *down_for, before.failed_runs, now),
@@ -202,6 +220,7 @@ async fn queue_mails(
                 event,
             },
             now,
+            default_locale,
         )
         .await?;
         for address in by_mail {

@@ -24,10 +24,21 @@ use sea_orm::{
 use sha2::{Digest, Sha256};
 
 use super::sql::{self, Binder};
-use crate::domain::chat::{ChannelKind, ChatEvent, DeliveryStatus, Lang, compose};
+use crate::domain::chat::{ChannelKind, ChatEvent, DeliveryStatus, compose};
 use crate::domain::email::EmailAddress;
 use crate::entities::channel;
 use crate::entities::channel_delivery::{self, Column, Entity, Model};
+use crate::i18n::Locale;
+
+/// The language a channel's messages are written in: its own, else `default` (the configured
+/// `default_locale`). A tag whose catalogue is gone reads as unset.
+pub fn channel_locale(channel: &crate::entities::channel::Model, default: Locale) -> Locale {
+    channel
+        .locale
+        .as_deref()
+        .and_then(Locale::parse)
+        .unwrap_or(default)
+}
 
 /// An event on its way to channels.
 #[derive(Debug, Clone)]
@@ -49,6 +60,7 @@ pub async fn enqueue(
     names: &[String],
     new: &NewEvent,
     now: DateTime<Utc>,
+    default_locale: Locale,
 ) -> Result<Vec<EmailAddress>, DbErr> {
     if names.is_empty() {
         return Ok(Vec::new());
@@ -69,7 +81,12 @@ pub async fn enqueue(
         if c.kind == ChannelKind::Email {
             continue;
         }
-        let title = compose(&new.event, Lang::En, c.kind.text_limit()).title;
+        let title = compose(
+            &new.event,
+            channel_locale(&c, default_locale),
+            c.kind.text_limit(),
+        )
+        .title;
         Entity::insert(channel_delivery::ActiveModel {
             dedupe_key: Set(format!("{}:{}", new.dedupe_key, c.name)),
             channel_id: Set(c.id),
@@ -268,6 +285,7 @@ pub async fn summarise(
     channel: &channel::Model,
     held: &[Model],
     now: DateTime<Utc>,
+    default_locale: Locale,
 ) -> Result<Model, DbErr> {
     let titles: Vec<String> = held.iter().map(|r| r.title.clone()).collect();
     let first = held.iter().map(|r| r.id).min().unwrap_or_default();
@@ -283,6 +301,7 @@ pub async fn summarise(
             event,
         },
         now,
+        default_locale,
     )
     .await?;
     let summary = Entity::find()

@@ -64,6 +64,8 @@ pub struct Opened {
     pub url: String,
     pub secret: Option<String>,
     pub to: Vec<String>,
+    /// The channel's own language for its messages; `None`: the configured default.
+    pub locale: Option<crate::i18n::Locale>,
 }
 
 #[derive(Serialize, Deserialize)]
@@ -318,6 +320,7 @@ pub async fn open(
         }
     };
     Ok(Opened {
+        locale: row.locale.as_deref().and_then(crate::i18n::Locale::parse),
         id: row.id,
         name: row.name,
         kind: row.kind,

@@ -208,6 +208,7 @@ pub async fn queue(
     mut to: Vec<EmailAddress>,
     channels: &[String],
     dedupe_key: String,
+    default_locale: crate::i18n::Locale,
 ) -> Result<bool, DbErr> {
     let digest = gather(db, now).await?;
     for address in super::channel_outbox::email_addresses(db, channels).await? {
@@ -253,6 +254,7 @@ pub async fn queue(
                 event: crate::domain::digest::chat_event(&digest, zone, full),
             },
             now,
+            default_locale,
         )
         .await?;
         queued |= super::channel_outbox::queued(db, &dedupe_key).await? > before;
@@ -265,6 +267,7 @@ pub async fn queue_daily(
     db: &impl ConnectionTrait,
     now: DateTime<Utc>,
     zone: chrono_tz::Tz,
+    default_locale: crate::i18n::Locale,
 ) -> Result<String, DbErr> {
     let to = recipients(db).await?;
     let channels = channels(db).await?;
@@ -282,6 +285,7 @@ pub async fn queue_daily(
         to.clone(),
         &channels,
         format!("digest:{day}"),
+        default_locale,
     )
     .await?;
     let mut said: Vec<String> = to.iter().map(ToString::to_string).collect();

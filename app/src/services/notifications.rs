@@ -10,6 +10,7 @@ use super::digest::RECIPIENTS_SETTING;
 use super::outbox::{self, NewMail};
 use crate::domain::email::{self, EmailAddress};
 use crate::entities::{job, mail_outbox, setting};
+use crate::i18n::Locale;
 use crate::mailer::Mailer;
 use crate::views::notifications::{AlertRoute, MailSettingsView, TestMailResult};
 
@@ -51,6 +52,49 @@ pub fn time_of(cron: &str) -> String {
         },
         _ => cron.to_string(),
     }
+}
+
+/// The setting naming the language of mails (alerts, the digest, trends, test mails); absent:
+/// the configured `default_locale`.
+pub const MAIL_LOCALE_SETTING: &str = "mail_locale";
+
+/// The language mails are written in: the [`MAIL_LOCALE_SETTING`], else `default`. A tag whose
+/// catalogue is gone reads as unset.
+pub async fn mail_locale(db: &impl ConnectionTrait, default: Locale) -> Result<Locale, DbErr> {
+    Ok(setting::Entity::find_by_id(MAIL_LOCALE_SETTING)
+        .one(db)
+        .await?
+        .and_then(|row| Locale::parse(&row.value))
+        .unwrap_or(default))
+}
+
+/// Sets (or, with `None`, clears) the language of mails.
+pub async fn set_mail_locale(
+    db: &impl ConnectionTrait,
+    locale: Option<Locale>,
+) -> Result<(), DbErr> {
+    match locale {
+        None => {
+            setting::Entity::delete_by_id(MAIL_LOCALE_SETTING)
+                .exec(db)
+                .await?;
+        }
+        Some(locale) => {
+            setting::Entity::insert(setting::ActiveModel {
+                key: Set(MAIL_LOCALE_SETTING.into()),
+                value: Set(locale.tag()),
+                updated_at: Set(crate::clock::now()),
+            })
+            .on_conflict(
+                OnConflict::column(setting::Column::Key)
+                    .update_columns([setting::Column::Value, setting::Column::UpdatedAt])
+                    .to_owned(),
+            )
+            .exec(db)
+            .await?;
+        }
+    }
+    Ok(())
 }
 
 pub struct DigestSettings {
@@ -224,7 +268,9 @@ pub async fn send_test_mail(
     sent_by: &str,
     recipients: Vec<EmailAddress>,
     now: DateTime<Utc>,
+    default_locale: Locale,
 ) -> Result<TestMailResult, DbErr> {
+    let locale = mail_locale(db, default_locale).await?;
     let key = format!("test:{sent_by}:{}", now.timestamp_millis());
     outbox::enqueue(
         db,
@@ -234,7 +280,7 @@ pub async fn send_test_mail(
             job_id: None,
             run_id: None,
             recipients,
-            composed: crate::domain::mail::test_mail(sent_by),
+            composed: crate::domain::mail::test_mail(locale, sent_by),
         },
         now,
     )

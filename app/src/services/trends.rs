@@ -62,7 +62,11 @@ pub async fn window(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Result<Win
 /// The counts are read before the transaction, whose first statement writes: on SQLite a
 /// transaction that reads first and writes later fails ("database is locked") if another
 /// writer committed in between, where one that writes first simply waits its turn.
-pub async fn check(db: &DatabaseConnection, now: DateTime<Utc>) -> Result<String, DbErr> {
+pub async fn check(
+    db: &DatabaseConnection,
+    now: DateTime<Utc>,
+    default_locale: crate::i18n::Locale,
+) -> Result<String, DbErr> {
     let findings = trends::evaluate(&window(db, now).await?);
     let mut recipients = super::digest::recipients(db).await?;
     let channels = super::digest::channels(db).await?;
@@ -72,7 +76,16 @@ pub async fn check(db: &DatabaseConnection, now: DateTime<Utc>) -> Result<String
         }
     }
     let txn = db.begin().await?;
-    let said = record(&txn, &findings, &recipients, &channels, now).await?;
+    let locale = super::notifications::mail_locale(&txn, default_locale).await?;
+    let said = record(
+        &txn,
+        &findings,
+        &recipients,
+        &channels,
+        now,
+        (locale, default_locale),
+    )
+    .await?;
     txn.commit().await?;
     Ok(said)
 }
@@ -83,6 +96,8 @@ async fn record(
     recipients: &[EmailAddress],
     channels: &[String],
     now: DateTime<Utc>,
+    // The language of mails, and the default for channels without one.
+    (mail_locale, default_locale): (crate::i18n::Locale, crate::i18n::Locale),
 ) -> Result<String, DbErr> {
     let mut opened = Vec::new();
     for finding in findings {
@@ -106,6 +121,7 @@ async fn record(
                     event: finding.chat_event(now),
                 },
                 now,
+                default_locale,
             )
             .await?;
             if recipients.is_empty() {
@@ -119,7 +135,7 @@ async fn record(
                     job_id: None,
                     run_id: None,
                     recipients: recipients.to_vec(),
-                    composed: crate::domain::mail::trend(finding),
+                    composed: crate::domain::mail::trend(mail_locale, finding),
                 },
                 now,
             )

@@ -2,7 +2,8 @@
 
 use std::time::Duration;
 
-use app::domain::chat::{ChannelKind, ChatEvent, EventType, Lang, compose};
+use app::domain::chat::{ChannelKind, ChatEvent, EventType, compose};
+use app::i18n::Locale;
 use app::services::channels::Opened;
 
 use super::platform::{self, Verdict};
@@ -29,8 +30,10 @@ pub async fn send(
     event: &ChatEvent,
     delivery_id: &str,
     now: chrono::DateTime<chrono::Utc>,
+    default_locale: Locale,
 ) -> Verdict {
-    let message = compose(event, Lang::En, channel.kind.text_limit());
+    let locale = channel.locale.unwrap_or(default_locale);
+    let message = compose(event, locale, channel.kind.text_limit());
     let prepared = platform::prepare(
         channel.kind,
         &channel.url,

@@ -266,7 +266,8 @@ pub fn judge(kind: ChannelKind, status: u16, body: &str) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use app::domain::chat::{EventType, Lang, compose};
+    use app::domain::chat::{EventType, compose};
+    use app::i18n::Locale;
     use sha2::Digest;
 
     /// HMAC-SHA256 written out from RFC 2104 over plain SHA-256: the signatures below are
@@ -351,7 +352,7 @@ mod tests {
     fn each_platform_gets_its_own_envelope() {
         let now: chrono::DateTime<chrono::Utc> = "2026-12-01T00:00:00Z".parse().unwrap();
         let e = event();
-        let m = compose(&e, Lang::En, 4096);
+        let m = compose(&e, Locale::english(), 4096);
         let wecom = prepare(
             ChannelKind::Wecom,
             "https://w/send?key=k",

@@ -40,6 +40,8 @@ pub struct ChannelSender {
     pub name: String,
     /// The console's address, for the links in messages.
     pub public_url: String,
+    /// The language of a channel's messages when it sets none (`default_locale`).
+    pub default_locale: app::i18n::Locale,
 }
 
 /// Now, as the round sees it: the time the round started at plus the time it has taken (so a
@@ -57,13 +59,20 @@ impl RoundClock {
 }
 
 impl ChannelSender {
-    pub fn new(db: DatabaseConnection, key: SecretKey, name: String, public_url: String) -> Self {
+    pub fn new(
+        db: DatabaseConnection,
+        key: SecretKey,
+        name: String,
+        public_url: String,
+        default_locale: app::i18n::Locale,
+    ) -> Self {
         ChannelSender {
             db,
             key,
             http: deliver::client(),
             name,
             public_url,
+            default_locale,
         }
     }
 
@@ -117,7 +126,9 @@ impl ChannelSender {
         let slot_free = per_minute.is_none_or(|pm| may_send(&window, pm, clock.now()).is_ok());
         if held.len() >= 2 && slot_free {
             let txn = self.db.begin().await?;
-            let summary = channel_outbox::summarise(&txn, channel, &held, clock.now()).await?;
+            let summary =
+                channel_outbox::summarise(&txn, channel, &held, clock.now(), self.default_locale)
+                    .await?;
             txn.commit().await?;
             tracing::info!(channel = %channel.name, held = held.len(), "held-back alerts summarised in one message");
             queue.push_back(summary);
@@ -149,7 +160,9 @@ impl ChannelSender {
                 Ok(event) => {
                     let event = event.with_console(&self.public_url);
                     let id = channel_outbox::delivery_id(&row);
-                    match deliver::send(&self.http, &opened, &event, &id, t).await {
+                    match deliver::send(&self.http, &opened, &event, &id, t, self.default_locale)
+                        .await
+                    {
                         Verdict::Accepted(answer) => Outcome::Sent(answer),
                         Verdict::Final(answer) => Outcome::Failed(answer),
                         Verdict::Retry(answer) => self.retry_or_fail(&row, answer, clock.now()),

@@ -114,7 +114,15 @@ pub async fn deliver_test(
     let verdict = if deliver::is_chat(channel.kind) {
         let event = deliver::test_event(&config.public_url(), now);
         let id = format!("test_{}_{}", channel.id, now.timestamp_millis());
-        deliver::send(&deliver::client(), &channel, &event, &id, now).await
+        deliver::send(
+            &deliver::client(),
+            &channel,
+            &event,
+            &id,
+            now,
+            config.locale(),
+        )
+        .await
     } else {
         let settings = crate::mail::MailSettings::from_config(config)?;
         let sender = crate::mail::sender::Sender {
@@ -133,6 +141,7 @@ pub async fn deliver_test(
             "cli",
             recipients,
             now,
+            config.locale(),
         )
         .await?;
         if result.delivered {

@@ -42,9 +42,17 @@ pub async fn send(
         "nobody to send the digest to: pass --to ADDR, or set the recipients on the Notifications page"
     );
     let key = format!("digest:manual:{}", now.timestamp_millis());
-    digest::queue(db, now, zone, recipients.clone(), &[], key.clone())
-        .await
-        .context("could not queue the digest")?;
+    digest::queue(
+        db,
+        now,
+        zone,
+        recipients.clone(),
+        &[],
+        key.clone(),
+        config.locale(),
+    )
+    .await
+    .context("could not queue the digest")?;
     // Deliver it now rather than waiting for a server's sender.
     let sender = Sender {
         db: db.clone(),

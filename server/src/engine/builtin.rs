@@ -25,6 +25,8 @@ pub struct TaskContext {
     pub progress: Progress,
     /// How long runs, audit entries and mails are kept (the `cleanup` task).
     pub retention: app::services::retention::Retention,
+    /// The language of mails and chat messages where nothing else sets one.
+    pub default_locale: app::i18n::Locale,
 }
 
 /// A task's sign of life: when it last reported progress, and what it said.
@@ -328,7 +330,7 @@ pub struct MailTrends;
 impl BuiltinTask for MailTrends {
     fn run(&self, ctx: TaskContext) -> TaskFuture {
         Box::pin(async move {
-            app::services::trends::check(&ctx.db, crate::clock::now())
+            app::services::trends::check(&ctx.db, crate::clock::now(), ctx.default_locale)
                 .await
                 .map_err(|e| TaskError {
                     class: ErrorClass::Transient,
@@ -351,7 +353,7 @@ impl BuiltinTask for MailDigest {
                 class: ErrorClass::Transient,
                 message: e.to_string(),
             };
-            let queued = app::services::digest::queue_daily(&ctx.db, now, zone)
+            let queued = app::services::digest::queue_daily(&ctx.db, now, zone, ctx.default_locale)
                 .await
                 .map_err(transient)?;
             Ok(queued)

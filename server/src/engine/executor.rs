@@ -247,6 +247,7 @@ async fn run(
                 timezone: input.timezone,
                 progress: progress.clone(),
                 retention: shared.config.retention,
+                default_locale: shared.config.default_locale,
             };
             let deadline = Instant::now() + input.timeout;
             let task = task_impl.run(ctx);

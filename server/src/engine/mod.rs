@@ -67,6 +67,9 @@ pub struct EngineConfig {
     pub retention: Retention,
     /// Opens the secrets jobs refer to; without it such jobs fail with a message.
     pub secret_key: Option<app::services::secrets::SecretKey>,
+    /// The language of alert mails and chat messages where the mail setting or the channel
+    /// sets none (`default_locale`).
+    pub default_locale: app::i18n::Locale,
 }
 
 impl EngineConfig {
@@ -81,6 +84,7 @@ impl EngineConfig {
             allow_commands: true,
             retention: Retention::default(),
             secret_key: None,
+            default_locale: app::i18n::Locale::english(),
         }
     }
 }
@@ -203,7 +207,14 @@ impl Engine {
         };
         // Runs a previous process of this node left running are taken over at once, not at the
         // first sweep.
-        match recovery::recover_expired(&shared.db, &shared.specs, crate::clock::now()).await {
+        match recovery::recover_expired(
+            &shared.db,
+            &shared.specs,
+            crate::clock::now(),
+            shared.config.default_locale,
+        )
+        .await
+        {
             Ok(0) => {}
             Ok(n) => {
                 crate::metrics::took_over(n);
@@ -419,7 +430,14 @@ async fn write_back(shared: Arc<Shared>, mut queue: mpsc::Receiver<Finished>) {
         let mut backoff = Duration::from_millis(50);
         let started = tokio::time::Instant::now();
         loop {
-            match settle::settle(&shared.db, &batch, crate::clock::now()).await {
+            match settle::settle(
+                &shared.db,
+                &batch,
+                crate::clock::now(),
+                shared.config.default_locale,
+            )
+            .await
+            {
                 Ok(written) => {
                     for (f, w) in batch.iter().zip(&written) {
                         shared.leases.release(w.run_id);
@@ -520,6 +538,7 @@ async fn start_duties(duties: &Duties, shared: &Arc<Shared>) -> Vec<uuid::Uuid> 
                             &shared.db,
                             &shared.specs,
                             crate::clock::now(),
+                            shared.config.default_locale,
                         )
                         .await
                         {

@@ -37,6 +37,7 @@ pub async fn recover_expired(
     db: &DatabaseConnection,
     specs: &Specs,
     now: DateTime<Utc>,
+    default_locale: app::i18n::Locale,
 ) -> Result<usize, DbErr> {
     let backend = db.get_database_backend();
     let txn = db.begin().await?;
@@ -103,7 +104,7 @@ pub async fn recover_expired(
         let fallbacks = settle::fallback_jobs(&txn, &batch).await?;
         let fallback_ids: Vec<i64> = fallbacks.values().map(|j| j.id).collect();
         lanes::lock(&txn, &fallback_ids).await?;
-        for written in settle::settle_in(&txn, &batch, &fallbacks, now).await? {
+        for written in settle::settle_in(&txn, &batch, &fallbacks, now, default_locale).await? {
             if !written.settled {
                 continue;
             }

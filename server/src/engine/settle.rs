@@ -77,6 +77,7 @@ pub async fn settle(
     db: &DatabaseConnection,
     batch: &[Finished],
     now: DateTime<Utc>,
+    default_locale: app::i18n::Locale,
 ) -> Result<Vec<Written>, DbErr> {
     if batch.is_empty() {
         return Ok(Vec::new());
@@ -87,7 +88,7 @@ pub async fn settle(
     let mut locked: Vec<i64> = batch.iter().map(|f| f.run.job_id).collect();
     locked.extend(fallbacks.values().map(|j| j.id));
     lanes::lock(&txn, &locked).await?;
-    let written = settle_in(&txn, batch, &fallbacks, now).await?;
+    let written = settle_in(&txn, batch, &fallbacks, now, default_locale).await?;
     txn.commit().await?;
     crate::metrics::settled(batch, &written);
     Ok(written)
@@ -127,6 +128,8 @@ pub async fn settle_in(
     batch: &[Finished],
     fallbacks: &HashMap<String, job::Model>,
     now: DateTime<Utc>,
+    // The language of alert mails and chat messages where nothing sets one.
+    default_locale: app::i18n::Locale,
 ) -> Result<Vec<Written>, DbErr> {
     let decided: Vec<(Next, Plan)> = batch.iter().map(|f| plan(f, now)).collect();
     let settled = update_runs(txn, batch, &decided, now).await?;
@@ -171,7 +174,7 @@ pub async fn settle_in(
             }
         }
     }
-    alerts::record_batch(txn, &ended, now).await?;
+    alerts::record_batch(txn, &ended, now, default_locale).await?;
     let mut due = 0;
     if !exhausted_with_fallback.is_empty() {
         let mut runs: Vec<job_run::ActiveModel> = exhausted_with_fallback

@@ -4,6 +4,7 @@
 //! 25 alerts arriving in one minute, none lost; and a sender killed mid-delivery re-sending only
 //! the message in flight.
 
+use app::i18n::Locale;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -122,6 +123,7 @@ fn sender(app: &TestApp, name: &str) -> ChannelSender {
         app.secret_key.clone(),
         name.into(),
         "https://ops.example.com".into(),
+        Locale::english(),
     )
 }
 
@@ -326,9 +328,15 @@ fn event(n: usize) -> NewEvent {
 }
 
 async fn enqueue(app: &TestApp, channel: &str, n: usize, now: DateTime<Utc>) {
-    channel_outbox::enqueue(&app.db, &[channel.to_string()], &event(n), now)
-        .await
-        .unwrap();
+    channel_outbox::enqueue(
+        &app.db,
+        &[channel.to_string()],
+        &event(n),
+        now,
+        Locale::english(),
+    )
+    .await
+    .unwrap();
 }
 
 async fn platform_codes_are_final_and_server_errors_retried(app: TestApp) {
@@ -703,11 +711,11 @@ async fn the_digest_goes_to_chat_as_a_summary_linking_the_full_one(app: TestApp)
         "unchanged"
     );
 
-    let said = digest::queue_daily(&app.db, Utc::now(), chrono_tz::UTC)
+    let said = digest::queue_daily(&app.db, Utc::now(), chrono_tz::UTC, Locale::english())
         .await
         .unwrap();
     assert!(said.contains("channel ops-ding"), "{said}");
-    let again = digest::queue_daily(&app.db, Utc::now(), chrono_tz::UTC)
+    let again = digest::queue_daily(&app.db, Utc::now(), chrono_tz::UTC, Locale::english())
         .await
         .unwrap();
     assert!(again.contains("already queued"), "{again}");

@@ -451,16 +451,26 @@ async fn an_expired_lease_is_recovered_and_fenced(app: TestApp) {
     );
     // A takeover before the lease expired changes nothing.
     assert_eq!(
-        server::engine::recovery::recover_expired(&app.db, &node_b.specs, Utc::now())
-            .await
-            .unwrap(),
+        server::engine::recovery::recover_expired(
+            &app.db,
+            &node_b.specs,
+            Utc::now(),
+            app::i18n::Locale::english()
+        )
+        .await
+        .unwrap(),
         0
     );
 
     let later = Utc::now() + chrono::Duration::seconds(10);
-    let recovered = server::engine::recovery::recover_expired(&app.db, &node_b.specs, later)
-        .await
-        .unwrap();
+    let recovered = server::engine::recovery::recover_expired(
+        &app.db,
+        &node_b.specs,
+        later,
+        app::i18n::Locale::english(),
+    )
+    .await
+    .unwrap();
     assert_eq!(recovered, 1);
     let after = job_run::Entity::find_by_id(run.id)
         .one(&app.db)
@@ -475,9 +485,14 @@ async fn an_expired_lease_is_recovered_and_fenced(app: TestApp) {
 
     // Recovering again changes nothing: the run is no longer running.
     assert_eq!(
-        server::engine::recovery::recover_expired(&app.db, &node_b.specs, later)
-            .await
-            .unwrap(),
+        server::engine::recovery::recover_expired(
+            &app.db,
+            &node_b.specs,
+            later,
+            app::i18n::Locale::english()
+        )
+        .await
+        .unwrap(),
         0
     );
 }

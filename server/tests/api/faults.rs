@@ -522,7 +522,9 @@ async fn concurrent_recoveries_take_each_run_once(app: TestApp) {
     for n in 0..4 {
         let db = app.db.clone();
         let node = Engine::new(db.clone(), engine_config(&format!("node-{n}"))).shared();
-        sweeps.spawn(async move { recovery::recover_expired(&db, &node.specs, later).await });
+        sweeps.spawn(async move {
+            recovery::recover_expired(&db, &node.specs, later, app::i18n::Locale::english()).await
+        });
     }
     let mut total = 0;
     while let Some(result) = sweeps.join_next().await {
@@ -533,9 +535,14 @@ async fn concurrent_recoveries_take_each_run_once(app: TestApp) {
     // PostgreSQL lets one sweep at a time through; the others skip their turn.
     let mut passes = 0;
     while total < 30 && passes < 5 {
-        total += recovery::recover_expired(&app.db, &dead_node.specs, later)
-            .await
-            .unwrap();
+        total += recovery::recover_expired(
+            &app.db,
+            &dead_node.specs,
+            later,
+            app::i18n::Locale::english(),
+        )
+        .await
+        .unwrap();
         passes += 1;
     }
     assert_eq!(total, 30, "each run taken over once");

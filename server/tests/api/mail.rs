@@ -52,7 +52,7 @@ fn note(key: &str) -> NewMail {
         job_id: None,
         run_id: None,
         recipients: vec![EmailAddress::parse("oncall@example.com").unwrap()],
-        composed: mail::test_mail("a test"),
+        composed: mail::test_mail(app::i18n::Locale::english(), "a test"),
     }
 }
 
@@ -461,7 +461,11 @@ async fn a_failure_burst_mails_each_trend_once_per_episode(app: TestApp) {
 
     let check = |at: chrono::DateTime<Utc>| {
         let db = app.db.clone();
-        async move { trends::check(&db, at).await.unwrap() }
+        async move {
+            trends::check(&db, at, app::i18n::Locale::english())
+                .await
+                .unwrap()
+        }
     };
     let said = check(now).await;
     assert!(said.contains("new: spike, rate, burst:timeout"), "{said}");
