@@ -862,3 +862,7 @@ chat-full-digest = Full digest
 chat-every-message = Every message
 chat-recent-failures = Recent failures
 chat-open-bulwark = Open Bulwark
+mail-locale = Language of mails (alerts, digest, trends)
+mail-locale-default = The configured default ({ $name })
+channels-locale = Language of its messages
+channels-locale-default = The configured default

@@ -820,3 +820,7 @@ chat-full-digest = 完整日报
 chat-every-message = 全部消息
 chat-recent-failures = 最近的失败
 chat-open-bulwark = 打开 Bulwark
+mail-locale = 邮件语言（告警、日报、趋势）
+mail-locale-default = 配置的默认语言（{ $name }）
+channels-locale = 消息语言
+channels-locale-default = 配置的默认语言

@@ -38,6 +38,7 @@ pub async fn list_channels() -> Result<Vec<ChannelRow>, AppError> {
                         signed: c.signed,
                         last_answer: c.last_answer,
                         last_delivery_at: c.last_delivery_at,
+                        locale: c.locale,
                     })
                     .collect(),
             )
@@ -108,10 +109,26 @@ pub async fn edit_channel(
     secret: Option<String>,
     clear_secret: Option<String>,
     to: Option<String>,
+    // A catalogue's tag, empty for `default_locale`, absent to keep it.
+    locale: Option<String>,
 ) -> Result<(), AppError> {
     super::respond(
         async {
             let admin = super::auth::require_admin("edit channels")?;
+            let locale = match locale.as_deref().map(str::trim) {
+                None => None,
+                Some("") => Some(None),
+                Some(tag) => Some(Some(crate::i18n::Locale::parse(tag).ok_or_else(|| {
+                    AppError::invalid(
+                        "locale",
+                        crate::t!(
+                            "account-language-unknown",
+                            tag = tag,
+                            known = crate::i18n::Locale::tags()
+                        ),
+                    )
+                })?)),
+            };
             let state = super::state()?;
             let change = crate::services::channels::ChannelChange {
                 url,
@@ -124,6 +141,7 @@ pub async fn edit_channel(
                         .map(str::to_string)
                         .collect()
                 }),
+                locale,
             };
             let edited = crate::services::channels::edit(
                 &state.db,

@@ -95,11 +95,27 @@ pub async fn save_mail_settings(
     digest_to: String,
     digest_channels: String,
     digest_time: String,
+    // The language of mails: a catalogue's tag, empty for `default_locale`, absent to keep it.
+    mail_locale: Option<String>,
 ) -> Result<MailSettingsView, AppError> {
-    use crate::services::notifications::{SettingsError, save_digest_settings};
+    use crate::services::notifications::{SettingsError, save_digest_settings, set_mail_locale};
     super::respond(
         async {
             let admin = super::auth::require_admin("change mail settings")?;
+            let locale = match mail_locale.as_deref().map(str::trim) {
+                None => None,
+                Some("") => Some(None),
+                Some(tag) => Some(Some(crate::i18n::Locale::parse(tag).ok_or_else(|| {
+                    AppError::invalid(
+                        "mail_locale",
+                        crate::t!(
+                            "account-language-unknown",
+                            tag = tag,
+                            known = crate::i18n::Locale::tags()
+                        ),
+                    )
+                })?)),
+            };
             let state = super::state()?;
             save_digest_settings(&state.db, &digest_to, &digest_channels, &digest_time)
                 .await
@@ -107,12 +123,20 @@ pub async fn save_mail_settings(
                     SettingsError::Invalid(field, message) => AppError::invalid(field, message),
                     other => AppError::internal(&other),
                 })?;
+            if let Some(locale) = locale {
+                set_mail_locale(&state.db, locale).await?;
+            }
             super::audit(
                 &state,
                 &admin,
                 "mail.settings",
                 "digest",
-                serde_json::json!({ "to": digest_to, "channels": digest_channels, "time": digest_time }),
+                serde_json::json!({
+                    "to": digest_to,
+                    "channels": digest_channels,
+                    "time": digest_time,
+                    "mail_locale": mail_locale,
+                }),
             )
             .await?;
             settings_view(&state).await
@@ -157,6 +181,7 @@ async fn settings_view(state: &crate::state::AppState) -> Result<MailSettingsVie
         &state.db,
         state.mailer.as_ref().map(|m| m.route()),
         state.timezone,
+        state.default_locale,
     )
     .await
     .map_err(|e| match e {

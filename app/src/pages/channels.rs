@@ -102,6 +102,7 @@ pub fn ChannelsCard() -> impl IntoView {
                                                 let name = c.name.clone();
                                                 let is_email = c.kind == ChannelKind::Email;
                                                 let current_to = if is_email { c.target.clone() } else { String::new() };
+                                                let current_locale = c.locale.clone();
                                                 view! {
                                                     <tr>
                                                         <td>{c.name}</td>
@@ -144,6 +145,17 @@ pub fn ChannelsCard() -> impl IntoView {
                                                                                 </label>
                                                                             }.into_any()
                                                                         }}
+                                                                        <label>{t!("channels-locale")}
+                                                                            <select name="locale">
+                                                                                <option value="" selected=current_locale.is_none()>{t!("channels-locale-default")}</option>
+                                                                                {crate::i18n::Locale::all()
+                                                                                    .map(|l| {
+                                                                                        let selected = current_locale.as_deref() == Some(l.tag().as_str());
+                                                                                        view! { <option value=l.tag() selected=selected lang=l.tag()>{l.name()}</option> }
+                                                                                    })
+                                                                                    .collect_view()}
+                                                                            </select>
+                                                                        </label>
                                                                         <button type="submit">{t!("account-language-save")}</button>
                                                                     </ActionForm>
                                                                 </details>

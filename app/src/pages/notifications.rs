@@ -59,7 +59,12 @@ fn SettingsCard(
         digest_timezone,
         digest_job_id,
         routes,
+        mail_locale,
+        default_locale,
     } = view;
+    let default_name = crate::i18n::Locale::parse(&default_locale)
+        .unwrap_or_default()
+        .name();
     let saved = move || {
         save.value()
             .get()
@@ -114,6 +119,8 @@ fn SettingsCard(
                     let shown_time = shown_time.clone();
                     let job_link = job_link.clone();
                     let digest_timezone = digest_timezone.clone();
+                    let mail_locale = mail_locale.clone();
+                    let default_name = default_name.clone();
                     Suspend::new(async move {
                         let admin = me.await.map(|u| u.is_admin()).unwrap_or(false);
                         if !admin {
@@ -135,6 +142,19 @@ fn SettingsCard(
                                 <label for="digest-time">{t!("mail-digest-time", zone = digest_timezone.clone())}</label>
                                 <input id="digest-time" name="digest_time" type="text" value=digest_time placeholder="08:00" />
                                 <p class="field-error" data-field="digest_time">{field_error(save.value(), "digest_time")}</p>
+                                <label for="mail-locale">{t!("mail-locale")}</label>
+                                <select id="mail-locale" name="mail_locale">
+                                    <option value="" selected=mail_locale.is_none()>
+                                        {t!("mail-locale-default", name = default_name.clone())}
+                                    </option>
+                                    {crate::i18n::Locale::all()
+                                        .map(|l| {
+                                            let selected = mail_locale.as_deref() == Some(l.tag().as_str());
+                                            view! { <option value=l.tag() selected=selected lang=l.tag()>{l.name()}</option> }
+                                        })
+                                        .collect_view()}
+                                </select>
+                                <p class="field-error" data-field="mail_locale">{field_error(save.value(), "mail_locale")}</p>
                                 <p class="muted">
                                     {t!("mail-digest-job-before")}" "
                                     <a href=job_link.unwrap_or_default()>{t!("mail-digest-job")}</a>

@@ -3,8 +3,8 @@
 
 use chrono::{DateTime, Utc};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder,
-    Set,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, NotSet, QueryFilter,
+    QueryOrder, Set,
 };
 use serde::{Deserialize, Serialize};
 
@@ -53,6 +53,8 @@ pub struct Listed {
     pub signed: bool,
     pub last_answer: Option<String>,
     pub last_delivery_at: Option<DateTime<Utc>>,
+    /// The language of its messages (a catalogue tag); `None`: `default_locale`.
+    pub locale: Option<String>,
 }
 
 /// A channel opened for a delivery.
@@ -193,6 +195,9 @@ pub struct ChannelChange {
     pub clear_secret: bool,
     /// For `email`: the new addresses.
     pub to: Option<Vec<String>>,
+    /// The language of its messages: `Some(None)` follows `default_locale` again; `None` keeps
+    /// it as it is.
+    pub locale: Option<Option<crate::i18n::Locale>>,
 }
 
 /// Changes a channel's URL, secret or addresses; its kind and name stay (make a new channel
@@ -258,6 +263,10 @@ pub async fn edit(
         sealed: Set(sealed),
         recipients: Set(to.join(", ")),
         updated_at: Set(now),
+        locale: match change.locale {
+            Some(locale) => Set(locale.map(crate::i18n::Locale::tag)),
+            None => NotSet,
+        },
         ..Default::default()
     }
     .update(db)
@@ -276,6 +285,7 @@ fn listed(row: channel::Model, signed: bool) -> Listed {
         signed,
         last_answer: row.last_answer,
         last_delivery_at: row.last_delivery_at,
+        locale: row.locale,
     }
 }
 

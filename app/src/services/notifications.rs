@@ -215,6 +215,7 @@ pub async fn settings_view(
     db: &impl ConnectionTrait,
     route: Option<String>,
     zone: Tz,
+    default_locale: Locale,
 ) -> Result<MailSettingsView, SettingsError> {
     let digest = digest_settings(db).await?;
     let jobs = super::jobs::list_models(db).await?;
@@ -257,6 +258,12 @@ pub async fn settings_view(
             .map_or_else(|| zone.name().to_string(), |j| j.timezone.clone()),
         digest_job_id: digest.job.as_ref().map(|j| j.id),
         routes,
+        mail_locale: setting::Entity::find_by_id(MAIL_LOCALE_SETTING)
+            .one(db)
+            .await?
+            .and_then(|row| Locale::parse(&row.value))
+            .map(Locale::tag),
+        default_locale: default_locale.tag(),
     })
 }
 

@@ -15,6 +15,9 @@ pub struct ChannelRow {
     pub signed: bool,
     pub last_answer: Option<String>,
     pub last_delivery_at: Option<DateTime<Utc>>,
+    /// The language of its messages (a catalogue tag); `None`: the configured default.
+    #[serde(default)]
+    pub locale: Option<String>,
 }
 
 /// What Send test got back.

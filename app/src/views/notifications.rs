@@ -58,6 +58,10 @@ pub struct MailSettingsView {
     pub digest_timezone: String,
     pub digest_job_id: Option<i64>,
     pub routes: Vec<AlertRoute>,
+    /// The language mails are written in when set (a catalogue tag); `None`: the default.
+    pub mail_locale: Option<String>,
+    /// The configured `default_locale`'s tag.
+    pub default_locale: String,
 }
 
 /// What became of a test mail: delivered or not, and the server's words either way.

@@ -4,7 +4,6 @@
 //! 25 alerts arriving in one minute, none lost; and a sender killed mid-delivery re-sending only
 //! the message in flight.
 
-use app::i18n::Locale;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -12,6 +11,7 @@ use std::time::Duration;
 use app::domain::chat::{ChannelKind, ChatEvent, DeliveryStatus, EventType};
 use app::domain::run::RunStatus;
 use app::entities::{channel_delivery, mail_outbox};
+use app::i18n::Locale;
 use app::services::channel_outbox::{self, NewEvent};
 use app::services::channels::{self, NewChannel};
 use base64::Engine as _;
@@ -629,6 +629,7 @@ async fn channels_are_checked_where_named_edited_in_place_and_kept_while_used(ap
         &app.secret_key,
         "ops-ding",
         &channels::ChannelChange {
+            locale: None,
             url: Some(format!("{new}/robot/send?access_token=new")),
             ..Default::default()
         },
@@ -657,6 +658,7 @@ async fn channels_are_checked_where_named_edited_in_place_and_kept_while_used(ap
             &app.secret_key,
             "ops-ding",
             &channels::ChannelChange {
+                locale: None,
                 url: Some("ftp://elsewhere".into()),
                 ..Default::default()
             },
@@ -674,6 +676,7 @@ async fn channels_are_checked_where_named_edited_in_place_and_kept_while_used(ap
         &app.secret_key,
         "ops-ding",
         &channels::ChannelChange {
+            locale: None,
             clear_secret: true,
             ..Default::default()
         },
@@ -751,3 +754,92 @@ async fn the_digest_goes_to_chat_as_a_summary_linking_the_full_one(app: TestApp)
     assert!(channels::remove(&app.db, "ops-ding").await.is_err());
 }
 on_both_backends!(the_digest_goes_to_chat_as_a_summary_linking_the_full_one);
+
+async fn alerts_speak_the_language_of_their_mails_and_of_each_channel(app: TestApp) {
+    let zh = Locale::parse("zh-CN").unwrap();
+    app::services::notifications::set_mail_locale(&app.db, Some(zh))
+        .await
+        .unwrap();
+    let (ding, ding_seen) = platform(|_| (200, OK), None).await;
+    let (hook, hook_seen) = platform(|_| (200, "{}"), None).await;
+    add(
+        &app,
+        "ops-ding",
+        ChannelKind::Dingtalk,
+        &format!("{ding}/robot/send?access_token=tok"),
+        None,
+    )
+    .await;
+    add(
+        &app,
+        "hook-zh",
+        ChannelKind::Webhook,
+        &format!("{hook}/bulwark"),
+        Some(WHSEC),
+    )
+    .await;
+    channels::edit(
+        &app.db,
+        &app.secret_key,
+        "hook-zh",
+        &channels::ChannelChange {
+            locale: Some(Some(zh)),
+            ..Default::default()
+        },
+        Utc::now(),
+    )
+    .await
+    .unwrap();
+
+    let (http, _) = flaky_server(2, 503).await;
+    let mut input = base("nightly-export");
+    input.http_url = http;
+    input.retry.max_retries = "1".into();
+    input.alert_to = "oncall@example.com".into();
+    input.alert_channels = "ops-ding, hook-zh".into();
+    let job = define(&app.db, input).await;
+    let (_, finished) = run_to_end(&app.db, job.id, Duration::from_secs(20)).await;
+    assert_eq!(finished.status, RunStatus::Dead);
+
+    // The mail, in the mail language.
+    let mails = mail_outbox::Entity::find().all(&app.db).await.unwrap();
+    assert_eq!(mails.len(), 1);
+    assert_eq!(
+        mails[0].subject,
+        "[Bulwark] nightly-export 运行失败：transient"
+    );
+    assert!(
+        mails[0].body_text.contains("失败队列"),
+        "{}",
+        mails[0].body_text
+    );
+
+    // Each channel in its own: the DingTalk robot sets none (English, the default here).
+    assert_eq!(
+        sender(&app, "node-a")
+            .deliver_due(server::clock::now())
+            .await
+            .unwrap(),
+        2
+    );
+    let ding_text = ding_seen.lock().unwrap()[0].json().to_string();
+    assert!(
+        ding_text.contains("nightly-export failed: transient"),
+        "{ding_text}"
+    );
+    let hook_text = hook_seen.lock().unwrap()[0].json().to_string();
+    assert!(hook_text.contains("运行失败"), "{hook_text}");
+    assert!(!hook_text.contains("failed: transient"), "{hook_text}");
+    // The outbox rows show each message's title as its channel reads it.
+    let titles: Vec<String> = deliveries(&app)
+        .await
+        .into_iter()
+        .map(|d| d.title)
+        .collect();
+    assert!(titles.iter().any(|t| t.contains("运行失败")), "{titles:?}");
+    assert!(
+        titles.iter().any(|t| t.contains("failed: transient")),
+        "{titles:?}"
+    );
+}
+on_both_backends!(alerts_speak_the_language_of_their_mails_and_of_each_channel);
