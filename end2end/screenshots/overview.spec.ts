@@ -25,4 +25,12 @@ test("the Overview, for the README", async ({ page }) => {
     await page.waitForTimeout(1_500);
     await page.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", `${name}.png`), fullPage: name.endsWith("phone") });
   }
+  // The same in Chinese, chosen from the header's menu.
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.getByTestId("language-switcher").selectOption("zh-CN");
+  await expect(page.locator("html")).toHaveAttribute("lang", "zh-CN");
+  await hydrated(page);
+  await expect(page.getByTestId("tile-runs")).toBeVisible();
+  await page.waitForTimeout(1_500);
+  await page.screenshot({ path: path.join(__dirname, "..", "..", "docs", "screenshots", "overview-zh-CN.png") });
 });

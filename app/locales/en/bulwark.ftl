@@ -866,3 +866,19 @@ mail-locale = Language of mails (alerts, digest, trends)
 mail-locale-default = The configured default ({ $name })
 channels-locale = Language of its messages
 channels-locale-default = The configured default
+
+## Policies in words (a run's page)
+
+policy-retry = { $first } × { $m }, { $retries }, { $jitter }, { $cap }
+policy-retries = { $count ->
+    [one] up to { $count } retry
+   *[other] up to { $count } retries
+}
+policy-no-jitter = no jitter
+policy-jitter = { $jitter } jitter
+policy-no-cap = no cap
+policy-cap = capped at { $cap }
+policy-timeout = timeout { $timeout }
+policy-timeout-learned = timeout learned: { $percentile } of the last { $window } successes × { $factor }, between { $floor } and { $cap } ({ $initial } until there are enough)
+policy-stall = , or { $stall } without output
+policy-snapshot = { $retry }; { $timeout }

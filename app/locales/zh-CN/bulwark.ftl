@@ -824,3 +824,16 @@ mail-locale = 邮件语言（告警、日报、趋势）
 mail-locale-default = 配置的默认语言（{ $name }）
 channels-locale = 消息语言
 channels-locale-default = 配置的默认语言
+
+## Policies in words (a run's page)
+
+policy-retry = { $first } × { $m }，{ $retries }，{ $jitter }，{ $cap }
+policy-retries = 最多重试 { $count } 次
+policy-no-jitter = 无抖动
+policy-jitter = { $jitter }
+policy-no-cap = 无上限
+policy-cap = 上限 { $cap }
+policy-timeout = 超时 { $timeout }
+policy-timeout-learned = 自适应超时：最近 { $window } 次成功运行的 { $percentile } × { $factor }，介于 { $floor } 与 { $cap } 之间（样本不足时为 { $initial }）
+policy-stall = ，或 { $stall } 无输出
+policy-snapshot = { $retry }；{ $timeout }

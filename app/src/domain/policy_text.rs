@@ -3,46 +3,55 @@
 
 use serde::Deserialize;
 
-use super::duration::human_ms;
 use super::job::{TimeoutMode, TimeoutPolicy};
 use super::retry::{Jitter, RetryInput, RetryPolicy};
+use crate::i18n::duration;
+use crate::t;
 
-/// `10 s × 2.0, up to 5 retries, full jitter, capped at 10 min`.
+/// `10 s × 2.0, up to 5 retries, full jitter, capped at 10 min`, in the language of the page
+/// (English outside one).
 pub fn retry(policy: &RetryPolicy) -> String {
-    let retries = match policy.max_retries() {
-        1 => "up to 1 retry".to_string(),
-        n => format!("up to {n} retries"),
-    };
+    let retries = t!("policy-retries", count = policy.max_retries());
     let jitter = match policy.jitter() {
-        Jitter::None => "no jitter".to_string(),
-        other => format!("{} jitter", other.as_str()),
+        Jitter::None => t!("policy-no-jitter"),
+        other => t!(
+            "policy-jitter",
+            jitter = crate::i18n::words::jitter_name(other)
+        ),
     };
-    let cap = policy.cap_ms().map_or("no cap".to_string(), |ms| {
-        format!("capped at {}", human_ms(ms as f64))
-    });
-    format!(
-        "{} × {:.1}, {retries}, {jitter}, {cap}",
-        human_ms(policy.first_ms() as f64),
-        policy.multiplier().value()
+    let cap = policy.cap_ms().map_or_else(
+        || t!("policy-no-cap"),
+        |ms| t!("policy-cap", cap = duration(ms as f64)),
+    );
+    t!(
+        "policy-retry",
+        first = duration(policy.first_ms() as f64),
+        m = format!("{:.1}", policy.multiplier().value()),
+        retries = retries,
+        jitter = jitter,
+        cap = cap
     )
 }
 
 /// `timeout 5 min`, or how a learned one is found, and the stall limit when there is one.
 pub fn timeout(policy: &TimeoutPolicy) -> String {
     let mut text = match policy.mode {
-        TimeoutMode::Static => format!("timeout {}", human_ms(policy.static_ms as f64)),
-        learned => format!(
-            "timeout learned: {} of the last {} successes × {:.1}, between {} and {} ({} until there are enough)",
-            learned.as_str().to_uppercase(),
-            policy.window,
-            f64::from(policy.factor_x10) / 10.0,
-            human_ms(policy.floor_ms as f64),
-            human_ms(policy.hard_cap_ms as f64),
-            human_ms(policy.static_ms as f64)
+        TimeoutMode::Static => t!(
+            "policy-timeout",
+            timeout = duration(policy.static_ms as f64)
+        ),
+        learned => t!(
+            "policy-timeout-learned",
+            percentile = learned.as_str().to_uppercase(),
+            window = policy.window,
+            factor = format!("{:.1}", f64::from(policy.factor_x10) / 10.0),
+            floor = duration(policy.floor_ms as f64),
+            cap = duration(policy.hard_cap_ms as f64),
+            initial = duration(policy.static_ms as f64)
         ),
     };
     if let Some(stall) = policy.stall_ms {
-        text.push_str(&format!(", or {} without output", human_ms(stall as f64)));
+        text.push_str(&t!("policy-stall", stall = duration(stall as f64)));
     }
     text
 }
@@ -57,10 +66,10 @@ pub fn snapshot(json: &str) -> Option<String> {
     }
     let snapshot: Snapshot = serde_json::from_str(json).ok()?;
     let retry_policy = RetryPolicy::parse(&snapshot.retry).ok()?;
-    Some(format!(
-        "{}; {}",
-        retry(&retry_policy),
-        timeout(&snapshot.timeout)
+    Some(t!(
+        "policy-snapshot",
+        retry = retry(&retry_policy),
+        timeout = timeout(&snapshot.timeout)
     ))
 }
 
