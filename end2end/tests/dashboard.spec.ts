@@ -101,7 +101,7 @@ test("the dashboard's figures match an independent count and follow range, type,
   await page.goBack();
   await expectFigures(page, count(([, , ua]) => ua !== PERSON));
   // One category: the AI crawler alone, then search engines.
-  await expect(page.getByTestId("categories").locator('a[data-key="ai"]')).toHaveText("ai 1");
+  await expect(page.getByTestId("categories").locator('a[data-key="ai"]')).toHaveText("AI 1");
   await page.getByTestId("categories").locator('a[data-key="ai"]').click();
   await expect(page).toHaveURL(/category=ai/);
   await expectFigures(page, count(([, , ua]) => ua === GPTBOT));

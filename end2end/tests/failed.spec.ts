@@ -43,9 +43,9 @@ test("a failing job lands in the queue; re-triggered after the fix it turns gree
   await hydrated(page);
   await expect(page.getByTestId("matching")).toHaveText("2");
   await page.getByRole("button", { name: "Re-trigger all matching…" }).click();
-  await expect(page.getByTestId("bulk-confirm")).toContainText("Re-trigger all 2 run(s) matching this filter, 60 per minute?");
+  await expect(page.getByTestId("bulk-confirm")).toContainText("Re-trigger all 2 runs matching this filter, 60 per minute?");
   await page.getByRole("button", { name: "Yes, re-trigger" }).click();
-  await expect(page.getByTestId("queue-outcome")).toContainText("2 run(s) re-triggered.");
+  await expect(page.getByTestId("queue-outcome")).toContainText("2 runs re-triggered.");
   await expect(page.getByTestId("queue-empty")).toBeVisible();
 });
 

@@ -124,7 +124,7 @@ test("a saved policy comes back the same after a reload; the list toggles and de
   await row.getByRole("button", { name: "Disable" }).click();
   await expect(row).toContainText("disabled");
   await row.getByRole("button", { name: "Delete" }).click();
-  await expect(row.getByRole("alertdialog")).toContainText("Delete store-receipt-mail and its 0 run(s)?");
+  await expect(row.getByRole("alertdialog")).toContainText("Delete store-receipt-mail and its 0 runs?");
   await row.getByRole("button", { name: "Cancel" }).click();
   await expect(row).toBeVisible();
   await row.getByRole("button", { name: "Delete" }).click();

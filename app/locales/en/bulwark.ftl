@@ -841,7 +841,7 @@ mail-recovered-text = { $job } succeeded again (run #{ $run }) after { $count ->
 }.
 mail-recovered-down = It was failing for { $down }.
 mail-test-subject = [Bulwark] Test mail
-mail-test-text = { $by } sent this from Bulwark to check that mail arrives.
+mail-test-text = { $by } sent this from Bulwark ({ $console }) to check that mail arrives.
 
 ## Chat and webhook messages
 

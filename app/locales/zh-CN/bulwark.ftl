@@ -799,7 +799,7 @@ mail-recovered-subject = [Bulwark] { $job } 已恢复
 mail-recovered-text = { $job } 在 { $count } 次失败后再次成功（运行 #{ $run }）。
 mail-recovered-down = 故障持续了 { $down }。
 mail-test-subject = [Bulwark] 测试邮件
-mail-test-text = { $by } 从 Bulwark 发送了这封邮件，用来确认邮件能够送达。
+mail-test-text = { $by } 从 Bulwark（{ $console }）发送了这封邮件，用来确认邮件能够送达。
 
 ## Chat and webhook messages
 

@@ -254,17 +254,10 @@ pub fn recovered(
 /// The mail the Notifications page's "send test mail" button sends.
 pub fn test_mail(l: Locale, sent_by: &str) -> Composed {
     let subject = t!(in l, "mail-test-subject");
-    let line = t!(in l, "mail-test-text", by = sent_by);
+    let line = t!(in l, "mail-test-text", by = sent_by, console = CONSOLE);
     Composed {
-        text: format!("{line} ({CONSOLE})\n"),
-        html: page(
-            l,
-            &subject,
-            &format!(
-                "<p>{} (<a href=\"{CONSOLE}\">Bulwark</a>)</p>",
-                escape(&line)
-            ),
-        ),
+        text: format!("{line}\n"),
+        html: page(l, &subject, &format!("<p>{}</p>", escape(&line))),
         subject,
     }
 }
