@@ -120,8 +120,8 @@ dist:
 .PHONY: bench-load
 bench-load: tools-test
 	@[ -x $(DIST)/bulwark ] || $(MAKE) --no-print-directory dist
-	BULWARK_BIN=$(abspath $(DIST)/bulwark) BULWARK_E2E_PORT=3150 BULWARK_E2E_SMTP_PORT=3175 \
-	  npm --prefix end2end exec -- playwright test -c load.config.ts
+	cd end2end && BULWARK_BIN=$(abspath $(DIST)/bulwark) BULWARK_E2E_PORT=3150 \
+	  BULWARK_E2E_SMTP_PORT=3175 npm exec -- playwright test -c load.config.ts
 
 install:
 	@[ -x $(DIST)/bulwark ] || { echo "error: run \`make dist\` first"; exit 1; }
@@ -170,7 +170,11 @@ fmt:
 # demo jobs, into docs/screenshots/. Takes about two minutes.
 .PHONY: screenshots
 screenshots: tools-test build
-	BULWARK_BIN=$(BIN) npm --prefix end2end exec -- playwright test -c screenshots.config.ts
+	@fc-list :lang=zh | grep -q . || { \
+	  echo "installing Debian's fonts-noto-cjk (the Chinese screenshot needs a CJK font)"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq fonts-noto-cjk; }
+	cd end2end && BULWARK_BIN=$(BIN) npm exec -- playwright test -c screenshots.config.ts
 
 # ---------------------------------------------------------------------------------------------
 # Benchmarks: numbers to read, never pass/fail.
