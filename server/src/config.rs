@@ -448,6 +448,17 @@ mod tests {
             assert!(message.contains("session_hours"), "{message}");
             Ok(())
         });
+        Jail::expect_with(|jail| {
+            jail.set_env("BULWARK_DEFAULT_LOCALE", "fr");
+            let message = Config::load(None).unwrap_err().to_string();
+            assert!(
+                message.contains("default_locale 'fr'") && message.contains("zh-CN"),
+                "{message}"
+            );
+            jail.set_env("BULWARK_DEFAULT_LOCALE", "zh-CN");
+            assert_eq!(Config::load(None).unwrap().locale().tag(), "zh-CN");
+            Ok(())
+        });
     }
 
     #[test]
