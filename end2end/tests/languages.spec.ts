@@ -1,4 +1,4 @@
-import { expect, test } from "@playwright/test";
+import { expect, Page, test } from "@playwright/test";
 import { ADMIN, hydrated } from "./helpers";
 
 // A browser that asks for Chinese: the sign-in page, then every page of the console, are
@@ -25,7 +25,8 @@ const PAGES: { path: string; title: string; action: string }[] = [
   { path: "/api-docs", title: "API", action: "" },
 ];
 
-test("a Chinese browser gets the console in Chinese, page by page, with no English navigation", async ({ page }) => {
+/** Signs in from a sign-in page that, following the browser, is in Chinese. */
+async function signInInChinese(page: Page) {
   await page.goto("/login");
   await expect(page.locator("html")).toHaveAttribute("lang", "zh-CN");
   await hydrated(page);
@@ -33,6 +34,10 @@ test("a Chinese browser gets the console in Chinese, page by page, with no Engli
   await page.getByLabel("密码").fill(ADMIN.password);
   await page.getByRole("button", { name: "登录" }).click();
   await expect(page.getByTestId("current-user")).toHaveText(ADMIN.username);
+}
+
+test("a Chinese browser gets the console in Chinese, page by page, with no English navigation", async ({ page }) => {
+  await signInInChinese(page);
 
   for (const { path, title, action } of PAGES) {
     await page.goto(path);
@@ -55,12 +60,7 @@ test("a Chinese browser gets the console in Chinese, page by page, with no Engli
 });
 
 test("the header's menu switches the console to English and back, for this person only", async ({ page }) => {
-  await page.goto("/login");
-  await hydrated(page);
-  await page.getByLabel("用户名").fill(ADMIN.username);
-  await page.getByLabel("密码").fill(ADMIN.password);
-  await page.getByRole("button", { name: "登录" }).click();
-  await expect(page.getByTestId("current-user")).toHaveText(ADMIN.username);
+  await signInInChinese(page);
   await page.goto("/jobs");
   await hydrated(page);
   await expect(page.locator("h1")).toHaveText("任务");
@@ -83,12 +83,7 @@ test("the header's menu switches the console to English and back, for this perso
 });
 
 test("the retry editor's words, warnings and numbers are Chinese too", async ({ page }) => {
-  await page.goto("/login");
-  await hydrated(page);
-  await page.getByLabel("用户名").fill(ADMIN.username);
-  await page.getByLabel("密码").fill(ADMIN.password);
-  await page.getByRole("button", { name: "登录" }).click();
-  await expect(page.getByTestId("current-user")).toHaveText(ADMIN.username);
+  await signInInChinese(page);
   await page.goto("/jobs/new");
   await hydrated(page);
   await page.locator("#retry-first").fill("10s");

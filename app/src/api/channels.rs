@@ -115,20 +115,10 @@ pub async fn edit_channel(
     super::respond(
         async {
             let admin = super::auth::require_admin("edit channels")?;
-            let locale = match locale.as_deref().map(str::trim) {
-                None => None,
-                Some("") => Some(None),
-                Some(tag) => Some(Some(crate::i18n::Locale::parse(tag).ok_or_else(|| {
-                    AppError::invalid(
-                        "locale",
-                        crate::t!(
-                            "account-language-unknown",
-                            tag = tag,
-                            known = crate::i18n::Locale::tags()
-                        ),
-                    )
-                })?)),
-            };
+            let locale = locale
+                .as_deref()
+                .map(|tag| super::locale_field("locale", tag))
+                .transpose()?;
             let state = super::state()?;
             let change = crate::services::channels::ChannelChange {
                 url,

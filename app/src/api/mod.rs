@@ -54,6 +54,29 @@ where
         .transpose()
 }
 
+/// A language chosen in a form: a catalogue's tag, or empty for "the default" (`None`). An
+/// unknown tag is refused in the caller's language, naming the ones there are.
+#[cfg(feature = "ssr")]
+pub(crate) fn locale_field(
+    field: &str,
+    tag: &str,
+) -> Result<Option<crate::i18n::Locale>, AppError> {
+    use crate::i18n::Locale;
+    match tag.trim() {
+        "" => Ok(None),
+        tag => Locale::parse(tag).map(Some).ok_or_else(|| {
+            AppError::invalid(
+                field,
+                crate::t!(
+                    "account-language-unknown",
+                    tag = tag,
+                    known = Locale::tags()
+                ),
+            )
+        }),
+    }
+}
+
 #[cfg(feature = "ssr")]
 pub(crate) fn state() -> Result<crate::state::AppState, AppError> {
     leptos::prelude::use_context::<crate::state::AppState>().ok_or_else(|| {

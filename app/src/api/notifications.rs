@@ -102,20 +102,10 @@ pub async fn save_mail_settings(
     super::respond(
         async {
             let admin = super::auth::require_admin("change mail settings")?;
-            let locale = match mail_locale.as_deref().map(str::trim) {
-                None => None,
-                Some("") => Some(None),
-                Some(tag) => Some(Some(crate::i18n::Locale::parse(tag).ok_or_else(|| {
-                    AppError::invalid(
-                        "mail_locale",
-                        crate::t!(
-                            "account-language-unknown",
-                            tag = tag,
-                            known = crate::i18n::Locale::tags()
-                        ),
-                    )
-                })?)),
-            };
+            let locale = mail_locale
+                .as_deref()
+                .map(|tag| super::locale_field("mail_locale", tag))
+                .transpose()?;
             let state = super::state()?;
             save_digest_settings(&state.db, &digest_to, &digest_channels, &digest_time)
                 .await

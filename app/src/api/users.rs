@@ -110,24 +110,10 @@ pub async fn change_password(current: String, password: String) -> Result<(), Ap
 /// after it, so everything is rendered again in the new language.
 #[server(endpoint = "account/locale")]
 pub async fn set_my_locale(locale: String) -> Result<(), AppError> {
-    use crate::i18n::Locale;
-
     super::respond(
         async {
             let me = super::auth::require_signed_in()?;
-            let chosen = match locale.trim() {
-                "" => None,
-                tag => Some(Locale::parse(tag).ok_or_else(|| {
-                    AppError::invalid(
-                        "locale",
-                        crate::t!(
-                            "account-language-unknown",
-                            tag = tag,
-                            known = Locale::tags()
-                        ),
-                    )
-                })?),
-            };
+            let chosen = super::locale_field("locale", &locale)?;
             let state = super::state()?;
             crate::services::users::set_locale(&state.db, me.id, chosen)
                 .await

@@ -32,3 +32,25 @@ where
             .map(|e| e.to_string())
     }
 }
+
+/// A `<select>` of the languages there are, `chosen` selected, with a first option (value
+/// empty) meaning "the default" in the words `default_label` gives.
+#[component]
+pub fn LocaleSelect(
+    #[prop(optional)] id: Option<&'static str>,
+    name: &'static str,
+    chosen: Option<String>,
+    default_label: String,
+) -> impl IntoView {
+    view! {
+        <select id=id name=name>
+            <option value="" selected=chosen.is_none()>{default_label}</option>
+            {crate::i18n::Locale::all()
+                .map(|l| {
+                    let selected = chosen.as_deref() == Some(l.tag().as_str());
+                    view! { <option value=l.tag() selected=selected lang=l.tag()>{l.name()}</option> }
+                })
+                .collect_view()}
+        </select>
+    }
+}

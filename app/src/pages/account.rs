@@ -6,9 +6,8 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::api::users::{ChangePassword, EndMySessions, SetMyLocale, my_sessions};
-use crate::components::form::{field_error, other_error};
+use crate::components::form::{LocaleSelect, field_error, other_error};
 use crate::components::layout::use_current_user;
-use crate::i18n::Locale;
 use crate::t;
 use crate::views::users::SessionRow;
 
@@ -171,21 +170,7 @@ fn LanguageForm(me: crate::components::layout::UserResource) -> impl IntoView {
                         Suspend::new(async move {
                             let chosen = me.await.ok().and_then(|u| u.locale);
                             view! {
-                                <select id="locale" name="locale">
-                                    <option value="" selected=chosen.is_none()>
-                                        {t!("account-language-browser")}
-                                    </option>
-                                    {Locale::all()
-                                        .map(|l| {
-                                            let selected = chosen.as_deref() == Some(l.tag().as_str());
-                                            view! {
-                                                <option value=l.tag() selected=selected lang=l.tag()>
-                                                    {l.name()}
-                                                </option>
-                                            }
-                                        })
-                                        .collect_view()}
-                                </select>
+                                <LocaleSelect id="locale" name="locale" chosen default_label=t!("account-language-browser") />
                             }
                         })
                     }}

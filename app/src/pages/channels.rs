@@ -12,6 +12,7 @@ use crate::api::AppError;
 use crate::api::channels::{
     AddChannel, EditChannel, RemoveChannel, ResendDelivery, TestChannel, deliveries, list_channels,
 };
+use crate::components::form::LocaleSelect;
 use crate::components::layout::use_is_admin;
 use crate::domain::chat::ChannelKind;
 use crate::domain::chat::DeliveryStatus;
@@ -146,15 +147,7 @@ pub fn ChannelsCard() -> impl IntoView {
                                                                             }.into_any()
                                                                         }}
                                                                         <label>{t!("channels-locale")}
-                                                                            <select name="locale">
-                                                                                <option value="" selected=current_locale.is_none()>{t!("channels-locale-default")}</option>
-                                                                                {crate::i18n::Locale::all()
-                                                                                    .map(|l| {
-                                                                                        let selected = current_locale.as_deref() == Some(l.tag().as_str());
-                                                                                        view! { <option value=l.tag() selected=selected lang=l.tag()>{l.name()}</option> }
-                                                                                    })
-                                                                                    .collect_view()}
-                                                                            </select>
+                                                                            <LocaleSelect name="locale" chosen=current_locale.clone() default_label=t!("channels-locale-default") />
                                                                         </label>
                                                                         <button type="submit">{t!("account-language-save")}</button>
                                                                     </ActionForm>

@@ -12,7 +12,7 @@ use crate::api::AppError;
 use crate::api::notifications::{
     ResendMail, SaveMailSettings, SendTestMail, mail_settings, outbox, preview_mail,
 };
-use crate::components::form::field_error;
+use crate::components::form::{LocaleSelect, field_error};
 use crate::components::layout::{use_current_user, use_is_admin};
 use crate::domain::mail::MailStatus;
 use crate::views::notifications::{MailSettingsView, OutboxRow};
@@ -143,17 +143,7 @@ fn SettingsCard(
                                 <input id="digest-time" name="digest_time" type="text" value=digest_time placeholder="08:00" />
                                 <p class="field-error" data-field="digest_time">{field_error(save.value(), "digest_time")}</p>
                                 <label for="mail-locale">{t!("mail-locale")}</label>
-                                <select id="mail-locale" name="mail_locale">
-                                    <option value="" selected=mail_locale.is_none()>
-                                        {t!("mail-locale-default", name = default_name.clone())}
-                                    </option>
-                                    {crate::i18n::Locale::all()
-                                        .map(|l| {
-                                            let selected = mail_locale.as_deref() == Some(l.tag().as_str());
-                                            view! { <option value=l.tag() selected=selected lang=l.tag()>{l.name()}</option> }
-                                        })
-                                        .collect_view()}
-                                </select>
+                                <LocaleSelect id="mail-locale" name="mail_locale" chosen=mail_locale default_label=t!("mail-locale-default", name = default_name) />
                                 <p class="field-error" data-field="mail_locale">{field_error(save.value(), "mail_locale")}</p>
                                 <p class="muted">
                                     {t!("mail-digest-job-before")}" "
