@@ -91,4 +91,9 @@ test("the retry editor's words, warnings and numbers are Chinese too", async ({ 
   await page.locator("#retry-max").fill("12");
   await expect(page.getByTestId("warnings")).toContainText("倍数 6.0 会让间隔急剧膨胀");
   await expect(page.getByTestId("total-wait")).toContainText(/天|小时/);
+  // A refusal, as you type, in Chinese too.
+  await page.locator("#retry-first").fill("10");
+  await expect(page.locator('[data-field="retry.first"]')).toContainText("缺少单位");
+  await page.locator("#job-cron").fill("0 30 7 * *");
+  await expect(page.getByTestId("cron-error")).toContainText("Cron 需要 6 个字段");
 });

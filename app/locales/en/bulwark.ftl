@@ -882,3 +882,25 @@ policy-timeout = timeout { $timeout }
 policy-timeout-learned = timeout learned: { $percentile } of the last { $window } successes × { $factor }, between { $floor } and { $cap } ({ $initial } until there are enough)
 policy-stall = , or { $stall } without output
 policy-snapshot = { $retry }; { $timeout }
+
+## Refusals (English mirrors the errors' own messages)
+
+error-duration-empty = is empty; write a duration such as 500ms, 10s, 5m or 1h
+error-duration-unit = '{ $text }' needs a unit: ms, s, m or h (for example 10s)
+error-duration-malformed = '{ $text }' is not a duration; write it like 500ms, 10s, 5m or 1h30m
+error-duration-fine = '{ $text }' is finer than a millisecond
+error-duration-long = '{ $text }' is too long (at most 30 days)
+error-retry-first = first interval { $error }
+error-retry-first-zero = first interval must be greater than 0
+error-retry-multiplier-nan = multiplier '{ $text }' is not a number; it must be between 1.0 and 8.0
+error-retry-multiplier-range = multiplier must be between 1.0 and 8.0, not { $m }
+error-retry-multiplier-precision = multiplier '{ $text }' has more than one decimal; use steps of 0.1 between 1.0 and 8.0
+error-retry-max = max retries must be a whole number between 1 and 16, not { $text }
+error-retry-jitter = jitter must be none, full, equal or decorrelated, not '{ $text }'
+error-retry-cap = cap { $error }
+error-retry-cap-below-first = cap ({ $cap }) must be at least the first interval ({ $first })
+error-cron-empty = cron expression is required, e.g. 0 30 7 * * * (07:30:00 every day)
+error-cron-fields = cron needs 6 fields, seconds first (sec min hour day month weekday); got { $count }: e.g. 0 30 7 * * * for 07:30:00 every day
+error-cron-invalid = cron expression is invalid: { $detail }
+error-cron-never = cron expression never fires
+error-cron-zone = time zone '{ $zone }' is unknown; use an IANA name such as UTC, Europe/Berlin or Asia/Shanghai

@@ -837,3 +837,25 @@ policy-timeout = 超时 { $timeout }
 policy-timeout-learned = 自适应超时：最近 { $window } 次成功运行的 { $percentile } × { $factor }，介于 { $floor } 与 { $cap } 之间（样本不足时为 { $initial }）
 policy-stall = ，或 { $stall } 无输出
 policy-snapshot = { $retry }；{ $timeout }
+
+## Refusals (English mirrors the errors' own messages)
+
+error-duration-empty = 不能为空；请填写时长，例如 500ms、10s、5m 或 1h
+error-duration-unit = “{ $text }”缺少单位：ms、s、m 或 h（例如 10s）
+error-duration-malformed = “{ $text }”不是时长；请写成 500ms、10s、5m 或 1h30m 这样的形式
+error-duration-fine = “{ $text }”精确到了毫秒以下
+error-duration-long = “{ $text }”太长（最多 30 天）
+error-retry-first = 首次间隔{ $error }
+error-retry-first-zero = 首次间隔必须大于 0
+error-retry-multiplier-nan = 倍数“{ $text }”不是数字；必须在 1.0 到 8.0 之间
+error-retry-multiplier-range = 倍数必须在 1.0 到 8.0 之间，而不是 { $m }
+error-retry-multiplier-precision = 倍数“{ $text }”的小数超过一位；请在 1.0 到 8.0 之间以 0.1 为步长取值
+error-retry-max = 最大重试次数必须是 1 到 16 之间的整数，而不是 { $text }
+error-retry-jitter = 抖动必须是 none、full、equal 或 decorrelated，而不是“{ $text }”
+error-retry-cap = 上限{ $error }
+error-retry-cap-below-first = 上限（{ $cap }）不能小于首次间隔（{ $first }）
+error-cron-empty = 必须填写 Cron 表达式，例如 0 30 7 * * *（每天 07:30:00）
+error-cron-fields = Cron 需要 6 个字段，秒在最前（秒 分 时 日 月 周）；现在是 { $count } 个：例如 0 30 7 * * * 表示每天 07:30:00
+error-cron-invalid = Cron 表达式无效：{ $detail }
+error-cron-never = 这个 Cron 表达式永远不会触发
+error-cron-zone = 未知时区“{ $zone }”；请使用 IANA 名称，例如 UTC、Europe/Berlin 或 Asia/Shanghai

@@ -2,6 +2,7 @@
 //! browser on every move with the same functions the engine uses — the curve, its warnings, the
 //! concrete retry times and the chance of recovery. No server round trip.
 
+use crate::i18n::errors::Explain;
 use crate::i18n::words::{jitter_name, retry_preset};
 use crate::t;
 use chrono::{DateTime, Duration, Utc};
@@ -13,7 +14,7 @@ use crate::components::retry_chart::retry_chart;
 use crate::domain::cron::parse_timezone;
 use crate::domain::duration;
 use crate::domain::retry::{
-    Jitter, RetryError, RetryInput, RetryPolicy, WarningContext, presets, success_probability,
+    Jitter, RetryInput, RetryPolicy, WarningContext, presets, success_probability,
 };
 use crate::i18n::duration as human_ms;
 
@@ -118,7 +119,7 @@ pub fn RetryEditor(
                 p.as_ref()
                     .err()
                     .and_then(|errors| errors.iter().find(|e| e.field() == field))
-                    .map(RetryError::to_string)
+                    .map(Explain::explain)
             });
             live.or_else(|| {
                 saved_errors
@@ -248,7 +249,7 @@ pub fn RetryEditor(
                         on:input=move |ev| tolerance.set(event_target_value(&ev))
                     />
                     <p class="field-error">
-                        {move || tolerance_ms.get().err().map(|e| t!("retry-tolerance-error", error = e.to_string()))}
+                        {move || tolerance_ms.get().err().map(|e| t!("retry-tolerance-error", error = e.explain()))}
                     </p>
                     <label for="retry-success">
                         {move || t!("retry-success-chance", pct = success_pct.get())}

@@ -14,6 +14,7 @@
 //! fails until every key is there; `app/tests/i18n_scan.rs` fails on a key the code does not
 //! use and on text in a page that bypasses the catalogue.
 
+pub mod errors;
 pub mod words;
 
 use std::borrow::Cow;

@@ -1,6 +1,7 @@
 //! The job editor: every part of a definition, with the cron preview and the retry editor live
 //! in the browser. Admins save; viewers see the same page read-only.
 
+use crate::i18n::errors::Explain;
 use crate::{key, t};
 use leptos::prelude::*;
 use leptos_meta::Title;
@@ -125,8 +126,8 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
     let timezone = Signal::derive(move || job.with(|j| j.timezone.clone()));
     let schedule = Memo::new(move |_| {
         job.with(|j| {
-            let cron = CronExpr::parse(&j.cron).map_err(|e| e.to_string())?;
-            let tz = parse_timezone(&j.timezone).map_err(|e| e.to_string())?;
+            let cron = CronExpr::parse(&j.cron).map_err(|e| e.explain())?;
+            let tz = parse_timezone(&j.timezone).map_err(|e| e.explain())?;
             let now = chrono::Utc::now();
             let next: Vec<String> = cron
                 .next_fire_times(tz, now, 5)

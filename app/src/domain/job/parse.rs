@@ -1,6 +1,7 @@
 //! [`JobSpec::parse`]: the definition as typed becomes a valid definition, or the list of
 //! every field that is wrong and why.
 
+use crate::i18n::errors::Explain;
 use std::collections::BTreeMap;
 
 use super::{
@@ -116,14 +117,14 @@ impl JobSpec {
         let cron = match CronExpr::parse(&input.cron) {
             Ok(c) => Some(c),
             Err(e) => {
-                fail("cron", e.to_string());
+                fail("cron", e.explain());
                 None
             }
         };
         let timezone = match cron::parse_timezone(&input.timezone) {
             Ok(tz) => Some(tz),
             Err(e) => {
-                fail("timezone", e.to_string());
+                fail("timezone", e.explain());
                 None
             }
         };
@@ -132,7 +133,7 @@ impl JobSpec {
             Ok(r) => Some(r),
             Err(list) => {
                 for e in list {
-                    fail(&format!("retry.{}", e.field()), e.to_string());
+                    fail(&format!("retry.{}", e.field()), e.explain());
                 }
                 None
             }

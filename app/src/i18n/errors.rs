@@ -1,0 +1,103 @@
+//! Refusals in the reader's language. The errors keep their English `Display` (logs, the
+//! command line); forms and server functions show [`Explain::explain`], which words the same
+//! facts from the catalogue in the language of the page or request.
+
+use crate::domain::cron::CronError;
+use crate::domain::duration::DurationError;
+use crate::domain::retry::RetryError;
+use crate::t;
+
+pub trait Explain {
+    fn explain(&self) -> String;
+}
+
+impl Explain for DurationError {
+    fn explain(&self) -> String {
+        match self {
+            DurationError::Empty => t!("error-duration-empty"),
+            DurationError::MissingUnit(text) => t!("error-duration-unit", text = text.clone()),
+            DurationError::Malformed(text) => t!("error-duration-malformed", text = text.clone()),
+            DurationError::SubMillisecond(text) => t!("error-duration-fine", text = text.clone()),
+            DurationError::TooLong(text) => t!("error-duration-long", text = text.clone()),
+        }
+    }
+}
+
+impl Explain for RetryError {
+    fn explain(&self) -> String {
+        match self {
+            RetryError::First(e) => t!("error-retry-first", error = e.explain()),
+            RetryError::FirstZero => t!("error-retry-first-zero"),
+            RetryError::MultiplierNotANumber(text) => {
+                t!("error-retry-multiplier-nan", text = text.clone())
+            }
+            RetryError::MultiplierRange(m) => t!("error-retry-multiplier-range", m = m.to_string()),
+            RetryError::MultiplierPrecision(text) => {
+                t!("error-retry-multiplier-precision", text = text.clone())
+            }
+            RetryError::MaxRetries(text) => t!("error-retry-max", text = text.clone()),
+            RetryError::Jitter(text) => t!("error-retry-jitter", text = text.clone()),
+            RetryError::Cap(e) => t!("error-retry-cap", error = e.explain()),
+            RetryError::CapBelowFirst { cap, first } => t!(
+                "error-retry-cap-below-first",
+                cap = cap.clone(),
+                first = first.clone()
+            ),
+        }
+    }
+}
+
+impl Explain for CronError {
+    fn explain(&self) -> String {
+        match self {
+            CronError::Empty => t!("error-cron-empty"),
+            CronError::FieldCount(n) => t!("error-cron-fields", count = *n),
+            CronError::Invalid(detail) => t!("error-cron-invalid", detail = detail.clone()),
+            CronError::NeverFires => t!("error-cron-never"),
+            CronError::TimeZone(name) => t!("error-cron-zone", zone = name.clone()),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// In English the words are the errors' own, so logs and pages agree.
+    #[test]
+    fn english_explanations_are_the_messages() {
+        let errors: Vec<Box<dyn Fn() -> (String, String)>> = vec![
+            Box::new(|| {
+                let e = DurationError::MissingUnit("10".into());
+                (e.to_string(), e.explain())
+            }),
+            Box::new(|| {
+                let e = RetryError::Cap(DurationError::Malformed("x".into()));
+                (e.to_string(), e.explain())
+            }),
+            Box::new(|| {
+                let e = RetryError::CapBelowFirst {
+                    cap: "1s".into(),
+                    first: "10s".into(),
+                };
+                (e.to_string(), e.explain())
+            }),
+            Box::new(|| {
+                let e = RetryError::MultiplierRange(9.5);
+                (e.to_string(), e.explain())
+            }),
+            Box::new(|| {
+                let e = CronError::FieldCount(5);
+                (e.to_string(), e.explain())
+            }),
+            Box::new(|| {
+                let e = CronError::TimeZone("Mars/Olympus".into());
+                (e.to_string(), e.explain())
+            }),
+        ];
+        for error in errors {
+            let (display, explained) = error();
+            assert_eq!(display, explained);
+        }
+    }
+}
