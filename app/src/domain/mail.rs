@@ -92,22 +92,10 @@ fn queue_line(l: Locale, run: &FailedRun) -> (String, String) {
             ),
         )
     } else {
-        let line = t!(in l, "mail-queue-next", status = run_status_in(l, run.status));
+        let line =
+            t!(in l, "mail-queue-next", status = crate::i18n::words::run_status_in(l, run.status));
         (format!("{line}\n"), format!("<p>{}</p>", escape(&line)))
     }
-}
-
-fn run_status_in(l: Locale, status: RunStatus) -> String {
-    l.text(match status {
-        RunStatus::Pending => crate::key!("run-status-pending"),
-        RunStatus::Running => crate::key!("run-status-running"),
-        RunStatus::RetryWait => crate::key!("run-status-retry_wait"),
-        RunStatus::Succeeded => crate::key!("run-status-succeeded"),
-        RunStatus::Dead => crate::key!("run-status-dead"),
-        RunStatus::Skipped => crate::key!("run-status-skipped"),
-        RunStatus::Cancelled => crate::key!("run-status-cancelled"),
-        RunStatus::Blocked => crate::key!("run-status-blocked"),
-    })
 }
 
 fn facts(l: Locale, run: &FailedRun) -> (String, String) {

@@ -16,7 +16,12 @@ use crate::views::jobs::JobState;
 use super::current;
 
 pub fn run_status(status: RunStatus) -> String {
-    current().text(match status {
+    run_status_in(current(), status)
+}
+
+/// [`run_status`] in a given language (mails, chat).
+pub fn run_status_in(locale: super::Locale, status: RunStatus) -> String {
+    locale.text(match status {
         RunStatus::Pending => key!("run-status-pending"),
         RunStatus::Running => key!("run-status-running"),
         RunStatus::RetryWait => key!("run-status-retry_wait"),
