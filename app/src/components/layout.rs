@@ -1,6 +1,7 @@
 //! The frame around every signed-in page: navigation, who is signed in, sign out, and the
 //! maintenance banner while jobs are paused.
 
+use crate::context::{expect_context, use_context};
 use leptos::prelude::*;
 use leptos_router::components::{A, Outlet, Redirect};
 

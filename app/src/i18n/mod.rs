@@ -177,7 +177,7 @@ impl Locale {
 /// The locale of the page being rendered or the server function being answered: the one the
 /// app provided as context, else the request's; English outside both.
 pub fn current() -> Locale {
-    leptos::prelude::use_context::<Locale>().unwrap_or_else(request_locale)
+    crate::context::use_context::<Locale>().unwrap_or_else(request_locale)
 }
 
 /// The language of this request. On the server the session layer chose it
@@ -185,7 +185,7 @@ pub fn current() -> Locale {
 /// it back from there, so hydration renders the very same words.
 pub fn request_locale() -> Locale {
     #[cfg(feature = "ssr")]
-    let chosen = leptos::prelude::use_context::<http::request::Parts>()
+    let chosen = crate::context::use_context::<http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<Locale>().copied());
     #[cfg(feature = "hydrate")]
     let chosen = leptos::prelude::document()
