@@ -118,10 +118,16 @@ pub async fn login(
     super::respond(
         async {
             if username.trim().is_empty() {
-                return Err(AppError::invalid("username", "username is required"));
+                return Err(AppError::invalid(
+                    "username",
+                    crate::t!("error-username-empty"),
+                ));
             }
             if password.is_empty() {
-                return Err(AppError::invalid("password", "password is required"));
+                return Err(AppError::invalid(
+                    "password",
+                    crate::t!("error-password-empty"),
+                ));
             }
             let state = super::state()?;
             let now = crate::clock::now();
@@ -129,10 +135,15 @@ pub async fn login(
             let user = login::authenticate(&state.db, &username, &password, ip.as_deref(), now)
                 .await
                 .map_err(|e| match e {
-                    LoginError::BadCredentials => AppError::invalid("password", e.to_string()),
-                    LoginError::Throttled { .. }
-                    | LoginError::Password(crate::services::passwords::PasswordError::Busy) => {
-                        AppError::TooManyAttempts(e.to_string())
+                    LoginError::BadCredentials => {
+                        AppError::invalid("password", crate::t!("error-login-bad"))
+                    }
+                    LoginError::Throttled { minutes } => AppError::TooManyAttempts(crate::t!(
+                        "error-login-throttled",
+                        minutes = minutes
+                    )),
+                    LoginError::Password(crate::services::passwords::PasswordError::Busy) => {
+                        AppError::TooManyAttempts(crate::t!("error-busy"))
                     }
                     other => AppError::internal(&other),
                 })?;

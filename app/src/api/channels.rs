@@ -15,7 +15,7 @@ fn channel_error(e: crate::services::channels::ChannelError) -> AppError {
     match e {
         ChannelError::Invalid(m) => AppError::invalid("channel", m),
         ChannelError::Taken(_) => AppError::invalid("name", e.to_string()),
-        ChannelError::NotFound(name) => AppError::NotFound(format!("channel '{name}'")),
+        ChannelError::NotFound(name) => AppError::NotFound(crate::t!("noun-channel", name = name)),
         ChannelError::InUse(..) => AppError::Conflict(e.to_string()),
         other => AppError::internal(&other),
     }
@@ -212,7 +212,10 @@ pub async fn resend_delivery(id: i64) -> Result<DeliveryRow, AppError> {
             let admin = super::auth::require_admin("resend channel messages")?;
             let state = super::state()?;
             if !crate::services::channel_outbox::resend(&state.db, id, crate::clock::now()).await? {
-                return Err(AppError::NotFound(format!("channel message {id}")));
+                return Err(AppError::NotFound(crate::t!(
+                    "noun-channel-message",
+                    id = id
+                )));
             }
             super::audit(
                 &state,
@@ -224,7 +227,7 @@ pub async fn resend_delivery(id: i64) -> Result<DeliveryRow, AppError> {
             .await?;
             let row = crate::services::channel_outbox::get(&state.db, id)
                 .await?
-                .ok_or_else(|| AppError::NotFound(format!("channel message {id}")))?;
+                .ok_or_else(|| AppError::NotFound(crate::t!("noun-channel-message", id = id)))?;
             Ok(row.into())
         }
         .await,

@@ -107,7 +107,8 @@ impl From<crate::domain::FieldError> for AppError {
 
 impl From<crate::domain::account::AccountError> for AppError {
     fn from(e: crate::domain::account::AccountError) -> Self {
-        AppError::invalid(e.field(), e.to_string())
+        use crate::i18n::errors::Explain;
+        AppError::invalid(e.field(), e.explain())
     }
 }
 
@@ -123,8 +124,6 @@ impl AppError {
     /// Logs the full error and returns the opaque variant the browser sees.
     pub fn internal(e: &(dyn std::error::Error + 'static)) -> Self {
         tracing::error!(error = %e, source = ?e.source(), "server function failed");
-        AppError::Internal(
-            "the server could not complete this request; the cause is in its log".into(),
-        )
+        AppError::Internal(crate::t!("error-internal"))
     }
 }

@@ -12,7 +12,7 @@ pub fn job_error(e: crate::services::jobs::JobError) -> AppError {
     use crate::services::jobs::JobError;
     match e {
         JobError::Invalid(errors) => AppError::Fields(errors),
-        JobError::NotFound(id) => AppError::NotFound(format!("job {id}")),
+        JobError::NotFound(id) => AppError::NotFound(crate::t!("noun-job", id = id)),
         other => AppError::internal(&other),
     }
 }

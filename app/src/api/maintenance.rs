@@ -12,7 +12,9 @@ fn maintenance_error(e: crate::services::maintenance::MaintenanceError) -> AppEr
     match e {
         MaintenanceError::Invalid(message) => AppError::invalid("maintenance", message),
         MaintenanceError::AlreadyPaused(_) => AppError::Conflict(e.to_string()),
-        MaintenanceError::NotFound(id) => AppError::NotFound(format!("maintenance window {id}")),
+        MaintenanceError::NotFound(id) => {
+            AppError::NotFound(crate::t!("noun-maintenance-window", id = id))
+        }
         MaintenanceError::Db(e) => AppError::from(e),
     }
 }

@@ -32,7 +32,7 @@ pub async fn preview_mail(id: i64) -> Result<MailPreview, AppError> {
             let state = super::state()?;
             let mail = crate::services::outbox::get(&state.db, id)
                 .await?
-                .ok_or_else(|| AppError::NotFound(format!("mail {id}")))?;
+                .ok_or_else(|| AppError::NotFound(crate::t!("noun-mail", id = id)))?;
             let console = state
                 .mailer
                 .as_ref()
@@ -58,7 +58,7 @@ pub async fn resend_mail(id: i64) -> Result<OutboxRow, AppError> {
             let state = super::state()?;
             let now = crate::clock::now();
             if !crate::services::outbox::resend(&state.db, id, now).await? {
-                return Err(AppError::NotFound(format!("mail {id}")));
+                return Err(AppError::NotFound(crate::t!("noun-mail", id = id)));
             }
             super::audit(
                 &state,
@@ -71,7 +71,7 @@ pub async fn resend_mail(id: i64) -> Result<OutboxRow, AppError> {
             crate::services::notifications::deliver_now(state.mailer.as_deref()).await;
             let row = crate::services::outbox::get(&state.db, id)
                 .await?
-                .ok_or_else(|| AppError::NotFound(format!("mail {id}")))?;
+                .ok_or_else(|| AppError::NotFound(crate::t!("noun-mail", id = id)))?;
             Ok(row.into())
         }
         .await,

@@ -56,7 +56,7 @@ pub async fn get_run(id: i64) -> Result<RunView, AppError> {
             let state = super::state()?;
             crate::services::runs::get(&state.db, id)
                 .await?
-                .ok_or_else(|| AppError::NotFound(format!("run {id}")))
+                .ok_or_else(|| AppError::NotFound(crate::t!("noun-run", id = id)))
         }
         .await,
     )
@@ -84,7 +84,7 @@ pub async fn run_job_now(id: i64, params: Option<String>) -> Result<i64, AppErro
             let state = super::state()?;
             let job = crate::services::jobs::get(&state.db, id)
                 .await
-                .map_err(|_| AppError::NotFound(format!("job {id}")))?;
+                .map_err(|_| AppError::NotFound(crate::t!("noun-job", id = id)))?;
             let given: serde_json::Map<String, serde_json::Value> =
                 match params.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
                     None => serde_json::Map::new(),

@@ -10,7 +10,7 @@ use crate::views::secrets::SecretRow;
 fn secret_error(e: crate::services::secrets::SecretError) -> AppError {
     use crate::services::secrets::SecretError;
     match e {
-        SecretError::NotFound(name) => AppError::NotFound(format!("secret '{name}'")),
+        SecretError::NotFound(name) => AppError::NotFound(crate::t!("noun-secret", name = name)),
         SecretError::Empty => AppError::invalid("value", e.to_string()),
         other => AppError::internal(&other),
     }

@@ -15,7 +15,7 @@ fn token_error(e: crate::services::tokens::TokenError) -> AppError {
         }
         TokenError::Invalid(m) => AppError::invalid("name", m),
         TokenError::Taken(_) => AppError::invalid("name", e.to_string()),
-        TokenError::NotFound(name) => AppError::NotFound(format!("token '{name}'")),
+        TokenError::NotFound(name) => AppError::NotFound(crate::t!("noun-token", name = name)),
         TokenError::Db(e) => AppError::internal(&e),
     }
 }

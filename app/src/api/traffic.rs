@@ -151,7 +151,7 @@ fn site_error(e: crate::services::traffic::sites::SiteError) -> AppError {
     match e {
         SiteError::Invalid(m) => AppError::invalid("host", m),
         SiteError::Exists(_) | SiteError::Console(_) => AppError::invalid("host", e.to_string()),
-        SiteError::NotFound(host) => AppError::NotFound(format!("site '{host}'")),
+        SiteError::NotFound(host) => AppError::NotFound(crate::t!("noun-site", host = host)),
         SiteError::Db(e) => AppError::internal(&e),
     }
 }

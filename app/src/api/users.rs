@@ -37,9 +37,10 @@ pub async fn create_user(
             let created = users::create(&state.db, &username, role, &password)
                 .await
                 .map_err(|e| match e {
-                    users::CreateUserError::Taken(_) => {
-                        AppError::invalid("username", e.to_string())
-                    }
+                    users::CreateUserError::Taken(name) => AppError::invalid(
+                        "username",
+                        crate::t!("error-username-taken", name = name),
+                    ),
                     users::CreateUserError::Invalid(e) => e.into(),
                     other => AppError::internal(&other),
                 })?;
@@ -61,12 +62,18 @@ pub async fn create_user(
 fn manage_error(e: crate::services::users::ManageError) -> AppError {
     use crate::services::users::ManageError;
     match e {
-        ManageError::NotFound(name) => AppError::NotFound(format!("user '{name}'")),
-        ManageError::LastAdmin(_) => AppError::Conflict(e.to_string()),
-        ManageError::WrongPassword => AppError::invalid("current", e.to_string()),
-        ManageError::SamePassword => AppError::invalid("password", e.to_string()),
+        ManageError::NotFound(name) => AppError::NotFound(crate::t!("noun-user", name = name)),
+        ManageError::LastAdmin(name) => {
+            AppError::Conflict(crate::t!("error-last-admin", name = name))
+        }
+        ManageError::WrongPassword => {
+            AppError::invalid("current", crate::t!("error-wrong-password"))
+        }
+        ManageError::SamePassword => {
+            AppError::invalid("password", crate::t!("error-same-password"))
+        }
         ManageError::Password(crate::services::passwords::PasswordError::Busy) => {
-            AppError::TooManyAttempts(e.to_string())
+            AppError::TooManyAttempts(crate::t!("error-busy"))
         }
         other => AppError::internal(&other),
     }
@@ -254,7 +261,9 @@ pub async fn manage_user(username: String, action: String) -> Result<bool, AppEr
                 None => {
                     let account = users::find_by_username(&state.db, &username)
                         .await?
-                        .ok_or_else(|| AppError::NotFound(format!("user '{username}'")))?;
+                        .ok_or_else(|| {
+                            AppError::NotFound(crate::t!("noun-user", name = username.clone()))
+                        })?;
                     crate::services::sessions::end_all(&state.db, account.id, None).await? > 0
                 }
             };

@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use crate::i18n::errors::Explain;
+
 use crate::api::AppError;
 
 /// The message for `field` from the action's last answer (`action.value()`), if it is about
@@ -29,7 +31,7 @@ where
             .get()
             .and_then(Result::err)
             .filter(|e| !matches!(e, AppError::Invalid { .. }))
-            .map(|e| e.to_string())
+            .map(|e| e.explain())
     }
 }
 

@@ -3,6 +3,8 @@
 
 use crate::context::{expect_context, use_context};
 use leptos::prelude::*;
+
+use crate::i18n::errors::Explain;
 use leptos_router::components::{A, Outlet, Redirect};
 
 use crate::api::AppError;
@@ -133,7 +135,7 @@ pub fn Layout() -> impl IntoView {
                             Err(AppError::Unauthenticated) => {
                                 view! { <Redirect path="/login" /> }.into_any()
                             }
-                            Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                            Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
                         }
                     })}
                 </Suspense>

@@ -15,6 +15,9 @@
 
 use chrono::{DateTime, Utc};
 
+use crate::i18n::Locale;
+use crate::{key, t};
+
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct JobDigest {
     pub job: String,
@@ -98,32 +101,40 @@ pub struct Digest {
 
 /// The digest for chat: a few lines (runs, failures, the failed queue, the jobs failing most)
 /// and `full` — the link to the whole digest.
-pub fn chat_event(digest: &Digest, zone: chrono_tz::Tz, full: String) -> super::chat::ChatEvent {
+pub fn chat_event(
+    digest: &Digest,
+    zone: chrono_tz::Tz,
+    full: String,
+    l: Locale,
+) -> super::chat::ChatEvent {
     use super::chat::{ChatEvent, Detail, EventType};
     let day = digest.end.with_timezone(&zone).format("%Y-%m-%d");
     let runs: u64 = digest.jobs.iter().map(|j| j.runs).sum();
     let succeeded: u64 = digest.jobs.iter().map(|j| j.succeeded).sum();
     let mut event = ChatEvent::general(
         EventType::Digest,
-        format!("Bulwark daily digest {day}"),
+        t!(in l, "digest-title", day = day.to_string()),
         digest.end,
     );
     let rate = if runs > 0 {
-        format!(
-            " ({:.1}% succeeded)",
-            succeeded as f64 * 100.0 / runs as f64
+        t!(
+            in l,
+            "digest-succeeded",
+            rate = format!("{:.1}%", succeeded as f64 * 100.0 / runs as f64)
         )
     } else {
         String::new()
     };
-    event
-        .details
-        .push(Detail::new("Runs", format!("{runs}{rate}")));
-    event
-        .details
-        .push(Detail::new("Failed", (runs - succeeded).to_string()));
     event.details.push(Detail::new(
-        "In the failed queue",
+        t!(in l, "digest-col-runs"),
+        format!("{runs}{rate}"),
+    ));
+    event.details.push(Detail::new(
+        t!(in l, "digest-failed"),
+        (runs - succeeded).to_string(),
+    ));
+    event.details.push(Detail::new(
+        t!(in l, "digest-in-queue"),
         digest.queue.len().to_string(),
     ));
     let mut failing: Vec<&JobDigest> = digest
@@ -140,11 +151,20 @@ pub fn chat_event(digest: &Digest, zone: chrono_tz::Tz, full: String) -> super::
         let worst: Vec<String> = failing
             .iter()
             .take(3)
-            .map(|j| format!("{} ({} of {} failed)", j.job, j.runs - j.succeeded, j.runs))
+            .map(|j| {
+                t!(
+                    in l,
+                    "digest-failing-job",
+                    job = j.job.clone(),
+                    failed = j.runs - j.succeeded,
+                    runs = j.runs
+                )
+            })
             .collect();
-        event
-            .details
-            .push(Detail::new("Failing most", worst.join(", ")));
+        event.details.push(Detail::new(
+            t!(in l, "digest-failing-most"),
+            worst.join(", "),
+        ));
     }
     event.queue_url =
         (!digest.queue.is_empty()).then(|| format!("{}/failed", super::mail::CONSOLE));
@@ -155,19 +175,31 @@ pub fn chat_event(digest: &Digest, zone: chrono_tz::Tz, full: String) -> super::
 /// The digest as a mail: a table per job, the failed queue, and the day's runs per hour drawn
 /// as table cells (mail clients show no scripts or remote images; a coloured cell works
 /// everywhere), with the same in plain text.
-pub fn compose(digest: &Digest, zone: chrono_tz::Tz) -> super::mail::Composed {
-    use super::alerts::human_duration;
+pub fn compose(digest: &Digest, zone: chrono_tz::Tz, l: Locale) -> super::mail::Composed {
     use super::mail::{CONSOLE, escape};
     use std::fmt::Write;
 
     let day = digest.end.with_timezone(&zone).format("%Y-%m-%d");
     let runs: u64 = digest.jobs.iter().map(|j| j.runs).sum();
     let succeeded: u64 = digest.jobs.iter().map(|j| j.succeeded).sum();
-    let subject = format!(
-        "[Bulwark] Daily digest {day}: {runs} runs, {} failed, {} in the failed queue",
-        runs - succeeded,
-        digest.queue.len()
+    let subject = t!(
+        in l,
+        "digest-subject",
+        day = day.to_string(),
+        runs = runs,
+        failed = runs - succeeded,
+        queue = digest.queue.len()
     );
+    let waiting = |q: &QueuedRun| {
+        t!(
+            in l,
+            "digest-waiting",
+            wait = l.duration((digest.end - q.dead_since).num_milliseconds() as f64)
+        )
+    };
+    let hour_counts =
+        |h: &Hour| t!(in l, "digest-hour-counts", ok = h.succeeded, failed = h.failed);
+    let col = |key: &str| l.text(key);
     let ms = |v: Option<u64>| v.map_or("–".to_string(), |ms| format!("{ms} ms"));
     let trend = |j: &JobDigest| match (j.p95_ms, j.p95_before_ms) {
         (Some(now), Some(before)) if before > 0 => {
@@ -181,16 +213,36 @@ pub fn compose(digest: &Digest, zone: chrono_tz::Tz) -> super::mail::Composed {
             .map_or("–".to_string(), |r| format!("{r:.1}%"))
     };
 
-    let mut text = format!(
-        "Bulwark health, {} to {} ({})\n\n",
-        digest.start.with_timezone(&zone).format("%Y-%m-%d %H:%M"),
-        digest.end.with_timezone(&zone).format("%Y-%m-%d %H:%M"),
-        zone.name()
+    let mut text = t!(
+        in l,
+        "digest-health",
+        from = digest.start.with_timezone(&zone).format("%Y-%m-%d %H:%M").to_string(),
+        to = digest.end.with_timezone(&zone).format("%Y-%m-%d %H:%M").to_string(),
+        zone = zone.name()
     );
+    text.push_str("\n\n");
+    let columns = [
+        key!("digest-col-job"),
+        key!("digest-col-runs"),
+        key!("digest-col-success"),
+        key!("digest-col-p95"),
+        key!("digest-col-trend"),
+        key!("digest-col-timeouts"),
+        key!("digest-col-retries"),
+        key!("digest-col-slow"),
+    ]
+    .map(col);
     let _ = writeln!(
         text,
         "{:<32} {:>6} {:>8} {:>10} {:>7} {:>8} {:>7} {:>5}",
-        "job", "runs", "success", "p95", "trend", "timeouts", "retries", "slow"
+        columns[0].to_lowercase(),
+        columns[1].to_lowercase(),
+        columns[2].to_lowercase(),
+        columns[3].to_lowercase(),
+        columns[4].to_lowercase(),
+        columns[5].to_lowercase(),
+        columns[6].to_lowercase(),
+        columns[7].to_lowercase()
     );
     for j in &digest.jobs {
         let _ = writeln!(
@@ -216,32 +268,35 @@ pub fn compose(digest: &Digest, zone: chrono_tz::Tz) -> super::mail::Composed {
     };
     let tag_name = |t: &TagDigest| {
         if t.tag.is_empty() {
-            "(no tag)".to_string()
+            t!(in l, "digest-no-tag")
         } else {
             t.tag.clone()
         }
     };
     if !tags.is_empty() {
-        let _ = writeln!(text, "\nBy tag");
+        let _ = writeln!(text, "\n{}", t!(in l, "digest-by-tag"));
         for t in &tags {
             let _ = writeln!(
                 text,
-                "  {:<30} {:>4} job(s) {:>6} runs {:>8}",
+                "  {:<30} {:>4} {} {:>6} {} {:>8}",
                 tag_name(t),
                 t.jobs,
+                t!(in l, "digest-unit-jobs"),
                 t.runs,
+                t!(in l, "digest-unit-runs"),
                 tag_rate(t)
             );
         }
     }
-    let _ = writeln!(text, "\nFailed queue: {} run(s)", digest.queue.len());
+    let queue_heading = t!(in l, "digest-queue-heading", count = digest.queue.len());
+    let _ = writeln!(text, "\n{queue_heading}");
     for q in &digest.queue {
         let _ = writeln!(
             text,
-            "  #{} {} — waiting {} ({CONSOLE}/runs/{})",
+            "  #{} {} — {} ({CONSOLE}/runs/{})",
             q.run_id,
             q.job,
-            human_duration(digest.end - q.dead_since),
+            waiting(q),
             q.run_id
         );
     }
@@ -252,30 +307,32 @@ pub fn compose(digest: &Digest, zone: chrono_tz::Tz) -> super::mail::Composed {
         .max()
         .unwrap_or(0)
         .max(1);
-    let _ = writeln!(text, "\nRuns per hour (# succeeded, x failed)");
+    let _ = writeln!(text, "\n{}", t!(in l, "digest-per-hour-text"));
     for h in &digest.hours {
         let width = |n: u64| ((n * 40).div_ceil(peak)) as usize;
         let _ = writeln!(
             text,
-            "  {} {}{} {} ok, {} failed",
+            "  {} {}{} {}",
             h.start.with_timezone(&zone).format("%H:%M"),
             "#".repeat(width(h.succeeded)),
             "x".repeat(width(h.failed)),
-            h.succeeded,
-            h.failed
+            hour_counts(h)
         );
     }
-    let _ = writeln!(text, "\nThe console: {CONSOLE}");
+    let _ = writeln!(text, "\n{}", t!(in l, "digest-console", url = CONSOLE));
 
     let mut html = format!(
         "<!doctype html><html><body style=\"font-family:sans-serif\"><h2>{}</h2>",
         escape(&subject)
     );
     html.push_str(
-        "<table cellpadding=\"4\" cellspacing=\"0\" border=\"1\" style=\"border-collapse:collapse\">\
-         <tr><th align=\"left\">Job</th><th>Runs</th><th>Success</th><th>P95</th><th>Trend</th>\
-         <th>Timeouts</th><th>Retries</th><th>Slow</th></tr>",
+        "<table cellpadding=\"4\" cellspacing=\"0\" border=\"1\" style=\"border-collapse:collapse\"><tr>",
     );
+    for (i, name) in columns.iter().enumerate() {
+        let align = if i == 0 { " align=\"left\"" } else { "" };
+        let _ = write!(html, "<th{align}>{}</th>", escape(name));
+    }
+    html.push_str("</tr>");
     for j in &digest.jobs {
         let _ = write!(
             html,
@@ -294,10 +351,16 @@ pub fn compose(digest: &Digest, zone: chrono_tz::Tz) -> super::mail::Composed {
     }
     html.push_str("</table>");
     if !tags.is_empty() {
-        html.push_str(
-            "<h3>By tag</h3><table cellpadding=\"4\" cellspacing=\"0\" border=\"1\" \
-             style=\"border-collapse:collapse\"><tr><th align=\"left\">Tag</th><th>Jobs</th>\
-             <th>Runs</th><th>Success</th></tr>",
+        let _ = write!(
+            html,
+            "<h3>{}</h3><table cellpadding=\"4\" cellspacing=\"0\" border=\"1\" \
+             style=\"border-collapse:collapse\"><tr><th align=\"left\">{}</th><th>{}</th>\
+             <th>{}</th><th>{}</th></tr>",
+            t!(in l, "digest-by-tag"),
+            t!(in l, "digest-col-tag"),
+            t!(in l, "digest-col-jobs"),
+            columns[1],
+            columns[2]
         );
         for t in &tags {
             let _ = write!(
@@ -312,25 +375,23 @@ pub fn compose(digest: &Digest, zone: chrono_tz::Tz) -> super::mail::Composed {
         }
         html.push_str("</table>");
     }
-    let _ = write!(
-        html,
-        "<h3>Failed queue: {} run(s)</h3><ul>",
-        digest.queue.len()
-    );
+    let _ = write!(html, "<h3>{}</h3><ul>", escape(&queue_heading));
     for q in &digest.queue {
         let _ = write!(
             html,
-            "<li><a href=\"{CONSOLE}/runs/{}\">#{}</a> {} — waiting {}</li>",
+            "<li><a href=\"{CONSOLE}/runs/{}\">#{}</a> {} — {}</li>",
             q.run_id,
             q.run_id,
             escape(&q.job),
-            human_duration(digest.end - q.dead_since)
+            escape(&waiting(q))
         );
     }
     let _ = write!(
         html,
-        "</ul><p><a href=\"{CONSOLE}/failed\">Open the failed queue</a></p>\
-         <h3>Runs per hour</h3><table cellpadding=\"1\" cellspacing=\"0\">"
+        "</ul><p><a href=\"{CONSOLE}/failed\">{}</a></p>\
+         <h3>{}</h3><table cellpadding=\"1\" cellspacing=\"0\">",
+        t!(in l, "digest-open-queue"),
+        t!(in l, "digest-per-hour")
     );
     for h in &digest.hours {
         let width = |n: u64| (n * 300).div_ceil(peak);
@@ -346,12 +407,11 @@ pub fn compose(digest: &Digest, zone: chrono_tz::Tz) -> super::mail::Composed {
         };
         let _ = write!(
             html,
-            "<tr><td style=\"font-family:monospace\">{}</td><td><table cellpadding=\"0\" cellspacing=\"0\"><tr>{}{}<td>&nbsp;{} ok, {} failed</td></tr></table></td></tr>",
+            "<tr><td style=\"font-family:monospace\">{}</td><td><table cellpadding=\"0\" cellspacing=\"0\"><tr>{}{}<td>&nbsp;{}</td></tr></table></td></tr>",
             h.start.with_timezone(&zone).format("%H:%M"),
             bar(h.succeeded, "#2e7d32"),
             bar(h.failed, "#c62828"),
-            h.succeeded,
-            h.failed
+            escape(&hour_counts(h))
         );
     }
     html.push_str("</table></body></html>");
@@ -398,7 +458,7 @@ mod tests {
                 })
                 .collect(),
         };
-        let mail = compose(&digest, chrono_tz::Tz::UTC);
+        let mail = compose(&digest, chrono_tz::Tz::UTC, Locale::english());
         assert!(
             mail.subject
                 .contains("10 runs, 1 failed, 1 in the failed queue")
@@ -408,11 +468,28 @@ mod tests {
             "{}",
             mail.text
         );
-        assert!(mail.text.contains("waiting 3 h 0 min"));
+        assert!(mail.text.contains("waiting 3 h"), "{}", mail.text);
         assert!(mail.text.contains("By tag") && mail.html.contains("<h3>By tag</h3>"));
         assert_eq!(mail.html.matches("bgcolor=\"#c62828\"").count(), 1);
         assert!(mail.html.contains("sync &lt;db&gt;") && !mail.html.contains("<db>"));
         assert!(!mail.html.contains("<script") && !mail.html.contains("<img"));
+
+        let zh = crate::i18n::Locale::parse("zh-CN").expect("zh-CN");
+        let mail = compose(&digest, chrono_tz::Tz::UTC, zh);
+        assert!(
+            mail.subject
+                .contains("运行 10 次，失败 1 次，失败队列中 1 个"),
+            "{}",
+            mail.subject
+        );
+        assert!(mail.text.contains("已等待 3 小时") && mail.html.contains("<h3>按标签</h3>"));
+        assert!(!mail.text.contains("By tag") && !mail.html.contains("Open the failed queue"));
+        let chat = chat_event(&digest, chrono_tz::Tz::UTC, "x".into(), zh);
+        assert!(
+            chat.details
+                .iter()
+                .any(|d| d.label == "失败队列中" && d.value == "1")
+        );
     }
 
     #[test]

@@ -252,18 +252,26 @@ pub fn test_mail(l: Locale, sent_by: &str) -> Composed {
 
 /// A trend alert: what was seen across all jobs.
 pub fn trend(l: Locale, finding: &super::trends::Finding) -> Composed {
-    let subject = format!("[Bulwark] Trend: {}", finding.title);
+    let subject = t!(in l, "trend-subject", title = finding.title(l));
+    let detail = finding.detail(l);
+    let (failures, queue, quiet) = (
+        t!(in l, "trend-recent-failures"),
+        t!(in l, "trend-failed-queue"),
+        t!(in l, "trend-quiet"),
+    );
     Composed {
         text: format!(
-            "{}\n\nRecent failures: {CONSOLE}/runs?status=dead\nThe failed queue: {CONSOLE}/failed\n\nYou will not hear about this again until it has been clear for a while.\n",
-            finding.detail
+            "{detail}\n\n{failures}: {CONSOLE}/runs?status=dead\n{queue}: {CONSOLE}/failed\n\n{quiet}\n"
         ),
         html: page(
             l,
             &subject,
             &format!(
-                "<p>{}</p><p><a href=\"{CONSOLE}/runs?status=dead\">Recent failures</a> · <a href=\"{CONSOLE}/failed\">the failed queue</a></p><p>You will not hear about this again until it has been clear for a while.</p>",
-                escape(&finding.detail)
+                "<p>{}</p><p><a href=\"{CONSOLE}/runs?status=dead\">{}</a> · <a href=\"{CONSOLE}/failed\">{}</a></p><p>{}</p>",
+                escape(&detail),
+                escape(&failures),
+                escape(&queue),
+                escape(&quiet)
             ),
         ),
         subject,

@@ -14,6 +14,8 @@
 use std::collections::BTreeMap;
 
 use super::run::ErrorClass;
+use crate::i18n::Locale;
+use crate::t;
 
 pub const SPIKE_FACTOR: f64 = 4.0;
 pub const MIN_FAILURES: u64 = 5;
@@ -41,16 +43,91 @@ const BASELINE_SLOTS: f64 = 24.0 * 12.0;
 pub struct Finding {
     /// Stable per condition (`spike`, `rate`, `burst:<class>`): the episode's key.
     pub key: String,
-    pub title: String,
-    pub detail: String,
+    pub seen: Seen,
+}
+
+/// What a condition measured; worded for people by [`Finding::title`] and [`Finding::detail`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Seen {
+    Spike {
+        recent: u64,
+        usual: f64,
+    },
+    Rate {
+        failed: u64,
+        attempts: u64,
+        percent: f64,
+    },
+    Burst {
+        class: &'static str,
+        count: u64,
+        recent: u64,
+        usual: f64,
+    },
 }
 
 impl Finding {
-    /// The trend for chat: its title, what it measured, and where to look.
-    pub fn chat_event(&self, at: chrono::DateTime<chrono::Utc>) -> super::chat::ChatEvent {
+    pub fn title(&self, l: Locale) -> String {
+        match &self.seen {
+            Seen::Spike { recent, .. } => t!(in l, "trend-spike-title", recent = *recent),
+            Seen::Rate { percent, .. } => {
+                t!(in l, "trend-rate-title", percent = format!("{percent:.1}%"))
+            }
+            Seen::Burst { class, .. } => t!(in l, "trend-burst-title", class = *class),
+        }
+    }
+
+    pub fn detail(&self, l: Locale) -> String {
+        match &self.seen {
+            Seen::Spike { recent, usual } => t!(
+                in l,
+                "trend-spike-detail",
+                recent = *recent,
+                usual = format!("{usual:.1}")
+            ),
+            Seen::Rate {
+                failed,
+                attempts,
+                percent,
+            } => t!(
+                in l,
+                "trend-rate-detail",
+                failed = *failed,
+                attempts = *attempts,
+                percent = format!("{percent:.1}%"),
+                limit = format!("{RATE_LIMIT_PERCENT}%")
+            ),
+            Seen::Burst {
+                class,
+                count,
+                recent,
+                usual,
+            } => t!(
+                in l,
+                "trend-burst-detail",
+                class = *class,
+                count = *count,
+                recent = *recent,
+                usual = format!("{usual:.1}")
+            ),
+        }
+    }
+
+    /// The trend for chat, in `l`: its title, what it measured, and where to look.
+    pub fn chat_event(
+        &self,
+        at: chrono::DateTime<chrono::Utc>,
+        l: Locale,
+    ) -> super::chat::ChatEvent {
         use super::chat::{CONSOLE, ChatEvent, Detail, EventType};
-        let mut event = ChatEvent::general(EventType::Trend, format!("Trend: {}", self.title), at);
-        event.details.push(Detail::new("What", self.detail.clone()));
+        let mut event = ChatEvent::general(
+            EventType::Trend,
+            t!(in l, "trend-headline", title = self.title(l)),
+            at,
+        );
+        event
+            .details
+            .push(Detail::new(t!(in l, "trend-what"), self.detail(l)));
         event.queue_url = Some(format!("{CONSOLE}/failed"));
         event.more_url = Some(format!("{CONSOLE}/runs?status=dead"));
         event
@@ -64,10 +141,7 @@ pub fn evaluate(w: &Window) -> Vec<Finding> {
     if recent >= MIN_FAILURES && recent as f64 >= SPIKE_FACTOR * usual {
         findings.push(Finding {
             key: "spike".into(),
-            title: format!("{recent} failed attempts in 5 minutes"),
-            detail: format!(
-                "{recent} attempts failed in the last 5 minutes; the 24 hours before averaged {usual:.1} per 5 minutes."
-            ),
+            seen: Seen::Spike { recent, usual },
         });
     }
     if w.attempts_15m >= MIN_ATTEMPTS {
@@ -75,11 +149,11 @@ pub fn evaluate(w: &Window) -> Vec<Finding> {
         if rate > RATE_LIMIT_PERCENT {
             findings.push(Finding {
                 key: "rate".into(),
-                title: format!("{rate:.1}% of attempts failing"),
-                detail: format!(
-                    "{} of {} attempts ({rate:.1}%) failed in the last 15 minutes, above the {RATE_LIMIT_PERCENT}% limit.",
-                    w.failed_15m, w.attempts_15m
-                ),
+                seen: Seen::Rate {
+                    failed: w.failed_15m,
+                    attempts: w.attempts_15m,
+                    percent: rate,
+                },
             });
         }
     }
@@ -89,10 +163,12 @@ pub fn evaluate(w: &Window) -> Vec<Finding> {
             let class = class.map_or("unknown", ErrorClass::as_str);
             findings.push(Finding {
                 key: format!("burst:{class}"),
-                title: format!("a burst of {class} errors"),
-                detail: format!(
-                    "{n} of the {recent} failures in the last 5 minutes were {class} errors; the 24 hours before averaged {usual:.1} per 5 minutes."
-                ),
+                seen: Seen::Burst {
+                    class,
+                    count: *n,
+                    recent,
+                    usual,
+                },
             });
         }
     }
@@ -130,7 +206,10 @@ mod tests {
         assert_eq!(keys, ["spike", "rate", "burst:timeout"]);
         let spike = &evaluate(&w)[0];
         assert!(
-            spike.detail.contains("32 attempts failed") && spike.detail.contains("averaged 1.0")
+            spike
+                .detail(Locale::english())
+                .contains("32 attempts failed")
+                && spike.detail(Locale::english()).contains("averaged 1.0")
         );
     }
 
@@ -160,17 +239,31 @@ mod tests {
     fn a_trend_in_chat_says_what_and_where_to_look() {
         let finding = Finding {
             key: "spike".into(),
-            title: "12 failed attempts in 5 minutes".into(),
-            detail: "usually 1".into(),
+            seen: Seen::Spike {
+                recent: 12,
+                usual: 1.0,
+            },
         };
         let at = "2026-12-01T03:00:00Z".parse().unwrap();
-        let event = finding.chat_event(at).with_console("https://b.example");
+        let event = finding
+            .chat_event(at, Locale::english())
+            .with_console("https://b.example");
         let m = super::super::chat::compose(&event, crate::i18n::Locale::english(), 4096);
         assert_eq!(m.title, "Trend: 12 failed attempts in 5 minutes");
-        assert!(m.plain.contains("What: usually 1"), "{}", m.plain);
+        assert!(
+            m.plain
+                .contains("What: 12 attempts failed in the last 5 minutes"),
+            "{}",
+            m.plain
+        );
         assert!(
             m.plain
                 .contains("Recent failures: https://b.example/runs?status=dead")
         );
+        let zh = crate::i18n::Locale::parse("zh-CN").expect("zh-CN");
+        let event = finding.chat_event(at, zh).with_console("https://b.example");
+        let m = super::super::chat::compose(&event, zh, 4096);
+        assert_eq!(m.title, "趋势：5 分钟内 12 次尝试失败");
+        assert!(m.plain.contains("平均每 5 分钟 1.0 次"), "{}", m.plain);
     }
 }

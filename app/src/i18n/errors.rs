@@ -2,6 +2,8 @@
 //! command line); forms and server functions show [`Explain::explain`], which words the same
 //! facts from the catalogue in the language of the page or request.
 
+use crate::api::AppError;
+use crate::domain::account::AccountError;
 use crate::domain::cron::CronError;
 use crate::domain::duration::DurationError;
 use crate::domain::retry::RetryError;
@@ -59,6 +61,40 @@ impl Explain for CronError {
     }
 }
 
+impl Explain for AccountError {
+    fn explain(&self) -> String {
+        match self {
+            AccountError::UsernameEmpty => t!("error-username-empty"),
+            AccountError::UsernameTooLong => t!("error-username-long"),
+            AccountError::UsernameChars => t!("error-username-chars"),
+            AccountError::Role(text) => t!("error-role", text = text.clone()),
+            AccountError::PasswordEmpty => t!("error-password-empty"),
+            AccountError::PasswordTooShort => t!("error-password-short"),
+            AccountError::PasswordTooLong => t!("error-password-long"),
+        }
+    }
+}
+
+/// What a page shows for a server function's refusal. Messages the server already wrote (a
+/// field's problem, a conflict) arrive in the request's language; the fixed refusals are
+/// worded here, in the page's.
+impl Explain for AppError {
+    fn explain(&self) -> String {
+        match self {
+            AppError::Unauthenticated => t!("error-sign-in"),
+            AppError::Forbidden(action) => t!("error-forbidden", action = action.clone()),
+            AppError::Invalid { message, .. } => message.clone(),
+            AppError::Fields(list) => t!("error-fields", count = list.len()),
+            AppError::TooManyAttempts(message)
+            | AppError::Conflict(message)
+            | AppError::Internal(message) => message.clone(),
+            AppError::NotFound(what) => t!("error-not-found", what = what.clone()),
+            AppError::PasswordChangeRequired => t!("error-password-change-required"),
+            AppError::ServerFn(e) => t!("error-request-failed", detail = e.to_string()),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -92,6 +128,36 @@ mod tests {
             }),
             Box::new(|| {
                 let e = CronError::TimeZone("Mars/Olympus".into());
+                (e.to_string(), e.explain())
+            }),
+            Box::new(|| {
+                let e = AccountError::Role("root".into());
+                (e.to_string(), e.explain())
+            }),
+            Box::new(|| {
+                let e = AccountError::UsernameChars;
+                (e.to_string(), e.explain())
+            }),
+            Box::new(|| {
+                let e = AppError::Forbidden("add users".into());
+                (e.to_string(), e.explain())
+            }),
+            Box::new(|| {
+                let e = AppError::NotFound("job 7".into());
+                (e.to_string(), e.explain())
+            }),
+            Box::new(|| {
+                let e = AppError::Fields(vec![crate::domain::FieldError::new("name", "x")]);
+                (e.to_string(), e.explain())
+            }),
+            Box::new(|| {
+                (
+                    AppError::Unauthenticated.to_string(),
+                    AppError::Unauthenticated.explain(),
+                )
+            }),
+            Box::new(|| {
+                let e = AppError::PasswordChangeRequired;
                 (e.to_string(), e.explain())
             }),
         ];

@@ -3,6 +3,8 @@
 //! their password this is the only page they can reach until they choose a new one.
 
 use leptos::prelude::*;
+
+use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 
 use crate::api::users::{ChangePassword, EndMySessions, SetMyLocale, my_sessions};
@@ -52,7 +54,7 @@ pub fn AccountPage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     match sessions.await {
                         Ok(rows) => view! { <SessionsTable rows end /> }.into_any(),
-                        Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                        Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
                     }
                 })}
             </Transition>

@@ -4,6 +4,8 @@
 
 use crate::t;
 use leptos::prelude::*;
+
+use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 
 use crate::api::tokens::api_docs;
@@ -28,7 +30,7 @@ pub fn ApiDocsPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 match operations.await {
                     Ok(list) => view! { <Operations list /> }.into_any(),
-                    Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                    Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
                 }
             })}
         </Transition>

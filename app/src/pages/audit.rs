@@ -1,6 +1,8 @@
 //! The audit log: who changed what, newest first (sign-ins are left out).
 
 use leptos::prelude::*;
+
+use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 
 use super::runs::when;
@@ -16,7 +18,7 @@ pub fn AuditPage() -> impl IntoView {
         <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
             {move || Suspend::new(async move {
                 match entries.await {
-                    Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                    Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
                     Ok(rows) => view! {
                         <table tabindex="0" class="table card" data-testid="audit">
                             <thead><tr><th>{t!("audit-when")}</th><th>{t!("audit-who")}</th><th>{t!("audit-what")}</th><th>{t!("audit-on")}</th><th>{t!("audit-details")}</th></tr></thead>

@@ -8,6 +8,8 @@ use crate::i18n::words::{channel_kind, delivery_status};
 use crate::t;
 use leptos::prelude::*;
 
+use crate::i18n::errors::Explain;
+
 use crate::api::AppError;
 use crate::api::channels::{
     AddChannel, EditChannel, RemoveChannel, ResendDelivery, TestChannel, deliveries, list_channels,
@@ -46,21 +48,21 @@ pub fn ChannelsCard() -> impl IntoView {
                 <p class="error" role="alert">{format!("{} refused: {}", t.name, t.answer)}</p>
             }
             .into_any(),
-            Err(e) => view! { <p class="error" role="alert">{e.to_string()}</p> }.into_any(),
+            Err(e) => view! { <p class="error" role="alert">{e.explain()}</p> }.into_any(),
         })
     };
     let add_error = move || {
         add.value()
             .get()
             .and_then(Result::err)
-            .map(|e: AppError| e.to_string())
+            .map(|e: AppError| e.explain())
     };
     let row_error = move || {
         [remove.value().get(), change.value().get()]
             .into_iter()
             .flatten()
             .find_map(Result::err)
-            .map(|e: AppError| e.to_string())
+            .map(|e: AppError| e.explain())
     };
     let changed = move || {
         change
@@ -167,7 +169,7 @@ pub fn ChannelsCard() -> impl IntoView {
                             </div>
                         }
                         .into_any(),
-                        Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                        Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
                     }
                 })}
             </Transition>
@@ -228,7 +230,7 @@ pub fn DeliveriesCard() -> impl IntoView {
             .value()
             .get()
             .and_then(Result::err)
-            .map(|e: AppError| e.to_string())
+            .map(|e: AppError| e.explain())
     };
     view! {
         <section class="card">
@@ -245,7 +247,7 @@ pub fn DeliveriesCard() -> impl IntoView {
                             view! { <p class="muted" data-testid="deliveries-empty">{t!("deliveries-none")}</p> }.into_any()
                         }
                         Ok(rows) => view! { <DeliveriesTable rows admin resend /> }.into_any(),
-                        Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                        Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
                     }
                 })}
             </Transition>

@@ -7,6 +7,8 @@ use crate::t;
 use std::collections::BTreeSet;
 
 use leptos::prelude::*;
+
+use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 use leptos_router::components::{A, Form};
 use leptos_router::hooks::use_query_map;
@@ -89,7 +91,7 @@ pub fn FailedPage() -> impl IntoView {
             .or_else(|| many.value().get().and_then(Result::err))
             .or_else(|| resolve.value().get().and_then(Result::err));
         if let Some(e) = err {
-            return Some((false, e.to_string()));
+            return Some((false, e.explain()));
         }
         if let Some(Ok(n)) = many.value().get() {
             return Some((true, t!("failed-retriggered-many", count = n)));
@@ -131,7 +133,7 @@ pub fn FailedPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 let admin = me.await.map(|u| u.is_admin()).unwrap_or(false);
                 match page.await {
-                    Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                    Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
                     Ok(page) => {
                         let f = filter.get_untracked();
                         let next_link = page.next.clone().map(|c| query_string(&f, Some(&c)));

@@ -10,6 +10,8 @@ use charming::{
 };
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
+
+use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 
 use crate::api::failed::RetriggerRun;
@@ -267,7 +269,7 @@ pub fn HomePage() -> impl IntoView {
             .value()
             .get()
             .and_then(Result::err)
-            .map(|e| e.to_string())
+            .map(|e| e.explain())
     };
 
     view! {
@@ -278,7 +280,7 @@ pub fn HomePage() -> impl IntoView {
             {move || Suspend::new(async move {
                 let admin = admin.await;
                 match overview.await {
-                    Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                    Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
                     Ok(o) => view! { <OverviewBody o admin retrigger /> }.into_any(),
                 }
             })}

@@ -90,7 +90,7 @@ pub fn JobEditPage() -> impl IntoView {
                     Err(e) => {
                         view! {
                             <h1>{t!("runs-filter-job")}</h1>
-                            <p class="error">{e.to_string()}</p>
+                            <p class="error">{e.explain()}</p>
                         }
                             .into_any()
                     }
@@ -152,7 +152,7 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
-            other => t!("job-not-saved", error = other.to_string()),
+            other => t!("job-not-saved", error = other.explain()),
         })
     };
 
@@ -595,7 +595,7 @@ fn RunWithParameters(
             .get()
             .and_then(Result::err)
             .filter(|e| !matches!(e, crate::api::AppError::Fields(_)))
-            .map(|e| e.to_string())
+            .map(|e| e.explain())
     };
     view! {
         <section class="card" id="run" data-testid="run-with-parameters">
@@ -661,7 +661,7 @@ fn TriggerUrl(id: i64) -> impl IntoView {
                             </p>
                         }.into_any(),
                         Ok(None) => view! { <p class="muted">{t!("hook-none")}</p> }.into_any(),
-                        Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                        Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
                     }
                 })}
             </Transition>
@@ -680,7 +680,7 @@ fn TriggerUrl(id: i64) -> impl IntoView {
                 <input type="hidden" name="remove" value="1" />
                 <button type="submit" class="link">{t!("hook-remove")}</button>
             </ActionForm>
-            <p class="error" role="alert">{move || set.value().get().and_then(Result::err).map(|e| e.to_string())}</p>
+            <p class="error" role="alert">{move || set.value().get().and_then(Result::err).map(|e| e.explain())}</p>
         </section>
     }
 }

@@ -3,6 +3,8 @@
 //! work after a confirmation. The rules are in `app/src/domain/maintenance.rs`.
 
 use leptos::prelude::*;
+
+use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 
 use crate::api::maintenance::{CancelWindow, PauseJobs, ResumeJobs, get_maintenance};
@@ -110,7 +112,7 @@ pub fn MaintenancePage() -> impl IntoView {
             {move || Suspend::new(async move {
                 let admin = is_admin.await;
                 match status.await {
-                    Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                    Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
                     Ok(status) => {
                         let paused_all = status.pausing_all().is_some();
                         view! {

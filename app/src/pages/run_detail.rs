@@ -2,6 +2,8 @@
 //! output tail and node — updated live while the run is still going.
 
 use leptos::prelude::*;
+
+use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
@@ -49,7 +51,7 @@ pub fn RunDetailPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 match run.await {
                     Ok(run) => view! { <RunStory run /> }.into_any(),
-                    Err(e) => view! { <h1>{t!("runs-col-run")}</h1><p class="error">{e.to_string()}</p> }.into_any(),
+                    Err(e) => view! { <h1>{t!("runs-col-run")}</h1><p class="error">{e.explain()}</p> }.into_any(),
                 }
             })}
         </Transition>
@@ -127,7 +129,7 @@ fn RunStory(run: RunView) -> impl IntoView {
                             })
                         })}
                     </Suspense>
-                    <p class="error">{move || release.value().get().and_then(Result::err).map(|e| e.to_string())}</p>
+                    <p class="error">{move || release.value().get().and_then(Result::err).map(|e| e.explain())}</p>
                 </section>
             }
             .into_any()
@@ -176,7 +178,7 @@ fn RunStory(run: RunView) -> impl IntoView {
                                 }).collect_view()}
                             </ul>
                         }.into_any(),
-                        Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                        Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
                     }
                 })}
             </Suspense>
@@ -212,7 +214,7 @@ fn RetriggerPanel(id: i64) -> impl IntoView {
             .get()
             .and_then(Result::err)
             .or_else(|| resolve.value().get().and_then(Result::err))
-            .map(|e| e.to_string())
+            .map(|e| e.explain())
     };
     let retry_field = move |label: &'static str,
                             get: fn(&RetryInput) -> String,

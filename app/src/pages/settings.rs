@@ -5,6 +5,8 @@ use crate::i18n::duration;
 use crate::i18n::words::role_name;
 use crate::t;
 use leptos::prelude::*;
+
+use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 
 use crate::api::nodes::list_nodes;
@@ -47,7 +49,7 @@ pub fn SettingsPage() -> impl IntoView {
                     let admin = is_admin.await;
                     match users.await {
                         Ok(rows) => view! { <UsersTable rows admin manage /> }.into_any(),
-                        Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                        Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
                     }
                 })}
             </Transition>
@@ -110,7 +112,7 @@ fn SecretsCard(is_admin: Resource<bool>) -> impl IntoView {
             .value()
             .get()
             .and_then(Result::err)
-            .map(|e| e.to_string())
+            .map(|e| e.explain())
     };
     view! {
         <section class="card">
@@ -161,7 +163,7 @@ fn SecretsCard(is_admin: Resource<bool>) -> impl IntoView {
                             }
                                 .into_any()
                         }
-                        Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                        Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
                     }
                 })}
             </Transition>
@@ -207,7 +209,7 @@ fn NodesCard() -> impl IntoView {
                     match nodes.await {
                         Ok(rows) if rows.is_empty() => view! { <p class="muted">{t!("nodes-none")}</p> }.into_any(),
                         Ok(rows) => view! { <NodesTable rows /> }.into_any(),
-                        Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                        Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
                     }
                 })}
             </Transition>
@@ -368,7 +370,7 @@ fn ManageOutcome(manage: ServerAction<ManageUser>) -> impl IntoView {
             Ok(false) => {
                 view! { <p class="muted" role="status">{t!("users-nothing")}</p> }.into_any()
             }
-            Err(e) => view! { <p class="error" role="alert">{e.to_string()}</p> }.into_any(),
+            Err(e) => view! { <p class="error" role="alert">{e.explain()}</p> }.into_any(),
         })
     };
     view! { <div data-testid="manage-outcome">{outcome}</div> }

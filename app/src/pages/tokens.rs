@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use crate::i18n::errors::Explain;
+
 use crate::api::tokens::{CreateToken, RevokeToken, list_tokens};
 use crate::components::form::{field_error, other_error};
 use crate::domain::account::Role;
@@ -105,7 +107,7 @@ pub fn TokensCard(is_admin: Resource<bool>) -> impl IntoView {
                             </div>
                         }
                         .into_any(),
-                        Err(e) => view! { <p class="error">{e.to_string()}</p> }.into_any(),
+                        Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
                     }
                 })}
             </Transition>

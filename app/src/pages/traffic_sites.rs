@@ -3,6 +3,8 @@
 
 use crate::t;
 use leptos::prelude::*;
+
+use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 
 use crate::api::traffic::{AddSite, RemoveSite, SetSiteExclusions, traffic_sites};
@@ -34,7 +36,7 @@ pub fn TrafficSitesPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 let admin = is_admin.await;
                 match page.await {
-                    Err(e) => view! { <p class="error" role="alert">{e.to_string()}</p> }.into_any(),
+                    Err(e) => view! { <p class="error" role="alert">{e.explain()}</p> }.into_any(),
                     Ok(p) => {
                         let mode = if p.open {
                             view! {

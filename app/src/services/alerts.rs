@@ -218,6 +218,7 @@ async fn queue_mails(
                 job_id: Some(job_id),
                 run_id: Some(run_id),
                 event,
+                worded: Vec::new(),
             },
             now,
             default_locale,

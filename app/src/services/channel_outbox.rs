@@ -50,6 +50,33 @@ pub struct NewEvent {
     pub run_id: Option<i64>,
     /// With links relative to `{console}` (`crate::domain::chat::CONSOLE`).
     pub event: ChatEvent,
+    /// The event as written in other languages, for events that carry their own words (a
+    /// digest's or a trend's headline and lines); alerts are worded when they are sent.
+    pub worded: Vec<(Locale, ChatEvent)>,
+}
+
+impl NewEvent {
+    /// An event whose words are made for each language there is.
+    pub fn in_every_language(
+        dedupe_key: String,
+        word: impl Fn(Locale) -> ChatEvent,
+        default_locale: Locale,
+    ) -> NewEvent {
+        NewEvent {
+            dedupe_key,
+            job_id: None,
+            run_id: None,
+            event: word(default_locale),
+            worded: Locale::all().map(|l| (l, word(l))).collect(),
+        }
+    }
+
+    fn event_in(&self, locale: Locale) -> &ChatEvent {
+        self.worded
+            .iter()
+            .find(|(l, _)| *l == locale)
+            .map_or(&self.event, |(_, event)| event)
+    }
 }
 
 /// Queues `new` for each channel named in `names` (unknown names are logged and passed over: a
@@ -74,19 +101,16 @@ pub async fn enqueue(
             tracing::warn!(channel = %name, event = %new.dedupe_key, "no such channel: not sent there");
         }
     }
-    let event_json = serde_json::to_string(&new.event)
-        .map_err(|e| DbErr::Custom(format!("could not encode the event: {e}")))?;
     let addresses = addresses_of(&channels);
     for c in channels {
         if c.kind == ChannelKind::Email {
             continue;
         }
-        let title = compose(
-            &new.event,
-            channel_locale(&c, default_locale),
-            c.kind.text_limit(),
-        )
-        .title;
+        let locale = channel_locale(&c, default_locale);
+        let event = new.event_in(locale);
+        let title = compose(event, locale, c.kind.text_limit()).title;
+        let event_json = serde_json::to_string(event)
+            .map_err(|e| DbErr::Custom(format!("could not encode the event: {e}")))?;
         Entity::insert(channel_delivery::ActiveModel {
             dedupe_key: Set(format!("{}:{}", new.dedupe_key, c.name)),
             channel_id: Set(c.id),
@@ -95,7 +119,7 @@ pub async fn enqueue(
             job_id: Set(new.job_id),
             run_id: Set(new.run_id),
             title: Set(title),
-            event: Set(event_json.clone()),
+            event: Set(event_json),
             status: Set(DeliveryStatus::Pending),
             held: Set(false),
             merged_into: Set(None),
@@ -299,6 +323,7 @@ pub async fn summarise(
             job_id: None,
             run_id: None,
             event,
+            worded: Vec::new(),
         },
         now,
         default_locale,

@@ -211,6 +211,7 @@ pub async fn queue(
     default_locale: crate::i18n::Locale,
 ) -> Result<bool, DbErr> {
     let digest = gather(db, now).await?;
+    let mail_locale = super::notifications::mail_locale(db, default_locale).await?;
     for address in super::channel_outbox::email_addresses(db, channels).await? {
         if !to.contains(&address) {
             to.push(address);
@@ -227,7 +228,7 @@ pub async fn queue(
                 job_id: None,
                 run_id: None,
                 recipients: to,
-                composed: compose(&digest, zone),
+                composed: compose(&digest, zone, mail_locale),
             },
             now,
         )
@@ -247,12 +248,11 @@ pub async fn queue(
         super::channel_outbox::enqueue(
             db,
             channels,
-            &super::channel_outbox::NewEvent {
-                dedupe_key: dedupe_key.clone(),
-                job_id: None,
-                run_id: None,
-                event: crate::domain::digest::chat_event(&digest, zone, full),
-            },
+            &super::channel_outbox::NewEvent::in_every_language(
+                dedupe_key.clone(),
+                |l| crate::domain::digest::chat_event(&digest, zone, full.clone(), l),
+                default_locale,
+            ),
             now,
             default_locale,
         )

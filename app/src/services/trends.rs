@@ -114,12 +114,11 @@ async fn record(
             super::channel_outbox::enqueue(
                 db,
                 channels,
-                &super::channel_outbox::NewEvent {
-                    dedupe_key: format!("trend:{}:{episode}", finding.key),
-                    job_id: None,
-                    run_id: None,
-                    event: finding.chat_event(now),
-                },
+                &super::channel_outbox::NewEvent::in_every_language(
+                    format!("trend:{}:{episode}", finding.key),
+                    |l| finding.chat_event(now, l),
+                    default_locale,
+                ),
                 now,
                 default_locale,
             )

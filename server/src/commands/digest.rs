@@ -26,11 +26,15 @@ pub async fn send(
         email::address_list(&to.join(",")).map_err(|e| anyhow::anyhow!("--to: {e}"))?
     };
     if dry_run {
+        let locale = app::services::notifications::mail_locale(db, config.locale())
+            .await
+            .context("could not read the mail language")?;
         let mail = app::domain::digest::compose(
             &digest::gather(db, now)
                 .await
                 .context("could not read the runs")?,
             zone,
+            locale,
         );
         println!("To: {}", email::join(&recipients));
         println!("Subject: {}\n", mail.subject);

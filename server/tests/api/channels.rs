@@ -324,6 +324,7 @@ fn event(n: usize) -> NewEvent {
         job_id: None,
         run_id: None,
         event,
+        worded: Vec::new(),
     }
 }
 

@@ -109,3 +109,67 @@ on_both_backends!(
     the_configured_default_applies_when_the_browser_names_none,
     |config, _| config.default_locale = "zh-CN".into()
 );
+
+/// Refusals are worded in the request's language, the error's shape unchanged: a wrong
+/// password, a job definition with several bad fields, something that is not there.
+async fn refusals_speak_the_requests_language(app: TestApp) {
+    let client = app.client();
+    let res = client
+        .post(app.url("/api/login"))
+        .header("accept-language", "zh-CN")
+        .form(&[("username", "admin"), ("password", "wrong-password")])
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(res.status(), 422);
+    let body = res.text().await.expect("body");
+    assert!(
+        body.contains("用户名不存在或密码错误") && body.contains("\"password\""),
+        "{body}"
+    );
+
+    let admin = app.signed_in("admin", ADMIN_PASSWORD).await;
+    let mut input = crate::helpers::noop_job("bad name!");
+    input.timeout_window = "3".into();
+    for (accept, expected) in [
+        (
+            "zh-CN",
+            [
+                "任务名称只能包含字母",
+                "统计窗口必须是 5 到 1000 之间的整数",
+            ],
+        ),
+        (
+            "en",
+            [
+                "name may contain only letters",
+                "window must be a whole number of runs between 5 and 1000",
+            ],
+        ),
+    ] {
+        let res = admin
+            .post(app.url("/api/jobs/save"))
+            .header("accept-language", accept)
+            .json(&serde_json::json!({ "id": null, "input": input }))
+            .send()
+            .await
+            .expect("request");
+        assert_eq!(res.status(), 422);
+        let body = res.text().await.expect("body");
+        for text in expected {
+            assert!(body.contains(text), "{accept}: {text} missing from {body}");
+        }
+    }
+
+    let res = admin
+        .post(app.url("/api/runs/get"))
+        .header("accept-language", "zh-CN")
+        .form(&[("id", "999999")])
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(res.status(), 404);
+    let body = res.text().await.expect("body");
+    assert!(body.contains("运行 #999999"), "{body}");
+}
+on_both_backends!(refusals_speak_the_requests_language);

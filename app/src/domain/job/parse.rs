@@ -2,6 +2,7 @@
 //! every field that is wrong and why.
 
 use crate::i18n::errors::Explain;
+use crate::t;
 use std::collections::BTreeMap;
 
 use super::{
@@ -23,17 +24,14 @@ impl JobSpec {
 
         let name = input.name.trim().to_string();
         if name.is_empty() {
-            fail("name", "name is required".into());
+            fail("name", t!("job-error-name-empty"));
         } else if name.chars().count() > 128 {
-            fail("name", "name must be at most 128 characters".into());
+            fail("name", t!("job-error-name-long"));
         } else if !name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
         {
-            fail(
-                "name",
-                "name may contain only letters, digits, '-', '_' and '.'".into(),
-            );
+            fail("name", t!("job-error-name-chars"));
         }
 
         let kind = match Kind::parse(input.kind.trim()) {
@@ -41,7 +39,7 @@ impl JobSpec {
             Some(Kind::Command) => {
                 let program = input.command_program.trim().to_string();
                 if program.is_empty() {
-                    fail("command_program", "program is required".into());
+                    fail("command_program", t!("job-error-program"));
                 }
                 let args = input
                     .command_args
@@ -64,11 +62,7 @@ impl JobSpec {
                         transient_codes,
                     }),
                     Err(_) => {
-                        fail(
-                            "command_transient_codes",
-                            "transient exit codes are whole numbers separated by commas, e.g. 75"
-                                .into(),
-                        );
+                        fail("command_transient_codes", t!("job-error-exit-codes"));
                         None
                     }
                 }
@@ -84,10 +78,7 @@ impl JobSpec {
                         Some((k, v)) if !k.trim().is_empty() => {
                             params.insert(k.trim().to_string(), v.trim().to_string());
                         }
-                        _ => fail(
-                            "builtin_params",
-                            format!("parameter line {} must look like 'key=value'", i + 1),
-                        ),
+                        _ => fail("builtin_params", t!("job-error-param-line", line = i + 1)),
                     }
                 }
                 if BUILTIN_TASKS.iter().any(|(name, _)| *name == task) {
@@ -96,7 +87,7 @@ impl JobSpec {
                     let known: Vec<&str> = BUILTIN_TASKS.iter().map(|(n, _)| *n).collect();
                     fail(
                         "builtin_task",
-                        format!("built-in task must be one of: {}", known.join(", ")),
+                        t!("job-error-builtin", tasks = known.join(", ")),
                     );
                     None
                 }
@@ -104,10 +95,10 @@ impl JobSpec {
             None => {
                 fail(
                     "kind",
-                    format!(
-                        "kind must be one of {}, not '{}'",
-                        Kind::WORDS.join(", "),
-                        input.kind.trim()
+                    t!(
+                        "job-error-kind",
+                        kinds = Kind::WORDS.join(", "),
+                        text = input.kind.trim().to_string()
                     ),
                 );
                 None
@@ -142,10 +133,10 @@ impl JobSpec {
         let timeout = parse_timeout(input, &mut fail);
 
         let overlap = word::<Overlap>(&input.overlap)
-            .map_err(|e| fail("overlap", format!("overlap: {e}")))
+            .map_err(|e| fail("overlap", t!("job-error-overlap", error = e.to_string())))
             .ok();
         let misfire = word::<Misfire>(&input.misfire)
-            .map_err(|e| fail("misfire", format!("misfire: {e}")))
+            .map_err(|e| fail("misfire", t!("job-error-misfire", error = e.to_string())))
             .ok();
         let on_exhausted = match word::<ExhaustedAction>(&input.on_exhausted) {
             Ok(ExhaustedAction::DeadLetter) => Some(OnExhausted::DeadLetter),
@@ -153,17 +144,20 @@ impl JobSpec {
             Ok(ExhaustedAction::Fallback) => {
                 let job = input.fallback_job.trim();
                 if job.is_empty() {
-                    fail("fallback_job", "name the fallback job".into());
+                    fail("fallback_job", t!("job-error-fallback-missing"));
                     None
                 } else if job == name {
-                    fail("fallback_job", "a job cannot be its own fallback".into());
+                    fail("fallback_job", t!("job-error-fallback-self"));
                     None
                 } else {
                     Some(OnExhausted::Fallback(job.to_string()))
                 }
             }
             Err(e) => {
-                fail("on_exhausted", format!("when retries run out: {e}"));
+                fail(
+                    "on_exhausted",
+                    t!("job-error-exhausted", error = e.to_string()),
+                );
                 None
             }
         };
@@ -176,7 +170,7 @@ impl JobSpec {
             .map(str::to_string)
             .collect();
         if dependants.contains(&name) {
-            fail("dependants", "a job cannot depend on itself".into());
+            fail("dependants", t!("job-error-depends-self"));
         }
         let tags = super::tags::parse_tags(&input.tags).unwrap_or_else(|problems| {
             for problem in problems {
@@ -198,7 +192,7 @@ impl JobSpec {
                 if !parameters.iter().any(|p| p.name == name) {
                     fail(
                         "parameters",
-                        format!("${{param:{name}}} is used, and no parameter {name} is declared"),
+                        t!("job-error-param-undeclared", name = name.clone()),
                     );
                 }
             }
@@ -213,9 +207,9 @@ impl JobSpec {
             _ => {
                 fail(
                     "escalate_after",
-                    format!(
-                        "escalate after must be a whole number of failed runs between 1 and 100, not '{}'",
-                        input.escalate_after.trim()
+                    t!(
+                        "job-error-escalate-after",
+                        text = input.escalate_after.trim().to_string()
                     ),
                 );
                 None
@@ -281,7 +275,7 @@ fn parse_http(input: &JobInput, fail: &mut impl FnMut(&str, String)) -> Option<J
     if !method_ok {
         fail(
             "http_method",
-            format!("method must be one of {}", HTTP_METHODS.join(", ")),
+            t!("job-error-method", methods = HTTP_METHODS.join(", ")),
         );
     }
     let url = input.http_url.trim().to_string();
@@ -289,10 +283,7 @@ fn parse_http(input: &JobInput, fail: &mut impl FnMut(&str, String)) -> Option<J
         && url.len() > "https://".len()
         && !url.contains(char::is_whitespace);
     if !url_ok {
-        fail(
-            "http_url",
-            "URL must start with http:// or https:// and contain no spaces".into(),
-        );
+        fail("http_url", t!("job-error-url"));
     }
     let mut headers = Vec::new();
     let mut headers_ok = true;
@@ -311,19 +302,13 @@ fn parse_http(input: &JobInput, fail: &mut impl FnMut(&str, String)) -> Option<J
             }
             _ => {
                 headers_ok = false;
-                fail(
-                    "http_headers",
-                    format!("header line {} must look like 'Name: value'", i + 1),
-                );
+                fail("http_headers", t!("job-error-header-line", line = i + 1));
             }
         }
     }
     let expected = parse_statuses(&input.http_expected);
     if expected.is_none() {
-        fail(
-            "http_expected",
-            "expected statuses are codes or ranges between 100 and 599, e.g. 200-299, 304".into(),
-        );
+        fail("http_expected", t!("job-error-statuses"));
     }
     match (method_ok && url_ok && headers_ok, expected) {
         (true, Some(expected)) => Some(JobKind::Http {
@@ -360,12 +345,19 @@ fn parse_statuses(text: &str) -> Option<Vec<(u16, u16)>> {
 fn parse_timeout(input: &JobInput, fail: &mut impl FnMut(&str, String)) -> Option<TimeoutPolicy> {
     let mut ms = |field: &str, text: &str| match duration::parse_ms(text) {
         Ok(0) => {
-            fail(field, format!("{} must be greater than 0", label(field)));
+            fail(field, t!("job-error-positive", label = label(field)));
             None
         }
         Ok(v) => Some(v),
         Err(e) => {
-            fail(field, format!("{} {e}", label(field)));
+            fail(
+                field,
+                t!(
+                    "job-error-duration",
+                    label = label(field),
+                    error = e.explain()
+                ),
+            );
             None
         }
     };
@@ -377,16 +369,21 @@ fn parse_timeout(input: &JobInput, fail: &mut impl FnMut(&str, String)) -> Optio
         text => ms("timeout_stall", text).map(Some),
     };
     let mode = word::<TimeoutMode>(&input.timeout_mode)
-        .map_err(|e| fail("timeout_mode", format!("timeout mode: {e}")))
+        .map_err(|e| {
+            fail(
+                "timeout_mode",
+                t!("job-error-timeout-mode", error = e.to_string()),
+            )
+        })
         .ok();
     let window = match input.timeout_window.trim().parse::<u32>() {
         Ok(n) if (5..=1000).contains(&n) => Some(n),
         _ => {
             fail(
                 "timeout_window",
-                format!(
-                    "window must be a whole number of runs between 5 and 1000, not '{}'",
-                    input.timeout_window.trim()
+                t!(
+                    "job-error-window",
+                    text = input.timeout_window.trim().to_string()
                 ),
             );
             None
@@ -397,9 +394,9 @@ fn parse_timeout(input: &JobInput, fail: &mut impl FnMut(&str, String)) -> Optio
         Err(_) => {
             fail(
                 "timeout_factor",
-                format!(
-                    "factor must be between 1.0 and 8.0 in steps of 0.1, not '{}'",
-                    input.timeout_factor.trim()
+                t!(
+                    "job-error-factor",
+                    text = input.timeout_factor.trim().to_string()
                 ),
             );
             None
@@ -415,17 +412,11 @@ fn parse_timeout(input: &JobInput, fail: &mut impl FnMut(&str, String)) -> Optio
         stall_ms?,
     );
     if floor_ms > hard_cap_ms {
-        fail(
-            "timeout_floor",
-            "the floor must not be above the hard cap".into(),
-        );
+        fail("timeout_floor", t!("job-error-floor-cap"));
         return None;
     }
     if static_ms > hard_cap_ms {
-        fail(
-            "timeout_static",
-            "the static timeout must not be above the hard cap".into(),
-        );
+        fail("timeout_static", t!("job-error-static-cap"));
         return None;
     }
     Some(TimeoutPolicy {
@@ -444,13 +435,13 @@ fn word<T: std::str::FromStr>(text: &str) -> Result<T, T::Err> {
     text.trim().parse()
 }
 
-fn label(field: &str) -> &'static str {
+fn label(field: &str) -> String {
     match field {
-        "timeout_static" => "timeout",
-        "timeout_floor" => "floor",
-        "timeout_hard_cap" => "hard cap",
-        "timeout_stall" => "stall timeout",
-        _ => "value",
+        "timeout_static" => t!("job-label-timeout"),
+        "timeout_floor" => t!("job-label-floor"),
+        "timeout_hard_cap" => t!("job-label-hard-cap"),
+        "timeout_stall" => t!("job-label-stall"),
+        _ => t!("job-label-value"),
     }
 }
 
