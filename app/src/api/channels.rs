@@ -14,9 +14,13 @@ fn channel_error(e: crate::services::channels::ChannelError) -> AppError {
     use crate::services::channels::ChannelError;
     match e {
         ChannelError::Invalid(m) => AppError::invalid("channel", m),
-        ChannelError::Taken(_) => AppError::invalid("name", e.to_string()),
+        ChannelError::Taken(name) => {
+            AppError::invalid("name", crate::t!("error-channel-taken", name = name))
+        }
         ChannelError::NotFound(name) => AppError::NotFound(crate::t!("noun-channel", name = name)),
-        ChannelError::InUse(..) => AppError::Conflict(e.to_string()),
+        ChannelError::InUse(name, by) => {
+            AppError::Conflict(crate::t!("error-channel-in-use", name = name, by = by))
+        }
         other => AppError::internal(&other),
     }
 }

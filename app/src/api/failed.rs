@@ -14,12 +14,9 @@ pub fn failed_error(e: crate::services::failed::FailedError) -> AppError {
     use crate::services::failed::FailedError;
     match e {
         FailedError::Invalid(field, message) => AppError::invalid(field, message),
-        FailedError::NotInQueue(id) => AppError::invalid(
-            "run",
-            format!(
-                "run {id} is not in the failed queue (it is not dead, or someone already handled it)"
-            ),
-        ),
+        FailedError::NotInQueue(id) => {
+            AppError::invalid("run", crate::t!("error-not-in-queue", id = id))
+        }
         other => AppError::internal(&other),
     }
 }

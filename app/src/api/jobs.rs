@@ -119,7 +119,7 @@ pub async fn bulk_jobs(
             let admin = super::auth::require_admin("change jobs")?;
             let state = super::state()?;
             if ids.is_empty() {
-                return Err(AppError::invalid("ids", "select at least one job"));
+                return Err(AppError::invalid("ids", crate::t!("error-select-job")));
             }
             let changed = crate::services::jobs::bulk(
                 &state.db,

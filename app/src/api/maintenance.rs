@@ -11,7 +11,9 @@ fn maintenance_error(e: crate::services::maintenance::MaintenanceError) -> AppEr
     use crate::services::maintenance::MaintenanceError;
     match e {
         MaintenanceError::Invalid(message) => AppError::invalid("maintenance", message),
-        MaintenanceError::AlreadyPaused(_) => AppError::Conflict(e.to_string()),
+        MaintenanceError::AlreadyPaused(reason) => {
+            AppError::Conflict(crate::t!("error-already-paused", reason = reason))
+        }
         MaintenanceError::NotFound(id) => {
             AppError::NotFound(crate::t!("noun-maintenance-window", id = id))
         }
@@ -30,8 +32,7 @@ pub fn time_field(
     text.map(str::trim)
         .filter(|t| !t.is_empty())
         .map(|t| {
-            crate::domain::maintenance::parse_time(t, now)
-                .map_err(|e| AppError::invalid(field, format!("{field}: {e}")))
+            crate::domain::maintenance::parse_time(t, now).map_err(|e| AppError::invalid(field, e))
         })
         .transpose()
 }

@@ -3,6 +3,8 @@
 use leptos::prelude::*;
 
 use super::AppError;
+#[cfg(feature = "ssr")]
+use crate::i18n::errors::Explain;
 use crate::views::notifications::{MailPreview, MailSettingsView, OutboxRow, TestMailResult};
 
 /// How many mails the outbox shows.
@@ -141,12 +143,9 @@ pub async fn send_test_mail(to: String) -> Result<TestMailResult, AppError> {
         async {
             let admin = super::auth::require_admin("send a test mail")?;
             let recipients = crate::domain::email::address_list(&to)
-                .map_err(|e| AppError::invalid("to", e.to_string()))?;
+                .map_err(|e| AppError::invalid("to", e.explain()))?;
             if recipients.is_empty() {
-                return Err(AppError::invalid(
-                    "to",
-                    "enter an address to send the test mail to",
-                ));
+                return Err(AppError::invalid("to", crate::t!("error-test-mail-to")));
             }
             let state = super::state()?;
             super::audit(&state, &admin, "mail.test", &to, serde_json::json!({})).await?;

@@ -89,7 +89,10 @@ pub async fn run_job_now(id: i64, params: Option<String>) -> Result<i64, AppErro
                 match params.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
                     None => serde_json::Map::new(),
                     Some(text) => serde_json::from_str(text).map_err(|e| {
-                        AppError::invalid("params", format!("not a JSON object of values: {e}"))
+                        AppError::invalid(
+                            "params",
+                            crate::t!("error-params-json", error = e.to_string()),
+                        )
                     })?,
                 };
             let run = match crate::services::runs::start(
@@ -139,7 +142,7 @@ pub async fn release_run(id: i64) -> Result<(), AppError> {
             } else {
                 Err(AppError::invalid(
                     "run",
-                    format!("run {id} is not held (it is not blocked)"),
+                    crate::t!("error-not-held", id = id),
                 ))
             }
         }

@@ -11,7 +11,7 @@ fn secret_error(e: crate::services::secrets::SecretError) -> AppError {
     use crate::services::secrets::SecretError;
     match e {
         SecretError::NotFound(name) => AppError::NotFound(crate::t!("noun-secret", name = name)),
-        SecretError::Empty => AppError::invalid("value", e.to_string()),
+        SecretError::Empty => AppError::invalid("value", crate::t!("error-secret-empty")),
         other => AppError::internal(&other),
     }
 }

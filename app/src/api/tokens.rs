@@ -10,11 +10,10 @@ use crate::views::tokens::{CreatedToken, TokenInfo};
 fn token_error(e: crate::services::tokens::TokenError) -> AppError {
     use crate::services::tokens::TokenError;
     match e {
-        TokenError::Invalid(m) if m.contains("expir") || m.contains("five years") => {
-            AppError::invalid("expires", m)
+        TokenError::Invalid(field, m) => AppError::invalid(field, m),
+        TokenError::Taken(name) => {
+            AppError::invalid("name", crate::t!("error-token-taken", name = name))
         }
-        TokenError::Invalid(m) => AppError::invalid("name", m),
-        TokenError::Taken(_) => AppError::invalid("name", e.to_string()),
         TokenError::NotFound(name) => AppError::NotFound(crate::t!("noun-token", name = name)),
         TokenError::Db(e) => AppError::internal(&e),
     }
@@ -46,7 +45,7 @@ pub async fn create_token(
             let role = Role::parse(role.trim()).ok_or_else(|| {
                 AppError::invalid(
                     "role",
-                    format!("role must be one of {}", Role::WORDS.join(", ")),
+                    crate::t!("error-token-role", roles = Role::WORDS.join(", ")),
                 )
             })?;
             let state = super::state()?;

@@ -180,7 +180,7 @@ pub async fn end_my_sessions(id: Option<String>, all: Option<bool>) -> Result<u6
                     u64::from(crate::services::sessions::end_one(&state.db, me.id, &id).await?)
                 }
                 (None, false) => {
-                    return Err(AppError::invalid("id", "name a session, or all of them"));
+                    return Err(AppError::invalid("id", crate::t!("error-name-session")));
                 }
             };
             super::audit(

@@ -1,6 +1,7 @@
 //! API tokens as people type and read them: the token's shape, a name, an expiry such as `30d`.
 //! Pure; the table and the hashing are `crate::services::tokens`.
 
+use crate::t;
 use chrono::{DateTime, Duration, Utc};
 
 /// Every token starts with this, so a leaked one is recognisable (secret scanners, logs).
@@ -22,18 +23,16 @@ pub fn well_formed(text: &str) -> bool {
 pub fn parse_name(name: &str) -> Result<String, String> {
     let name = name.trim();
     if name.is_empty() {
-        return Err("a token needs a name (what uses it: deploy-pipeline, prometheus…)".into());
+        return Err(t!("error-token-name-empty"));
     }
     if name.chars().count() > 64 {
-        return Err("a token's name is at most 64 characters".into());
+        return Err(t!("error-token-name-long"));
     }
     if !name
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
     {
-        return Err(format!(
-            "'{name}' is not a token name: use letters, digits, _, - and ."
-        ));
+        return Err(t!("error-token-name-chars", name = name.to_string()));
     }
     Ok(name.to_string())
 }
@@ -48,20 +47,14 @@ pub fn parse_expiry(text: &str, now: DateTime<Utc>) -> Result<Option<DateTime<Ut
     if text.is_empty() || text.eq_ignore_ascii_case("never") {
         return Ok(None);
     }
-    let bad = || {
-        format!(
-            "'{text}' is not an expiry: write 30d, 12h, 8w, a date such as 2027-06-30, or never"
-        )
-    };
+    let bad = || t!("error-token-expiry", text = text.to_string());
     if let Ok(date) = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d") {
         let end = date.and_hms_opt(23, 59, 59).ok_or_else(bad)?.and_utc();
         if end <= now {
-            return Err(format!(
-                "{text} has passed: a token must expire in the future"
-            ));
+            return Err(t!("error-token-date-passed", text = text.to_string()));
         }
         if end > now + Duration::days(MAX_DAYS) {
-            return Err("a token expires within five years (or never)".into());
+            return Err(t!("error-token-too-long"));
         }
         return Ok(Some(end));
     }
@@ -76,10 +69,10 @@ pub fn parse_expiry(text: &str, now: DateTime<Utc>) -> Result<Option<DateTime<Ut
         _ => return Err(bad()),
     };
     if n <= 0 {
-        return Err("a token must expire in the future".into());
+        return Err(t!("error-token-past"));
     }
     if length > Duration::days(MAX_DAYS) {
-        return Err("a token expires within five years (or never)".into());
+        return Err(t!("error-token-too-long"));
     }
     Ok(Some(now + length))
 }

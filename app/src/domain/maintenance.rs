@@ -8,6 +8,7 @@
 //! [`Pauses::covers`] before each trigger pass, and for claims once per poll or when a pause
 //! changes (`server/src/engine/cache.rs`).
 
+use crate::t;
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, NaiveDateTime, Utc};
@@ -71,10 +72,10 @@ impl Pauses {
 pub fn parse_reason(text: &str) -> Result<String, String> {
     let reason = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if reason.is_empty() {
-        return Err("say why Bulwark is paused (the banner shows it to everyone)".into());
+        return Err(t!("error-pause-reason-empty"));
     }
     if reason.chars().count() > MAX_REASON {
-        return Err(format!("the reason is longer than {MAX_REASON} characters"));
+        return Err(t!("error-pause-reason-long", max = MAX_REASON));
     }
     Ok(reason)
 }
@@ -86,12 +87,12 @@ pub fn parse_reason(text: &str) -> Result<String, String> {
 pub fn parse_time(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, String> {
     let text = text.trim();
     if text.is_empty() {
-        return Err("is empty; write a time such as 2h, 30m or 2026-12-24 17:00 (UTC)".into());
+        return Err(t!("error-time-empty"));
     }
     if text.starts_with(|c: char| c.is_ascii_digit()) && !text.contains('-') {
         return crate::domain::duration::parse_ms(text)
             .map(|ms| now + chrono::Duration::milliseconds(ms as i64))
-            .map_err(|e| e.to_string());
+            .map_err(|e| crate::i18n::errors::Explain::explain(&e));
     }
     if let Ok(at) = DateTime::parse_from_rfc3339(text) {
         return Ok(at.with_timezone(&Utc));
@@ -106,9 +107,7 @@ pub fn parse_time(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, Strin
             return Ok(at.and_utc());
         }
     }
-    Err(format!(
-        "'{text}' is not a time; write a duration from now (2h, 30m) or a UTC time (2026-12-24 17:00)"
-    ))
+    Err(t!("error-time-malformed", text = text.to_string()))
 }
 
 /// Checks a window's times: the end after the start and still to come.
@@ -118,8 +117,8 @@ pub fn check_span(
     now: DateTime<Utc>,
 ) -> Result<(), String> {
     match ends {
-        Some(end) if end <= now => Err("the end has already passed".into()),
-        Some(end) if end <= starts => Err("the end must come after the start".into()),
+        Some(end) if end <= now => Err(t!("error-window-end-passed")),
+        Some(end) if end <= starts => Err(t!("error-window-end-before-start")),
         _ => Ok(()),
     }
 }

@@ -3,6 +3,7 @@
 //! filled in at the last moment before an attempt runs, and taken out again of whatever the
 //! attempt reports (output, error message) before anything is stored.
 
+use crate::t;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -17,21 +18,16 @@ impl SecretName {
     pub fn parse(value: &str) -> Result<SecretName, String> {
         let value = value.trim();
         if value.is_empty() {
-            return Err("a secret needs a name".into());
+            return Err(t!("error-secret-name-empty"));
         }
         if value.chars().count() > Self::MAX_LEN {
-            return Err(format!(
-                "a secret's name is at most {} characters",
-                Self::MAX_LEN
-            ));
+            return Err(t!("error-secret-name-long", max = Self::MAX_LEN));
         }
         if !value
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
         {
-            return Err(format!(
-                "'{value}' is not a secret name: use letters, digits, _, - and ."
-            ));
+            return Err(t!("error-secret-name-chars", name = value.to_string()));
         }
         Ok(SecretName(value.to_string()))
     }

@@ -8,6 +8,7 @@
 //! Also here: where a visit came from ([`referrer_domain`]) and which addresses a site does not
 //! count ([`Exclusions`]).
 
+use crate::t;
 use std::net::IpAddr;
 
 use super::client_addr::Networks;
@@ -20,7 +21,7 @@ pub const MAX_HOST: usize = 253;
 pub fn normalise_host(input: &str) -> Result<String, String> {
     let input = input.trim();
     if input.is_empty() {
-        return Err("a site is named by its host, such as shop.example.com".into());
+        return Err(t!("error-site-empty"));
     }
     let with_scheme = if input.contains("://") {
         input.to_string()
@@ -31,9 +32,9 @@ pub fn normalise_host(input: &str) -> Result<String, String> {
         .ok()
         .and_then(|url| url.host_str().map(str::to_string))
         .filter(|host| !host.is_empty())
-        .ok_or_else(|| format!("'{input}' is not a host name such as shop.example.com"))?;
+        .ok_or_else(|| t!("error-site-host", text = input.to_string()))?;
     if host.len() > MAX_HOST {
-        return Err(format!("a host name has at most {MAX_HOST} characters"));
+        return Err(t!("error-site-host-long", max = MAX_HOST));
     }
     Ok(host.trim_end_matches('.').to_string())
 }

@@ -6,6 +6,7 @@ use crate::api::AppError;
 use crate::domain::account::AccountError;
 use crate::domain::cron::CronError;
 use crate::domain::duration::DurationError;
+use crate::domain::email::NotAnAddress;
 use crate::domain::retry::RetryError;
 use crate::t;
 
@@ -72,6 +73,12 @@ impl Explain for AccountError {
             AccountError::PasswordTooShort => t!("error-password-short"),
             AccountError::PasswordTooLong => t!("error-password-long"),
         }
+    }
+}
+
+impl Explain for NotAnAddress {
+    fn explain(&self) -> String {
+        t!("error-email", text = self.0.clone())
     }
 }
 

@@ -1,6 +1,8 @@
 //! Notification channels: stored with their URL and signing secret sealed under the secret key
 //! (bound to the channel's name), listed with the host only.
 
+use crate::i18n::errors::Explain;
+use crate::t;
 use chrono::{DateTime, Utc};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, NotSet, QueryFilter,
@@ -91,24 +93,19 @@ fn host_of(url: &str) -> Option<String> {
 /// Checks `new`; returns the row to insert.
 fn validate(new: &NewChannel) -> Result<(ChannelKind, Option<String>, Vec<String>), ChannelError> {
     let invalid = |m: &str| ChannelError::Invalid(m.to_string());
-    crate::domain::secrets::SecretName::parse(&new.name).map_err(|m| {
-        ChannelError::Invalid(
-            m.replace("a secret", "a channel")
-                .replace("secret name", "channel name"),
-        )
+    crate::domain::secrets::SecretName::parse(&new.name).map_err(|_| {
+        ChannelError::Invalid(t!("error-channel-name", name = new.name.trim().to_string()))
     })?;
-    let kind = new.kind.ok_or_else(|| invalid("a channel needs a kind"))?;
+    let kind = new.kind.ok_or_else(|| invalid(&t!("error-channel-kind")))?;
     match kind {
         ChannelKind::Email => {
             if new.to.is_empty() {
-                return Err(invalid(
-                    "an email channel needs at least one address (--to)",
-                ));
+                return Err(invalid(&t!("error-channel-to")));
             }
             let mut to = Vec::new();
             for address in &new.to {
                 let parsed = email::EmailAddress::parse(address)
-                    .map_err(|e| ChannelError::Invalid(e.to_string()))?;
+                    .map_err(|e| ChannelError::Invalid(e.explain()))?;
                 to.push(parsed.to_string());
             }
             Ok((kind, None, to))
@@ -119,22 +116,18 @@ fn validate(new: &NewChannel) -> Result<(ChannelKind, Option<String>, Vec<String
                 .as_deref()
                 .map(str::trim)
                 .filter(|u| !u.is_empty())
-                .ok_or_else(|| invalid("this kind of channel needs its URL (--url, or --url - to read it from stdin)"))?;
+                .ok_or_else(|| invalid(&t!("error-channel-url-missing")))?;
             if !(url.starts_with("https://") || url.starts_with("http://"))
                 || url.contains(char::is_whitespace)
                 || host_of(url).is_none()
             {
-                return Err(invalid(
-                    "the URL must start with https:// (or http://) and name a host",
-                ));
+                return Err(invalid(&t!("error-channel-url")));
             }
             if kind == ChannelKind::Webhook
                 && let Some(secret) = new.secret.as_deref().filter(|s| !s.is_empty())
                 && !secret.starts_with("whsec_")
             {
-                return Err(invalid(
-                    "a webhook secret is written whsec_<base64>, as Standard Webhooks libraries expect",
-                ));
+                return Err(invalid(&t!("error-channel-secret")));
             }
             Ok((kind, Some(url.to_string()), Vec::new()))
         }

@@ -3,6 +3,7 @@
 //! administrators acting on the same run at once cannot both succeed: the second is told it
 //! was handled.
 
+use crate::t;
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
@@ -225,11 +226,20 @@ impl Overrides {
                 Ok(0) => {
                     return Err(FailedError::Invalid(
                         "timeout",
-                        "timeout must be greater than 0".into(),
+                        t!("job-error-positive", label = t!("job-label-timeout")),
                     ));
                 }
                 Ok(ms) => Some(ms),
-                Err(e) => return Err(FailedError::Invalid("timeout", format!("timeout {e}"))),
+                Err(e) => {
+                    return Err(FailedError::Invalid(
+                        "timeout",
+                        t!(
+                            "job-error-duration",
+                            label = t!("job-label-timeout"),
+                            error = crate::i18n::errors::Explain::explain(&e)
+                        ),
+                    ));
+                }
             },
         };
         if let Some(retry) = retry
@@ -237,7 +247,7 @@ impl Overrides {
         {
             let message = errors
                 .iter()
-                .map(ToString::to_string)
+                .map(crate::i18n::errors::Explain::explain)
                 .collect::<Vec<_>>()
                 .join("; ");
             return Err(FailedError::Invalid("retry", message));
@@ -348,10 +358,7 @@ pub async fn retrigger_many(
     now: DateTime<Utc>,
 ) -> Result<u64, FailedError> {
     if !(1..=6_000).contains(&per_minute) {
-        return Err(FailedError::Invalid(
-            "per_minute",
-            "release rate must be between 1 and 6000 runs per minute".into(),
-        ));
+        return Err(FailedError::Invalid("per_minute", t!("error-release-rate")));
     }
     let targets: Vec<i64> = match filter {
         Some(filter) => {
@@ -365,10 +372,7 @@ pub async fn retrigger_many(
                 .await?
         }
         None if ids.is_empty() => {
-            return Err(FailedError::Invalid(
-                "ids",
-                "select at least one run".into(),
-            ));
+            return Err(FailedError::Invalid("ids", t!("error-select-run")));
         }
         None => ids.iter().copied().take(MAX_BULK as usize).collect(),
     };
@@ -396,10 +400,7 @@ pub async fn resolve(
 ) -> Result<(), FailedError> {
     let reason = reason.trim();
     if reason.is_empty() {
-        return Err(FailedError::Invalid(
-            "reason",
-            "say why, for the audit log".into(),
-        ));
+        return Err(FailedError::Invalid("reason", t!("error-say-why")));
     }
     let resolution = if discard {
         Resolution::Discarded

@@ -1,6 +1,8 @@
 //! The Notifications page's settings: who gets the digest and when it goes out. The time is
 //! the `mail-digest` system job's schedule, so the Jobs page and this page show the same thing.
 
+use crate::i18n::errors::Explain;
+use crate::t;
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use sea_orm::sea_query::OnConflict;
@@ -129,7 +131,7 @@ pub async fn save_digest_settings(
     time: &str,
 ) -> Result<(), SettingsError> {
     let list = email::address_list(recipients)
-        .map_err(|e| SettingsError::Invalid("digest_to", e.to_string()))?;
+        .map_err(|e| SettingsError::Invalid("digest_to", e.explain()))?;
     let mut problem = None;
     let names =
         crate::domain::job::parse::parse_channels("digest_channels", channels, &mut |_, m| {
@@ -147,12 +149,13 @@ pub async fn save_digest_settings(
         {
             return Err(SettingsError::Invalid(
                 "digest_channels",
-                format!("there is no channel named '{name}'"),
+                t!("error-channel-missing", name = name.clone()),
             ));
         }
     }
-    let (hour, minute) =
-        parse_time(time).map_err(|e| SettingsError::Invalid("digest_time", e.to_string()))?;
+    let (hour, minute) = parse_time(time).map_err(|e| {
+        SettingsError::Invalid("digest_time", t!("error-time-of-day", text = e.0.clone()))
+    })?;
     let job = job::Entity::find()
         .filter(job::Column::Name.eq(DIGEST_JOB))
         .one(db)

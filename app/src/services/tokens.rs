@@ -18,8 +18,9 @@ pub use crate::views::tokens::TokenInfo;
 
 #[derive(Debug, thiserror::Error)]
 pub enum TokenError {
-    #[error("{0}")]
-    Invalid(String),
+    /// A refused value and the field it was typed in (`name`, `expires`).
+    #[error("{1}")]
+    Invalid(&'static str, String),
     #[error("a token named '{0}' exists already: revoke it first, or choose another name")]
     Taken(String),
     #[error("there is no active token named '{0}'")]
@@ -71,8 +72,9 @@ pub async fn create(
     created_by: &str,
     now: DateTime<Utc>,
 ) -> Result<(String, TokenInfo), TokenError> {
-    let name = api_token::parse_name(name).map_err(TokenError::Invalid)?;
-    let expires_at = api_token::parse_expiry(expires, now).map_err(TokenError::Invalid)?;
+    let name = api_token::parse_name(name).map_err(|m| TokenError::Invalid("name", m))?;
+    let expires_at =
+        api_token::parse_expiry(expires, now).map_err(|m| TokenError::Invalid("expires", m))?;
     if active(db, &name).await?.is_some() {
         return Err(TokenError::Taken(name));
     }

@@ -13,6 +13,7 @@
 //! upload_id: string required
 //! ```
 
+use crate::t;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
@@ -76,11 +77,11 @@ pub fn from_text(kind: ParamType, text: &str) -> Result<Value, String> {
                     Err(_) => Value::Number(n),
                 }
             })
-            .ok_or_else(|| format!("'{text}' is not a number")),
+            .ok_or_else(|| t!("error-param-number", text = text.to_string())),
         ParamType::Bool => match text {
             "true" => Ok(Value::Bool(true)),
             "false" => Ok(Value::Bool(false)),
-            _ => Err(format!("'{text}' is not true or false")),
+            _ => Err(t!("error-param-bool", text = text.to_string())),
         },
     }
 }
@@ -96,16 +97,12 @@ pub fn parse_declarations(text: &str) -> Result<Vec<Parameter>, Vec<String>> {
         }
         let n = i + 1;
         let Some((name, rest)) = line.split_once(':') else {
-            problems.push(format!(
-                "line {n}: write a parameter as 'name: type [= default] [required]'"
-            ));
+            problems.push(t!("error-param-line", line = n));
             continue;
         };
         let name = name.trim();
         if !valid_name(name) {
-            problems.push(format!(
-                "line {n}: '{name}' is not a parameter name: letters, digits and _, not starting with a digit"
-            ));
+            problems.push(t!("error-param-name", line = n, name = name.to_string()));
             continue;
         }
         let mut rest = rest.trim();
@@ -119,21 +116,28 @@ pub fn parse_declarations(text: &str) -> Result<Vec<Parameter>, Vec<String>> {
             None => (rest.trim(), None),
         };
         let Some(kind) = ParamType::parse(kind_text) else {
-            problems.push(format!(
-                "line {n}: the type of {name} must be one of {}",
-                ParamType::WORDS.join(", ")
+            problems.push(t!(
+                "error-param-type",
+                line = n,
+                name = name.to_string(),
+                types = ParamType::WORDS.join(", ")
             ));
             continue;
         };
         let default = match default_text.map(|d| from_text(kind, d)).transpose() {
             Ok(d) => d,
             Err(e) => {
-                problems.push(format!("line {n}: the default of {name}: {e}"));
+                problems.push(t!(
+                    "error-param-default",
+                    line = n,
+                    name = name.to_string(),
+                    error = e
+                ));
                 continue;
             }
         };
         if out.iter().any(|p| p.name == name) {
-            problems.push(format!("line {n}: {name} is declared twice"));
+            problems.push(t!("error-param-twice", line = n, name = name.to_string()));
             continue;
         }
         out.push(Parameter {
@@ -189,11 +193,12 @@ pub fn resolve(
             errors.push(FieldError::new(
                 &format!("params.{name}"),
                 if declared.is_empty() {
-                    "the job declares no parameters".to_string()
+                    t!("error-param-none")
                 } else {
-                    format!(
-                        "no parameter named {name}; the job takes {}",
-                        declared
+                    t!(
+                        "error-param-unknown",
+                        name = name.clone(),
+                        known = declared
                             .iter()
                             .map(|p| p.name.as_str())
                             .collect::<Vec<_>>()
@@ -216,12 +221,21 @@ pub fn resolve(
                 if !ok {
                     errors.push(FieldError::new(
                         &field,
-                        format!("{} must be a {}, not {value}", p.name, p.kind),
+                        t!(
+                            "error-param-kind",
+                            name = p.name.clone(),
+                            kind = p.kind.to_string(),
+                            value = value.to_string()
+                        ),
                     ));
                 } else if value.to_string().len() > MAX_VALUE_BYTES {
                     errors.push(FieldError::new(
                         &field,
-                        format!("{} is longer than {MAX_VALUE_BYTES} bytes", p.name),
+                        t!(
+                            "error-param-long",
+                            name = p.name.clone(),
+                            max = MAX_VALUE_BYTES
+                        ),
                     ));
                 } else {
                     values.insert(p.name.clone(), value.clone());
@@ -231,9 +245,10 @@ pub fn resolve(
                 Some(default) => {
                     values.insert(p.name.clone(), default.clone());
                 }
-                None if p.required => {
-                    errors.push(FieldError::new(&field, format!("{} is required", p.name)))
-                }
+                None if p.required => errors.push(FieldError::new(
+                    &field,
+                    t!("error-param-required", name = p.name.clone()),
+                )),
                 None => {}
             },
         }

@@ -454,8 +454,8 @@ pub fn parse_channels(field: &str, text: &str, fail: &mut impl FnMut(&str, Strin
         .map(str::trim)
         .filter(|n| !n.is_empty())
     {
-        if let Err(e) = crate::domain::secrets::SecretName::parse(name) {
-            fail(field, e.replace("secret", "channel"));
+        if crate::domain::secrets::SecretName::parse(name).is_err() {
+            fail(field, t!("error-channel-name", name = name.to_string()));
         } else if !names.iter().any(|n| n == name) {
             names.push(name.to_string());
         }

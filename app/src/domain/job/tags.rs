@@ -2,6 +2,8 @@
 //! [`MAX_TAGS`]; the Jobs, Runs and Failed pages filter by one, the digest groups by them, and
 //! a maintenance window can pause every job with one.
 
+use crate::t;
+
 /// Tags per job, at most.
 pub const MAX_TAGS: usize = 12;
 /// Characters per tag, at most (the column in `maintenance_windows` holds 40).
@@ -12,10 +14,10 @@ pub const MAX_LEN: usize = 32;
 pub fn parse_tag(text: &str) -> Result<String, String> {
     let tag = text.trim().to_lowercase();
     if tag.is_empty() {
-        return Err("a tag cannot be empty".into());
+        return Err(t!("error-tag-empty"));
     }
     if tag.chars().count() > MAX_LEN {
-        return Err(format!("tag '{tag}' is longer than {MAX_LEN} characters"));
+        return Err(t!("error-tag-long", tag = tag.clone(), max = MAX_LEN));
     }
     let mut chars = tag.chars();
     let first_ok = chars
@@ -25,10 +27,7 @@ pub fn parse_tag(text: &str) -> Result<String, String> {
         .chars()
         .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '_' | '.'));
     if !first_ok || !rest_ok {
-        return Err(format!(
-            "tag '{}' may hold only letters a–z, digits, '-', '_' and '.', and must start with a letter or digit",
-            text.trim()
-        ));
+        return Err(t!("error-tag-chars", tag = text.trim().to_string()));
     }
     Ok(tag)
 }
