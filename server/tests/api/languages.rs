@@ -171,5 +171,20 @@ async fn refusals_speak_the_requests_language(app: TestApp) {
     assert_eq!(res.status(), 404);
     let body = res.text().await.expect("body");
     assert!(body.contains("运行 #999999"), "{body}");
+
+    // A refusal still names its field when the words are not English.
+    let res = admin
+        .post(app.url("/api/tokens/create"))
+        .header("accept-language", "zh-CN")
+        .form(&[("name", "deploy"), ("role", "viewer"), ("expires", "soon")])
+        .send()
+        .await
+        .expect("request");
+    assert_eq!(res.status(), 422);
+    let body = res.text().await.expect("body");
+    assert!(
+        body.contains("不是有效期") && body.contains("\"expires\""),
+        "{body}"
+    );
 }
 on_both_backends!(refusals_speak_the_requests_language);
