@@ -1066,3 +1066,5 @@ error-param-unknown = no parameter named { $name }; the job takes { $known }
 error-param-kind = { $name } must be a { $kind }, not { $value }
 error-param-long = { $name } is longer than { $max } bytes
 error-param-required = { $name } is required
+noun-job-named = job '{ $name }'
+noun-trigger-url = this trigger URL

@@ -1021,3 +1021,5 @@ error-param-unknown = 没有名为 { $name } 的参数；此任务接受 { $know
 error-param-kind = { $name } 必须是 { $kind }，不能是 { $value }
 error-param-long = { $name } 超过了 { $max } 字节
 error-param-required = 请填写 { $name }
+noun-job-named = 任务“{ $name }”
+noun-trigger-url = 此触发 URL

@@ -180,13 +180,26 @@ pub fn current() -> Locale {
     crate::context::use_context::<Locale>().unwrap_or_else(request_locale)
 }
 
+#[cfg(feature = "ssr")]
+tokio::task_local! {
+    static REQUEST_LOCALE: Locale;
+}
+
+/// Runs `work` (a request's handling) in `locale`: what [`t!`](crate::t) says in the plain
+/// routes (the REST API's problem details), which have no Leptos context to read it from.
+#[cfg(feature = "ssr")]
+pub async fn scope<F: std::future::Future>(locale: Locale, work: F) -> F::Output {
+    REQUEST_LOCALE.scope(locale, work).await
+}
+
 /// The language of this request. On the server the session layer chose it
 /// (`server/src/web/session.rs`) and the shell wrote it into `<html lang>`; the browser reads
 /// it back from there, so hydration renders the very same words.
 pub fn request_locale() -> Locale {
     #[cfg(feature = "ssr")]
     let chosen = crate::context::use_context::<http::request::Parts>()
-        .and_then(|parts| parts.extensions.get::<Locale>().copied());
+        .and_then(|parts| parts.extensions.get::<Locale>().copied())
+        .or_else(|| REQUEST_LOCALE.try_with(|l| *l).ok());
     #[cfg(feature = "hydrate")]
     let chosen = leptos::prelude::document()
         .document_element()

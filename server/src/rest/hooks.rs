@@ -58,7 +58,7 @@ pub async fn trigger(
     headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Result<(StatusCode, Json<TriggeredRun>), Problem> {
-    let not_found = || Problem::not_found("this trigger URL");
+    let not_found = || Problem::not_found(app::t!("noun-trigger-url"));
     let Some((job, secret)) = hooks::find(&state.db, &state.secret_key, &id).await? else {
         return Err(not_found());
     };

@@ -23,7 +23,7 @@ pub(super) async fn by_name(state: &AppState, name: &str) -> Result<job::Model, 
         .filter(job::Column::Name.eq(name))
         .one(&state.db)
         .await?
-        .ok_or_else(|| Problem::not_found(format!("job '{name}'")))
+        .ok_or_else(|| Problem::not_found(app::t!("noun-job-named", name = name)))
 }
 
 pub(super) fn detail(row: &job::Model) -> Result<JobDetail, Problem> {

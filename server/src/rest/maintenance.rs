@@ -17,7 +17,9 @@ fn maintenance_error(e: MaintenanceError) -> Problem {
     match e {
         MaintenanceError::Invalid(message) => Problem::invalid("maintenance", message),
         MaintenanceError::AlreadyPaused(_) => app::api::AppError::Conflict(e.to_string()).into(),
-        MaintenanceError::NotFound(id) => Problem::not_found(format!("maintenance window {id}")),
+        MaintenanceError::NotFound(id) => {
+            Problem::not_found(app::t!("noun-maintenance-window", id = id))
+        }
         MaintenanceError::Db(e) => e.into(),
     }
 }

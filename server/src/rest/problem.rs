@@ -46,18 +46,18 @@ impl Problem {
         AppError::invalid(field, message).into()
     }
 
+    /// `what` as the catalogue names it (`app::t!("noun-run", id = 7)`).
     pub fn not_found(what: impl Into<String>) -> Self {
-        Problem::new(
-            StatusCode::NOT_FOUND,
-            format!("{} was not found", what.into()),
-        )
+        AppError::NotFound(what.into()).into()
     }
 }
 
 impl From<AppError> for Problem {
     fn from(e: AppError) -> Self {
         let status = StatusCode::from_u16(e.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
-        let mut problem = Problem::new(status, e.to_string());
+        // The detail in the caller's language (`Accept-Language`), the status and the field
+        // names as stable as ever.
+        let mut problem = Problem::new(status, app::i18n::errors::Explain::explain(&e));
         match e {
             AppError::Invalid { field, message } => {
                 problem.errors.push(FieldProblem { field, message });

@@ -99,7 +99,7 @@ pub async fn get(
     runs::get(&state.db, id)
         .await?
         .map(Json)
-        .ok_or_else(|| Problem::not_found(format!("run {id}")))
+        .ok_or_else(|| Problem::not_found(app::t!("noun-run", id = id)))
 }
 
 /// The longest `Idempotency-Key` kept.
@@ -207,7 +207,9 @@ pub async fn cancel(
 ) -> Result<Json<RunView>, Problem> {
     match runs::cancel(&state.db, id, crate::clock::now()).await {
         Ok(_) => {}
-        Err(CancelError::NotFound(_)) => return Err(Problem::not_found(format!("run {id}"))),
+        Err(CancelError::NotFound(_)) => {
+            return Err(Problem::not_found(app::t!("noun-run", id = id)));
+        }
         Err(e @ CancelError::Ended(..)) => {
             return Err(Problem::new(StatusCode::CONFLICT, e.to_string()));
         }

@@ -88,7 +88,7 @@ pub async fn layer(State(state): State<AppState>, mut request: Request, next: Ne
             .extensions_mut()
             .insert(SessionId(resolved.session_id));
     }
-    next.run(request).await
+    app::i18n::scope(locale, next.run(request)).await
 }
 
 /// The language a page (and a server function's messages) is written in: the person's own

@@ -450,6 +450,17 @@ async fn jobs_are_created_applied_and_read_back_with_field_errors_named(app: Tes
         .await
         .unwrap();
     assert_eq!(bad["status"], 422, "{bad}");
+    let missing = reqwest::Client::new()
+        .get(url(&app, "/runs/999999"))
+        .bearer_auth(&admin)
+        .header("accept-language", "zh-CN")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(missing.status(), 404);
+    let missing: Value = missing.json().await.unwrap();
+    assert_eq!(missing["status"], 404, "{missing}");
+    assert_eq!(missing["detail"], "找不到运行 #999999", "{missing}");
     let unknown = call(&app, "get", "/nope", Some(&admin), None).await;
     assert_eq!(unknown.status(), 404);
     assert_eq!(
