@@ -50,12 +50,13 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
         assets.hydration_root(),
     );
     let lang = crate::i18n::request_locale().tag();
+    let zone = crate::i18n::zone().name();
     // The shell is rendered on the server only; the browser hydrates `App` inside it.
     #[cfg(not(feature = "ssr"))]
     let (icon, css, echarts, root) = (String::new(), String::new(), String::new(), String::new());
     view! {
         <!DOCTYPE html>
-        <html lang=lang>
+        <html lang=lang data-zone=zone>
             <head>
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />

@@ -210,6 +210,41 @@ pub fn request_locale() -> Locale {
     chosen.unwrap_or_default()
 }
 
+/// The zone the console shows times in: `timezone` from the configuration. The shell writes
+/// it into `<html data-zone>`, where the browser reads it back, as with the language.
+pub fn zone() -> chrono_tz::Tz {
+    #[cfg(feature = "ssr")]
+    let zone = crate::context::use_context::<crate::state::AppState>().map(|s| s.timezone);
+    #[cfg(feature = "hydrate")]
+    let zone = leptos::prelude::document()
+        .document_element()
+        .and_then(|root| root.get_attribute("data-zone"))
+        .and_then(|name| name.parse::<chrono_tz::Tz>().ok());
+    #[cfg(not(any(feature = "ssr", feature = "hydrate")))]
+    let zone = None;
+    zone.unwrap_or(chrono_tz::Tz::UTC)
+}
+
+/// A moment as the console writes it: `2026-12-03 17:30:05 CST`, in [`zone`]; the same in
+/// every language (24-hour, year first, which Chinese and international readers both use).
+pub fn stamp(t: chrono::DateTime<chrono::Utc>) -> String {
+    t.with_timezone(&zone())
+        .format("%Y-%m-%d %H:%M:%S %Z")
+        .to_string()
+}
+
+/// [`stamp`] to the minute: `2026-12-03 17:30 CST`.
+pub fn stamp_minutes(t: chrono::DateTime<chrono::Utc>) -> String {
+    t.with_timezone(&zone())
+        .format("%Y-%m-%d %H:%M %Z")
+        .to_string()
+}
+
+/// The time of day alone: `17:30:05 CST`.
+pub fn clock(t: chrono::DateTime<chrono::Utc>) -> String {
+    t.with_timezone(&zone()).format("%H:%M:%S %Z").to_string()
+}
+
 /// [`Locale::duration`] in the page's language.
 pub fn duration(ms: f64) -> String {
     current().duration(ms)

@@ -108,7 +108,7 @@ fn ChangePasswordForm(change: ServerAction<ChangePassword>) -> impl IntoView {
 
 #[component]
 fn SessionsTable(rows: Vec<SessionRow>, end: ServerAction<EndMySessions>) -> impl IntoView {
-    let time = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d %H:%M UTC").to_string();
+    let time = |t: chrono::DateTime<chrono::Utc>| crate::i18n::stamp_minutes(t);
     view! {
         <div class="table-scroll">
             <table tabindex="0" class="table" data-testid="sessions">

@@ -71,7 +71,7 @@ pub fn ChannelsCard() -> impl IntoView {
             .and_then(Result::ok)
             .map(|()| t!("account-language-saved"))
     };
-    let time = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d %H:%M UTC").to_string();
+    let time = crate::i18n::stamp_minutes;
 
     view! {
         <section class="card" data-testid="channels">
@@ -261,7 +261,7 @@ fn DeliveriesTable(
     admin: bool,
     resend: ServerAction<ResendDelivery>,
 ) -> impl IntoView {
-    let time = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d %H:%M:%S UTC").to_string();
+    let time = crate::i18n::stamp;
     view! {
         <div class="table-scroll">
             <table tabindex="0" class="table" data-testid="deliveries">
@@ -288,7 +288,7 @@ fn DeliveriesTable(
                             };
                             let mut answer = d.answer.clone().unwrap_or_default();
                             if d.status == DeliveryStatus::Pending {
-                                let at = d.next_attempt_at.format("%H:%M:%S UTC").to_string();
+                                let at = crate::i18n::clock(d.next_attempt_at);
                                 let why = if d.held { t!("deliveries-held", at = at) } else { t!("deliveries-next-try", at = at) };
                                 answer = format!("{answer} — {why}");
                             }

@@ -434,7 +434,11 @@ fn RunsText(buckets: Vec<HourBucket>) -> impl IntoView {
             t!(
                 "overview-chart-worst",
                 n = b.failed,
-                hour = b.hour.format("%H:00 UTC").to_string()
+                hour = b
+                    .hour
+                    .with_timezone(&crate::i18n::zone())
+                    .format("%H:00 %Z")
+                    .to_string()
             )
         });
     let total = ok + failed + other;

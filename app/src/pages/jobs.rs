@@ -23,7 +23,7 @@ use crate::t;
 use crate::views::jobs::{BulkAction, JobQuery, JobRow, JobSort, JobState, STRIP};
 
 fn fire_time(t: chrono::DateTime<chrono::Utc>) -> String {
-    t.format("%Y-%m-%d %H:%M:%S UTC").to_string()
+    crate::i18n::stamp(t)
 }
 
 /// The strip's squares, oldest first, with a text equivalent for screen readers.

@@ -316,7 +316,7 @@ fn OutboxTable(
                         let answer = match (m.status, &m.reply, &m.last_error) {
                             (MailStatus::Pending, _, Some(error)) => format!(
                                 "{error} — {}",
-                                t!("deliveries-next-try", at = m.next_attempt_at.format("%H:%M:%S UTC").to_string())
+                                t!("deliveries-next-try", at = crate::i18n::clock(m.next_attempt_at))
                             ),
                             (status, Some(reply), _) if status != MailStatus::Failed => reply.clone(),
                             (_, _, Some(error)) => error.clone(),
@@ -327,7 +327,7 @@ fn OutboxTable(
                         view! {
                             <tr data-mail=id data-status=status>
                                 <td>{id}</td>
-                                <td>{m.created_at.format("%Y-%m-%d %H:%M:%S UTC").to_string()}</td>
+                                <td>{crate::i18n::stamp(m.created_at)}</td>
                                 <td>{m.kind}</td>
                                 <td>{m.recipients}</td>
                                 <td>{m.subject}</td>

@@ -64,7 +64,7 @@ pub fn outcome_pill(outcome: Outcome) -> impl IntoView + use<> {
 }
 
 pub fn when(t: chrono::DateTime<chrono::Utc>) -> String {
-    t.format("%Y-%m-%d %H:%M:%S UTC").to_string()
+    crate::i18n::stamp(t)
 }
 
 #[component]

@@ -145,7 +145,7 @@ fn SecretsCard(is_admin: Resource<bool>) -> impl IntoView {
                                                 view! {
                                                     <tr>
                                                         <td><code>{s.name}</code></td>
-                                                        <td>{s.updated_at.format("%Y-%m-%d %H:%M UTC").to_string()}</td>
+                                                        <td>{crate::i18n::stamp_minutes(s.updated_at)}</td>
                                                         {admin.then(move || view! {
                                                             <td>
                                                                 <ActionForm action=remove>
@@ -274,7 +274,7 @@ fn NodesTable(rows: Vec<NodeView>) -> impl IntoView {
                                 <td>{skew}</td>
                                 <td>{t!("nodes-host-pid", host = n.host.clone(), pid = n.pid, addr = n.addr.clone())}</td>
                                 <td>{n.version}</td>
-                                <td>{n.started_at.format("%Y-%m-%d %H:%M:%S UTC").to_string()}</td>
+                                <td>{crate::i18n::stamp(n.started_at)}</td>
                             </tr>
                         }
                     })
@@ -294,7 +294,7 @@ fn UsersTable(
 ) -> impl IntoView {
     let locale = crate::i18n::current();
     use crate::domain::account::{AccountState, Role};
-    let time = |t: chrono::DateTime<chrono::Utc>| t.format("%Y-%m-%d %H:%M UTC").to_string();
+    let time = crate::i18n::stamp_minutes;
     view! {
         <div class="table-scroll">
             <table tabindex="0" class="table" data-testid="users">

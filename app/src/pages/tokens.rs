@@ -31,10 +31,7 @@ pub fn TokensCard(is_admin: Resource<bool>) -> impl IntoView {
         })
     };
     let time = |t: Option<chrono::DateTime<chrono::Utc>>| {
-        t.map_or_else(
-            || "—".to_string(),
-            |t| t.format("%Y-%m-%d %H:%M UTC").to_string(),
-        )
+        t.map_or_else(|| "—".to_string(), crate::i18n::stamp_minutes)
     };
     view! {
         <section class="card">

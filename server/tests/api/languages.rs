@@ -188,3 +188,19 @@ async fn refusals_speak_the_requests_language(app: TestApp) {
     );
 }
 on_both_backends!(refusals_speak_the_requests_language);
+
+/// Times are written in the configured zone, and the page names it for the browser.
+async fn times_are_shown_in_the_configured_zone(app: TestApp) {
+    let viewer = app.signed_in("viewer", VIEWER_PASSWORD).await;
+    let account = page(&viewer, &app, "/account", Some("zh-CN")).await;
+    assert!(
+        account.contains(r#"data-zone="Asia/Shanghai""#),
+        "{account}"
+    );
+    // The session just opened, listed with when it started, in China Standard Time.
+    assert!(account.contains(" CST<"), "{account}");
+    assert!(!account.contains(" UTC<"), "{account}");
+}
+on_both_backends!(times_are_shown_in_the_configured_zone, |config, _| {
+    config.timezone = "Asia/Shanghai".into()
+});
