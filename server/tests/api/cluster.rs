@@ -247,7 +247,16 @@ async fn instances_run_every_tick_once_through_a_kill_and_a_partition() {
     kill(&mut nodes[1].1, nix::sys::signal::Signal::SIGKILL);
     nodes[1].1.wait().unwrap();
     tokio::time::sleep(Duration::from_secs(seconds / 4)).await;
-    // node-d is reconnected: what it had in flight arrives late.
+    // node-d is reconnected once the others have taken over what it had open (on a loaded
+    // machine that can take longer than the sleep above): what it had in flight arrives late.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while has_open_attempt(&app, "node-d").await {
+        assert!(
+            Instant::now() < deadline,
+            "node-d's open attempts were never taken over while it was cut off"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
     proxy.heal();
     let healed_at = Utc::now();
     // node-b comes back with its clock a second behind.
