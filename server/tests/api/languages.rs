@@ -15,6 +15,24 @@ async fn page(client: &reqwest::Client, app: &TestApp, path: &str, accept: Optio
     res.text().await.expect("body")
 }
 
+/// A server function called in the language `accept` asks for: its status and body.
+async fn ask(
+    client: &reqwest::Client,
+    app: &TestApp,
+    endpoint: &str,
+    accept: &str,
+    form: &[(&str, &str)],
+) -> (u16, String) {
+    let res = client
+        .post(app.url(&format!("/api/{endpoint}")))
+        .header("accept-language", accept)
+        .form(form)
+        .send()
+        .await
+        .expect("request");
+    (res.status().as_u16(), res.text().await.expect("body"))
+}
+
 async fn the_sign_in_page_follows_the_browser(app: TestApp) {
     let client = app.client();
     let english = page(&client, &app, "/login", None).await;
@@ -75,15 +93,15 @@ on_both_backends!(a_persons_choice_wins_over_the_browser);
 
 async fn an_unknown_language_is_refused_in_the_persons_language(app: TestApp) {
     let viewer = app.signed_in("viewer", VIEWER_PASSWORD).await;
-    let res = viewer
-        .post(app.url("/api/account/locale"))
-        .header("accept-language", "zh-CN")
-        .form(&[("locale", "klingon")])
-        .send()
-        .await
-        .expect("request");
-    assert_eq!(res.status(), 422);
-    let body = res.text().await.expect("body");
+    let (status, body) = ask(
+        &viewer,
+        &app,
+        "account/locale",
+        "zh-CN",
+        &[("locale", "klingon")],
+    )
+    .await;
+    assert_eq!(status, 422);
     assert!(
         body.contains("klingon") && body.contains("不支持"),
         "{body}"
@@ -114,15 +132,15 @@ on_both_backends!(
 /// password, a job definition with several bad fields, something that is not there.
 async fn refusals_speak_the_requests_language(app: TestApp) {
     let client = app.client();
-    let res = client
-        .post(app.url("/api/login"))
-        .header("accept-language", "zh-CN")
-        .form(&[("username", "admin"), ("password", "wrong-password")])
-        .send()
-        .await
-        .expect("request");
-    assert_eq!(res.status(), 422);
-    let body = res.text().await.expect("body");
+    let (status, body) = ask(
+        &client,
+        &app,
+        "login",
+        "zh-CN",
+        &[("username", "admin"), ("password", "wrong-password")],
+    )
+    .await;
+    assert_eq!(status, 422);
     assert!(
         body.contains("用户名不存在或密码错误") && body.contains("\"password\""),
         "{body}"
@@ -161,27 +179,20 @@ async fn refusals_speak_the_requests_language(app: TestApp) {
         }
     }
 
-    let res = admin
-        .post(app.url("/api/runs/get"))
-        .header("accept-language", "zh-CN")
-        .form(&[("id", "999999")])
-        .send()
-        .await
-        .expect("request");
-    assert_eq!(res.status(), 404);
-    let body = res.text().await.expect("body");
+    let (status, body) = ask(&admin, &app, "runs/get", "zh-CN", &[("id", "999999")]).await;
+    assert_eq!(status, 404);
     assert!(body.contains("运行 #999999"), "{body}");
 
     // A refusal still names its field when the words are not English.
-    let res = admin
-        .post(app.url("/api/tokens/create"))
-        .header("accept-language", "zh-CN")
-        .form(&[("name", "deploy"), ("role", "viewer"), ("expires", "soon")])
-        .send()
-        .await
-        .expect("request");
-    assert_eq!(res.status(), 422);
-    let body = res.text().await.expect("body");
+    let (status, body) = ask(
+        &admin,
+        &app,
+        "tokens/create",
+        "zh-CN",
+        &[("name", "deploy"), ("role", "viewer"), ("expires", "soon")],
+    )
+    .await;
+    assert_eq!(status, 422);
     assert!(
         body.contains("不是有效期") && body.contains("\"expires\""),
         "{body}"
