@@ -31,7 +31,7 @@ fn range_error(e: RangeError) -> FieldError {
         RangeError::VisitorType(_) => "type",
         _ => "range",
     };
-    FieldError::new(field, e.to_string())
+    FieldError::new(field, crate::i18n::errors::Explain::explain(&e))
 }
 
 /// Which traffic the figures, the chart and the hits list count.

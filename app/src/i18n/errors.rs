@@ -8,6 +8,7 @@ use crate::domain::cron::CronError;
 use crate::domain::duration::DurationError;
 use crate::domain::email::NotAnAddress;
 use crate::domain::retry::RetryError;
+use crate::domain::traffic_range::RangeError;
 use crate::t;
 
 pub trait Explain {
@@ -76,6 +77,37 @@ impl Explain for AccountError {
     }
 }
 
+impl Explain for RangeError {
+    fn explain(&self) -> String {
+        match self {
+            RangeError::Date(text) => t!("error-range-date", text = text.clone()),
+            RangeError::Preset(text) => t!("error-range-preset", text = text.clone()),
+            RangeError::HalfOpen => t!("error-range-half-open"),
+            RangeError::Reversed { from, to } => t!(
+                "error-range-reversed",
+                from = from.to_string(),
+                to = to.to_string()
+            ),
+            RangeError::Future { to, today } => t!(
+                "error-range-future",
+                to = to.to_string(),
+                today = today.to_string()
+            ),
+            RangeError::PastRetention {
+                from,
+                earliest,
+                days,
+            } => t!(
+                "error-range-retention",
+                from = from.to_string(),
+                earliest = earliest.to_string(),
+                days = *days
+            ),
+            RangeError::VisitorType(text) => t!("error-range-type", text = text.clone()),
+        }
+    }
+}
+
 impl Explain for NotAnAddress {
     fn explain(&self) -> String {
         t!("error-email", text = self.0.clone())
@@ -135,6 +167,18 @@ mod tests {
             }),
             Box::new(|| {
                 let e = CronError::TimeZone("Mars/Olympus".into());
+                (e.to_string(), e.explain())
+            }),
+            Box::new(|| {
+                let e = RangeError::PastRetention {
+                    from: chrono::NaiveDate::from_ymd_opt(2020, 1, 1).expect("date"),
+                    earliest: chrono::NaiveDate::from_ymd_opt(2026, 1, 1).expect("date"),
+                    days: 400,
+                };
+                (e.to_string(), e.explain())
+            }),
+            Box::new(|| {
+                let e = NotAnAddress("nope".into());
                 (e.to_string(), e.explain())
             }),
             Box::new(|| {
