@@ -1075,3 +1075,4 @@ error-range-reversed = the from date { $from } is after the to date { $to }
 error-range-future = the range ends on { $to }, which is after today ({ $today })
 error-range-retention = traffic is kept { $days } days: the range must start on or after { $earliest }, not { $from }
 error-range-type = '{ $text }' is not a visitor type: use all, human or bot
+chat-summary = { $count } more alerts while the channel was at its rate limit

@@ -1030,3 +1030,4 @@ error-range-reversed = 开始日期 { $from } 晚于结束日期 { $to }
 error-range-future = 范围的结束日期 { $to } 晚于今天（{ $today }）
 error-range-retention = 流量数据保留 { $days } 天：范围必须从 { $earliest } 或之后开始，不能是 { $from }
 error-range-type = “{ $text }”不是访客类型：请使用 all、human 或 bot
+chat-summary = 通道达到频率上限期间另有 { $count } 条告警

@@ -211,13 +211,10 @@ impl ChatEvent {
     }
 
     /// Alerts held back by a rate limit, listed by their titles, said as one message.
-    pub fn summary(titles: &[String], at: DateTime<Utc>) -> Self {
+    pub fn summary(titles: &[String], at: DateTime<Utc>, l: Locale) -> Self {
         let mut event = ChatEvent::general(
             EventType::Summary,
-            format!(
-                "{} more alerts while the channel was at its rate limit",
-                titles.len()
-            ),
+            t!(in l, "chat-summary", count = titles.len()),
             at,
         );
         event.details = titles.iter().map(|t| Detail::new("", t.clone())).collect();
@@ -560,7 +557,8 @@ mod tests {
     fn held_back_alerts_become_one_summary() {
         let titles: Vec<String> = (0..5).map(|i| format!("job_{i} failed")).collect();
         let at = "2026-12-01T03:00:05Z".parse().unwrap();
-        let e = ChatEvent::summary(&titles, at).with_console("https://b.example/");
+        let e =
+            ChatEvent::summary(&titles, at, Locale::english()).with_console("https://b.example/");
         let m = compose(&e, Locale::english(), 4096);
         assert_eq!(
             m.title,
@@ -573,5 +571,8 @@ mod tests {
             m.plain
                 .ends_with("Every message: https://b.example/notifications")
         );
+        let zh = Locale::parse("zh-CN").expect("zh-CN");
+        let m = compose(&ChatEvent::summary(&titles, at, zh), zh, 4096);
+        assert_eq!(m.title, "通道达到频率上限期间另有 5 条告警");
     }
 }

@@ -313,7 +313,7 @@ pub async fn summarise(
 ) -> Result<Model, DbErr> {
     let titles: Vec<String> = held.iter().map(|r| r.title.clone()).collect();
     let first = held.iter().map(|r| r.id).min().unwrap_or_default();
-    let event = ChatEvent::summary(&titles, now);
+    let event = ChatEvent::summary(&titles, now, channel_locale(channel, default_locale));
     let dedupe_key = format!("summary:{first}:{}", channel.name);
     enqueue(
         db,
