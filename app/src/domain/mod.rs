@@ -43,6 +43,7 @@ pub mod mail;
 pub mod maintenance;
 pub mod node;
 pub mod policy_text;
+pub mod recovery;
 pub mod retry;
 pub mod run;
 pub mod secrets;
