@@ -82,6 +82,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 pub fn App() -> impl IntoView {
     provide_meta_context();
     provide_context(crate::i18n::request_locale());
+    provide_context(crate::i18n::ConsoleZone(crate::i18n::request_zone()));
     // Effects run only in the browser, after hydration: the browser tests wait for this mark
     // before they interact, so they exercise the hydrated app and not the bare HTML.
     Effect::new(|_| {

@@ -210,9 +210,19 @@ pub fn request_locale() -> Locale {
     chosen.unwrap_or_default()
 }
 
-/// The zone the console shows times in: `timezone` from the configuration. The shell writes
-/// it into `<html data-zone>`, where the browser reads it back, as with the language.
+/// The console's zone as the app provides it, so a list of times reads it once per render
+/// rather than from the state or the document per time.
+#[derive(Clone, Copy, Debug)]
+pub struct ConsoleZone(pub chrono_tz::Tz);
+
+/// The zone the console shows times in: the one the app provided, else the request's.
 pub fn zone() -> chrono_tz::Tz {
+    crate::context::use_context::<ConsoleZone>().map_or_else(request_zone, |z| z.0)
+}
+
+/// `timezone` from the configuration. The shell writes it into `<html data-zone>`, where the
+/// browser reads it back, as with the language.
+pub fn request_zone() -> chrono_tz::Tz {
     #[cfg(feature = "ssr")]
     let zone = crate::context::use_context::<crate::state::AppState>().map(|s| s.timezone);
     #[cfg(feature = "hydrate")]

@@ -62,12 +62,17 @@ impl NewEvent {
         word: impl Fn(Locale) -> ChatEvent,
         default_locale: Locale,
     ) -> NewEvent {
+        let worded: Vec<(Locale, ChatEvent)> = Locale::all().map(|l| (l, word(l))).collect();
+        let event = worded
+            .iter()
+            .find(|(l, _)| *l == default_locale)
+            .map_or_else(|| word(default_locale), |(_, event)| event.clone());
         NewEvent {
             dedupe_key,
             job_id: None,
             run_id: None,
-            event: word(default_locale),
-            worded: Locale::all().map(|l| (l, word(l))).collect(),
+            event,
+            worded,
         }
     }
 
