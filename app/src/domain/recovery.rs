@@ -5,8 +5,15 @@
 //! dead, skipped or re-triggered by hand only says the outage lasted *at least* that long — it
 //! is censored. Kaplan–Meier uses both without pretending the censored ones recovered.
 //!
+//! [`replay`] turns the curve into what a retry policy would have done with those episodes;
+//! [`suggest`] searches for the policy that reaches a recovery target with the least waiting.
+//!
 //! Ties follow the usual convention: at one instant, recoveries are counted before censorings,
 //! so an episode censored at `t` was still at risk when the others recovered at `t`.
+
+use serde::{Deserialize, Serialize};
+
+use super::retry::{Multiplier, RetryPolicy};
 
 /// One failure episode: how long it lasted, and whether it ended in a recovery (`true`) or
 /// was only seen to last at least that long (`false`, censored).
@@ -76,6 +83,166 @@ pub fn recovered_by(curve: &[Step], t_ms: u64) -> f64 {
         .take_while(|s| s.at_ms <= t_ms)
         .last()
         .map_or(1.0, |s| s.still_on)
+}
+
+/// Fewer episodes than this say too little: the editor then falls back to the guessed
+/// per-attempt success rate and says why.
+pub const MIN_EPISODES: usize = 10;
+
+/// A retry that recovers fewer than this share of episodes more than the retry before it adds
+/// almost nothing but waiting.
+pub const IDLE_GAIN: f64 = 0.01;
+
+/// What a policy would have done with the job's past episodes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Replay {
+    pub episodes: u32,
+    /// Of them, how many never recovered (dead, skipped, re-triggered by hand).
+    pub censored: u32,
+    /// The share of episodes over by the start of retry 1, 2, … C: what each retry recovers,
+    /// counted together with those before it.
+    pub recovered_by_retry: Vec<f64>,
+    /// The share the policy recovers in all (after its last retry).
+    pub recovered: f64,
+    /// The expected wait, from the first failure to the retry that succeeds or to giving up:
+    /// the wait before retry n counts only while the outage is still on.
+    pub expected_wait_ms: f64,
+    /// The longest recovery seen, for comparing with the policy's total wait.
+    pub longest_recovery_ms: Option<u64>,
+    /// Retries (1-based) that recover less than [`IDLE_GAIN`] more than the one before.
+    pub idle_retries: Vec<u8>,
+}
+
+impl Replay {
+    /// Enough episodes to go by (at least [`MIN_EPISODES`]).
+    pub fn is_enough(&self) -> bool {
+        self.episodes as usize >= MIN_EPISODES
+    }
+}
+
+/// Replays `policy` against `episodes`: a retry succeeds when the outage is over by the time it
+/// starts (its nominal cumulative wait; jitter averages out and run time is ignored, as in the
+/// curve the editor draws).
+pub fn replay(policy: &RetryPolicy, episodes: &[Episode]) -> Replay {
+    let curve = kaplan_meier(episodes);
+    let starts = policy.cumulative_ms();
+    let recovered_by_retry: Vec<f64> = starts
+        .iter()
+        .map(|&at| recovered_by(&curve, at as u64))
+        .collect();
+    let mut expected_wait_ms = 0.0;
+    let mut still_on = 1.0;
+    for (delay, recovered) in policy.delays_ms().iter().zip(&recovered_by_retry) {
+        expected_wait_ms += delay * still_on;
+        still_on = 1.0 - recovered;
+    }
+    let mut idle_retries = Vec::new();
+    let mut before = 0.0;
+    for (n, recovered) in (1u8..).zip(&recovered_by_retry) {
+        if recovered - before < IDLE_GAIN {
+            idle_retries.push(n);
+        }
+        before = *recovered;
+    }
+    Replay {
+        episodes: episodes.len() as u32,
+        censored: episodes.iter().filter(|e| !e.recovered).count() as u32,
+        recovered: recovered_by_retry.last().copied().unwrap_or(0.0),
+        recovered_by_retry,
+        expected_wait_ms,
+        longest_recovery_ms: episodes
+            .iter()
+            .filter(|e| e.recovered)
+            .map(|e| e.duration_ms)
+            .max(),
+        idle_retries,
+    }
+}
+
+/// A policy proposed from the evidence, for the administrator to apply or not.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Suggestion {
+    pub policy: RetryPolicy,
+    pub replay: Replay,
+    /// Whether its replay reaches the target; if not, it is the policy that recovers most.
+    pub reaches_target: bool,
+    /// Whether it stays within the sound ranges (multiplier 1.5–4, 3–10 retries); it leaves
+    /// them only when no policy inside reaches the target.
+    pub within_sound_ranges: bool,
+}
+
+/// The policy with the smallest total wait (then the fewest retries) whose replay recovers at
+/// least `target` of `episodes`, keeping `current`'s first interval, jitter and cap: first
+/// among multipliers 1.5–4.0 and 3–10 retries, then, if none there reaches the target, among
+/// every multiplier and retry count the editor allows; if none reaches it at all, the one that
+/// recovers most. `None` without enough episodes.
+pub fn suggest(current: &RetryPolicy, episodes: &[Episode], target: f64) -> Option<Suggestion> {
+    if episodes.len() < MIN_EPISODES {
+        return None;
+    }
+    let curve = kaplan_meier(episodes);
+    let candidates = |tenths: std::ops::RangeInclusive<i64>,
+                      retries: std::ops::RangeInclusive<u8>| {
+        let current = *current;
+        tenths
+            .flat_map(move |t| retries.clone().map(move |c| (t, c)))
+            .filter_map(move |(t, c)| {
+                let multiplier = Multiplier::from_tenths(t).ok()?;
+                RetryPolicy::new(
+                    current.first_ms(),
+                    multiplier,
+                    c,
+                    current.jitter(),
+                    current.cap_ms(),
+                )
+                .ok()
+            })
+    };
+    let recovered = |policy: &RetryPolicy| {
+        policy
+            .cumulative_ms()
+            .last()
+            .map_or(0.0, |&at| recovered_by(&curve, at as u64))
+    };
+    // Smallest total wait, then fewest retries, then the smaller multiplier.
+    let key = |p: &RetryPolicy| (p.total_ms(), p.max_retries(), p.multiplier().tenths());
+    let best_reaching = |policies: Vec<RetryPolicy>| {
+        policies
+            .into_iter()
+            .filter(|p| recovered(p) >= target)
+            .min_by(|a, b| {
+                key(a)
+                    .partial_cmp(&key(b))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            })
+    };
+    let sound: Vec<RetryPolicy> = candidates(15..=40, 3..=10).collect();
+    let wide: Vec<RetryPolicy> = candidates(10..=80, 1..=RetryPolicy::MAX_RETRIES).collect();
+    let (policy, reaches_target, within_sound_ranges) = if let Some(p) = best_reaching(sound) {
+        (p, true, true)
+    } else if let Some(p) = best_reaching(wide.clone()) {
+        (p, true, false)
+    } else {
+        // Nothing reaches the target: recover as much as possible, with the least waiting.
+        let most = wide.iter().map(recovered).fold(0.0, f64::max);
+        let p = wide
+            .into_iter()
+            .filter(|p| recovered(p) >= most)
+            .min_by(|a, b| {
+                key(a)
+                    .partial_cmp(&key(b))
+                    .unwrap_or(std::cmp::Ordering::Equal)
+            })?;
+        let within = (15..=40).contains(&i64::from(p.multiplier().tenths()))
+            && (3..=10).contains(&p.max_retries());
+        (p, false, within)
+    };
+    Some(Suggestion {
+        replay: replay(&policy, episodes),
+        policy,
+        reaches_target,
+        within_sound_ranges,
+    })
 }
 
 #[cfg(test)]
@@ -156,5 +323,104 @@ mod tests {
         assert!((curve[0].still_on - 2.0 / 3.0).abs() < 1e-12);
         assert_eq!(curve[1].at_risk, 1);
         assert_eq!(curve[1].still_on, 0.0);
+    }
+
+    fn policy(first_ms: u64, tenths: i64, retries: u8) -> RetryPolicy {
+        RetryPolicy::new(
+            first_ms,
+            Multiplier::from_tenths(tenths).unwrap(),
+            retries,
+            super::super::retry::Jitter::None,
+            None,
+        )
+        .unwrap()
+    }
+
+    /// Ten outages, all recovered: half within a second, three within 2.5 s, two within 6 s.
+    fn ten_recovered() -> Vec<Episode> {
+        let mut episodes = vec![ep(500, true); 5];
+        episodes.extend([ep(2_500, true); 3]);
+        episodes.extend([ep(6_000, true); 2]);
+        episodes
+    }
+
+    #[test]
+    fn a_policy_replayed_on_recovered_episodes() {
+        // Retries start 1 s, 3 s and 7 s after the first failure.
+        let replay = replay(&policy(1_000, 20, 3), &ten_recovered());
+        assert_eq!((replay.episodes, replay.censored), (10, 0));
+        let expected = [0.5, 0.8, 1.0];
+        for (got, want) in replay.recovered_by_retry.iter().zip(expected) {
+            assert!((got - want).abs() < 1e-12, "{replay:?}");
+        }
+        assert_eq!(replay.recovered, 1.0);
+        // 1 s always, 2 s for the half still failing, 4 s for the fifth still failing.
+        assert!((replay.expected_wait_ms - 2_800.0).abs() < 1e-9);
+        assert_eq!(replay.longest_recovery_ms, Some(6_000));
+        assert!(replay.idle_retries.is_empty());
+        assert!(replay.is_enough());
+    }
+
+    #[test]
+    fn a_policy_replayed_on_censored_and_mixed_episodes() {
+        let dead = vec![ep(60_000, false); 12];
+        let replay_dead = replay(&policy(1_000, 20, 4), &dead);
+        assert_eq!(replay_dead.censored, 12);
+        assert_eq!(replay_dead.recovered, 0.0);
+        // Nothing recovers, so every wait is waited and every retry is idle.
+        assert!((replay_dead.expected_wait_ms - 15_000.0).abs() < 1e-9);
+        assert_eq!(replay_dead.idle_retries, vec![1, 2, 3, 4]);
+        assert_eq!(replay_dead.longest_recovery_ms, None);
+
+        // A censored episode and a recovery at the same 3 s: the censored one counts as still
+        // failing then (at risk), so 1 of 2 recovers; the one later recovers at 20 s.
+        let mixed = [ep(3_000, false), ep(3_000, true), ep(20_000, true)];
+        let replay_mixed = replay(&policy(1_000, 20, 5), &mixed);
+        // Starts at 1, 3, 7, 15, 31 s.
+        let expected = [0.0, 1.0 / 3.0, 1.0 / 3.0, 1.0 / 3.0, 1.0];
+        for (got, want) in replay_mixed.recovered_by_retry.iter().zip(expected) {
+            assert!((got - want).abs() < 1e-12, "{replay_mixed:?}");
+        }
+        assert_eq!(replay_mixed.idle_retries, vec![1, 3, 4]);
+        assert!(!replay_mixed.is_enough());
+    }
+
+    #[test]
+    fn the_suggestion_is_the_least_waiting_that_reaches_the_target() {
+        let episodes = ten_recovered();
+        // 95 % needs the last retry at 6 s or later: three retries at ×1.8 (1 + 1.8 + 3.24 s)
+        // wait least; ×1.5 needs four (8.1 s).
+        let suggestion = suggest(&policy(1_000, 20, 3), &episodes, 0.95).unwrap();
+        assert_eq!(suggestion.policy.multiplier().tenths(), 18);
+        assert_eq!(suggestion.policy.max_retries(), 3);
+        assert!(suggestion.reaches_target && suggestion.within_sound_ranges);
+        assert_eq!(suggestion.replay.recovered, 1.0);
+
+        // Outages of 700 s with waits capped at a minute: ten retries wait 600 s at most, so
+        // the suggestion leaves the sound ranges for more retries.
+        let long = vec![ep(700_000, true); 10];
+        let capped = RetryPolicy::new(
+            100,
+            Multiplier::from_tenths(20).unwrap(),
+            3,
+            super::super::retry::Jitter::None,
+            Some(60_000),
+        )
+        .unwrap();
+        let suggestion = suggest(&capped, &long, 0.95).unwrap();
+        assert!(suggestion.reaches_target);
+        assert!(!suggestion.within_sound_ranges);
+        assert!(suggestion.policy.max_retries() > 10);
+        assert_eq!(suggestion.policy.cap_ms(), Some(60_000));
+        assert!(suggestion.policy.cumulative_ms().last().copied().unwrap() >= 700_000.0);
+
+        // Never recovered: nothing reaches the target; fewer than ten: no suggestion.
+        let dead = vec![ep(1_000, false); 10];
+        assert!(
+            !suggest(&policy(1_000, 20, 3), &dead, 0.95)
+                .unwrap()
+                .reaches_target
+        );
+        assert_eq!(suggest(&policy(1_000, 20, 3), &episodes[..9], 0.95), None);
     }
 }
