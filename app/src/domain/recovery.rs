@@ -13,7 +13,10 @@
 
 use serde::{Deserialize, Serialize};
 
+use chrono::{DateTime, Utc};
+
 use super::retry::{Multiplier, RetryPolicy};
+use super::run::{ErrorClass, Outcome};
 
 /// One failure episode: how long it lasted, and whether it ended in a recovery (`true`) or
 /// was only seen to last at least that long (`false`, censored).
@@ -83,6 +86,55 @@ pub fn recovered_by(curve: &[Step], t_ms: u64) -> f64 {
         .take_while(|s| s.at_ms <= t_ms)
         .last()
         .map_or(1.0, |s| s.still_on)
+}
+
+/// One attempt as far as episodes care: when it started and ended, and how.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct AttemptFact {
+    pub started_at: DateTime<Utc>,
+    pub finished_at: Option<DateTime<Utc>>,
+    pub outcome: Option<Outcome>,
+    pub error_class: Option<ErrorClass>,
+}
+
+/// The failure episode a run's attempts (in order) make, if they make one: its first attempt
+/// failed with an error worth retrying (not a permanent one). It lasts from that failure to
+/// the start of the attempt that succeeded (recovered), or — when no attempt succeeded — to the
+/// end of the last failed attempt (censored: dead, skipped, re-triggered by hand, or still
+/// retrying). Attempts a dying node interrupted say nothing about the job and are left out.
+pub fn episode_of(attempts: &[AttemptFact]) -> Option<Episode> {
+    let mut counted = attempts
+        .iter()
+        .filter(|a| a.outcome != Some(Outcome::Interrupted));
+    let first = counted.next()?;
+    let retried = matches!(first.outcome, Some(Outcome::Failed | Outcome::TimedOut))
+        && first.error_class.is_some_and(ErrorClass::is_retryable);
+    if !retried {
+        return None;
+    }
+    let began = first.finished_at?;
+    let since = |at: DateTime<Utc>| u64::try_from((at - began).num_milliseconds()).unwrap_or(0);
+    let mut last_failure = began;
+    for attempt in counted {
+        match attempt.outcome {
+            Some(Outcome::Succeeded) => {
+                return Some(Episode {
+                    duration_ms: since(attempt.started_at),
+                    recovered: true,
+                });
+            }
+            Some(Outcome::Failed | Outcome::TimedOut) => {
+                if let Some(at) = attempt.finished_at {
+                    last_failure = at;
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(Episode {
+        duration_ms: since(last_failure),
+        recovered: false,
+    })
 }
 
 /// Fewer episodes than this say too little: the editor then falls back to the guessed
@@ -422,5 +474,55 @@ mod tests {
                 .reaches_target
         );
         assert_eq!(suggest(&policy(1_000, 20, 3), &episodes[..9], 0.95), None);
+    }
+
+    fn attempt(
+        start_s: i64,
+        end_s: i64,
+        outcome: Outcome,
+        class: Option<ErrorClass>,
+    ) -> AttemptFact {
+        let at = |s: i64| DateTime::<Utc>::from_timestamp(1_800_000_000 + s, 0).unwrap();
+        AttemptFact {
+            started_at: at(start_s),
+            finished_at: Some(at(end_s)),
+            outcome: Some(outcome),
+            error_class: class,
+        }
+    }
+
+    #[test]
+    fn a_runs_attempts_make_an_episode_when_its_first_attempt_failed_retryably() {
+        let transient = Some(ErrorClass::Transient);
+        // Failed at 1 s, failed again at 11 s, succeeded when tried at 30 s: 29 s.
+        let recovered = [
+            attempt(0, 1, Outcome::Failed, transient),
+            attempt(10, 11, Outcome::Failed, transient),
+            attempt(30, 31, Outcome::Succeeded, None),
+        ];
+        assert_eq!(episode_of(&recovered), Some(ep(29_000, true)));
+        // A node that died mid-attempt says nothing about the job.
+        let interrupted = [
+            attempt(0, 1, Outcome::Interrupted, Some(ErrorClass::Interrupted)),
+            attempt(5, 6, Outcome::TimedOut, Some(ErrorClass::Timeout)),
+            attempt(20, 21, Outcome::Succeeded, None),
+        ];
+        assert_eq!(episode_of(&interrupted), Some(ep(14_000, true)));
+        // Never recovered: at least until the last failure ended (a permanent error ends it).
+        let dead = [
+            attempt(0, 1, Outcome::Failed, transient),
+            attempt(10, 12, Outcome::Failed, Some(ErrorClass::Permanent)),
+        ];
+        assert_eq!(episode_of(&dead), Some(ep(11_000, false)));
+        // Not episodes: first attempt succeeded, failed permanently, or is still running.
+        assert_eq!(episode_of(&[attempt(0, 1, Outcome::Succeeded, None)]), None);
+        assert_eq!(
+            episode_of(&[attempt(0, 1, Outcome::Failed, Some(ErrorClass::Permanent))]),
+            None
+        );
+        let mut running = attempt(0, 1, Outcome::Failed, transient);
+        running.outcome = None;
+        assert_eq!(episode_of(&[running]), None);
+        assert_eq!(episode_of(&[]), None);
     }
 }
