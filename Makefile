@@ -34,6 +34,9 @@ SITE := $(CARGO_TARGET_DIR)/$(if $(filter release,$(PROFILE)),site-release,site)
 BIN := $(CARGO_TARGET_DIR)/$(BIN_DIR)/bulwark
 WASM := $(CARGO_TARGET_DIR)/wasm32-unknown-unknown/$(WASM_DIR)/frontend.wasm
 WASM_BINDGEN_VERSION := $(shell sed -n '/^name = "wasm-bindgen"$$/{n;s/^version = "\(.*\)"/\1/p;}' Cargo.lock)
+# The splitter reads the sections wasm_split_helpers (a Leptos dependency) writes; its minor
+# version must follow that crate's.
+WASM_SPLIT_VERSION := 0.2.4
 # Crates shared by the server and the test binaries: test only these, never `--workspace`,
 # which would build `app` with its `ssr` and `hydrate` features together.
 HOST_PACKAGES := -p app -p server -p migration
@@ -59,6 +62,10 @@ tools:
 	  cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION) --force; \
 	fi
 	@[ frontend/node_modules/.package-lock.json -nt frontend/package-lock.json ] || npm ci --prefix frontend --no-audit --no-fund
+	@if ! cargo install --list | grep -qx "wasm_split_cli_support v$(WASM_SPLIT_VERSION):"; then \
+	  echo "installing wasm-split-cli $(WASM_SPLIT_VERSION) to match Cargo.lock (a few minutes, once)"; \
+	  cargo install wasm_split_cli_support --version $(WASM_SPLIT_VERSION) --features build-binary --locked --force; \
+	fi
 	@if [ "$(PROFILE)" = release ] && ! command -v wasm-opt >/dev/null; then \
 	  npm install --global --no-audit --no-fund binaryen; fi
 
@@ -78,11 +85,19 @@ tools-test: tools
 # Build
 
 .PHONY: site build
+# Each page is a wasm chunk of its own (app/src/pages/routes.rs): the linker keeps its
+# relocations (--emit-relocs) so wasm-split-cli can cut the module at the `#[lazy_route]`
+# points; wasm-bindgen then binds the main part, keeping the exports the chunks import.
 site: tools
-	cargo build -p frontend --lib --target wasm32-unknown-unknown $(WASM_PROFILE_FLAG)
-	@mkdir -p $(SITE)/pkg $(SITE)/vendor
-	wasm-bindgen --target web --no-typescript --out-dir $(SITE)/pkg --out-name bulwark $(WASM)
-	@if [ "$(PROFILE)" = release ]; then wasm-opt -Oz -o $(SITE)/pkg/bulwark_bg.wasm $(SITE)/pkg/bulwark_bg.wasm; fi
+	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-Clink-args=--emit-relocs" \
+	  cargo build -p frontend --lib --target wasm32-unknown-unknown $(WASM_PROFILE_FLAG)
+	@rm -rf $(SITE)/pkg && mkdir -p $(SITE)/pkg $(SITE)/vendor
+	wasm-split-cli --target web --out-name bulwark $(WASM) $(SITE)/pkg
+	wasm-bindgen --target web --no-typescript --keep-lld-exports --no-demangle \
+	  --out-dir $(SITE)/pkg --out-name bulwark $(SITE)/pkg/bulwark.wasm
+	@rm $(SITE)/pkg/bulwark.wasm
+	@if [ "$(PROFILE)" = release ]; then for wasm in $(SITE)/pkg/*.wasm; do \
+	  wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int -o $$wasm $$wasm; done; fi
 	@cp style/main.css $(SITE)/pkg/bulwark.css
 	@cp -R frontend/public/. $(SITE)/
 	@frontend/node_modules/.bin/esbuild frontend/echarts.mjs --bundle --minify --format=iife \
@@ -98,7 +113,8 @@ build: site
 
 DIST ?= dist
 PREFIX ?= /usr/local
-# The release wasm as browsers download it (Brotli), in bytes. The aim is 400 KB.
+# The main wasm module as browsers download it (Brotli), in bytes: what every page loads before
+# its own group's chunks (`bulwark assets` prints each group's first load). The aim is 400 KB.
 WASM_BUDGET ?= 600000
 
 .PHONY: dist install
@@ -111,8 +127,8 @@ dist:
 	@echo "binary: $$(du -h $(DIST)/bulwark | cut -f1) ($$(stat -c %s $(DIST)/bulwark) bytes) in $(DIST)/bulwark"
 	@$(DIST)/bulwark assets --tsv | awk -F'\t' -v budget=$(WASM_BUDGET) \
 	  '$$1 == "pkg/bulwark_bg.wasm" { found = 1; if ($$3 > budget) { \
-	    printf "error: the wasm is %d bytes compressed, over its budget of %d\n", $$3, budget; exit 1 } \
-	    else printf "wasm budget: %d of %d bytes compressed\n", $$3, budget } \
+	    printf "error: the main wasm is %d bytes compressed, over its budget of %d\n", $$3, budget; exit 1 } \
+	    else printf "wasm budget: the main module, %d of %d bytes compressed\n", $$3, budget } \
 	   END { if (!found) { print "error: no wasm in the binary"; exit 1 } }'
 
 # Cold-cache page loads of the release binary, on localhost and on Chrome's "Fast 4G" profile

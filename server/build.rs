@@ -19,9 +19,14 @@ const COMPRESSIBLE: &[&str] = &[
     "js", "mjs", "css", "wasm", "svg", "json", "html", "txt", "map",
 ];
 
-/// The wasm-bindgen glue and the module it loads change together and are fetched from one
-/// directory (Leptos's hydration script takes one root for both), so they share one hash.
-const UNIT: [&str; 2] = ["pkg/bulwark.js", "pkg/bulwark_bg.wasm"];
+/// The wasm-bindgen glue, the module it loads, the split loader (`__wasm_split.js`) and the
+/// pages' wasm chunks change together and find each other by relative URLs (Leptos's hydration
+/// script takes one root for the glue and its module), so they share one hash.
+fn in_unit(relative: &str) -> bool {
+    relative.strip_prefix("pkg/").is_some_and(|name| {
+        !name.contains('/') && (name.ends_with(".js") || name.ends_with(".wasm"))
+    })
+}
 
 fn main() -> Result<(), Box<dyn Error>> {
     let git = GitclBuilder::default().sha(true).dirty(false).build()?;
@@ -68,7 +73,8 @@ fn embed(site: &Path, out: &Path) -> Result<String, Box<dyn Error>> {
     }
     let unit = {
         let mut hasher = Sha256::new();
-        for name in UNIT {
+        for name in files.iter().filter(|name| in_unit(name)) {
+            hasher.update(name.as_bytes());
             hasher.update(std::fs::read(site.join(name))?);
         }
         hex(&hasher.finalize())
@@ -81,7 +87,7 @@ fn embed(site: &Path, out: &Path) -> Result<String, Box<dyn Error>> {
         let source = site.join(relative);
         println!("cargo:rerun-if-changed={}", source.display());
         let bytes = std::fs::read(&source)?;
-        let hash = if UNIT.contains(&relative.as_str()) {
+        let hash = if in_unit(relative) {
             unit.clone()
         } else {
             hash

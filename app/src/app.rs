@@ -5,12 +5,13 @@ use crate::context::use_context;
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Title, provide_meta_context};
 use leptos_router::{
+    Lazy,
     components::{ParentRoute, Route, Router, Routes},
     path,
 };
 
 use crate::components::layout::Layout;
-use crate::pages;
+use crate::pages::{self, routes};
 
 /// The Content-Security-Policy of every page: scripts only from this origin or inline with
 /// this response's nonce (Leptos puts it on its hydration scripts), WebAssembly allowed to
@@ -42,6 +43,17 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
     let assets = use_context::<crate::state::AppState>()
         .map(|state| state.assets)
         .unwrap_or_default();
+    // Leptos's response writer turns the page groups this render used into preload links for
+    // their chunks (`leptos_integration_utils`), from this manifest: the group's files below the
+    // hydration root, and the split loader's name.
+    #[cfg(feature = "ssr")]
+    if !assets.page_chunks().is_empty() {
+        provide_context(leptos::WasmSplitManifest(ArcStoredValue::new((
+            format!("{}/pkg", assets.hydration_root()),
+            assets.page_chunks().clone(),
+            "__wasm_split.js".to_string(),
+        ))));
+    }
     #[cfg(feature = "ssr")]
     let (icon, css, echarts, root) = (
         assets.url("favicon.svg"),
@@ -97,24 +109,24 @@ pub fn App() -> impl IntoView {
         } />
         <Router>
             <Routes fallback=pages::not_found::NotFound>
-                <Route path=path!("/login") view=pages::login::LoginPage />
+                <Route path=path!("/login") view={Lazy::<routes::LoginRoute>::new()} />
                 <ParentRoute path=path!("") view=Layout>
-                    <Route path=path!("") view=pages::home::HomePage />
-                    <Route path=path!("jobs") view=pages::jobs::JobsPage />
-                    <Route path=path!("jobs/new") view=pages::job_edit::JobEditPage />
-                    <Route path=path!("jobs/:id") view=pages::job_edit::JobEditPage />
-                    <Route path=path!("runs") view=pages::runs::RunsPage />
-                    <Route path=path!("runs/:id") view=pages::run_detail::RunDetailPage />
-                    <Route path=path!("failed") view=pages::failed::FailedPage />
-                    <Route path=path!("traffic") view=pages::traffic::TrafficPage />
-                    <Route path=path!("traffic/hits") view=pages::traffic_hits::TrafficHitsPage />
-                    <Route path=path!("traffic/sites") view=pages::traffic_sites::TrafficSitesPage />
-                    <Route path=path!("notifications") view=pages::notifications::NotificationsPage />
-                    <Route path=path!("settings") view=pages::settings::SettingsPage />
-                    <Route path=path!("maintenance") view=pages::maintenance::MaintenancePage />
-                    <Route path=path!("account") view=pages::account::AccountPage />
-                    <Route path=path!("audit") view=pages::audit::AuditPage />
-                    <Route path=path!("api-docs") view=pages::api_docs::ApiDocsPage />
+                    <Route path=path!("") view={Lazy::<routes::HomeRoute>::new()} />
+                    <Route path=path!("jobs") view={Lazy::<routes::JobsRoute>::new()} />
+                    <Route path=path!("jobs/new") view={Lazy::<routes::JobEditRoute>::new()} />
+                    <Route path=path!("jobs/:id") view={Lazy::<routes::JobEditRoute>::new()} />
+                    <Route path=path!("runs") view={Lazy::<routes::RunsRoute>::new()} />
+                    <Route path=path!("runs/:id") view={Lazy::<routes::RunDetailRoute>::new()} />
+                    <Route path=path!("failed") view={Lazy::<routes::FailedRoute>::new()} />
+                    <Route path=path!("traffic") view={Lazy::<routes::TrafficRoute>::new()} />
+                    <Route path=path!("traffic/hits") view={Lazy::<routes::TrafficHitsRoute>::new()} />
+                    <Route path=path!("traffic/sites") view={Lazy::<routes::TrafficSitesRoute>::new()} />
+                    <Route path=path!("notifications") view={Lazy::<routes::NotificationsRoute>::new()} />
+                    <Route path=path!("settings") view={Lazy::<routes::SettingsRoute>::new()} />
+                    <Route path=path!("maintenance") view={Lazy::<routes::MaintenanceRoute>::new()} />
+                    <Route path=path!("account") view={Lazy::<routes::AccountRoute>::new()} />
+                    <Route path=path!("audit") view={Lazy::<routes::AuditRoute>::new()} />
+                    <Route path=path!("api-docs") view={Lazy::<routes::ApiDocsRoute>::new()} />
                 </ParentRoute>
             </Routes>
         </Router>

@@ -37,6 +37,7 @@ pub struct AppState {
 #[derive(Clone, Debug, Default)]
 pub struct AssetUrls {
     hashes: std::sync::Arc<std::collections::HashMap<String, String>>,
+    page_chunks: std::sync::Arc<std::collections::HashMap<String, Vec<String>>>,
 }
 
 impl AssetUrls {
@@ -44,7 +45,23 @@ impl AssetUrls {
     pub fn versioned(hashes: std::collections::HashMap<String, String>) -> Self {
         AssetUrls {
             hashes: std::sync::Arc::new(hashes),
+            page_chunks: Default::default(),
         }
+    }
+
+    /// With the wasm chunks each group of pages needs (`app/src/pages/routes.rs`), by group,
+    /// as file names in `pkg/` without `.wasm`: the shell asks the browser to fetch a page's
+    /// chunks together with the main module instead of after it.
+    pub fn with_page_chunks(
+        mut self,
+        chunks: std::collections::HashMap<String, Vec<String>>,
+    ) -> Self {
+        self.page_chunks = std::sync::Arc::new(chunks);
+        self
+    }
+
+    pub fn page_chunks(&self) -> &std::collections::HashMap<String, Vec<String>> {
+        &self.page_chunks
     }
 
     /// `path` is relative to the site's root, such as `pkg/bulwark.css`.
@@ -56,7 +73,7 @@ impl AssetUrls {
     }
 
     /// The prefix Leptos's hydration script puts before `/pkg/bulwark.js` and its wasm, which
-    /// share one hash.
+    /// share one hash with the split loader and the pages' chunks beside them.
     pub fn hydration_root(&self) -> String {
         match self.hashes.get("pkg/bulwark.js") {
             Some(hash) => format!("/assets/{hash}"),

@@ -62,6 +62,15 @@ test("the binary alone serves its site compressed, cached for good, and hydrates
   // Another hash is not this build's file.
   const stale = await request.get(`${base}${wasm!.replace(/[0-9a-f]{16}/, "0000000000000000")}`);
   expect(stale.status()).toBe(404);
+  // The page's own group of chunks (app/src/pages/routes.rs) is asked for beside the main
+  // module, from the same hashed directory, and served the same way.
+  const chunk = html.match(/href="(\/assets\/[0-9a-f]{16}\/pkg\/split_sign_in\.wasm)"[^>]*rel="preload"|rel="preload"[^>]*href="(\/assets\/[0-9a-f]{16}\/pkg\/split_sign_in\.wasm)"/);
+  const chunkUrl = chunk?.[1] ?? chunk?.[2];
+  expect(chunkUrl, "the sign-in page preloads its chunk").toBeTruthy();
+  expect(chunkUrl!.slice(0, 25)).toBe(wasm!.slice(0, 25));
+  const chunkRes = await request.get(`${base}${chunkUrl}`, { headers: { "accept-encoding": "br" } });
+  expect(chunkRes.status()).toBe(200);
+  expect(chunkRes.headers()["cache-control"]).toBe("public, max-age=31536000, immutable");
   // Pages are compressed on the way out and never cached.
   const page_ = await request.get(`${base}/login`, { headers: { "accept-encoding": "gzip" } });
   expect(page_.headers()["content-encoding"]).toBe("gzip");
@@ -73,4 +82,13 @@ test("the binary alone serves its site compressed, cached for good, and hydrates
   await page.getByLabel("Password").fill("alone-password");
   await page.getByRole("button", { name: "Sign in" }).click();
   await expect(page.getByTestId("current-user")).toHaveText("admin");
+  // Moving to a page of another group fetches that group's chunk and renders it in the
+  // browser, without a page load.
+  const fetched = page.waitForRequest(/\/pkg\/split_job_editor\.wasm$/);
+  await page.evaluate(() => ((window as any).__pageLoadMark = true));
+  await page.getByRole("link", { name: "Jobs", exact: true }).first().click();
+  await page.getByRole("link", { name: "New job" }).click();
+  await fetched;
+  await expect(page.locator("#job-name")).toBeVisible();
+  expect(await page.evaluate(() => (window as any).__pageLoadMark)).toBe(true);
 });

@@ -12,6 +12,7 @@ pub mod login;
 pub mod maintenance;
 pub mod not_found;
 pub mod notifications;
+pub mod routes;
 pub mod run_detail;
 pub mod runs;
 pub mod settings;

@@ -60,9 +60,10 @@ impl Site {
         }
     }
 
-    /// The URL of each file the pages link to: content-addressed when embedded.
+    /// The URL of each file the pages link to (content-addressed when embedded), and the
+    /// chunks each group of pages loads.
     pub fn urls(&self) -> app::state::AssetUrls {
-        match self {
+        let urls = match self {
             Site::Embedded(files) => app::state::AssetUrls::versioned(
                 files
                     .values()
@@ -70,6 +71,26 @@ impl Site {
                     .collect(),
             ),
             Site::Disk(_) => app::state::AssetUrls::default(),
+        };
+        let loader = match self {
+            Site::Embedded(files) => files
+                .get(SPLIT_LOADER)
+                .map(|file| String::from_utf8_lossy(file.raw).into_owned()),
+            Site::Disk(dir) => std::fs::read_to_string(dir.join(SPLIT_LOADER)).ok(),
+        };
+        match loader {
+            Some(loader) => {
+                let chunks = page_chunks(&loader);
+                if chunks.is_empty() {
+                    tracing::warn!(
+                        file = SPLIT_LOADER,
+                        "no page groups found in the split loader: pages will load their chunks \
+                         only after the main module"
+                    );
+                }
+                urls.with_page_chunks(chunks)
+            }
+            None => urls,
         }
     }
 
@@ -203,6 +224,83 @@ fn accepted_encodings(headers: &HeaderMap) -> Accepted {
     }
 }
 
+/// The loader `wasm-split-cli` writes beside the main module (`make site`).
+pub const SPLIT_LOADER: &str = "pkg/__wasm_split.js";
+
+/// For each group of pages (the first argument of `wasm_split` in `app/src/pages/routes.rs`),
+/// the wasm files in `pkg/` its pages need besides the main module, without `.wasm`: the
+/// group's own file first, then the chunks it shares with other groups.
+///
+/// Read from the loader wasm-split-cli 0.2 writes, where each file is a `makeLoad` entry:
+///
+/// ```text
+/// const __chunk_17 = makeLoad(() => { const src = fetch(new URL("./chunk_17.wasm", …)); … }
+/// , [__chunk_3]);
+/// export const __wasm_split_load_traffic = wrapAsyncCb(makeLoad(() => { … "./split_traffic.wasm" … }
+/// , [__chunk_17, __chunk_18]));
+/// ```
+///
+/// A loader in another shape gives an empty map (the caller warns): the chunks then load as
+/// before, only later.
+pub fn page_chunks(loader: &str) -> HashMap<String, Vec<String>> {
+    const GROUP: &str = "export const __wasm_split_load_";
+    const CHUNK: &str = "const __chunk_";
+    // Each entry: its name, its file and the entries it depends on.
+    let mut entries: Vec<(&str, &str, Vec<&str>)> = Vec::new();
+    let mut rest = loader;
+    while let Some((at, marker)) = [GROUP, CHUNK]
+        .iter()
+        .filter_map(|marker| rest.find(marker).map(|at| (at, *marker)))
+        .min()
+    {
+        let entry = &rest[at..];
+        let declared = entry.strip_prefix("export ").unwrap_or(entry);
+        let Some(name) = declared["const ".len()..].split(' ').next() else {
+            break;
+        };
+        let file = entry
+            .split_once("new URL(\"./")
+            .and_then(|(_, after)| after.split_once(".wasm\""))
+            .map(|(file, _)| file);
+        let deps = entry
+            .split_once("\n, [")
+            .and_then(|(_, after)| after.split_once(']'));
+        let (Some(file), Some((deps, _))) = (file, deps) else {
+            break;
+        };
+        let deps = deps
+            .split(',')
+            .map(str::trim)
+            .filter(|d| !d.is_empty())
+            .collect();
+        entries.push((name, file, deps));
+        rest = &entry[marker.len()..];
+    }
+    let by_name: HashMap<&str, (&str, &Vec<&str>)> = entries
+        .iter()
+        .map(|(name, file, deps)| (*name, (*file, deps)))
+        .collect();
+    let mut groups = HashMap::new();
+    for (name, file, deps) in &entries {
+        let Some(group) = name.strip_prefix("__wasm_split_load_") else {
+            continue;
+        };
+        let mut files = vec![file.to_string()];
+        let mut pending: Vec<&str> = deps.clone();
+        while let Some(dep) = pending.pop() {
+            if let Some((file, deps)) = by_name.get(dep)
+                && !files.iter().any(|known| known == file)
+            {
+                files.push(file.to_string());
+                pending.extend(deps.iter());
+            }
+        }
+        files[1..].sort();
+        groups.insert(group.to_string(), files);
+    }
+    groups
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -247,5 +345,42 @@ mod tests {
             }
         );
         assert_eq!(accepted_encodings(&HeaderMap::new()), Accepted::default());
+    }
+
+    /// The shape wasm-split-cli 0.2.4 writes (abridged from a real `make site`).
+    const LOADER: &str = r#"import { initSync } from "./bulwark.js";
+function makeLoad(fetcher, deps) { }
+/* __a, __b */
+const __chunk_17 = makeLoad(() => {
+    const src = fetch(new URL("./chunk_17.wasm", import.meta.url));
+    src.catch(() => {});
+    return async (imports) => debugWrap(WebAssembly.instantiateStreaming(src, imports));
+}
+, []);
+const __chunk_18 = makeLoad(() => {
+    const src = fetch(new URL("./chunk_18.wasm", import.meta.url));
+    return async (imports) => debugWrap(WebAssembly.instantiateStreaming(src, imports));
+}
+, [__chunk_17]);
+export const __wasm_split_load_traffic = wrapAsyncCb(makeLoad(() => {
+    const src = fetch(new URL("./split_traffic.wasm", import.meta.url));
+    return async (imports) => debugWrap(WebAssembly.instantiateStreaming(src, imports));
+}
+, [__chunk_18]));
+export const __wasm_split_load_sign_in = wrapAsyncCb(makeLoad(() => {
+    const src = fetch(new URL("./split_sign_in.wasm", import.meta.url));
+    return async (imports) => debugWrap(WebAssembly.instantiateStreaming(src, imports));
+}
+, []));
+"#;
+
+    #[test]
+    fn page_groups_and_their_chunks_are_read_from_the_loader() {
+        let groups = page_chunks(LOADER);
+        assert_eq!(groups.len(), 2);
+        // A chunk's own dependencies count too.
+        assert_eq!(groups["traffic"], ["split_traffic", "chunk_17", "chunk_18"]);
+        assert_eq!(groups["sign_in"], ["split_sign_in"]);
+        assert!(page_chunks("export default {};").is_empty());
     }
 }
