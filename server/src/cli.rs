@@ -391,7 +391,9 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             );
             Ok(())
         }
-        Command::Policy(PolicyCommand::Preview(args)) => crate::commands::policy::preview(&args),
+        Command::Policy(PolicyCommand::Preview(args)) => {
+            crate::commands::policy::preview(&args, async || connect(&config).await).await
+        }
         Command::Bench(BenchCommand::Engine(args)) => {
             crate::commands::bench_engine::engine(&args).await
         }

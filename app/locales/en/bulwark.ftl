@@ -1076,3 +1076,26 @@ error-range-future = the range ends on { $to }, which is after today ({ $today }
 error-range-retention = traffic is kept { $days } days: the range must start on or after { $earliest }, not { $from }
 error-range-type = '{ $text }' is not a visitor type: use all, human or bot
 chat-summary = { $count } more alerts while the channel was at its rate limit
+retry-chart-recovered = Past outages recovered
+retry-chart-recovered-axis = % recovered
+retry-recovered-past = Of this job's past outages, recovered within { $count ->
+    [one] { $count } retry
+   *[other] { $count } retries
+}
+evidence-title = What this job's own failures say
+evidence-new-job = Once this job has run and failed, its failures show here what a policy would have recovered.
+evidence-too-few = Only { $count } failure episodes on record; { $needed } are needed to go by, so the chance above is the guessed rate.
+evidence-basis = Replayed against { $episodes } failure episodes of this job ({ $censored } never recovered): the share over by the time each retry starts.
+evidence-col-starts = Starts after
+evidence-col-edited = This policy
+evidence-col-in-force = Policy in force
+evidence-idle = adds under 1 %
+evidence-summary = { $recovered } recovered, expected wait { $wait }
+evidence-target = Recovery target
+evidence-suggest = Suggest a policy
+evidence-no-suggestion = No suggestion: fix the fields first.
+evidence-suggestion = Suggested: recovers { $recovered } of past outages, { $wait } of waiting at most.
+evidence-unreachable = No policy reaches the target: these outages outlast any schedule the editor allows. This one recovers the most with the least waiting.
+evidence-outside-ranges = Reaching the target takes more than the sound ranges (multiplier 1.5–4, 3–10 retries).
+evidence-already = The fields already hold this policy.
+evidence-apply = Apply

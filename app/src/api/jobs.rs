@@ -178,6 +178,24 @@ pub async fn effective_timeout(
     )
 }
 
+/// The job's failure episodes (`services::evidence`): the editor replays policies against
+/// them in the browser as the sliders move.
+#[server(endpoint = "jobs/episodes")]
+pub async fn job_episodes(id: i64) -> Result<Vec<crate::domain::recovery::Episode>, AppError> {
+    super::respond(
+        async {
+            super::auth::require_user()?;
+            let state = super::state()?;
+            // A job that does not exist is a 404, not an empty history.
+            crate::services::jobs::get(&state.db, id)
+                .await
+                .map_err(job_error)?;
+            Ok(crate::services::evidence::episodes(&state.db, id).await?)
+        }
+        .await,
+    )
+}
+
 /// The job's trigger URL, for admins only (its id is a credential).
 #[server(endpoint = "jobs/hook")]
 pub async fn job_hook(id: i64) -> Result<Option<crate::views::jobs::Hook>, AppError> {

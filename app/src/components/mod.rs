@@ -5,3 +5,4 @@ pub mod form;
 pub mod layout;
 pub mod retry_chart;
 pub mod retry_editor;
+pub mod retry_evidence;

@@ -30,7 +30,9 @@ pub fn needs_log_scale(policy: &RetryPolicy) -> bool {
     smallest > 0.0 && largest / smallest >= LOG_SCALE_RATIO
 }
 
-pub fn retry_chart(policy: &RetryPolicy, warnings: &[Warning]) -> Chart {
+/// `recovery`, when the job has enough failure episodes, is the share of them recovered by
+/// each retry (`crate::domain::recovery::replay`), drawn as a line on a second axis in percent.
+pub fn retry_chart(policy: &RetryPolicy, warnings: &[Warning], recovery: Option<&[f64]>) -> Chart {
     let log = needs_log_scale(policy);
     let labels: Vec<String> = (1..=policy.max_retries()).map(|n| n.to_string()).collect();
     let delays: Vec<f64> = policy.delays_ms().into_iter().map(seconds).collect();
@@ -122,6 +124,28 @@ pub fn retry_chart(policy: &RetryPolicy, warnings: &[Warning]) -> Chart {
         )
         .series(delay_series)
         .series(total_series);
+    if let Some(recovery) = recovery {
+        chart = chart
+            .y_axis(
+                Axis::new()
+                    .type_(AxisType::Value)
+                    .name(crate::t!("retry-chart-recovered-axis"))
+                    .min(0)
+                    .max(100),
+            )
+            .series(
+                Line::new()
+                    .name(crate::t!("retry-chart-recovered"))
+                    .y_axis_index(1)
+                    .item_style(ItemStyle::new().color("#2b8a3e"))
+                    .data(
+                        recovery
+                            .iter()
+                            .map(|share| share * 100.0)
+                            .collect::<Vec<f64>>(),
+                    ),
+            );
+    }
 
     if policy.jitter() != crate::domain::retry::Jitter::None {
         chart = chart
@@ -168,7 +192,7 @@ mod tests {
     #[test]
     fn bars_and_totals_match_the_domain() {
         let p = policy(2_000, 20, 5, Jitter::None, None);
-        let json = serde_json::to_value(retry_chart(&p, &[])).unwrap();
+        let json = serde_json::to_value(retry_chart(&p, &[], None)).unwrap();
         assert_eq!(
             json["series"][0]["data"],
             serde_json::json!([2.0, 4.0, 8.0, 16.0, 32.0])
@@ -189,7 +213,7 @@ mod tests {
     fn wide_curves_go_log_and_show_the_cap_band_and_warnings() {
         let p = policy(1_000, 80, 16, Jitter::Full, Some(3_600_000));
         let warnings = p.warnings(&WarningContext::default());
-        let json = serde_json::to_value(retry_chart(&p, &warnings)).unwrap();
+        let json = serde_json::to_value(retry_chart(&p, &warnings, None)).unwrap();
         assert_eq!(json["yAxis"]["type"], "log");
         assert_eq!(json["series"][0]["markLine"]["data"][0]["yAxis"], 3600.0);
         assert_eq!(json["series"].as_array().unwrap().len(), 4);

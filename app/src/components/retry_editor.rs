@@ -11,8 +11,10 @@ use leptos::prelude::*;
 use crate::api::AppError;
 use crate::components::chart::EChart;
 use crate::components::retry_chart::retry_chart;
+use crate::components::retry_evidence::RetryEvidence;
 use crate::domain::cron::parse_timezone;
 use crate::domain::duration;
+use crate::domain::recovery::{Episode, MIN_EPISODES, replay};
 use crate::domain::retry::{
     Jitter, RetryInput, RetryPolicy, WarningContext, presets, success_probability,
 };
@@ -58,6 +60,12 @@ pub fn RetryEditor(
     /// The last save's errors; those for `retry.*` show beside their field.
     #[prop(into)]
     saved_errors: Signal<Option<AppError>>,
+    /// The job's failure episodes (`None` for a job not saved yet), for the evidence panel.
+    #[prop(into, optional)]
+    episodes: Signal<Option<Vec<Episode>>>,
+    /// The policy saved with the job, replayed beside the edited one.
+    #[prop(default = None)]
+    in_force: Option<RetryPolicy>,
     #[prop(default = false)] readonly: bool,
 ) -> impl IntoView {
     let tolerance = RwSignal::new(String::new());
@@ -89,11 +97,21 @@ pub fn RetryEditor(
         }),
         Err(_) => Vec::new(),
     });
+    // With enough episodes, what the edited policy would have recovered of them replaces the
+    // guessed per-attempt rate, in the facts and as the chart's second axis.
+    let evidence = Memo::new(move |_| {
+        let policy = parsed.get().ok()?;
+        episodes.with(|e| {
+            e.as_ref()
+                .filter(|e| e.len() >= MIN_EPISODES)
+                .map(|e| replay(&policy, e))
+        })
+    });
     let chart = Signal::derive(move || {
-        parsed
-            .get()
-            .ok()
-            .map(|policy| warnings.with(|w| retry_chart(&policy, w)))
+        parsed.get().ok().map(|policy| {
+            let recovery = evidence.with(|r| r.as_ref().map(|r| r.recovered_by_retry.clone()));
+            warnings.with(|w| retry_chart(&policy, w, recovery.as_deref()))
+        })
     });
 
     // Redraw latency: from the input event to the end of ECharts' setOption.
@@ -287,13 +305,23 @@ pub fn RetryEditor(
                         Ok(policy) => {
                             let c = policy.max_retries();
                             let p = f64::from(success_pct.get()) / 100.0;
+                            let (recovery_label, recovery) = match evidence.get() {
+                                Some(replayed) => (
+                                    t!("retry-recovered-past", count = c),
+                                    replayed.recovered,
+                                ),
+                                None => (
+                                    t!("retry-recovered-within", count = c),
+                                    success_probability(p, u32::from(c)),
+                                ),
+                            };
                             view! {
                                 <dl class="facts">
                                     <dt>{t!("retry-total-wait")}</dt>
                                     <dd data-testid="total-wait">{human_ms(policy.total_ms())}</dd>
-                                    <dt>{t!("retry-recovered-within", count = c)}</dt>
+                                    <dt>{recovery_label}</dt>
                                     <dd data-testid="recovery">
-                                        {crate::i18n::current().percent(success_probability(p, u32::from(c)))}
+                                        {crate::i18n::current().percent(recovery)}
                                     </dd>
                                     <dt>{t!("retry-dm", retry = c)}</dt>
                                     <dd data-testid="sensitivity-m">
@@ -333,6 +361,14 @@ pub fn RetryEditor(
                 </aside>
             </div>
             }.into_any()}
+
+            <RetryEvidence
+                episodes
+                edited=Signal::derive(move || parsed.get().ok())
+                in_force
+                retry
+                readonly
+            />
 
             {move || {
                 parsed

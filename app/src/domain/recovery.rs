@@ -20,7 +20,7 @@ use super::run::{ErrorClass, Outcome};
 
 /// One failure episode: how long it lasted, and whether it ended in a recovery (`true`) or
 /// was only seen to last at least that long (`false`, censored).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Episode {
     pub duration_ms: u64,
     pub recovered: bool,

@@ -107,6 +107,18 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
         None => t!("jobs-new"),
     };
     let retry = RwSignal::new(input.retry.clone());
+    // The policy saved with the job, and the job's failure episodes: the retry editor replays
+    // policies against them (its evidence panel).
+    let in_force = id.and_then(|_| crate::domain::retry::RetryPolicy::parse(&input.retry).ok());
+    let episodes = Resource::new(
+        move || id,
+        |id| async move {
+            match id {
+                Some(id) => crate::api::jobs::job_episodes(id).await.ok(),
+                None => None,
+            }
+        },
+    );
     let job = RwSignal::new(input);
     let save = ServerAction::<SaveJob>::new();
     let navigate = use_navigate();
@@ -275,7 +287,8 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
             {view! {
             <section class="card">
                 <h2>{t!("job-retry-policy")}</h2>
-                <RetryEditor retry cron_period_ms=cron_period timezone saved_errors=saved_error readonly />
+                <RetryEditor retry cron_period_ms=cron_period timezone saved_errors=saved_error readonly
+                    episodes=Signal::derive(move || episodes.get().flatten()) in_force />
             </section>
             }.into_any()}
 

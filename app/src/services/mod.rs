@@ -11,6 +11,7 @@ pub mod audit;
 pub mod channel_outbox;
 pub mod channels;
 pub mod digest;
+pub mod evidence;
 pub mod failed;
 pub mod gauges;
 pub mod hooks;

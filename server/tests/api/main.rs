@@ -10,6 +10,7 @@ mod channels;
 mod cli;
 mod cluster;
 mod engine;
+mod evidence;
 mod failed;
 mod faults;
 mod health;

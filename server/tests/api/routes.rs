@@ -96,6 +96,7 @@ fn server_functions() -> Vec<(&'static str, Access, Args)> {
         ("maintenance/resume", Change, Form(&[])),
         ("maintenance/cancel", Change, Form(&[("id", "999999")])),
         ("jobs/timeout", Read, Form(&[("id", "999999")])),
+        ("jobs/episodes", Read, Form(&[("id", "999999")])),
         ("jobs/run-now", Change, Form(&[("id", "999999")])),
         ("nodes/list", Read, Form(&[])),
         ("mail/outbox", Read, Form(&[])),

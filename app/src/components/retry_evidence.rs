@@ -1,0 +1,228 @@
+//! The retry editor's evidence panel: the policy being edited and the one in force, replayed
+//! against the job's own failure episodes (`crate::domain::recovery`), side by side per retry,
+//! and "Suggest a policy" for a recovery target, shown as a change the administrator applies or
+//! not. Everything is computed in the browser from the episodes the page loaded once.
+
+use leptos::prelude::*;
+
+use crate::domain::recovery::{Episode, MIN_EPISODES, Replay, Suggestion, replay, suggest};
+use crate::domain::retry::{RetryInput, RetryPolicy};
+use crate::i18n::duration as human_ms;
+use crate::t;
+
+/// The recovery targets "Suggest" offers.
+const TARGETS: [(u32, f64); 2] = [(95, 0.95), (99, 0.99)];
+
+#[component]
+pub fn RetryEvidence(
+    /// The job's failure episodes; `None` for a job not saved yet.
+    #[prop(into)]
+    episodes: Signal<Option<Vec<Episode>>>,
+    /// The policy being edited, when its fields parse.
+    #[prop(into)]
+    edited: Signal<Option<RetryPolicy>>,
+    /// The policy saved with the job.
+    in_force: Option<RetryPolicy>,
+    /// The editor's fields, which "Apply" fills with the suggestion.
+    retry: RwSignal<RetryInput>,
+    #[prop(default = false)] readonly: bool,
+) -> impl IntoView {
+    let target = RwSignal::new(TARGETS[0].1);
+    let suggestion = RwSignal::new(None::<Option<Suggestion>>);
+    // A suggestion answers the policy it was asked from; editing makes it stale.
+    Effect::new(move |_| {
+        retry.track();
+        suggestion.set(None);
+    });
+
+    move || {
+        let Some(episodes) = episodes.get() else {
+            return view! {
+                <section class="retry-evidence" data-testid="retry-evidence">
+                    <h3>{t!("evidence-title")}</h3>
+                    <p class="muted" data-testid="evidence-few">{t!("evidence-new-job")}</p>
+                </section>
+            }
+            .into_any();
+        };
+        if episodes.len() < MIN_EPISODES {
+            return view! {
+                <section class="retry-evidence" data-testid="retry-evidence">
+                    <h3>{t!("evidence-title")}</h3>
+                    <p class="muted" data-testid="evidence-few">
+                        {t!("evidence-too-few", count = episodes.len(), needed = MIN_EPISODES)}
+                    </p>
+                </section>
+            }
+            .into_any();
+        }
+        let now = in_force.map(|p| replay(&p, &episodes));
+        let edited_replay = edited.get().map(|p| replay(&p, &episodes));
+        let censored = episodes.iter().filter(|e| !e.recovered).count();
+        let pct = |share: f64| crate::i18n::current().percent(share);
+        let rows = edited_replay.as_ref().map(|r| {
+            let starts = edited.get().map(|p| p.cumulative_ms()).unwrap_or_default();
+            (1u8..)
+                .zip(&r.recovered_by_retry)
+                .map(|(n, share)| {
+                    let idle = r.idle_retries.contains(&n);
+                    let start = starts.get(usize::from(n) - 1).copied().unwrap_or_default();
+                    let before = now
+                        .as_ref()
+                        .and_then(|f| f.recovered_by_retry.get(usize::from(n) - 1))
+                        .map_or_else(|| "—".to_string(), |s| pct(*s));
+                    view! {
+                        <tr class:idle=idle data-retry=n>
+                            <td>{n}</td>
+                            <td>{human_ms(start)}</td>
+                            <td data-testid="evidence-recovered">{pct(*share)}</td>
+                            <td>{before}</td>
+                            <td class="muted">{idle.then(|| t!("evidence-idle"))}</td>
+                        </tr>
+                    }
+                })
+                .collect_view()
+        });
+        let summary = |r: &Replay| {
+            t!(
+                "evidence-summary",
+                recovered = pct(r.recovered),
+                wait = human_ms(r.expected_wait_ms)
+            )
+        };
+        let edited_summary = edited_replay.as_ref().map(summary);
+        let in_force_summary = now.as_ref().map(summary);
+        view! {
+            <section class="retry-evidence" data-testid="retry-evidence">
+                <h3>{t!("evidence-title")}</h3>
+                <p>{t!("evidence-basis", episodes = episodes.len(), censored = censored)}</p>
+                <div class="table-scroll">
+                    <table class="evidence">
+                        <thead>
+                            <tr>
+                                <th>{t!("retry-col-retry")}</th>
+                                <th>{t!("evidence-col-starts")}</th>
+                                <th>{t!("evidence-col-edited")}</th>
+                                <th>{t!("evidence-col-in-force")}</th>
+                                <th></th>
+                            </tr>
+                        </thead>
+                        <tbody>{rows}</tbody>
+                    </table>
+                </div>
+                <dl class="facts">
+                    <dt>{t!("evidence-col-edited")}</dt>
+                    <dd data-testid="evidence-edited">{edited_summary}</dd>
+                    <dt>{t!("evidence-col-in-force")}</dt>
+                    <dd data-testid="evidence-in-force">{in_force_summary}</dd>
+                </dl>
+                <div class="suggest" role="group" aria-label=t!("evidence-suggest")>
+                    <label for="evidence-target">{t!("evidence-target")}</label>
+                    <select
+                        id="evidence-target"
+                        disabled=readonly
+                        on:change=move |ev| {
+                            let chosen = event_target_value(&ev);
+                            if let Some((_, share)) = TARGETS
+                                .iter()
+                                .find(|(pct, _)| pct.to_string() == chosen)
+                            {
+                                target.set(*share);
+                                suggestion.set(None);
+                            }
+                        }
+                    >
+                        {TARGETS
+                            .iter()
+                            .map(|(pct, _)| view! { <option value=pct.to_string()>{format!("{pct} %")}</option> })
+                            .collect_view()}
+                    </select>
+                    <button
+                        type="button"
+                        class="secondary"
+                        data-testid="evidence-suggest"
+                        disabled=readonly
+                        on:click={
+                            let episodes = episodes.clone();
+                            move |_| {
+                                let from = edited.get_untracked().or(in_force);
+                                suggestion.set(Some(from.and_then(|p| suggest(&p, &episodes, target.get_untracked()))));
+                            }
+                        }
+                    >
+                        {t!("evidence-suggest")}
+                    </button>
+                </div>
+                {move || suggestion.get().map(|s| view! { <SuggestedChange suggestion=s retry edited /> })}
+            </section>
+        }
+        .into_any()
+    }
+}
+
+/// The suggested policy as a change from the fields, with "Apply".
+#[component]
+fn SuggestedChange(
+    suggestion: Option<Suggestion>,
+    retry: RwSignal<RetryInput>,
+    edited: Signal<Option<RetryPolicy>>,
+) -> impl IntoView {
+    let Some(suggestion) = suggestion else {
+        return view! { <p class="muted" data-testid="evidence-suggestion">{t!("evidence-no-suggestion")}</p> }
+            .into_any();
+    };
+    let proposed = suggestion.policy.to_input();
+    let current = retry.get_untracked();
+    let changed = |label: String, from: &str, to: &str| {
+        (from.trim() != to).then(|| {
+            view! {
+                <tr>
+                    <th>{label}</th>
+                    <td><del>{from.to_string()}</del></td>
+                    <td><ins>{to.to_string()}</ins></td>
+                </tr>
+            }
+        })
+    };
+    let rows = view! {
+        {changed(t!("retry-first"), &current.first, &proposed.first)}
+        {changed(t!("retry-multiplier"), &current.multiplier, &proposed.multiplier)}
+        {changed(t!("retry-max"), &current.max_retries, &proposed.max_retries)}
+    };
+    let same = edited.get_untracked() == Some(suggestion.policy);
+    let note = match (suggestion.reaches_target, suggestion.within_sound_ranges) {
+        (false, _) => Some(t!("evidence-unreachable")),
+        (true, false) => Some(t!("evidence-outside-ranges")),
+        (true, true) => None,
+    };
+    view! {
+        <div class="suggestion" data-testid="evidence-suggestion">
+            <p>
+                {t!(
+                    "evidence-suggestion",
+                    recovered = crate::i18n::current().percent(suggestion.replay.recovered),
+                    wait = human_ms(suggestion.policy.total_ms())
+                )}
+            </p>
+            {note.map(|n| view! { <p class="warning">{n}</p> })}
+            {if same {
+                view! { <p class="muted">{t!("evidence-already")}</p> }.into_any()
+            } else {
+                view! {
+                    <table class="diff">
+                        <tbody>{rows}</tbody>
+                    </table>
+                    <button
+                        type="button"
+                        data-testid="evidence-apply"
+                        on:click=move |_| retry.set(proposed.clone())
+                    >
+                        {t!("evidence-apply")}
+                    </button>
+                }
+                    .into_any()
+            }}
+        </div>
+    }
+    .into_any()
+}
