@@ -1099,3 +1099,6 @@ evidence-unreachable = No policy reaches the target: these outages outlast any s
 evidence-outside-ranges = Reaching the target takes more than the sound ranges (multiplier 1.5–4, 3–10 retries).
 evidence-already = The fields already hold this policy.
 evidence-apply = Apply
+digest-policies = Retry policies worth a look (replayed against each job's own failures):
+digest-policy-recovers-few = recovers only { $recovered } of its { $episodes } past outages
+digest-policy-waits-long = waits up to { $wait }, but the longest of its { $episodes } past outages it recovered from lasted { $longest }

@@ -1051,3 +1051,6 @@ evidence-unreachable = 没有策略能达到目标：这些故障持续时间超
 evidence-outside-ranges = 达到目标需要超出稳妥范围（倍数 1.5–4，重试 3–10 次）。
 evidence-already = 字段已是此策略。
 evidence-apply = 应用
+digest-policies = 值得检查的重试策略（以各任务自身的失败记录回放）：
+digest-policy-recovers-few = 在 { $episodes } 次历史故障中只能恢复 { $recovered }
+digest-policy-waits-long = 最多等待 { $wait }，但在 { $episodes } 次历史故障中恢复过的最长一次只持续了 { $longest }

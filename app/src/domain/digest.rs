@@ -90,6 +90,18 @@ pub struct Hour {
     pub failed: u64,
 }
 
+/// A job whose retry policy its own failure history questions (`recovery::worth_a_look`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct PolicyFinding {
+    pub job: String,
+    pub job_id: i64,
+    pub concern: super::recovery::PolicyConcern,
+    pub episodes: u32,
+    pub recovered: f64,
+    pub total_wait_ms: f64,
+    pub longest_recovery_ms: Option<u64>,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Digest {
     pub start: DateTime<Utc>,
@@ -97,6 +109,8 @@ pub struct Digest {
     pub jobs: Vec<JobDigest>,
     pub queue: Vec<QueuedRun>,
     pub hours: Vec<Hour>,
+    /// Retry policies worth a look, by job name.
+    pub policies: Vec<PolicyFinding>,
 }
 
 /// The digest for chat: a few lines (runs, failures, the failed queue, the jobs failing most)
@@ -300,6 +314,33 @@ pub fn compose(digest: &Digest, zone: chrono_tz::Tz, l: Locale) -> super::mail::
             q.run_id
         );
     }
+    let finding = |f: &PolicyFinding| match f.concern {
+        super::recovery::PolicyConcern::RecoversTooFew => t!(
+            in l,
+            "digest-policy-recovers-few",
+            recovered = l.percent(f.recovered),
+            episodes = f.episodes
+        ),
+        super::recovery::PolicyConcern::WaitsTooLong => t!(
+            in l,
+            "digest-policy-waits-long",
+            wait = l.duration(f.total_wait_ms),
+            longest = l.duration(f.longest_recovery_ms.unwrap_or_default() as f64),
+            episodes = f.episodes
+        ),
+    };
+    if !digest.policies.is_empty() {
+        let _ = writeln!(text, "\n{}", t!(in l, "digest-policies"));
+        for f in &digest.policies {
+            let _ = writeln!(
+                text,
+                "  {} — {} ({CONSOLE}/jobs/{})",
+                f.job,
+                finding(f),
+                f.job_id
+            );
+        }
+    }
     let peak = digest
         .hours
         .iter()
@@ -388,9 +429,25 @@ pub fn compose(digest: &Digest, zone: chrono_tz::Tz, l: Locale) -> super::mail::
     }
     let _ = write!(
         html,
-        "</ul><p><a href=\"{CONSOLE}/failed\">{}</a></p>\
-         <h3>{}</h3><table cellpadding=\"1\" cellspacing=\"0\">",
+        "</ul><p><a href=\"{CONSOLE}/failed\">{}</a></p>",
         t!(in l, "digest-open-queue"),
+    );
+    if !digest.policies.is_empty() {
+        let _ = write!(html, "<h3>{}</h3><ul>", t!(in l, "digest-policies"));
+        for f in &digest.policies {
+            let _ = write!(
+                html,
+                "<li><a href=\"{CONSOLE}/jobs/{}\">{}</a> — {}</li>",
+                f.job_id,
+                escape(&f.job),
+                escape(&finding(f))
+            );
+        }
+        html.push_str("</ul>");
+    }
+    let _ = write!(
+        html,
+        "<h3>{}</h3><table cellpadding=\"1\" cellspacing=\"0\">",
         t!(in l, "digest-per-hour")
     );
     for h in &digest.hours {
@@ -457,6 +514,7 @@ mod tests {
                     failed: u64::from(h == 5),
                 })
                 .collect(),
+            policies: Vec::new(),
         };
         let mail = compose(&digest, chrono_tz::Tz::UTC, Locale::english());
         assert!(
@@ -473,6 +531,55 @@ mod tests {
         assert_eq!(mail.html.matches("bgcolor=\"#c62828\"").count(), 1);
         assert!(mail.html.contains("sync &lt;db&gt;") && !mail.html.contains("<db>"));
         assert!(!mail.html.contains("<script") && !mail.html.contains("<img"));
+        // No policy findings, no section.
+        assert!(!mail.text.contains("Retry policies worth a look"));
+
+        // A policy its own history questions is named, with a link to its editor.
+        let mut questioned = digest.clone();
+        questioned.policies = vec![
+            PolicyFinding {
+                job: "sync <db>".into(),
+                job_id: 7,
+                concern: super::super::recovery::PolicyConcern::RecoversTooFew,
+                episodes: 12,
+                recovered: 0.5,
+                total_wait_ms: 3_000.0,
+                longest_recovery_ms: Some(60_000),
+            },
+            PolicyFinding {
+                job: "report".into(),
+                job_id: 8,
+                concern: super::super::recovery::PolicyConcern::WaitsTooLong,
+                episodes: 20,
+                recovered: 1.0,
+                total_wait_ms: 7_200_000.0,
+                longest_recovery_ms: Some(90_000),
+            },
+        ];
+        let mail = compose(&questioned, chrono_tz::Tz::UTC, Locale::english());
+        assert!(
+            mail.text.contains("Retry policies worth a look"),
+            "{}",
+            mail.text
+        );
+        assert!(
+            mail.text
+                .contains("sync <db> — recovers only 50.0 % of its 12 past outages"),
+            "{}",
+            mail.text
+        );
+        assert!(
+            mail.text.contains("report — waits up to 2 h"),
+            "{}",
+            mail.text
+        );
+        assert!(mail.html.contains("/jobs/8\">report</a>"), "{}", mail.html);
+        let zh = compose(
+            &questioned,
+            chrono_tz::Tz::UTC,
+            Locale::parse("zh-CN").unwrap(),
+        );
+        assert!(zh.text.contains("值得检查的重试策略"), "{}", zh.text);
 
         let zh = crate::i18n::Locale::parse("zh-CN").expect("zh-CN");
         let mail = compose(&digest, chrono_tz::Tz::UTC, zh);

@@ -211,6 +211,38 @@ pub fn replay(policy: &RetryPolicy, episodes: &[Episode]) -> Replay {
     }
 }
 
+/// A policy's total wait is "far longer than the outages last" beyond this many times the
+/// longest outage it recovered from: the rest only waits on outages that never end.
+pub const OVERLONG_FACTOR: f64 = 4.0;
+
+/// Below this share of recovered episodes a policy is worth a look.
+pub const LOW_RECOVERY: f64 = 0.9;
+
+/// Why the digest names a job's policy, from its replay against the job's episodes; `None`
+/// when the policy is fine or the episodes are too few to say.
+pub fn worth_a_look(policy: &RetryPolicy, replay: &Replay) -> Option<PolicyConcern> {
+    if !replay.is_enough() {
+        return None;
+    }
+    if replay.recovered < LOW_RECOVERY {
+        return Some(PolicyConcern::RecoversTooFew);
+    }
+    match replay.longest_recovery_ms {
+        Some(longest) if policy.total_ms() > OVERLONG_FACTOR * longest as f64 => {
+            Some(PolicyConcern::WaitsTooLong)
+        }
+        _ => None,
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum PolicyConcern {
+    /// It recovers less than [`LOW_RECOVERY`] of the episodes.
+    RecoversTooFew,
+    /// Its total wait is more than [`OVERLONG_FACTOR`] times the longest recovery.
+    WaitsTooLong,
+}
+
 /// A policy proposed from the evidence, for the administrator to apply or not.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Suggestion {
@@ -524,5 +556,27 @@ mod tests {
         running.outcome = None;
         assert_eq!(episode_of(&[running]), None);
         assert_eq!(episode_of(&[]), None);
+    }
+
+    #[test]
+    fn the_digest_names_policies_that_recover_too_few_or_wait_too_long() {
+        let episodes = ten_recovered();
+        // Recovers all, waits 7 s against outages of at most 6 s: fine.
+        let fine = policy(1_000, 20, 3);
+        assert_eq!(worth_a_look(&fine, &replay(&fine, &episodes)), None);
+        // One retry at 1 s recovers half.
+        let hasty = policy(1_000, 20, 1);
+        assert_eq!(
+            worth_a_look(&hasty, &replay(&hasty, &episodes)),
+            Some(PolicyConcern::RecoversTooFew)
+        );
+        // Ten retries from 1 s at ×2 wait 17 min for outages of 6 s at most.
+        let overlong = policy(1_000, 20, 10);
+        assert_eq!(
+            worth_a_look(&overlong, &replay(&overlong, &episodes)),
+            Some(PolicyConcern::WaitsTooLong)
+        );
+        // Nine episodes say nothing.
+        assert_eq!(worth_a_look(&hasty, &replay(&hasty, &episodes[..9])), None);
     }
 }

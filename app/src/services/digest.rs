@@ -123,9 +123,37 @@ pub async fn gather(db: &impl ConnectionTrait, end: DateTime<Utc>) -> Result<Dig
         })
         .collect();
 
+    // Retry policies worth a look: each enabled job's policy replayed against its episodes.
+    let mut policies = Vec::new();
+    for row in job::Entity::find()
+        .filter(job::Column::Enabled.eq(true))
+        .order_by_asc(job::Column::Name)
+        .all(db)
+        .await?
+    {
+        // A row the domain cannot read (an older format) has no policy to judge.
+        let Ok(spec) = super::jobs::to_spec(&row) else {
+            continue;
+        };
+        let episodes = super::evidence::episodes(db, row.id).await?;
+        let replay = crate::domain::recovery::replay(&spec.retry, &episodes);
+        if let Some(concern) = crate::domain::recovery::worth_a_look(&spec.retry, &replay) {
+            policies.push(crate::domain::digest::PolicyFinding {
+                job: row.name,
+                job_id: row.id,
+                concern,
+                episodes: replay.episodes,
+                recovered: replay.recovered,
+                total_wait_ms: spec.retry.total_ms(),
+                longest_recovery_ms: replay.longest_recovery_ms,
+            });
+        }
+    }
+
     Ok(Digest {
         start,
         end,
+        policies,
         // Jobs that did something first, then by name.
         jobs: {
             let mut list: Vec<JobDigest> = jobs.into_values().collect();

@@ -64,7 +64,7 @@ async fn a_jobs_outages_are_replayed_against_a_policy(app: TestApp) {
         ..base("outage-http")
     };
     input.retry.max_retries = "4".into();
-    let job = define(&app.db, input).await;
+    let job = define(&app.db, input.clone()).await;
     for _ in 0..10 {
         let (_, finished) = run_to_end(&app.db, job.id, Duration::from_secs(20)).await;
         assert_eq!(finished.status, RunStatus::Succeeded);
@@ -97,7 +97,30 @@ async fn a_jobs_outages_are_replayed_against_a_policy(app: TestApp) {
     assert_eq!(own.recovered, 1.0);
     assert!(own.is_enough());
 
-    // The command line says the same.
+    // The daily digest leaves a policy that recovers them all alone; one that gives up after
+    // a single retry (100 ms) recovers none and is named.
+    let digest = app::services::digest::gather(&app.db, chrono::Utc::now())
+        .await
+        .unwrap();
+    assert!(digest.policies.is_empty(), "{:?}", digest.policies);
+    input.retry.max_retries = "1".into();
+    let spec = app::domain::job::JobSpec::parse(&input).unwrap();
+    app::services::jobs::update(&app.db, job.id, &spec, chrono::Utc::now())
+        .await
+        .unwrap();
+    let digest = app::services::digest::gather(&app.db, chrono::Utc::now())
+        .await
+        .unwrap();
+    assert_eq!(digest.policies.len(), 1, "{:?}", digest.policies);
+    assert_eq!(digest.policies[0].job, "outage-http");
+    assert_eq!(
+        digest.policies[0].concern,
+        app::domain::recovery::PolicyConcern::RecoversTooFew
+    );
+    assert_eq!(digest.policies[0].recovered, 0.0);
+
+    // The command line says the same (--first and --max-retries given; the job's own
+    // retries are one now, its multiplier ×2 stays).
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_bulwark"))
         .args([
             "policy",
@@ -106,6 +129,8 @@ async fn a_jobs_outages_are_replayed_against_a_policy(app: TestApp) {
             "outage-http",
             "--first",
             "3s",
+            "--max-retries",
+            "4",
             "--json",
         ])
         .env_clear()
@@ -119,7 +144,6 @@ async fn a_jobs_outages_are_replayed_against_a_policy(app: TestApp) {
         String::from_utf8_lossy(&out.stderr)
     );
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
-    // --first given; multiplier and retries are the job's (×2, four retries).
     assert_eq!(json["delays_s"], serde_json::json!([3.0, 6.0, 12.0, 24.0]));
     let replayed = &json["replay"];
     assert_eq!(replayed["episodes"], 10);
