@@ -37,10 +37,16 @@ pub fn RetryEvidence(
 
     move || {
         let Some(episodes) = episodes.get() else {
+            // A saved job has a policy in force; its episodes are on their way.
+            let waiting = if in_force.is_some() {
+                t!("loading")
+            } else {
+                t!("evidence-new-job")
+            };
             return view! {
                 <section class="retry-evidence" data-testid="retry-evidence">
                     <h3>{t!("evidence-title")}</h3>
-                    <p class="muted" data-testid="evidence-few">{t!("evidence-new-job")}</p>
+                    <p class="muted" data-testid="evidence-few">{waiting}</p>
                 </section>
             }
             .into_any();

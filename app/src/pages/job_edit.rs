@@ -110,15 +110,15 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
     // The policy saved with the job, and the job's failure episodes: the retry editor replays
     // policies against them (its evidence panel).
     let in_force = id.and_then(|_| crate::domain::retry::RetryPolicy::parse(&input.retry).ok());
-    let episodes = Resource::new(
-        move || id,
-        |id| async move {
-            match id {
-                Some(id) => crate::api::jobs::job_episodes(id).await.ok(),
-                None => None,
-            }
-        },
-    );
+    // Loaded in the browser after hydration: the panel below the editor need not hold the
+    // page's first render (a resource the server renders outside any Suspense can be left out
+    // of the stream, and the browser would then wait for it for good).
+    let episodes = LocalResource::new(move || async move {
+        match id {
+            Some(id) => crate::api::jobs::job_episodes(id).await.ok(),
+            None => None,
+        }
+    });
     let job = RwSignal::new(input);
     let save = ServerAction::<SaveJob>::new();
     let navigate = use_navigate();
