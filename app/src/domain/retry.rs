@@ -154,6 +154,12 @@ pub struct RetryInput {
 impl RetryPolicy {
     pub const MAX_RETRIES: u8 = 16;
 
+    /// No wait is ever scheduled further out than this (365 days), whatever the curve or a
+    /// server's `Retry-After` says. Uncapped, F · 8^15 runs past what a timestamp (or a u64 of
+    /// milliseconds) can hold; a year is far enough to mean "not soon" and near enough for every
+    /// database's timestamp arithmetic.
+    pub const LONGEST_WAIT_MS: u64 = 365 * 86_400_000;
+
     pub fn new(
         first_ms: u64,
         multiplier: Multiplier,
@@ -345,7 +351,8 @@ impl RetryPolicy {
             .collect()
     }
 
-    /// The wait before retry n, given a uniform random `unit` in [0, 1). Whole milliseconds.
+    /// The wait before retry n, given a uniform random `unit` in [0, 1). Whole milliseconds,
+    /// at most [`Self::LONGEST_WAIT_MS`].
     pub fn sample_delay_ms(&self, n: u8, previous_ms: Option<u64>, unit: f64) -> u64 {
         let unit = unit.clamp(0.0, 1.0);
         let (lo, hi) = self.jitter_range_ms(n, previous_ms.map(|p| p as f64));
@@ -354,7 +361,7 @@ impl RetryPolicy {
             Jitter::Full | Jitter::Decorrelated => lo + (hi - lo) * unit,
             Jitter::Equal => self.delay_ms(n) * (0.5 + unit * 0.5),
         };
-        value.round().clamp(lo.floor(), hi.ceil()) as u64
+        (value.round().clamp(lo.floor(), hi.ceil()) as u64).min(Self::LONGEST_WAIT_MS)
     }
 
     /// What can go wrong with this curve, given the job's context. The messages are in the
@@ -667,6 +674,36 @@ mod tests {
     }
 
     #[test]
+    fn waits_past_a_year_are_scheduled_a_year_out() {
+        // Found by the property test: 524 s × 8^15 is 1.8e19 ms, past u64 and any timestamp.
+        let p = RetryPolicy::new(
+            524_289,
+            Multiplier::from_tenths(80).unwrap(),
+            16,
+            Jitter::None,
+            None,
+        )
+        .unwrap();
+        assert!(p.delay_ms(16) > u64::MAX as f64);
+        assert_eq!(
+            p.sample_delay_ms(16, None, 0.0),
+            RetryPolicy::LONGEST_WAIT_MS
+        );
+        let decorrelated = RetryPolicy::new(
+            524_289,
+            Multiplier::from_tenths(80).unwrap(),
+            16,
+            Jitter::Decorrelated,
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            decorrelated.sample_delay_ms(16, Some(u64::MAX), 0.99),
+            RetryPolicy::LONGEST_WAIT_MS
+        );
+    }
+
+    #[test]
     fn jitter_ranges() {
         let with = |j| {
             RetryPolicy::new(
@@ -848,7 +885,9 @@ mod tests {
                 for n in 1..=p.max_retries() {
                     let (lo, hi) = p.jitter_range_ms(n, previous.map(|v| v as f64));
                     let sample = p.sample_delay_ms(n, previous, units[usize::from(n) - 1]);
-                    prop_assert!(sample as f64 >= lo.floor() && sample as f64 <= hi.ceil(),
+                    let longest = RetryPolicy::LONGEST_WAIT_MS as f64;
+                    let (lo, hi) = (lo.floor().min(longest), hi.ceil().min(longest));
+                    prop_assert!(sample as f64 >= lo && sample as f64 <= hi,
                         "retry {n}: {sample} outside [{lo}, {hi}]");
                     if let Some(cap) = p.cap_ms() {
                         prop_assert!(sample <= cap);

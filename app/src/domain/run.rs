@@ -225,7 +225,11 @@ pub fn decide(
     let planned = policy.sample_delay_ms(retry, previous_delay_ms, unit);
     Next::Retry {
         retry,
-        delay_ms: planned.max(report.retry_after_ms.unwrap_or(0)),
+        // A server's Retry-After is honoured, but no further out than the policy's own ceiling:
+        // it comes off the network and can be any number.
+        delay_ms: planned
+            .max(report.retry_after_ms.unwrap_or(0))
+            .min(RetryPolicy::LONGEST_WAIT_MS),
     }
 }
 
@@ -316,6 +320,15 @@ mod tests {
             Next::Retry {
                 retry: 1,
                 delay_ms: 10_000
+            }
+        );
+        // `Retry-After: 18446744073709551` must not wrap the engine's timestamp arithmetic.
+        report.retry_after_ms = parse_retry_after("18446744073709551", chrono::Utc::now());
+        assert_eq!(
+            decide(&policy(2), 1, &report, None, 0.0),
+            Next::Retry {
+                retry: 1,
+                delay_ms: RetryPolicy::LONGEST_WAIT_MS
             }
         );
     }
