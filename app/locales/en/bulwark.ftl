@@ -1085,6 +1085,7 @@ retry-recovered-past = Of this job's past outages, recovered within { $count ->
 evidence-title = What this job's own failures say
 evidence-new-job = Once this job has run and failed, its failures show here what a policy would have recovered.
 evidence-too-few = Only { $count } failure episodes on record; { $needed } are needed to go by, so the chance above is the guessed rate.
+evidence-unavailable = This job's failure history could not be read ({ $error }); the chance above is the guessed rate.
 evidence-basis = Replayed against { $episodes } failure episodes of this job ({ $censored } never recovered): the share over by the time each retry starts.
 evidence-col-starts = Starts after
 evidence-col-edited = This policy

@@ -1037,6 +1037,7 @@ retry-recovered-past = 本任务历史故障中 { $count } 次重试内恢复
 evidence-title = 本任务自身的失败记录
 evidence-new-job = 任务运行并失败后，这里会显示某个策略能恢复多少次历史故障。
 evidence-too-few = 只有 { $count } 次失败记录，至少需要 { $needed } 次才可参考，因此上面的概率仍是估计值。
+evidence-unavailable = 无法读取此任务的失败记录（{ $error }），因此上面的概率仍是估计值。
 evidence-basis = 以本任务的 { $episodes } 次失败记录回放（其中 { $censored } 次从未恢复）：每次重试开始时已结束的故障比例。
 evidence-col-starts = 开始于
 evidence-col-edited = 当前编辑的策略

@@ -2,7 +2,9 @@
 //!
 //! The server renders an empty, sized `<div>`; after hydration an effect draws the chart into
 //! it and keeps the ECharts handle, so later changes call `setOption` on the same instance
-//! instead of creating a new one.
+//! instead of creating a new one. A chart rendered in the browser (a page reached by
+//! navigation) can have its effect run before the `<div>` is in the document; ECharts finds
+//! its container by id, so the first draw waits for the next frame until it is.
 
 use charming::Chart;
 use leptos::prelude::*;
@@ -20,13 +22,21 @@ pub fn EChart(
     on_drawn: Option<Callback<()>>,
 ) -> impl IntoView {
     let drawn = RwSignal::new(false);
+    let container = NodeRef::<leptos::html::Div>::new();
 
     #[cfg(feature = "hydrate")]
     {
         use charming::{Echarts, WasmRenderer};
         let handle = StoredValue::new_local(None::<Echarts>);
+        let frame = RwSignal::new(0u32);
         Effect::new(move |_| {
+            frame.track();
             let Some(chart) = chart.get() else { return };
+            let Some(div) = container.get() else { return };
+            if handle.with_value(Option::is_none) && !div.is_connected() {
+                request_animation_frame(move || frame.update(|n| *n += 1));
+                return;
+            }
             handle.update_value(|slot| match slot {
                 Some(echarts) => WasmRenderer::update(echarts, &chart),
                 None => match WasmRenderer::new_opt(None, Some(height)).render(id, &chart) {
@@ -46,6 +56,7 @@ pub fn EChart(
 
     view! {
         <div
+            node_ref=container
             id=id
             class="chart"
             style=format!("height:{height}px")

@@ -11,10 +11,10 @@ use leptos::prelude::*;
 use crate::api::AppError;
 use crate::components::chart::EChart;
 use crate::components::retry_chart::retry_chart;
-use crate::components::retry_evidence::RetryEvidence;
+use crate::components::retry_evidence::{JobHistory, RetryEvidence};
 use crate::domain::cron::parse_timezone;
 use crate::domain::duration;
-use crate::domain::recovery::{Episode, MIN_EPISODES, replay};
+use crate::domain::recovery::{Episode, replay};
 use crate::domain::retry::{
     Jitter, RetryInput, RetryPolicy, WarningContext, presets, success_probability,
 };
@@ -60,9 +60,9 @@ pub fn RetryEditor(
     /// The last save's errors; those for `retry.*` show beside their field.
     #[prop(into)]
     saved_errors: Signal<Option<AppError>>,
-    /// The job's failure episodes (`None` for a job not saved yet), for the evidence panel.
-    #[prop(into, optional)]
-    episodes: Signal<Option<Vec<Episode>>>,
+    /// The job's failure episodes, for the evidence panel.
+    #[prop(optional)]
+    history: JobHistory,
     /// The policy saved with the job, replayed beside the edited one.
     #[prop(default = None)]
     in_force: Option<RetryPolicy>,
@@ -99,13 +99,10 @@ pub fn RetryEditor(
     });
     // With enough episodes, what the edited policy would have recovered of them replaces the
     // guessed per-attempt rate, in the facts and as the chart's second axis.
+    let episodes = StoredValue::new(history.replayable().map(<[Episode]>::to_vec));
     let evidence = Memo::new(move |_| {
         let policy = parsed.get().ok()?;
-        episodes.with(|e| {
-            e.as_ref()
-                .filter(|e| e.len() >= MIN_EPISODES)
-                .map(|e| replay(&policy, e))
-        })
+        episodes.with_value(|e| e.as_deref().map(|e| replay(&policy, e)))
     });
     let chart = Signal::derive(move || {
         parsed.get().ok().map(|policy| {
@@ -363,8 +360,9 @@ pub fn RetryEditor(
             }.into_any()}
 
             <RetryEvidence
-                episodes
+                history
                 edited=Signal::derive(move || parsed.get().ok())
+                edited_replay=evidence
                 in_force
                 retry
                 readonly

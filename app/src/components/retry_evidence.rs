@@ -13,20 +13,83 @@ use crate::t;
 /// The recovery targets "Suggest" offers.
 const TARGETS: [(u32, f64); 2] = [(95, 0.95), (99, 0.99)];
 
+/// What the page knows of a job's failures, loaded with the job (`pages::job_edit`; serialised
+/// only to carry the server's render into the browser's hydration).
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+pub enum JobHistory {
+    /// A job not saved yet has none.
+    #[default]
+    Unsaved,
+    /// The episodes could not be read; the reason, ready to show.
+    Unavailable(String),
+    Episodes(Vec<Episode>),
+}
+
+impl JobHistory {
+    /// The episodes when there are enough to replay a policy against.
+    pub fn replayable(&self) -> Option<&[Episode]> {
+        match self {
+            Self::Episodes(e) if e.len() >= MIN_EPISODES => Some(e),
+            _ => None,
+        }
+    }
+}
+
 #[component]
 pub fn RetryEvidence(
-    /// The job's failure episodes; `None` for a job not saved yet.
-    #[prop(into)]
-    episodes: Signal<Option<Vec<Episode>>>,
+    history: JobHistory,
     /// The policy being edited, when its fields parse.
     #[prop(into)]
     edited: Signal<Option<RetryPolicy>>,
+    /// The edited policy replayed against the episodes (the editor computes it once for its
+    /// chart and this panel).
+    #[prop(into)]
+    edited_replay: Signal<Option<Replay>>,
     /// The policy saved with the job.
     in_force: Option<RetryPolicy>,
     /// The editor's fields, which "Apply" fills with the suggestion.
     retry: RwSignal<RetryInput>,
     #[prop(default = false)] readonly: bool,
 ) -> impl IntoView {
+    let short = |body: AnyView| {
+        view! {
+            <section class="retry-evidence" data-testid="retry-evidence">
+                <h3>{t!("evidence-title")}</h3>
+                {body}
+            </section>
+        }
+        .into_any()
+    };
+    let episodes = match history {
+        JobHistory::Unsaved => {
+            return short(
+                view! { <p class="muted" data-testid="evidence-few">{t!("evidence-new-job")}</p> }
+                    .into_any(),
+            );
+        }
+        JobHistory::Unavailable(reason) => {
+            return short(
+                view! {
+                    <p class="error" data-testid="evidence-few">
+                        {t!("evidence-unavailable", error = reason)}
+                    </p>
+                }
+                .into_any(),
+            );
+        }
+        JobHistory::Episodes(e) if e.len() < MIN_EPISODES => {
+            return short(
+                view! {
+                    <p class="muted" data-testid="evidence-few">
+                        {t!("evidence-too-few", count = e.len(), needed = MIN_EPISODES)}
+                    </p>
+                }
+                .into_any(),
+            );
+        }
+        JobHistory::Episodes(e) => StoredValue::new(e),
+    };
+
     let target = RwSignal::new(TARGETS[0].1);
     let suggestion = RwSignal::new(None::<Option<Suggestion>>);
     // A suggestion answers the policy it was asked from; editing makes it stale.
@@ -35,40 +98,24 @@ pub fn RetryEvidence(
         suggestion.set(None);
     });
 
-    move || {
-        let Some(episodes) = episodes.get() else {
-            // A saved job has a policy in force; its episodes are on their way.
-            let waiting = if in_force.is_some() {
-                t!("loading")
-            } else {
-                t!("evidence-new-job")
-            };
-            return view! {
-                <section class="retry-evidence" data-testid="retry-evidence">
-                    <h3>{t!("evidence-title")}</h3>
-                    <p class="muted" data-testid="evidence-few">{waiting}</p>
-                </section>
-            }
-            .into_any();
-        };
-        if episodes.len() < MIN_EPISODES {
-            return view! {
-                <section class="retry-evidence" data-testid="retry-evidence">
-                    <h3>{t!("evidence-title")}</h3>
-                    <p class="muted" data-testid="evidence-few">
-                        {t!("evidence-too-few", count = episodes.len(), needed = MIN_EPISODES)}
-                    </p>
-                </section>
-            }
-            .into_any();
-        }
-        let now = in_force.map(|p| replay(&p, &episodes));
-        let edited_replay = edited.get().map(|p| replay(&p, &episodes));
-        let censored = episodes.iter().filter(|e| !e.recovered).count();
-        let pct = |share: f64| crate::i18n::current().percent(share);
-        let rows = edited_replay.as_ref().map(|r| {
+    let pct = |share: f64| crate::i18n::current().percent(share);
+    let summary = move |r: &Replay| {
+        t!(
+            "evidence-summary",
+            recovered = pct(r.recovered),
+            wait = human_ms(r.expected_wait_ms)
+        )
+    };
+    // The policy in force does not move while the page is open: replayed once.
+    let now = episodes.with_value(|e| in_force.map(|p| replay(&p, e)));
+    let in_force_summary = now.as_ref().map(summary);
+    let censored = episodes.with_value(|e| e.iter().filter(|e| !e.recovered).count());
+    let count = episodes.with_value(Vec::len);
+    let rows = move || {
+        edited_replay.with(|r| {
+            let r = r.as_ref()?;
             let starts = edited.get().map(|p| p.cumulative_ms()).unwrap_or_default();
-            (1u8..)
+            let rows = (1u8..)
                 .zip(&r.recovered_by_retry)
                 .map(|(n, share)| {
                     let idle = r.idle_retries.contains(&n);
@@ -87,83 +134,76 @@ pub fn RetryEvidence(
                         </tr>
                     }
                 })
-                .collect_view()
-        });
-        let summary = |r: &Replay| {
-            t!(
-                "evidence-summary",
-                recovered = pct(r.recovered),
-                wait = human_ms(r.expected_wait_ms)
-            )
-        };
-        let edited_summary = edited_replay.as_ref().map(summary);
-        let in_force_summary = now.as_ref().map(summary);
-        view! {
-            <section class="retry-evidence" data-testid="retry-evidence">
-                <h3>{t!("evidence-title")}</h3>
-                <p>{t!("evidence-basis", episodes = episodes.len(), censored = censored)}</p>
-                <div class="table-scroll">
-                    <table class="evidence">
-                        <thead>
-                            <tr>
-                                <th>{t!("retry-col-retry")}</th>
-                                <th>{t!("evidence-col-starts")}</th>
-                                <th>{t!("evidence-col-edited")}</th>
-                                <th>{t!("evidence-col-in-force")}</th>
-                                <th></th>
-                            </tr>
-                        </thead>
-                        <tbody>{rows}</tbody>
-                    </table>
-                </div>
-                <dl class="facts">
-                    <dt>{t!("evidence-col-edited")}</dt>
-                    <dd data-testid="evidence-edited">{edited_summary}</dd>
-                    <dt>{t!("evidence-col-in-force")}</dt>
-                    <dd data-testid="evidence-in-force">{in_force_summary}</dd>
-                </dl>
-                <div class="suggest" role="group" aria-label=t!("evidence-suggest")>
-                    <label for="evidence-target">{t!("evidence-target")}</label>
-                    <select
-                        id="evidence-target"
-                        disabled=readonly
-                        on:change=move |ev| {
-                            let chosen = event_target_value(&ev);
-                            if let Some((_, share)) = TARGETS
-                                .iter()
-                                .find(|(pct, _)| pct.to_string() == chosen)
-                            {
-                                target.set(*share);
-                                suggestion.set(None);
-                            }
-                        }
-                    >
-                        {TARGETS
+                .collect_view();
+            Some(rows)
+        })
+    };
+    let edited_summary = move || edited_replay.with(|r| r.as_ref().map(summary));
+    view! {
+        <section class="retry-evidence" data-testid="retry-evidence">
+            <h3>{t!("evidence-title")}</h3>
+            <p>{t!("evidence-basis", episodes = count, censored = censored)}</p>
+            <div class="table-scroll">
+                <table class="evidence">
+                    <thead>
+                        <tr>
+                            <th>{t!("retry-col-retry")}</th>
+                            <th>{t!("evidence-col-starts")}</th>
+                            <th>{t!("evidence-col-edited")}</th>
+                            <th>{t!("evidence-col-in-force")}</th>
+                            <th></th>
+                        </tr>
+                    </thead>
+                    <tbody>{rows}</tbody>
+                </table>
+            </div>
+            <dl class="facts">
+                <dt>{t!("evidence-col-edited")}</dt>
+                <dd data-testid="evidence-edited">{edited_summary}</dd>
+                <dt>{t!("evidence-col-in-force")}</dt>
+                <dd data-testid="evidence-in-force">{in_force_summary}</dd>
+            </dl>
+            <div class="suggest" role="group" aria-label=t!("evidence-suggest")>
+                <label for="evidence-target">{t!("evidence-target")}</label>
+                <select
+                    id="evidence-target"
+                    disabled=readonly
+                    on:change=move |ev| {
+                        let chosen = event_target_value(&ev);
+                        if let Some((_, share)) = TARGETS
                             .iter()
-                            .map(|(pct, _)| view! { <option value=pct.to_string()>{format!("{pct} %")}</option> })
-                            .collect_view()}
-                    </select>
-                    <button
-                        type="button"
-                        class="secondary"
-                        data-testid="evidence-suggest"
-                        disabled=readonly
-                        on:click={
-                            let episodes = episodes.clone();
-                            move |_| {
-                                let from = edited.get_untracked().or(in_force);
-                                suggestion.set(Some(from.and_then(|p| suggest(&p, &episodes, target.get_untracked()))));
-                            }
+                            .find(|(pct, _)| pct.to_string() == chosen)
+                        {
+                            target.set(*share);
+                            suggestion.set(None);
                         }
-                    >
-                        {t!("evidence-suggest")}
-                    </button>
-                </div>
-                {move || suggestion.get().map(|s| view! { <SuggestedChange suggestion=s retry edited /> })}
-            </section>
-        }
-        .into_any()
+                    }
+                >
+                    {TARGETS
+                        .iter()
+                        .map(|(pct, _)| view! { <option value=pct.to_string()>{format!("{pct} %")}</option> })
+                        .collect_view()}
+                </select>
+                <button
+                    type="button"
+                    class="secondary"
+                    data-testid="evidence-suggest"
+                    disabled=readonly
+                    on:click=move |_| {
+                        let from = edited.get_untracked().or(in_force);
+                        let proposed = from.and_then(|p| {
+                            episodes.with_value(|e| suggest(&p, e, target.get_untracked()))
+                        });
+                        suggestion.set(Some(proposed));
+                    }
+                >
+                    {t!("evidence-suggest")}
+                </button>
+            </div>
+            {move || suggestion.get().map(|s| view! { <SuggestedChange suggestion=s retry edited /> })}
+        </section>
     }
+    .into_any()
 }
 
 /// The suggested policy as a change from the fields, with "Apply".

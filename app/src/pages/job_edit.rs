@@ -11,6 +11,7 @@ use crate::api::AppError;
 use crate::api::jobs::{SaveJob, get_job};
 use crate::components::layout::use_current_user;
 use crate::components::retry_editor::RetryEditor;
+use crate::components::retry_evidence::JobHistory;
 use crate::domain::cron::{CronExpr, format_fire_time, parse_timezone, timezone_names};
 use crate::domain::job::{
     BUILTIN_TASKS, ExhaustedAction, JobInput, Kind, Misfire, Overlap, TimeoutMode,
@@ -68,12 +69,24 @@ pub fn JobEditPage() -> impl IntoView {
             None => Ok((None, JobInput::default())),
         }
     });
+    // The job's failures for the retry editor's evidence panel, fetched beside the job so the
+    // server renders the panel complete (it replays policies in the browser as the sliders move).
+    let history = Resource::new(id, |id| async move {
+        match id {
+            Some(id) => match crate::api::jobs::job_episodes(id).await {
+                Ok(episodes) => JobHistory::Episodes(episodes),
+                Err(e) => JobHistory::Unavailable(e.explain()),
+            },
+            None => JobHistory::Unsaved,
+        }
+    });
     let me = use_current_user();
 
     view! {
         <Suspense fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
             {move || Suspend::new(async move {
                 let readonly = !me.await.map(|u| u.is_admin()).unwrap_or(false);
+                let history = history.await;
                 match detail.await {
                     Ok((id, input)) => {
                         let declared = crate::domain::job::params::parse_declarations(&input.parameters)
@@ -85,7 +98,7 @@ pub fn JobEditPage() -> impl IntoView {
                             _ => None,
                         };
                         let hook_card = id.filter(|_| !readonly).map(|id| view! { <TriggerUrl id /> });
-                        view! { <JobForm id input readonly /> {run_card} {hook_card} }.into_any()
+                        view! { <JobForm id input history readonly /> {run_card} {hook_card} }.into_any()
                     }
                     Err(e) => {
                         view! {
@@ -101,24 +114,14 @@ pub fn JobEditPage() -> impl IntoView {
 }
 
 #[component]
-fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
+fn JobForm(id: Option<i64>, input: JobInput, history: JobHistory, readonly: bool) -> impl IntoView {
     let title = match id {
         Some(_) => t!("job-title", name = input.name.clone()),
         None => t!("jobs-new"),
     };
     let retry = RwSignal::new(input.retry.clone());
-    // The policy saved with the job, and the job's failure episodes: the retry editor replays
-    // policies against them (its evidence panel).
+    // The policy saved with the job: the evidence panel replays it beside the edited one.
     let in_force = id.and_then(|_| crate::domain::retry::RetryPolicy::parse(&input.retry).ok());
-    // Loaded in the browser after hydration: the panel below the editor need not hold the
-    // page's first render (a resource the server renders outside any Suspense can be left out
-    // of the stream, and the browser would then wait for it for good).
-    let episodes = LocalResource::new(move || async move {
-        match id {
-            Some(id) => crate::api::jobs::job_episodes(id).await.ok(),
-            None => None,
-        }
-    });
     let job = RwSignal::new(input);
     let save = ServerAction::<SaveJob>::new();
     let navigate = use_navigate();
@@ -288,7 +291,7 @@ fn JobForm(id: Option<i64>, input: JobInput, readonly: bool) -> impl IntoView {
             <section class="card">
                 <h2>{t!("job-retry-policy")}</h2>
                 <RetryEditor retry cron_period_ms=cron_period timezone saved_errors=saved_error readonly
-                    episodes=Signal::derive(move || episodes.get().flatten()) in_force />
+                    history in_force />
             </section>
             }.into_any()}
 

@@ -330,7 +330,13 @@ async fn every_endpoint_answers_each_role_as_the_table_says(app: TestApp) {
             let path = listing
                 .path()
                 .split('/')
-                .map(|part| if part.starts_with(':') { "1" } else { part })
+                .map(|part| {
+                    if part.starts_with(':') || part.starts_with('{') {
+                        "1"
+                    } else {
+                        part
+                    }
+                })
                 .collect::<Vec<_>>()
                 .join("/");
             let path = if path.is_empty() {
@@ -405,3 +411,63 @@ async fn every_endpoint_answers_each_role_as_the_table_says(app: TestApp) {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 on_both_backends!(every_endpoint_answers_each_role_as_the_table_says);
+
+/// Every page, with the ids of a job and a run that exist, renders whole on the server: every
+/// `<Suspense>` streams its content, none is left for the browser to fill. A resource the
+/// server cannot resolve (a `LocalResource` read inside a `<Suspense>`, say) leaves its chunk
+/// incomplete: the page then arrives as "Loading…" and is drawn by the browser alone.
+async fn every_page_renders_whole_on_the_server(app: TestApp) {
+    use crate::helpers::{define, insert_run, noop_job, run_row};
+    use app::domain::run::RunStatus;
+
+    let job = define(&app.db, noop_job("rendered-whole")).await;
+    let run = insert_run(
+        &app.db,
+        run_row(job.id, RunStatus::Succeeded, chrono::Utc::now()),
+    )
+    .await;
+    let mut wrong = Vec::new();
+    for role in [Role::Viewer, Role::Admin] {
+        let client = client(&app, role).await;
+        for listing in leptos_axum::generate_route_list(app::App) {
+            let path = listing.path();
+            if path == "/login" {
+                continue;
+            }
+            let id = if path.starts_with("/runs/") {
+                run.id
+            } else {
+                job.id
+            };
+            let path = path
+                .split('/')
+                .map(|part| {
+                    if part.starts_with(':') || part.starts_with('{') {
+                        id.to_string()
+                    } else {
+                        part.to_string()
+                    }
+                })
+                .collect::<Vec<_>>()
+                .join("/");
+            let path = if path.is_empty() { "/".into() } else { path };
+            let response = client.get(app.url(&path)).send().await.unwrap();
+            let status = response.status().as_u16();
+            let body = response.text().await.unwrap_or_default();
+            if status != 200 {
+                wrong.push(format!("{role:?} {path}: {status}"));
+            } else if !body.contains("__INCOMPLETE_CHUNKS=[]") {
+                let left = body
+                    .split("__INCOMPLETE_CHUNKS=")
+                    .nth(1)
+                    .and_then(|rest| rest.split(';').next())
+                    .unwrap_or("(the page ended early)");
+                wrong.push(format!(
+                    "{role:?} {path}: chunks left to the browser {left}"
+                ));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+on_both_backends!(every_page_renders_whole_on_the_server);
