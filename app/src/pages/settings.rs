@@ -270,7 +270,11 @@ fn NodesTable(rows: Vec<NodeView>) -> impl IntoView {
                                     NodeState::Lost => crate::key!("node-state-lost"),
                                     NodeState::Stopped => crate::key!("node-state-stopped"),
                                 })}</span></td>
-                                <td>{t!("time-ago", time = duration(n.silent_s as f64 * 1000.0))}</td>
+                                // Heartbeats are counted in whole seconds: "0 s ago", never "0 ms ago".
+                                <td>{t!("time-ago", time = match n.silent_s {
+                                    0 => t!("unit-s", n = 0),
+                                    s => duration(s as f64 * 1000.0),
+                                })}</td>
                                 <td>{skew}</td>
                                 <td>{t!("nodes-host-pid", host = n.host.clone(), pid = n.pid, addr = n.addr.clone())}</td>
                                 <td>{n.version}</td>
