@@ -62,13 +62,14 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
         assets.hydration_root(),
     );
     let lang = crate::i18n::request_locale().tag();
-    let zone = crate::i18n::zone().name();
+    let zone = crate::i18n::zone();
+    let (zone, zone_spans) = (zone.name().to_string(), zone.encode());
     // The shell is rendered on the server only; the browser hydrates `App` inside it.
     #[cfg(not(feature = "ssr"))]
     let (icon, css, echarts, root) = (String::new(), String::new(), String::new(), String::new());
     view! {
         <!DOCTYPE html>
-        <html lang=lang data-zone=zone>
+        <html lang=lang data-zone=zone data-zone-spans=zone_spans>
             <head>
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -94,7 +95,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 pub fn App() -> impl IntoView {
     provide_meta_context();
     provide_context(crate::i18n::request_locale());
-    provide_context(crate::i18n::ConsoleZone(crate::i18n::request_zone()));
+    provide_context(crate::i18n::request_zone());
     // Effects run only in the browser, after hydration: the browser tests wait for this mark
     // before they interact, so they exercise the hydrated app and not the bare HTML.
     Effect::new(|_| {

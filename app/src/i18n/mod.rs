@@ -16,6 +16,7 @@
 
 pub mod errors;
 pub mod words;
+mod zone;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -24,6 +25,7 @@ use std::sync::LazyLock;
 
 pub use fluent_templates::fluent_bundle::FluentValue;
 use fluent_templates::{LanguageIdentifier, Loader};
+pub use zone::ConsoleZone;
 
 fluent_templates::static_loader! {
     static CATALOGUES = {
@@ -210,49 +212,46 @@ pub fn request_locale() -> Locale {
     chosen.unwrap_or_default()
 }
 
-/// The console's zone as the app provides it, so a list of times reads it once per render
-/// rather than from the state or the document per time.
-#[derive(Clone, Copy, Debug)]
-pub struct ConsoleZone(pub chrono_tz::Tz);
-
-/// The zone the console shows times in: the one the app provided, else the request's.
-pub fn zone() -> chrono_tz::Tz {
-    crate::context::use_context::<ConsoleZone>().map_or_else(request_zone, |z| z.0)
+/// The zone the console shows times in: the one the app provided (read once per render rather
+/// than from the state or the document per time), else the request's.
+pub fn zone() -> ConsoleZone {
+    crate::context::use_context::<ConsoleZone>().unwrap_or_else(request_zone)
 }
 
-/// `timezone` from the configuration. The shell writes it into `<html data-zone>`, where the
-/// browser reads it back, as with the language.
-pub fn request_zone() -> chrono_tz::Tz {
+/// `timezone` from the configuration. The shell writes its table into `<html data-zone
+/// data-zone-spans>`, where the browser reads it back, as with the language.
+pub fn request_zone() -> ConsoleZone {
     #[cfg(feature = "ssr")]
-    let zone = crate::context::use_context::<crate::state::AppState>().map(|s| s.timezone);
+    let zone = crate::context::use_context::<crate::state::AppState>()
+        .map(|s| ConsoleZone::cached(s.timezone));
     #[cfg(feature = "hydrate")]
     let zone = leptos::prelude::document()
         .document_element()
-        .and_then(|root| root.get_attribute("data-zone"))
-        .and_then(|name| name.parse::<chrono_tz::Tz>().ok());
+        .and_then(|root| {
+            ConsoleZone::decode(
+                &root.get_attribute("data-zone")?,
+                &root.get_attribute("data-zone-spans")?,
+            )
+        });
     #[cfg(not(any(feature = "ssr", feature = "hydrate")))]
     let zone = None;
-    zone.unwrap_or(chrono_tz::Tz::UTC)
+    zone.unwrap_or_else(ConsoleZone::utc)
 }
 
 /// A moment as the console writes it: `2026-12-03 17:30:05 CST`, in [`zone`]; the same in
 /// every language (24-hour, year first, which Chinese and international readers both use).
 pub fn stamp(t: chrono::DateTime<chrono::Utc>) -> String {
-    t.with_timezone(&zone())
-        .format("%Y-%m-%d %H:%M:%S %Z")
-        .to_string()
+    zone().format(t, "%Y-%m-%d %H:%M:%S %Z")
 }
 
 /// [`stamp`] to the minute: `2026-12-03 17:30 CST`.
 pub fn stamp_minutes(t: chrono::DateTime<chrono::Utc>) -> String {
-    t.with_timezone(&zone())
-        .format("%Y-%m-%d %H:%M %Z")
-        .to_string()
+    zone().format(t, "%Y-%m-%d %H:%M %Z")
 }
 
 /// The time of day alone: `17:30:05 CST`.
 pub fn clock(t: chrono::DateTime<chrono::Utc>) -> String {
-    t.with_timezone(&zone()).format("%H:%M:%S %Z").to_string()
+    zone().format(t, "%H:%M:%S %Z")
 }
 
 /// [`Locale::duration`] in the page's language.

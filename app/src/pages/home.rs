@@ -434,11 +434,7 @@ fn RunsText(buckets: Vec<HourBucket>) -> impl IntoView {
             t!(
                 "overview-chart-worst",
                 n = b.failed,
-                hour = b
-                    .hour
-                    .with_timezone(&crate::i18n::zone())
-                    .format("%H:00 %Z")
-                    .to_string()
+                hour = crate::i18n::zone().format(b.hour, "%H:00 %Z")
             )
         });
     let total = ok + failed + other;
