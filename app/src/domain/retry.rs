@@ -676,29 +676,24 @@ mod tests {
     #[test]
     fn waits_past_a_year_are_scheduled_a_year_out() {
         // Found by the property test: 524 s × 8^15 is 1.8e19 ms, past u64 and any timestamp.
-        let p = RetryPolicy::new(
-            524_289,
-            Multiplier::from_tenths(80).unwrap(),
-            16,
-            Jitter::None,
-            None,
-        )
-        .unwrap();
+        let steep = |jitter| {
+            RetryPolicy::new(
+                524_289,
+                Multiplier::from_tenths(80).unwrap(),
+                16,
+                jitter,
+                None,
+            )
+            .unwrap()
+        };
+        let p = steep(Jitter::None);
         assert!(p.delay_ms(16) > u64::MAX as f64);
         assert_eq!(
             p.sample_delay_ms(16, None, 0.0),
             RetryPolicy::LONGEST_WAIT_MS
         );
-        let decorrelated = RetryPolicy::new(
-            524_289,
-            Multiplier::from_tenths(80).unwrap(),
-            16,
-            Jitter::Decorrelated,
-            None,
-        )
-        .unwrap();
         assert_eq!(
-            decorrelated.sample_delay_ms(16, Some(u64::MAX), 0.99),
+            steep(Jitter::Decorrelated).sample_delay_ms(16, Some(u64::MAX), 0.99),
             RetryPolicy::LONGEST_WAIT_MS
         );
     }
