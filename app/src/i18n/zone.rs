@@ -31,6 +31,23 @@ struct Table {
     name: String,
     /// Ordered by `from`; never empty.
     spans: Vec<Span>,
+    /// The spans as every page carries them ([`ConsoleZone::encode`]), written once.
+    encoded: String,
+}
+
+impl Table {
+    fn new(name: String, spans: Vec<Span>) -> Self {
+        let encoded = spans
+            .iter()
+            .map(|s| format!("{},{},{}", s.from, s.offset, s.abbr))
+            .collect::<Vec<_>>()
+            .join(";");
+        Self {
+            name,
+            spans,
+            encoded,
+        }
+    }
 }
 
 /// The zone the console writes times in (`timezone` in the configuration). Cheap to clone.
@@ -39,14 +56,14 @@ pub struct ConsoleZone(Arc<Table>);
 
 impl ConsoleZone {
     pub fn utc() -> Self {
-        Self(Arc::new(Table {
-            name: "UTC".into(),
-            spans: vec![Span {
+        Self(Arc::new(Table::new(
+            "UTC".into(),
+            vec![Span {
                 from: 0,
                 offset: 0,
                 abbr: "UTC".into(),
             }],
-        }))
+        )))
     }
 
     /// The zone's IANA name, `Asia/Shanghai`.
@@ -101,10 +118,7 @@ impl ConsoleZone {
             }
             t = next;
         }
-        Self(Arc::new(Table {
-            name: tz.name().to_string(),
-            spans,
-        }))
+        Self(Arc::new(Table::new(tz.name().to_string(), spans)))
     }
 
     /// [`Self::of`], computed once per zone for the process.
@@ -122,12 +136,7 @@ impl ConsoleZone {
 
     /// The spans as the page carries them: `from,offset,abbr` joined by `;`.
     pub fn encode(&self) -> String {
-        self.0
-            .spans
-            .iter()
-            .map(|s| format!("{},{},{}", s.from, s.offset, s.abbr))
-            .collect::<Vec<_>>()
-            .join(";")
+        self.0.encoded.clone()
     }
 
     /// What [`Self::encode`] wrote, under the zone's `name`; `None` when it is not that.
@@ -144,12 +153,7 @@ impl ConsoleZone {
             })
             .collect::<Option<Vec<_>>>()?;
         let ordered = spans.windows(2).all(|w| w[0].from < w[1].from);
-        (!spans.is_empty() && ordered).then(|| {
-            Self(Arc::new(Table {
-                name: name.to_string(),
-                spans,
-            }))
-        })
+        (!spans.is_empty() && ordered).then(|| Self(Arc::new(Table::new(name.to_string(), spans))))
     }
 
     /// `t` in this zone, written by a chrono `pattern` whose `%Z` is the zone's abbreviation.
