@@ -86,11 +86,11 @@ tools-test: tools
 
 .PHONY: site build
 # Each page is a wasm chunk of its own (app/src/pages/routes.rs): the linker keeps its
-# relocations (--emit-relocs) so wasm-split-cli can cut the module at the `#[lazy_route]`
-# points; wasm-bindgen then binds the main part, keeping the exports the chunks import.
+# relocations (--emit-relocs, set in .cargo/config.toml) so wasm-split-cli can cut the module
+# at the `#[lazy_route]` points; wasm-bindgen then binds the main part, keeping the exports the
+# chunks import.
 site: tools
-	CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-Clink-args=--emit-relocs" \
-	  cargo build -p frontend --lib --target wasm32-unknown-unknown $(WASM_PROFILE_FLAG)
+	cargo build -p frontend --lib --target wasm32-unknown-unknown $(WASM_PROFILE_FLAG)
 	@rm -rf $(SITE)/pkg && mkdir -p $(SITE)/pkg $(SITE)/vendor
 	wasm-split-cli --target web --out-name bulwark $(WASM) $(SITE)/pkg
 	wasm-bindgen --target web --no-typescript --keep-lld-exports --no-demangle \

@@ -120,6 +120,13 @@ test("every page hydrates and draws under the Content-Security-Policy, with no v
       (window as any).__cspViolations.push(`${e.violatedDirective} ${e.blockedURI}`),
     );
   });
+  // A hydration mismatch (the server and the browser bundle built differently) panics in the
+  // wasm or logs an error; either fails the page that caused it.
+  const errors: string[] = [];
+  page.on("pageerror", (e) => errors.push(`${page.url()}: ${e.message}`));
+  page.on("console", (m) => {
+    if (m.type() === "error") errors.push(`${page.url()}: ${m.text()}`);
+  });
   const response = await page.goto("/login");
   const policy = response!.headers()["content-security-policy"];
   expect(policy).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=_-]{16,}' 'wasm-unsafe-eval'/);
@@ -136,4 +143,5 @@ test("every page hydrates and draws under the Content-Security-Policy, with no v
   await page.goto("/");
   await hydrated(page);
   await expect(page.locator("canvas").first()).toBeVisible();
+  expect(errors).toEqual([]);
 });
