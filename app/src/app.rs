@@ -61,15 +61,21 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
         assets.url("vendor/echarts.min.js"),
         assets.hydration_root(),
     );
+    #[cfg(feature = "ssr")]
+    let charts =
+        use_context::<http::request::Parts>().is_some_and(|parts| draws_charts(parts.uri.path()));
+    #[cfg(not(feature = "ssr"))]
+    let charts = false;
     let lang = crate::i18n::request_locale().tag();
     let zone = crate::i18n::zone();
     let (zone, zone_spans) = (zone.name().to_string(), zone.encode());
     // The shell is rendered on the server only; the browser hydrates `App` inside it.
     #[cfg(not(feature = "ssr"))]
     let (icon, css, echarts, root) = (String::new(), String::new(), String::new(), String::new());
+    let echarts_script = charts.then(|| echarts.clone());
     view! {
         <!DOCTYPE html>
-        <html lang=lang data-zone=zone data-zone-spans=zone_spans>
+        <html lang=lang data-zone=zone data-zone-spans=zone_spans data-echarts=echarts>
             <head>
                 <meta charset="utf-8" />
                 <meta name="viewport" content="width=device-width, initial-scale=1" />
@@ -78,8 +84,10 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <link rel="stylesheet" id="leptos" href=css />
                 // A classic script: charming's renderer calls the global `echarts`. Deferred,
                 // it runs after parsing and before the hydration module (scripts keep their
-                // order). Our own build of the chart types we draw (frontend/echarts.mjs).
-                <script src=echarts defer nonce=nonce></script>
+                // order). Our own build of the chart types we draw (frontend/echarts.mjs), and
+                // only in pages that draw one; `components/chart.rs` loads it for the others.
+                {echarts_script
+                    .map(|src| view! { <script id="echarts-script" src=src defer nonce=nonce></script> })}
                 <AutoReload options=options.clone() />
                 <HydrationScripts options root />
                 <MetaTags />
@@ -88,6 +96,20 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <App />
             </body>
         </html>
+    }
+}
+
+/// The pages that draw a chart as soon as they are shown, so their HTML loads ECharts beside
+/// the wasm instead of after hydration: the Overview, the traffic dashboard and the job
+/// editor. Only a matter of speed: any other page that shows a chart loads it then.
+#[cfg(any(feature = "ssr", test))]
+fn draws_charts(path: &str) -> bool {
+    let path = path.trim_end_matches('/');
+    match path {
+        "" | "/traffic" => true,
+        _ => path
+            .strip_prefix("/jobs/")
+            .is_some_and(|job| !job.is_empty() && !job.contains('/')),
     }
 }
 
@@ -131,5 +153,28 @@ pub fn App() -> impl IntoView {
                 </ParentRoute>
             </Routes>
         </Router>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::draws_charts;
+
+    #[test]
+    fn only_the_pages_that_draw_charts_carry_echarts() {
+        for path in ["/", "/traffic", "/traffic/", "/jobs/new", "/jobs/42"] {
+            assert!(draws_charts(path), "{path}");
+        }
+        for path in [
+            "/jobs",
+            "/jobs/",
+            "/runs",
+            "/runs/3",
+            "/failed",
+            "/traffic/hits",
+            "/login",
+        ] {
+            assert!(!draws_charts(path), "{path}");
+        }
     }
 }

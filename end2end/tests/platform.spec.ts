@@ -112,6 +112,22 @@ test("a viewer reads but cannot reach an admin action", async ({ page }) => {
   await expect(page.getByTestId("users")).not.toContainText("sneaky");
 });
 
+test("a page without charts leaves ECharts out; a chart reached by navigation loads it then", async ({ page }) => {
+  await signIn(page, ADMIN);
+  await page.goto("/jobs");
+  await hydrated(page);
+  const before = await page.evaluate(() => ({
+    loaded: "echarts" in window,
+    script: document.getElementById("echarts-script") !== null,
+  }));
+  expect(before).toEqual({ loaded: false, script: false });
+  // Client-side navigation to the Overview: no new document, so the chart adds the script.
+  await page.locator("a.brand").click();
+  await expect(page).toHaveURL(/\/$/);
+  await expect(page.locator("#runs-chart[data-drawn=true] canvas")).toHaveCount(1);
+  expect(await page.evaluate(() => document.querySelectorAll("#echarts-script").length)).toBe(1);
+});
+
 test("every page hydrates and draws under the Content-Security-Policy, with no violation", async ({ page }) => {
   // Installed by the browser itself, before any page script, so the policy cannot hide it.
   await page.addInitScript(() => {
