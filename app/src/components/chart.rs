@@ -7,7 +7,7 @@
 //! its container by id, so the first draw waits for the next frame until it is.
 //!
 //! ECharts itself (`vendor/echarts.min.js`, 153 KB Brotli) is a script of its own that most
-//! pages never need. The shell includes it only in pages that draw a chart (`app.rs`,
+//! pages never need. The shell includes it only in pages that draw a chart (`app/src/app.rs`,
 //! `draws_charts`); a chart shown after navigating from another page adds the script once,
 //! from the URL the shell left in `<html data-echarts>`, and draws when it has run.
 
