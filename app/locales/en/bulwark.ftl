@@ -792,6 +792,7 @@ job-what-runs = What runs
 job-builtin-task = Task
 job-timezone = Time zone
 job-next-fires = Next five fire times:
+job-zone-unreadable = The server sent a table for { $zone } that this page cannot read; reload the page.
 job-retry-policy = Retry policy
 job-timeout-heading = Timeout per attempt
 job-exhausted-heading = When retries run out

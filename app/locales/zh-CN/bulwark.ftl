@@ -756,6 +756,7 @@ job-what-runs = 执行内容
 job-builtin-task = 任务
 job-timezone = 时区
 job-next-fires = 接下来五次触发时间：
+job-zone-unreadable = 服务器发来的 { $zone } 时区表无法读取，请刷新页面。
 job-retry-policy = 重试策略
 job-timeout-heading = 每次尝试的超时
 job-exhausted-heading = 重试用尽之后

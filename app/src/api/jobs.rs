@@ -5,7 +5,7 @@ use leptos::server_fn::codec::Json;
 
 use super::AppError;
 use crate::domain::job::JobInput;
-use crate::views::jobs::{JobDetail, JobRow};
+use crate::views::jobs::{JobDetail, JobRow, JobZone};
 
 #[cfg(feature = "ssr")]
 pub fn job_error(e: crate::services::jobs::JobError) -> AppError {
@@ -44,6 +44,40 @@ pub async fn get_job(id: i64) -> Result<JobDetail, AppError> {
                 input: spec.to_input().redacted(),
                 updated_at: row.updated_at,
             })
+        }
+        .await,
+    )
+}
+
+/// A time zone as the job editor's previews use it: a table of its offsets, so the browser
+/// carries no tz database (`app/src/i18n/zone.rs`). An unknown name is a field error.
+#[server(endpoint = "jobs/zone")]
+pub async fn get_job_zone(name: String) -> Result<JobZone, AppError> {
+    use crate::i18n::errors::Explain;
+    super::respond(
+        async {
+            super::auth::require_user()?;
+            let tz = crate::domain::cron::parse_timezone(&name)
+                .map_err(|e| AppError::invalid("timezone", e.explain()))?;
+            let table = crate::i18n::ZoneTable::cached(tz);
+            Ok(JobZone {
+                name: table.name().to_string(),
+                spans: table.encode(),
+            })
+        }
+        .await,
+    )
+}
+
+/// Every IANA time zone name, for the editor's picker, one per line.
+#[server(endpoint = "jobs/zones")]
+pub async fn zone_names() -> Result<String, AppError> {
+    super::respond(
+        async {
+            super::auth::require_user()?;
+            Ok(crate::domain::cron::timezone_names()
+                .collect::<Vec<_>>()
+                .join("\n"))
         }
         .await,
     )

@@ -12,12 +12,12 @@ use crate::api::AppError;
 use crate::components::chart::EChart;
 use crate::components::retry_chart::retry_chart;
 use crate::components::retry_evidence::{JobHistory, RetryEvidence};
-use crate::domain::cron::parse_timezone;
 use crate::domain::duration;
 use crate::domain::recovery::{Episode, replay};
 use crate::domain::retry::{
     Jitter, RetryInput, RetryPolicy, WarningContext, presets, success_probability,
 };
+use crate::i18n::ZoneTable;
 use crate::i18n::duration as human_ms;
 
 /// Stops of the first-interval slider; the text field beside it takes any value.
@@ -54,9 +54,9 @@ pub fn RetryEditor(
     /// The job's shortest cron period, for the "overruns the next run" warning.
     #[prop(into)]
     cron_period_ms: Signal<Option<u64>>,
-    /// The job's time zone, for the concrete retry times.
+    /// The job's time zone, for the concrete retry times (UTC while it is unknown).
     #[prop(into)]
-    timezone: Signal<String>,
+    zone: Signal<Option<ZoneTable>>,
     /// The last save's errors; those for `retry.*` show beside their field.
     #[prop(into)]
     saved_errors: Signal<Option<AppError>>,
@@ -377,7 +377,7 @@ pub fn RetryEditor(
                             <RetryTimes
                                 policy
                                 now=now.get()
-                                timezone=timezone.get()
+                                zone=zone.get().unwrap_or_else(ZoneTable::utc)
                                 success=f64::from(success_pct.get()) / 100.0
                             />
                         }
@@ -437,10 +437,10 @@ fn SliderField(
 fn RetryTimes(
     policy: RetryPolicy,
     now: DateTime<Utc>,
-    timezone: String,
+    zone: ZoneTable,
     success: f64,
 ) -> impl IntoView {
-    let tz = parse_timezone(&timezone).unwrap_or(chrono_tz::Tz::UTC);
+    let tz = zone;
     let envelope = policy.jitter_envelope_ms();
     let jittered = policy.jitter() != Jitter::None;
     let rows = policy

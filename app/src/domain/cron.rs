@@ -1,8 +1,10 @@
 //! Cron expressions (six fields, seconds first) and time zones, and the fire times they give.
 //!
-//! Fire times are computed in the job's own time zone with the full tz database, so a job at
-//! 07:30 Europe/Berlin fires at 07:30 local time on both sides of a daylight-saving change —
-//! unlike a fixed UTC offset taken once at start-up. When a day-of-month and a day-of-week
+//! Fire times are computed in the job's own time zone, so a job at 07:30 Europe/Berlin fires at
+//! 07:30 local time on both sides of a daylight-saving change — unlike a fixed UTC offset taken
+//! once at start-up. Any chrono zone will do: the engine passes the tz database's (`Tz`), the
+//! job editor's preview in the browser a table of the zone's offsets from the server
+//! (`app/src/i18n/zone.rs`), which agrees with it to the second. When a day-of-month and a day-of-week
 //! are both restricted, either one matching fires the job (as in Vixie cron).
 
 use chrono::{DateTime, TimeZone, Timelike, Utc};
@@ -81,29 +83,34 @@ impl CronExpr {
     /// croner's own `iter_after` (3.0.1) steps one second past each time it yields and then
     /// searches exclusively, so for a schedule firing every second it skips every other tick;
     /// this asks for each next time from the last one instead.
-    pub fn fire_times_after(
+    pub fn fire_times_after<Z: TimeZone>(
         &self,
-        tz: Tz,
+        tz: &Z,
         after: DateTime<Utc>,
-    ) -> impl Iterator<Item = DateTime<Tz>> + '_ {
-        let mut at = whole_second(after).with_timezone(&tz);
+    ) -> impl Iterator<Item = DateTime<Z>> {
+        let mut at = whole_second(after).with_timezone(tz);
         std::iter::from_fn(move || {
             let next = self.cron.find_next_occurrence(&at, false).ok()?;
-            at = next;
+            at = next.clone();
             Some(next)
         })
     }
 
     /// The next `count` fire times strictly after `after`, in the job's time zone.
-    pub fn next_fire_times(&self, tz: Tz, after: DateTime<Utc>, count: usize) -> Vec<DateTime<Tz>> {
+    pub fn next_fire_times<Z: TimeZone>(
+        &self,
+        tz: &Z,
+        after: DateTime<Utc>,
+        count: usize,
+    ) -> Vec<DateTime<Z>> {
         self.fire_times_after(tz, after).take(count).collect()
     }
 
     /// Fire times strictly after `after` and at or before `until`, at most `limit` of them.
     /// Stops as soon as it passes `until`, so a rare schedule costs nothing.
-    pub fn fire_times_between(
+    pub fn fire_times_between<Z: TimeZone>(
         &self,
-        tz: Tz,
+        tz: &Z,
         after: DateTime<Utc>,
         until: DateTime<Utc>,
         limit: usize,
@@ -119,9 +126,9 @@ impl CronExpr {
     /// (counted up to `count_limit`) and the last `keep` of them, oldest first. However long
     /// the span — a year of an every-second job — this costs at most `count_limit` steps plus
     /// a search back from `until`, so a long outage is cheap to catch up on.
-    pub fn ticks_between(
+    pub fn ticks_between<Z: TimeZone>(
         &self,
-        tz: Tz,
+        tz: &Z,
         after: DateTime<Utc>,
         until: DateTime<Utc>,
         keep: usize,
@@ -168,19 +175,23 @@ impl CronExpr {
     }
 
     /// The next fire time strictly after `after`.
-    pub fn next_after(&self, tz: Tz, after: DateTime<Utc>) -> Result<DateTime<Tz>, CronError> {
+    pub fn next_after<Z: TimeZone>(
+        &self,
+        tz: &Z,
+        after: DateTime<Utc>,
+    ) -> Result<DateTime<Z>, CronError> {
         self.cron
-            .find_next_occurrence(&whole_second(after).with_timezone(&tz), false)
+            .find_next_occurrence(&whole_second(after).with_timezone(tz), false)
             .map_err(|_| CronError::NeverFires)
     }
 
     /// The shortest gap between consecutive fire times over the next few runs: the period a
     /// retry schedule must fit in before it overruns the next tick.
-    pub fn shortest_gap_ms(&self, tz: Tz, after: DateTime<Utc>) -> Option<u64> {
+    pub fn shortest_gap_ms<Z: TimeZone>(&self, tz: &Z, after: DateTime<Utc>) -> Option<u64> {
         let times = self.next_fire_times(tz, after, 24);
         times
             .windows(2)
-            .map(|w| (w[1] - w[0]).num_milliseconds())
+            .map(|w| w[1].timestamp_millis() - w[0].timestamp_millis())
             .filter(|ms| *ms > 0)
             .min()
             .map(|ms| ms as u64)
@@ -223,7 +234,7 @@ mod tests {
             .unwrap()
             .with_timezone(&Utc);
         let short = every_second.ticks_between(
-            Tz::UTC,
+            &Tz::UTC,
             until - chrono::Duration::seconds(10),
             until,
             3,
@@ -235,7 +246,7 @@ mod tests {
         assert_eq!(short.last.len(), 3);
         // A year of every-second ticks: counted to the limit, the newest found directly.
         let year = every_second.ticks_between(
-            Tz::UTC,
+            &Tz::UTC,
             until - chrono::Duration::days(365),
             until,
             5,
@@ -274,7 +285,7 @@ mod tests {
         let cron = CronExpr::parse("0 30 7 * * *").unwrap();
         let tz = parse_timezone("Asia/Shanghai").unwrap();
         let now = Utc.with_ymd_and_hms(2026, 11, 30, 0, 0, 0).unwrap(); // 08:00 in Shanghai
-        let next = cron.next_fire_times(tz, now, 5);
+        let next = cron.next_fire_times(&tz, now, 5);
         assert_eq!(next.len(), 5);
         assert_eq!(format_fire_time(&next[0]), "2026-12-01 07:30:00 CST");
         assert_eq!(next[0].with_timezone(&Utc).hour(), 23);
@@ -286,7 +297,7 @@ mod tests {
         let cron = CronExpr::parse("0 30 7 * * *").unwrap();
         let tz = parse_timezone("Europe/Berlin").unwrap();
         let before = Utc.with_ymd_and_hms(2026, 3, 27, 12, 0, 0).unwrap();
-        let fires = cron.next_fire_times(tz, before, 3);
+        let fires = cron.next_fire_times(&tz, before, 3);
         let local: Vec<String> = fires.iter().map(format_fire_time).collect();
         assert_eq!(
             local,
@@ -300,18 +311,60 @@ mod tests {
         assert_eq!(utc_hours, [6, 5, 5]);
     }
 
+    /// The job editor previews fire times on a table of the zone's offsets (the browser has no
+    /// tz database); it must list what the engine will fire, through the hours daylight saving
+    /// skips and repeats.
+    #[cfg(feature = "ssr")]
+    #[test]
+    fn a_zone_table_fires_as_the_tz_database_does() {
+        use crate::i18n::ZoneTable;
+        let start = Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap();
+        for zone in [
+            "Europe/Berlin",
+            "America/New_York",
+            "Australia/Lord_Howe",
+            "Asia/Kolkata",
+        ] {
+            let tz = parse_timezone(zone).unwrap();
+            let table = ZoneTable::of(tz);
+            for cron in [
+                "0 30 2 * * *",
+                "0 */20 1-3 * * *",
+                "0 0 0 * * 0",
+                "0 15 * * * *",
+            ] {
+                let cron = CronExpr::parse(cron).unwrap();
+                let ours: Vec<String> = cron
+                    .next_fire_times(&table, start, 2_000)
+                    .iter()
+                    .map(format_fire_time)
+                    .collect();
+                let theirs: Vec<String> = cron
+                    .next_fire_times(&tz, start, 2_000)
+                    .iter()
+                    .map(format_fire_time)
+                    .collect();
+                assert_eq!(ours, theirs, "{} in {zone}", cron.as_str());
+                assert_eq!(
+                    cron.shortest_gap_ms(&table, start),
+                    cron.shortest_gap_ms(&tz, start)
+                );
+            }
+        }
+    }
+
     #[test]
     fn ticks_fall_on_whole_seconds_whatever_the_start() {
         let every_second = CronExpr::parse("* * * * * *").unwrap();
         let start = Utc.with_ymd_and_hms(2026, 11, 30, 12, 0, 0).unwrap()
             + chrono::Duration::milliseconds(473);
-        let ticks = every_second.next_fire_times(Tz::UTC, start, 2);
+        let ticks = every_second.next_fire_times(&Tz::UTC, start, 2);
         assert_eq!(
             ticks[0].with_timezone(&Utc),
             Utc.with_ymd_and_hms(2026, 11, 30, 12, 0, 1).unwrap()
         );
         assert_eq!(ticks[1].nanosecond(), 0);
-        let next = every_second.next_after(Tz::UTC, start).unwrap();
+        let next = every_second.next_after(&Tz::UTC, start).unwrap();
         assert_eq!(next.nanosecond(), 0);
     }
 
@@ -321,12 +374,12 @@ mod tests {
         let start = Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap();
         assert!(
             yearly
-                .fire_times_between(Tz::UTC, start, start + chrono::Duration::days(300), 10_000)
+                .fire_times_between(&Tz::UTC, start, start + chrono::Duration::days(300), 10_000)
                 .is_empty()
         );
         let secondly = CronExpr::parse("* * * * * *").unwrap();
         let ticks =
-            secondly.fire_times_between(Tz::UTC, start, start + chrono::Duration::seconds(5), 3);
+            secondly.fire_times_between(&Tz::UTC, start, start + chrono::Duration::seconds(5), 3);
         assert_eq!(ticks.len(), 3, "the limit holds");
         assert_eq!(ticks[0], start + chrono::Duration::seconds(1));
     }
@@ -335,9 +388,9 @@ mod tests {
     fn shortest_gap_is_the_period() {
         let now = Utc.with_ymd_and_hms(2026, 11, 30, 0, 0, 0).unwrap();
         let every_five = CronExpr::parse("0 */5 * * * *").unwrap();
-        assert_eq!(every_five.shortest_gap_ms(Tz::UTC, now), Some(300_000));
+        assert_eq!(every_five.shortest_gap_ms(&Tz::UTC, now), Some(300_000));
         let weekdays = CronExpr::parse("0 0 9 * * MON-FRI").unwrap();
-        assert_eq!(weekdays.shortest_gap_ms(Tz::UTC, now), Some(86_400_000));
+        assert_eq!(weekdays.shortest_gap_ms(&Tz::UTC, now), Some(86_400_000));
     }
 
     #[test]

@@ -25,7 +25,7 @@ use std::sync::LazyLock;
 
 pub use fluent_templates::fluent_bundle::FluentValue;
 use fluent_templates::{LanguageIdentifier, Loader};
-pub use zone::ConsoleZone;
+pub use zone::ZoneTable;
 
 fluent_templates::static_loader! {
     static CATALOGUES = {
@@ -214,28 +214,28 @@ pub fn request_locale() -> Locale {
 
 /// The zone the console shows times in: the one the app provided (read once per render rather
 /// than from the state or the document per time), else the request's.
-pub fn zone() -> ConsoleZone {
-    crate::context::use_context::<ConsoleZone>().unwrap_or_else(request_zone)
+pub fn zone() -> ZoneTable {
+    crate::context::use_context::<ZoneTable>().unwrap_or_else(request_zone)
 }
 
 /// `timezone` from the configuration. The shell writes its table into `<html data-zone
 /// data-zone-spans>`, where the browser reads it back, as with the language.
-pub fn request_zone() -> ConsoleZone {
+pub fn request_zone() -> ZoneTable {
     #[cfg(feature = "ssr")]
     let zone = crate::context::use_context::<crate::state::AppState>()
-        .map(|s| ConsoleZone::cached(s.timezone));
+        .map(|s| ZoneTable::cached(s.timezone));
     #[cfg(feature = "hydrate")]
     let zone = leptos::prelude::document()
         .document_element()
         .and_then(|root| {
-            ConsoleZone::decode(
+            ZoneTable::decode(
                 &root.get_attribute("data-zone")?,
                 &root.get_attribute("data-zone-spans")?,
             )
         });
     #[cfg(not(any(feature = "ssr", feature = "hydrate")))]
     let zone = None;
-    zone.unwrap_or_else(ConsoleZone::utc)
+    zone.unwrap_or_else(ZoneTable::utc)
 }
 
 /// A moment as the console writes it: `2026-12-03 17:30:05 CST`, in [`zone`]; the same in

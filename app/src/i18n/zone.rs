@@ -1,15 +1,19 @@
-//! The console's time zone as a table of its UTC offsets over time.
+//! A time zone as a table of its UTC offsets over time.
 //!
-//! Every page writes times in the configured zone, on the server and again in the browser when
-//! it hydrates, and the two must agree to the letter. The tz database (chrono-tz) would make
-//! the browser's main module about a third larger for one zone it needs; instead the server
-//! turns that zone into its offsets and abbreviations from `FIRST_YEAR` to `LAST_YEAR`
-//! (`<html data-zone-spans>`, a few hundred bytes) and both sides format from the same table.
-//! The tz database stays in the browser only where a job's own zone is edited (the job editor).
+//! Every page writes times in the console's zone, on the server and again in the browser when
+//! it hydrates, and the two must agree to the letter; the job editor previews fire times and
+//! retry times in the job's own zone. The tz database (chrono-tz) would make the browser's code
+//! much larger for the one or two zones it needs; instead the server turns a zone into its
+//! offsets and abbreviations from `FIRST_YEAR` to `LAST_YEAR` (a few hundred bytes: the
+//! console's zone in `<html data-zone-spans>`, a job's zone from the `jobs/zone` server
+//! function) and both sides work from the same table. [`ZoneTable`] is a chrono [`TimeZone`],
+//! so cron's search runs on it as on a zone of the tz database.
 
 use std::sync::Arc;
 
-use chrono::{DateTime, Utc};
+use chrono::{
+    DateTime, FixedOffset, LocalResult, NaiveDate, NaiveDateTime, NaiveTime, Offset, TimeZone, Utc,
+};
 
 /// The table covers instants from the start of this year…
 #[cfg(feature = "ssr")]
@@ -31,7 +35,7 @@ struct Table {
     name: String,
     /// Ordered by `from`; never empty.
     spans: Vec<Span>,
-    /// The spans as every page carries them ([`ConsoleZone::encode`]), written once.
+    /// The spans as every page carries them ([`ZoneTable::encode`]), written once.
     encoded: String,
 }
 
@@ -50,11 +54,12 @@ impl Table {
     }
 }
 
-/// The zone the console writes times in (`timezone` in the configuration). Cheap to clone.
+/// A zone as its table of offsets: the console's (`timezone` in the configuration) or a job's.
+/// Cheap to clone.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ConsoleZone(Arc<Table>);
+pub struct ZoneTable(Arc<Table>);
 
-impl ConsoleZone {
+impl ZoneTable {
     pub fn utc() -> Self {
         Self(Arc::new(Table::new(
             "UTC".into(),
@@ -126,7 +131,7 @@ impl ConsoleZone {
     pub fn cached(tz: chrono_tz::Tz) -> Self {
         use std::collections::HashMap;
         use std::sync::{Mutex, OnceLock};
-        static TABLES: OnceLock<Mutex<HashMap<chrono_tz::Tz, ConsoleZone>>> = OnceLock::new();
+        static TABLES: OnceLock<Mutex<HashMap<chrono_tz::Tz, ZoneTable>>> = OnceLock::new();
         let tables = TABLES.get_or_init(Default::default);
         let mut tables = tables
             .lock()
@@ -158,17 +163,104 @@ impl ConsoleZone {
 
     /// `t` in this zone, written by a chrono `pattern` whose `%Z` is the zone's abbreviation.
     pub fn format(&self, t: DateTime<Utc>, pattern: &str) -> String {
-        let spans = &self.0.spans;
-        let index = spans
-            .partition_point(|s| s.from <= t.timestamp())
-            .saturating_sub(1);
-        let span = &spans[index];
+        let span = &self.0.spans[self.span_at(t.timestamp())];
         let local = t
             .naive_utc()
             .checked_add_signed(chrono::Duration::seconds(span.offset.into()))
             .unwrap_or(t.naive_utc());
         let pattern = pattern.replace("%Z", &span.abbr.replace('%', "%%"));
         local.format(&pattern).to_string()
+    }
+
+    /// The index of the span holding the instant `secs`; the first span reaches back and the
+    /// last forward without end.
+    fn span_at(&self, secs: i64) -> usize {
+        self.0
+            .spans
+            .partition_point(|s| s.from <= secs)
+            .saturating_sub(1)
+    }
+}
+
+/// One span of a [`ZoneTable`]: the offset a `DateTime<ZoneTable>` carries, written `%Z` as the
+/// zone's abbreviation.
+#[derive(Clone)]
+pub struct TableOffset {
+    zone: ZoneTable,
+    span: usize,
+}
+
+impl TableOffset {
+    fn span(&self) -> &Span {
+        &self.zone.0.spans[self.span]
+    }
+}
+
+impl Offset for TableOffset {
+    fn fix(&self) -> FixedOffset {
+        FixedOffset::east_opt(self.span().offset).unwrap_or(Utc.fix())
+    }
+}
+
+impl std::fmt::Display for TableOffset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.span().abbr)
+    }
+}
+
+impl std::fmt::Debug for TableOffset {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} ({})", self.span().abbr, self.fix())
+    }
+}
+
+impl TimeZone for ZoneTable {
+    type Offset = TableOffset;
+
+    fn from_offset(offset: &TableOffset) -> Self {
+        offset.zone.clone()
+    }
+
+    fn offset_from_local_date(&self, local: &NaiveDate) -> LocalResult<TableOffset> {
+        self.offset_from_local_datetime(&local.and_time(NaiveTime::MIN))
+    }
+
+    /// A wall-clock time belongs to every span whose offset takes it back into that span: none
+    /// in a gap (clocks jumped over it), two in an overlap (clocks went back), earlier first,
+    /// as chrono-tz answers.
+    fn offset_from_local_datetime(&self, local: &NaiveDateTime) -> LocalResult<TableOffset> {
+        let wall = local.and_utc().timestamp();
+        let spans = &self.0.spans;
+        // No offset reaches a day and a half, so only spans near the wall time can hold it.
+        const REACH: i64 = 36 * 3_600;
+        let first = self.span_at(wall.saturating_sub(REACH));
+        let last = self.span_at(wall.saturating_add(REACH));
+        let mut holding = (first..=last).filter(|&i| {
+            let utc = wall - i64::from(spans[i].offset);
+            let starts = i == 0 || spans[i].from <= utc;
+            let ends = spans.get(i + 1).is_none_or(|next| utc < next.from);
+            starts && ends
+        });
+        let offset = |span| TableOffset {
+            zone: self.clone(),
+            span,
+        };
+        match (holding.next(), holding.next()) {
+            (None, _) => LocalResult::None,
+            (Some(only), None) => LocalResult::Single(offset(only)),
+            (Some(earlier), Some(later)) => LocalResult::Ambiguous(offset(earlier), offset(later)),
+        }
+    }
+
+    fn offset_from_utc_date(&self, utc: &NaiveDate) -> TableOffset {
+        self.offset_from_utc_datetime(&utc.and_time(NaiveTime::MIN))
+    }
+
+    fn offset_from_utc_datetime(&self, utc: &NaiveDateTime) -> TableOffset {
+        TableOffset {
+            zone: self.clone(),
+            span: self.span_at(utc.and_utc().timestamp()),
+        }
     }
 }
 
@@ -200,7 +292,7 @@ mod tests {
         let to = Utc.with_ymd_and_hms(LAST_YEAR, 1, 1, 0, 0, 0).unwrap();
         let mut rng = fastrand::Rng::with_seed(7);
         for tz in zones {
-            let zone = ConsoleZone::of(tz);
+            let zone = ZoneTable::of(tz);
             let mut instants: Vec<DateTime<Utc>> = (0..2_000)
                 .map(|_| {
                     DateTime::from_timestamp(rng.i64(from.timestamp()..to.timestamp()), 0).unwrap()
@@ -221,27 +313,81 @@ mod tests {
         }
     }
 
+    /// Wall-clock times map back to instants as the tz database maps them, around every change
+    /// (the skipped hour of spring, the repeated one of autumn) and at random times, and
+    /// instants carry the same offset and abbreviation.
+    #[test]
+    fn is_a_time_zone_as_the_tz_database_is() {
+        let zones = [
+            Tz::UTC,
+            Tz::Europe__Berlin,
+            Tz::America__New_York,
+            Tz::Australia__Lord_Howe,
+            Tz::Pacific__Apia,
+            Tz::Africa__Casablanca,
+            Tz::America__St_Johns,
+        ];
+        let mut rng = fastrand::Rng::with_seed(11);
+        let from = Utc.with_ymd_and_hms(FIRST_YEAR, 1, 2, 0, 0, 0).unwrap();
+        let to = Utc
+            .with_ymd_and_hms(LAST_YEAR - 1, 12, 30, 0, 0, 0)
+            .unwrap();
+        for tz in zones {
+            let zone = ZoneTable::of(tz);
+            let mut walls: Vec<NaiveDateTime> = (0..500)
+                .map(|_| {
+                    let secs = rng.i64(from.timestamp()..to.timestamp());
+                    DateTime::from_timestamp(secs, 0).unwrap().naive_utc()
+                })
+                .collect();
+            for span in zone.0.spans.iter().skip(1) {
+                let change = DateTime::from_timestamp(span.from, 0).unwrap().naive_utc();
+                for minutes in (-180..=180).step_by(15) {
+                    walls.push(change + chrono::Duration::minutes(minutes));
+                }
+            }
+            let instants = |r: LocalResult<DateTime<Utc>>| match r {
+                LocalResult::None => vec![],
+                LocalResult::Single(t) => vec![t],
+                LocalResult::Ambiguous(a, b) => vec![a, b],
+            };
+            for wall in walls {
+                let ours = zone
+                    .from_local_datetime(&wall)
+                    .map(|t| t.with_timezone(&Utc));
+                let theirs = tz.from_local_datetime(&wall).map(|t| t.with_timezone(&Utc));
+                assert_eq!(instants(ours), instants(theirs), "{tz} at wall time {wall}");
+                let instant = wall.and_utc();
+                assert_eq!(
+                    instant.with_timezone(&zone).format(PATTERN).to_string(),
+                    instant.with_timezone(&tz).format(PATTERN).to_string(),
+                    "{tz} at {instant}"
+                );
+            }
+        }
+    }
+
     #[test]
     fn survives_the_page_and_stays_small() {
-        let zone = ConsoleZone::of(Tz::Europe__Berlin);
+        let zone = ZoneTable::of(Tz::Europe__Berlin);
         let encoded = zone.encode();
-        assert_eq!(ConsoleZone::decode("Europe/Berlin", &encoded), Some(zone));
+        assert_eq!(ZoneTable::decode("Europe/Berlin", &encoded), Some(zone));
         // Two changes a year for seventy years, each about twenty characters.
         assert!(encoded.len() < 3_200, "{}", encoded.len());
-        assert_eq!(ConsoleZone::decode("X", ""), None);
-        assert_eq!(ConsoleZone::decode("X", "1,2"), None);
-        assert_eq!(ConsoleZone::decode("X", "5,0,A;4,0,B"), None);
+        assert_eq!(ZoneTable::decode("X", ""), None);
+        assert_eq!(ZoneTable::decode("X", "1,2"), None);
+        assert_eq!(ZoneTable::decode("X", "5,0,A;4,0,B"), None);
     }
 
     #[test]
     fn outside_the_table_the_nearest_offset_applies() {
-        let zone = ConsoleZone::of(Tz::Asia__Shanghai);
+        let zone = ZoneTable::of(Tz::Asia__Shanghai);
         let early = Utc.with_ymd_and_hms(1995, 6, 1, 12, 0, 0).unwrap();
         let late = Utc.with_ymd_and_hms(2090, 6, 1, 12, 0, 0).unwrap();
         assert_eq!(zone.format(early, PATTERN), "1995-06-01 20:00:00 CST");
         assert_eq!(zone.format(late, PATTERN), "2090-06-01 20:00:00 CST");
         assert_eq!(
-            ConsoleZone::utc().format(early, PATTERN),
+            ZoneTable::utc().format(early, PATTERN),
             "1995-06-01 12:00:00 UTC"
         );
     }

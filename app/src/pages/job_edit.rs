@@ -1,5 +1,9 @@
 //! The job editor: every part of a definition, with the cron preview and the retry editor live
 //! in the browser. Admins save; viewers see the same page read-only.
+//!
+//! The previews work in the job's own time zone from a table of its offsets that the server
+//! sends (`jobs/zone`), looked up again whenever the zone field changes: the tz database stays
+//! on the server (`app/src/i18n/zone.rs`).
 
 use crate::i18n::errors::Explain;
 use crate::{key, t};
@@ -8,14 +12,16 @@ use leptos_meta::Title;
 use leptos_router::hooks::{use_navigate, use_params_map};
 
 use crate::api::AppError;
-use crate::api::jobs::{SaveJob, get_job};
+use crate::api::jobs::{SaveJob, get_job, get_job_zone, zone_names};
 use crate::components::layout::use_current_user;
 use crate::components::retry_editor::RetryEditor;
 use crate::components::retry_evidence::JobHistory;
-use crate::domain::cron::{CronExpr, format_fire_time, parse_timezone, timezone_names};
+use crate::domain::cron::{CronExpr, format_fire_time};
 use crate::domain::job::{
     BUILTIN_TASKS, ExhaustedAction, JobInput, Kind, Misfire, Overlap, TimeoutMode,
 };
+use crate::i18n::ZoneTable;
+use crate::views::jobs::JobZone;
 
 /// The editor's choices: a state's word and the message that says it.
 const KINDS: &[(&str, &str)] = &[
@@ -63,12 +69,16 @@ pub fn JobEditPage() -> impl IntoView {
             .get("id")
             .and_then(|id| id.parse::<i64>().ok())
     };
+    // The job's zone is fetched with the job, so the server renders the previews complete.
     let detail = Resource::new(id, |id| async move {
-        match id {
-            Some(id) => get_job(id).await.map(|d| (Some(d.id), d.input)),
-            None => Ok((None, JobInput::default())),
-        }
+        let (id, input) = match id {
+            Some(id) => get_job(id).await.map(|d| (Some(d.id), d.input))?,
+            None => (None, JobInput::default()),
+        };
+        let zone = get_job_zone(input.timezone.clone()).await;
+        Ok::<_, AppError>((id, input, zone))
     });
+    let names = Resource::new(|| (), |_| zone_names());
     // The job's failures for the retry editor's evidence panel, fetched beside the job so the
     // server renders the panel complete (it replays policies in the browser as the sliders move).
     let history = Resource::new(id, |id| async move {
@@ -87,8 +97,10 @@ pub fn JobEditPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 let readonly = !me.await.map(|u| u.is_admin()).unwrap_or(false);
                 let history = history.await;
+                // Without the names the zone field still takes any name; only the picker is empty.
+                let zone_names = names.await.unwrap_or_default();
                 match detail.await {
-                    Ok((id, input)) => {
+                    Ok((id, input, zone)) => {
                         let declared = crate::domain::job::params::parse_declarations(&input.parameters)
                             .unwrap_or_default();
                         let run_card = match id {
@@ -98,7 +110,7 @@ pub fn JobEditPage() -> impl IntoView {
                             _ => None,
                         };
                         let hook_card = id.filter(|_| !readonly).map(|id| view! { <TriggerUrl id /> });
-                        view! { <JobForm id input history readonly /> {run_card} {hook_card} }.into_any()
+                        view! { <JobForm id input zone zone_names history readonly /> {run_card} {hook_card} }.into_any()
                     }
                     Err(e) => {
                         view! {
@@ -114,7 +126,14 @@ pub fn JobEditPage() -> impl IntoView {
 }
 
 #[component]
-fn JobForm(id: Option<i64>, input: JobInput, history: JobHistory, readonly: bool) -> impl IntoView {
+fn JobForm(
+    id: Option<i64>,
+    input: JobInput,
+    zone: Result<JobZone, AppError>,
+    zone_names: String,
+    history: JobHistory,
+    readonly: bool,
+) -> impl IntoView {
     let title = match id {
         Some(_) => t!("job-title", name = input.name.clone()),
         None => t!("jobs-new"),
@@ -138,18 +157,35 @@ fn JobForm(id: Option<i64>, input: JobInput, history: JobHistory, readonly: bool
         move || matches!(save.value().get(), Some(Ok(_))).then(|| t!("account-language-saved"));
 
     let kind = move || job.with(|j| j.kind.clone());
-    let timezone = Signal::derive(move || job.with(|j| j.timezone.clone()));
+    let zone = RwSignal::new(zone_table(zone));
+    // Each edit of the zone field asks for that zone's table; an answer for a name the field no
+    // longer holds is dropped, so the previews follow the last name typed.
+    let lookup = Action::new(|name: &String| {
+        let name = name.clone();
+        async move {
+            let answer = get_job_zone(name.clone()).await;
+            (name, answer)
+        }
+    });
+    Effect::new(move |_| {
+        if let Some((name, answer)) = lookup.value().get()
+            && job.with_untracked(|j| j.timezone == name)
+        {
+            zone.set(zone_table(answer));
+        }
+    });
+    let known_zone = Signal::derive(move || zone.get().ok());
     let schedule = Memo::new(move |_| {
         job.with(|j| {
             let cron = CronExpr::parse(&j.cron).map_err(|e| e.explain())?;
-            let tz = parse_timezone(&j.timezone).map_err(|e| e.explain())?;
+            let tz = zone.get()?;
             let now = chrono::Utc::now();
             let next: Vec<String> = cron
-                .next_fire_times(tz, now, 5)
+                .next_fire_times(&tz, now, 5)
                 .iter()
                 .map(format_fire_time)
                 .collect();
-            Ok::<_, String>((next, cron.shortest_gap_ms(tz, now)))
+            Ok::<_, String>((next, cron.shortest_gap_ms(&tz, now)))
         })
     });
     let cron_period = Signal::derive(move || schedule.get().ok().and_then(|(_, gap)| gap));
@@ -260,9 +296,13 @@ fn JobForm(id: Option<i64>, input: JobInput, history: JobHistory, readonly: bool
                         <label for="job-timezone">{t!("job-timezone")}</label>
                         <input id="job-timezone" type="text" list="tz-names" disabled=readonly
                             prop:value=move || job.with(|j| j.timezone.clone())
-                            on:input=move |ev| job.update(|j| j.timezone = event_target_value(&ev)) />
+                            on:input=move |ev| {
+                                let name = event_target_value(&ev);
+                                job.update(|j| j.timezone = name.clone());
+                                lookup.dispatch(name);
+                            } />
                         <datalist id="tz-names">
-                            {timezone_names().map(|name| view! { <option value=name></option> }).collect_view()}
+                            {zone_names.lines().map(|name| view! { <option value=name.to_string()></option> }).collect_view()}
                         </datalist>
                         <p class="field-error">{error_for("timezone")}</p>
                     </div>
@@ -290,7 +330,7 @@ fn JobForm(id: Option<i64>, input: JobInput, history: JobHistory, readonly: bool
             {view! {
             <section class="card">
                 <h2>{t!("job-retry-policy")}</h2>
-                <RetryEditor retry cron_period_ms=cron_period timezone saved_errors=saved_error readonly
+                <RetryEditor retry cron_period_ms=cron_period zone=known_zone saved_errors=saved_error readonly
                     history in_force />
             </section>
             }.into_any()}
@@ -377,6 +417,13 @@ fn JobForm(id: Option<i64>, input: JobInput, history: JobHistory, readonly: bool
         </form>
     }
     .into_any()
+}
+
+/// The server's answer for a zone as the previews use it, or what to say instead.
+fn zone_table(answer: Result<JobZone, AppError>) -> Result<ZoneTable, String> {
+    let zone = answer.map_err(|e| e.explain())?;
+    zone.table()
+        .ok_or_else(|| t!("job-zone-unreadable", zone = zone.name))
 }
 
 /// What the next attempt's timeout is, as the engine would compute it now (saved settings).

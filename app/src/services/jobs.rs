@@ -138,7 +138,7 @@ pub fn next_fire_at(
     now: DateTime<Utc>,
 ) -> Option<DateTime<Utc>> {
     enabled
-        .then(|| cron.next_after(zone, now).ok())
+        .then(|| cron.next_after(&zone, now).ok())
         .flatten()
         .map(|t| t.with_timezone(&Utc))
 }

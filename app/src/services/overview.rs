@@ -319,7 +319,7 @@ fn next_fires(jobs: &[job::Model], now: DateTime<Utc>) -> Vec<NextFire> {
             Some(NextFire {
                 job_id: j.id,
                 job: j.name.clone(),
-                at: cron.next_after(zone, now).ok()?.with_timezone(&Utc),
+                at: cron.next_after(&zone, now).ok()?.with_timezone(&Utc),
             })
         })
         .collect();

@@ -6,6 +6,21 @@ use serde::{Deserialize, Serialize};
 use crate::domain::job::{JobInput, Kind};
 use crate::domain::run::RunStatus;
 
+/// A job's time zone for the editor's previews: its offsets as `ZoneTable::encode` writes them
+/// (`app/src/i18n/zone.rs`), decoded in the browser.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct JobZone {
+    /// The zone's IANA name as the tz database spells it.
+    pub name: String,
+    pub spans: String,
+}
+
+impl JobZone {
+    pub fn table(&self) -> Option<crate::i18n::ZoneTable> {
+        crate::i18n::ZoneTable::decode(&self.name, &self.spans)
+    }
+}
+
 /// A job as the list shows it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]

@@ -47,7 +47,7 @@ pub async fn list(db: &DatabaseConnection) -> anyhow::Result<()> {
             parse_timezone(&row.timezone),
         ) {
             (true, Ok(cron), Ok(tz)) => cron
-                .next_after(tz, crate::clock::now())
+                .next_after(&tz, crate::clock::now())
                 .map(|t| format_fire_time(&t))
                 .unwrap_or_else(|e| e.to_string()),
             (false, _, _) => "-".into(),

@@ -145,7 +145,7 @@ async fn batch(
         };
         let due = spec
             .cron
-            .ticks_between(spec.timezone, after, now, KEEP, COUNT_LIMIT);
+            .ticks_between(&spec.timezone, after, now, KEEP, COUNT_LIMIT);
         let plan = ticks::plan(
             &due.last,
             Situation {
@@ -175,7 +175,7 @@ async fn batch(
         next.push((
             job.id,
             spec.cron
-                .next_after(spec.timezone, now)
+                .next_after(&spec.timezone, now)
                 .ok()
                 .map(|t| t.with_timezone(&Utc)),
         ));
