@@ -91,8 +91,14 @@ test("the cron field validates as you type and lists the next five fire times", 
   const times = page.getByTestId("cron-preview").locator("li");
   await expect(times).toHaveCount(5);
   for (const t of await times.allTextContents()) expect(t).toMatch(/ 07:30:00 CST$/);
+  // The zone's table comes from the server; the preview follows each change.
+  await page.locator("#job-timezone").fill("America/New_York");
+  await expect(times.first()).toHaveText(/ 07:30:00 E[SD]T$/);
+  for (const t of await times.allTextContents()) expect(t).toMatch(/ 07:30:00 E[SD]T$/);
   await page.locator("#job-timezone").fill("Mars/Olympus");
   await expect(page.getByTestId("cron-error")).toContainText("time zone 'Mars/Olympus' is unknown");
+  await page.locator("#job-timezone").fill("Asia/Kolkata");
+  await expect(times.first()).toHaveText(/ 07:30:00 IST$/);
 });
 
 test("a saved policy comes back the same after a reload; the list toggles and deletes", async ({ page }) => {

@@ -179,6 +179,46 @@ async fn viewers_cannot_change_jobs(app: TestApp) {
 }
 on_both_backends!(viewers_cannot_change_jobs);
 
+/// The editor's cron preview draws fire times in the job's zone from the
+/// table this endpoint sends, so the table must agree with the tz database on
+/// both sides of a daylight-saving change.
+async fn the_editor_reads_a_zone_as_a_table(app: TestApp) {
+    use chrono::{Offset, TimeZone, Utc};
+
+    let viewer = app.signed_in("viewer", VIEWER_PASSWORD).await;
+    let res = app
+        .call(&viewer, "jobs/zone", &[("name", "America/New_York")])
+        .await;
+    assert_eq!(res.status(), 200);
+    let zone: app::views::jobs::JobZone = res.json().await.unwrap();
+    assert_eq!(zone.name, "America/New_York");
+    let table = zone.table().expect("the spans decode");
+    for (utc, hours) in [
+        (Utc.with_ymd_and_hms(2026, 1, 15, 12, 0, 0).unwrap(), -5),
+        (Utc.with_ymd_and_hms(2026, 7, 15, 12, 0, 0).unwrap(), -4),
+        // The minute either side of the spring change (07:00 UTC).
+        (Utc.with_ymd_and_hms(2026, 3, 8, 6, 59, 0).unwrap(), -5),
+        (Utc.with_ymd_and_hms(2026, 3, 8, 7, 0, 0).unwrap(), -4),
+    ] {
+        let offset = table.offset_from_utc_datetime(&utc.naive_utc());
+        assert_eq!(offset.fix().local_minus_utc(), hours * 3600, "{utc}");
+    }
+
+    let res = app
+        .call(&viewer, "jobs/zone", &[("name", "Mars/Olympus_Mons")])
+        .await;
+    assert_eq!(res.status(), 422);
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["Invalid"]["field"], "timezone");
+
+    let res = app.call(&viewer, "jobs/zones", &[]).await;
+    assert_eq!(res.status(), 200);
+    let names: String = res.json().await.unwrap();
+    assert!(names.lines().any(|n| n == "Europe/Berlin"));
+    assert!(names.lines().any(|n| n == "UTC"));
+}
+on_both_backends!(the_editor_reads_a_zone_as_a_table);
+
 async fn deleting_a_job_takes_its_runs_and_keeps_the_definition_in_the_audit(app: TestApp) {
     let admin = app.signed_in("admin", ADMIN_PASSWORD).await;
     let id = save(&app, &admin, None, &receipts())

@@ -97,6 +97,8 @@ fn server_functions() -> Vec<(&'static str, Access, Args)> {
         ("maintenance/cancel", Change, Form(&[("id", "999999")])),
         ("jobs/timeout", Read, Form(&[("id", "999999")])),
         ("jobs/episodes", Read, Form(&[("id", "999999")])),
+        ("jobs/zone", Read, Form(&[("name", "Europe/Berlin")])),
+        ("jobs/zones", Read, Form(&[])),
         ("jobs/run-now", Change, Form(&[("id", "999999")])),
         ("nodes/list", Read, Form(&[])),
         ("mail/outbox", Read, Form(&[])),
