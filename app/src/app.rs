@@ -82,12 +82,14 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <link rel="icon" href=icon type="image/svg+xml" />
                 // `id="leptos"` is what `cargo leptos watch` swaps when the CSS changes.
                 <link rel="stylesheet" id="leptos" href=css />
-                // A classic script: charming's renderer calls the global `echarts`. Deferred,
-                // it runs after parsing and before the hydration module (scripts keep their
-                // order). Our own build of the chart types we draw (frontend/echarts.mjs), and
-                // only in pages that draw one; `components/chart.rs` loads it for the others.
+                // A classic script: charming's renderer calls the global `echarts`. Async, so
+                // it downloads beside the wasm but hydration never waits for it (a deferred
+                // script would run first, and the page would stay inert until its 153 KB had
+                // arrived); a chart waits for it instead (`app/src/components/chart.rs`). Our
+                // own build of the chart types we draw (frontend/echarts.mjs), and only in
+                // pages that draw one; the chart component loads it for the others.
                 {echarts_script
-                    .map(|src| view! { <script id="echarts-script" src=src defer nonce=nonce></script> })}
+                    .map(|src| view! { <script id="echarts-script" src=src async nonce=nonce></script> })}
                 <AutoReload options=options.clone() />
                 <HydrationScripts options root />
                 <MetaTags />

@@ -8,8 +8,9 @@
 //!
 //! ECharts itself (`vendor/echarts.min.js`, 153 KB Brotli) is a script of its own that most
 //! pages never need. The shell includes it only in pages that draw a chart (`app/src/app.rs`,
-//! `draws_charts`); a chart shown after navigating from another page adds the script once,
-//! from the URL the shell left in `<html data-echarts>`, and draws when it has run.
+//! `draws_charts`), loading asynchronously, so a chart there may hydrate before it has run; a
+//! chart shown after navigating from another page adds the script once, from the URL the shell
+//! left in `<html data-echarts>`. Either way the chart draws when the script has run.
 
 use charming::Chart;
 use leptos::prelude::*;
