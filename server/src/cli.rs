@@ -351,6 +351,11 @@ enum UserCommand {
 
 pub fn run() -> ExitCode {
     let cli = Cli::parse();
+    // `serve` and the benchmarks run jobs, and a job's command may close its stdin before the
+    // engine has written the parameters to it: that must stay an error, not end the process.
+    if !matches!(cli.command, Command::Serve | Command::Bench(_)) {
+        quiet_on_closed_pipe();
+    }
     let config = match Config::load(cli.config.as_deref()) {
         Ok(config) => config,
         Err(e) => {
@@ -376,6 +381,18 @@ pub fn run() -> ExitCode {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
         }
+    }
+}
+
+/// A command whose reader has gone (`bulwark traffic classify < log | head`) ends as Unix tools
+/// do, killed by SIGPIPE, instead of panicking in `println!` with "Broken pipe". Rust starts
+/// with SIGPIPE ignored, so that a closed pipe is an error where one is written to.
+fn quiet_on_closed_pipe() {
+    use nix::sys::signal::{SigHandler, Signal, signal};
+    // SAFETY: called first thing in `run`, before the runtime or any other thread exists, and
+    // SIG_DFL installs no handler of ours.
+    if let Err(e) = unsafe { signal(Signal::SIGPIPE, SigHandler::SigDfl) } {
+        eprintln!("warning: cannot restore SIGPIPE: {e}");
     }
 }
 

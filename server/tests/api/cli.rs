@@ -363,6 +363,31 @@ fn traffic_classify_reads_lines_and_prints_verdicts() {
 }
 
 #[test]
+fn a_reader_that_goes_away_ends_the_command_as_unix_tools_do() {
+    use std::os::unix::process::ExitStatusExt;
+    let cli = Cli::new();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_bulwark"))
+        .args(["traffic", "classify"])
+        .current_dir(cli.dir.path())
+        .env_clear()
+        .env("DATABASE_URL", cli.database_url())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn bulwark");
+    // `| head -0`: the reader is gone before the first verdict is written.
+    drop(child.stdout.take());
+    let mut stdin = child.stdin.take().expect("stdin");
+    // The command may die before it has read everything; the writer then sees EPIPE itself.
+    let _ = stdin.write_all("Twitterbot/1.0\n".repeat(10_000).as_bytes());
+    drop(stdin);
+    let out = child.wait_with_output().expect("wait");
+    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+    assert_eq!(out.status.signal(), Some(13), "{:?}", out.status);
+}
+
+#[test]
 fn the_locked_out_operator_manages_accounts_and_the_last_admin_stays() {
     let cli = Cli::new();
     assert!(cli.run(&["migrate"], "", &[]).status.success());
