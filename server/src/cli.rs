@@ -384,9 +384,9 @@ pub fn run() -> ExitCode {
     }
 }
 
-/// A command whose reader has gone (`bulwark traffic classify < log | head`) ends as Unix tools
-/// do, killed by SIGPIPE, instead of panicking in `println!` with "Broken pipe". Rust starts
-/// with SIGPIPE ignored, so that a closed pipe is an error where one is written to.
+/// A command whose reader has gone (`bulwark assets | head`) ends as Unix tools do, killed by
+/// SIGPIPE, instead of panicking in `println!` or failing with a "Broken pipe" error. Rust
+/// starts with SIGPIPE ignored, so that a closed pipe is an error where one is written to.
 fn quiet_on_closed_pipe() {
     use nix::sys::signal::{SigHandler, Signal, signal};
     // SAFETY: called first thing in `run`, before the runtime or any other thread exists, and

@@ -21,17 +21,26 @@ impl Cli {
         )
     }
 
-    fn run(&self, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_bulwark"))
+    /// The binary in this directory on this database, nothing else in its environment, every
+    /// stream piped.
+    fn command(&self, args: &[&str]) -> Command {
+        let mut command = Command::new(env!("CARGO_BIN_EXE_bulwark"));
+        command
             .args(args)
             .current_dir(self.dir.path())
             .env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("DATABASE_URL", self.database_url())
-            .envs(env.iter().copied())
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
+            .stderr(Stdio::piped());
+        command
+    }
+
+    fn run(&self, args: &[&str], stdin: &str, env: &[(&str, &str)]) -> Output {
+        let mut child = self
+            .command(args)
+            .envs(env.iter().copied())
             .spawn()
             .expect("spawn bulwark");
         child
@@ -366,14 +375,8 @@ fn traffic_classify_reads_lines_and_prints_verdicts() {
 fn a_reader_that_goes_away_ends_the_command_as_unix_tools_do() {
     use std::os::unix::process::ExitStatusExt;
     let cli = Cli::new();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_bulwark"))
-        .args(["traffic", "classify"])
-        .current_dir(cli.dir.path())
-        .env_clear()
-        .env("DATABASE_URL", cli.database_url())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+    let mut child = cli
+        .command(&["traffic", "classify"])
         .spawn()
         .expect("spawn bulwark");
     // `| head -0`: the reader is gone before the first verdict is written.
@@ -384,7 +387,12 @@ fn a_reader_that_goes_away_ends_the_command_as_unix_tools_do() {
     drop(stdin);
     let out = child.wait_with_output().expect("wait");
     assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
-    assert_eq!(out.status.signal(), Some(13), "{:?}", out.status);
+    assert_eq!(
+        out.status.signal(),
+        Some(nix::sys::signal::Signal::SIGPIPE as i32),
+        "{:?}",
+        out.status
+    );
 }
 
 #[test]
