@@ -9,6 +9,7 @@ use crate::context::{expect_context, use_context};
 use leptos::prelude::*;
 
 use super::AppError;
+use super::codec::Json;
 use crate::domain::account::CurrentUser;
 
 #[cfg(feature = "ssr")]
@@ -106,7 +107,7 @@ fn secure_cookies(state: &crate::state::AppState) -> bool {
         })
 }
 
-#[server(endpoint = "login")]
+#[server(endpoint = "login", output = Json)]
 pub async fn login(
     username: String,
     password: String,
@@ -174,7 +175,7 @@ pub async fn login(
     )
 }
 
-#[server(endpoint = "logout")]
+#[server(endpoint = "logout", output = Json)]
 pub async fn logout() -> Result<(), AppError> {
     use crate::services::sessions;
 
@@ -199,7 +200,7 @@ pub async fn logout() -> Result<(), AppError> {
 }
 
 /// Who is signed in; `Unauthenticated` when nobody is.
-#[server(endpoint = "me")]
+#[server(endpoint = "me", output = Json)]
 pub async fn whoami() -> Result<CurrentUser, AppError> {
     super::respond(require_signed_in())
 }

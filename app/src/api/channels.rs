@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use super::AppError;
+use super::codec::Json;
 use crate::views::channels::{ChannelRow, ChannelTest, DeliveryRow};
 
 /// How many channel messages the Notifications page shows.
@@ -25,7 +26,7 @@ fn channel_error(e: crate::services::channels::ChannelError) -> AppError {
     }
 }
 
-#[server(endpoint = "channels/list")]
+#[server(endpoint = "channels/list", output = Json)]
 pub async fn list_channels() -> Result<Vec<ChannelRow>, AppError> {
     super::respond(
         async {
@@ -52,7 +53,7 @@ pub async fn list_channels() -> Result<Vec<ChannelRow>, AppError> {
 }
 
 /// `to`: addresses for an e-mail channel, separated by commas.
-#[server(endpoint = "channels/add")]
+#[server(endpoint = "channels/add", output = Json)]
 pub async fn add_channel(
     name: String,
     kind: String,
@@ -106,7 +107,7 @@ pub async fn add_channel(
 }
 
 /// Blank `url` and `secret` keep what is stored; `clear_secret` (a checkbox) drops the secret.
-#[server(endpoint = "channels/edit")]
+#[server(endpoint = "channels/edit", output = Json)]
 pub async fn edit_channel(
     name: String,
     url: Option<String>,
@@ -159,7 +160,7 @@ pub async fn edit_channel(
     )
 }
 
-#[server(endpoint = "channels/test")]
+#[server(endpoint = "channels/test", output = Json)]
 pub async fn test_channel(name: String) -> Result<ChannelTest, AppError> {
     super::respond(
         async {
@@ -192,7 +193,7 @@ pub async fn test_channel(name: String) -> Result<ChannelTest, AppError> {
 }
 
 /// The latest messages to channels, optionally of one status.
-#[server(endpoint = "channels/deliveries")]
+#[server(endpoint = "channels/deliveries", output = Json)]
 pub async fn deliveries(status: Option<String>) -> Result<Vec<DeliveryRow>, AppError> {
     super::respond(
         async {
@@ -209,7 +210,7 @@ pub async fn deliveries(status: Option<String>) -> Result<Vec<DeliveryRow>, AppE
 }
 
 /// Puts a message back in the queue (the sender sends it within seconds, with its webhook-id).
-#[server(endpoint = "channels/deliveries/resend")]
+#[server(endpoint = "channels/deliveries/resend", output = Json)]
 pub async fn resend_delivery(id: i64) -> Result<DeliveryRow, AppError> {
     super::respond(
         async {
@@ -238,7 +239,7 @@ pub async fn resend_delivery(id: i64) -> Result<DeliveryRow, AppError> {
     )
 }
 
-#[server(endpoint = "channels/remove")]
+#[server(endpoint = "channels/remove", output = Json)]
 pub async fn remove_channel(name: String) -> Result<(), AppError> {
     super::respond(
         async {

@@ -20,7 +20,6 @@
 //! - Logs go through `tracing`, with the error and its cause as fields.
 
 use leptos::prelude::{FromServerFnError, ServerFnErrorErr};
-use leptos::server_fn::codec::JsonEncoding;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
@@ -89,7 +88,8 @@ impl AppError {
 }
 
 impl FromServerFnError for AppError {
-    type Encoder = JsonEncoding;
+    // Read from text like the answers (`codec.rs` says why).
+    type Encoder = super::codec::JsonText;
 
     fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
         AppError::ServerFn(value)

@@ -2,7 +2,8 @@
 //! discards them. Viewers read; admins act. Every action is audited.
 
 use leptos::prelude::*;
-use leptos::server_fn::codec::Json;
+
+use super::codec::Json;
 
 use super::AppError;
 use crate::domain::retry::RetryInput;
@@ -34,7 +35,7 @@ fn query(filter: &QueueFilter) -> Result<crate::domain::filters::QueueQuery, App
     .with_tag(filter.tag.as_deref())?)
 }
 
-#[server(endpoint = "failed/list", input = Json)]
+#[server(endpoint = "failed/list", input = Json, output = Json)]
 pub async fn failed_queue(
     filter: QueueFilter,
     cursor: Option<String>,
@@ -57,7 +58,7 @@ pub async fn failed_queue(
 }
 
 /// How many dead runs a bulk re-trigger by this filter would touch.
-#[server(endpoint = "failed/preview", input = Json)]
+#[server(endpoint = "failed/preview", input = Json, output = Json)]
 pub async fn retrigger_preview(filter: QueueFilter) -> Result<u64, AppError> {
     super::respond(
         async {
@@ -73,7 +74,7 @@ pub async fn retrigger_preview(filter: QueueFilter) -> Result<u64, AppError> {
 
 /// Re-triggers one dead run, optionally once with another timeout or retry policy. Returns
 /// the new run's id.
-#[server(endpoint = "failed/retrigger", input = Json)]
+#[server(endpoint = "failed/retrigger", input = Json, output = Json)]
 pub async fn retrigger_run(
     id: i64,
     timeout: Option<String>,
@@ -107,7 +108,7 @@ pub async fn retrigger_run(
 }
 
 /// Re-triggers the selected runs, or every run matching `filter`, released at `per_minute`.
-#[server(endpoint = "failed/retrigger-many", input = Json)]
+#[server(endpoint = "failed/retrigger-many", input = Json, output = Json)]
 pub async fn retrigger_many(
     ids: Vec<i64>,
     filter: Option<QueueFilter>,
@@ -140,7 +141,7 @@ pub async fn retrigger_many(
 
 /// Takes a dead run out of the queue without running it: `discard = false` means someone
 /// handled it by hand, `true` that it should simply be dropped. A reason is required.
-#[server(endpoint = "failed/resolve")]
+#[server(endpoint = "failed/resolve", output = Json)]
 pub async fn resolve_run(id: i64, reason: String, discard: bool) -> Result<(), AppError> {
     super::respond(
         async {
@@ -171,7 +172,7 @@ pub async fn resolve_run(id: i64, reason: String, discard: bool) -> Result<(), A
 }
 
 /// The latest audit entries, optionally only those about one subject (e.g. `run 12`).
-#[server(endpoint = "audit/list")]
+#[server(endpoint = "audit/list", output = Json)]
 pub async fn audit_entries(subject: Option<String>) -> Result<Vec<AuditEntry>, AppError> {
     super::respond(
         async {

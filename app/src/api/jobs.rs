@@ -1,7 +1,8 @@
 //! Job definitions: list, read, save, enable/disable, delete.
 
 use leptos::prelude::*;
-use leptos::server_fn::codec::Json;
+
+use super::codec::Json;
 
 use super::AppError;
 use crate::domain::job::JobInput;
@@ -17,7 +18,7 @@ pub fn job_error(e: crate::services::jobs::JobError) -> AppError {
     }
 }
 
-#[server(endpoint = "jobs/list")]
+#[server(endpoint = "jobs/list", output = Json)]
 pub async fn list_jobs() -> Result<Vec<JobRow>, AppError> {
     super::respond(
         async {
@@ -29,7 +30,7 @@ pub async fn list_jobs() -> Result<Vec<JobRow>, AppError> {
     )
 }
 
-#[server(endpoint = "jobs/get")]
+#[server(endpoint = "jobs/get", output = Json)]
 pub async fn get_job(id: i64) -> Result<JobDetail, AppError> {
     use crate::services::jobs;
     super::respond(
@@ -51,7 +52,7 @@ pub async fn get_job(id: i64) -> Result<JobDetail, AppError> {
 
 /// A time zone as the job editor's previews use it: a table of its offsets, so the browser
 /// carries no tz database (`app/src/i18n/zone.rs`). An unknown name is a field error.
-#[server(endpoint = "jobs/zone")]
+#[server(endpoint = "jobs/zone", output = Json)]
 pub async fn get_job_zone(name: String) -> Result<JobZone, AppError> {
     use crate::i18n::errors::Explain;
     super::respond(
@@ -70,7 +71,7 @@ pub async fn get_job_zone(name: String) -> Result<JobZone, AppError> {
 }
 
 /// Every IANA time zone name, for the editor's picker, one per line.
-#[server(endpoint = "jobs/zones")]
+#[server(endpoint = "jobs/zones", output = Json)]
 pub async fn zone_names() -> Result<String, AppError> {
     super::respond(
         async {
@@ -84,7 +85,7 @@ pub async fn zone_names() -> Result<String, AppError> {
 }
 
 /// Creates (`id` = None) or updates a job. Every invalid field comes back at once.
-#[server(endpoint = "jobs/save", input = Json)]
+#[server(endpoint = "jobs/save", input = Json, output = Json)]
 pub async fn save_job(id: Option<i64>, input: JobInput) -> Result<i64, AppError> {
     use crate::domain::job::JobSpec;
     use crate::services::jobs;
@@ -119,7 +120,7 @@ pub async fn save_job(id: Option<i64>, input: JobInput) -> Result<i64, AppError>
     )
 }
 
-#[server(endpoint = "jobs/enable")]
+#[server(endpoint = "jobs/enable", output = Json)]
 pub async fn set_job_enabled(id: i64, enabled: bool) -> Result<(), AppError> {
     super::respond(
         async {
@@ -142,7 +143,7 @@ pub async fn set_job_enabled(id: i64, enabled: bool) -> Result<(), AppError> {
 
 /// Enables, disables, pauses, resumes, tags or untags the selected jobs at once; returns how
 /// many changed.
-#[server(endpoint = "jobs/bulk", input = Json)]
+#[server(endpoint = "jobs/bulk", input = Json, output = Json)]
 pub async fn bulk_jobs(
     ids: Vec<i64>,
     action: crate::views::jobs::BulkAction,
@@ -174,7 +175,7 @@ pub async fn bulk_jobs(
     )
 }
 
-#[server(endpoint = "jobs/delete")]
+#[server(endpoint = "jobs/delete", output = Json)]
 pub async fn delete_job(id: i64) -> Result<(), AppError> {
     super::respond(
         async {
@@ -193,7 +194,7 @@ pub async fn delete_job(id: i64) -> Result<(), AppError> {
 }
 
 /// The timeout the next attempt of a job would get, and where it comes from.
-#[server(endpoint = "jobs/timeout")]
+#[server(endpoint = "jobs/timeout", output = Json)]
 pub async fn effective_timeout(
     id: i64,
 ) -> Result<crate::domain::timeout::EffectiveTimeout, AppError> {
@@ -214,7 +215,7 @@ pub async fn effective_timeout(
 
 /// The job's failure episodes (`services::evidence`): the editor replays policies against
 /// them in the browser as the sliders move.
-#[server(endpoint = "jobs/episodes")]
+#[server(endpoint = "jobs/episodes", output = Json)]
 pub async fn job_episodes(id: i64) -> Result<Vec<crate::domain::recovery::Episode>, AppError> {
     super::respond(
         async {
@@ -231,7 +232,7 @@ pub async fn job_episodes(id: i64) -> Result<Vec<crate::domain::recovery::Episod
 }
 
 /// The job's trigger URL, for admins only (its id is a credential).
-#[server(endpoint = "jobs/hook")]
+#[server(endpoint = "jobs/hook", output = Json)]
 pub async fn job_hook(id: i64) -> Result<Option<crate::views::jobs::Hook>, AppError> {
     super::respond(
         async {
@@ -248,7 +249,7 @@ pub async fn job_hook(id: i64) -> Result<Option<crate::views::jobs::Hook>, AppEr
 
 /// Gives the job a new trigger URL (an earlier one stops working), signed with `secret` when
 /// one is typed; `remove` takes it away instead.
-#[server(endpoint = "jobs/hook/set")]
+#[server(endpoint = "jobs/hook/set", output = Json)]
 pub async fn set_job_hook(
     id: i64,
     secret: Option<String>,

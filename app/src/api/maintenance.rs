@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use super::AppError;
+use super::codec::Json;
 use crate::views::maintenance::{MaintenanceStatus, WindowView};
 
 #[cfg(feature = "ssr")]
@@ -39,7 +40,7 @@ pub fn time_field(
 
 /// Read by the layout on every page, the Account page of someone who must change their
 /// password included (so it must not refuse them: a refusal would be that page's status).
-#[server(endpoint = "maintenance/status")]
+#[server(endpoint = "maintenance/status", output = Json)]
 pub async fn get_maintenance() -> Result<MaintenanceStatus, AppError> {
     super::respond(
         async {
@@ -53,7 +54,7 @@ pub async fn get_maintenance() -> Result<MaintenanceStatus, AppError> {
 
 /// Pauses every job now (`until` blank: until someone resumes), or — with `starts` — schedules
 /// a window ahead; `tag` limits it to the jobs with that tag.
-#[server(endpoint = "maintenance/pause")]
+#[server(endpoint = "maintenance/pause", output = Json)]
 pub async fn pause_jobs(
     reason: String,
     until: Option<String>,
@@ -91,7 +92,7 @@ pub async fn pause_jobs(
 }
 
 /// Ends every open window; windows ahead stay. Returns how many it ended.
-#[server(endpoint = "maintenance/resume")]
+#[server(endpoint = "maintenance/resume", output = Json)]
 pub async fn resume_jobs() -> Result<usize, AppError> {
     super::respond(
         async {
@@ -115,7 +116,7 @@ pub async fn resume_jobs() -> Result<usize, AppError> {
 }
 
 /// Ends one open window now, or drops one that has not begun.
-#[server(endpoint = "maintenance/cancel")]
+#[server(endpoint = "maintenance/cancel", output = Json)]
 pub async fn cancel_window(id: i64) -> Result<(), AppError> {
     super::respond(
         async {
@@ -138,7 +139,7 @@ pub async fn cancel_window(id: i64) -> Result<(), AppError> {
 }
 
 /// Pauses or resumes one job.
-#[server(endpoint = "jobs/pause")]
+#[server(endpoint = "jobs/pause", output = Json)]
 pub async fn set_job_paused(id: i64, paused: bool) -> Result<(), AppError> {
     super::respond(
         async {

@@ -6,6 +6,7 @@
 
 pub mod auth;
 pub mod channels;
+pub mod codec;
 pub mod error;
 pub mod failed;
 pub mod jobs;

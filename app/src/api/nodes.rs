@@ -3,9 +3,10 @@
 use leptos::prelude::*;
 
 use super::AppError;
+use super::codec::Json;
 use crate::views::nodes::NodeView;
 
-#[server(endpoint = "nodes/list")]
+#[server(endpoint = "nodes/list", output = Json)]
 pub async fn list_nodes() -> Result<Vec<NodeView>, AppError> {
     super::respond(
         async {

@@ -3,6 +3,7 @@
 use leptos::prelude::*;
 
 use super::AppError;
+use super::codec::Json;
 #[cfg(feature = "ssr")]
 use crate::i18n::errors::Explain;
 use crate::views::notifications::{MailPreview, MailSettingsView, OutboxRow, TestMailResult};
@@ -10,7 +11,7 @@ use crate::views::notifications::{MailPreview, MailSettingsView, OutboxRow, Test
 /// How many mails the outbox shows.
 pub const OUTBOX_LIMIT: u64 = 200;
 
-#[server(endpoint = "mail/outbox")]
+#[server(endpoint = "mail/outbox", output = Json)]
 pub async fn outbox(status: Option<String>) -> Result<Vec<OutboxRow>, AppError> {
     super::respond(
         async {
@@ -25,7 +26,7 @@ pub async fn outbox(status: Option<String>) -> Result<Vec<OutboxRow>, AppError> 
     )
 }
 
-#[server(endpoint = "mail/preview")]
+#[server(endpoint = "mail/preview", output = Json)]
 pub async fn preview_mail(id: i64) -> Result<MailPreview, AppError> {
     use crate::domain::mail::with_console;
     super::respond(
@@ -52,7 +53,7 @@ pub async fn preview_mail(id: i64) -> Result<MailPreview, AppError> {
     )
 }
 
-#[server(endpoint = "mail/resend")]
+#[server(endpoint = "mail/resend", output = Json)]
 pub async fn resend_mail(id: i64) -> Result<OutboxRow, AppError> {
     super::respond(
         async {
@@ -80,7 +81,7 @@ pub async fn resend_mail(id: i64) -> Result<OutboxRow, AppError> {
     )
 }
 
-#[server(endpoint = "mail/settings")]
+#[server(endpoint = "mail/settings", output = Json)]
 pub async fn mail_settings() -> Result<MailSettingsView, AppError> {
     super::respond(
         async {
@@ -92,7 +93,7 @@ pub async fn mail_settings() -> Result<MailSettingsView, AppError> {
     )
 }
 
-#[server(endpoint = "mail/settings/save")]
+#[server(endpoint = "mail/settings/save", output = Json)]
 pub async fn save_mail_settings(
     digest_to: String,
     digest_channels: String,
@@ -137,7 +138,7 @@ pub async fn save_mail_settings(
     )
 }
 
-#[server(endpoint = "mail/test")]
+#[server(endpoint = "mail/test", output = Json)]
 pub async fn send_test_mail(to: String) -> Result<TestMailResult, AppError> {
     super::respond(
         async {

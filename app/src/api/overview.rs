@@ -4,9 +4,10 @@
 use leptos::prelude::*;
 
 use super::AppError;
+use super::codec::Json;
 use crate::views::overview::Overview;
 
-#[server(endpoint = "dashboard/overview")]
+#[server(endpoint = "dashboard/overview", output = Json)]
 pub async fn get_overview() -> Result<Overview, AppError> {
     super::respond(
         async {

@@ -3,9 +3,10 @@
 use leptos::prelude::*;
 
 use super::AppError;
+use super::codec::Json;
 use crate::views::runs::{HourBucket, RunView};
 
-#[server(endpoint = "runs/list")]
+#[server(endpoint = "runs/list", output = Json)]
 pub async fn list_runs(
     job: Option<String>,
     status: Option<String>,
@@ -48,7 +49,7 @@ pub async fn list_runs(
     )
 }
 
-#[server(endpoint = "runs/get")]
+#[server(endpoint = "runs/get", output = Json)]
 pub async fn get_run(id: i64) -> Result<RunView, AppError> {
     super::respond(
         async {
@@ -75,7 +76,7 @@ pub fn start_error(e: crate::services::runs::StartError) -> AppError {
 
 /// Queues a run of the job now; the engine picks it up. `params`: the run's parameters as a
 /// JSON object, checked against the job's declarations. Returns the run's id.
-#[server(endpoint = "jobs/run-now")]
+#[server(endpoint = "jobs/run-now", output = Json)]
 pub async fn run_job_now(id: i64, params: Option<String>) -> Result<i64, AppError> {
     use crate::services::runs::Triggered;
     super::respond(
@@ -122,7 +123,7 @@ pub async fn run_job_now(id: i64, params: Option<String>) -> Result<i64, AppErro
 }
 
 /// Releases a run held because a job it depends on is failing: it becomes pending and runs.
-#[server(endpoint = "runs/release")]
+#[server(endpoint = "runs/release", output = Json)]
 pub async fn release_run(id: i64) -> Result<(), AppError> {
     super::respond(
         async {
@@ -151,7 +152,7 @@ pub async fn release_run(id: i64) -> Result<(), AppError> {
 }
 
 /// Runs per hour over the last 24 hours, for the Overview.
-#[server(endpoint = "dashboard/runs-per-hour")]
+#[server(endpoint = "dashboard/runs-per-hour", output = Json)]
 pub async fn runs_per_hour() -> Result<Vec<HourBucket>, AppError> {
     super::respond(
         async {

@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use super::AppError;
+use super::codec::Json;
 use crate::views::secrets::SecretRow;
 
 #[cfg(feature = "ssr")]
@@ -16,7 +17,7 @@ fn secret_error(e: crate::services::secrets::SecretError) -> AppError {
     }
 }
 
-#[server(endpoint = "secrets/list")]
+#[server(endpoint = "secrets/list", output = Json)]
 pub async fn list_secrets() -> Result<Vec<SecretRow>, AppError> {
     super::respond(
         async {
@@ -36,7 +37,7 @@ pub async fn list_secrets() -> Result<Vec<SecretRow>, AppError> {
 }
 
 /// Sets or replaces a secret; true when it is new.
-#[server(endpoint = "secrets/set")]
+#[server(endpoint = "secrets/set", output = Json)]
 pub async fn set_secret(name: String, value: String) -> Result<bool, AppError> {
     use crate::domain::secrets::SecretName;
     super::respond(
@@ -65,7 +66,7 @@ pub async fn set_secret(name: String, value: String) -> Result<bool, AppError> {
     )
 }
 
-#[server(endpoint = "secrets/remove")]
+#[server(endpoint = "secrets/remove", output = Json)]
 pub async fn remove_secret(name: String) -> Result<(), AppError> {
     super::respond(
         async {

@@ -4,6 +4,7 @@
 use leptos::prelude::*;
 
 use super::AppError;
+use super::codec::Json;
 use crate::views::tokens::{CreatedToken, TokenInfo};
 
 #[cfg(feature = "ssr")]
@@ -19,7 +20,7 @@ fn token_error(e: crate::services::tokens::TokenError) -> AppError {
     }
 }
 
-#[server(endpoint = "tokens/list")]
+#[server(endpoint = "tokens/list", output = Json)]
 pub async fn list_tokens() -> Result<Vec<TokenInfo>, AppError> {
     super::respond(
         async {
@@ -32,7 +33,7 @@ pub async fn list_tokens() -> Result<Vec<TokenInfo>, AppError> {
 }
 
 /// Creates a token; the answer holds it, the only time it is shown.
-#[server(endpoint = "tokens/create")]
+#[server(endpoint = "tokens/create", output = Json)]
 pub async fn create_token(
     name: String,
     role: String,
@@ -73,7 +74,7 @@ pub async fn create_token(
     )
 }
 
-#[server(endpoint = "tokens/revoke")]
+#[server(endpoint = "tokens/revoke", output = Json)]
 pub async fn revoke_token(name: String) -> Result<(), AppError> {
     super::respond(
         async {
@@ -96,7 +97,7 @@ pub async fn revoke_token(name: String) -> Result<(), AppError> {
 }
 
 /// The REST API's operations, for the API reference page.
-#[server(endpoint = "api-docs")]
+#[server(endpoint = "api-docs", output = Json)]
 pub async fn api_docs() -> Result<Vec<crate::views::api_docs::ApiOperation>, AppError> {
     super::respond(
         async {

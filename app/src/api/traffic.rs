@@ -5,11 +5,12 @@
 use leptos::prelude::*;
 
 use super::AppError;
+use super::codec::Json;
 use crate::views::traffic::{Dashboard, HitsFilter, HitsPage, LiveMinute, SitesPage};
 
 /// Figures for a range (`range` preset, or `from`–`to`), visitor type, bot category and
 /// source, and site.
-#[server(endpoint = "traffic/dashboard")]
+#[server(endpoint = "traffic/dashboard", output = Json)]
 pub async fn traffic_dashboard(
     range: Option<String>,
     from: Option<String>,
@@ -64,7 +65,7 @@ pub async fn traffic_dashboard(
 }
 
 /// The last 60 minutes, minute by minute, including hits not flushed yet.
-#[server(endpoint = "traffic/live")]
+#[server(endpoint = "traffic/live", output = Json)]
 pub async fn traffic_live() -> Result<Vec<LiveMinute>, AppError> {
     use chrono::{DateTime, DurationRound, Utc};
     super::respond(
@@ -120,7 +121,7 @@ pub fn hits_query(
 }
 
 /// One page of stored rows for the filters.
-#[server(endpoint = "traffic/hits")]
+#[server(endpoint = "traffic/hits", output = Json)]
 pub async fn traffic_hits(filter: HitsFilter, after: Option<String>) -> Result<HitsPage, AppError> {
     super::respond(
         async {
@@ -157,7 +158,7 @@ fn site_error(e: crate::services::traffic::sites::SiteError) -> AppError {
 }
 
 /// The sites whose page views are counted, with what their snippets need.
-#[server(endpoint = "traffic/sites")]
+#[server(endpoint = "traffic/sites", output = Json)]
 pub async fn traffic_sites() -> Result<SitesPage, AppError> {
     super::respond(
         async {
@@ -184,7 +185,7 @@ fn sites_changed(state: &crate::state::AppState) {
 }
 
 /// Registers a site by host; from then on only registered hosts may report.
-#[server(endpoint = "traffic/sites/add")]
+#[server(endpoint = "traffic/sites/add", output = Json)]
 pub async fn add_site(host: String) -> Result<String, AppError> {
     super::respond(
         async {
@@ -203,7 +204,7 @@ pub async fn add_site(host: String) -> Result<String, AppError> {
 }
 
 /// Stops counting a site's reports; what it counted stays.
-#[server(endpoint = "traffic/sites/remove")]
+#[server(endpoint = "traffic/sites/remove", output = Json)]
 pub async fn remove_site(host: String) -> Result<(), AppError> {
     super::respond(
         async {
@@ -222,7 +223,7 @@ pub async fn remove_site(host: String) -> Result<(), AppError> {
 }
 
 /// Replaces the addresses whose visits a site does not count.
-#[server(endpoint = "traffic/sites/exclusions")]
+#[server(endpoint = "traffic/sites/exclusions", output = Json)]
 pub async fn set_site_exclusions(host: String, excluded: String) -> Result<String, AppError> {
     super::respond(
         async {

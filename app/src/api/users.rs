@@ -3,9 +3,10 @@
 use leptos::prelude::*;
 
 use super::AppError;
+use super::codec::Json;
 use crate::views::users::UserRow;
 
-#[server(endpoint = "users/list")]
+#[server(endpoint = "users/list", output = Json)]
 pub async fn list_users() -> Result<Vec<UserRow>, AppError> {
     super::respond(
         async {
@@ -18,7 +19,7 @@ pub async fn list_users() -> Result<Vec<UserRow>, AppError> {
     )
 }
 
-#[server(endpoint = "users/create")]
+#[server(endpoint = "users/create", output = Json)]
 pub async fn create_user(
     username: String,
     password: String,
@@ -81,7 +82,7 @@ fn manage_error(e: crate::services::users::ManageError) -> AppError {
 
 /// Everyone: a new password for themselves, the current one required. Their other sessions
 /// end; this one stays.
-#[server(endpoint = "account/password")]
+#[server(endpoint = "account/password", output = Json)]
 pub async fn change_password(current: String, password: String) -> Result<(), AppError> {
     use crate::domain::account::NewPassword;
 
@@ -115,7 +116,7 @@ pub async fn change_password(current: String, password: String) -> Result<(), Ap
 
 /// Everyone: the language of their own console; empty follows the browser. The page reloads
 /// after it, so everything is rendered again in the new language.
-#[server(endpoint = "account/locale")]
+#[server(endpoint = "account/locale", output = Json)]
 pub async fn set_my_locale(locale: String) -> Result<(), AppError> {
     super::respond(
         async {
@@ -132,7 +133,7 @@ pub async fn set_my_locale(locale: String) -> Result<(), AppError> {
 }
 
 /// Everyone: their own live sessions, this one marked.
-#[server(endpoint = "account/sessions")]
+#[server(endpoint = "account/sessions", output = Json)]
 pub async fn my_sessions() -> Result<Vec<crate::views::users::SessionRow>, AppError> {
     super::respond(
         async {
@@ -165,7 +166,7 @@ pub async fn my_sessions() -> Result<Vec<crate::views::users::SessionRow>, AppEr
 
 /// Everyone: ends one of their own sessions (`id` from the list), or with `all` every other
 /// one.
-#[server(endpoint = "account/sessions/end")]
+#[server(endpoint = "account/sessions/end", output = Json)]
 pub async fn end_my_sessions(id: Option<String>, all: Option<bool>) -> Result<u64, AppError> {
     super::respond(
         async {
@@ -199,7 +200,7 @@ pub async fn end_my_sessions(id: Option<String>, all: Option<bool>) -> Result<u6
 
 /// Admins: a new password for someone else, which they must change at their next sign-in.
 /// Every session of theirs ends.
-#[server(endpoint = "users/reset-password")]
+#[server(endpoint = "users/reset-password", output = Json)]
 pub async fn reset_password(username: String, password: String) -> Result<(), AppError> {
     use crate::domain::account::NewPassword;
 
@@ -227,7 +228,7 @@ pub async fn reset_password(username: String, password: String) -> Result<(), Ap
 /// Admins: change a role, disable or enable, delete (`action`: `admin`, `viewer`, `disable`,
 /// `enable`, `delete`), or end every session (`end-sessions`). The last enabled administrator
 /// can be neither demoted, disabled nor deleted.
-#[server(endpoint = "users/manage")]
+#[server(endpoint = "users/manage", output = Json)]
 pub async fn manage_user(username: String, action: String) -> Result<bool, AppError> {
     use crate::domain::account::Role;
     use crate::services::users::{self, Change};
