@@ -139,6 +139,18 @@ bench-load: tools-test
 	cd end2end && BULWARK_BIN=$(abspath $(DIST)/bulwark) BULWARK_E2E_PORT=3150 \
 	  BULWARK_E2E_SMTP_PORT=3175 npm exec -- playwright test -c load.config.ts
 
+# The same behind Caddy over TLS and HTTP/2 (end2end/load/Caddyfile), as in production.
+.PHONY: bench-load-h2
+bench-load-h2: tools-test
+	@command -v caddy >/dev/null || { \
+	  echo "installing Debian's caddy for the HTTP/2 benchmark"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq caddy; }
+	@[ -x $(DIST)/bulwark ] || $(MAKE) --no-print-directory dist
+	cd end2end && BULWARK_BIN=$(abspath $(DIST)/bulwark) BULWARK_E2E_PORT=3150 \
+	  BULWARK_E2E_SMTP_PORT=3175 BULWARK_LOAD_TLS_PORT=3443 \
+	  BULWARK_LOAD_CADDY_DATA=$$(mktemp -d) npm exec -- playwright test -c load.config.ts
+
 install:
 	@[ -x $(DIST)/bulwark ] || { echo "error: run \`make dist\` first"; exit 1; }
 	install -D -m 0755 $(DIST)/bulwark $(DESTDIR)$(PREFIX)/bin/bulwark
