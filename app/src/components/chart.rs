@@ -1,10 +1,10 @@
-//! An ECharts chart drawn in the browser by charming.
+//! An ECharts chart in the browser: charming builds the option, ECharts draws it.
 //!
 //! The server renders an empty, sized `<div>`; after hydration an effect draws the chart into
-//! it and keeps the ECharts handle, so later changes call `setOption` on the same instance
+//! it and keeps the ECharts instance, so later changes call `setOption` on the same instance
 //! instead of creating a new one. A chart rendered in the browser (a page reached by
-//! navigation) can have its effect run before the `<div>` is in the document; ECharts finds
-//! its container by id, so the first draw waits for the next frame until it is.
+//! navigation) can have its effect run before the `<div>` is in the document, where ECharts
+//! would measure it as zero wide, so the first draw waits for the next frame until it is.
 //!
 //! ECharts itself (`vendor/echarts.min.js`, 153 KB Brotli) is a script of its own that most
 //! pages never need. The shell includes it only in pages that draw a chart (`app/src/app.rs`,
@@ -32,8 +32,7 @@ pub fn EChart(
 
     #[cfg(feature = "hydrate")]
     {
-        use charming::{Echarts, WasmRenderer};
-        let handle = StoredValue::new_local(None::<Echarts>);
+        let handle = StoredValue::new_local(None::<echarts::Instance>);
         let frame = RwSignal::new(0u32);
         let loaded = RwSignal::new(echarts::loaded());
         Effect::new(move |_| {
@@ -46,19 +45,35 @@ pub fn EChart(
             if !loaded.get() {
                 return;
             }
-            let Some(chart) = chart.get() else { return };
-            let Some(div) = container.get() else { return };
-            if handle.with_value(Option::is_none) && !div.is_connected() {
-                request_animation_frame(move || frame.update(|n| *n += 1));
+            // Borrowed, not cloned: cloning charming's `Chart` compiles in a clone of every
+            // kind of series and component it has (README.md, "Running in production").
+            let drew = chart.with(|chart| {
+                let Some(chart) = chart else { return false };
+                let Some(div) = container.get() else {
+                    return false;
+                };
+                if handle.with_value(Option::is_none) && !div.is_connected() {
+                    request_animation_frame(move || frame.update(|n| *n += 1));
+                    return false;
+                }
+                handle.update_value(|slot| {
+                    let drawn = match slot {
+                        Some(instance) => echarts::set_option(instance, chart),
+                        None => echarts::init(&div, height).and_then(|instance| {
+                            echarts::set_option(&instance, chart)?;
+                            *slot = Some(instance);
+                            Ok(())
+                        }),
+                    };
+                    if let Err(e) = drawn {
+                        leptos::logging::error!("chart {id} could not be drawn: {e}");
+                    }
+                });
+                true
+            });
+            if !drew {
                 return;
             }
-            handle.update_value(|slot| match slot {
-                Some(echarts) => WasmRenderer::update(echarts, &chart),
-                None => match WasmRenderer::new_opt(None, Some(height)).render(id, &chart) {
-                    Ok(echarts) => *slot = Some(echarts),
-                    Err(e) => leptos::logging::error!("chart {id} could not be drawn: {e:?}"),
-                },
-            });
             let ok = handle.with_value(Option::is_some);
             drawn.set(ok);
             if let (true, Some(callback)) = (ok, on_drawn) {
@@ -85,6 +100,44 @@ pub fn EChart(
 mod echarts {
     use wasm_bindgen::JsCast;
     use wasm_bindgen::closure::Closure;
+    use wasm_bindgen::prelude::*;
+
+    #[wasm_bindgen]
+    extern "C" {
+        /// An ECharts instance, drawing into one element.
+        pub type Instance;
+
+        #[wasm_bindgen(js_namespace = echarts, js_name = init, catch)]
+        fn init_js(
+            element: &web_sys::Element,
+            theme: &JsValue,
+            opts: &JsValue,
+        ) -> Result<Instance, JsValue>;
+
+        #[wasm_bindgen(method, js_name = setOption, catch)]
+        fn set_option_js(this: &Instance, option: &JsValue) -> Result<(), JsValue>;
+    }
+
+    /// A new instance in `element`, `height` pixels high and as wide as the element.
+    pub fn init(element: &web_sys::Element, height: u32) -> Result<Instance, String> {
+        let opts = js_sys::Object::new();
+        js_sys::Reflect::set(&opts, &"height".into(), &height.into()).map_err(describe)?;
+        init_js(element, &JsValue::UNDEFINED, &opts).map_err(describe)
+    }
+
+    /// Draws `chart`: charming's option as JSON, parsed by the browser. charming's own
+    /// renderer converts it with serde-wasm-bindgen instead, whose serializer, compiled for
+    /// every type of charming's option model, cost each chart page about 10 KB Brotli more
+    /// (README.md, "Running in production"); serde_json's is in the main module already.
+    pub fn set_option(instance: &Instance, chart: &charming::Chart) -> Result<(), String> {
+        let json = serde_json::to_string(chart).map_err(|e| e.to_string())?;
+        let option = js_sys::JSON::parse(&json).map_err(describe)?;
+        instance.set_option_js(&option).map_err(describe)
+    }
+
+    fn describe(e: JsValue) -> String {
+        e.as_string().unwrap_or_else(|| format!("{e:?}"))
+    }
 
     const SCRIPT_ID: &str = "echarts-script";
 
