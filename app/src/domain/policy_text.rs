@@ -42,7 +42,7 @@ pub fn timeout(policy: &TimeoutPolicy) -> String {
         ),
         learned => t!(
             "policy-timeout-learned",
-            percentile = learned.as_str().to_uppercase(),
+            percentile = learned.as_str().to_ascii_uppercase(),
             window = policy.window,
             factor = format!("{:.1}", f64::from(policy.factor_x10) / 10.0),
             floor = duration(policy.floor_ms as f64),
