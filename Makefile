@@ -113,8 +113,9 @@ build: site
 
 DIST ?= dist
 PREFIX ?= /usr/local
-# The main wasm module as browsers download it (Brotli), in bytes: what every page loads before
-# its own group's chunks (`bulwark assets` prints each group's first load). The aim is 400 KB.
+# The wasm a first visit to any page downloads before the page responds (Brotli, in bytes): the
+# main module, its glue, the split loader and the page's group of chunks, as `bulwark assets`
+# prints them. The aim is 400 KB.
 WASM_BUDGET ?= 600000
 
 .PHONY: dist install
@@ -125,11 +126,15 @@ dist:
 	@$(DIST)/bulwark --version
 	@$(DIST)/bulwark assets
 	@echo "binary: $$(du -h $(DIST)/bulwark | cut -f1) ($$(stat -c %s $(DIST)/bulwark) bytes) in $(DIST)/bulwark"
-	@$(DIST)/bulwark assets --tsv | awk -F'\t' -v budget=$(WASM_BUDGET) \
-	  '$$1 == "pkg/bulwark_bg.wasm" { found = 1; if ($$3 > budget) { \
-	    printf "error: the main wasm is %d bytes compressed, over its budget of %d\n", $$3, budget; exit 1 } \
-	    else printf "wasm budget: the main module, %d of %d bytes compressed\n", $$3, budget } \
-	   END { if (!found) { print "error: no wasm in the binary"; exit 1 } }'
+	@$(DIST)/bulwark assets --tsv | awk -F'\t' -v budget=$(WASM_BUDGET) ' \
+	  $$1 == "pkg/bulwark_bg.wasm" { main = $$3 } \
+	  $$1 ~ /^first-load:/ { group = substr($$1, 12); pages++; \
+	    if ($$3 > budget) over = over sprintf(" %s (%d)", group, $$3); \
+	    if ($$3 > largest) { largest = $$3; biggest = group } } \
+	  END { if (!main || !pages) { print "error: no wasm in the binary"; exit 1 } \
+	    if (over != "") { printf "error: first loads over the wasm budget of %d bytes compressed:%s\n", budget, over; exit 1 } \
+	    printf "wasm budget: every page within %d bytes compressed (largest %s, %d; main module %d)\n", \
+	      budget, biggest, largest, main }'
 
 # Cold-cache page loads of the release binary, on localhost and on Chrome's "Fast 4G" profile
 # (end2end/load/): numbers for the README, never pass/fail.
