@@ -52,6 +52,10 @@ help:
 # ---------------------------------------------------------------------------------------------
 # Tools. Each step checks first, so a second run costs nothing.
 
+# Installs Debian packages (through sudo unless root).
+APT_INSTALL = if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
+  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq
+
 .PHONY: tools tools-test
 tools:
 	@command -v cargo >/dev/null || { echo "error: cargo is missing: install Rust with rustup"; exit 1; }
@@ -72,12 +76,10 @@ tools:
 tools-test: tools
 	@command -v chromium >/dev/null || { \
 	  echo "installing Debian's chromium for the browser tests"; \
-	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium; }
+	  $(APT_INSTALL) chromium; }
 	@[ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ] || { \
 	  echo "installing Debian's faketime (the cluster test runs nodes with skewed clocks)"; \
-	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq faketime; }
+	  $(APT_INSTALL) faketime; }
 	@[ end2end/node_modules/.package-lock.json -nt end2end/package-lock.json ] || \
 	  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix end2end --no-audit --no-fund
 
@@ -138,23 +140,21 @@ dist:
 
 # Cold-cache page loads of the release binary, on localhost and on Chrome's "Fast 4G" profile
 # (end2end/load/): numbers for the README, never pass/fail.
+LOAD_ENV = BULWARK_BIN=$(abspath $(DIST)/bulwark) BULWARK_E2E_PORT=3150 BULWARK_E2E_SMTP_PORT=3175
 .PHONY: bench-load
 bench-load: tools-test
 	@[ -x $(DIST)/bulwark ] || $(MAKE) --no-print-directory dist
-	cd end2end && BULWARK_BIN=$(abspath $(DIST)/bulwark) BULWARK_E2E_PORT=3150 \
-	  BULWARK_E2E_SMTP_PORT=3175 npm exec -- playwright test -c load.config.ts
+	cd end2end && $(LOAD_ENV) npm exec -- playwright test -c load.config.ts
 
 # The same behind Caddy over TLS and HTTP/2 (end2end/load/Caddyfile), as in production.
 .PHONY: bench-load-h2
 bench-load-h2: tools-test
 	@command -v caddy >/dev/null || { \
 	  echo "installing Debian's caddy for the HTTP/2 benchmark"; \
-	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq caddy; }
+	  $(APT_INSTALL) caddy; }
 	@[ -x $(DIST)/bulwark ] || $(MAKE) --no-print-directory dist
-	cd end2end && BULWARK_BIN=$(abspath $(DIST)/bulwark) BULWARK_E2E_PORT=3150 \
-	  BULWARK_E2E_SMTP_PORT=3175 BULWARK_LOAD_TLS_PORT=3443 \
-	  BULWARK_LOAD_CADDY_DATA=$$(mktemp -d) npm exec -- playwright test -c load.config.ts
+	cd end2end && $(LOAD_ENV) BULWARK_LOAD_TLS_PORT=3443 BULWARK_LOAD_CADDY_DATA=$$(mktemp -d) \
+	  npm exec -- playwright test -c load.config.ts
 
 install:
 	@[ -x $(DIST)/bulwark ] || { echo "error: run \`make dist\` first"; exit 1; }
@@ -205,8 +205,7 @@ fmt:
 screenshots: tools-test build
 	@fc-list :lang=zh | grep -q . || { \
 	  echo "installing Debian's fonts-noto-cjk (the Chinese screenshot needs a CJK font)"; \
-	  if [ "$$(id -u)" = 0 ]; then SUDO=; else SUDO=sudo; fi; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq fonts-noto-cjk; }
+	  $(APT_INSTALL) fonts-noto-cjk; }
 	cd end2end && BULWARK_BIN=$(BIN) npm exec -- playwright test -c screenshots.config.ts
 
 # ---------------------------------------------------------------------------------------------

@@ -82,7 +82,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <link rel="icon" href=icon type="image/svg+xml" />
                 // `id="leptos"` is what `cargo leptos watch` swaps when the CSS changes.
                 <link rel="stylesheet" id="leptos" href=css />
-                // A classic script: charming's renderer calls the global `echarts`. Async, so
+                // A classic script: the chart component calls the global `echarts`. Async, so
                 // it downloads beside the wasm but hydration never waits for it (a deferred
                 // script would run first, and the page would stay inert until its 153 KB had
                 // arrived); a chart waits for it instead (`app/src/components/chart.rs`). Our

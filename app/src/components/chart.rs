@@ -141,7 +141,7 @@ mod echarts {
 
     const SCRIPT_ID: &str = "echarts-script";
 
-    /// The global `echarts`, which charming's renderer calls, is defined.
+    /// The global `echarts`, which the bindings above call, is defined.
     pub fn loaded() -> bool {
         web_sys::window()
             .and_then(|window| window.get("echarts"))

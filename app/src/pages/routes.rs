@@ -6,7 +6,7 @@
 //! Pages are grouped, not split one by one: the splitter gives every set of split points that
 //! shares some code a chunk of its own, so sixteen split points made 470 files and a page's
 //! first load 60–230 requests, and nine groups still 200 files and ~100 requests a page; five
-//! groups make 33 files and at most 18 requests. The group is the first argument of
+//! groups make 33 files and at most 19 requests. The group is the first argument of
 //! `wasm_split` (`docs/ARCHITECTURE.md`, "Page chunks").
 
 use leptos::prelude::*;
