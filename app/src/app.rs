@@ -1,7 +1,5 @@
 //! The document shell and the route table.
 
-#[cfg(feature = "ssr")]
-use crate::context::use_context;
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Title, provide_meta_context};
 use leptos_router::{

@@ -20,11 +20,9 @@
 //! - [`state`] (server only): what every server function and render can reach.
 //! - [`clock`] (server only): the time every node agrees on, the database's.
 //! - [`wake`] (server only): telling the engines that runs or schedules changed.
-//! - [`context`]: reading Leptos context; every lookup goes through it (its module says why).
 
 pub mod api;
 pub mod components;
-pub mod context;
 pub mod domain;
 pub mod i18n;
 pub mod pages;

@@ -4,8 +4,6 @@
 //! [`CurrentUser`] into the request's extensions; [`require_user`] and [`require_admin`] read
 //! it from there. Every server function except [`login`] starts with one of them.
 
-#[cfg(feature = "ssr")]
-use crate::context::{expect_context, use_context};
 use leptos::prelude::*;
 
 use super::AppError;

@@ -27,7 +27,7 @@ pub use error::AppError;
 pub(crate) fn respond<T>(result: Result<T, AppError>) -> Result<T, AppError> {
     if let Err(e) = &result
         && let (Some(response), Ok(status)) = (
-            crate::context::use_context::<leptos_axum::ResponseOptions>(),
+            leptos::prelude::use_context::<leptos_axum::ResponseOptions>(),
             http::StatusCode::from_u16(e.status()),
         )
     {
@@ -80,7 +80,7 @@ pub(crate) fn locale_field(
 
 #[cfg(feature = "ssr")]
 pub(crate) fn state() -> Result<crate::state::AppState, AppError> {
-    crate::context::use_context::<crate::state::AppState>().ok_or_else(|| {
+    leptos::prelude::use_context::<crate::state::AppState>().ok_or_else(|| {
         tracing::error!("AppState missing from the server function context");
         AppError::Internal("server misconfigured: no application state".into())
     })

@@ -1,7 +1,6 @@
 //! The frame around every signed-in page: navigation, who is signed in, sign out, and the
 //! maintenance banner while jobs are paused.
 
-use crate::context::{expect_context, use_context};
 use leptos::prelude::*;
 
 use crate::i18n::errors::Explain;

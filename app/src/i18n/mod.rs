@@ -179,7 +179,7 @@ impl Locale {
 /// The locale of the page being rendered or the server function being answered: the one the
 /// app provided as context, else the request's; English outside both.
 pub fn current() -> Locale {
-    crate::context::use_context::<Locale>().unwrap_or_else(request_locale)
+    leptos::prelude::use_context::<Locale>().unwrap_or_else(request_locale)
 }
 
 #[cfg(feature = "ssr")]
@@ -199,7 +199,7 @@ pub async fn scope<F: std::future::Future>(locale: Locale, work: F) -> F::Output
 /// it back from there, so hydration renders the very same words.
 pub fn request_locale() -> Locale {
     #[cfg(feature = "ssr")]
-    let chosen = crate::context::use_context::<http::request::Parts>()
+    let chosen = leptos::prelude::use_context::<http::request::Parts>()
         .and_then(|parts| parts.extensions.get::<Locale>().copied())
         .or_else(|| REQUEST_LOCALE.try_with(|l| *l).ok());
     #[cfg(feature = "hydrate")]
@@ -215,14 +215,14 @@ pub fn request_locale() -> Locale {
 /// The zone the console shows times in: the one the app provided (read once per render rather
 /// than from the state or the document per time), else the request's.
 pub fn zone() -> ZoneTable {
-    crate::context::use_context::<ZoneTable>().unwrap_or_else(request_zone)
+    leptos::prelude::use_context::<ZoneTable>().unwrap_or_else(request_zone)
 }
 
 /// `timezone` from the configuration. The shell writes its table into `<html data-zone
 /// data-zone-spans>`, where the browser reads it back, as with the language.
 pub fn request_zone() -> ZoneTable {
     #[cfg(feature = "ssr")]
-    let zone = crate::context::use_context::<crate::state::AppState>()
+    let zone = leptos::prelude::use_context::<crate::state::AppState>()
         .map(|s| ZoneTable::cached(s.timezone));
     #[cfg(feature = "hydrate")]
     let zone = leptos::prelude::document()

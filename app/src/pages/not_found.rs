@@ -1,8 +1,6 @@
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-#[cfg(feature = "ssr")]
-use crate::context::use_context;
 use crate::t;
 
 #[component]
