@@ -48,6 +48,15 @@ test("an admin adds a chat channel, sends a test and sees the platform's answer"
     await expect(page.getByTestId("channel-test-answer")).toContainText("errcode 310000: keywords not in content");
     await expect(row("strict-ding")).toContainText("errcode 310000");
 
+    // A refused edit says why and leaves the form open as typed, to be corrected.
+    const edit = row("strict-ding").locator("details.edit-channel");
+    await edit.locator("summary").click();
+    await edit.getByLabel("New URL (blank: keep)").fill("robot.example.com/send");
+    await edit.getByRole("button", { name: "Save" }).click();
+    await expect(page.getByTestId("channels")).toContainText("the URL must start with https://");
+    await expect(edit).toHaveAttribute("open", "");
+    await expect(edit.getByLabel("New URL (blank: keep)")).toHaveValue("robot.example.com/send");
+
     // A job that always fails, its alerts ticked to go to ops-ding in the editor.
     await page.goto("/jobs/new");
     await hydrated(page);

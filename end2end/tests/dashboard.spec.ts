@@ -194,10 +194,13 @@ test("an administrator registers a site, sees its snippet, and the figures split
   await expect(card.getByTestId("snippet")).toContainText('src="http://127.0.0.1');
   await expect(card.getByTestId("snippet")).toContainText("/collect.js");
   await expect(page.getByTestId("sites-closed")).toBeVisible();
-  // A bad exclusion is refused with its reason; a good one is shown.
+  // A bad exclusion is refused with its reason, on this card only, and what was typed stays
+  // to be corrected; a good one is shown.
   await card.locator("textarea").fill("10.0.0.0/8\nnot-an-address");
   await card.getByRole("button", { name: "Save exclusions" }).click();
   await expect(card.locator(".field-error")).toContainText("not-an-address");
+  await expect(card.locator("textarea")).toHaveValue("10.0.0.0/8\nnot-an-address");
+  await expect(page.locator('section[data-site="127.0.0.1"] .field-error')).toHaveText("");
   await card.locator("textarea").fill("10.0.0.0/8");
   await card.getByRole("button", { name: "Save exclusions" }).click();
   await expect(card.getByTestId("excluded")).toHaveText("10.0.0.0/8");

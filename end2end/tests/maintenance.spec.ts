@@ -77,6 +77,12 @@ test("pause all stops new cron runs, shows who and why on every page, asks befor
   await hydrated(page);
   await expect(page.getByTestId("not-paused")).toBeVisible();
   await page.locator("#pause-reason").fill("e2e database upgrade");
+  // A time it cannot read is refused beside the field, and the reason stays typed.
+  await page.locator("#pause-until").fill("after lunch");
+  await page.getByTestId("pause-all").getByRole("button", { name: "Pause all" }).click();
+  await expect(page.getByTestId("pause-all").locator(".field-error").nth(1)).toContainText("after lunch");
+  await expect(page.locator("#pause-reason")).toHaveValue("e2e database upgrade");
+  await expect(page.getByTestId("not-paused")).toBeVisible();
   await page.locator("#pause-until").fill("2h");
   await page.getByTestId("pause-all").getByRole("button", { name: "Pause all" }).click();
   const banner = page.getByTestId("maintenance-banner");

@@ -18,6 +18,13 @@ pub fn TrafficSitesPage() -> impl IntoView {
     let add = ServerAction::<AddSite>::new();
     let remove = ServerAction::<RemoveSite>::new();
     let exclusions = ServerAction::<SetSiteExclusions>::new();
+    // The cards share one action; its answer belongs to the site it was sent for.
+    let exclusions_for = RwSignal::new(None::<String>);
+    Effect::new(move || {
+        if let Some(sent) = exclusions.input().get() {
+            exclusions_for.set(Some(sent.host));
+        }
+    });
     let page = Resource::new(
         move || {
             (
@@ -63,7 +70,7 @@ pub fn TrafficSitesPage() -> impl IntoView {
                                 {p
                                     .sites
                                     .into_iter()
-                                    .map(|site| view! { <SiteCard site=site console_url=console_url.clone() admin=admin remove=remove exclusions=exclusions /> })
+                                    .map(|site| view! { <SiteCard site=site console_url=console_url.clone() admin=admin remove=remove exclusions=exclusions exclusions_for=exclusions_for.read_only() /> })
                                     .collect_view()}
                             </div>
                         }
@@ -101,6 +108,7 @@ fn SiteCard(
     admin: bool,
     remove: ServerAction<RemoveSite>,
     exclusions: ServerAction<SetSiteExclusions>,
+    exclusions_for: ReadSignal<Option<String>>,
 ) -> impl IntoView {
     let snippet = format!("<script async src=\"{console_url}/collect.js\"></script>");
     let pixel =
@@ -133,12 +141,20 @@ fn SiteCard(
             <p class="small">{t!("sites-not-counted")}" " <span data-testid="excluded">{shown_exclusions}</span></p>
             {admin.then(|| {
                 let host_for_remove = host.clone();
+                let this_card = host.clone();
+                let error = field_error(exclusions.value(), "excluded");
+                let error = move || {
+                    exclusions_for
+                        .with(|sent| sent.as_deref() == Some(this_card.as_str()))
+                        .then(error)
+                        .flatten()
+                };
                 view! {
                     <ActionForm action=exclusions attr:class="form">
                         <input type="hidden" name="host" value=host.clone() />
                         <label for=excluded_id.clone()>{t!("sites-excluded-label")}</label>
                         <textarea id=excluded_id name="excluded" rows="3">{site.excluded.clone()}</textarea>
-                        <p class="field-error">{field_error(exclusions.value(), "excluded")}</p>
+                        <p class="field-error">{error}</p>
                         <button type="submit">{t!("sites-excluded-save")}</button>
                     </ActionForm>
                     {(!site.console).then(|| view! {
