@@ -199,6 +199,23 @@ test-e2e: tools-test build
 fmt:
 	cargo fmt --all
 
+# The tests whose figures depend on the date and on the traffic flush, with the wall clock
+# moved to AT (UTC, today): `make test-clock AT=23:59:30` crosses midnight in the first
+# minute, AT=00:04:50 a scheduled flush (docs/ARCHITECTURE.md, "Time in tests"). libfaketime
+# moves the tests, the server and the commands, not the browser (end2end/playwright.config.ts
+# says why); PostgreSQL keeps its own clock, so the API tests run on SQLite only.
+AT ?= 23:59:30
+LIBFAKETIME := /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
+MOVED_CLOCK = offset=$$(( $$(date -u -d "today $(AT)" +%s) - $$(date -u +%s) )); \
+  export LD_PRELOAD=$(LIBFAKETIME) FAKETIME="$$(printf '%+d' $$offset)" FAKETIME_DONT_FAKE_MONOTONIC=1
+.PHONY: test-clock
+# The API tests build `bulwark` without the site, so the binary is built again after them.
+test-clock: tools-test
+	cargo test -p server --test api --no-run
+	@$(MOVED_CLOCK); env -u BULWARK_TEST_POSTGRES_URL cargo test -p server --test api traffic
+	@$(MAKE) --no-print-directory build
+	@$(MOVED_CLOCK); BULWARK_BIN=$(BIN) npm --prefix end2end test -- dashboard traffic
+
 # The README's screenshots of the Overview (desktop and phone), from a fresh server with the
 # demo jobs, into docs/screenshots/. Takes about two minutes.
 .PHONY: screenshots

@@ -5,6 +5,11 @@ import { defineConfig } from "@playwright/test";
 // in CI) and without the background traffic that a closed network refuses.
 const port = Number(process.env.BULWARK_E2E_PORT ?? 3100);
 
+// Under `make test-clock` the tests, the server and the commands run with a moved clock
+// (libfaketime in LD_PRELOAD). The browser keeps the real one: libfaketime slows Chromium's
+// many threads to a crawl, and what the tests check is the server's idea of the date.
+const { LD_PRELOAD: _clock, ...browserEnv } = process.env;
+
 export default defineConfig({
   testDir: "./tests",
   timeout: 60_000,
@@ -17,6 +22,7 @@ export default defineConfig({
     baseURL: `http://127.0.0.1:${port}`,
     trace: "retain-on-failure",
     launchOptions: {
+      env: browserEnv,
       executablePath: process.env.CHROMIUM_PATH ?? "/usr/bin/chromium",
       args: [
         "--no-sandbox",

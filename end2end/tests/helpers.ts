@@ -1,7 +1,35 @@
+import { execFileSync } from "node:child_process";
+import * as path from "node:path";
 import { expect, Page } from "@playwright/test";
 
 export const ADMIN = { username: "admin", password: "admin-e2e-password" };
 export const VIEWER = { username: "viewer", password: "viewer-e2e-password" };
+
+/** The database of the server under test (start-server.sh). */
+export const DATABASE = path.resolve(__dirname, "../.run/e2e.db");
+
+/** Runs the built `bulwark` against the server's database, with the server's configuration. */
+export function bulwark(...args: string[]): string {
+  const env = { ...process.env, DATABASE_URL: `sqlite://${DATABASE}?mode=rwc` };
+  return execFileSync(process.env.BULWARK_BIN!, args, { env, encoding: "utf8" });
+}
+
+/** Today as the server counts days (its clock, its zone): the first date `bulwark traffic stats
+ * --range today` prints. A test that expects figures on a day derives it from this once and
+ * then names it (`from=D&to=D`), so a run that spans midnight still looks at the same day. */
+export function serverToday(): string {
+  const first = bulwark("traffic", "stats", "--range", "today").split("\n")[0];
+  const day = /^(\d{4}-\d{2}-\d{2}) to /.exec(first)?.[1];
+  if (!day) throw new Error(`no date in the first line of traffic stats: ${first}`);
+  return day;
+}
+
+/** The date `days` before `day` (both YYYY-MM-DD). */
+export function daysBefore(day: string, days: number): string {
+  const at = new Date(`${day}T00:00:00Z`);
+  at.setUTCDate(at.getUTCDate() - days);
+  return at.toISOString().slice(0, 10);
+}
 
 /** Waits until the wasm bundle has hydrated the page (the app marks <html data-hydrated>). */
 export async function hydrated(page: Page) {

@@ -1,14 +1,12 @@
-import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
 import { expect, Page, test } from "@playwright/test";
-import { ADMIN, VIEWER, hydrated, signIn } from "./helpers";
+import { ADMIN, VIEWER, bulwark, hydrated, signIn } from "./helpers";
 
-// The server under test (start-server.sh) keeps its database here, and its SMTP server
+// The server under test (start-server.sh) keeps its files here, and its SMTP server
 // (smtp-sink.mjs) writes every mail it accepts to the mail directory.
 const runDir = path.resolve(__dirname, "../.run");
 const mailDir = path.join(runDir, "mail");
-const env = { ...process.env, DATABASE_URL: `sqlite://${path.join(runDir, "e2e.db")}?mode=rwc` };
 
 function received(): string[] {
   if (!fs.existsSync(mailDir)) return [];
@@ -95,14 +93,14 @@ escalate_after = 3
 escalate_to = ["lead@example.com"]
 `,
   );
-  execFileSync(process.env.BULWARK_BIN!, ["jobs", "apply", jobs], { env });
+  bulwark("jobs", "apply", jobs);
   // Only this job's mails: failures elsewhere in the suite may also raise trend alerts.
   const aboutJob = () =>
     received()
       .map(unfold)
       .filter((m) => m.includes("Subject: [Bulwark] e2e-always-fails"));
   const before = aboutJob().length;
-  execFileSync(process.env.BULWARK_BIN!, ["jobs", "run", "e2e-always-fails"], { env });
+  bulwark("jobs", "run", "e2e-always-fails");
 
   await expect.poll(() => aboutJob().length, { timeout: 30_000 }).toBe(before + 1);
   const mail = aboutJob()[before];
@@ -140,7 +138,7 @@ test("the digest's recipients and time are checked, saved and moved onto its job
   await hydrated(page);
   await expect(page.getByTestId("digest-settings").getByLabel(/Recipients/)).toHaveValue("team@example.com");
   await expect(page.getByTestId("digest-settings").getByLabel(/Time of day/)).toHaveValue("07:30");
-  const listed = execFileSync(process.env.BULWARK_BIN!, ["jobs", "list"], { env, encoding: "utf8" });
+  const listed = bulwark("jobs", "list");
   expect(listed).toMatch(/mail-digest.*0 30 7 \* \* \*/);
 });
 

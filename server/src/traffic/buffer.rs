@@ -23,6 +23,9 @@ pub struct Buffer {
     /// Set when the buffer passes three quarters of its bound; the node's traffic duty takes it
     /// and flushes early.
     nearly_full: AtomicBool,
+    /// Held by a flush from taking the counts until they are written (or restored), so flushes
+    /// go one at a time: see [`Buffer::flush_turn`].
+    flushing: tokio::sync::Mutex<()>,
 }
 
 /// aHash rather than SipHash: keys are visitor-controlled, so the hasher must stay randomly
@@ -76,7 +79,21 @@ impl Buffer {
             max_bytes,
             stats: Counters::default(),
             nearly_full: AtomicBool::new(false),
+            flushing: tokio::sync::Mutex::new(()),
         }
+    }
+
+    /// Waits until no other flush is between taking the counts and writing them, and holds
+    /// off the next one until the guard is dropped.
+    ///
+    /// Without it, a flush that started while another was writing would find the buffer empty
+    /// and return at once, before the other's rows were committed: `bulwark traffic flush`
+    /// would then answer while the hits it was asked to write were still on their way (the
+    /// scheduled flush, the early flush of a filling buffer and the one on shutdown all take
+    /// from the same buffer). With it, when a flush returns, every hit recorded before it
+    /// began is in the database, or back in the buffer if writing failed.
+    pub async fn flush_turn(&self) -> tokio::sync::MutexGuard<'_, ()> {
+        self.flushing.lock().await
     }
 
     // A panic elsewhere while the lock was held leaves only counts behind, which are still

@@ -73,11 +73,14 @@ pub struct FlushReport {
 }
 
 /// Writes everything in `buffer`; on error, what was not written is back in the buffer.
+/// Flushes of one buffer go one at a time ([`Buffer::flush_turn`]): when this returns, every
+/// hit recorded before it was called has been written or put back.
 pub async fn flush(
     db: &DatabaseConnection,
     buffer: &Buffer,
     privacy: IpPrivacy,
 ) -> Result<FlushReport, StoreError> {
+    let _turn = buffer.flush_turn().await;
     let started = Instant::now();
     let mut entries: Vec<(Hit, u64)> = buffer.take().into_iter().collect();
     if entries.is_empty() {

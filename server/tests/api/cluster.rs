@@ -26,23 +26,6 @@ use crate::proxy::Proxy;
 /// kill or cut off.
 const FEW_PERMITS: (&str, &str) = ("BULWARK_CONCURRENCY", "4");
 
-const LIBFAKETIME: &str = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
-
-/// Environment that shifts a process's wall clock by `offset` (Debian's libfaketime, which
-/// `make test` installs).
-pub(crate) fn skewed_clock(offset: &str) -> Vec<(&'static str, String)> {
-    assert!(
-        std::path::Path::new(LIBFAKETIME).exists(),
-        "{LIBFAKETIME} is missing: apt-get install faketime (make tools-test does)"
-    );
-    vec![
-        ("LD_PRELOAD", LIBFAKETIME.to_string()),
-        ("FAKETIME", offset.to_string()),
-        ("FAKETIME_DONT_FAKE_MONOTONIC", "1".to_string()),
-        ("FAKETIME_DONT_RESET", "1".to_string()),
-    ]
-}
-
 fn env_number(name: &str, default: u64) -> u64 {
     std::env::var(name)
         .ok()
@@ -208,7 +191,7 @@ async fn instances_run_every_tick_once_through_a_kill_and_a_partition() {
     // clock only; timers keep the real monotonic clock).
     for (name, skew) in [("node-a", None), ("node-b", None), ("node-c", Some("+10s"))] {
         let env = match skew {
-            Some(offset) => skewed_clock(offset),
+            Some(offset) => crate::process::skewed_clock(offset),
             None => Vec::new(),
         };
         let mut env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
@@ -260,7 +243,7 @@ async fn instances_run_every_tick_once_through_a_kill_and_a_partition() {
     proxy.heal();
     let healed_at = Utc::now();
     // node-b comes back with its clock a second behind.
-    let env = skewed_clock("-1s");
+    let env = crate::process::skewed_clock("-1s");
     let mut env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     env.push(FEW_PERMITS);
     let (child, addr) = serve_with(&app, dir.path(), "node-b-restarted", &env);

@@ -670,7 +670,7 @@ async fn the_command_line_keeps_time_by_the_database() {
             .env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("DATABASE_URL", &app.database_url)
-            .envs(crate::cluster::skewed_clock("+1h"))
+            .envs(crate::process::skewed_clock("+1h"))
             .output()
             .unwrap();
         assert!(

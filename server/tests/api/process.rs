@@ -54,8 +54,54 @@ pub(crate) fn bulwark(
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("DATABASE_URL", &app.database_url)
+        .envs(moved_clock_of_this_process())
         .envs(env.iter().copied());
     cmd
+}
+
+const LIBFAKETIME: &str = "/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1";
+
+fn libfaketime() -> String {
+    assert!(
+        std::path::Path::new(LIBFAKETIME).exists(),
+        "{LIBFAKETIME} is missing: apt-get install faketime (make tools-test does)"
+    );
+    LIBFAKETIME.to_string()
+}
+
+/// Environment that shifts a process's wall clock by `offset` (Debian's libfaketime, which
+/// `make test` installs).
+pub(crate) fn skewed_clock(offset: &str) -> Vec<(&'static str, String)> {
+    vec![
+        ("LD_PRELOAD", libfaketime()),
+        ("FAKETIME", offset.to_string()),
+        ("FAKETIME_DONT_FAKE_MONOTONIC", "1".to_string()),
+        ("FAKETIME_DONT_RESET", "1".to_string()),
+    ]
+}
+
+/// Environment that starts a process's wall clock at `at`, to the second, and lets it run
+/// from there: a command whose answer depends on today's date (`traffic stats --range
+/// today`) then answers for the day the test wrote its data on, even when the test spans
+/// midnight.
+pub(crate) fn clock_at(at: chrono::DateTime<chrono::Utc>) -> Vec<(&'static str, String)> {
+    vec![
+        ("LD_PRELOAD", libfaketime()),
+        ("FAKETIME", at.format("@%Y-%m-%d %H:%M:%S").to_string()),
+        // libfaketime reads that time in the process's zone.
+        ("TZ", "UTC".to_string()),
+        ("FAKETIME_DONT_FAKE_MONOTONIC", "1".to_string()),
+    ]
+}
+
+/// The test binary's own moved clock, when it runs under libfaketime (docs/TESTING.md, "A
+/// clock near midnight"), passed on to the processes it starts, so the whole test keeps one
+/// time. Nothing when it does not.
+fn moved_clock_of_this_process() -> Vec<(&'static str, String)> {
+    ["LD_PRELOAD", "FAKETIME", "FAKETIME_DONT_FAKE_MONOTONIC"]
+        .into_iter()
+        .filter_map(|name| std::env::var(name).ok().map(|value| (name, value)))
+        .collect()
 }
 
 pub(crate) fn output(mut cmd: Command) -> (i32, String, String) {

@@ -522,7 +522,9 @@ async fn traffic_figures_filter_by_category(app: TestApp) {
     use server::traffic::buffer::Buffer;
     use server::traffic::hit::Hit;
     let buffer = Buffer::new(1 << 20);
-    let now = Utc::now().timestamp();
+    let now = Utc::now();
+    // The hits' own day, not `range=today`, which moves on if the test spans midnight.
+    let day = now.format("from=%Y-%m-%d&to=%Y-%m-%d").to_string();
     for (ip, ua) in [
         (
             "10.0.0.1",
@@ -537,7 +539,7 @@ async fn traffic_figures_filter_by_category(app: TestApp) {
             "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)",
         ),
     ] {
-        let (hit, _) = Hit::new(now, "GET", "/", ip, ua, "", String::new());
+        let (hit, _) = Hit::new(now.timestamp(), "GET", "/", ip, ua, "", String::new());
         buffer.record(hit, 1, false);
     }
     server::traffic::store::flush(&app.db, &buffer, server::traffic::store::IpPrivacy::Raw)
@@ -547,7 +549,7 @@ async fn traffic_figures_filter_by_category(app: TestApp) {
     let ai: Value = call(
         &app,
         "get",
-        "/traffic?range=today&category=ai",
+        &format!("/traffic?{day}&category=ai"),
         Some(&viewer),
         None,
     )
@@ -557,7 +559,7 @@ async fn traffic_figures_filter_by_category(app: TestApp) {
     .unwrap();
     assert_eq!(ai["page_views"], 1);
     assert_eq!(ai["by_source"]["anthropic"], 1);
-    let all: Value = call(&app, "get", "/traffic?range=today", Some(&viewer), None)
+    let all: Value = call(&app, "get", &format!("/traffic?{day}"), Some(&viewer), None)
         .await
         .json()
         .await

@@ -516,6 +516,62 @@ async fn a_failed_flush_keeps_the_hits_for_the_next(app: TestApp) {
 }
 on_both_backends!(a_failed_flush_keeps_the_hits_for_the_next);
 
+/// A flush asked for while another is still writing answers only once those rows are in:
+/// `bulwark traffic flush` promises that what was counted before it is stored when it
+/// returns, even if the scheduled flush (or the early one of a filling buffer) took the hits
+/// first. The first flush is held inside its write by a lock on the table.
+async fn a_flush_returns_only_when_the_one_before_it_has_written(app: TestApp) {
+    use sea_orm::{DatabaseBackend, TransactionTrait};
+    use server::traffic::buffer::Buffer;
+    use server::traffic::hit::Hit;
+    use std::sync::Arc;
+
+    let buffer = Arc::new(Buffer::new(1 << 20));
+    for path in ["/a", "/b"] {
+        let (hit, _) = Hit::new(
+            Utc::now().timestamp(),
+            "GET",
+            path,
+            "10.0.0.1",
+            FIREFOX,
+            "",
+            String::new(),
+        );
+        buffer.record(hit, 1, false);
+    }
+    let blocker = app.db.begin().await.unwrap();
+    let hold = match app.db.get_database_backend() {
+        DatabaseBackend::Postgres => "LOCK TABLE traffic_statistics IN EXCLUSIVE MODE",
+        // Any write takes SQLite's one write lock until the transaction ends.
+        _ => "DELETE FROM traffic_statistics WHERE 1 = 0",
+    };
+    blocker.execute_unprepared(hold).await.unwrap();
+    let flush = |db: sea_orm::DatabaseConnection, buffer: Arc<Buffer>| {
+        tokio::spawn(async move { store::flush(&db, &buffer, IpPrivacy::Raw).await })
+    };
+    let first = flush(app.db.clone(), buffer.clone());
+    while buffer.stats().keys > 0 {
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    // The first flush has taken both hits and waits for the lock; the buffer is empty.
+    let second = flush(app.db.clone(), buffer.clone());
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(
+        !second.is_finished(),
+        "the second flush answered while the first one's rows were not written"
+    );
+    blocker.rollback().await.unwrap();
+    let second = second.await.unwrap().unwrap();
+    assert_eq!(second.hits, 0, "the first flush wrote them");
+    assert_eq!(
+        rows(&app).await.iter().map(|r| r.count).sum::<i64>(),
+        2,
+        "stored by the time the second flush answers"
+    );
+    assert_eq!(first.await.unwrap().unwrap().hits, 2);
+}
+on_both_backends!(a_flush_returns_only_when_the_one_before_it_has_written);
+
 async fn retention_deletes_only_old_rows_in_batches(app: TestApp) {
     let old = Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap();
     let recent = Utc::now();
@@ -544,15 +600,15 @@ async fn retention_deletes_only_old_rows_in_batches(app: TestApp) {
             .await
             .unwrap();
     }
-    let cleaned = store::clean(&app.db, Utc::now(), 90).await.unwrap();
+    let cleaned = store::clean(&app.db, recent, 90).await.unwrap();
     assert_eq!(cleaned.rows, 2_500);
     // Whole local days: the cut is a midnight 90 or 91 days back.
-    let age = Utc::now() - cleaned.before;
+    let age = recent - cleaned.before;
     assert!(age >= chrono::Duration::days(90) && age <= chrono::Duration::days(91));
     let left = rows(&app).await;
     assert_eq!(left.len(), 10);
     assert!(left.iter().all(|r| r.stat_date >= cleaned.before));
-    assert_eq!(store::clean(&app.db, Utc::now(), 90).await.unwrap().rows, 0);
+    assert_eq!(store::clean(&app.db, recent, 90).await.unwrap().rows, 0);
 }
 on_both_backends!(retention_deletes_only_old_rows_in_batches);
 
@@ -709,6 +765,10 @@ async fn traffic_flush_reaches_the_running_server(mut app: TestApp) {
     // The command reaches servers through the database: stop the in-process one, so the
     // `bulwark serve` started below is the only node.
     app.stop().await;
+    // Its own `traffic-flush` job (every fifth minute, server/src/system_jobs.toml) would
+    // write the hits below whenever the test happened to span such a minute, and leave the
+    // command nothing to report. Disabled before the server starts, it never runs.
+    crate::helpers::disable_system_jobs(&app.db).await;
     let dir = tempfile::tempdir().unwrap();
     let (code, out, _) = output(bulwark(&app, dir.path(), &["traffic", "flush"], &[]));
     assert_eq!(code, 0);
@@ -728,18 +788,6 @@ async fn traffic_flush_reaches_the_running_server(mut app: TestApp) {
             "server did not start"
         );
         tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    // The server's own `traffic-flush` job fires at every fifth minute
-    // (server/src/system_jobs.toml). Had it fired between the hits and the command below, it
-    // would have written them and left the command nothing to report (a CI run once met it).
-    // So the hits are sent well clear of that minute.
-    let into_period = {
-        use chrono::Timelike;
-        let now = chrono::Utc::now();
-        u64::from(now.minute() % 5) * 60 + u64::from(now.second())
-    };
-    if 300 - into_period < 40 {
-        tokio::time::sleep(Duration::from_secs(300 - into_period + 2)).await;
     }
     for path in ["/login", "/login", "/jobs"] {
         client
@@ -802,7 +850,8 @@ on_both_backends!(traffic_flush_reaches_the_running_server);
 /// Rows written before sites (no site, not described) are placed under the console's host and
 /// described at the next start, and the rollups rebuilt from them split them by site.
 async fn rows_from_before_sites_are_described(app: TestApp) {
-    let at = Utc::now() - chrono::Duration::hours(1);
+    let now = Utc::now();
+    let at = now - chrono::Duration::hours(1);
     let old = |i: usize, ua: &str, referer: &str| traffic_statistic::ActiveModel {
         key_hash: Set(format!("old{i:029}")),
         stat_date: Set(at),
@@ -856,7 +905,7 @@ async fn rows_from_before_sites_are_described(app: TestApp) {
     app::services::traffic::rebuild::rebuild(&app.db, chrono_tz::UTC)
         .await
         .unwrap();
-    let today = app::domain::traffic_range::today(Utc::now(), chrono_tz::UTC);
+    let today = app::domain::traffic_range::today(now, chrono_tz::UTC);
     let mut query = app::services::traffic::StatsQuery::everyone(
         today - chrono::Days::new(1),
         today,

@@ -10,7 +10,7 @@ use server::traffic::store::{self, IpPrivacy};
 
 use crate::helpers::TestApp;
 use crate::on_both_backends;
-use crate::process::{bulwark, output};
+use crate::process::{bulwark, clock_at, output};
 
 const PERSON: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
 const GOOGLE: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
@@ -115,11 +115,10 @@ fn expected(keep: impl Fn(&Row) -> bool) -> serde_json::Value {
 
 async fn stats_match_an_independent_count(app: TestApp) {
     let buffer = Buffer::new(1 << 20);
-    let midnight = Utc::now()
-        .date_naive()
-        .and_hms_opt(0, 0, 0)
-        .unwrap()
-        .and_utc();
+    // The rows are placed relative to this moment, and every command below starts its clock
+    // at it, so "today" is the same day for both even when the test spans midnight.
+    let now = Utc::now();
+    let midnight = now.date_naive().and_hms_opt(0, 0, 0).unwrap().and_utc();
     for r in rows() {
         let at = midnight - Duration::days(r.day_ago) + Duration::minutes(r.minute);
         let (hit, _) = Hit::new(at.timestamp(), "GET", r.path, r.ip, r.ua, "", String::new());
@@ -130,10 +129,16 @@ async fn stats_match_an_independent_count(app: TestApp) {
         .unwrap();
 
     let dir = tempfile::tempdir().unwrap();
+    let clock = clock_at(now);
+    let at_now = |all: &[&str]| {
+        let mut cmd = bulwark(&app, dir.path(), all, &[]);
+        cmd.envs(clock.iter().map(|(k, v)| (*k, v.as_str())));
+        output(cmd)
+    };
     let stats = |args: &[&str]| {
         let mut all = vec!["traffic", "stats", "--json"];
         all.extend_from_slice(args);
-        let (code, out, err) = output(bulwark(&app, dir.path(), &all, &[]));
+        let (code, out, err) = at_now(&all);
         assert_eq!(code, 0, "{err}");
         serde_json::from_str::<serde_json::Value>(&out).unwrap()
     };
@@ -160,17 +165,10 @@ async fn stats_match_an_independent_count(app: TestApp) {
         stats(&["--range", "7d", "--category", "ai"]),
         expected(|_| false)
     );
-    let (code, _, err) = output(bulwark(
-        &app,
-        dir.path(),
-        &["traffic", "stats", "--category", "robots"],
-        &[],
-    ));
+    let (code, _, err) = at_now(&["traffic", "stats", "--category", "robots"]);
     assert_ne!(code, 0);
     assert!(err.contains("search, ai, social"), "{err}");
-    let yesterday = (Utc::now() - Duration::days(1))
-        .format("%Y-%m-%d")
-        .to_string();
+    let yesterday = (now - Duration::days(1)).format("%Y-%m-%d").to_string();
     assert_eq!(
         stats(&["--from", &yesterday, "--to", &yesterday]),
         expected(|r| r.day_ago == 1)
@@ -179,7 +177,7 @@ async fn stats_match_an_independent_count(app: TestApp) {
     let refused = |args: &[&str], says: &str| {
         let mut all = vec!["traffic", "stats"];
         all.extend_from_slice(args);
-        let (code, _, err) = output(bulwark(&app, dir.path(), &all, &[]));
+        let (code, _, err) = at_now(&all);
         assert_eq!(code, 1, "{args:?}");
         assert!(err.contains(says), "{args:?}: {err}");
     };
@@ -341,8 +339,16 @@ async fn the_hits_list_pages_by_keyset_and_exports_csv(app: TestApp) {
     let viewer = app
         .signed_in("viewer", crate::helpers::VIEWER_PASSWORD)
         .await;
+    // The rows' own days (the last 130 minutes), not `range=today`: right after midnight the
+    // newest /p1 row is already yesterday's.
+    let today = Utc::now();
+    let days = format!(
+        "from={}&to={}",
+        (today - Duration::days(1)).format("%Y-%m-%d"),
+        today.format("%Y-%m-%d")
+    );
     let res = viewer
-        .get(app.url("/traffic/hits.csv?range=today&type=bot&path=/p1"))
+        .get(app.url(&format!("/traffic/hits.csv?{days}&type=bot&path=/p1")))
         .send()
         .await
         .unwrap();
@@ -368,7 +374,7 @@ async fn the_hits_list_pages_by_keyset_and_exports_csv(app: TestApp) {
     );
     // Compressed on the way out (browsers ask), and still whole.
     let res = viewer
-        .get(app.url("/traffic/hits.csv?range=today&type=bot&path=/p1"))
+        .get(app.url(&format!("/traffic/hits.csv?{days}&type=bot&path=/p1")))
         .header("accept-encoding", "gzip")
         .send()
         .await
