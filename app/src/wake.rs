@@ -43,17 +43,67 @@ pub fn jobs_here() {
     counter(&JOBS).send_modify(|n| *n = n.wrapping_add(1));
 }
 
-/// Runs became due: wake the engines here and, on PostgreSQL, on every node (delivered when the
-/// caller's transaction commits, if it is in one).
+/// Runs became due, by a statement already committed: wake the engines here and, on
+/// PostgreSQL, on every node. Inside a transaction, use [`runs_changed_in`].
 pub async fn runs_changed(db: &impl ConnectionTrait) {
     runs_here();
     notify(db, RUNS_CHANNEL).await;
 }
 
-/// A job's schedule changed: wake the triggers here and on every node.
+/// A job's schedule changed, by a statement already committed: wake the triggers here and on
+/// every node. Inside a transaction, use [`jobs_changed_in`].
 pub async fn jobs_changed(db: &impl ConnectionTrait) {
     jobs_here();
     notify(db, JOBS_CHANNEL).await;
+}
+
+/// Runs became due inside the caller's transaction `txn`: the other nodes hear of it when it
+/// commits (PostgreSQL delivers a `NOTIFY` then), and this process when the returned [`Wake`]
+/// is given, after the commit — an engine here woken before it would look, find nothing yet,
+/// and sleep a whole poll.
+pub async fn runs_changed_in(txn: &impl ConnectionTrait) -> Wake {
+    notify(txn, RUNS_CHANNEL).await;
+    Wake {
+        runs: true,
+        jobs: false,
+    }
+}
+
+/// [`runs_changed_in`] for a change of schedules.
+pub async fn jobs_changed_in(txn: &impl ConnectionTrait) -> Wake {
+    notify(txn, JOBS_CHANNEL).await;
+    Wake {
+        runs: false,
+        jobs: true,
+    }
+}
+
+/// This process's wake-up for a change made in a transaction, to give once it has committed.
+#[must_use = "give it with `after_commit` once the transaction has committed"]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Wake {
+    runs: bool,
+    jobs: bool,
+}
+
+impl Wake {
+    /// Both wake-ups.
+    pub fn and(self, other: Wake) -> Wake {
+        Wake {
+            runs: self.runs || other.runs,
+            jobs: self.jobs || other.jobs,
+        }
+    }
+
+    /// Wakes this process's waiters; call it after the commit.
+    pub fn after_commit(self) {
+        if self.runs {
+            runs_here();
+        }
+        if self.jobs {
+            jobs_here();
+        }
+    }
 }
 
 async fn notify(db: &impl ConnectionTrait, channel: &str) {

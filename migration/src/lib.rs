@@ -31,6 +31,7 @@ mod m20261201_000023_traffic_sites;
 mod m20261202_000024_traffic_fact_blocks;
 mod m20261202_000025_maintenance;
 mod m20261203_000026_locales;
+mod m20261205_000027_run_cancel;
 
 pub struct Migrator;
 
@@ -64,6 +65,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261202_000024_traffic_fact_blocks::Migration),
             Box::new(m20261202_000025_maintenance::Migration),
             Box::new(m20261203_000026_locales::Migration),
+            Box::new(m20261205_000027_run_cancel::Migration),
         ]
     }
 }

@@ -110,28 +110,37 @@ pub async fn heartbeat(db: &DatabaseConnection, node_id: &str) -> Result<(), DbE
         .map(|_| ())
 }
 
-/// This process's clock minus the database server's, in milliseconds, with the query's round
-/// trip halved out. (Measured against the raw clock, never [`crate::clock::now`].) Zero for
-/// SQLite, which runs in this process and reads this machine's clock.
+/// This process's clock minus the database server's, in milliseconds. (Measured against the
+/// raw clock, never [`crate::clock::now`].) Zero for SQLite, which runs in this process and
+/// reads this machine's clock.
+///
+/// Three readings on one connection held for them (so no wait for a pooled connection is
+/// counted), and the one with the shortest round trip kept, its round trip halved out: one
+/// reading delayed by a busy moment does not move the node's clock. What the offset still
+/// decides is when cron ticks fall due; leases never depend on it (`engine/lease.rs`).
 pub async fn clock_skew_ms(db: &DatabaseConnection) -> Result<i64, DbErr> {
-    use sea_orm::{ConnectionTrait, DatabaseBackend, Statement};
-    if db.get_database_backend() == DatabaseBackend::Sqlite {
+    use sea_orm::{ConnectionTrait, DatabaseBackend, Statement, TransactionTrait};
+    if db.get_database_backend() != DatabaseBackend::Postgres {
         return Ok(0);
     }
-    let sql = match db.get_database_backend() {
-        DatabaseBackend::Postgres => {
-            "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT) AS now_ms"
+    let sql = "SELECT CAST(EXTRACT(EPOCH FROM clock_timestamp()) * 1000 AS BIGINT) AS now_ms";
+    let held = db.begin().await?;
+    let mut best: Option<(i64, i64)> = None;
+    for _ in 0..3 {
+        let before = Utc::now().timestamp_millis();
+        let row = held
+            .query_one_raw(Statement::from_string(DatabaseBackend::Postgres, sql))
+            .await?
+            .ok_or_else(|| DbErr::RecordNotFound("database clock".into()))?;
+        let after = Utc::now().timestamp_millis();
+        let db_ms: i64 = row.try_get("", "now_ms")?;
+        let reading = (after - before, (before + after) / 2 - db_ms);
+        if best.is_none_or(|(rtt, _)| reading.0 < rtt) {
+            best = Some(reading);
         }
-        _ => "SELECT CAST((julianday('now') - 2440587.5) * 86400000.0 AS INTEGER) AS now_ms",
-    };
-    let before = Utc::now().timestamp_millis();
-    let row = db
-        .query_one_raw(Statement::from_string(db.get_database_backend(), sql))
-        .await?
-        .ok_or_else(|| DbErr::RecordNotFound("database clock".into()))?;
-    let after = Utc::now().timestamp_millis();
-    let db_ms: i64 = row.try_get("", "now_ms")?;
-    Ok((before + after) / 2 - db_ms)
+    }
+    held.commit().await?;
+    Ok(best.map_or(0, |(_, offset)| offset))
 }
 
 pub async fn mark_stopped(db: &DatabaseConnection, node_id: &str) -> Result<(), DbErr> {

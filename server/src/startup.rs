@@ -29,6 +29,8 @@ pub struct Application {
     recorder: Arc<Recorder>,
     me: NodeIdentity,
     engine: Option<EngineConfig>,
+    /// The engine's health, made before the engine so `/readyz` and tests can read it.
+    engine_health: Arc<crate::engine::supervise::EngineHealth>,
     mail_sender: bool,
     secret_key: app::services::secrets::SecretKey,
 }
@@ -102,6 +104,7 @@ impl Application {
         Ok(Application {
             recorder,
             engine: config.engine.then_some(engine_config),
+            engine_health: Default::default(),
             secret_key,
             mail_sender: true,
             config,
@@ -125,6 +128,11 @@ impl Application {
     /// This process's traffic buffer.
     pub fn recorder(&self) -> Arc<Recorder> {
         self.recorder.clone()
+    }
+
+    /// Whether the engine works (and, for fault tests, a way to kill one of its tasks).
+    pub fn engine_health(&self) -> Arc<crate::engine::supervise::EngineHealth> {
+        self.engine_health.clone()
     }
 
     /// The engine's settings, for a caller that tunes them before the start (tests poll
@@ -153,6 +161,7 @@ impl Application {
             recorder,
             me,
             engine,
+            engine_health,
             mail_sender,
             secret_key,
             ..
@@ -181,8 +190,11 @@ impl Application {
             recorder.clone(),
             shutdown.clone().wait(),
         ));
+        let engine_health = engine.is_some().then(|| engine_health.clone());
         let engine = engine.map(|engine_config| {
-            let engine = Engine::new(db.clone(), engine_config).with_duties(duties.clone());
+            let engine = Engine::new(db.clone(), engine_config)
+                .with_duties(duties.clone())
+                .with_health(engine_health.clone().unwrap_or_default());
             tokio::spawn(engine.run(shutdown.clone().wait()))
         });
         let mailer = mail::sender::Sender {
@@ -234,6 +246,7 @@ impl Application {
                 capture_pages: config.traffic_capture,
             },
             site,
+            engine_health,
         );
         tracing::info!(addr = %me.addr, database = %db::redacted(&config.database_url), "Bulwark is serving");
         let served = web::serve(listener, router, shutdown.wait()).await;

@@ -36,10 +36,11 @@ pub enum CronError {
 pub struct Ticks {
     /// The newest ones asked for, oldest first.
     pub last: Vec<DateTime<Utc>>,
-    /// How many there are (or the count limit, when `more`).
-    pub total: usize,
-    /// There are more than `total`.
+    /// There are more, older than the oldest of `last`.
     pub more: bool,
+    /// Fire times looked at to find them: at most one more than asked for, however long the
+    /// span.
+    pub examined: usize,
 }
 
 /// A valid six-field cron expression.
@@ -122,55 +123,43 @@ impl CronExpr {
             .collect()
     }
 
-    /// The fire times strictly after `after` and at or before `until`: how many there are
-    /// (counted up to `count_limit`) and the last `keep` of them, oldest first. However long
-    /// the span — a year of an every-second job — this costs at most `count_limit` steps plus
-    /// a search back from `until`, so a long outage is cheap to catch up on.
+    /// The newest `keep` fire times strictly after `after` and at or before `until`, oldest
+    /// first, and whether there are older ones. Found by stepping back from `until`, so the
+    /// cost is `keep` steps (plus one) whatever the span: a node back from a day's outage of
+    /// an every-second job looks at a hundred-odd ticks, not a hundred thousand, and counts
+    /// none of the rest.
     pub fn ticks_between<Z: TimeZone>(
         &self,
         tz: &Z,
         after: DateTime<Utc>,
         until: DateTime<Utc>,
         keep: usize,
-        count_limit: usize,
     ) -> Ticks {
-        let mut last = std::collections::VecDeque::with_capacity(keep.min(1024));
-        let mut total = 0;
-        let mut iter = self
-            .fire_times_after(tz, after)
-            .map(|t| t.with_timezone(&Utc))
-            .take_while(|t| *t <= until);
-        for t in iter.by_ref().take(count_limit) {
-            total += 1;
-            if last.len() == keep {
-                last.pop_front();
-            }
-            if keep > 0 {
-                last.push_back(t);
-            }
-        }
-        if iter.next().is_none() {
-            return Ticks {
-                last: last.into(),
-                total,
-                more: false,
+        let mut last = Vec::with_capacity(keep.min(1024));
+        let mut examined = 0;
+        let mut at = whole_second(until).with_timezone(tz);
+        let mut inclusive = true;
+        let more = loop {
+            let Ok(tick) = self.cron.find_previous_occurrence(&at, inclusive) else {
+                break false;
             };
-        }
-        // More than `count_limit`: find the newest `keep` by looking back from `until` over
-        // windows four times longer each time.
-        let mut window = chrono::Duration::minutes(1);
-        loop {
-            let start = (until - window).max(after);
-            let found = self.fire_times_between(tz, start, until, usize::MAX);
-            if found.len() >= keep || start == after {
-                let skip = found.len().saturating_sub(keep);
-                return Ticks {
-                    last: found.into_iter().skip(skip).collect(),
-                    total: count_limit,
-                    more: true,
-                };
+            examined += 1;
+            let utc = tick.with_timezone(&Utc);
+            if utc <= after {
+                break false;
             }
-            window = window * 4;
+            if last.len() == keep {
+                break true;
+            }
+            last.push(utc);
+            at = tick;
+            inclusive = false;
+        };
+        last.reverse();
+        Ticks {
+            last,
+            more,
+            examined,
         }
     }
 
@@ -228,34 +217,42 @@ where
 #[cfg(test)]
 mod tests {
     #[test]
-    fn a_long_span_keeps_its_newest_ticks_and_counts_up_to_a_limit() {
+    fn a_long_span_keeps_its_newest_ticks_in_bounded_steps() {
         let every_second = CronExpr::parse("* * * * * *").unwrap();
         let until = DateTime::parse_from_rfc3339("2026-11-30T12:00:00Z")
             .unwrap()
             .with_timezone(&Utc);
-        let short = every_second.ticks_between(
-            &Tz::UTC,
-            until - chrono::Duration::seconds(10),
-            until,
-            3,
-            100,
-        );
+        let short =
+            every_second.ticks_between(&Tz::UTC, until - chrono::Duration::seconds(10), until, 20);
         // Every second of the ten, the last one included (croner's own iterator gave five).
-        assert_eq!((short.total, short.more), (10, false));
+        assert_eq!(short.last.len(), 10);
+        assert!(!short.more);
         assert_eq!(short.last.last(), Some(&until));
-        assert_eq!(short.last.len(), 3);
-        // A year of every-second ticks: counted to the limit, the newest found directly.
-        let year = every_second.ticks_between(
-            &Tz::UTC,
-            until - chrono::Duration::days(365),
-            until,
-            5,
-            1000,
-        );
-        assert!(year.more);
-        assert_eq!(year.last.len(), 5);
-        assert_eq!(year.last[4], until);
-        assert_eq!(year.last[0], until - chrono::Duration::seconds(4));
+        assert_eq!(short.last[0], until - chrono::Duration::seconds(9));
+        // Thirty hours of every-second ticks (108,000): the newest five, found in six steps.
+        let outage =
+            every_second.ticks_between(&Tz::UTC, until - chrono::Duration::hours(30), until, 5);
+        assert!(outage.more);
+        assert_eq!(outage.examined, 6);
+        assert_eq!(outage.last.len(), 5);
+        assert_eq!(outage.last[4], until);
+        assert_eq!(outage.last[0], until - chrono::Duration::seconds(4));
+        // Exactly `keep` of them: nothing more.
+        let exact =
+            every_second.ticks_between(&Tz::UTC, until - chrono::Duration::seconds(5), until, 5);
+        assert_eq!((exact.last.len(), exact.more), (5, false));
+    }
+
+    #[test]
+    fn stepping_back_across_a_change_of_clocks_finds_each_tick_once() {
+        // Berlin's clocks went back at 03:00 on 2026-10-25: 02:30 happened twice.
+        let half_past = CronExpr::parse("0 30 * * * *").unwrap();
+        let berlin: Tz = "Europe/Berlin".parse().unwrap();
+        let until = Utc.with_ymd_and_hms(2026, 10, 25, 4, 0, 0).unwrap();
+        let after = Utc.with_ymd_and_hms(2026, 10, 24, 22, 0, 0).unwrap();
+        let back = half_past.ticks_between(&berlin, after, until, 100);
+        let forward = half_past.fire_times_between(&berlin, after, until, 100);
+        assert_eq!(back.last, forward);
     }
 
     use super::*;

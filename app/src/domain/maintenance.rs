@@ -33,6 +33,15 @@ impl Span {
     pub fn is_ahead(&self, now: DateTime<Utc>) -> bool {
         now < self.starts
     }
+
+    /// The next moment after `now` at which this window opens or closes.
+    pub fn next_change(&self, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        [Some(self.starts), self.ends]
+            .into_iter()
+            .flatten()
+            .filter(|at| *at > now)
+            .min()
+    }
 }
 
 /// What is paused at one moment.

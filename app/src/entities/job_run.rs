@@ -44,6 +44,9 @@ pub struct Model {
     pub due_at: Option<DateTimeUtc>,
     /// Attempts a graceful shutdown handed back: they spend no retry.
     pub handbacks: i32,
+    /// Someone cancelled the run while it was running: it stays `running` (holding its lane)
+    /// until the node running it has stopped the attempt and written it back as cancelled.
+    pub cancel_requested_at: Option<DateTimeUtc>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

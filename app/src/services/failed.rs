@@ -339,10 +339,12 @@ pub async fn retrigger(
         now,
     )
     .await?;
+    let mut wake = crate::wake::Wake::default();
     if due > 0 {
-        crate::wake::runs_changed(&txn).await;
+        wake = crate::wake::runs_changed_in(&txn).await;
     }
     txn.commit().await?;
+    wake.after_commit();
     Ok(new_id)
 }
 

@@ -251,8 +251,16 @@ pub async fn update(
         .await?
         .ok_or(JobError::NotFound(id))?;
     check_references(db, spec, Some(id)).await?;
+    // A tick that had come but was not yet recorded when the job was saved is recorded still
+    // (the trigger counts from it, by the schedule as saved): an edit never drops a due tick.
+    let due = row
+        .next_fire_at
+        .filter(|at| row.enabled && *at <= now && spec.enabled);
     let mut model = row.into_active_model();
     fill(&mut model, spec, now)?;
+    if due.is_some() {
+        model.next_fire_at = Set(due);
+    }
     let updated = model
         .update(db)
         .await
@@ -534,11 +542,14 @@ pub async fn bulk(
         model.update(&txn).await?;
         changed.push(name);
     }
+    let mut wake = crate::wake::Wake::default();
     if !changed.is_empty() {
-        crate::wake::jobs_changed(&txn).await;
-        crate::wake::runs_changed(&txn).await;
+        wake = crate::wake::jobs_changed_in(&txn)
+            .await
+            .and(crate::wake::runs_changed_in(&txn).await);
     }
     txn.commit().await?;
+    wake.after_commit();
     Ok(changed)
 }
 

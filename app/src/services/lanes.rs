@@ -111,11 +111,12 @@ pub async fn place(
 }
 
 /// Inserts runs into their lanes: [`lock`], [`place`], insert. Returns the inserted rows' ids
-/// in order, and wakes the engines when one became due. Use inside a transaction.
+/// in order, and the wake-up to give after the commit when one became due. Use inside a
+/// transaction.
 pub async fn insert(
     db: &impl ConnectionTrait,
     mut runs: Vec<job_run::ActiveModel>,
-) -> Result<Vec<i64>, DbErr> {
+) -> Result<(Vec<i64>, crate::wake::Wake), DbErr> {
     let job_ids: Vec<i64> = runs.iter().filter_map(|r| set(&r.job_id)).collect();
     lock(db, &job_ids).await?;
     let due = place(db, &mut runs).await?;
@@ -123,10 +124,11 @@ pub async fn insert(
     for run in runs {
         ids.push(job_run::Entity::insert(run).exec(db).await?.last_insert_id);
     }
+    let mut wake = crate::wake::Wake::default();
     if due > 0 {
-        crate::wake::runs_changed(db).await;
+        wake = crate::wake::runs_changed_in(db).await;
     }
-    Ok(ids)
+    Ok((ids, wake))
 }
 
 /// For each job among `job_ids` whose lane has no head, makes its oldest waiting run the head,

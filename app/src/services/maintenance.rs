@@ -38,6 +38,9 @@ pub struct Paused {
     /// Jobs paused by a window on one of their tags (jobs paused on their own are not listed:
     /// the SQL reads their flag, [`Paused::exclude`]).
     pub tagged: Vec<i64>,
+    /// When a window opens or closes next: what is paused holds until then at most (a cache of
+    /// it must be read again by that moment).
+    pub until: Option<DateTime<Utc>>,
 }
 
 impl Paused {
@@ -98,11 +101,14 @@ async fn current(
 /// while a window on a tag is open.
 pub async fn paused(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Result<Paused, DbErr> {
     let windows = current(db, now).await?;
-    let pauses = Pauses::at(windows.iter().map(span).collect::<Vec<_>>().iter(), now);
+    let spans: Vec<Span> = windows.iter().map(span).collect();
+    let until = spans.iter().filter_map(|s| s.next_change(now)).min();
+    let pauses = Pauses::at(spans.iter(), now);
     if pauses.all || pauses.tags.is_empty() {
         return Ok(Paused {
             all: pauses.all,
             tagged: Vec::new(),
+            until,
         });
     }
     let rows: Vec<(i64, String)> = job::Entity::find()
@@ -115,6 +121,7 @@ pub async fn paused(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Result<Pau
         .await?;
     Ok(Paused {
         all: false,
+        until,
         tagged: rows
             .into_iter()
             .filter(|(_, text)| pauses.covers(false, &tags::from_column(text)))

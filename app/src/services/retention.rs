@@ -3,7 +3,8 @@
 //!
 //! - runs (with their attempts) that ended more than `run_retention_days` ago — except dead
 //!   runs still waiting in the failed queue, which stay until someone handles them;
-//! - audit entries after a year, mails delivered (or written as .eml) after 30 days;
+//! - audit entries after a year; mails and channel messages 30 days after they were delivered
+//!   (or written as .eml), and those that failed for good 30 days after they were queued;
 //! - expired sessions.
 //!
 //! The digest (24 hours), learned timeouts and the slow flag (the latest successes) read far
@@ -52,7 +53,7 @@ impl std::fmt::Display for Cleaned {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "deleted {} runs with {} attempts, {} audit entries, {} delivered mails and channel messages, {} expired sessions",
+            "deleted {} runs with {} attempts, {} audit entries, {} old mails and channel messages, {} expired sessions",
             self.runs, self.attempts, self.audit, self.mails, self.sessions
         )
     }
@@ -103,6 +104,22 @@ pub async fn clean(
         ]),
     )
     .await?;
+    // Those that failed for good (a person could resend them) go as long after they were
+    // queued: they have no delivery time. Both tables call that state `failed`.
+    debug_assert_eq!(
+        MailStatus::Failed.as_str(),
+        crate::domain::chat::DeliveryStatus::Failed.as_str()
+    );
+    for table in ["mail_outbox", "channel_deliveries"] {
+        cleaned.mails += batched(
+            db,
+            table,
+            "created_at",
+            now - days(retention.mail_days),
+            Some(&[MailStatus::Failed.as_str()]),
+        )
+        .await?;
+    }
     cleaned.sessions = super::sessions::purge_expired(db, now).await?;
     Ok(cleaned)
 }

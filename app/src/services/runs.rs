@@ -167,8 +167,8 @@ pub async fn trigger(
     };
     let txn = db.begin().await?;
     let inserted = super::lanes::insert(&txn, vec![run]).await;
-    let id = match inserted {
-        Ok(ids) => ids[0],
+    let (id, wake) = match inserted {
+        Ok((ids, wake)) => (ids[0], wake),
         Err(e) => {
             let _ = txn.rollback().await;
             // Another request with the same key won the race: its run is the answer.
@@ -182,6 +182,7 @@ pub async fn trigger(
         }
     };
     txn.commit().await?;
+    wake.after_commit();
     job_run::Entity::find_by_id(id)
         .one(db)
         .await?
@@ -211,10 +212,13 @@ pub enum CancelError {
     Db(#[from] DbErr),
 }
 
-/// Cancels a run that has not ended: it will not be attempted (again). A running attempt loses
-/// its lease, so the node running it stops it (as it does any attempt whose lease is gone) and
-/// writes nothing; the attempt is closed here as interrupted. The job's next waiting run
-/// takes the lane.
+/// Cancels a run that has not ended: it will not be attempted (again).
+///
+/// A run waiting its turn ends here, cancelled, and the job's next waiting run takes the
+/// lane. A *running* one is asked to stop: it keeps its lease and the head of its lane, the
+/// node running it learns of the request at its next lease renewal, stops the attempt and
+/// writes the run back as cancelled (a node that died meanwhile: recovery does) — and only
+/// then does the job's next run start, so two never run side by side.
 pub async fn cancel(
     db: &DatabaseConnection,
     id: i64,
@@ -249,10 +253,31 @@ pub async fn cancel(
         )
         .filter(job_run::Column::Id.eq(id))
         .filter(job_run::Column::Status.is_in(RunStatus::ACTIVE.iter().copied()))
+        .filter(job_run::Column::Status.ne(RunStatus::Running))
         .exec(&txn)
         .await?
         .rows_affected;
     if changed == 0 {
+        // Running: asked to stop (once; a second cancel finds it asked already).
+        let asked = job_run::Entity::update_many()
+            .col_expr(job_run::Column::CancelRequestedAt, Expr::value(now))
+            .filter(job_run::Column::Id.eq(id))
+            .filter(job_run::Column::Status.eq(RunStatus::Running))
+            .filter(job_run::Column::CancelRequestedAt.is_null())
+            .exec(&txn)
+            .await?
+            .rows_affected;
+        let current = job_run::Entity::find_by_id(id).one(&txn).await?;
+        if let Some(current) = current.filter(|r| r.status == RunStatus::Running) {
+            txn.commit().await?;
+            if asked > 0 {
+                tracing::info!(
+                    run = id,
+                    "cancel requested: the node running it stops it at its next lease renewal"
+                );
+            }
+            return Ok(current);
+        }
         let _ = txn.rollback().await;
         let now_status = job_run::Entity::find_by_id(id)
             .one(db)
@@ -433,8 +458,9 @@ pub async fn release(
     if released.rows_affected == 0 {
         return Ok(false);
     }
+    let mut wake = crate::wake::Wake::default();
     if super::lanes::promote(&txn, &[run.job_id], now).await? > 0 {
-        crate::wake::runs_changed(&txn).await;
+        wake = crate::wake::runs_changed_in(&txn).await;
     }
     crate::services::audit::record(
         &txn,
@@ -450,6 +476,7 @@ pub async fn release(
     )
     .await?;
     txn.commit().await?;
+    wake.after_commit();
     Ok(true)
 }
 

@@ -79,6 +79,31 @@ impl Binder {
         }
     }
 
+    /// The database's own "now", for lease expiries: `now()` on PostgreSQL (the transaction's
+    /// start), so every node writes and compares leases by the one clock of the server they
+    /// share, whatever their own clocks say; on SQLite, which has no clock but this process's,
+    /// this process's time bound as a value (the one exact text format SQLite compares).
+    pub fn db_now(&mut self) -> String {
+        match self.backend {
+            DatabaseBackend::Postgres => "now()".into(),
+            _ => self.bind(crate::clock::now()),
+        }
+    }
+
+    /// [`Binder::db_now`] plus `span`.
+    pub fn db_now_plus(&mut self, span: std::time::Duration) -> String {
+        match self.backend {
+            DatabaseBackend::Postgres => format!(
+                "(now() + CAST({} AS double precision) * interval '1 millisecond')",
+                self.bind(span.as_millis().min(i64::MAX as u128) as i64)
+            ),
+            _ => self.bind(
+                crate::clock::now()
+                    + chrono::Duration::from_std(span).unwrap_or(chrono::Duration::zero()),
+            ),
+        }
+    }
+
     pub fn statement(self, sql: String) -> Statement {
         Statement::from_sql_and_values(self.backend, sql, self.values)
     }
@@ -233,7 +258,9 @@ fn json_of(value: &Value, backend: DatabaseBackend) -> serde_json::Value {
         Value::Int(v) => v.map_or(Json::Null, Json::from),
         Value::BigInt(v) => v.map_or(Json::Null, Json::from),
         Value::Double(v) => v.map_or(Json::Null, Json::from),
-        Value::String(v) => v.as_ref().map_or(Json::Null, |s| Json::String(s.clone())),
+        Value::String(v) => v
+            .as_ref()
+            .map_or(Json::Null, |s| Json::String(storable(s).into_owned())),
         Value::ChronoDateTimeUtc(v) => v.map_or(Json::Null, |at| {
             Json::String(match backend {
                 DatabaseBackend::Postgres => {
@@ -247,6 +274,18 @@ fn json_of(value: &Value, backend: DatabaseBackend) -> serde_json::Value {
             tracing::error!(value = ?other, "a batched value of a type json_of does not write; written as NULL");
             Json::Null
         }
+    }
+}
+
+/// `text` as both databases store it: NUL, which PostgreSQL's `text` (and its JSON parser, on
+/// the way to it) refuses, shown as U+2400 (␀). The engine's texts are made storable where they
+/// are produced (`server/src/engine/executor.rs`, `tail`); this is the last guard, for
+/// the batched statements, so one odd string can never fail a whole batch.
+pub fn storable(text: &str) -> std::borrow::Cow<'_, str> {
+    if text.contains('\0') {
+        std::borrow::Cow::Owned(text.replace('\0', "\u{2400}"))
+    } else {
+        std::borrow::Cow::Borrowed(text)
     }
 }
 
@@ -295,5 +334,25 @@ mod tests {
             skip_locked(DatabaseBackend::Postgres),
             " FOR UPDATE SKIP LOCKED"
         );
+    }
+
+    #[test]
+    fn batched_text_never_carries_nul() {
+        let values = Values {
+            columns: &[("id", "bigint"), ("message", "text")],
+            rows: vec![vec![1i64.into(), "a\0b".into()]],
+        };
+        for backend in [DatabaseBackend::Postgres, DatabaseBackend::Sqlite] {
+            let mut b = Binder::new(backend);
+            update_from(&mut b, "t", &values, "message = v.v_message", "", "");
+            let json = match &b.values[0] {
+                Value::String(Some(json)) => json.clone(),
+                other => panic!("{other:?}"),
+            };
+            assert!(
+                json.contains("a\u{2400}b") && !json.contains("\\u0000"),
+                "{json}"
+            );
+        }
     }
 }

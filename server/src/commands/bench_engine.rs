@@ -407,8 +407,9 @@ async fn drain(
     let txn = db.begin().await?;
     lanes::lock(&txn, &noops).await?;
     lanes::promote(&txn, &noops, crate::clock::now()).await?;
-    app::wake::runs_changed(&txn).await;
+    let wake = app::wake::runs_changed_in(&txn).await;
     txn.commit().await?;
+    wake.after_commit();
 
     let deadline = tokio::time::Instant::now() + Duration::from_secs(1800);
     loop {

@@ -7,7 +7,8 @@
 //! - the fence ([`super::lease`]): the lease could not be renewed and is about to run out, or
 //!   another node took the run over. The work is cancelled — a command's process group killed,
 //!   an HTTP call dropped, a built-in's future dropped — and *nothing is written*: whoever
-//!   takes the run over records the attempt as interrupted.
+//!   takes the run over records the attempt as interrupted. When the fence fell because
+//!   someone cancelled the run, the attempt is written back as cancelled instead.
 //! - the end of a graceful shutdown's grace period: the work is cancelled the same way and the
 //!   attempt is handed back (interrupted, no retry spent).
 //! - nothing else: timeouts and stalls are the executor's own outcomes.
@@ -50,14 +51,22 @@ pub async fn run(
         attempt = claimed.run.attempts
     );
     async move {
+        let started = crate::clock::now();
         if lease::expired(&fence) {
+            if shared.leases.cancel_requested(claimed.run.id) {
+                return Left::Finished(Box::new(finished(
+                    &claimed,
+                    started,
+                    super::settle::interrupted("cancelled".into(), String::new()),
+                    Ending::Cancelled,
+                )));
+            }
             // Claimed ahead and waited in the queue while renewals failed: not started at all.
             tracing::warn!("lease lost before the attempt started: not started; nothing written");
             return Left::Abandoned {
                 run_id: claimed.run.id,
             };
         }
-        let started = crate::clock::now();
         let spec = claimed.spec.clone();
         let (live_sender, live) = tokio::sync::watch::channel(String::new());
         let _live_writer = AbortOnDrop(tokio::spawn(write_live_output(
@@ -95,12 +104,21 @@ pub async fn run(
                 Ok(execution) => execution,
                 Err(e) => Execution::failed(
                     ErrorClass::Transient,
-                    format!("the attempt panicked: {}", panic_message(e)),
+                    format!("the attempt panicked: {}", panic_text(e)),
                     String::new(),
                 ),
             },
             () = lease::lost(&mut fence) => {
                 work.stop().await;
+                if shared.leases.cancel_requested(claimed.run.id) {
+                    tracing::info!("cancelled by request: the attempt was stopped");
+                    return Left::Finished(Box::new(finished(
+                        &claimed,
+                        started,
+                        super::settle::interrupted("cancelled".into(), String::new()),
+                        Ending::Cancelled,
+                    )));
+                }
                 tracing::warn!("lease lost or about to run out without renewal: the attempt was stopped; nothing written");
                 return Left::Abandoned { run_id: claimed.run.id };
             }
@@ -213,7 +231,8 @@ impl<T> Drop for AbortOnDrop<T> {
     }
 }
 
-fn panic_message(e: tokio::task::JoinError) -> String {
+/// What a task that ended by a panic said.
+pub(super) fn panic_text(e: tokio::task::JoinError) -> String {
     if !e.is_panic() {
         return "the attempt's task was cancelled".into();
     }

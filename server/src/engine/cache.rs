@@ -158,9 +158,10 @@ impl Histories {
 
 /// What is paused (`app::services::maintenance::paused`), read again after the poll interval
 /// or as soon as a pause changes in this process or, through `NOTIFY`, on another node
-/// (`app::wake::jobs`). Without it every claim paid one more statement; with it a pause made
-/// on this node holds from the next claim, and one made elsewhere within a poll — the same
-/// bound as a schedule change (`server/src/engine/mod.rs`, the trigger loop).
+/// (`app::wake::jobs`), and never past the moment a window opens or closes. Without it every
+/// claim paid one more statement; with it a pause made on this node holds from the next claim,
+/// one made elsewhere within a poll — the same bound as a schedule change
+/// (`server/src/engine/mod.rs`, the trigger loop) — and a window from its first moment.
 pub struct Pauses {
     ttl: Duration,
     state: Mutex<PauseState>,
@@ -194,11 +195,14 @@ impl Pauses {
             }
             if let Some((paused, until)) = &state.0
                 && Instant::now() < *until
+                && paused.until.is_none_or(|change| now < change)
             {
                 return Ok(paused.clone());
             }
         }
         let paused = app::services::maintenance::paused(db, now).await?;
+        // Kept for a poll at most, and never used at or past the moment a window opens or
+        // closes (`paused.until`, checked above): a claim a moment into a window sees it.
         self.lock().0 = Some((paused.clone(), Instant::now() + self.ttl));
         Ok(paused)
     }

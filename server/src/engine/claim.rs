@@ -17,6 +17,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::time::Instant;
+
 use app::domain::job::JobSpec;
 use app::domain::run::RunStatus;
 use app::domain::timeout::{self, EffectiveTimeout};
@@ -41,16 +43,18 @@ pub struct Claimed {
     pub timeout: EffectiveTimeout,
     /// The job's recent successful durations, newest first (the slow flag reads them).
     pub history: Vec<u64>,
-    /// When the lease taken with the claim expires.
-    pub lease_expires: DateTime<Utc>,
+    /// When the claim was sent: its lease's fence deadline counts from here
+    /// ([`super::lease::Leases::hold`]).
+    pub lease_sent: Instant,
 }
 
-/// The two kinds of due run, claimed in this order (`docs/ARCHITECTURE.md` §3): runs due at a
-/// planned time — cron ticks and retries — and runs due as soon as possible — manual runs,
-/// re-triggers, fallbacks, a backlog's next run. A cron tick never waits behind a backlog of
-/// manual runs; a backlog still drains whenever planned work leaves room, oldest due first.
-/// The predicates are written as literals: each has its own partial index, and a planner can
-/// only match a partial index to constants.
+/// The two kinds of due run (`docs/ARCHITECTURE.md` §3): runs due at a planned time — cron
+/// ticks and retries — and runs due as soon as possible — manual runs, re-triggers,
+/// fallbacks, a backlog's next run. Planned work comes first, so a cron tick never waits
+/// behind a backlog of manual runs; but a quarter of each claim ([`shares`]) goes to the
+/// second kind first, so a flood of ticks and retries cannot starve a run someone started by
+/// hand. The predicates are written as literals: each has its own partial index, and a
+/// planner can only match a partial index to constants.
 const CLASSES: [&str; 2] = [
     "(status = 'retry_wait' OR \"trigger\" = 'cron')",
     "status <> 'retry_wait' AND \"trigger\" <> 'cron'",
@@ -68,6 +72,21 @@ fn unpaused(paused: &Paused, class: usize, b: &mut Binder) -> Option<String> {
         .map(|condition| format!(" AND {condition}"))
 }
 
+/// The order classes are claimed in, and how many each may take at most in its turn: the
+/// runs started by hand (class 1) first, up to a quarter of the claim — or, for claims of
+/// fewer than four, the whole claim every fourth time (`round` counts claims) — then planned
+/// work (class 0) up to the rest, then class 1 again with whatever is left.
+fn shares(limit: usize, round: u64) -> [(usize, usize); 3] {
+    let first = if limit >= 4 {
+        limit / 4
+    } else if round.is_multiple_of(4) {
+        limit
+    } else {
+        0
+    };
+    [(1, first), (0, limit), (1, limit)]
+}
+
 /// Claims up to `limit` due runs for this node.
 pub async fn claim_due(
     shared: &Shared,
@@ -79,15 +98,20 @@ pub async fn claim_due(
     }
     let db = &shared.db;
     let backend = db.get_database_backend();
-    let expires = shared.leases.expiry_from(now);
     let paused = shared.pauses.get(db, now).await?;
+    let round = shared
+        .claim_rounds
+        .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    // Before the transaction begins: the lease the database writes starts later than this.
+    let sent = Instant::now();
     let txn = db.begin().await?;
     let mut runs = Vec::with_capacity(limit);
-    for (i, class) in CLASSES.iter().enumerate() {
-        let left = limit - runs.len();
+    for (i, most) in shares(limit, round) {
+        let left = (limit - runs.len()).min(most);
         if left == 0 {
-            break;
+            continue;
         }
+        let class = CLASSES[i];
         let mut b = Binder::new(backend);
         let Some(unpaused) = unpaused(&paused, i, &mut b) else {
             continue;
@@ -100,7 +124,7 @@ pub async fn claim_due(
              RETURNING *",
             b.bind(RunStatus::Running.as_str()),
             b.bind(shared.config.node_id.clone()),
-            b.bind(expires),
+            b.db_now_plus(shared.config.lease),
             b.bind(now),
             b.bind(now),
             b.bind(left as i64),
@@ -210,7 +234,7 @@ pub async fn claim_due(
                 spec,
                 timeout,
                 history,
-                lease_expires: expires,
+                lease_sent: sent,
             })
         })
         .collect())
@@ -238,4 +262,17 @@ pub async fn next_due_in(shared: &Shared, now: DateTime<Utc>) -> Result<Option<D
         }
     }
     Ok(next.map(|at| (at - now).to_std().unwrap_or(Duration::ZERO)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::shares;
+
+    #[test]
+    fn runs_started_by_hand_get_a_share_of_every_claim() {
+        assert_eq!(shares(16, 7), [(1, 4), (0, 16), (1, 16)]);
+        // Claims of one (long attempts): every fourth one looks at them first.
+        let first: Vec<usize> = (0..8).map(|round| shares(1, round)[0].1).collect();
+        assert_eq!(first, [1, 0, 0, 0, 1, 0, 0, 0]);
+    }
 }

@@ -112,6 +112,15 @@ impl Execution {
         }
     }
 
+    /// The attempt as it can still be written when the database refuses its texts: its
+    /// outcome, with the reason in place of its output and message.
+    pub fn strip(&mut self, reason: &str) {
+        self.output_tail.clear();
+        self.message = Some(format!(
+            "the attempt's output and message could not be stored: {reason}"
+        ));
+    }
+
     fn stalled(stall: Duration, output: String) -> Self {
         Execution {
             report: AttemptReport::stalled(),
@@ -638,10 +647,37 @@ async fn collect(mut stream: impl AsyncRead + Unpin, output: Output) {
     }
 }
 
-/// The last [`TAIL_BYTES`] of `bytes` as text (invalid UTF-8 replaced).
+/// The last [`TAIL_BYTES`] of `bytes` as text both databases store: invalid UTF-8 replaced by
+/// U+FFFD, and NUL — which PostgreSQL's `text` refuses, and with it the whole write-back of the
+/// batch the attempt was in — by U+2400 (␀), with a last line saying what was replaced. The
+/// bytes themselves are left as the job wrote them (the run page shows the tail; a stored
+/// log keeps the bytes).
 pub fn tail(bytes: &[u8]) -> String {
-    let start = bytes.len().saturating_sub(TAIL_BYTES);
-    String::from_utf8_lossy(&bytes[start..]).into_owned()
+    let cut = bytes.len().saturating_sub(TAIL_BYTES);
+    // Past the rest of a character the cut went through (up to three continuation bytes): a
+    // broken first character is the cut's doing, not the job's.
+    let start = (cut..bytes.len())
+        .take(4)
+        .find(|&i| cut == 0 || bytes[i] & 0b1100_0000 != 0b1000_0000)
+        .unwrap_or(cut);
+    storable_text(&bytes[start..])
+}
+
+/// `bytes` as text both databases store (see [`tail`]).
+pub fn storable_text(bytes: &[u8]) -> String {
+    let text = String::from_utf8_lossy(bytes);
+    let invalid = matches!(text, std::borrow::Cow::Owned(_));
+    let nul = text.contains('\0');
+    if !invalid && !nul {
+        return text.into_owned();
+    }
+    let mut text = text.replace('\0', "\u{2400}");
+    text.push_str(match (nul, invalid) {
+        (true, true) => "\n(Bulwark: NUL bytes are shown as \u{2400}, invalid UTF-8 as \u{FFFD})",
+        (true, false) => "\n(Bulwark: NUL bytes are shown as \u{2400})",
+        _ => "\n(Bulwark: invalid UTF-8 is shown as \u{FFFD})",
+    });
+    text
 }
 
 /// The one-minute load average, when the system tells it.
@@ -652,4 +688,34 @@ pub fn load_average() -> Option<f64> {
         .next()?
         .parse()
         .ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn output_is_kept_as_text_both_databases_store() {
+        assert_eq!(tail(b"plain\n"), "plain\n");
+        let odd = tail(b"a\0b\xff");
+        assert_eq!(
+            odd,
+            "a\u{2400}b\u{FFFD}\n(Bulwark: NUL bytes are shown as \u{2400}, invalid UTF-8 as \u{FFFD})"
+        );
+        assert!(!odd.contains('\0'));
+        assert!(tail(b"x\0").ends_with("(Bulwark: NUL bytes are shown as \u{2400})"));
+    }
+
+    #[test]
+    fn a_cut_through_a_character_is_not_invalid_output() {
+        // 'é' is two bytes: an odd number of them before a cut at TAIL_BYTES from the end
+        // leaves half a character at the start.
+        let text = format!("x{}", "é".repeat(TAIL_BYTES));
+        let kept = tail(text.as_bytes());
+        assert!(
+            !kept.contains('\u{FFFD}') && !kept.contains("Bulwark:"),
+            "{kept}"
+        );
+        assert!(kept.len() <= TAIL_BYTES && kept.len() >= TAIL_BYTES - 3);
+    }
 }

@@ -9,10 +9,11 @@ use sea_orm::sqlx::postgres::PgListener;
 use sea_orm::{DatabaseBackend, DatabaseConnection};
 use tokio_util::sync::CancellationToken;
 
-/// Listens until `stop` fires (returns at once on SQLite, where one process is the cluster).
+/// Listens until `stop` fires. PostgreSQL only (the engine starts it there alone): on SQLite
+/// one process is the cluster, and this waits for `stop` without doing anything.
 pub async fn run(db: DatabaseConnection, stop: CancellationToken) {
     if db.get_database_backend() != DatabaseBackend::Postgres {
-        return;
+        return stop.cancelled().await;
     }
     let mut backoff = Duration::from_millis(100);
     loop {

@@ -11,14 +11,19 @@
 //! - [`executor`]: what an attempt does — an HTTP call, a command, a built-in task.
 //! - [`builtin`]: the built-in tasks.
 //! - [`settle`]: attempts written back many at once, each fenced on its lease.
+//! - [`write_back`]: the task that writes them, splitting what fails so one row cannot hold
+//!   back its neighbours.
 //! - [`lease`]: this node's leases, renewed in one statement, and the fences they feed.
+//! - [`supervise`]: the engine's own tasks started again when they die, and the engine's
+//!   health when one cannot be kept.
 //! - [`recovery`]: runs whose node stopped renewing → interrupted, retried.
 //! - [`listen`]: PostgreSQL `LISTEN`, so other nodes' new work wakes this one at once.
 //! - [`cache`]: parsed job definitions and recent durations, kept between attempts.
 //!
 //! [`Engine::run`] drives them until shutdown; tests call the stage functions directly.
-//! The guarantee: every tick becomes exactly one run; a run executes at least once and never
-//! twice at the same time; the idempotency key makes repeats harmless.
+//! The guarantee (README, "What Bulwark promises"): every tick becomes exactly one run; a run
+//! executes at least once, and never twice at the same time while the processes that run it
+//! keep running; the idempotency key and the `Bulwark-Attempt` number make repeats harmless.
 
 pub mod attempt;
 pub mod builtin;
@@ -29,7 +34,9 @@ pub mod lease;
 pub mod listen;
 pub mod recovery;
 pub mod settle;
+pub mod supervise;
 pub mod trigger;
+pub mod write_back;
 
 use std::collections::VecDeque;
 use std::sync::Arc;
@@ -45,6 +52,7 @@ use tokio_util::sync::CancellationToken;
 use crate::duties::Duties;
 use attempt::Left;
 use settle::Finished;
+use supervise::{EngineHealth, supervise};
 
 /// How the engine behaves; defaults suit one instance, `config.rs` exposes them.
 #[derive(Debug, Clone)]
@@ -103,9 +111,6 @@ pub fn default_node_id() -> String {
     )
 }
 
-/// Write-backs taken in one transaction, at most.
-const SETTLE_BATCH: usize = 256;
-
 /// Everything an attempt needs, shared by the engine's tasks.
 pub struct Shared {
     pub db: DatabaseConnection,
@@ -125,6 +130,10 @@ pub struct Shared {
     /// Rounds of the dispatcher so far: each looks for due runs once. A dispatcher that
     /// spins shows here (the engine tests read it).
     pub dispatch_rounds: AtomicU64,
+    /// Claims so far (`claim::shares` turns on it).
+    pub claim_rounds: AtomicU64,
+    /// Whether the engine's own tasks are running, and a way to kill one (fault tests).
+    pub health: Arc<EngineHealth>,
     /// How long this node's recent attempts took, in microseconds (a moving average).
     attempt_us: AtomicU64,
 }
@@ -169,6 +178,8 @@ impl Engine {
                 pauses,
                 finished: Notify::new(),
                 dispatch_rounds: AtomicU64::new(0),
+                claim_rounds: AtomicU64::new(0),
+                health: Arc::new(EngineHealth::default()),
                 // Until attempts are measured, assume they are long: no claiming ahead.
                 attempt_us: AtomicU64::new(PREFETCH_BELOW.as_micros() as u64),
             }),
@@ -185,6 +196,22 @@ impl Engine {
 
     pub fn shared(&self) -> Arc<Shared> {
         self.shared.clone()
+    }
+
+    /// Whether the engine works (`/readyz` reads it).
+    pub fn health(&self) -> Arc<EngineHealth> {
+        self.shared.health.clone()
+    }
+
+    /// Reports to `health`, made by the caller before the engine (`startup.rs`).
+    pub fn with_health(mut self, health: Arc<EngineHealth>) -> Self {
+        match Arc::get_mut(&mut self.shared) {
+            Some(shared) => shared.health = health,
+            None => tracing::error!(
+                "the engine's health was set after it was shared; /readyz will not see it"
+            ),
+        }
+        self
     }
 
     /// Runs until `shutdown` resolves; then stops claiming, gives running attempts the grace
@@ -226,15 +253,22 @@ impl Engine {
         if let Some(duties) = &duties {
             duty_ids = start_duties(duties, &shared).await;
         }
-        let stop = CancellationToken::new();
-        let listener = tokio::spawn(listen::run(shared.db.clone(), stop.clone()));
-        let trigger = tokio::spawn(trigger_loop(shared.clone(), stop.clone()));
-
-        let (writes, written) = mpsc::channel::<Finished>(SETTLE_BATCH * 4);
-        let writer = tokio::spawn(write_back(shared.clone(), written));
-        let hand_back = CancellationToken::new();
+        // `stop` ends the trigger and the listener when claiming ends; `done` ends the lease
+        // renewal and the write-back once everything running has been written.
+        let (stop, done) = (CancellationToken::new(), CancellationToken::new());
+        // Room for every run held: sending a finished attempt never waits for the writer.
+        let (writes, backlog) = write_back::Backlog::channel(max_held(&shared.config));
+        let tasks = start_tasks(&shared, &stop, &done, &backlog);
         let permits = Arc::new(Semaphore::new(shared.config.concurrency));
+        let hand_back = CancellationToken::new();
         let mut running: JoinSet<()> = JoinSet::new();
+        let health = shared.health.clone();
+        let shutdown = async move {
+            tokio::select! {
+                () = shutdown => {}
+                () = health.failed() => {}
+            }
+        };
         dispatch(
             &shared,
             &permits,
@@ -265,11 +299,13 @@ impl Engine {
         }
         // Everything finished or handed back is queued: let the writer empty its queue.
         drop(writes);
-        if let Err(e) = writer.await {
-            tracing::error!(error = %e, "the write-back task failed");
+        done.cancel();
+        for task in tasks {
+            if let Err(e) = task.await {
+                tracing::error!(error = %e, "an engine task's supervisor failed");
+            }
         }
-        let _ = trigger.await;
-        let _ = listener.await;
+        finish_writing(&shared, backlog).await;
         if let Some(duties) = duties {
             for id in &duty_ids {
                 duties.remove(id).await;
@@ -280,6 +316,83 @@ impl Engine {
         }
         tracing::info!("engine stopped");
     }
+}
+
+/// Starts the engine's own tasks, each under its supervisor.
+fn start_tasks(
+    shared: &Arc<Shared>,
+    stop: &CancellationToken,
+    done: &CancellationToken,
+    backlog: &Arc<tokio::sync::Mutex<write_back::Backlog>>,
+) -> Vec<tokio::task::JoinHandle<()>> {
+    let (s, stop, done, backlog) = (shared.clone(), stop.clone(), done.clone(), backlog.clone());
+    // SQLite has no LISTEN: one process is the whole cluster.
+    let listener = (s.db.get_database_backend() == sea_orm::DatabaseBackend::Postgres).then(|| {
+        let (s, stop) = (s.clone(), stop.clone());
+        tokio::spawn(async move {
+            supervise("listener", &s.health.clone(), &stop.clone(), || {
+                listen::run(s.db.clone(), stop.clone())
+            })
+            .await
+        })
+    });
+    let trigger = tokio::spawn({
+        let (s, stop) = (s.clone(), stop.clone());
+        async move {
+            supervise("trigger", &s.health.clone(), &stop.clone(), || {
+                trigger_loop(s.clone(), stop.clone())
+            })
+            .await
+        }
+    });
+    let renewal = tokio::spawn({
+        let (s, done) = (s.clone(), done.clone());
+        async move {
+            supervise("lease renewal", &s.health.clone(), &done.clone(), || {
+                lease::keep_renewed(s.clone(), done.clone())
+            })
+            .await
+        }
+    });
+    let writer = tokio::spawn(async move {
+        supervise("write-back", &s.health.clone(), &done, || {
+            write_back::run(s.clone(), backlog.clone())
+        })
+        .await
+    });
+    [Some(trigger), Some(renewal), Some(writer), listener]
+        .into_iter()
+        .flatten()
+        .collect()
+}
+
+/// After the write-back task has ended: whatever it left (it died on its way out, or was
+/// given up on) is written here, in a task of its own so a panic stays contained; what even
+/// that cannot write has its leases let go, for recovery.
+async fn finish_writing(
+    shared: &Arc<Shared>,
+    backlog: Arc<tokio::sync::Mutex<write_back::Backlog>>,
+) {
+    let last = tokio::spawn(write_back::run(shared.clone(), backlog));
+    if let Err(e) = last.await {
+        tracing::error!(error = %e, "the last write-back failed");
+    }
+    let left = shared.leases.held();
+    if !left.is_empty() {
+        tracing::error!(
+            runs = left.len(),
+            "runs this node could not write back: their leases are let go, and recovery retries them"
+        );
+        for (run, _) in left {
+            shared.leases.release(run);
+        }
+    }
+}
+
+/// Runs this node holds at most: the attempts running and queued to start, and a batch and
+/// a half of finished ones waiting to be written.
+pub fn max_held(config: &EngineConfig) -> usize {
+    config.concurrency * 2 + write_back::SETTLE_BATCH * 3 / 2
 }
 
 /// Attempts shorter than this (on average, recently) let the dispatcher claim a batch ahead of
@@ -319,7 +432,12 @@ async fn dispatch(
             0
         };
         let busy = concurrency - permits.available_permits();
-        let room = (concurrency + prefetch).saturating_sub(busy + queue.len());
+        // Back-pressure: runs held (running, queued, or finished and not yet written) stay
+        // under `max_held`, so a write-back that falls behind stops the claiming instead of
+        // letting held runs — and the one statement that renews them all — grow.
+        let room = (concurrency + prefetch)
+            .saturating_sub(busy + queue.len())
+            .min(max_held(&shared.config).saturating_sub(shared.leases.count()));
         let low = queue.len() <= prefetch / 2;
         if more_due && room > 0 && low {
             match claim::claim_due(shared, crate::clock::now(), room).await {
@@ -329,7 +447,7 @@ async fn dispatch(
                         let fence = shared.leases.hold(
                             claimed.run.id,
                             claimed.run.attempts,
-                            claimed.lease_expires,
+                            claimed.lease_sent,
                         );
                         queue.push_back((claimed, fence));
                     }
@@ -415,63 +533,6 @@ fn start_queued(
     }
 }
 
-/// Writes finished attempts back, as many at a time as have queued up. A batch that fails is
-/// tried again (a busy database) until its runs' leases would have run out, when it is left
-/// for recovery.
-async fn write_back(shared: Arc<Shared>, mut queue: mpsc::Receiver<Finished>) {
-    while let Some(first) = queue.recv().await {
-        let mut batch = vec![first];
-        while batch.len() < SETTLE_BATCH {
-            match queue.try_recv() {
-                Ok(next) => batch.push(next),
-                Err(_) => break,
-            }
-        }
-        let mut backoff = Duration::from_millis(50);
-        let started = tokio::time::Instant::now();
-        loop {
-            match settle::settle(
-                &shared.db,
-                &batch,
-                crate::clock::now(),
-                shared.config.default_locale,
-            )
-            .await
-            {
-                Ok(written) => {
-                    for (f, w) in batch.iter().zip(&written) {
-                        shared.leases.release(w.run_id);
-                        if !w.settled {
-                            tracing::warn!(job = %f.job_name, run = w.run_id, "lease lost before the write-back: another node owns this run; nothing written");
-                            continue;
-                        }
-                        if f.execution.report.class.is_none() {
-                            let ms = (f.finished_at - f.started_at).num_milliseconds().max(0);
-                            shared.histories.record(f.run.job_id, ms as u64);
-                        }
-                        tracing::info!(job = %f.job_name, run = w.run_id, outcome = %f.execution.report.outcome, next = ?w.next, "attempt recorded");
-                    }
-                    // A retry may now be due before the dispatcher's planned wake-up.
-                    app::wake::runs_here();
-                    break;
-                }
-                Err(e) if started.elapsed() < shared.config.lease => {
-                    tracing::warn!(error = %e, runs = batch.len(), "write-back failed; trying again");
-                    tokio::time::sleep(backoff).await;
-                    backoff = (backoff * 2).min(Duration::from_secs(2));
-                }
-                Err(e) => {
-                    tracing::error!(error = %e, runs = batch.len(), "write-back failed for a whole lease; the runs will be recovered and retried");
-                    for f in &batch {
-                        shared.leases.release(f.run.id);
-                    }
-                    break;
-                }
-            }
-        }
-    }
-}
-
 /// Creates runs for due cron ticks, then sleeps until the next tick or until a job's schedule
 /// changes.
 async fn trigger_loop(shared: Arc<Shared>, stop: CancellationToken) {
@@ -508,23 +569,10 @@ async fn trigger_loop(shared: Arc<Shared>, stop: CancellationToken) {
     }
 }
 
-/// The engine's periodic duties: renewing this node's leases (every third of the lease) and
-/// the recovery sweep.
+/// The engine's periodic duty: the recovery sweep (the lease renewal is a task of its own, on
+/// a monotonic timer: `lease::keep_renewed`).
 async fn start_duties(duties: &Duties, shared: &Arc<Shared>) -> Vec<uuid::Uuid> {
     let mut ids = Vec::new();
-    let renew = {
-        let shared = shared.clone();
-        duties
-            .every("lease renewal", shared.config.lease / 3, move || {
-                let shared = shared.clone();
-                Box::pin(async move {
-                    if let Err(e) = shared.leases.renew(&shared.db).await {
-                        tracing::warn!(error = %e, "lease renewal failed; attempts stop before their leases run out");
-                    }
-                })
-            })
-            .await
-    };
     let sweep = {
         let shared = shared.clone();
         duties
@@ -554,11 +602,9 @@ async fn start_duties(duties: &Duties, shared: &Arc<Shared>) -> Vec<uuid::Uuid> 
             )
             .await
     };
-    for (name, id) in [("lease renewal", renew), ("recovery sweep", sweep)] {
-        match id {
-            Ok(id) => ids.push(id),
-            Err(e) => tracing::error!(error = %e, duty = name, "could not start a duty"),
-        }
+    match sweep {
+        Ok(id) => ids.push(id),
+        Err(e) => tracing::error!(error = %e, duty = "recovery sweep", "could not start a duty"),
     }
     ids
 }

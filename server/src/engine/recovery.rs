@@ -4,7 +4,7 @@
 //! shutting-down node's unfinished runs back without spending a retry.
 //!
 //! A takeover is one of [`super::settle::settle`]'s fenced writes, fenced also on the lease
-//! having expired (`lease_expires_at < now`) in the same statement: a live attempt whose
+//! having expired by the database's clock (`lease_expires_at < now()` on PostgreSQL): a live attempt whose
 //! renewal merely came late is never interrupted. On PostgreSQL one node sweeps at a time (an
 //! advisory lock held for the sweep's transaction only; another node skips its turn). A sweep
 //! that fails — a busy SQLite, a lost race — leaves its runs for the next sweep and never stops
@@ -21,7 +21,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseBackend, DatabaseConnection, DbErr, EntityTrait,
-    QueryFilter, QuerySelect, Set, Statement, TransactionTrait,
+    QueryFilter, Set, Statement, TransactionTrait,
 };
 
 use super::cache::Specs;
@@ -54,17 +54,22 @@ pub async fn recover_expired(
                  AND lease_expires_at < {}) \
             ORDER BY id{}) RETURNING id",
         b.bind(RunStatus::Running.as_str()),
-        b.bind(now),
+        b.db_now(),
         sql::for_update(backend),
     );
     let locked = txn.query_all_raw(b.statement(sql)).await?;
     let mut recovered = 0;
+    let mut wake = app::wake::Wake::default();
     if !locked.is_empty() {
+        let mut b = Binder::new(backend);
+        let sql = format!(
+            "SELECT * FROM job_runs WHERE lease_owner IS NOT NULL AND status = {} \
+               AND lease_expires_at < {} LIMIT {PER_SWEEP}",
+            b.bind(RunStatus::Running.as_str()),
+            b.db_now(),
+        );
         let expired = job_run::Entity::find()
-            .filter(job_run::Column::LeaseOwner.is_not_null())
-            .filter(job_run::Column::Status.eq(RunStatus::Running))
-            .filter(job_run::Column::LeaseExpiresAt.lt(now))
-            .limit(PER_SWEEP)
+            .from_raw_sql(b.statement(sql))
             .all(&txn)
             .await?;
         let attempts = open_attempts(&txn, &expired).await?;
@@ -75,7 +80,7 @@ pub async fn recover_expired(
             .into_iter()
             .filter_map(|run| {
                 let job = jobs.get(&run.job_id)?;
-                let (attempt_id, started_at) = *attempts.get(&run.id)?;
+                let (attempt_id, started_at, timeout_ms) = *attempts.get(&run.id)?;
                 let owner = run.lease_owner.clone().unwrap_or_default();
                 Some(Finished {
                     spec: job
@@ -86,7 +91,8 @@ pub async fn recover_expired(
                     attempt_id,
                     started_at,
                     finished_at: now,
-                    timeout_ms: 0,
+                    // The timeout it ran under, as its claim recorded it.
+                    timeout_ms,
                     execution: settle::interrupted(
                         format!(
                             "interrupted: node {owner} stopped renewing its lease (it died or was cut off)"
@@ -94,9 +100,7 @@ pub async fn recover_expired(
                         String::new(),
                     ),
                     slow: false,
-                    ending: Ending::Expired {
-                        expired_before: now,
-                    },
+                    ending: Ending::Expired,
                     run,
                 })
             })
@@ -104,7 +108,10 @@ pub async fn recover_expired(
         let fallbacks = settle::fallback_jobs(&txn, &batch).await?;
         let fallback_ids: Vec<i64> = fallbacks.values().map(|j| j.id).collect();
         lanes::lock(&txn, &fallback_ids).await?;
-        for written in settle::settle_in(&txn, &batch, &fallbacks, now, default_locale).await? {
+        let (written, woke) =
+            settle::settle_in(&txn, &batch, &fallbacks, now, default_locale).await?;
+        wake = woke;
+        for written in written {
             if !written.settled {
                 continue;
             }
@@ -120,16 +127,19 @@ pub async fn recover_expired(
         }
     }
     txn.commit().await?;
+    wake.after_commit();
 
     // Lanes left without a head (a lost race, an interrupted write) get one again.
     let headless = lanes::headless(db).await?;
     if !headless.is_empty() {
         let txn = db.begin().await?;
         lanes::lock(&txn, &headless).await?;
+        let mut wake = app::wake::Wake::default();
         if lanes::promote(&txn, &headless, now).await? > 0 {
-            app::wake::runs_changed(&txn).await;
+            wake = app::wake::runs_changed_in(&txn).await;
         }
         txn.commit().await?;
+        wake.after_commit();
     }
     Ok(recovered)
 }
@@ -150,12 +160,12 @@ async fn sweep_lock(txn: &impl ConnectionTrait) -> Result<bool, DbErr> {
     })
 }
 
-/// Each run's open attempt (id and start). A run whose claim left no attempt row (an engine of
-/// an older version died between the two) gets one, once however many nodes try.
+/// Each run's open attempt (id, start and timeout). A run whose claim left no attempt row (an
+/// engine of an older version died between the two) gets one, once however many nodes try.
 async fn open_attempts(
     db: &impl ConnectionTrait,
     runs: &[job_run::Model],
-) -> Result<HashMap<i64, (i64, DateTime<Utc>)>, DbErr> {
+) -> Result<HashMap<i64, (i64, DateTime<Utc>, u64)>, DbErr> {
     if runs.is_empty() {
         return Ok(HashMap::new());
     }
@@ -192,6 +202,6 @@ async fn open_attempts(
         .await?
         .into_iter()
         .filter(|a| wanted.get(&a.run_id) == Some(&a.number))
-        .map(|a| (a.run_id, (a.id, a.started_at)))
+        .map(|a| (a.run_id, (a.id, a.started_at, a.timeout_ms.max(0) as u64)))
         .collect())
 }

@@ -39,10 +39,12 @@ pub enum Ending {
     /// It ran to an outcome on the node that holds the lease.
     Ran,
     /// The node that held it stopped renewing its lease: another node records it as
-    /// interrupted, only if the lease has expired by `expired_before`.
-    Expired { expired_before: DateTime<Utc> },
+    /// interrupted, only if the lease has expired by the database's clock.
+    Expired,
     /// A graceful shutdown gave it back before it finished: interrupted, no retry spent.
     HandedBack,
+    /// Someone cancelled the run while it ran, and this node stopped the attempt.
+    Cancelled,
 }
 
 /// An attempt with its outcome, ready to be written back.
@@ -88,8 +90,9 @@ pub async fn settle(
     let mut locked: Vec<i64> = batch.iter().map(|f| f.run.job_id).collect();
     locked.extend(fallbacks.values().map(|j| j.id));
     lanes::lock(&txn, &locked).await?;
-    let written = settle_in(&txn, batch, &fallbacks, now, default_locale).await?;
+    let (written, wake) = settle_in(&txn, batch, &fallbacks, now, default_locale).await?;
     txn.commit().await?;
+    wake.after_commit();
     crate::metrics::settled(batch, &written);
     Ok(written)
 }
@@ -122,7 +125,7 @@ pub async fn fallback_jobs(
 }
 
 /// [`settle`] inside the caller's transaction, which has locked the jobs of `batch` and of
-/// `fallbacks` (`app::services::lanes::lock`).
+/// `fallbacks` (`app::services::lanes::lock`); the caller gives the wake-up after its commit.
 pub async fn settle_in(
     txn: &impl ConnectionTrait,
     batch: &[Finished],
@@ -130,9 +133,13 @@ pub async fn settle_in(
     now: DateTime<Utc>,
     // The language of alert mails and chat messages where nothing sets one.
     default_locale: app::i18n::Locale,
-) -> Result<Vec<Written>, DbErr> {
-    let decided: Vec<(Next, Plan)> = batch.iter().map(|f| plan(f, now)).collect();
-    let settled = update_runs(txn, batch, &decided, now).await?;
+) -> Result<(Vec<Written>, app::wake::Wake), DbErr> {
+    let passed = fence(txn, batch).await?;
+    let decided: Vec<(Next, Plan)> = batch
+        .iter()
+        .map(|f| plan(f, now, passed.get(&f.run.id) == Some(&true)))
+        .collect();
+    let settled = update_runs(txn, batch, &decided, &passed, now).await?;
     update_attempts(txn, batch, &settled).await?;
 
     // Alerts for the runs that ended (a retry ends nothing), in the order they finished.
@@ -147,6 +154,10 @@ pub async fn settle_in(
             continue;
         }
         lanes_freed.insert(f.run.job_id);
+        // Someone stopped it on purpose: not a failure to alert on, nor to fall back from.
+        if plan.status == RunStatus::Cancelled {
+            continue;
+        }
         let Ok(spec) = f.spec.as_deref() else {
             continue;
         };
@@ -191,11 +202,12 @@ pub async fn settle_in(
     }
     let freed: Vec<i64> = lanes_freed.into_iter().collect();
     let promoted = lanes::promote(txn, &freed, now).await?;
+    let mut wake = app::wake::Wake::default();
     if due > 0 || promoted > 0 {
-        app::wake::runs_changed(txn).await;
+        wake = app::wake::runs_changed_in(txn).await;
     }
 
-    Ok(batch
+    let written = batch
         .iter()
         .zip(decided)
         .map(|(f, (next, plan))| Written {
@@ -204,7 +216,8 @@ pub async fn settle_in(
             next,
             status: plan.status,
         })
-        .collect())
+        .collect();
+    Ok((written, wake))
 }
 
 /// What the run row becomes.
@@ -219,8 +232,25 @@ struct Plan {
     handback: i32,
 }
 
-fn plan(f: &Finished, now: DateTime<Utc>) -> (Next, Plan) {
+/// What `f` makes of its run; `cancel_requested`: someone cancelled the run meanwhile, so a
+/// run that did not succeed ends cancelled instead of trying again.
+fn plan(f: &Finished, now: DateTime<Utc>, cancel_requested: bool) -> (Next, Plan) {
     let report = &f.execution.report;
+    let failed = report.class.is_some();
+    if f.ending == Ending::Cancelled || (cancel_requested && failed) {
+        return (
+            Next::Exhausted,
+            Plan {
+                status: RunStatus::Cancelled,
+                next_attempt_at: None,
+                due_at: None,
+                finished_at: Some(now),
+                previous_delay_ms: None,
+                failed,
+                handback: 0,
+            },
+        );
+    }
     let next = match (&f.ending, f.spec.as_deref()) {
         // Given back, not failed: the next node tries again at once, spending nothing.
         (Ending::HandedBack, _) => Next::Retry {
@@ -236,7 +266,6 @@ fn plan(f: &Finished, now: DateTime<Utc>) -> (Next, Plan) {
         ),
         (_, Err(_)) => Next::Exhausted,
     };
-    let failed = report.class.is_some();
     let handback = i32::from(f.ending == Ending::HandedBack);
     let plan = match next {
         Next::Succeeded => Plan {
@@ -279,18 +308,18 @@ fn plan(f: &Finished, now: DateTime<Utc>) -> (Next, Plan) {
     (next, plan)
 }
 
-/// The fenced update of every run in the batch; returns the ids it wrote.
+/// The update of every run in the batch that `passed` the fence; returns the ids it wrote.
 async fn update_runs(
     db: &impl ConnectionTrait,
     batch: &[Finished],
     decided: &[(Next, Plan)],
+    passed: &HashMap<i64, bool>,
     now: DateTime<Utc>,
 ) -> Result<HashSet<i64>, DbErr> {
-    let passed = fence(db, batch).await?;
     let rows: Vec<Vec<Value>> = batch
         .iter()
         .zip(decided)
-        .filter(|(f, _)| passed.contains(&f.run.id))
+        .filter(|(f, _)| passed.contains_key(&f.run.id))
         .map(|(f, (_, p))| {
             vec![
                 f.run.id.into(),
@@ -342,27 +371,33 @@ async fn update_runs(
         );
         db.execute_raw(b.statement(statement)).await?;
     }
-    Ok(passed)
+    Ok(passed.keys().copied().collect())
 }
 
-/// A run's status, attempt number, lease owner and expiry as the fence reads them.
-type Lease = (String, i32, Option<String>, Option<DateTime<Utc>>);
+/// A run's status, attempt number, lease owner, whether its lease has lapsed (by the
+/// database's clock) and whether someone asked to cancel it, as the fence reads them.
+type Lease = (String, i32, Option<String>, bool, bool);
 
 /// The fence: locks the batch's runs (on PostgreSQL; SQLite's write lock is held already) and
 /// returns those still `running` under the lease each attempt ran under — same owner, same
-/// attempt number and, for a takeover, a lease that expired before the takeover's time. A run
-/// that fails it belongs to someone else now, and nothing of its attempt is written.
+/// attempt number and, for a takeover, a lease that has lapsed by the database's clock — with
+/// whether a cancel was asked for. A run that fails it belongs to someone else now, and
+/// nothing of its attempt is written.
 ///
 /// Checked here rather than in the update's `WHERE`: given the lease columns there, a planner
 /// reads the runs through the index of leases — on PostgreSQL a trail of dead entries, one per
 /// claim since the last vacuum — instead of by id.
-async fn fence(db: &impl ConnectionTrait, batch: &[Finished]) -> Result<HashSet<i64>, DbErr> {
+async fn fence(db: &impl ConnectionTrait, batch: &[Finished]) -> Result<HashMap<i64, bool>, DbErr> {
     let ids: Vec<i64> = batch.iter().map(|f| f.run.id).collect();
     let mut current: HashMap<i64, Lease> = HashMap::with_capacity(ids.len());
     for chunk in ids.chunks(500) {
         let mut b = Binder::new(db.get_database_backend());
         let sql = format!(
-            "SELECT id, status, attempts, lease_owner, lease_expires_at FROM job_runs WHERE {}{}",
+            "SELECT id, status, attempts, lease_owner, \
+               CASE WHEN lease_expires_at < {} THEN 1 ELSE 0 END AS lapsed, \
+               CASE WHEN cancel_requested_at IS NULL THEN 0 ELSE 1 END AS cancel \
+             FROM job_runs WHERE {}{}",
+            b.db_now(),
             b.in_ids("id", chunk),
             sql::for_update(db.get_database_backend()),
         );
@@ -373,7 +408,8 @@ async fn fence(db: &impl ConnectionTrait, batch: &[Finished]) -> Result<HashSet<
                     row.try_get("", "status")?,
                     row.try_get("", "attempts")?,
                     row.try_get("", "lease_owner")?,
-                    row.try_get("", "lease_expires_at")?,
+                    row.try_get::<i32>("", "lapsed")? == 1,
+                    row.try_get::<i32>("", "cancel")? == 1,
                 ),
             );
         }
@@ -381,20 +417,17 @@ async fn fence(db: &impl ConnectionTrait, batch: &[Finished]) -> Result<HashSet<
     Ok(batch
         .iter()
         .filter(|f| {
-            let Some((status, attempts, owner, expires)) = current.get(&f.run.id) else {
+            let Some((status, attempts, owner, lapsed, _)) = current.get(&f.run.id) else {
                 return false;
             };
-            let expired = match f.ending {
-                Ending::Expired { expired_before } => expires.is_some_and(|e| e < expired_before),
-                _ => true,
-            };
+            let expired = f.ending != Ending::Expired || *lapsed;
             status == RunStatus::Running.as_str()
                 && *attempts == f.run.attempts
                 && owner.is_some()
                 && *owner == f.run.lease_owner
                 && expired
         })
-        .map(|f| f.run.id)
+        .map(|f| (f.run.id, current.get(&f.run.id).is_some_and(|c| c.4)))
         .collect())
 }
 

@@ -7,7 +7,7 @@
 //! So every tick becomes exactly one run whatever the number of nodes (and
 //! `UNIQUE(job_id, cron_tick)` would refuse a second), and ticks missed during an outage are
 //! planned once: the newest runs (`misfire = run_once`), the latest hundred are recorded as
-//! skipped and the rest counted in the log, however long the outage.
+//! skipped and the rest only mentioned in the log — never enumerated, however long the outage.
 //!
 //! Paused jobs (`app::domain::maintenance`) are passed over: their `next_fire_at` stays where
 //! it is, so when the pause ends their ticks are due at once and planned like an outage's.
@@ -31,9 +31,9 @@ use sea_orm::{
 
 /// Jobs taken per transaction.
 const JOBS_PER_BATCH: u64 = 200;
-/// Missed ticks counted one by one, at most, per job and pass.
-const COUNT_LIMIT: usize = 100_000;
-/// Ticks kept per job and pass: the missed ones recorded, and every on-time one.
+/// Ticks looked at per job and pass, at most: the missed ones recorded, and every on-time one.
+/// Older ones are never enumerated (`CronExpr::ticks_between` steps back from now), so a
+/// pass after a long outage is as short as any other and holds its locks no longer.
 const KEEP: usize = MAX_MISSED_RECORDED + 1_000;
 
 /// What one pass of the trigger did.
@@ -143,9 +143,7 @@ async fn batch(
                 .copied()
                 .map_or(job.updated_at, |last| last.max(job.updated_at)),
         };
-        let due = spec
-            .cron
-            .ticks_between(&spec.timezone, after, now, KEEP, COUNT_LIMIT);
+        let due = spec.cron.ticks_between(&spec.timezone, after, now, KEEP);
         let plan = ticks::plan(
             &due.last,
             Situation {
@@ -157,11 +155,15 @@ async fn batch(
                 hold: holds.get(&job.name).map(String::as_str),
             },
         );
-        let unrecorded = plan.unrecorded_missed + (due.total - due.last.len());
-        if unrecorded > 0 {
+        if plan.unrecorded_missed > 0 || due.more {
             tracing::warn!(
                 job = %job.name,
-                missed = format!("{}{}", unrecorded + MAX_MISSED_RECORDED, if due.more { " or more" } else { "" }),
+                since = %after,
+                missed = format!(
+                    "{}{}",
+                    if due.more { "more than " } else { "" },
+                    plan.unrecorded_missed + MAX_MISSED_RECORDED
+                ),
                 recorded = MAX_MISSED_RECORDED,
                 "many ticks were missed while Bulwark was down; the latest are recorded"
             );
@@ -199,10 +201,12 @@ async fn batch(
         }
     }
     set_next_fire(&txn, &next).await?;
+    let mut wake = app::wake::Wake::default();
     if due > 0 {
-        app::wake::runs_changed(&txn).await;
+        wake = app::wake::runs_changed_in(&txn).await;
     }
     txn.commit().await?;
+    wake.after_commit();
     Ok((inserted, taken))
 }
 
@@ -387,10 +391,12 @@ async fn release_blocked(
         .filter(job_run::Column::JobId.is_in(free.clone()))
         .exec(&txn)
         .await?;
+    let mut wake = app::wake::Wake::default();
     if lanes::promote(&txn, &free, now).await? > 0 {
-        app::wake::runs_changed(&txn).await;
+        wake = app::wake::runs_changed_in(&txn).await;
     }
     txn.commit().await?;
+    wake.after_commit();
     tracing::info!(
         runs = released.rows_affected,
         "released runs held for a failing upstream job"

@@ -86,7 +86,13 @@ pub fn state(
     }
 }
 
-pub fn router(mut state: AppState, traffic: Traffic, site: assets::Site) -> Router {
+/// `engine`: the engine's health, for `/readyz` (`None` where this process runs no engine).
+pub fn router(
+    mut state: AppState,
+    traffic: Traffic,
+    site: assets::Site,
+    engine: Option<std::sync::Arc<crate::engine::supervise::EngineHealth>>,
+) -> Router {
     state.live = Some(traffic.recorder.clone());
     let routes = generate_route_list(App);
     let router = Router::new()
@@ -96,7 +102,10 @@ pub fn router(mut state: AppState, traffic: Traffic, site: assets::Site) -> Rout
         )
         .merge(crate::traffic::collect::routes(traffic.recorder.clone()))
         .route("/healthz", get(health::healthz))
-        .route("/readyz", get(health::readyz))
+        .route(
+            "/readyz",
+            get(health::readyz).layer(axum::Extension(health::Engine(engine))),
+        )
         .route("/traffic/hits.csv", get(export::hits_csv))
         .route(
             "/metrics",

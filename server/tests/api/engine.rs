@@ -462,7 +462,8 @@ async fn an_expired_lease_is_recovered_and_fenced(app: TestApp) {
         0
     );
 
-    let later = Utc::now() + chrono::Duration::seconds(10);
+    crate::helpers::lapse_leases(&app.db).await;
+    let later = Utc::now();
     let recovered = server::engine::recovery::recover_expired(
         &app.db,
         &node_b.specs,
@@ -482,6 +483,10 @@ async fn an_expired_lease_is_recovered_and_fenced(app: TestApp) {
     assert_eq!(attempts.len(), 1, "the lost attempt still gets its row");
     assert_eq!(attempts[0].outcome, Some(Outcome::Interrupted));
     assert_eq!(attempts[0].node, "node-a");
+    assert_eq!(
+        attempts[0].timeout_ms, claimed[0].timeout.ms as i64,
+        "the timeout it ran under is kept"
+    );
 
     // Recovering again changes nothing: the run is no longer running.
     assert_eq!(

@@ -21,7 +21,7 @@ use crate::on_both_backends;
 use crate::proxy::Proxy;
 
 /// A command job running `sh -c script` with a long timeout.
-fn shell(name: &str, script: &str) -> JobInput {
+pub(crate) fn shell(name: &str, script: &str) -> JobInput {
     let mut input = base(name);
     input.kind = Kind::Command.as_str().into();
     input.command_program = "sh".into();
@@ -31,7 +31,7 @@ fn shell(name: &str, script: &str) -> JobInput {
 }
 
 /// Whether process `pid` has ended (gone, or a zombie waiting for a parent to reap it).
-fn ended(pid: &str) -> bool {
+pub(crate) fn ended(pid: &str) -> bool {
     match std::fs::read_to_string(format!("/proc/{pid}/stat")) {
         Err(_) => true,
         // The state follows the command name in parentheses: "123 (sleep) Z ...".
@@ -42,7 +42,7 @@ fn ended(pid: &str) -> bool {
 }
 
 /// Waits until `path` exists and is not empty; returns its trimmed text.
-async fn wait_for_file(path: &std::path::Path, within: Duration) -> String {
+pub(crate) async fn wait_for_file(path: &std::path::Path, within: Duration) -> String {
     let deadline = tokio::time::Instant::now() + within;
     loop {
         if let Ok(text) = std::fs::read_to_string(path)
@@ -517,7 +517,8 @@ async fn concurrent_recoveries_take_each_run_once(app: TestApp) {
         .await
         .unwrap();
 
-    let later = Utc::now() + chrono::Duration::seconds(10);
+    crate::helpers::lapse_leases(&app.db).await;
+    let later = Utc::now();
     let mut sweeps = tokio::task::JoinSet::new();
     for n in 0..4 {
         let db = app.db.clone();

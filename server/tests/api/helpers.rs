@@ -27,6 +27,8 @@ pub struct TestApp {
     pub database_url: String,
     /// The server's traffic buffer.
     pub recorder: Arc<Recorder>,
+    /// The server's engine health (when the test turned its engine on).
+    pub engine_health: Arc<server::engine::supervise::EngineHealth>,
     /// The key the server seals secrets with, for engines a test starts itself.
     pub secret_key: app::services::secrets::SecretKey,
     /// Stops the application (also when the test drops it).
@@ -145,6 +147,7 @@ impl TestApp {
         let (stop, stopped) = shutdown::manual();
         let addr = app.addr();
         let recorder = app.recorder();
+        let engine_health = app.engine_health();
         let secret_key = app::services::secrets::SecretKey::read(&secret_key_file)
             .expect("the application created its secret key");
         let serving = tokio::spawn(async move {
@@ -157,6 +160,7 @@ impl TestApp {
             db,
             database_url,
             recorder,
+            engine_health,
             secret_key,
             stop,
             serving: Some(serving),
@@ -238,6 +242,23 @@ pub async fn own_jobs(db: &DatabaseConnection) -> u64 {
         .count(db)
         .await
         .expect("count jobs")
+}
+
+/// Makes the leases of every running run lapse, as if their node had stopped renewing a while
+/// ago: leases expire by the database's clock (`server/src/engine/lease.rs`), so a test ages
+/// them rather than moving a clock.
+pub async fn lapse_leases(db: &DatabaseConnection) {
+    use sea_orm::sea_query::Expr;
+    use sea_orm::{ColumnTrait, QueryFilter};
+    app::entities::job_run::Entity::update_many()
+        .col_expr(
+            app::entities::job_run::Column::LeaseExpiresAt,
+            Expr::value(Utc::now() - chrono::Duration::hours(1)),
+        )
+        .filter(app::entities::job_run::Column::Status.eq(RunStatus::Running))
+        .exec(db)
+        .await
+        .expect("lapse the leases");
 }
 
 /// Disables the system jobs every server creates, for tests that count every run (an engine

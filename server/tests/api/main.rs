@@ -6,6 +6,7 @@ mod helpers;
 mod accounts;
 mod auth;
 mod backup;
+mod busy_day;
 mod channels;
 mod cli;
 mod cluster;
