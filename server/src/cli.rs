@@ -197,6 +197,9 @@ enum BenchCommand {
     /// The engine on real `serve` processes: no-op runs/s with 1–3 instances, tick and retry
     /// lateness, on SQLite (and PostgreSQL).
     Engine(crate::commands::bench_engine::EngineBenchArgs),
+    /// An ordinary busy day for N minutes: one node (or several on PostgreSQL) under a mixed
+    /// load, counting interrupted attempts, repeated side effects, memory and tick lateness.
+    Soak(crate::commands::bench_soak::SoakBenchArgs),
     /// Failed-queue paging with many dead runs on SQLite (and PostgreSQL).
     Queue(crate::commands::bench::QueueBenchArgs),
     /// Traffic recording cost per request and flush time for many hits (SQLite, PostgreSQL).
@@ -475,6 +478,7 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             crate::commands::digest::send(&db, &config, &to, dry_run).await
         }
         Command::Bench(BenchCommand::Queue(args)) => crate::commands::bench::queue(&args).await,
+        Command::Bench(BenchCommand::Soak(args)) => crate::commands::bench_soak::soak(&args).await,
         Command::Bench(BenchCommand::Dashboard(args)) => {
             crate::commands::bench_dashboard::dashboard(&args).await
         }

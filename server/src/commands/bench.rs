@@ -1,7 +1,9 @@
-//! `bulwark bench queue`, and the throwaway databases every benchmark works on (never the
-//! configured one). The engine's benchmark is `bench_engine.rs`.
+//! `bulwark bench queue`, and what the benchmarks share: the throwaway databases they work on
+//! (never the configured one), the `bulwark serve` instances they start, and lateness figures.
+//! The engine's benchmarks are `bench_engine.rs` and `bench_soak.rs`.
 
-use std::time::Instant;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use app::domain::job::{JobInput, JobSpec};
@@ -11,6 +13,8 @@ use app::entities::job_run;
 use app::services::jobs;
 use chrono::Utc;
 use sea_orm::{ConnectionTrait, DatabaseConnection};
+use serde::Serialize;
+use tokio::io::{AsyncBufReadExt, BufReader};
 
 /// A SQLite file in the temp directory, removed (with its WAL files) when dropped.
 pub(crate) struct ThrowawaySqlite {
@@ -207,4 +211,188 @@ async fn queue_suite(label: &str, url: &str, dead: usize) -> anyhow::Result<()> 
     );
     db.close().await?;
     Ok(())
+}
+
+/// The database a benchmark round runs on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// A fresh database for one round, dropped with it.
+pub(crate) enum Fresh {
+    Sqlite(super::bench::ThrowawaySqlite),
+    Postgres(ThrowawayPostgres),
+}
+
+impl Fresh {
+    /// For benchmark `bench` (it names the files and databases), round `round`; `postgres`:
+    /// the server a PostgreSQL round makes its database on.
+    pub(crate) async fn create(
+        backend: Backend,
+        postgres: Option<&str>,
+        bench: &str,
+        round: &str,
+    ) -> anyhow::Result<Self> {
+        Ok(match backend {
+            Backend::Sqlite => Fresh::Sqlite(throwaway_sqlite(&format!("{bench}-{round}"))),
+            Backend::Postgres => {
+                let base = postgres.context("no PostgreSQL URL")?;
+                Fresh::Postgres(
+                    ThrowawayPostgres::create_named(base, &format!("bulwark_bench_{bench}"))
+                        .await?,
+                )
+            }
+        })
+    }
+
+    pub(crate) fn url(&self) -> &str {
+        match self {
+            Fresh::Sqlite(db) => &db.url,
+            Fresh::Postgres(db) => &db.url,
+        }
+    }
+
+    pub(crate) async fn drop_database(self) -> anyhow::Result<()> {
+        match self {
+            Fresh::Sqlite(db) => drop(db),
+            Fresh::Postgres(db) => db.drop_database().await?,
+        }
+        Ok(())
+    }
+}
+
+/// A `bulwark serve` of this executable, on a free port, over `url`.
+pub(crate) struct Instance {
+    child: tokio::process::Child,
+}
+
+impl Instance {
+    /// `env`: settings beyond the database and the address (`BULWARK_LEASE_SECONDS`, say).
+    pub(crate) async fn start(
+        url: &str,
+        name: &str,
+        logs: &std::path::Path,
+        env: &[(&str, String)],
+    ) -> anyhow::Result<Instance> {
+        let exe = std::env::current_exe().context("cannot find the bulwark executable")?;
+        let log = std::fs::File::create(logs.join(format!("{name}.log")))
+            .context("cannot create the instance's log file")?;
+        let mut child = tokio::process::Command::new(exe)
+            .arg("serve")
+            .current_dir(logs)
+            .env_clear()
+            .env("PATH", std::env::var("PATH").unwrap_or_default())
+            .env("DATABASE_URL", url)
+            .env("BULWARK_ADDR", "127.0.0.1:0")
+            .env("BULWARK_NODE_ID", name)
+            .env("BULWARK_ADMIN_PASSWORD", "bench-only-password")
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(log)
+            .kill_on_drop(true)
+            .spawn()
+            .context("cannot start bulwark serve")?;
+        let stdout = child.stdout.take().context("the instance's stdout")?;
+        let mut lines = BufReader::new(stdout).lines();
+        let ready = tokio::time::timeout(Duration::from_secs(60), async {
+            while let Some(line) = lines.next_line().await? {
+                if line.contains("serving on http://") {
+                    return Ok(());
+                }
+            }
+            anyhow::bail!(
+                "bulwark serve exited before it served (see {})",
+                logs.display()
+            )
+        })
+        .await
+        .context("bulwark serve did not start within a minute")?;
+        ready?;
+        // Keep reading so the instance never blocks on a full pipe.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        Ok(Instance { child })
+    }
+
+    /// The process's id, while it runs.
+    pub(crate) fn pid(&self) -> Option<u32> {
+        self.child.id()
+    }
+
+    pub(crate) async fn stop(mut self) -> anyhow::Result<()> {
+        if let Some(pid) = self.child.id() {
+            let _ = nix::sys::signal::kill(
+                nix::unistd::Pid::from_raw(pid as i32),
+                nix::sys::signal::Signal::SIGTERM,
+            );
+        }
+        match tokio::time::timeout(Duration::from_secs(60), self.child.wait()).await {
+            Ok(status) => {
+                status.context("waiting for an instance")?;
+            }
+            Err(_) => self
+                .child
+                .kill()
+                .await
+                .context("killing a stuck instance")?,
+        }
+        Ok(())
+    }
+}
+
+/// Milliseconds late: the median, the 99th percentile and the worst, over `n` samples.
+#[derive(Debug, Clone, Copy, Serialize)]
+pub struct Lateness {
+    pub p50: f64,
+    pub p99: f64,
+    pub max: f64,
+    pub n: usize,
+}
+
+impl Lateness {
+    pub(crate) fn of(mut samples: Vec<f64>) -> Lateness {
+        samples.sort_by(f64::total_cmp);
+        let at = |q: f64| {
+            if samples.is_empty() {
+                return f64::NAN;
+            }
+            let rank = ((q * samples.len() as f64).ceil() as usize).clamp(1, samples.len());
+            (samples[rank - 1] * 10.0).round() / 10.0
+        };
+        Lateness {
+            p50: at(0.5),
+            p99: at(0.99),
+            max: at(1.0),
+            n: samples.len(),
+        }
+    }
+}
+
+impl std::fmt::Display for Lateness {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms over {}",
+            self.p50, self.p99, self.max, self.n
+        )
+    }
+}
+
+/// A duration in milliseconds, to the microsecond.
+pub(crate) fn ms(d: chrono::Duration) -> f64 {
+    d.num_microseconds().unwrap_or(0) as f64 / 1000.0
+}
+
+/// A directory for the instances' logs; the caller removes it when the round succeeded, so
+/// a failed round's logs stay for reading.
+pub(crate) fn logs_dir(round: &str) -> anyhow::Result<std::path::PathBuf> {
+    let path = std::env::temp_dir().join(format!(
+        "bulwark-bench-{round}-{}-{}",
+        std::process::id(),
+        Utc::now().timestamp_millis()
+    ));
+    std::fs::create_dir_all(&path).context("cannot create a log directory")?;
+    Ok(path)
 }

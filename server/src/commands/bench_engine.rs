@@ -14,7 +14,6 @@
 //! "tick_lateness_draining_ms": {…}, "retry_lateness_ms": {…}}, "postgres": {…}}`.
 
 use std::collections::BTreeMap;
-use std::process::Stdio;
 use std::time::Duration;
 
 use anyhow::Context;
@@ -29,9 +28,8 @@ use sea_orm::{
     PaginatorTrait, QueryFilter, QuerySelect, TransactionTrait,
 };
 use serde::Serialize;
-use tokio::io::{AsyncBufReadExt, BufReader};
 
-use super::bench::{ThrowawayPostgres, throwaway_sqlite};
+use super::bench::{Backend, Fresh, Instance, Lateness, logs_dir, ms};
 
 #[derive(Debug, clap::Args)]
 pub struct EngineBenchArgs {
@@ -64,44 +62,6 @@ pub struct EngineBenchArgs {
     json: bool,
 }
 
-/// Milliseconds late: the median, the 99th percentile and the worst, over `n` samples.
-#[derive(Debug, Clone, Copy, Serialize)]
-pub struct Lateness {
-    pub p50: f64,
-    pub p99: f64,
-    pub max: f64,
-    pub n: usize,
-}
-
-impl Lateness {
-    fn of(mut samples: Vec<f64>) -> Lateness {
-        samples.sort_by(f64::total_cmp);
-        let at = |q: f64| {
-            if samples.is_empty() {
-                return f64::NAN;
-            }
-            let rank = ((q * samples.len() as f64).ceil() as usize).clamp(1, samples.len());
-            (samples[rank - 1] * 10.0).round() / 10.0
-        };
-        Lateness {
-            p50: at(0.5),
-            p99: at(0.99),
-            max: at(1.0),
-            n: samples.len(),
-        }
-    }
-}
-
-impl std::fmt::Display for Lateness {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms over {}",
-            self.p50, self.p99, self.max, self.n
-        )
-    }
-}
-
 /// Every figure for one database.
 #[derive(Debug, Serialize)]
 pub struct Figures {
@@ -117,12 +77,6 @@ struct Report {
     sqlite: Figures,
     #[serde(skip_serializing_if = "Option::is_none")]
     postgres: Option<Figures>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Backend {
-    Sqlite,
-    Postgres,
 }
 
 pub async fn engine(args: &EngineBenchArgs) -> anyhow::Result<()> {
@@ -169,41 +123,6 @@ fn print_table(report: &Report) {
     }
 }
 
-/// A fresh database for one round, dropped with it.
-enum Fresh {
-    Sqlite(super::bench::ThrowawaySqlite),
-    Postgres(ThrowawayPostgres),
-}
-
-impl Fresh {
-    async fn create(backend: Backend, args: &EngineBenchArgs, round: &str) -> anyhow::Result<Self> {
-        Ok(match backend {
-            Backend::Sqlite => Fresh::Sqlite(throwaway_sqlite(&format!("engine-{round}"))),
-            Backend::Postgres => {
-                let base = args.postgres.as_deref().context("no PostgreSQL URL")?;
-                Fresh::Postgres(
-                    ThrowawayPostgres::create_named(base, "bulwark_bench_engine").await?,
-                )
-            }
-        })
-    }
-
-    fn url(&self) -> &str {
-        match self {
-            Fresh::Sqlite(db) => &db.url,
-            Fresh::Postgres(db) => &db.url,
-        }
-    }
-
-    async fn drop_database(self) -> anyhow::Result<()> {
-        match self {
-            Fresh::Sqlite(db) => drop(db),
-            Fresh::Postgres(db) => db.drop_database().await?,
-        }
-        Ok(())
-    }
-}
-
 async fn figures(backend: Backend, args: &EngineBenchArgs) -> anyhow::Result<Figures> {
     let label = match backend {
         Backend::Sqlite => "SQLite",
@@ -216,7 +135,13 @@ async fn figures(backend: Backend, args: &EngineBenchArgs) -> anyhow::Result<Fig
     let mut runs_per_s = BTreeMap::new();
     let mut draining = None;
     for n in 1..=instances {
-        let fresh = Fresh::create(backend, args, &format!("drain-{n}")).await?;
+        let fresh = Fresh::create(
+            backend,
+            args.postgres.as_deref(),
+            "engine",
+            &format!("drain-{n}"),
+        )
+        .await?;
         let (rate, lateness) = drain(fresh.url(), n, args).await?;
         fresh.drop_database().await?;
         progress(&format!(
@@ -229,7 +154,7 @@ async fn figures(backend: Backend, args: &EngineBenchArgs) -> anyhow::Result<Fig
             draining = Some(lateness);
         }
     }
-    let fresh = Fresh::create(backend, args, "latency").await?;
+    let fresh = Fresh::create(backend, args.postgres.as_deref(), "engine", "latency").await?;
     let (idle, retry) = latency(fresh.url(), args).await?;
     fresh.drop_database().await?;
     progress(&format!("{label}: ticks on an idle instance: {idle}"));
@@ -240,73 +165,6 @@ async fn figures(backend: Backend, args: &EngineBenchArgs) -> anyhow::Result<Fig
         tick_lateness_draining_ms: draining.context("the one-instance round ran")?,
         retry_lateness_ms: retry,
     })
-}
-
-/// A `bulwark serve` of this executable, on a free port, over `url`.
-struct Instance {
-    child: tokio::process::Child,
-}
-
-impl Instance {
-    async fn start(url: &str, name: &str, logs: &std::path::Path) -> anyhow::Result<Instance> {
-        let exe = std::env::current_exe().context("cannot find the bulwark executable")?;
-        let log = std::fs::File::create(logs.join(format!("{name}.log")))
-            .context("cannot create the instance's log file")?;
-        let mut child = tokio::process::Command::new(exe)
-            .arg("serve")
-            .current_dir(logs)
-            .env_clear()
-            .env("PATH", std::env::var("PATH").unwrap_or_default())
-            .env("DATABASE_URL", url)
-            .env("BULWARK_ADDR", "127.0.0.1:0")
-            .env("BULWARK_NODE_ID", name)
-            .env("BULWARK_ADMIN_PASSWORD", "bench-only-password")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(log)
-            .kill_on_drop(true)
-            .spawn()
-            .context("cannot start bulwark serve")?;
-        let stdout = child.stdout.take().context("the instance's stdout")?;
-        let mut lines = BufReader::new(stdout).lines();
-        let ready = tokio::time::timeout(Duration::from_secs(60), async {
-            while let Some(line) = lines.next_line().await? {
-                if line.contains("serving on http://") {
-                    return Ok(());
-                }
-            }
-            anyhow::bail!(
-                "bulwark serve exited before it served (see {})",
-                logs.display()
-            )
-        })
-        .await
-        .context("bulwark serve did not start within a minute")?;
-        ready?;
-        // Keep reading so the instance never blocks on a full pipe.
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-        Ok(Instance { child })
-    }
-
-    async fn stop(mut self) -> anyhow::Result<()> {
-        if let Some(pid) = self.child.id() {
-            let _ = nix::sys::signal::kill(
-                nix::unistd::Pid::from_raw(pid as i32),
-                nix::sys::signal::Signal::SIGTERM,
-            );
-        }
-        match tokio::time::timeout(Duration::from_secs(60), self.child.wait()).await {
-            Ok(status) => {
-                status.context("waiting for an instance")?;
-            }
-            Err(_) => self
-                .child
-                .kill()
-                .await
-                .context("killing a stuck instance")?,
-        }
-        Ok(())
-    }
 }
 
 async fn define(
@@ -399,7 +257,7 @@ async fn drain(
     let logs = logs_dir("drain")?;
     let mut running = Vec::new();
     for n in 0..instances {
-        running.push(Instance::start(url, &format!("bench-{instances}-{n}"), &logs).await?);
+        running.push(Instance::start(url, &format!("bench-{instances}-{n}"), &logs, &[]).await?);
     }
     tokio::time::sleep(Duration::from_millis(500)).await;
 
@@ -484,7 +342,7 @@ async fn latency(url: &str, args: &EngineBenchArgs) -> anyhow::Result<(Lateness,
         );
     }
     let logs = logs_dir("latency")?;
-    let instance = Instance::start(url, "bench-latency", &logs).await?;
+    let instance = Instance::start(url, "bench-latency", &logs, &[]).await?;
     tokio::time::sleep(Duration::from_millis(500)).await;
 
     // Idle ticks: enabled now, so the first tick is the next whole second.
@@ -579,20 +437,4 @@ async fn retry_lateness(db: &DatabaseConnection, jobs: &[i64]) -> anyhow::Result
         }
     }
     Ok(Lateness::of(samples))
-}
-
-fn ms(d: chrono::Duration) -> f64 {
-    d.num_microseconds().unwrap_or(0) as f64 / 1000.0
-}
-
-/// A directory for the instances' logs; the caller removes it when the round succeeded, so
-/// a failed round's logs stay for reading.
-fn logs_dir(round: &str) -> anyhow::Result<std::path::PathBuf> {
-    let path = std::env::temp_dir().join(format!(
-        "bulwark-bench-{round}-{}-{}",
-        std::process::id(),
-        Utc::now().timestamp_millis()
-    ));
-    std::fs::create_dir_all(&path).context("cannot create a log directory")?;
-    Ok(path)
 }

@@ -6,6 +6,7 @@ pub mod bench;
 pub mod bench_bots;
 pub mod bench_dashboard;
 pub mod bench_engine;
+pub mod bench_soak;
 pub mod bench_traffic;
 pub mod channels;
 pub mod digest;

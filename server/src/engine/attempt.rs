@@ -283,7 +283,7 @@ async fn write_live_output(
     use app::entities::job_attempt;
     use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, sea_query::Expr};
     while live.changed().await.is_ok() {
-        let text = live.borrow_and_update().clone();
+        let text = app::services::sql::storable(&live.borrow_and_update()).into_owned();
         let written = job_attempt::Entity::update_many()
             .col_expr(job_attempt::Column::OutputTail, Expr::value(text))
             .filter(job_attempt::Column::Id.eq(attempt_id))
