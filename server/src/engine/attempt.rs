@@ -69,11 +69,20 @@ pub async fn run(
         }
         let spec = claimed.spec.clone();
         let (live_sender, live) = tokio::sync::watch::channel(String::new());
-        let _live_writer = AbortOnDrop(tokio::spawn(write_live_output(
-            shared.db.clone(),
-            claimed.attempt_id,
-            live,
-        )));
+        // Started by the first output the attempt publishes, and stopped with the attempt: most
+        // attempts print nothing while they run and then cost no task at all.
+        let live_writer = Arc::new(std::sync::Mutex::new(None));
+        let _stop_live_writer = LiveWriter(live_writer.clone());
+        let start_live_writer = {
+            let db = shared.db.clone();
+            let attempt_id = claimed.attempt_id;
+            move || {
+                let task = tokio::spawn(write_live_output(db, attempt_id, live));
+                if let Ok(mut slot) = live_writer.lock() {
+                    *slot = Some(task);
+                }
+            }
+        };
         let work = match &spec {
             Ok(spec) => {
                 let input = AttemptInput {
@@ -85,7 +94,7 @@ pub async fn run(
                     timezone: spec.timezone,
                     stall: spec.timeout.stall_ms.map(Duration::from_millis),
                     params: run_params(&spec.parameters, claimed.run.params.as_deref()),
-                    live: executor::LiveOutput::new(live_sender),
+                    live: executor::LiveOutput::new(live_sender, start_live_writer),
                 };
                 let shared = shared.clone();
                 let spec = spec.clone();
@@ -212,6 +221,21 @@ pub(crate) fn with_overrides(mut spec: JobSpec, run: &job_run::Model) -> JobSpec
         spec.timeout.hard_cap_ms = spec.timeout.hard_cap_ms.max(ms as u64);
     }
     spec
+}
+
+/// The live-output writer's task, if output started it, aborted when the attempt ends.
+struct LiveWriter(Arc<std::sync::Mutex<Option<tokio::task::JoinHandle<()>>>>);
+
+impl Drop for LiveWriter {
+    fn drop(&mut self) {
+        let task = match self.0.lock() {
+            Ok(mut slot) => slot.take(),
+            Err(poisoned) => poisoned.into_inner().take(),
+        };
+        if let Some(task) = task {
+            task.abort();
+        }
+    }
 }
 
 /// The work's task, aborted when this is dropped however the attempt ends.

@@ -33,13 +33,22 @@ pub const LIVE_EVERY: Duration = Duration::from_secs(1);
 pub struct LiveOutput {
     sender: Option<tokio::sync::watch::Sender<String>>,
     secrets: Vec<(String, String)>,
+    /// Starts what writes the output, on the first change (once).
+    start: Option<Arc<Mutex<Option<StartWriter>>>>,
 }
 
+type StartWriter = Box<dyn FnOnce() + Send>;
+
 impl LiveOutput {
-    pub fn new(sender: tokio::sync::watch::Sender<String>) -> Self {
+    /// Output goes to `sender`; `start` is called the first time there is any.
+    pub fn new(
+        sender: tokio::sync::watch::Sender<String>,
+        start: impl FnOnce() + Send + 'static,
+    ) -> Self {
         LiveOutput {
             sender: Some(sender),
             secrets: Vec::new(),
+            start: Some(Arc::new(Mutex::new(Some(Box::new(start))))),
         }
     }
 
@@ -47,6 +56,7 @@ impl LiveOutput {
         LiveOutput {
             sender: self.sender.clone(),
             secrets: secrets.to_vec(),
+            start: self.start.clone(),
         }
     }
 
@@ -59,13 +69,22 @@ impl LiveOutput {
         } else {
             app::domain::secrets::redact(&text, &self.secrets)
         };
-        sender.send_if_modified(|current| {
+        let changed = sender.send_if_modified(|current| {
             let changed = *current != text;
             if changed {
                 *current = text;
             }
             changed
         });
+        if changed && let Some(start) = &self.start {
+            let start = match start.lock() {
+                Ok(mut slot) => slot.take(),
+                Err(poisoned) => poisoned.into_inner().take(),
+            };
+            if let Some(start) = start {
+                start();
+            }
+        }
     }
 }
 

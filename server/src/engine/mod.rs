@@ -392,8 +392,12 @@ async fn finish_writing(
 /// Runs this node holds at most: the attempts running and queued to start, and a batch and
 /// a half of finished ones waiting to be written.
 pub fn max_held(config: &EngineConfig) -> usize {
-    config.concurrency * 2 + write_back::SETTLE_BATCH * 3 / 2
+    config.concurrency * (1 + PREFETCH_PER_PERMIT) + write_back::SETTLE_BATCH * 3 / 2
 }
+
+/// Runs claimed ahead per permit while attempts are short: claims and write-backs then come
+/// in batches large enough that their transactions, not the attempts, stop being the cost.
+const PREFETCH_PER_PERMIT: usize = 16;
 
 /// Attempts shorter than this (on average, recently) let the dispatcher claim a batch ahead of
 /// its free permits; longer ones never, so a node busy with long attempts does not sit on
@@ -427,7 +431,7 @@ async fn dispatch(
         start_queued(shared, permits, running, writes, hand_back, &mut queue);
 
         let prefetch = if shared.attempt_time() < PREFETCH_BELOW {
-            concurrency
+            concurrency * PREFETCH_PER_PERMIT
         } else {
             0
         };
