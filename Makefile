@@ -228,12 +228,20 @@ screenshots: tools-test build
 # ---------------------------------------------------------------------------------------------
 # Benchmarks: numbers to read, never pass/fail.
 
-.PHONY: bench-traffic bench-cluster bench-engine
+.PHONY: bench-traffic bench-cluster bench-engine bench-soak
 # Engine throughput and lateness on fresh databases (PostgreSQL too when
 # BULWARK_TEST_POSTGRES_URL is set); add ARGS=--json for one JSON object.
 bench-engine:
 	cargo build -p server --bin bulwark --profile server-release
 	$(CARGO_TARGET_DIR)/server-release/bulwark bench engine $(ARGS)
+
+# An ordinary busy day: one node under a mixed load for MINUTES (30 by default), counting
+# interrupted attempts, repeated side effects, memory and tick lateness; ARGS=--json, or e.g.
+# ARGS="--nodes 3" (PostgreSQL).
+MINUTES ?= 30
+bench-soak:
+	cargo build -p server --bin bulwark --profile server-release
+	$(CARGO_TARGET_DIR)/server-release/bulwark bench soak --minutes $(MINUTES) $(ARGS)
 
 # The multi-instance proof at full size: 3 nodes, 200 jobs every second, 60 s, one SIGKILL.
 bench-cluster:

@@ -408,10 +408,11 @@ const PREFETCH_BELOW: Duration = Duration::from_millis(20);
 /// another node or the web app announces work, or an attempt ends.
 ///
 /// Claims come in batches: while attempts are short, runs claimed ahead of the free permits
-/// wait in a small local queue (at most `concurrency`, refilled when it is half empty), so
-/// the next attempts start while the next claim is on its way; while they are long, a claim
-/// takes only what can start at once. A claim that comes back short means nothing more is due:
-/// the dispatcher then waits for a wake-up instead of asking again.
+/// wait in a local queue (at most [`PREFETCH_PER_PERMIT`] per permit, refilled when it is half
+/// empty), so the next attempts start while the next claim is on its way; while they are long,
+/// a claim takes only what can start at once. Planned work (ticks, retries) goes to the front
+/// of that queue, as the claim itself puts it first. A claim that comes back short means
+/// nothing more is due: the dispatcher then waits for a wake-up instead of asking again.
 async fn dispatch(
     shared: &Arc<Shared>,
     permits: &Arc<Semaphore>,
@@ -447,13 +448,25 @@ async fn dispatch(
             match claim::claim_due(shared, crate::clock::now(), room).await {
                 Ok(claimed) => {
                     more_due = claimed.len() == room;
+                    // Planned work (a tick, a retry) goes before the backlog already queued
+                    // here, as the claim itself puts it first.
+                    let mut planned = Vec::new();
                     for claimed in claimed {
                         let fence = shared.leases.hold(
                             claimed.run.id,
                             claimed.run.attempts,
                             claimed.lease_sent,
                         );
-                        queue.push_back((claimed, fence));
+                        if claimed.run.trigger == app::domain::run::Trigger::Cron
+                            || claimed.run.attempts > 1
+                        {
+                            planned.push((claimed, fence));
+                        } else {
+                            queue.push_back((claimed, fence));
+                        }
+                    }
+                    for run in planned.into_iter().rev() {
+                        queue.push_front(run);
                     }
                     start_queued(shared, permits, running, writes, hand_back, &mut queue);
                 }
