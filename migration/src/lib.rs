@@ -32,6 +32,7 @@ mod m20261202_000024_traffic_fact_blocks;
 mod m20261202_000025_maintenance;
 mod m20261203_000026_locales;
 mod m20261205_000027_run_cancel;
+mod m20261205_000028_param_hold;
 
 pub struct Migrator;
 
@@ -66,6 +67,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261202_000025_maintenance::Migration),
             Box::new(m20261203_000026_locales::Migration),
             Box::new(m20261205_000027_run_cancel::Migration),
+            Box::new(m20261205_000028_param_hold::Migration),
         ]
     }
 }

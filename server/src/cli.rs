@@ -219,6 +219,14 @@ enum JobsCommand {
     List,
     /// Queue a run of a job now.
     Run { name: String },
+    /// List the jobs that use a run parameter where it is no longer allowed (held: paused
+    /// until edited or confirmed); `--confirm NAME` lets one run as written until its next edit.
+    Check {
+        #[arg(long, value_name = "NAME")]
+        confirm: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
     /// Add the bundled demo jobs to a database that has no job yet.
     SeedDemo,
 }
@@ -492,6 +500,9 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
                 JobsCommand::Apply { file } => crate::commands::jobs::apply(&db, &file).await,
                 JobsCommand::List => crate::commands::jobs::list(&db).await,
                 JobsCommand::Run { name } => crate::commands::jobs::run(&db, &name).await,
+                JobsCommand::Check { confirm, json } => {
+                    crate::commands::jobs::check(&db, confirm.as_deref(), json).await
+                }
                 JobsCommand::SeedDemo => crate::demo::seed(&db).await,
             }
         }

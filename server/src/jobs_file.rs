@@ -67,6 +67,58 @@ struct ParameterToml {
     kind: String,
     default: Option<toml::Value>,
     required: Option<bool>,
+    choices: Option<Vec<String>>,
+    pattern: Option<String>,
+    max_length: Option<u32>,
+    min: Option<f64>,
+    max: Option<f64>,
+}
+
+impl ParameterToml {
+    /// The declaration as the editor's line (`app::domain::job::params`), so one parser
+    /// checks both; what that line cannot carry (a choice with a comma, ` | ` in a pattern)
+    /// is refused rather than read differently.
+    fn line(&self) -> Result<String, String> {
+        let mut line = format!("{}: {}", self.name, self.kind);
+        if let Some(default) = &self.default {
+            line.push_str(&format!(" = {}", toml_text(default)));
+        }
+        if self.required == Some(true) {
+            line.push_str(" required");
+        }
+        if let Some(choices) = &self.choices {
+            if let Some(bad) = choices
+                .iter()
+                .find(|c| c.contains(',') || c.contains(" | "))
+            {
+                return Err(format!(
+                    "parameter {}: a choice cannot hold a comma: '{bad}'",
+                    self.name
+                ));
+            }
+            line.push_str(&format!(" | choices: {}", choices.join(", ")));
+        }
+        if let Some(pattern) = &self.pattern {
+            if pattern.contains(" | ") {
+                return Err(format!(
+                    "parameter {}: write the pattern's | without spaces around it",
+                    self.name
+                ));
+            }
+            line.push_str(&format!(" | pattern: {pattern}"));
+        }
+        let numbers = [
+            ("max_length", self.max_length.map(f64::from)),
+            ("min", self.min),
+            ("max", self.max),
+        ];
+        for (option, value) in numbers {
+            if let Some(value) = value {
+                line.push_str(&format!(" | {option}: {value}"));
+            }
+        }
+        Ok(line)
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -223,20 +275,12 @@ impl JobToml {
         if let Some(v) = self.stall_timeout {
             input.timeout_stall = v;
         }
-        if let Some(parameters) = self.parameter {
-            // The editor's lines, so one parser checks both.
+        if let Some(parameters) = &self.parameter {
+            // A line that cannot be written is left for the file's check to name
+            // (`parse_file`).
             input.parameters = parameters
                 .iter()
-                .map(|p| {
-                    let mut line = format!("{}: {}", p.name, p.kind);
-                    if let Some(default) = &p.default {
-                        line.push_str(&format!(" = {}", toml_text(default)));
-                    }
-                    if p.required == Some(true) {
-                        line.push_str(" required");
-                    }
-                    line
-                })
+                .filter_map(|p| p.line().ok())
                 .collect::<Vec<_>>()
                 .join("\n");
         }
@@ -286,6 +330,11 @@ pub fn parse_file(text: &str) -> Result<Vec<JobSpec>, Vec<String>> {
                 "{label}: name: '{}' appears more than once in this file",
                 job.name
             ));
+        }
+        for parameter in job.parameter.iter().flatten() {
+            if let Err(problem) = parameter.line() {
+                problems.push(format!("{label}: parameters: {problem}"));
+            }
         }
         match JobSpec::parse(&job.into_input()) {
             Ok(spec) => specs.push(spec),

@@ -78,6 +78,13 @@ impl Application {
         for (job, secret) in &moved {
             tracing::info!(%job, %secret, "a credential typed into the job is now a secret");
         }
+        let held = app::services::held::hold_misplaced(&db, crate::clock::now())
+            .await
+            .context("could not check where the jobs use their parameters")?;
+        for job in &held {
+            let fields: Vec<&str> = job.misplaced.iter().map(|m| m.field.as_str()).collect();
+            tracing::warn!(job = %job.name, ?fields, "job held: it uses a parameter where it is no longer allowed; edit it, or `bulwark jobs check --confirm NAME`");
+        }
 
         let listener = tokio::net::TcpListener::bind(config.addr)
             .await

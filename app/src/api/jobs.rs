@@ -38,13 +38,7 @@ pub async fn get_job(id: i64) -> Result<JobDetail, AppError> {
             super::auth::require_user()?;
             let state = super::state()?;
             let row = jobs::get(&state.db, id).await.map_err(job_error)?;
-            let spec = jobs::to_spec(&row).map_err(job_error)?;
-            // Credentials never travel back to the browser in full.
-            Ok(JobDetail {
-                id: row.id,
-                input: spec.to_input().redacted(),
-                updated_at: row.updated_at,
-            })
+            crate::services::held::detail(&row).map_err(job_error)
         }
         .await,
     )
@@ -242,6 +236,28 @@ pub async fn job_hook(id: i64) -> Result<Option<crate::views::jobs::Hook>, AppEr
                 .await
                 .map_err(job_error)?;
             Ok(crate::services::hooks::of(&row))
+        }
+        .await,
+    )
+}
+
+/// Lets a held job run with its parameters as written until its next edit
+/// (`crate::services::held::confirm`).
+#[server(endpoint = "jobs/params/confirm", output = Json)]
+pub async fn confirm_job_params(id: i64) -> Result<(), AppError> {
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("confirm jobs")?;
+            let state = super::state()?;
+            let row = crate::services::jobs::get(&state.db, id)
+                .await
+                .map_err(job_error)?;
+            let confirmed =
+                crate::services::held::confirm(&state.db, &row.name, crate::clock::now())
+                    .await
+                    .map_err(job_error)?;
+            let detail = serde_json::json!({ "misplaced": confirmed });
+            super::audit(&state, &admin, "job.params_as_written", &row.name, detail).await
         }
         .await,
     )

@@ -59,6 +59,7 @@ use serde::{Deserialize, Serialize};
 
 /// A problem with one field of a form, file or filter: the message a person reads beside it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct FieldError {
     pub field: String,
     pub message: String,

@@ -95,15 +95,31 @@ pub fn substitute_with_params(
     secret: impl Fn(&str) -> Option<String>,
     params: Option<impl Fn(&str) -> Option<String>>,
 ) -> Result<String, Vec<String>> {
+    substitute_placed(
+        text,
+        secret,
+        params.map(|f| move |name: &str, _at: usize| f(name)),
+    )
+}
+
+/// [`substitute_with_params`] where a parameter's value may depend on where its reference
+/// stands: `param` gets the name and the byte offset of the reference's `$` in `text`
+/// (`crate::domain::job::placement` encodes a value for its place).
+pub fn substitute_placed(
+    text: &str,
+    secret: impl Fn(&str) -> Option<String>,
+    mut param: Option<impl FnMut(&str, usize) -> Option<String>>,
+) -> Result<String, Vec<String>> {
     let mut out = String::with_capacity(text.len());
     let mut missing: Vec<String> = Vec::new();
     let mut rest = text;
     while let Some(start) = rest.find("${") {
         out.push_str(&rest[..start]);
+        let at = text.len() - rest.len() + start;
         let here = &rest[start..];
         let (open, is_param) = if here.starts_with(OPEN) {
             (OPEN, false)
-        } else if params.is_some() && here.starts_with(OPEN_PARAM) {
+        } else if param.is_some() && here.starts_with(OPEN_PARAM) {
             (OPEN_PARAM, true)
         } else {
             out.push_str("${");
@@ -115,7 +131,7 @@ pub fn substitute_with_params(
             Some(end) if SecretName::parse(&after[..end]).is_ok() => {
                 let name = &after[..end];
                 let found = if is_param {
-                    params.as_ref().and_then(|lookup| lookup(name))
+                    param.as_mut().and_then(|lookup| lookup(name, at))
                 } else {
                     secret(name)
                 };
@@ -147,6 +163,26 @@ pub fn substitute_with_params(
     } else {
         Err(missing)
     }
+}
+
+/// Where each parameter reference in `text` starts (the byte offset of its `$`), with its
+/// name, in order.
+pub fn param_spans(text: &str) -> Vec<(usize, String)> {
+    let mut spans = Vec::new();
+    let mut rest = text;
+    while let Some(start) = rest.find(OPEN_PARAM) {
+        let at = text.len() - rest.len() + start;
+        let after = &rest[start + OPEN_PARAM.len()..];
+        let Some(end) = after.find('}') else { break };
+        let name = &after[..end];
+        if SecretName::parse(name).is_ok() {
+            spans.push((at, name.to_string()));
+            rest = &after[end + 1..];
+        } else {
+            rest = after;
+        }
+    }
+    spans
 }
 
 /// `text` with every occurrence of a secret's value put back as its reference. Values shorter

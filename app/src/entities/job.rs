@@ -64,6 +64,12 @@ pub struct Model {
     pub paused: bool,
     /// JSON array of tags (`crate::domain::job::tags`).
     pub tags: String,
+    /// Why the job is held: JSON array of the parameters it uses where they are no longer
+    /// allowed (`crate::domain::job::placement::Misplaced`); the job is paused while held.
+    pub params_held: Option<String>,
+    /// An administrator confirmed the job may run with its parameters as written (the rules
+    /// before `placement`), until its next edit.
+    pub params_as_written: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

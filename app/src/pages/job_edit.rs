@@ -71,12 +71,18 @@ pub fn JobEditPage() -> impl IntoView {
     };
     // The job's zone is fetched with the job, so the server renders the previews complete.
     let detail = Resource::new(id, |id| async move {
-        let (id, input) = match id {
-            Some(id) => get_job(id).await.map(|d| (Some(d.id), d.input))?,
-            None => (None, JobInput::default()),
+        let (id, input, hold) = match id {
+            Some(id) => get_job(id).await.map(|d| {
+                let hold = ParamsHold {
+                    misplaced: d.params_misplaced,
+                    held: d.params_held,
+                };
+                (Some(d.id), d.input, hold)
+            })?,
+            None => (None, JobInput::default(), ParamsHold::default()),
         };
         let zone = get_job_zone(input.timezone.clone()).await;
-        Ok::<_, AppError>((id, input, zone))
+        Ok::<_, AppError>((id, input, zone, hold))
     });
     let names = Resource::new(|| (), |_| zone_names());
     // The job's failures for the retry editor's evidence panel, fetched beside the job so the
@@ -100,7 +106,7 @@ pub fn JobEditPage() -> impl IntoView {
                 // Without the names the zone field still takes any name; only the picker is empty.
                 let zone_names = names.await.unwrap_or_default();
                 match detail.await {
-                    Ok((id, input, zone)) => {
+                    Ok((id, input, zone, hold)) => {
                         let declared = crate::domain::job::params::parse_declarations(&input.parameters)
                             .unwrap_or_default();
                         let run_card = match id {
@@ -110,7 +116,10 @@ pub fn JobEditPage() -> impl IntoView {
                             _ => None,
                         };
                         let hook_card = id.filter(|_| !readonly).map(|id| view! { <TriggerUrl id /> });
-                        view! { <JobForm id input zone zone_names history readonly /> {run_card} {hook_card} }.into_any()
+                        let hold_card = id
+                            .filter(|_| !hold.misplaced.is_empty())
+                            .map(|id| view! { <HeldForParameters id hold readonly /> });
+                        view! { {hold_card} <JobForm id input zone zone_names history readonly /> {run_card} {hook_card} }.into_any()
                     }
                     Err(e) => {
                         view! {
@@ -703,6 +712,52 @@ fn RunWithParameters(
 }
 
 /// The job's trigger URL, for admins: create (optionally signed), rotate, remove.
+/// Where a job uses a run parameter where it is no longer allowed, from its detail.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+struct ParamsHold {
+    misplaced: Vec<crate::domain::FieldError>,
+    held: bool,
+}
+
+/// The banner of a job saved before parameters became data (`crate::services::held`): each
+/// place named with what to do, and for an admin the confirmation that lets it run as written.
+#[component]
+fn HeldForParameters(id: i64, hold: ParamsHold, readonly: bool) -> impl IntoView {
+    use crate::api::jobs::ConfirmJobParams;
+    let confirm = ServerAction::<ConfirmJobParams>::new();
+    let done = move || matches!(confirm.value().get(), Some(Ok(())));
+    let intro = if hold.held {
+        t!("job-held-banner")
+    } else {
+        t!("job-held-confirmed")
+    };
+    let places = hold
+        .misplaced
+        .into_iter()
+        .map(|e| view! { <li class="warning"><code>{e.field}</code>": "{e.message}</li> })
+        .collect_view();
+    let can_confirm = hold.held && !readonly;
+    let button = move || {
+        (can_confirm && !done()).then(|| {
+            view! {
+                <ActionForm action=confirm>
+                    <input type="hidden" name="id" value=id />
+                    <button type="submit" data-testid="params-confirm">{t!("job-held-confirm")}</button>
+                </ActionForm>
+            }
+        })
+    };
+    view! {
+        <section class="card" data-testid="params-held">
+            <p>{intro}</p>
+            <ul class="warnings">{places}</ul>
+            {button}
+            <p class="ok" role="status">{move || done().then(|| t!("job-held-confirmed"))}</p>
+            <p class="error" role="alert">{move || confirm.value().get().and_then(Result::err).map(|e| e.explain())}</p>
+        </section>
+    }
+}
+
 #[component]
 fn TriggerUrl(id: i64) -> impl IntoView {
     use crate::api::jobs::{SetJobHook, job_hook};

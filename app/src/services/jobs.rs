@@ -125,6 +125,9 @@ fn fill(model: &mut job::ActiveModel, spec: &JobSpec, now: DateTime<Utc>) -> Res
     model.dependants = Set(serde_json::to_string(&spec.dependants).map_err(JobError::Encode)?);
     model.parameters = Set(serde_json::to_string(&spec.parameters).map_err(JobError::Encode)?);
     model.tags = Set(serde_json::to_string(&spec.tags).map_err(JobError::Encode)?);
+    // A saved definition passed `placement`: no hold, and no confirmation carried over.
+    model.params_held = Set(None);
+    model.params_as_written = Set(false);
     model.updated_at = Set(now);
     Ok(())
 }
@@ -256,10 +259,15 @@ pub async fn update(
     let due = row
         .next_fire_at
         .filter(|at| row.enabled && *at <= now && spec.enabled);
+    // The edit lifts a hold (`super::held`), and resumes the job if the hold paused it.
+    let resume = super::held::Hold::of(&row).is_some_and(|hold| hold.paused_it);
     let mut model = row.into_active_model();
     fill(&mut model, spec, now)?;
     if due.is_some() {
         model.next_fire_at = Set(due);
+    }
+    if resume {
+        model.paused = Set(false);
     }
     let updated = model
         .update(db)
@@ -509,7 +517,8 @@ pub async fn bulk(
             }
             BulkAction::Pause | BulkAction::Resume => {
                 let paused = action == BulkAction::Pause;
-                if row.paused == paused {
+                // A held job is released by an edit or a confirmation, not by a resume.
+                if row.paused == paused || (!paused && row.params_held.is_some()) {
                     continue;
                 }
                 model.paused = Set(paused);

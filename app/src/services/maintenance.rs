@@ -267,6 +267,9 @@ pub async fn set_job_paused(
     now: DateTime<Utc>,
 ) -> Result<job::Model, crate::services::jobs::JobError> {
     let row = crate::services::jobs::get(db, id).await?;
+    if !paused && let Some(refused) = crate::services::held::resume_refused(&row) {
+        return Err(refused);
+    }
     let mut model = row.into_active_model();
     model.paused = Set(paused);
     model.updated_at = Set(now);

@@ -14,6 +14,7 @@ pub mod digest;
 pub mod evidence;
 pub mod failed;
 pub mod gauges;
+pub mod held;
 pub mod hooks;
 pub mod jobs;
 pub mod lanes;

@@ -118,11 +118,49 @@ pub async fn start(
     now: DateTime<Utc>,
 ) -> Result<Triggered, StartError> {
     let spec = super::jobs::to_spec(job)?;
+    if let Some(super::jobs::JobError::Invalid(refused)) = super::held::resume_refused(job) {
+        return Err(StartError::Invalid(refused));
+    }
     let values = crate::domain::job::params::resolve(&spec.parameters, given)
         .map_err(StartError::Invalid)?;
+    if !job.params_as_written {
+        fits_its_places(&spec, &values).map_err(|e| StartError::Invalid(vec![e]))?;
+    }
     let params = (!spec.parameters.is_empty())
         .then(|| serde_json::to_string(&values).unwrap_or_else(|_| "{}".into()));
     Ok(trigger(db, job.id, params, request_key, now).await?)
+}
+
+/// Whether each value can be written where the job puts it (a header value without a line
+/// break, a path segment other than `..`), so a value that cannot is refused when the run is
+/// asked for, not when its attempt starts. Secrets do not matter here and stand in empty.
+fn fits_its_places(
+    spec: &crate::domain::job::JobSpec,
+    values: &std::collections::BTreeMap<String, serde_json::Value>,
+) -> Result<(), crate::domain::FieldError> {
+    use crate::domain::job::placement::{FillError, fill};
+    let field = |param: &str| format!("params.{param}");
+    match fill(
+        &spec.kind,
+        |_| Some(String::new()),
+        values,
+        &spec.parameters,
+    ) {
+        Err(FillError::HeaderBreak { param }) => Err(crate::domain::FieldError::new(
+            &field(&param),
+            crate::t!("error-param-header-break", name = param.clone()),
+        )),
+        Err(FillError::DotSegment { param }) => Err(crate::domain::FieldError::new(
+            &field(&param),
+            crate::t!("error-param-dot-segment", name = param.clone()),
+        )),
+        Err(FillError::Origin) => Err(crate::domain::FieldError::new(
+            "params",
+            crate::t!("error-param-origin"),
+        )),
+        // Missing values were refused by `resolve`; misplaced ones hold the job.
+        _ => Ok(()),
+    }
 }
 
 /// Starts a run of `job_id` now with `params` (a JSON object, already checked against the

@@ -84,6 +84,13 @@ pub struct JobDetail {
     pub id: i64,
     pub input: JobInput,
     pub updated_at: DateTime<Utc>,
+    /// Where the job uses a run parameter where it is no longer allowed, each as its field and
+    /// what to do (`crate::services::held`); empty for almost every job.
+    #[serde(default)]
+    pub params_misplaced: Vec<crate::domain::FieldError>,
+    /// Held (paused) for them; otherwise confirmed to run as written until its next edit.
+    #[serde(default)]
+    pub params_held: bool,
 }
 
 /// A job's trigger URL as its admins see it.

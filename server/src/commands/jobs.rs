@@ -1,4 +1,4 @@
-//! `bulwark jobs apply | list | run | seed-demo`: jobs as code, and jobs from the shell.
+//! `bulwark jobs apply | list | run | check | seed-demo`: jobs as code, and jobs from the shell.
 
 use std::path::Path;
 
@@ -81,5 +81,70 @@ pub async fn run(db: &DatabaseConnection, name: &str) -> anyhow::Result<()> {
         "run {} of {name} queued; a running `bulwark serve` picks it up",
         run.id
     );
+    Ok(())
+}
+
+/// `bulwark jobs check [--confirm NAME] [--json]`: the jobs that use a parameter where it is no
+/// longer allowed (`app::services::held`), each place named; with `--confirm`, one of them
+/// runs as written until its next edit (audited).
+pub async fn check(
+    db: &DatabaseConnection,
+    confirm: Option<&str>,
+    json: bool,
+) -> anyhow::Result<()> {
+    use app::services::held;
+    if let Some(name) = confirm {
+        let confirmed =
+            held::confirm(db, name, crate::clock::now())
+                .await
+                .map_err(|e| match e {
+                    jobs::JobError::Invalid(errors) => anyhow::anyhow!(
+                        "{}",
+                        errors
+                            .into_iter()
+                            .map(|e| e.message)
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    ),
+                    other => anyhow::Error::new(other).context("could not confirm the job"),
+                })?;
+        super::audited_with(
+            db,
+            "job.params_as_written",
+            name,
+            serde_json::json!({ "misplaced": confirmed }),
+        )
+        .await?;
+        eprintln!("{name} runs with its parameters as written until its next edit");
+        return Ok(());
+    }
+    let flagged = held::flagged(db)
+        .await
+        .context("could not check the jobs")?;
+    if json {
+        println!(
+            "{}",
+            serde_json::to_string(&flagged).context("could not write JSON")?
+        );
+        return Ok(());
+    }
+    if flagged.is_empty() {
+        println!("every job uses its parameters where they are allowed");
+    }
+    for job in &flagged {
+        let state = if job.held {
+            "held"
+        } else {
+            "runs as written (confirmed)"
+        };
+        println!("{}: {state}", job.name);
+        for m in &job.misplaced {
+            println!(
+                "  {}: {}",
+                m.field,
+                app::domain::job::parse::misplaced_text(m)
+            );
+        }
+    }
     Ok(())
 }

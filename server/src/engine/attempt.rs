@@ -95,10 +95,11 @@ pub async fn run(
                     stall: spec.timeout.stall_ms.map(Duration::from_millis),
                     params: run_params(&spec.parameters, claimed.run.params.as_deref()),
                     live: executor::LiveOutput::new(live_sender, start_live_writer),
+                    params_as_written: claimed.job.params_as_written,
                 };
                 let shared = shared.clone();
                 let spec = spec.clone();
-                tokio::spawn(async move { executor::execute(&shared, &spec.kind, &input).await })
+                tokio::spawn(async move { executor::execute(&shared, &spec, &input).await })
             }
             Err(message) => {
                 let message = message.clone();

@@ -30,6 +30,8 @@ pub struct CachedJob {
     /// The definition, or why the stored row cannot be read (the attempt then fails
     /// permanently with that message, and the run follows its fate).
     pub spec: Result<Arc<JobSpec>, String>,
+    /// Its parameters go in as written (`app::services::held`).
+    pub params_as_written: bool,
 }
 
 #[derive(Default)]
@@ -86,6 +88,7 @@ impl Specs {
                         name: row.name,
                         updated_at: row.updated_at,
                         spec,
+                        params_as_written: row.params_as_written,
                     }),
                 );
             }

@@ -9,7 +9,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use app::domain::job::JobKind;
+use app::domain::job::{JobKind, JobSpec, placement};
 use app::domain::run::{
     AttemptReport, ErrorClass, classify_exit, classify_http_status, parse_retry_after,
 };
@@ -104,6 +104,9 @@ pub struct AttemptInput {
     pub params: Result<std::collections::BTreeMap<String, serde_json::Value>, String>,
     /// The output while the attempt runs.
     pub live: LiveOutput,
+    /// Parameters go in as written (`app::services::held::confirm`), not encoded for their
+    /// places.
+    pub params_as_written: bool,
 }
 
 /// How an attempt went.
@@ -152,64 +155,42 @@ impl Execution {
     }
 }
 
-/// Runs one attempt of `kind`. Secrets it refers to are filled in just before, and their
+/// Runs one attempt of `spec`'s job. Secrets it refers to are filled in just before, and their
 /// values taken out again of what the attempt reports, so output and messages only ever hold
-/// the references.
-pub async fn execute(shared: &Shared, kind: &JobKind, input: &AttemptInput) -> Execution {
+/// the references. Parameters are written for their places (`app::domain::job::placement`),
+/// or as written for a job an administrator confirmed (`app::services::held`).
+pub async fn execute(shared: &Shared, spec: &JobSpec, input: &AttemptInput) -> Execution {
+    let kind = &spec.kind;
     let params = match &input.params {
         Ok(params) => params,
         Err(message) => {
             return Execution::failed(ErrorClass::Permanent, message.clone(), String::new());
         }
     };
-    let names = kind.secret_references();
-    if names.is_empty() {
-        if kind.param_references().is_empty() {
-            return run(shared, kind, input, &input.live).await;
-        }
-        return match kind.with_values(|_| None, Some(params)) {
-            Ok(filled) => run(shared, &filled, input, &input.live).await,
-            Err(missing) => Execution::failed(
-                ErrorClass::Permanent,
-                format!("no value for {}", missing.join(", ")),
-                String::new(),
-            ),
-        };
+    if kind.secret_references().is_empty() && kind.param_references().is_empty() {
+        return run(shared, kind, input, &input.live).await;
     }
-    let Some(key) = &shared.config.secret_key else {
-        return Execution::failed(
-            ErrorClass::Permanent,
-            "the job refers to secrets, and this node has no secret key",
-            String::new(),
-        );
-    };
-    let opened = match app::services::secrets::open_all(&shared.db, key).await {
-        Ok(opened) => opened,
-        // The database is unreachable, or this node's key is not the others': try later.
-        Err(e) => {
-            return Execution::failed(
-                ErrorClass::Transient,
-                format!("cannot open the job's secrets: {e}"),
-                String::new(),
-            );
+    let opened = if kind.secret_references().is_empty() {
+        std::collections::BTreeMap::new()
+    } else {
+        match open_secrets(shared).await {
+            Ok(opened) => opened,
+            Err(failed) => return failed,
         }
     };
-    let filled = match kind.with_values(|name| opened.get(name).cloned(), Some(params)) {
+    let lookup = |name: &str| opened.get(name).cloned();
+    let filled = if input.params_as_written {
+        kind.with_values(lookup, Some(params))
+            .map_err(placement::FillError::Missing)
+    } else {
+        placement::fill(kind, lookup, params, &spec.parameters)
+    };
+    let filled = match filled {
         Ok(filled) => filled,
-        Err(missing) => {
-            let (params, secrets): (Vec<String>, Vec<String>) =
-                missing.into_iter().partition(|m| m.starts_with("param:"));
-            let mut said = Vec::new();
-            if !secrets.is_empty() {
-                said.push(format!("no secret named {}", secrets.join(", ")));
-            }
-            if !params.is_empty() {
-                said.push(format!("no value for {}", params.join(", ")));
-            }
-            return Execution::failed(ErrorClass::Permanent, said.join("; "), String::new());
-        }
+        Err(e) => return Execution::failed(ErrorClass::Permanent, fill_error(e), String::new()),
     };
-    let used: Vec<(String, String)> = names
+    let used: Vec<(String, String)> = kind
+        .secret_references()
         .into_iter()
         .filter_map(|name| opened.get(&name).map(|value| (name, value.clone())))
         .collect();
@@ -220,6 +201,61 @@ pub async fn execute(shared: &Shared, kind: &JobKind, input: &AttemptInput) -> E
         .message
         .map(|m| app::domain::secrets::redact(&m, &used));
     execution
+}
+
+/// Every secret, opened with this node's key; the failed attempt when they cannot be.
+async fn open_secrets(
+    shared: &Shared,
+) -> Result<std::collections::BTreeMap<String, String>, Execution> {
+    let Some(key) = &shared.config.secret_key else {
+        return Err(Execution::failed(
+            ErrorClass::Permanent,
+            "the job refers to secrets, and this node has no secret key",
+            String::new(),
+        ));
+    };
+    app::services::secrets::open_all(&shared.db, key)
+        .await
+        // The database is unreachable, or this node's key is not the others': try later.
+        .map_err(|e| {
+            Execution::failed(
+                ErrorClass::Transient,
+                format!("cannot open the job's secrets: {e}"),
+                String::new(),
+            )
+        })
+}
+
+/// Why a definition could not be filled in, as the attempt's message.
+fn fill_error(e: placement::FillError) -> String {
+    use placement::FillError;
+    match e {
+        FillError::Missing(missing) => {
+            let (params, secrets): (Vec<String>, Vec<String>) =
+                missing.into_iter().partition(|m| m.starts_with("param:"));
+            let mut said = Vec::new();
+            if !secrets.is_empty() {
+                said.push(format!("no secret named {}", secrets.join(", ")));
+            }
+            if !params.is_empty() {
+                said.push(format!("no value for {}", params.join(", ")));
+            }
+            said.join("; ")
+        }
+        FillError::Misplaced(m) => format!(
+            "parameter {} stands where it is no longer allowed ({}): {}",
+            m.param,
+            m.field,
+            app::domain::job::parse::misplaced_text(&m)
+        ),
+        FillError::HeaderBreak { param } => {
+            format!("parameter {param} would put a line break in a header")
+        }
+        FillError::DotSegment { param } => {
+            format!("parameter {param} would be '.' or '..' in the URL's path")
+        }
+        FillError::Origin => "the parameters would send the call to another host".to_string(),
+    }
 }
 
 async fn run(

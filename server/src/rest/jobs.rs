@@ -27,13 +27,8 @@ pub(super) async fn by_name(state: &AppState, name: &str) -> Result<job::Model, 
 }
 
 pub(super) fn detail(row: &job::Model) -> Result<JobDetail, Problem> {
-    let spec = jobs::to_spec(row).map_err(job_error)?;
     // Credentials never travel back in full: secret headers show as hidden.
-    Ok(JobDetail {
-        id: row.id,
-        input: spec.to_input().redacted(),
-        updated_at: row.updated_at,
-    })
+    Ok(app::services::held::detail(row).map_err(job_error)?)
 }
 
 /// Jobs by name.

@@ -418,7 +418,8 @@ on_both_backends!(the_dispatcher_sleeps_when_nothing_can_be_claimed);
 /// Fault 6: after an outage of any length the misfire policy runs the newest missed tick once
 /// and records the latest missed ones as skipped — once, however many passes look.
 async fn a_long_outage_runs_the_newest_missed_tick_once(app: TestApp) {
-    // Every second, defined three hours before now: 10,800 ticks missed.
+    // Every second, defined thirty hours before now: 108,000 ticks missed, planned in one
+    // pass that steps back from now instead of counting them.
     let now =
         Utc.with_ymd_and_hms(2026, 11, 30, 12, 0, 0).unwrap() + chrono::Duration::milliseconds(700);
     for (name, misfire) in [("every-second", Misfire::RunOnce), ("skips", Misfire::Skip)] {
@@ -427,7 +428,7 @@ async fn a_long_outage_runs_the_newest_missed_tick_once(app: TestApp) {
         input.kind = Kind::Builtin.as_str().into();
         input.misfire = misfire.as_str().into();
         let spec = JobSpec::parse(&input).unwrap();
-        jobs::create(&app.db, &spec, now - chrono::Duration::hours(3))
+        jobs::create(&app.db, &spec, now - chrono::Duration::hours(30))
             .await
             .unwrap();
     }

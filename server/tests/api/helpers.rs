@@ -168,6 +168,22 @@ impl TestApp {
         }
     }
 
+    /// Builds the application again on this database and key, without serving or an engine:
+    /// what a restart (an upgrade) does before it listens.
+    pub async fn build_again(&self) -> Application {
+        Application::build(Config {
+            database_url: self.database_url.clone(),
+            addr: SocketAddr::from(([127, 0, 0, 1], 0)),
+            site_root: Some(self._dir.path().join("site")),
+            mail_outbox_dir: self._dir.path().join("outbox"),
+            secret_key_file: self._dir.path().join("secret.key"),
+            engine: false,
+            ..Config::default()
+        })
+        .await
+        .expect("the application builds again")
+    }
+
     /// Stops the application gracefully, as SIGTERM would (its node is then marked stopped),
     /// leaving the database to the test.
     pub async fn stop(&mut self) {

@@ -21,6 +21,7 @@ mod languages;
 mod mail;
 mod maintenance;
 mod metrics;
+mod param_places;
 mod params;
 mod process;
 mod proxy;

@@ -18,7 +18,12 @@ use crate::helpers::{TestApp, define, wait_for_status};
 use crate::on_both_backends;
 use crate::secrets::echo_server;
 
-async fn trigger(app: &TestApp, token: &str, job: &str, body: Value) -> reqwest::Response {
+pub(crate) async fn trigger(
+    app: &TestApp,
+    token: &str,
+    job: &str,
+    body: Value,
+) -> reqwest::Response {
     reqwest::Client::new()
         .post(app.url(&format!("/api/v1/jobs/{job}/runs")))
         .bearer_auth(token)
@@ -29,7 +34,7 @@ async fn trigger(app: &TestApp, token: &str, job: &str, body: Value) -> reqwest:
 }
 
 /// Runs the run `id` to its end with an engine that can open secrets.
-async fn finish(app: &TestApp, id: i64) -> app::entities::job_run::Model {
+pub(crate) async fn finish(app: &TestApp, id: i64) -> app::entities::job_run::Model {
     let mut config = engine_config("node-a");
     config.secret_key = Some(app.secret_key.clone());
     let engine = crate::engine::start(&app.db, config);

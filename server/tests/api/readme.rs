@@ -62,3 +62,27 @@ async fn the_readme_api_examples_run() {
     );
     assert!(stdout.contains("bulwark_runs"), "{stdout}");
 }
+
+/// The jobs-file example under "**Parameters.**" is one `jobs apply` accepts, with its options.
+#[test]
+fn the_readme_parameter_example_is_a_valid_jobs_file() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let section = readme
+        .split("**Parameters.**")
+        .nth(1)
+        .expect("the README explains parameters");
+    let block = section
+        .split("```toml\n")
+        .nth(1)
+        .and_then(|b| b.split("\n```").next())
+        .expect("with a jobs-file example");
+    let specs = server::jobs_file::parse_file(block).unwrap_or_else(|p| panic!("{p:#?}"));
+    let declared = &specs[0].parameters;
+    assert_eq!(declared[0].pattern.as_deref(), Some("^[a-z0-9-]{1,40}$"));
+    assert_eq!(declared[1].choices, ["eu", "us"]);
+    assert_eq!(
+        (declared[2].min, declared[2].max),
+        (Some(1.0), Some(1000.0))
+    );
+}

@@ -12,6 +12,16 @@
 //! dry_run: bool = false
 //! upload_id: string required
 //! ```
+//!
+//! Options follow, each after ` | `, and narrow what a value may be (`choices` and `pattern`
+//! make a string an allow-list, which a command needs to take it as an argument:
+//! `super::placement`):
+//!
+//! ```text
+//! region: string = eu-west-1 | choices: eu-west-1, us-east-1
+//! name: string required | pattern: ^[a-z0-9-]{1,40}$ | max_length: 40
+//! limit: number = 100 | min: 1 | max: 1000
+//! ```
 
 use crate::t;
 use std::collections::BTreeMap;
@@ -43,6 +53,88 @@ pub struct Parameter {
     /// A run cannot start without it (and it has no default).
     #[serde(default)]
     pub required: bool,
+    /// The only values a string may take.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub choices: Vec<String>,
+    /// A regular expression, written anchored (`^…$`), every string must match whole.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pattern: Option<String>,
+    /// The most characters a string may have.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_length: Option<u32>,
+    /// The least and the most a number may be.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min: Option<f64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max: Option<f64>,
+}
+
+impl Parameter {
+    /// Whether every value this parameter may take is one its declaration names or spells
+    /// out: a string with `choices` or a `pattern`, a number that cannot be negative (so it
+    /// never reads as an option), a boolean. Only such a parameter may be a command's argument.
+    pub fn is_allow_listed(&self) -> bool {
+        match self.kind {
+            ParamType::String => !self.choices.is_empty() || self.pattern.is_some(),
+            ParamType::Number => self.min.is_some_and(|min| min >= 0.0),
+            ParamType::Bool => true,
+        }
+    }
+
+    /// Why `value` (of the right type) is not one this parameter takes.
+    fn refuses(&self, value: &Value) -> Option<String> {
+        let name = self.name.clone();
+        if let Value::String(text) = value {
+            if !self.choices.is_empty() && !self.choices.contains(text) {
+                return Some(t!(
+                    "error-param-choice",
+                    name = name,
+                    choices = self.choices.join(", "),
+                    value = text.clone()
+                ));
+            }
+            if let Some(max) = self.max_length
+                && text.chars().count() > max as usize
+            {
+                return Some(t!("error-param-max-length", name = name, max = max));
+            }
+            if let Some(pattern) = &self.pattern
+                && !whole_match(pattern, text)
+            {
+                return Some(t!(
+                    "error-param-pattern-mismatch",
+                    name = name,
+                    pattern = pattern.clone()
+                ));
+            }
+        }
+        if let Some(n) = value.as_f64() {
+            if let Some(min) = self.min.filter(|min| n < *min) {
+                return Some(t!("error-param-below", name = name, min = min));
+            }
+            if let Some(max) = self.max.filter(|max| n > *max) {
+                return Some(t!("error-param-above", name = name, max = max));
+            }
+        }
+        None
+    }
+}
+
+/// The longest pattern a parameter may declare.
+pub const MAX_PATTERN_LEN: usize = 256;
+
+/// `pattern` compiled to match a whole value: written anchored, and matched as
+/// `^(?:pattern)$` too, so a top-level `|` cannot unanchor one side of it.
+fn compile(pattern: &str) -> Result<regex_lite::Regex, String> {
+    let anchored = pattern.starts_with('^') && pattern.ends_with('$') && !pattern.ends_with("\\$");
+    if !anchored || pattern.len() > MAX_PATTERN_LEN {
+        return Err(t!("error-param-pattern-anchored", max = MAX_PATTERN_LEN));
+    }
+    regex_lite::Regex::new(&format!("^(?:{pattern})$")).map_err(|e| e.to_string())
+}
+
+fn whole_match(pattern: &str, text: &str) -> bool {
+    compile(pattern).is_ok_and(|regex| regex.is_match(text))
 }
 
 /// The most parameters a job declares, and the longest value a run may carry.
@@ -96,56 +188,13 @@ pub fn parse_declarations(text: &str) -> Result<Vec<Parameter>, Vec<String>> {
             continue;
         }
         let n = i + 1;
-        let Some((name, rest)) = line.split_once(':') else {
-            problems.push(t!("error-param-line", line = n));
-            continue;
-        };
-        let name = name.trim();
-        if !valid_name(name) {
-            problems.push(t!("error-param-name", line = n, name = name.to_string()));
-            continue;
-        }
-        let mut rest = rest.trim();
-        let mut required = false;
-        if let Some(before) = rest.strip_suffix("required") {
-            required = true;
-            rest = before.trim_end();
-        }
-        let (kind_text, default_text) = match rest.split_once('=') {
-            Some((k, d)) => (k.trim(), Some(d.trim())),
-            None => (rest.trim(), None),
-        };
-        let Some(kind) = ParamType::parse(kind_text) else {
-            problems.push(t!(
-                "error-param-type",
-                line = n,
-                name = name.to_string(),
-                types = ParamType::WORDS.join(", ")
-            ));
-            continue;
-        };
-        let default = match default_text.map(|d| from_text(kind, d)).transpose() {
-            Ok(d) => d,
-            Err(e) => {
-                problems.push(t!(
-                    "error-param-default",
-                    line = n,
-                    name = name.to_string(),
-                    error = e
-                ));
-                continue;
+        match parse_line(n, line) {
+            Ok(p) if out.iter().any(|o| o.name == p.name) => {
+                problems.push(t!("error-param-twice", line = n, name = p.name));
             }
-        };
-        if out.iter().any(|p| p.name == name) {
-            problems.push(t!("error-param-twice", line = n, name = name.to_string()));
-            continue;
+            Ok(p) => out.push(p),
+            Err(problem) => problems.push(problem),
         }
-        out.push(Parameter {
-            name: name.to_string(),
-            kind,
-            default,
-            required,
-        });
     }
     if out.len() > MAX_PARAMETERS {
         problems.push(format!(
@@ -157,6 +206,158 @@ pub fn parse_declarations(text: &str) -> Result<Vec<Parameter>, Vec<String>> {
     } else {
         Err(problems)
     }
+}
+
+/// One line: `name: type [= default] [required]`, then ` | option: value` for each option.
+fn parse_line(n: usize, line: &str) -> Result<Parameter, String> {
+    let mut segments = line.split(" | ");
+    let head = segments.next().unwrap_or_default();
+    let Some((name, rest)) = head.split_once(':') else {
+        return Err(t!("error-param-line", line = n));
+    };
+    let name = name.trim();
+    if !valid_name(name) {
+        return Err(t!("error-param-name", line = n, name = name.to_string()));
+    }
+    let mut rest = rest.trim();
+    let mut required = false;
+    if let Some(before) = rest.strip_suffix("required") {
+        required = true;
+        rest = before.trim_end();
+    }
+    let (kind_text, default_text) = match rest.split_once('=') {
+        Some((k, d)) => (k.trim(), Some(d.trim())),
+        None => (rest.trim(), None),
+    };
+    let Some(kind) = ParamType::parse(kind_text) else {
+        return Err(t!(
+            "error-param-type",
+            line = n,
+            name = name.to_string(),
+            types = ParamType::WORDS.join(", ")
+        ));
+    };
+    let mut p = Parameter {
+        name: name.to_string(),
+        kind,
+        default: None,
+        required,
+        choices: Vec::new(),
+        pattern: None,
+        max_length: None,
+        min: None,
+        max: None,
+    };
+    for segment in segments {
+        parse_option(n, &mut p, segment.trim())?;
+    }
+    if let (Some(min), Some(max)) = (p.min, p.max)
+        && min > max
+    {
+        return Err(t!("error-param-range", line = n, name = p.name.clone()));
+    }
+    let default = default_text.map(|d| from_text(kind, d)).transpose();
+    let default = default.and_then(|d| match d.as_ref().and_then(|v| p.refuses(v)) {
+        Some(refused) => Err(refused),
+        None => Ok(d),
+    });
+    p.default = default.map_err(|e| {
+        t!(
+            "error-param-default",
+            line = n,
+            name = name.to_string(),
+            error = e
+        )
+    })?;
+    Ok(p)
+}
+
+/// One ` | option: value` of a declaration's line, into `p`.
+fn parse_option(n: usize, p: &mut Parameter, segment: &str) -> Result<(), String> {
+    let Some((option, value)) = segment.split_once(':') else {
+        return Err(t!(
+            "error-param-option",
+            line = n,
+            text = segment.to_string()
+        ));
+    };
+    let (option, value) = (option.trim(), value.trim());
+    let applies = match option {
+        "choices" | "pattern" | "max_length" => p.kind == ParamType::String,
+        "min" | "max" => p.kind == ParamType::Number,
+        _ => {
+            return Err(t!(
+                "error-param-option",
+                line = n,
+                text = segment.to_string()
+            ));
+        }
+    };
+    if !applies {
+        return Err(t!(
+            "error-param-option-kind",
+            line = n,
+            option = option.to_string(),
+            kind = p.kind.to_string()
+        ));
+    }
+    let number = || {
+        value
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite())
+            .ok_or_else(|| {
+                t!(
+                    "error-param-option-number",
+                    line = n,
+                    option = option.to_string(),
+                    text = value.to_string()
+                )
+            })
+    };
+    match option {
+        "choices" => {
+            p.choices = value
+                .split(',')
+                .map(str::trim)
+                .filter(|c| !c.is_empty())
+                .map(str::to_string)
+                .collect();
+            if p.choices.is_empty() {
+                return Err(t!(
+                    "error-param-choices-empty",
+                    line = n,
+                    name = p.name.clone()
+                ));
+            }
+        }
+        "pattern" => {
+            compile(value).map_err(|e| {
+                t!(
+                    "error-param-pattern",
+                    line = n,
+                    name = p.name.clone(),
+                    error = e
+                )
+            })?;
+            p.pattern = Some(value.to_string());
+        }
+        "max_length" => {
+            let max = number()?;
+            if max < 1.0 || max.fract() != 0.0 || max > f64::from(u32::MAX) {
+                return Err(t!(
+                    "error-param-option-number",
+                    line = n,
+                    option = option.to_string(),
+                    text = value.to_string()
+                ));
+            }
+            p.max_length = Some(max as u32);
+        }
+        "min" => p.min = Some(number()?),
+        _ => p.max = Some(number()?),
+    }
+    Ok(())
 }
 
 /// The declarations as the editor shows them (what [`parse_declarations`] reads back).
@@ -174,6 +375,20 @@ pub fn format_declarations(params: &[Parameter]) -> String {
             }
             if p.required {
                 line.push_str(" required");
+            }
+            if !p.choices.is_empty() {
+                line.push_str(&format!(" | choices: {}", p.choices.join(", ")));
+            }
+            let options = [
+                ("pattern", p.pattern.clone()),
+                ("max_length", p.max_length.map(|v| v.to_string())),
+                ("min", p.min.map(|v| v.to_string())),
+                ("max", p.max.map(|v| v.to_string())),
+            ];
+            for (option, value) in options {
+                if let Some(value) = value {
+                    line.push_str(&format!(" | {option}: {value}"));
+                }
             }
             line
         })
@@ -228,6 +443,8 @@ pub fn resolve(
                             value = value.to_string()
                         ),
                     ));
+                } else if let Some(refused) = p.refuses(value) {
+                    errors.push(FieldError::new(&field, refused));
                 } else if value.to_string().len() > MAX_VALUE_BYTES {
                     errors.push(FieldError::new(
                         &field,
@@ -323,5 +540,60 @@ mod tests {
         assert_eq!(as_text(&json!(1.5)), "1.5");
         assert_eq!(as_text(&json!(true)), "true");
         assert_eq!(env_name("upload_id"), "BULWARK_PARAM_UPLOAD_ID");
+    }
+
+    #[test]
+    fn options_read_and_write_back() {
+        let text = "region: string = eu | choices: eu, us\nname: string required | pattern: ^[a-z]+$ | max_length: 8\nlimit: number = 10 | min: 0 | max: 100";
+        let d = parse_declarations(text).unwrap();
+        assert_eq!(d[0].choices, ["eu", "us"]);
+        assert_eq!(d[1].pattern.as_deref(), Some("^[a-z]+$"));
+        assert_eq!(d[1].max_length, Some(8));
+        assert_eq!((d[2].min, d[2].max), (Some(0.0), Some(100.0)));
+        assert_eq!(parse_declarations(&format_declarations(&d)).unwrap(), d);
+        assert!(d.iter().all(Parameter::is_allow_listed));
+        let open = parse_declarations("p: string\nn: number | min: -1\nm: number").unwrap();
+        assert!(open.iter().all(|p| !p.is_allow_listed()));
+    }
+
+    #[test]
+    fn bad_options_name_their_line() {
+        for text in [
+            "p: string | colour: red",
+            "p: string | pattern: [a-z]+",
+            "p: string | pattern: ^[a-z$",
+            "p: number | choices: a, b",
+            "p: string | min: 1",
+            "p: string | choices: ,",
+            "p: string | max_length: 0",
+            "p: number | min: 5 | max: 1",
+            "p: string = fr | choices: eu, us",
+            "p: number = 500 | max: 100",
+        ] {
+            let problems = parse_declarations(text).unwrap_err();
+            assert!(problems[0].starts_with("line 1:"), "{text}: {problems:?}");
+        }
+    }
+
+    #[test]
+    fn values_outside_the_options_are_refused() {
+        let d = parse_declarations(
+            "region: string | choices: eu, us\nname: string | pattern: ^a|b$ | max_length: 3\nn: number | min: 1 | max: 5",
+        )
+        .unwrap();
+        let ok = json!({"region": "eu", "name": "b", "n": 5});
+        assert!(resolve(&d, ok.as_object().unwrap()).is_ok());
+        for (bad, field) in [
+            (json!({"region": "fr"}), "params.region"),
+            // Matched whole: a top-level | does not unanchor either side.
+            (json!({"name": "xxb"}), "params.name"),
+            (json!({"name": "abcd"}), "params.name"),
+            (json!({"n": 0}), "params.n"),
+            (json!({"n": 5.5}), "params.n"),
+        ] {
+            let errors = resolve(&d, bad.as_object().unwrap()).unwrap_err();
+            assert_eq!(errors.len(), 1, "{bad}: {errors:?}");
+            assert_eq!(errors[0].field, field, "{bad}");
+        }
     }
 }

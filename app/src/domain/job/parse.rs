@@ -196,6 +196,9 @@ impl JobSpec {
                     );
                 }
             }
+            for misplaced in super::placement::misplaced(kind, &parameters) {
+                fail(&misplaced.field, misplaced_text(&misplaced));
+            }
         }
         let to = parse_addresses("alert_to", &input.alert_to, &mut fail);
         let escalate_to = parse_addresses("escalate_to", &input.escalate_to, &mut fail);
@@ -475,6 +478,33 @@ fn parse_addresses(
                 fail(field, e.to_string());
             }
             None
+        }
+    }
+}
+
+/// What the editor (and a held job's banner) says about a parameter where it may not stand.
+pub fn misplaced_text(m: &super::placement::Misplaced) -> String {
+    use super::placement::Place;
+    let name = m.param.clone();
+    let variable = super::params::env_name(&m.param);
+    match m.place {
+        Place::UrlOrigin => t!("job-error-param-url-origin", name = name),
+        Place::HeaderName => t!("job-error-param-header-name", name = name),
+        Place::OtherBody => t!("job-error-param-body", name = name),
+        Place::Program => t!("job-error-param-program", name = name, variable = variable),
+        Place::PartOfArgument => {
+            t!(
+                "job-error-param-part-of-argument",
+                name = name,
+                variable = variable
+            )
+        }
+        Place::OpenArgument => {
+            t!(
+                "job-error-param-open-argument",
+                name = name,
+                variable = variable
+            )
         }
     }
 }
