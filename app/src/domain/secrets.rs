@@ -185,17 +185,58 @@ pub fn param_spans(text: &str) -> Vec<(usize, String)> {
     spans
 }
 
-/// `text` with every occurrence of a secret's value put back as its reference. Values shorter
-/// than four characters are left alone: they would match ordinary text everywhere.
+/// `text` with every occurrence of a secret's value put back as its reference: the value as it
+/// is, and the forms output shows it in — percent- and form-encoded (a URL, a form body, `set -x`
+/// of a curl line) and base64 (`Authorization: Basic`, a token piped through `base64`, also where
+/// the value sits inside a longer base64 text). Values shorter than four characters are left
+/// alone: they would match ordinary text everywhere.
 pub fn redact(text: &str, secrets: &[(String, String)]) -> String {
     let mut out = text.to_string();
-    let mut by_length: Vec<&(String, String)> =
-        secrets.iter().filter(|(_, v)| v.len() >= 4).collect();
+    let mut by_length: Vec<(&str, String)> = secrets
+        .iter()
+        .filter(|(_, v)| v.len() >= 4)
+        .flat_map(|(name, value)| forms(value).into_iter().map(move |f| (name.as_str(), f)))
+        .collect();
     // Longest first, so a value containing another is replaced whole.
     by_length.sort_by_key(|(_, v)| std::cmp::Reverse(v.len()));
     for (name, value) in by_length {
         if out.contains(value.as_str()) {
             out = out.replace(value.as_str(), &reference(name));
+        }
+    }
+    out
+}
+
+/// The shortest derived form worth looking for: shorter ones match ordinary text.
+const MIN_FORM: usize = 6;
+
+/// `value` and the encoded forms [`redact`] takes out, each once.
+fn forms(value: &str) -> Vec<String> {
+    use base64::Engine;
+    use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
+    use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};
+    let mut derived = vec![
+        utf8_percent_encode(value, NON_ALPHANUMERIC).to_string(),
+        url::form_urlencoded::byte_serialize(value.as_bytes()).collect(),
+    ];
+    // Inside a longer base64 text the value starts at one of three alignments; keep only the
+    // characters its own bits decide (`Basic base64("user:" + value)` holds one of these).
+    for skip in 0..3usize {
+        let mut bytes = vec![0u8; skip];
+        bytes.extend_from_slice(value.as_bytes());
+        let from = (skip * 8).div_ceil(6);
+        let to = bytes.len() * 8 / 6;
+        for engine in [&STANDARD_NO_PAD, &URL_SAFE_NO_PAD] {
+            let encoded = engine.encode(&bytes);
+            if let Some(core) = encoded.get(from..to) {
+                derived.push(core.to_string());
+            }
+        }
+    }
+    let mut out = vec![value.to_string()];
+    for form in derived {
+        if form.len() >= MIN_FORM && !out.contains(&form) {
+            out.push(form);
         }
     }
     out
@@ -286,6 +327,25 @@ mod tests {
             let filled = substitute(&text, lookup).unwrap();
             let secrets = vec![("API_KEY".to_string(), "k-123456".to_string())];
             prop_assert_eq!(redact(&filled, &secrets), text);
+        }
+    }
+
+    #[test]
+    fn encoded_forms_are_taken_out_too() {
+        use base64::Engine;
+        use base64::engine::general_purpose::STANDARD;
+        let secrets = vec![("TOKEN".to_string(), "s3cr3t/p@ss word".to_string())];
+        let basic = STANDARD.encode("deploy:s3cr3t/p@ss word");
+        let piped = STANDARD.encode("s3cr3t/p@ss word\n");
+        for shown in [
+            "curl -u deploy https://x/?t=s3cr3t%2Fp%40ss%20word".to_string(),
+            "body: t=s3cr3t%2Fp%40ss+word".to_string(),
+            format!("Authorization: Basic {basic}"),
+            format!("+ echo {piped}"),
+        ] {
+            let redacted = redact(&shown, &secrets);
+            assert!(redacted.contains("${secret:TOKEN}"), "{shown} → {redacted}");
+            assert!(!redacted.contains("s3cr3t"), "{redacted}");
         }
     }
 }

@@ -22,6 +22,11 @@ use super::builtin::{Progress, TaskContext};
 /// Kept of an attempt's output: enough to see what went wrong, bounded for the database.
 pub const TAIL_BYTES: usize = 4096;
 
+/// Read of an attempt's output before its secrets are taken out and it is cut to
+/// [`TAIL_BYTES`]: a value that straddles the cut is whole in here, so it is redacted, not cut
+/// in half and kept in part (a value up to this much longer than the tail).
+pub const READ_BYTES: usize = 2 * TAIL_BYTES;
+
 /// How often a running attempt's output is published while it runs.
 pub const LIVE_EVERY: Duration = Duration::from_secs(1);
 
@@ -64,11 +69,7 @@ impl LiveOutput {
         let Some(sender) = &self.sender else {
             return;
         };
-        let text = if self.secrets.is_empty() {
-            text
-        } else {
-            app::domain::secrets::redact(&text, &self.secrets)
-        };
+        let text = finish_tail(text, &self.secrets);
         let changed = sender.send_if_modified(|current| {
             let changed = *current != text;
             if changed {
@@ -168,7 +169,9 @@ pub async fn execute(shared: &Shared, spec: &JobSpec, input: &AttemptInput) -> E
         }
     };
     if kind.secret_references().is_empty() && kind.param_references().is_empty() {
-        return run(shared, kind, input, &input.live).await;
+        let mut execution = run(shared, kind, input, &input.live).await;
+        execution.output_tail = finish_tail(execution.output_tail, &[]);
+        return execution;
     }
     let opened = if kind.secret_references().is_empty() {
         std::collections::BTreeMap::new()
@@ -196,11 +199,29 @@ pub async fn execute(shared: &Shared, spec: &JobSpec, input: &AttemptInput) -> E
         .collect();
     let live = input.live.redacting(&used);
     let mut execution = run(shared, &filled, input, &live).await;
-    execution.output_tail = app::domain::secrets::redact(&execution.output_tail, &used);
+    execution.output_tail = finish_tail(execution.output_tail, &used);
     execution.message = execution
         .message
         .map(|m| app::domain::secrets::redact(&m, &used));
     execution
+}
+
+/// An attempt's output as it is kept: its secrets taken out of all that was read
+/// ([`READ_BYTES`]), then cut to the last [`TAIL_BYTES`] at a character's start.
+pub fn finish_tail(text: String, secrets: &[(String, String)]) -> String {
+    let text = if secrets.is_empty() {
+        text
+    } else {
+        app::domain::secrets::redact(&text, secrets)
+    };
+    if text.len() <= TAIL_BYTES {
+        return text;
+    }
+    let mut cut = text.len() - TAIL_BYTES;
+    while !text.is_char_boundary(cut) {
+        cut += 1;
+    }
+    text[cut..].to_string()
 }
 
 /// Every secret, opened with this node's key; the failed attempt when they cannot be.
@@ -476,7 +497,7 @@ async fn http(
     execution
 }
 
-/// The last [`TAIL_BYTES`] of a response body, read chunk by chunk up to [`MAX_BODY_BYTES`].
+/// The last [`READ_BYTES`] of a response body, read chunk by chunk up to [`MAX_BODY_BYTES`].
 async fn body_tail(mut response: reqwest::Response) -> String {
     let mut kept: Vec<u8> = Vec::with_capacity(TAIL_BYTES * 2);
     let mut read = 0usize;
@@ -485,8 +506,8 @@ async fn body_tail(mut response: reqwest::Response) -> String {
             Ok(Some(chunk)) => {
                 read += chunk.len();
                 kept.extend_from_slice(&chunk);
-                if kept.len() > TAIL_BYTES * 2 {
-                    kept.drain(..kept.len() - TAIL_BYTES);
+                if kept.len() > READ_BYTES * 2 {
+                    kept.drain(..kept.len() - READ_BYTES);
                 }
                 if read >= MAX_BODY_BYTES {
                     return format!(
@@ -655,7 +676,7 @@ fn kill_group(pid: Option<u32>) {
 #[cfg(not(unix))]
 fn kill_group(_pid: Option<u32>) {}
 
-/// A command's interleaved stdout and stderr (the last [`TAIL_BYTES`]), and when it last
+/// A command's interleaved stdout and stderr (the last [`READ_BYTES`]), and when it last
 /// printed anything.
 #[derive(Clone)]
 struct Output(Arc<Mutex<(Vec<u8>, Instant)>>);
@@ -670,7 +691,7 @@ impl Output {
     fn push(&self, bytes: &[u8]) {
         let mut out = self.lock();
         out.0.extend_from_slice(bytes);
-        let excess = out.0.len().saturating_sub(TAIL_BYTES);
+        let excess = out.0.len().saturating_sub(READ_BYTES);
         if excess > 0 {
             out.0.drain(..excess);
         }
@@ -702,13 +723,13 @@ async fn collect(mut stream: impl AsyncRead + Unpin, output: Output) {
     }
 }
 
-/// The last [`TAIL_BYTES`] of `bytes` as text both databases store: invalid UTF-8 replaced by
+/// The last [`READ_BYTES`] of `bytes` as text both databases store: invalid UTF-8 replaced by
 /// U+FFFD, and NUL — which PostgreSQL's `text` refuses, and with it the whole write-back of the
 /// batch the attempt was in — by U+2400 (␀), with a last line saying what was replaced. The
 /// bytes themselves are left as the job wrote them (the run page shows the tail; a stored
 /// log keeps the bytes).
 pub fn tail(bytes: &[u8]) -> String {
-    let cut = bytes.len().saturating_sub(TAIL_BYTES);
+    let cut = bytes.len().saturating_sub(READ_BYTES);
     // Past the rest of a character the cut went through (up to three continuation bytes): a
     // broken first character is the cut's doing, not the job's.
     let start = (cut..bytes.len())
@@ -763,14 +784,33 @@ mod tests {
 
     #[test]
     fn a_cut_through_a_character_is_not_invalid_output() {
-        // 'é' is two bytes: an odd number of them before a cut at TAIL_BYTES from the end
-        // leaves half a character at the start.
-        let text = format!("x{}", "é".repeat(TAIL_BYTES));
-        let kept = tail(text.as_bytes());
-        assert!(
-            !kept.contains('\u{FFFD}') && !kept.contains("Bulwark:"),
-            "{kept}"
-        );
+        // 'é' is two bytes: an odd number of them before a cut at READ_BYTES (and then at
+        // TAIL_BYTES) from the end leaves half a character at the start.
+        let text = format!("x{}", "é".repeat(READ_BYTES));
+        let read = tail(text.as_bytes());
+        let kept = finish_tail(read.clone(), &[]);
+        for text in [&read, &kept] {
+            assert!(
+                !text.contains('\u{FFFD}') && !text.contains("Bulwark:"),
+                "{text}"
+            );
+        }
+        assert!(read.len() <= READ_BYTES && read.len() >= READ_BYTES - 3);
         assert!(kept.len() <= TAIL_BYTES && kept.len() >= TAIL_BYTES - 3);
+    }
+
+    #[test]
+    fn a_secret_across_the_cut_is_taken_out_whole() {
+        let secret = "tok-0123456789abcdef";
+        let secrets = vec![("API".to_string(), secret.to_string())];
+        // The value starts eight bytes before the last TAIL_BYTES: cut first, its last twelve
+        // characters would be kept in the clear.
+        let mut printed = format!("lead {secret}");
+        let filler = TAIL_BYTES - (secret.len() - 8);
+        printed.push_str(&"-".repeat(filler));
+        let kept = finish_tail(tail(printed.as_bytes()), &secrets);
+        assert!(kept.len() <= TAIL_BYTES);
+        assert!(!kept.contains("456789abcdef"), "{}", &kept[..40]);
+        assert!(kept.contains("API}"), "{}", &kept[..40]);
     }
 }

@@ -426,3 +426,40 @@ async fn the_canary_never_leaves_the_attempt(app: TestApp) {
     assert!(!stored.contains(CANARY));
 }
 on_both_backends!(the_canary_never_leaves_the_attempt);
+
+/// A command that traces itself (`set -x`), prints its token base64-encoded and URL-encoded,
+/// then enough for the kept tail to be cut inside what it printed: none of those forms is kept.
+async fn a_secret_is_taken_out_in_its_printed_forms(app: TestApp) {
+    app::services::secrets::set(
+        &app.db,
+        &app.secret_key,
+        &app::domain::secrets::SecretName::parse("TOKEN").unwrap(),
+        "tok/3nc0ded value",
+        chrono::Utc::now(),
+    )
+    .await
+    .unwrap();
+    let mut command = base("traced");
+    command.kind = Kind::Command.as_str().into();
+    command.command_program = "sh".into();
+    command.command_args = [
+        "-c",
+        "set -x; t='${secret:TOKEN}'; printf '%s\\n' \"$t\" | base64; printf '%s\\n' \"$t\" | sed 's|/|%2F|; s| |%20|'; head -c 4000 /dev/zero | tr '\\0' '-'",
+    ]
+    .join("\n");
+    let job = define(&app.db, command).await;
+    let mut config = engine_config("node-a");
+    config.secret_key = Some(app.secret_key.clone());
+    let (run, finished) = run_to_end_on(&app.db, job.id, Duration::from_secs(20), config).await;
+    assert_eq!(finished.status, RunStatus::Succeeded);
+    let output = attempts_of(&app.db, run.id).await[0]
+        .output_tail
+        .clone()
+        .unwrap_or_default();
+    assert!(output.len() <= 4096);
+    for form in ["3nc0ded", "dG9rLzNuYzBkZWQgdmFsdWU", "tok%2F3nc0ded"] {
+        assert!(!output.contains(form), "{form} in {output}");
+    }
+    assert!(output.contains("${secret:TOKEN}"), "{output}");
+}
+on_both_backends!(a_secret_is_taken_out_in_its_printed_forms);
