@@ -180,9 +180,9 @@ pub async fn logout() -> Result<(), AppError> {
     super::respond(
         async {
             let state = super::state()?;
-            if let Some(token) = use_context::<http::request::Parts>()
-                .and_then(|parts| sessions::token_from_headers(&parts.headers))
-            {
+            if let Some(token) = use_context::<http::request::Parts>().and_then(|parts| {
+                sessions::token_from_headers(&parts.headers, secure_cookies(&state))
+            }) {
                 sessions::delete(&state.db, &token).await?;
             }
             let response = expect_context::<leptos_axum::ResponseOptions>();

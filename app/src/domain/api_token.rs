@@ -62,18 +62,19 @@ pub fn parse_expiry(text: &str, now: DateTime<Utc>) -> Result<Option<DateTime<Ut
     let unit_at = text.char_indices().last().map_or(0, |(i, _)| i);
     let (number, unit) = text.split_at(unit_at);
     let n: i64 = number.trim().parse().map_err(|_| bad())?;
+    // The checked constructors: a number too large for any length is "too long", not a panic.
     let length = match unit {
-        "h" => Duration::hours(n),
-        "d" => Duration::days(n),
-        "w" => Duration::weeks(n),
+        "h" => Duration::try_hours(n),
+        "d" => Duration::try_days(n),
+        "w" => Duration::try_weeks(n),
         _ => return Err(bad()),
     };
     if n <= 0 {
         return Err(t!("error-token-past"));
     }
-    if length > Duration::days(MAX_DAYS) {
+    let Some(length) = length.filter(|l| *l <= Duration::days(MAX_DAYS)) else {
         return Err(t!("error-token-too-long"));
-    }
+    };
     Ok(Some(now + length))
 }
 
@@ -86,6 +87,9 @@ mod tests {
         let now: DateTime<Utc> = "2026-12-01T00:00:00Z".parse().unwrap();
         assert_eq!(parse_expiry("", now), Ok(None));
         assert_eq!(parse_expiry("never", now), Ok(None));
+        for huge in ["200000000000d", "9223372036854775807h", "99999999999999w"] {
+            assert!(parse_expiry(huge, now).is_err(), "{huge}");
+        }
         assert_eq!(
             parse_expiry("30d", now),
             Ok(Some("2026-12-31T00:00:00Z".parse().unwrap()))

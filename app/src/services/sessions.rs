@@ -49,6 +49,14 @@ pub struct Origin {
 }
 
 /// Starts a session and returns the token for the cookie (256 random bits, hex).
+/// 32 bytes from the operating system's generator: for anything a guess must not find
+/// (session tokens, the traffic IP-hash key).
+pub fn random_key() -> [u8; 32] {
+    let mut bytes = [0u8; 32];
+    OsRng.fill_bytes(&mut bytes);
+    bytes
+}
+
 pub async fn create(
     db: &impl ConnectionTrait,
     user_id: i64,
@@ -56,9 +64,7 @@ pub async fn create(
     origin: &Origin,
     now: DateTime<Utc>,
 ) -> Result<String, DbErr> {
-    let mut bytes = [0u8; 32];
-    OsRng.fill_bytes(&mut bytes);
-    let token = hex::encode(bytes);
+    let token = hex::encode(random_key());
     session::ActiveModel {
         id: Set(token_hash(&token)),
         user_id: Set(user_id),
@@ -192,15 +198,17 @@ pub async fn purge_expired(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Res
         .rows_affected)
 }
 
-/// The session token from a request's `Cookie` headers, if present.
-pub fn token_from_headers(headers: &http::HeaderMap) -> Option<String> {
+/// The session token from a request's `Cookie` headers, if present. With `secure_only` (the
+/// console is served over TLS) only the `__Host-` cookie counts: the plain one could have been
+/// planted over plain HTTP or by a sibling domain.
+pub fn token_from_headers(headers: &http::HeaderMap, secure_only: bool) -> Option<String> {
     headers
         .get_all(http::header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(cookie::Cookie::split_parse)
         .filter_map(Result::ok)
-        .filter(|c| c.name() == SECURE_COOKIE_NAME || c.name() == COOKIE_NAME)
+        .filter(|c| c.name() == SECURE_COOKIE_NAME || (!secure_only && c.name() == COOKIE_NAME))
         // The prefixed one first: only a secure connection could have set it.
         .max_by_key(|c| c.name() == SECURE_COOKIE_NAME)
         .map(|c| c.value().to_string())
@@ -256,7 +264,20 @@ mod tests {
                 .parse()
                 .unwrap(),
         );
-        assert_eq!(token_from_headers(&headers).as_deref(), Some("abc123"));
-        assert_eq!(token_from_headers(&http::HeaderMap::new()), None);
+        assert_eq!(
+            token_from_headers(&headers, false).as_deref(),
+            Some("abc123")
+        );
+        assert_eq!(token_from_headers(&http::HeaderMap::new(), false), None);
+        // Under TLS the unprefixed cookie is not a session.
+        assert_eq!(token_from_headers(&headers, true), None);
+        headers.append(
+            http::header::COOKIE,
+            "__Host-bulwark_session=def456".parse().unwrap(),
+        );
+        assert_eq!(
+            token_from_headers(&headers, true).as_deref(),
+            Some("def456")
+        );
     }
 }

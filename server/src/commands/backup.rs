@@ -28,6 +28,9 @@ pub async fn backup(db: &DatabaseConnection, file: &Path) -> anyhow::Result<()> 
     let partial = partial_name(file);
     // A partial file from an interrupted backup is ours to replace.
     let _ = std::fs::remove_file(&partial);
+    // The copy holds password hashes, trigger-URL ids and sealed credentials: readable by its
+    // owner alone from its first byte, whatever the umask. SQLite writes into an empty file.
+    create_private(&partial)?;
     let target = partial
         .to_str()
         .context("the backup's path is not valid UTF-8")?;
@@ -53,6 +56,18 @@ pub async fn backup(db: &DatabaseConnection, file: &Path) -> anyhow::Result<()> 
         summary.attempts,
         summary.users
     );
+    Ok(())
+}
+
+/// An empty file only its owner may read or write.
+fn create_private(path: &Path) -> anyhow::Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options
+        .open(path)
+        .with_context(|| format!("could not create {}", path.display()))?;
     Ok(())
 }
 

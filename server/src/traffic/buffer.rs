@@ -178,15 +178,24 @@ impl Buffer {
         }
     }
 
-    /// Hits in the buffer per minute from `since_minute` on: the part of the last hour a
-    /// flush has not written yet.
-    pub fn pending_since(&self, since_minute: i64) -> Vec<(Hit, u64)> {
-        self.lock()
+    /// Hits in the buffer from `since_minute` on, per User-Agent and minute: the part of the
+    /// last hour a flush has not written yet. Counted under the lock every recorded hit takes,
+    /// so it copies each User-Agent once, not every buffered hit.
+    pub fn pending_since(&self, since_minute: i64) -> HashMap<String, HashMap<i64, u64>> {
+        let state = self.lock();
+        let mut by_agent: HashMap<String, HashMap<i64, u64>> = HashMap::new();
+        for (hit, n) in state
             .counts
             .iter()
             .filter(|(hit, _)| hit.minute >= since_minute)
-            .map(|(hit, n)| (hit.clone(), *n))
-            .collect()
+        {
+            let minutes = match by_agent.get_mut(hit.user_agent.as_str()) {
+                Some(minutes) => minutes,
+                None => by_agent.entry(hit.user_agent.clone()).or_default(),
+            };
+            *minutes.entry(hit.minute).or_default() += n;
+        }
+        by_agent
     }
 
     /// Whether the buffer passed three quarters of its bound since the last call.

@@ -148,7 +148,8 @@ impl Recorder {
         self.settings
             .rules
             .check(method, path, rules::is_prefetch(headers))?;
-        if app::services::sessions::token_from_headers(headers).is_some() {
+        // Either cookie marks a console user; whether it is a valid session does not matter.
+        if app::services::sessions::token_from_headers(headers, false).is_some() {
             return Err(Exclusion::ConsoleUser);
         }
         let rules = self.site_rules();
@@ -325,21 +326,21 @@ fn rate_key(ip: IpAddr) -> IpAddr {
 
 impl app::live::LiveTraffic for Recorder {
     fn unflushed_since(&self, since: chrono::DateTime<chrono::Utc>) -> Vec<app::live::LiveHits> {
-        let mut verdicts = std::collections::HashMap::new();
-        self.buffer
-            .pending_since(since.timestamp())
-            .into_iter()
-            .filter_map(|(hit, count)| {
-                let is_bot = *verdicts
-                    .entry(hit.user_agent.clone())
-                    .or_insert_with(|| bots::classify(&hit.user_agent).is_bot);
-                Some(app::live::LiveHits {
-                    minute: chrono::DateTime::from_timestamp(hit.minute, 0)?,
-                    is_bot,
-                    count,
-                })
-            })
-            .collect()
+        // Classified here, after the buffer's lock is let go.
+        let mut live = Vec::new();
+        for (agent, minutes) in self.buffer.pending_since(since.timestamp()) {
+            let is_bot = bots::classify(&agent).is_bot;
+            for (minute, count) in minutes {
+                if let Some(minute) = chrono::DateTime::from_timestamp(minute, 0) {
+                    live.push(app::live::LiveHits {
+                        minute,
+                        is_bot,
+                        count,
+                    });
+                }
+            }
+        }
+        live
     }
 
     fn sites_changed(&self) {

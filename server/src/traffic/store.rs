@@ -359,7 +359,9 @@ impl IpHasher {
         if privacy == IpPrivacy::Raw {
             return Ok(IpHasher::Raw);
         }
-        let fresh: [u8; 32] = std::array::from_fn(|_| fastrand::u8(..));
+        // The key keeps hashed addresses from being reversed by hashing every address: it
+        // comes from the operating system's generator, not a fast one seeded from the clock.
+        let fresh = app::services::sessions::random_key();
         let row = setting::ActiveModel {
             key: Set(IP_KEY_SETTING.into()),
             value: Set(hex::encode(fresh)),

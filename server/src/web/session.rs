@@ -34,7 +34,7 @@ fn is_public(path: &str) -> bool {
 }
 
 pub async fn layer(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
-    let user = match sessions::token_from_headers(request.headers()) {
+    let user = match sessions::token_from_headers(request.headers(), state.auth.secure_cookies) {
         None => None,
         Some(token) => {
             let lifetimes = state.auth.lifetimes();

@@ -50,6 +50,10 @@ async fn a_backup_taken_while_jobs_run_restores_and_serves() {
     assert!(out.starts_with("backed up to"), "{out}");
     assert!(file.is_file());
     assert!(!dir.path().join("bulwark-backup.db.partial").exists());
+    // It holds hashes and sealed credentials: its owner's alone, whatever the umask.
+    use std::os::unix::fs::PermissionsExt;
+    let mode = std::fs::metadata(&file).unwrap().permissions().mode();
+    assert_eq!(mode & 0o777, 0o600, "{mode:o}");
 
     // The copy is one moment between the two counts, and what had ended then is as it was.
     let copy_url = format!("sqlite://{}?mode=ro", file.display());
