@@ -36,6 +36,8 @@ struct JobToml {
     headers: Option<BTreeMap<String, String>>,
     body: Option<String>,
     expected: Option<String>,
+    /// `same-origin` (default), `any` or `none`.
+    follow_redirects: Option<String>,
     command: Option<Vec<String>>,
     transient_exit_codes: Option<Vec<i32>>,
     task: Option<String>,
@@ -192,6 +194,9 @@ impl JobToml {
         }
         if let Some(v) = self.expected {
             input.http_expected = v;
+        }
+        if let Some(v) = self.follow_redirects {
+            input.http_follow_redirects = v;
         }
         if let Some(mut command) = self.command
             && !command.is_empty()

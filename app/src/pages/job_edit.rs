@@ -268,6 +268,9 @@ fn JobForm(
                         get=|j| j.http_body.clone() set=|j, v| j.http_body = v />
                     <Field label=t!("job-http-expected") field="http_expected" job readonly
                         error=error_for("http_expected") get=|j| j.http_expected.clone() set=|j, v| j.http_expected = v />
+                    <Choice label=t!("job-http-redirects") field="http_follow_redirects" job readonly error=error_for("http_follow_redirects")
+                        get=|j| j.http_follow_redirects.clone() set=|j, v| j.http_follow_redirects = v
+                        options=&[("same-origin", key!("job-redirects-same-origin")), ("any", key!("job-redirects-any")), ("none", key!("job-redirects-none"))] />
                 </Show>
                 <Show when=move || kind() == Kind::Command.as_str()>
                     <Field label=t!("job-command-program") field="command_program" job readonly error=error_for("command_program")

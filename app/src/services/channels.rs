@@ -407,6 +407,51 @@ pub async fn remove(db: &impl ConnectionTrait, name: &str) -> Result<(), Channel
     Ok(())
 }
 
+/// Every channel's credentials sealed again from `old` to `new` (`super::sealed`); the count.
+pub(crate) async fn reseal(
+    db: &impl ConnectionTrait,
+    old: &SecretKey,
+    new: &SecretKey,
+) -> Result<usize, super::secrets::SecretError> {
+    let rows = channel::Entity::find()
+        .filter(channel::Column::Sealed.is_not_null())
+        .all(db)
+        .await?;
+    for row in &rows {
+        let sealed = row.sealed.as_deref().unwrap_or_default();
+        let context = context(&row.name);
+        let text = old
+            .open_value(&context, sealed)
+            .ok_or_else(|| super::secrets::SecretError::WrongKey(context.clone()))?;
+        channel::ActiveModel {
+            id: Set(row.id),
+            sealed: Set(Some(new.seal_value(&context, &text))),
+            ..Default::default()
+        }
+        .update(db)
+        .await?;
+    }
+    Ok(rows.len())
+}
+
+/// Opens one channel's credentials with `key`, if any channel has some: the start-up check.
+pub(crate) async fn open_one(
+    db: &impl ConnectionTrait,
+    key: &SecretKey,
+) -> Result<(), super::secrets::SecretError> {
+    let Some(row) = channel::Entity::find()
+        .filter(channel::Column::Sealed.is_not_null())
+        .one(db)
+        .await?
+    else {
+        return Ok(());
+    };
+    let context = context(&row.name);
+    key.open_value(&context, row.sealed.as_deref().unwrap_or_default())
+        .map(|_| ())
+        .ok_or(super::secrets::SecretError::WrongKey(context))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

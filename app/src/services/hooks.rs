@@ -91,3 +91,48 @@ pub async fn find(
     };
     Ok(Some((row, secret)))
 }
+
+/// Every trigger URL's signing secret sealed again from `old` to `new` (`super::sealed`); the
+/// count.
+pub(crate) async fn reseal(
+    db: &impl ConnectionTrait,
+    old: &SecretKey,
+    new: &SecretKey,
+) -> Result<usize, super::secrets::SecretError> {
+    let rows = job::Entity::find()
+        .filter(job::Column::HookSecret.is_not_null())
+        .all(db)
+        .await?;
+    for row in &rows {
+        let context = context(row.id);
+        let secret = old
+            .open_value(&context, row.hook_secret.as_deref().unwrap_or_default())
+            .ok_or_else(|| super::secrets::SecretError::WrongKey(context.clone()))?;
+        job::ActiveModel {
+            id: Set(row.id),
+            hook_secret: Set(Some(new.seal_value(&context, &secret))),
+            ..Default::default()
+        }
+        .update(db)
+        .await?;
+    }
+    Ok(rows.len())
+}
+
+/// Opens one trigger URL's signing secret with `key`, if any job has one: the start-up check.
+pub(crate) async fn open_one(
+    db: &impl ConnectionTrait,
+    key: &SecretKey,
+) -> Result<(), super::secrets::SecretError> {
+    let Some(row) = job::Entity::find()
+        .filter(job::Column::HookSecret.is_not_null())
+        .one(db)
+        .await?
+    else {
+        return Ok(());
+    };
+    let context = context(row.id);
+    key.open_value(&context, row.hook_secret.as_deref().unwrap_or_default())
+        .map(|_| ())
+        .ok_or(super::secrets::SecretError::WrongKey(context))
+}

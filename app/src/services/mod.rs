@@ -27,6 +27,7 @@ pub mod overview;
 pub mod passwords;
 pub mod retention;
 pub mod runs;
+pub mod sealed;
 pub mod secrets;
 pub mod sessions;
 pub mod sql;

@@ -128,7 +128,17 @@ pub async fn start(
     }
     let params = (!spec.parameters.is_empty())
         .then(|| serde_json::to_string(&values).unwrap_or_else(|_| "{}".into()));
-    Ok(trigger(db, job.id, params, request_key, now).await?)
+    match trigger(db, job.id, params.clone(), request_key, now).await? {
+        // The same key with other values is another request, not a retry of the first: it is
+        // refused rather than answered with a run that did not get them.
+        Triggered::Existing(run) if run.params != params => {
+            Err(StartError::Invalid(vec![crate::domain::FieldError::new(
+                "Idempotency-Key",
+                crate::t!("error-idempotency-reused"),
+            )]))
+        }
+        triggered => Ok(triggered),
+    }
 }
 
 /// Whether each value can be written where the job puts it (a header value without a line

@@ -253,26 +253,24 @@ pub async fn open_all(
     Ok(open)
 }
 
-/// Refuses a key that cannot open the stored secrets (another node's, or a lost one).
+/// Refuses a key that cannot open what is stored: every sealed column ([`super::sealed`]).
 pub async fn check_key(db: &impl ConnectionTrait, key: &SecretKey) -> Result<(), SecretError> {
-    open_all(db, key).await.map(|_| ())
+    super::sealed::check_key(db, key).await
 }
 
-/// Seals every secret again under `new`, in one transaction: all or nothing.
-pub async fn rekey(
-    db: &sea_orm::DatabaseConnection,
+/// Every secret sealed again from `old` to `new` inside the caller's transaction
+/// ([`super::sealed::rekey`]); the count.
+pub(crate) async fn reseal(
+    db: &impl ConnectionTrait,
     old: &SecretKey,
     new: &SecretKey,
     now: DateTime<Utc>,
 ) -> Result<usize, SecretError> {
-    use sea_orm::TransactionTrait;
-    let txn = db.begin().await?;
-    let open = open_all(&txn, old).await?;
+    let open = open_all(db, old).await?;
     for (name, value) in &open {
         let name = SecretName::parse(name).map_err(|_| SecretError::NotFound(name.clone()))?;
-        set(&txn, new, &name, value, now).await?;
+        set(db, new, &name, value, now).await?;
     }
-    txn.commit().await?;
     Ok(open.len())
 }
 
@@ -325,6 +323,7 @@ pub async fn move_literal_credentials(
             mut headers,
             body,
             expected,
+            follow_redirects,
         }) = serde_json::from_str::<JobKind>(&row.config)
         else {
             continue;
@@ -400,6 +399,7 @@ pub async fn move_literal_credentials(
             headers,
             body,
             expected,
+            follow_redirects,
         };
         let mut active: job::ActiveModel = row.into();
         active.config = Set(serde_json::to_string(&config)

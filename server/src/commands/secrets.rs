@@ -76,12 +76,17 @@ pub async fn rekey(
     }
     let new = SecretKey::generate();
     new.write(new_file)?;
-    match secrets::rekey(db, old, &new, crate::clock::now()).await {
-        Ok(count) => {
-            audited(db, "secret.rekeyed", &format!("{count} secrets")).await?;
+    match app::services::sealed::rekey(db, old, &new, crate::clock::now()).await {
+        Ok(counts) => {
+            let summary = counts
+                .iter()
+                .map(|(column, n)| format!("{n} {}", column.label()))
+                .collect::<Vec<_>>()
+                .join(", ");
+            audited(db, "secret.rekeyed", &summary).await?;
             println!(
-                "{count} secret(s) now sealed with the key in {}: set secret_key_file to it on \
-                 every instance and restart them",
+                "{summary} now sealed with the key in {}: set secret_key_file to it on every \
+                 instance and restart them",
                 new_file.display()
             );
             Ok(())

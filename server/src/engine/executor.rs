@@ -9,7 +9,7 @@
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use app::domain::job::{JobKind, JobSpec, placement};
+use app::domain::job::{JobKind, JobSpec, Redirects, placement};
 use app::domain::run::{
     AttemptReport, ErrorClass, classify_exit, classify_http_status, parse_retry_after,
 };
@@ -292,7 +292,11 @@ async fn run(
             headers,
             body,
             expected,
-        } => http(shared, method, url, headers, body, expected, input).await,
+            follow_redirects,
+        } => {
+            let client = shared.http.for_job(*follow_redirects, !body.is_empty());
+            http(client, method, url, headers, body, expected, input).await
+        }
         JobKind::Command {
             program,
             args,
@@ -375,27 +379,70 @@ fn timed_out(timeout: Duration, output: String) -> Execution {
 /// (a stream, a mistake) cannot hold an attempt or the node's memory.
 pub const MAX_BODY_BYTES: usize = 8 << 20;
 
-/// The engine's HTTP client. `guarded`: redirects to another origin (scheme, host or port) are
-/// not followed; the 3xx answer is the result. Without it reqwest follows them, dropping only
-/// the standard credential headers (`Authorization`, `Cookie`), not a job's own.
-pub fn http_client(guarded: bool) -> reqwest::Client {
-    let policy = if guarded {
-        reqwest::redirect::Policy::custom(|attempt| {
-            let same_origin = attempt
-                .previous()
-                .first()
-                .is_none_or(|first| first.origin() == attempt.url().origin());
-            if attempt.previous().len() >= 10 {
-                attempt.error("more than 10 redirects")
-            } else if same_origin {
-                attempt.follow()
-            } else {
-                attempt.stop()
-            }
-        })
-    } else {
-        reqwest::redirect::Policy::limited(10)
-    };
+/// The engine's HTTP clients, one per redirect policy (reqwest sets the policy per client).
+/// Every one refuses a redirect from https to http, and a 307 or 308 — which re-sends the
+/// request's body — to another origin when there is a body; ten hops at most.
+pub struct Clients {
+    none: reqwest::Client,
+    same_origin: reqwest::Client,
+    any: reqwest::Client,
+    /// `any`, for a request with a body: a 307 or 308 is followed only within the origin.
+    any_keeping_body: reqwest::Client,
+}
+
+impl Clients {
+    pub fn new() -> Clients {
+        Clients {
+            none: client(reqwest::redirect::Policy::none()),
+            same_origin: client(policy(false, true)),
+            any: client(policy(true, false)),
+            any_keeping_body: client(policy(true, true)),
+        }
+    }
+
+    /// The client for a job's choice, and whether its request has a body.
+    pub fn for_job(&self, redirects: Redirects, has_body: bool) -> &reqwest::Client {
+        match (redirects, has_body) {
+            (Redirects::None, _) => &self.none,
+            (Redirects::SameOrigin, _) => &self.same_origin,
+            (Redirects::Any, false) => &self.any,
+            (Redirects::Any, true) => &self.any_keeping_body,
+        }
+    }
+}
+
+impl Default for Clients {
+    fn default() -> Self {
+        Clients::new()
+    }
+}
+
+/// A redirect policy: `cross_origin` follows other origins; `keep_body` stops a 307 or 308 to
+/// another origin (the two statuses that re-send the body). A stopped redirect's 3xx answer is
+/// the attempt's result.
+fn policy(cross_origin: bool, keep_body: bool) -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(move |attempt| {
+        let Some(previous) = attempt.previous().last() else {
+            return attempt.follow();
+        };
+        let first = attempt.previous().first().unwrap_or(previous);
+        let same_origin = first.origin() == attempt.url().origin();
+        let downgrade = previous.scheme() == "https" && attempt.url().scheme() != "https";
+        let resends_body = matches!(attempt.status().as_u16(), 307 | 308);
+        if attempt.previous().len() >= 10 {
+            attempt.error("more than 10 redirects")
+        } else if downgrade
+            || (!same_origin && !cross_origin)
+            || (!same_origin && keep_body && resends_body)
+        {
+            attempt.stop()
+        } else {
+            attempt.follow()
+        }
+    })
+}
+
+fn client(policy: reqwest::redirect::Policy) -> reqwest::Client {
     reqwest::Client::builder()
         .user_agent(concat!("Bulwark/", env!("CARGO_PKG_VERSION")))
         .redirect(policy)
@@ -419,7 +466,7 @@ pub fn display_url(url: &str) -> String {
 }
 
 async fn http(
-    shared: &Shared,
+    client: &reqwest::Client,
     method: &str,
     url: &str,
     headers: &[(String, String)],
@@ -436,11 +483,6 @@ async fn http(
                 String::new(),
             );
         }
-    };
-    let client = if headers.is_empty() {
-        &shared.http
-    } else {
-        &shared.http_guarded
     };
     let mut request = client
         .request(method, url)

@@ -115,10 +115,8 @@ pub fn default_node_id() -> String {
 pub struct Shared {
     pub db: DatabaseConnection,
     pub config: EngineConfig,
-    pub http: reqwest::Client,
-    /// For calls that carry headers of their own (an API key, say): a redirect to another
-    /// origin is not followed, so the headers never reach a host the job did not name.
-    pub http_guarded: reqwest::Client,
+    /// HTTP clients by the job's redirect policy (`executor::Clients`).
+    pub http: executor::Clients,
     pub builtins: builtin::Registry,
     pub leases: lease::Leases,
     pub specs: cache::Specs,
@@ -162,8 +160,7 @@ pub struct Engine {
 
 impl Engine {
     pub fn new(db: DatabaseConnection, config: EngineConfig) -> Self {
-        let http = executor::http_client(false);
-        let http_guarded = executor::http_client(true);
+        let http = executor::Clients::new();
         let pauses = cache::Pauses::new(config.poll);
         Engine {
             shared: Arc::new(Shared {
@@ -171,7 +168,6 @@ impl Engine {
                 db,
                 config,
                 http,
-                http_guarded,
                 builtins: builtin::Registry::standard(),
                 specs: cache::Specs::default(),
                 histories: cache::Histories::default(),

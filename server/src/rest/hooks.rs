@@ -1,8 +1,13 @@
 //! `POST /hooks/<id>`: a job's trigger URL, for systems that cannot hold an API token. The id is
-//! the credential; a job may also ask for a signature (`X-Bulwark-Signature: sha256=<hex>`, the
-//! HMAC-SHA256 of the raw body keyed by the hook's secret, as GitHub signs its webhooks).
-//! Parameters come from the JSON body (`{"params": {…}}`), an `Idempotency-Key` works as on the
-//! API, and each URL is held to 60 triggers a minute.
+//! the credential; a job may also ask for a signature, checked before anything else the request
+//! costs: Standard Webhooks style (`webhook-id`, `webhook-timestamp` within five minutes of
+//! now, `webhook-signature: v1,<base64 HMAC-SHA256 of "id.timestamp.body">`; the `webhook-id`
+//! doubles as the request's idempotency key, so a replay inside the window answers with the
+//! same run), or, for one more release, GitHub style (`X-Bulwark-Signature: sha256=<hex>` over
+//! the body alone, which a replay can repeat). Failed signatures count in a bucket of their own,
+//! so junk cannot use up the signed caller's 60 triggers a minute. A disabled or paused job
+//! refuses (409). Parameters come from the JSON body (`{"params": {…}}`) and an
+//! `Idempotency-Key` works as on the API.
 //!
 //! Admins give a job its URL (or a new one, or none) through the API and the job's page:
 //! `POST`/`DELETE /api/v1/jobs/{name}/hook`.
@@ -29,14 +34,26 @@ use super::wire::TriggeredRun;
 /// Triggers per trigger URL per minute.
 const PER_MINUTE: u32 = 60;
 
-static LIMITER: LazyLock<governor::DefaultKeyedRateLimiter<String>> = LazyLock::new(|| {
+/// Requests with a wrong or missing signature per trigger URL per minute, counted apart from
+/// the triggers: after these the URL answers 429 to unsigned junk only.
+const BAD_SIGNATURES_PER_MINUTE: u32 = 30;
+
+/// How far a `webhook-timestamp` may be from now.
+const SIGNATURE_WINDOW_SECONDS: i64 = 5 * 60;
+
+type Limiter = governor::DefaultKeyedRateLimiter<String>;
+
+fn limiter(per_minute: u32) -> Limiter {
     governor::RateLimiter::keyed(governor::Quota::per_minute(
-        NonZeroU32::new(PER_MINUTE).unwrap_or(NonZeroU32::MIN),
+        NonZeroU32::new(per_minute).unwrap_or(NonZeroU32::MIN),
     ))
-});
+}
+
+static LIMITER: LazyLock<Limiter> = LazyLock::new(|| limiter(PER_MINUTE));
+static BAD_SIGNATURES: LazyLock<Limiter> = LazyLock::new(|| limiter(BAD_SIGNATURES_PER_MINUTE));
 
 /// Whether `header` is `sha256=<hex>` of the HMAC-SHA256 of `body` keyed by `secret`, compared
-/// in constant time.
+/// in constant time (the older, GitHub-style form).
 pub fn signature_holds(secret: &str, body: &[u8], header: Option<&str>) -> bool {
     let Some(hex_sig) = header.and_then(|h| h.trim().strip_prefix("sha256=")) else {
         return false;
@@ -44,11 +61,83 @@ pub fn signature_holds(secret: &str, body: &[u8], header: Option<&str>) -> bool 
     let Ok(expected) = hex::decode(hex_sig) else {
         return false;
     };
-    let Ok(mut mac) = Hmac::<Sha256>::new_from_slice(secret.as_bytes()) else {
+    mac(secret.as_bytes(), &[body]).is_some_and(|mac| mac.verify_slice(&expected).is_ok())
+}
+
+fn mac(key: &[u8], parts: &[&[u8]]) -> Option<Hmac<Sha256>> {
+    let mut mac = Hmac::<Sha256>::new_from_slice(key).ok()?;
+    for part in parts {
+        mac.update(part);
+    }
+    Some(mac)
+}
+
+/// The Standard Webhooks key of a secret: the bytes after `whsec_`, base64-decoded, or the
+/// secret's own bytes when it is not in that form.
+fn standard_key(secret: &str) -> Vec<u8> {
+    use base64::Engine;
+    secret
+        .strip_prefix("whsec_")
+        .and_then(|b64| base64::engine::general_purpose::STANDARD.decode(b64).ok())
+        .unwrap_or_else(|| secret.as_bytes().to_vec())
+}
+
+/// A Standard Webhooks signature: whether one of the space-separated `v1,<base64>` entries of
+/// `webhook-signature` is the HMAC-SHA256 of `id.timestamp.body`, and the timestamp within
+/// [`SIGNATURE_WINDOW_SECONDS`] of `now`.
+pub fn standard_signature_holds(
+    secret: &str,
+    body: &[u8],
+    id: &str,
+    timestamp: &str,
+    signatures: &str,
+    now: chrono::DateTime<chrono::Utc>,
+) -> bool {
+    use base64::Engine;
+    let Ok(sent_at) = timestamp.trim().parse::<i64>() else {
         return false;
     };
-    mac.update(body);
-    mac.verify_slice(&expected).is_ok()
+    if (now.timestamp() - sent_at).abs() > SIGNATURE_WINDOW_SECONDS {
+        return false;
+    }
+    let key = standard_key(secret);
+    signatures.split_whitespace().any(|entry| {
+        let Some(encoded) = entry.strip_prefix("v1,") else {
+            return false;
+        };
+        let Ok(expected) = base64::engine::general_purpose::STANDARD.decode(encoded) else {
+            return false;
+        };
+        let signed = [id.as_bytes(), b".", timestamp.trim().as_bytes(), b".", body];
+        mac(&key, &signed).is_some_and(|mac| mac.verify_slice(&expected).is_ok())
+    })
+}
+
+/// How a request proved it knows the hook's secret.
+enum Signed {
+    /// Standard Webhooks: its `webhook-id`, the request's idempotency key.
+    Standard(String),
+    Legacy,
+}
+
+/// Checks the request's signature against the hook's `secret`.
+fn check_signature(secret: &str, headers: &HeaderMap, body: &[u8]) -> Result<Signed, Problem> {
+    let header = |name: &str| headers.get(name).and_then(|v| v.to_str().ok());
+    if let (Some(id), Some(timestamp), Some(signatures)) = (
+        header("webhook-id"),
+        header("webhook-timestamp"),
+        header("webhook-signature"),
+    ) {
+        let now = crate::clock::now();
+        if standard_signature_holds(secret, body, id, timestamp, signatures, now) {
+            return Ok(Signed::Standard(id.to_string()));
+        }
+    } else if signature_holds(secret, body, header("x-bulwark-signature")) {
+        return Ok(Signed::Legacy);
+    }
+    Err(Problem::unauthorized(
+        "sign the request: webhook-id, webhook-timestamp (within 5 minutes) and webhook-signature v1,<base64 HMAC-SHA256 of id.timestamp.body>, keyed by the hook's secret",
+    ))
 }
 
 /// `POST /hooks/{id}`.
@@ -62,24 +151,23 @@ pub async fn trigger(
     let Some((job, secret)) = hooks::find(&state.db, &state.secret_key, &id).await? else {
         return Err(not_found());
     };
-    if LIMITER.check_key(&id).is_err() {
-        return Err(Problem::new(
-            StatusCode::TOO_MANY_REQUESTS,
-            format!("this trigger URL takes at most {PER_MINUTE} requests a minute"),
-        ));
-    }
-    match secret {
-        Ok(None) => {}
-        Ok(Some(secret)) => {
-            let header = headers
-                .get("x-bulwark-signature")
-                .and_then(|v| v.to_str().ok());
-            if !signature_holds(&secret, &body, header) {
-                return Err(Problem::unauthorized(
-                    "X-Bulwark-Signature must be sha256=<hex HMAC-SHA256 of the body>, keyed by the hook's secret",
-                ));
+    // The signature first: only a request that proves the secret spends the URL's triggers.
+    let signed = match secret {
+        Ok(None) => None,
+        Ok(Some(secret)) => match check_signature(&secret, &headers, &body) {
+            Ok(signed) => Some(signed),
+            Err(refused) => {
+                if BAD_SIGNATURES.check_key(&id).is_err() {
+                    return Err(Problem::new(
+                        StatusCode::TOO_MANY_REQUESTS,
+                        format!(
+                            "more than {BAD_SIGNATURES_PER_MINUTE} unsigned requests a minute to this trigger URL"
+                        ),
+                    ));
+                }
+                return Err(refused);
             }
-        }
+        },
         Err(()) => {
             tracing::error!(job = %job.name, "the trigger URL's secret does not open with this node's key");
             return Err(Problem::new(
@@ -87,8 +175,22 @@ pub async fn trigger(
                 "this node cannot check the signature; every node needs the same secret_key_file",
             ));
         }
+    };
+    if LIMITER.check_key(&id).is_err() {
+        return Err(Problem::new(
+            StatusCode::TOO_MANY_REQUESTS,
+            format!("this trigger URL takes at most {PER_MINUTE} requests a minute"),
+        ));
     }
-    let key = idempotency_key(&headers)?;
+    if matches!(signed, Some(Signed::Legacy)) {
+        tracing::warn!(job = %job.name, "a trigger URL was signed the old way (X-Bulwark-Signature): its callers should move to webhook-signature, which a replay cannot reuse");
+    }
+    refuse_when_stopped(&job)?;
+    let key = match (idempotency_key(&headers)?, signed) {
+        (Some(key), _) => Some(key),
+        (None, Some(Signed::Standard(webhook_id))) => Some(webhook_id),
+        (None, _) => None,
+    };
     let body = trigger_body(&body)?;
     let actor = format!("hook:{}", job.name);
     start(
@@ -103,6 +205,19 @@ pub async fn trigger(
         },
     )
     .await
+}
+
+/// A disabled job takes no run from its hook, nor a paused one (a pause holds back what is
+/// planned; a hook's caller is told to come back instead of getting a run that waits).
+fn refuse_when_stopped(job: &app::entities::job::Model) -> Result<(), Problem> {
+    let why = if !job.enabled {
+        "the job is disabled: its trigger URL starts nothing until it is enabled"
+    } else if job.paused {
+        "the job is paused: try again after it is resumed"
+    } else {
+        return Ok(());
+    };
+    Err(Problem::new(StatusCode::CONFLICT, why))
 }
 
 /// A trigger URL being made.
@@ -180,6 +295,41 @@ pub async fn remove(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn standard_webhooks_signatures_hold_inside_their_window() {
+        // A whsec_ key and the signature of "id.timestamp.body" under it, as Python's hmac
+        // module computes it.
+        let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+        let id = "msg_p5jXN8AQM9LWM0D4loKWxJek";
+        let timestamp = "1614265330";
+        let body = br#"{"test": 2432232314}"#;
+        let signature = "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=";
+        let at = |seconds: i64| chrono::DateTime::from_timestamp(seconds, 0).unwrap();
+        let holds =
+            |sig: &str, now| standard_signature_holds(secret, body, id, timestamp, sig, now);
+        assert!(holds(signature, at(1_614_265_330)));
+        assert!(holds(
+            &format!("v1,AAAA {signature}"),
+            at(1_614_265_330 + 299)
+        ));
+        assert!(
+            !holds(signature, at(1_614_265_330 + 301)),
+            "outside the window"
+        );
+        assert!(!holds(
+            "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OF=",
+            at(1_614_265_330)
+        ));
+        assert!(!standard_signature_holds(
+            secret,
+            b"{}",
+            id,
+            timestamp,
+            signature,
+            at(1_614_265_330)
+        ));
+    }
 
     #[test]
     fn signatures_are_checked_like_githubs() {

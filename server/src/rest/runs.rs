@@ -166,7 +166,7 @@ pub(crate) async fn start(
     let started = runs::start(&state.db, job, &body.params, key, now)
         .await
         .map_err(app::api::runs::start_error)?;
-    let (status, run) = match started {
+    let (status, run, replay) = match started {
         Triggered::Created(run) => {
             app::services::audit::record(
                 &state.db,
@@ -177,9 +177,9 @@ pub(crate) async fn start(
                 now,
             )
             .await?;
-            (StatusCode::CREATED, run)
+            (StatusCode::CREATED, run, false)
         }
-        Triggered::Existing(run) => (StatusCode::OK, run),
+        Triggered::Existing(run) => (StatusCode::OK, run, true),
     };
     Ok((
         status,
@@ -188,9 +188,12 @@ pub(crate) async fn start(
             job: job.name.clone(),
             status: run.status,
             created_at: run.created_at,
+            // A replay names the run, never its values: whoever sends a key someone else used
+            // learns nothing of what they sent.
             params: run
                 .params
                 .as_deref()
+                .filter(|_| !replay)
                 .and_then(|p| serde_json::from_str(p).ok()),
             url: format!("/runs/{}", run.id),
         }),

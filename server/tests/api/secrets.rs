@@ -463,3 +463,52 @@ async fn a_secret_is_taken_out_in_its_printed_forms(app: TestApp) {
     assert!(output.contains("${secret:TOKEN}"), "{output}");
 }
 on_both_backends!(a_secret_is_taken_out_in_its_printed_forms);
+
+/// `secret rekey` seals every sealed column again, not only the named secrets: a channel's
+/// credentials and a trigger URL's signing secret open with the new key and not the old, and
+/// the start-up check refuses the old key on their account alone.
+async fn a_rekey_reseals_every_sealed_column(app: TestApp) {
+    use app::services::{channels, hooks, sealed, secrets::SecretKey};
+    let old = app.secret_key.clone();
+    channels::add(
+        &app.db,
+        &old,
+        &channels::NewChannel {
+            name: "ops".into(),
+            kind: Some(app::domain::chat::ChannelKind::Webhook),
+            url: Some("https://hooks.example.com/robot?token=t-123".into()),
+            secret: Some("whsec_c2lnbi00NTYtc2lnbi00NTY=".into()),
+            to: Vec::new(),
+        },
+        chrono::Utc::now(),
+    )
+    .await
+    .unwrap();
+    let job = define(&app.db, crate::helpers::noop_job("signed-hook")).await;
+    let hook = hooks::create(&app.db, &old, job.id, Some("hook-789"))
+        .await
+        .unwrap();
+    let hook_id = hook.path.trim_start_matches("/hooks/").to_string();
+
+    let new = SecretKey::generate();
+    let counts = sealed::rekey(&app.db, &old, &new, chrono::Utc::now())
+        .await
+        .unwrap();
+    let count = |column| counts.iter().find(|(c, _)| *c == column).unwrap().1;
+    assert_eq!(count(sealed::Column::ChannelCredentials), 1);
+    assert_eq!(count(sealed::Column::HookSecrets), 1);
+
+    let opened = channels::open(&app.db, &new, "ops").await.unwrap();
+    assert_eq!(
+        opened.secret.as_deref(),
+        Some("whsec_c2lnbi00NTYtc2lnbi00NTY=")
+    );
+    let (_, secret) = hooks::find(&app.db, &new, &hook_id).await.unwrap().unwrap();
+    assert_eq!(secret, Ok(Some("hook-789".to_string())));
+    let (_, stale) = hooks::find(&app.db, &old, &hook_id).await.unwrap().unwrap();
+    assert_eq!(stale, Err(()));
+    // No named secret exists here: the old key is refused for the channel and the hook.
+    assert!(sealed::check_key(&app.db, &old).await.is_err());
+    assert!(sealed::check_key(&app.db, &new).await.is_ok());
+}
+on_both_backends!(a_rekey_reseals_every_sealed_column);

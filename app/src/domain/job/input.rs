@@ -25,6 +25,9 @@ pub struct JobInput {
     pub http_body: String,
     /// Comma-separated codes and ranges, e.g. `200-299, 304`.
     pub http_expected: String,
+    /// `same-origin`, `any` or `none` (`super::Redirects`).
+    #[serde(default = "default_redirects")]
+    pub http_follow_redirects: String,
     pub command_program: String,
     /// One argument per line.
     pub command_args: String,
@@ -86,6 +89,7 @@ impl Default for JobInput {
             http_headers: String::new(),
             http_body: String::new(),
             http_expected: "200-299".into(),
+            http_follow_redirects: default_redirects(),
             command_program: String::new(),
             command_args: String::new(),
             command_transient_codes: crate::domain::run::EX_TEMPFAIL.to_string(),
@@ -167,7 +171,9 @@ impl JobSpec {
                 headers,
                 body,
                 expected,
+                follow_redirects,
             } => {
+                input.http_follow_redirects = follow_redirects.as_str().to_string();
                 input.http_method = method.clone();
                 input.http_url = url.clone();
                 input.http_headers = headers
@@ -212,4 +218,8 @@ impl JobSpec {
         }
         input
     }
+}
+
+fn default_redirects() -> String {
+    super::Redirects::default().as_str().to_string()
 }

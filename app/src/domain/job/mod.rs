@@ -71,6 +71,27 @@ crate::text_enum! {
     }
 }
 
+crate::text_enum! {
+    /// Which redirects an HTTP job follows (`server/src/engine/executor.rs`): never from https
+    /// to http, never re-sending a body to another origin, whichever is chosen.
+    pub enum Redirects {
+        /// Within the URL's own scheme, host and port (the default).
+        SameOrigin = "same-origin",
+        /// Anywhere (the job's own headers go along).
+        Any = "any",
+        /// None: a 3xx answer is the result.
+        None = "none",
+    }
+}
+
+// Written out: `text_enum!` declares the enum, and a derive cannot reach it.
+#[allow(clippy::derivable_impls)]
+impl Default for Redirects {
+    fn default() -> Self {
+        Redirects::SameOrigin
+    }
+}
+
 /// What a job runs, with what it needs. Stored as JSON in `jobs.config`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "lowercase")]
@@ -82,6 +103,9 @@ pub enum JobKind {
         body: String,
         /// Inclusive ranges of statuses that count as success.
         expected: Vec<(u16, u16)>,
+        /// Which redirects it follows; saved before there was a choice: the default.
+        #[serde(default)]
+        follow_redirects: Redirects,
     },
     Command {
         program: String,
@@ -180,12 +204,14 @@ impl JobKind {
                 headers,
                 body,
                 expected,
+                follow_redirects,
             } => JobKind::Http {
                 method: method.clone(),
                 url: fill(url),
                 headers: headers.iter().map(|(n, v)| (fill(n), fill(v))).collect(),
                 body: fill(body),
                 expected: expected.clone(),
+                follow_redirects: *follow_redirects,
             },
             JobKind::Command {
                 program,

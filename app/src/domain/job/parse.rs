@@ -313,13 +313,29 @@ fn parse_http(input: &JobInput, fail: &mut impl FnMut(&str, String)) -> Option<J
     if expected.is_none() {
         fail("http_expected", t!("job-error-statuses"));
     }
-    match (method_ok && url_ok && headers_ok, expected) {
-        (true, Some(expected)) => Some(JobKind::Http {
+    let follow_redirects = super::Redirects::parse(input.http_follow_redirects.trim());
+    if follow_redirects.is_none() {
+        fail(
+            "http_follow_redirects",
+            t!(
+                "job-error-redirects",
+                choices = super::Redirects::WORDS.join(", "),
+                text = input.http_follow_redirects.trim().to_string()
+            ),
+        );
+    }
+    match (
+        method_ok && url_ok && headers_ok,
+        expected,
+        follow_redirects,
+    ) {
+        (true, Some(expected), Some(follow_redirects)) => Some(JobKind::Http {
             method,
             url,
             headers,
             body: input.http_body.clone(),
             expected,
+            follow_redirects,
         }),
         _ => None,
     }

@@ -153,6 +153,7 @@ pub fn fill(
             headers,
             body,
             expected,
+            follow_redirects,
         } => JobKind::Http {
             method: method.clone(),
             url: filler.url(url),
@@ -162,6 +163,7 @@ pub fn fill(
                 .collect(),
             body: filler.body(body_kind(headers, body), body),
             expected: expected.clone(),
+            follow_redirects: *follow_redirects,
         },
         JobKind::Command {
             program,
@@ -415,6 +417,7 @@ mod tests {
                 .collect(),
             body: body.into(),
             expected: vec![(200, 299)],
+            follow_redirects: Default::default(),
         }
     }
 

@@ -1,0 +1,139 @@
+//! Trigger URLs against a caller that is not the one they were made for: a Standard Webhooks
+//! signature is checked first and only inside its five minutes, a replay gets the run it
+//! already made and not its values, junk has a bucket of its own so the signed caller still
+//! gets through, a key reused with other values is refused, and a disabled or paused job starts
+//! nothing.
+
+use app::domain::account::Role;
+use base64::Engine;
+use chrono::Utc;
+use hmac::Mac;
+use serde_json::{Value, json};
+
+use crate::helpers::{TestApp, define};
+use crate::on_both_backends;
+
+const SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+/// `webhook-signature` for `body` sent as `id` at `timestamp`.
+fn sign(id: &str, timestamp: i64, body: &str) -> String {
+    let key = base64::engine::general_purpose::STANDARD
+        .decode(SECRET.trim_start_matches("whsec_"))
+        .unwrap();
+    let mut mac = hmac::Hmac::<sha2::Sha256>::new_from_slice(&key).unwrap();
+    mac.update(format!("{id}.{timestamp}.{body}").as_bytes());
+    let signature = base64::engine::general_purpose::STANDARD.encode(mac.finalize().into_bytes());
+    format!("v1,{signature}")
+}
+
+struct Hook<'a> {
+    app: &'a TestApp,
+    path: String,
+    client: reqwest::Client,
+}
+
+impl Hook<'_> {
+    async fn post(&self, id: &str, timestamp: i64, body: &str, signature: &str) -> (u16, Value) {
+        let answer = self
+            .client
+            .post(self.app.url(&self.path))
+            .header("content-type", "application/json")
+            .header("webhook-id", id)
+            .header("webhook-timestamp", timestamp.to_string())
+            .header("webhook-signature", signature)
+            .body(body.to_string())
+            .send()
+            .await
+            .unwrap();
+        let status = answer.status().as_u16();
+        (status, answer.json().await.unwrap_or(Value::Null))
+    }
+
+    async fn signed(&self, id: &str, body: &str) -> (u16, Value) {
+        let now = Utc::now().timestamp();
+        self.post(id, now, body, &sign(id, now, body)).await
+    }
+}
+
+async fn hook_for<'a>(app: &'a TestApp, token: &str) -> Hook<'a> {
+    let client = reqwest::Client::new();
+    let made: Value = client
+        .post(app.url("/api/v1/jobs/on-upload/hook"))
+        .bearer_auth(token)
+        .json(&json!({ "secret": SECRET }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    Hook {
+        app,
+        path: made["path"].as_str().unwrap().to_string(),
+        client,
+    }
+}
+
+async fn a_signed_hook_holds_against_replays_junk_and_stopped_jobs(app: TestApp) {
+    let (token, _) =
+        app::services::tokens::create(&app.db, "admin-api", Role::Admin, "", "test", Utc::now())
+            .await
+            .unwrap();
+    let mut input = crate::helpers::noop_job("on-upload");
+    input.parameters = "upload_id: string required".into();
+    let job = define(&app.db, input).await;
+    let hook = hook_for(&app, &token).await;
+    let body = r#"{"params": {"upload_id": "u-1"}}"#;
+
+    let (status, first) = hook.signed("msg_1", body).await;
+    assert_eq!(status, 201, "{first}");
+    assert_eq!(first["params"], json!({"upload_id": "u-1"}));
+    // The same message again (a replay, or the sender's retry): the same run, no values.
+    let (status, again) = hook.signed("msg_1", body).await;
+    assert_eq!((status, &again["id"]), (200, &first["id"]));
+    assert_eq!(again["params"], Value::Null);
+    // The same id with other values is another request under a used key.
+    let other = r#"{"params": {"upload_id": "u-2"}}"#;
+    assert_eq!(hook.signed("msg_1", other).await.0, 422);
+
+    // A signature older than five minutes, or made for another body, is refused.
+    let stale = Utc::now().timestamp() - 301;
+    let (status, _) = hook
+        .post("msg_2", stale, body, &sign("msg_2", stale, body))
+        .await;
+    assert_eq!(status, 401);
+    let now = Utc::now().timestamp();
+    assert_eq!(
+        hook.post("msg_2", now, other, &sign("msg_2", now, body))
+            .await
+            .0,
+        401
+    );
+
+    // Junk fills its own bucket; the signed caller still gets through.
+    let mut junk = Vec::new();
+    for i in 0..40 {
+        junk.push(
+            hook.post(&format!("junk-{i}"), now, body, "v1,AAAA")
+                .await
+                .0,
+        );
+    }
+    assert_eq!(junk.last(), Some(&429), "{junk:?}");
+    assert!(junk.iter().take(25).all(|s| *s == 401), "{junk:?}");
+    assert_eq!(hook.signed("msg_3", body).await.0, 201);
+
+    // A paused job and a disabled one start nothing.
+    app::services::maintenance::set_job_paused(&app.db, job.id, true, Utc::now())
+        .await
+        .unwrap();
+    assert_eq!(hook.signed("msg_4", body).await.0, 409);
+    app::services::maintenance::set_job_paused(&app.db, job.id, false, Utc::now())
+        .await
+        .unwrap();
+    app::services::jobs::set_enabled(&app.db, job.id, false, Utc::now())
+        .await
+        .unwrap();
+    assert_eq!(hook.signed("msg_5", body).await.0, 409);
+}
+on_both_backends!(a_signed_hook_holds_against_replays_junk_and_stopped_jobs);
