@@ -109,9 +109,10 @@ async fn a_jobs_headers_never_follow_a_redirect_to_another_origin(app: TestApp) 
         attempts[0].output_tail
     );
 
-    // Without headers of its own a job follows redirects as before.
+    // A job told to follow any redirect goes there, without its headers.
     let mut plain = base("plain");
     plain.http_url = format!("{origin}/start");
+    plain.http_follow_redirects = "any".into();
     let job = define(&app.db, plain).await;
     let (_, finished) = run_to_end(&app.db, job.id, Duration::from_secs(20)).await;
     assert_eq!(finished.status, RunStatus::Succeeded);
