@@ -7,7 +7,7 @@ test("an admin creates an API token, sees it once, uses it and revokes it", asyn
   await hydrated(page);
   const form = page.getByTestId("create-token");
   await form.getByLabel("Name").fill("e2e-pipeline");
-  await form.getByLabel("Role").selectOption("viewer");
+  await form.getByLabel("Scope").selectOption("read");
   await form.getByLabel(/Expires/).fill("30d");
   await form.getByRole("button", { name: "Create token" }).click();
   const shown = page.getByTestId("new-token").locator("code");

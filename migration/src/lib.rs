@@ -33,6 +33,7 @@ mod m20261202_000025_maintenance;
 mod m20261203_000026_locales;
 mod m20261205_000027_run_cancel;
 mod m20261205_000028_param_hold;
+mod m20261205_000029_token_scope;
 
 pub struct Migrator;
 
@@ -68,6 +69,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261203_000026_locales::Migration),
             Box::new(m20261205_000027_run_cancel::Migration),
             Box::new(m20261205_000028_param_hold::Migration),
+            Box::new(m20261205_000029_token_scope::Migration),
         ]
     }
 }

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use app::domain::account::{NewPassword, Role, Username};
+use app::domain::api_token::Scope;
 use app::domain::run::RunStatus;
 use app::services::users::CreateUserError;
 use clap::{Parser, Subcommand};
@@ -285,18 +286,37 @@ enum SiteCommand {
     Remove { host: String },
 }
 
+/// A token scope as typed: `read`, `trigger`, `admin`, or a role's word (`viewer`, `admin`).
+fn scope_word(text: &str) -> Result<Scope, String> {
+    Scope::from_word(text).ok_or_else(|| {
+        format!(
+            "'{text}' is not a scope: use {} (or viewer for read)",
+            Scope::WORDS.join(", ")
+        )
+    })
+}
+
 #[derive(Debug, Subcommand)]
 enum TokenCommand {
     /// Create a token; prints it alone on stdout, once.
     Create {
         name: String,
-        #[arg(long, value_enum)]
-        role: Role,
-        /// When it stops working: 30d, 12h, 8w, a date (2027-06-30) or never (the default).
+        /// The account it works for: it stops when that account is disabled, deleted or
+        /// demoted below the scope.
         #[arg(long)]
-        expires: Option<String>,
+        owner: String,
+        /// read, trigger (start runs and read them) or admin; `--role viewer|admin` is the
+        /// older spelling of read|admin.
+        #[arg(long, alias = "role", value_parser = scope_word)]
+        scope: Scope,
+        /// A trigger token's jobs: those with one of these tags (comma-separated).
+        #[arg(long, default_value = "")]
+        tags: String,
+        /// When it stops working: 30d, 12h, 8w, a date (2027-06-30) or never; 90d if not given.
+        #[arg(long, default_value = "")]
+        expires: String,
     },
-    /// Tokens with their role, state, creation, expiry and last use (never the token).
+    /// Tokens with their scope, owner, state, creation, expiry and last use (never the token).
     List {
         #[arg(long)]
         json: bool,
@@ -582,9 +602,20 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             match command {
                 TokenCommand::Create {
                     name,
-                    role,
+                    owner,
+                    scope,
+                    tags,
                     expires,
-                } => tokens::create(&db, &name, role, expires.as_deref()).await,
+                } => {
+                    let new = app::services::tokens::NewToken {
+                        name: &name,
+                        scope,
+                        tags: &tags,
+                        expires: &expires,
+                        owner: &owner,
+                    };
+                    tokens::create(&db, &new).await
+                }
                 TokenCommand::List { json } => tokens::list(&db, json).await,
                 TokenCommand::Revoke { name } => tokens::revoke(&db, &name).await,
             }

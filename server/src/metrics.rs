@@ -330,20 +330,33 @@ async fn database_gauges(db: &DatabaseConnection, registry: &mut Registry) -> Re
 }
 
 /// `GET /metrics`.
-pub async fn handler(State(scrape): State<Scrape>, headers: axum::http::HeaderMap) -> Response {
+pub async fn handler(State(scrape): State<Scrape>, parts: axum::http::request::Parts) -> Response {
     if !scrape.open {
-        let token = match crate::rest::caller::bearer(&headers) {
+        let token = match crate::rest::caller::bearer(&parts.headers) {
             Some(Ok(token)) => token,
             Some(Err(problem)) => return problem.into_response(),
             None => {
                 return crate::rest::problem::Problem::unauthorized(
-                    "send 'Authorization: Bearer <token>' (any role), or scrape the metrics_addr listener",
+                    "send 'Authorization: Bearer <token>' (a read or admin token), or scrape the metrics_addr listener",
                 )
                 .into_response();
             }
         };
-        if let Err(problem) = crate::rest::caller::token_caller(&scrape.app, token).await {
-            return problem.into_response();
+        let from = crate::rest::caller::address(&parts, &scrape.app);
+        match crate::rest::caller::token_caller(&scrape.app, token, from).await {
+            Err(problem) => return problem.into_response(),
+            // A trigger token starts runs; the figures of every job are more than that.
+            Ok(caller) if caller.scope == app::domain::api_token::Scope::Trigger => {
+                return crate::rest::problem::Problem::new(
+                    axum::http::StatusCode::FORBIDDEN,
+                    format!(
+                        "{} is a trigger token: /metrics needs a read or admin token",
+                        caller.actor
+                    ),
+                )
+                .into_response();
+            }
+            Ok(_) => {}
         }
     }
     match render(&scrape.app.db, &scrape.recorder).await {

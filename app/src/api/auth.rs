@@ -75,6 +75,18 @@ pub fn require_admin(action: &str) -> Result<CurrentUser, AppError> {
 #[cfg(feature = "ssr")]
 pub fn request_ip() -> Option<String> {
     let parts = use_context::<http::request::Parts>()?;
+    let trusted = use_context::<crate::state::AppState>()
+        .map(|state| state.auth.trusted_proxies)
+        .unwrap_or_default();
+    address_of(&parts, &trusted)
+}
+
+/// A request's client address, as [`request_ip`] finds it, from its parts.
+#[cfg(feature = "ssr")]
+pub fn address_of(
+    parts: &http::request::Parts,
+    trusted: &crate::domain::client_addr::TrustedProxies,
+) -> Option<String> {
     let peer = parts
         .extensions
         .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()?
@@ -86,9 +98,6 @@ pub fn request_ip() -> Option<String> {
         .iter()
         .filter_map(|v| v.to_str().ok())
         .collect();
-    let trusted = use_context::<crate::state::AppState>()
-        .map(|state| state.auth.trusted_proxies)
-        .unwrap_or_default();
     Some(trusted.client(peer, &forwarded).to_string())
 }
 

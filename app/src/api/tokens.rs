@@ -32,29 +32,36 @@ pub async fn list_tokens() -> Result<Vec<TokenInfo>, AppError> {
     )
 }
 
-/// Creates a token; the answer holds it, the only time it is shown.
+/// Creates a token owned by the administrator who creates it; the answer holds it, the only
+/// time it is shown.
 #[server(endpoint = "tokens/create", output = Json)]
 pub async fn create_token(
     name: String,
-    role: String,
+    scope: String,
+    tags: String,
     expires: String,
 ) -> Result<CreatedToken, AppError> {
-    use crate::domain::account::Role;
+    use crate::domain::api_token::Scope;
     super::respond(
         async {
             let admin = super::auth::require_admin("create API tokens")?;
-            let role = Role::parse(role.trim()).ok_or_else(|| {
+            let scope = Scope::from_word(&scope).ok_or_else(|| {
                 AppError::invalid(
-                    "role",
-                    crate::t!("error-token-role", roles = Role::WORDS.join(", ")),
+                    "scope",
+                    crate::t!("error-token-scope", scopes = Scope::WORDS.join(", ")),
                 )
             })?;
             let state = super::state()?;
+            let new = crate::services::tokens::NewToken {
+                name: &name,
+                scope,
+                tags: &tags,
+                expires: &expires,
+                owner: &admin.username,
+            };
             let (token, info) = crate::services::tokens::create(
                 &state.db,
-                &name,
-                role,
-                &expires,
+                &new,
                 &admin.username,
                 crate::clock::now(),
             )
@@ -65,7 +72,10 @@ pub async fn create_token(
                 &admin,
                 "token.created",
                 &info.name,
-                serde_json::json!({ "role": info.role, "expires_at": info.expires_at }),
+                serde_json::json!({
+                    "scope": info.scope, "tags": info.tags, "owner": info.owner,
+                    "expires_at": info.expires_at,
+                }),
             )
             .await?;
             Ok(CreatedToken { token, info })

@@ -13,7 +13,24 @@ pub async fn list_users() -> Result<Vec<UserRow>, AppError> {
             super::auth::require_user()?;
             let state = super::state()?;
             let users = crate::services::users::list(&state.db).await?;
-            Ok(users.into_iter().map(UserRow::from).collect())
+            let now = crate::clock::now();
+            let working: Vec<_> = crate::services::tokens::list(&state.db)
+                .await?
+                .into_iter()
+                .filter(|t| t.state(now) == "active")
+                .collect();
+            Ok(users
+                .into_iter()
+                .map(UserRow::from)
+                .map(|mut row| {
+                    row.tokens = working
+                        .iter()
+                        .filter(|t| t.owner.as_deref() == Some(row.username.as_str()))
+                        .map(|t| (t.name.clone(), t.scope))
+                        .collect();
+                    row
+                })
+                .collect())
         }
         .await,
     )

@@ -1,8 +1,63 @@
-//! API tokens as people type and read them: the token's shape, a name, an expiry such as `30d`.
-//! Pure; the table and the hashing are `crate::services::tokens`.
+//! API tokens as people type and read them: the token's shape, a name, a scope, the tags a
+//! trigger token is kept to, an expiry such as `30d`. Pure; the table and the hashing are
+//! `crate::services::tokens`.
 
+use crate::domain::account::Role;
 use crate::t;
 use chrono::{DateTime, Duration, Utc};
+
+crate::text_enum! {
+    /// What a token may do. `read`: what a viewer reads. `trigger`: start runs (of every job,
+    /// or of the jobs with one of its tags) and read those jobs and their runs, nothing else.
+    /// `admin`: what an administrator does.
+    pub enum Scope {
+        Read = "read",
+        Trigger = "trigger",
+        Admin = "admin",
+    }
+}
+
+impl Scope {
+    /// A scope as typed: its own word, or a role's (`viewer` is `read`), which `--role` used.
+    pub fn from_word(text: &str) -> Option<Scope> {
+        let text = text.trim();
+        Scope::parse(text).or_else(|| match Role::parse(text)? {
+            Role::Viewer => Some(Scope::Read),
+            Role::Admin => Some(Scope::Admin),
+        })
+    }
+
+    /// The role a request with this token acts with, wherever a role decides.
+    pub fn acts_as(self) -> Role {
+        match self {
+            Scope::Admin => Role::Admin,
+            Scope::Read | Scope::Trigger => Role::Viewer,
+        }
+    }
+
+    /// Whether an owner with `role` may hold (and keep) a token of this scope: starting runs is a
+    /// change, as it is in the console, so `trigger` needs an administrator too.
+    pub fn allowed_for(self, role: Role) -> bool {
+        match self {
+            Scope::Read => true,
+            Scope::Trigger | Scope::Admin => role.can_change(),
+        }
+    }
+}
+
+/// How long a token lives when its maker says nothing.
+pub const DEFAULT_EXPIRY: &str = "90d";
+
+/// A trigger token's tags, typed as the job editor takes them; other scopes take none.
+pub fn parse_scope_tags(scope: Scope, text: &str) -> Result<Vec<String>, String> {
+    if text.trim().is_empty() {
+        return Ok(Vec::new());
+    }
+    if scope != Scope::Trigger {
+        return Err(t!("error-token-tags-scope"));
+    }
+    crate::domain::job::tags::parse_tags(text).map_err(|errors| errors.join("; "))
+}
 
 /// Every token starts with this, so a leaked one is recognisable (secret scanners, logs).
 pub const PREFIX: &str = "bwk_";
@@ -40,11 +95,15 @@ pub fn parse_name(name: &str) -> Result<String, String> {
 /// The longest a token may live: five years. Longer is "never", said plainly.
 const MAX_DAYS: i64 = 5 * 366;
 
-/// When a token created at `now` expires: `None` for `""` or `never`; `30d`, `12h`, `8w`, or a
-/// date (`2027-06-30`, the end of that day in UTC).
+/// When a token created at `now` expires: `None` for `never` (said explicitly); `30d`, `12h`,
+/// `8w`, or a date (`2027-06-30`, the end of that day in UTC); nothing typed is
+/// [`DEFAULT_EXPIRY`].
 pub fn parse_expiry(text: &str, now: DateTime<Utc>) -> Result<Option<DateTime<Utc>>, String> {
-    let text = text.trim();
-    if text.is_empty() || text.eq_ignore_ascii_case("never") {
+    let text = match text.trim() {
+        "" => DEFAULT_EXPIRY,
+        typed => typed,
+    };
+    if text.eq_ignore_ascii_case("never") {
         return Ok(None);
     }
     let bad = || t!("error-token-expiry", text = text.to_string());
@@ -85,7 +144,11 @@ mod tests {
     #[test]
     fn expiries() {
         let now: DateTime<Utc> = "2026-12-01T00:00:00Z".parse().unwrap();
-        assert_eq!(parse_expiry("", now), Ok(None));
+        assert_eq!(
+            parse_expiry("", now),
+            Ok(Some("2027-03-01T00:00:00Z".parse().unwrap())),
+            "ninety days unless said otherwise"
+        );
         assert_eq!(parse_expiry("never", now), Ok(None));
         for huge in ["200000000000d", "9223372036854775807h", "99999999999999w"] {
             assert!(parse_expiry(huge, now).is_err(), "{huge}");
@@ -105,6 +168,24 @@ mod tests {
         for bad in ["0d", "-1d", "30", "soon", "2020-01-01", "9999w", "é", "d"] {
             assert!(parse_expiry(bad, now).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn scopes_roles_and_tags() {
+        assert_eq!(Scope::from_word("viewer"), Some(Scope::Read));
+        assert_eq!(Scope::from_word(" admin "), Some(Scope::Admin));
+        assert_eq!(Scope::from_word("trigger"), Some(Scope::Trigger));
+        assert_eq!(Scope::from_word("root"), None);
+        assert!(Scope::Read.allowed_for(Role::Viewer));
+        assert!(!Scope::Trigger.allowed_for(Role::Viewer));
+        assert!(Scope::Trigger.allowed_for(Role::Admin));
+        assert_eq!(Scope::Trigger.acts_as(), Role::Viewer);
+        assert_eq!(
+            parse_scope_tags(Scope::Trigger, "deploy, nightly"),
+            Ok(vec!["deploy".to_string(), "nightly".to_string()])
+        );
+        assert!(parse_scope_tags(Scope::Read, "deploy").is_err());
+        assert_eq!(parse_scope_tags(Scope::Admin, " "), Ok(vec![]));
     }
 
     #[test]

@@ -317,6 +317,7 @@ fn UsersTable(
                         .into_iter()
                         .map(|u| {
                             let name = u.username.clone();
+                            let stops = tokens_stopped(&u.tokens, u.role);
                             let actions = admin.then(move || {
                                 let label = t!("users-change-one", name = name.clone());
                                 let testid = format!("manage-{name}");
@@ -340,6 +341,7 @@ fn UsersTable(
                                             </select>
                                             <button type="submit">{t!("users-apply")}</button>
                                         </ActionForm>
+                                        {stops}
                                     </td>
                                 }
                             });
@@ -455,4 +457,32 @@ fn AddUserForm(create: ServerAction<CreateUser>) -> impl IntoView {
         <p class="ok" role="status">{created}</p>
         <p class="error" role="alert">{other_error}</p>
     }
+}
+
+/// What a change to an account would stop of its API tokens, said beside the change before it
+/// is applied: disabling or deleting stops them all, making an admin a viewer those that need one.
+fn tokens_stopped(
+    tokens: &[(String, crate::domain::api_token::Scope)],
+    role: crate::domain::account::Role,
+) -> Option<impl IntoView + use<>> {
+    if tokens.is_empty() {
+        return None;
+    }
+    let names = |keep: &dyn Fn(crate::domain::api_token::Scope) -> bool| {
+        tokens
+            .iter()
+            .filter(|(_, scope)| keep(*scope))
+            .map(|(name, _)| name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let all = names(&|_| true);
+    let demoted = names(&|scope| !scope.allowed_for(crate::domain::account::Role::Viewer));
+    let demote = (role.can_change() && !demoted.is_empty())
+        .then(|| t!("users-tokens-demote", names = demoted));
+    Some(view! {
+        <p class="muted small" data-testid="tokens-stopped">
+            {t!("users-tokens-all", names = all)}" "{demote}
+        </p>
+    })
 }

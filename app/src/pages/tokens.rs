@@ -7,8 +7,7 @@ use crate::i18n::errors::Explain;
 
 use crate::api::tokens::{CreateToken, RevokeToken, list_tokens};
 use crate::components::form::{field_error, other_error};
-use crate::domain::account::Role;
-use crate::i18n::words::role_name;
+use crate::domain::api_token::Scope;
 use crate::t;
 
 #[component]
@@ -54,7 +53,8 @@ pub fn TokensCard(is_admin: Resource<bool>) -> impl IntoView {
                                     <thead>
                                         <tr>
                                             <th>{t!("jobs-col-name")}</th>
-                                            <th>{t!("tokens-role")}</th>
+                                            <th>{t!("tokens-scope")}</th>
+                                            <th>{t!("tokens-owner")}</th>
                                             <th>{t!("jobs-filter-state")}</th>
                                             <th>{t!("tokens-created-col")}</th>
                                             <th>{t!("tokens-expires-col")}</th>
@@ -66,27 +66,27 @@ pub fn TokensCard(is_admin: Resource<bool>) -> impl IntoView {
                                         {rows
                                             .into_iter()
                                             .map(|t| {
-                                                let state = if t.revoked_at.is_some() {
-                                                    "revoked"
-                                                } else if t.expires_at.is_some_and(|at| at <= now) {
-                                                    "expired"
-                                                } else {
-                                                    "active"
+                                                let state = t.state(now);
+                                                let last_used = match (&t.last_used_at, &t.last_used_from) {
+                                                    (Some(at), Some(from)) => t!("tokens-used-from", at = time(Some(*at)), from = from.clone()),
+                                                    (at, _) => time(*at),
                                                 };
                                                 let name = t.name.clone();
                                                 let row_name = t.name.clone();
                                                 view! {
                                                     <tr data-token=row_name data-state=state>
                                                         <td>{t.name}</td>
-                                                        <td>{role_name(t.role)}</td>
+                                                        <td>{scope_text(t.scope, &t.tags)}</td>
+                                                        <td>{t.owner.clone().unwrap_or_else(|| "—".to_string())}</td>
                                                         <td>{locale.text(match state {
                                                             "revoked" => crate::key!("tokens-state-revoked"),
                                                             "expired" => crate::key!("tokens-state-expired"),
+                                                            "stopped" => crate::key!("tokens-state-stopped"),
                                                             _ => crate::key!("tokens-state-active"),
                                                         })}</td>
                                                         <td>{t!("tokens-created-by", at = time(Some(t.created_at)), by = t.created_by.clone())}</td>
                                                         <td>{t.expires_at.map_or_else(|| t!("tokens-never"), |at| time(Some(at)))}</td>
-                                                        <td>{time(t.last_used_at)}</td>
+                                                        <td>{last_used}</td>
                                                         {(admin && state == "active").then(move || view! {
                                                             <td>
                                                                 <ActionForm action=revoke>
@@ -119,14 +119,19 @@ pub fn TokensCard(is_admin: Resource<bool>) -> impl IntoView {
                                 <p class="field-error">{field_error(create.value(), "name")}</p>
                             </div>
                             <div>
-                                <label for="token-role">{t!("tokens-role")}</label>
-                                <select id="token-role" name="role">
-                                    {Role::ALL
+                                <label for="token-scope">{t!("tokens-scope")}</label>
+                                <select id="token-scope" name="scope">
+                                    {Scope::ALL
                                         .iter()
-                                        .rev()
-                                        .map(|r| view! { <option value=r.as_str()>{role_name(*r)}</option> })
+                                        .map(|s| view! { <option value=s.as_str()>{scope_name(*s)}</option> })
                                         .collect_view()}
                                 </select>
+                                <p class="field-error">{field_error(create.value(), "scope")}</p>
+                            </div>
+                            <div>
+                                <label for="token-tags">{t!("tokens-tags-label")}</label>
+                                <input id="token-tags" name="tags" type="text" autocomplete="off" placeholder="deploy" />
+                                <p class="field-error">{field_error(create.value(), "tags")}</p>
                             </div>
                             <div>
                                 <label for="token-expires">{t!("tokens-expires-label")}</label>
@@ -143,5 +148,27 @@ pub fn TokensCard(is_admin: Resource<bool>) -> impl IntoView {
                 })}
             </Suspense>
         </section>
+    }
+}
+
+/// A scope in the reader's language.
+fn scope_name(scope: Scope) -> String {
+    match scope {
+        Scope::Read => t!("tokens-scope-read"),
+        Scope::Trigger => t!("tokens-scope-trigger"),
+        Scope::Admin => t!("tokens-scope-admin"),
+    }
+}
+
+/// A scope with the tags a trigger token is kept to.
+fn scope_text(scope: Scope, tags: &[String]) -> String {
+    if tags.is_empty() {
+        scope_name(scope)
+    } else {
+        t!(
+            "tokens-scope-tagged",
+            scope = scope_name(scope),
+            tags = tags.join(", ")
+        )
     }
 }

@@ -85,6 +85,7 @@ impl From<UserSummary> for crate::views::users::UserRow {
             state: u.state,
             created_at: u.created_at,
             last_sign_in_at: u.last_sign_in_at,
+            tokens: Vec::new(),
         }
     }
 }

@@ -13,6 +13,9 @@ pub struct UserRow {
     pub state: AccountState,
     pub created_at: DateTime<Utc>,
     pub last_sign_in_at: Option<DateTime<Utc>>,
+    /// The working API tokens this account owns, with their scopes: what disabling, deleting
+    /// or demoting it would stop.
+    pub tokens: Vec<(String, crate::domain::api_token::Scope)>,
 }
 
 /// One of the signed-in user's sessions, as the account page lists them.

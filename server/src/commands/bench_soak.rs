@@ -10,7 +10,9 @@
 //! Counted per database: runs `settled` (ended), of them `succeeded` and `dead`, ticks
 //! `skipped`; attempts `interrupted` (a node stopping its own work); `duplicated` — side
 //! effects beyond one per run — and `lost`, succeeded runs without theirs; the nodes' memory
-//! (`rss_start_mb`, `rss_end_mb`, and its slope after the first minute) and the p99 lateness of
+//! (`rss_start_mb`, `rss_end_mb`, and its slope after the first minute; the same for the
+//! anonymous part alone, because VmRSS also counts the SQLite file's pages mapped by
+//! `mmap_size` in `db.rs`, which grow with the file and are not a leak) and the p99 lateness of
 //! the every-second ticks per minute; whether the odd output was stored as promised. With
 //! `--json`, one object with a key per database (`sqlite`, `postgres`).
 
@@ -48,9 +50,18 @@ pub struct SoakBenchArgs {
     /// A PostgreSQL server URL (its database is used only to create a throwaway one).
     #[arg(long, env = "BULWARK_TEST_POSTGRES_URL")]
     postgres: Option<String>,
+    /// Soak only this database (both when not given).
+    #[arg(long, value_enum)]
+    database: Option<Only>,
     /// Print one JSON object with every figure.
     #[arg(long)]
     json: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Only {
+    Sqlite,
+    Postgres,
 }
 
 /// What one database's soak counted.
@@ -67,6 +78,9 @@ pub struct Soak {
     pub rss_end_mb: f64,
     /// Megabytes per ten minutes, fitted over the samples after the first minute.
     pub rss_slope_mb_per_10min: Option<f64>,
+    /// The heap and other private memory alone (`RssAnon`), and its slope.
+    pub rss_anon_end_mb: f64,
+    pub rss_anon_slope_mb_per_10min: Option<f64>,
     /// The p99 of each minute's every-second ticks, from tick to first attempt.
     pub tick_lateness_p99_ms: Vec<f64>,
     pub odd_output_kept: bool,
@@ -90,13 +104,16 @@ pub async fn soak(args: &SoakBenchArgs) -> anyhow::Result<()> {
         args.jobs_per_second > 0,
         "--jobs-per-second must be at least 1"
     );
-    let sqlite = if args.nodes == 1 {
+    let sqlite = if args.database == Some(Only::Postgres) {
+        None
+    } else if args.nodes == 1 {
         Some(round(Backend::Sqlite, args).await?)
     } else {
         eprintln!("SQLite: skipped (several nodes need PostgreSQL)");
         None
     };
     let postgres = match &args.postgres {
+        _ if args.database == Some(Only::Sqlite) => None,
         Some(_) => Some(round(Backend::Postgres, args).await?),
         None => {
             eprintln!("PostgreSQL: skipped (pass --postgres URL or set BULWARK_TEST_POSTGRES_URL)");
@@ -217,7 +234,7 @@ impl Load {
         db: &DatabaseConnection,
         effects: &std::path::Path,
         started: DateTime<Utc>,
-        rss: Vec<(f64, f64)>,
+        rss: Vec<Rss>,
     ) -> anyhow::Result<Soak> {
         let runs: Vec<(i64, RunStatus)> = job_run::Entity::find()
             .select_only()
@@ -260,9 +277,13 @@ impl Load {
             interrupted,
             duplicated: done.values().map(|n| n - 1).sum(),
             lost,
-            rss_start_mb: rss.first().map_or(0.0, |s| s.1),
-            rss_end_mb: rss.last().map_or(0.0, |s| s.1),
-            rss_slope_mb_per_10min: slope(&rss),
+            rss_start_mb: rss.first().map_or(0.0, |s| s.total),
+            rss_end_mb: rss.last().map_or(0.0, |s| s.total),
+            rss_slope_mb_per_10min: slope(&rss.iter().map(|s| (s.at, s.total)).collect::<Vec<_>>()),
+            rss_anon_end_mb: rss.last().map_or(0.0, |s| s.anon),
+            rss_anon_slope_mb_per_10min: slope(
+                &rss.iter().map(|s| (s.at, s.anon)).collect::<Vec<_>>(),
+            ),
             tick_lateness_p99_ms: self.lateness_per_minute(db, started).await?,
             odd_output_kept: !odd.is_empty()
                 && odd.iter().all(|o| o.as_deref() == Some(ODD_STORED)),
@@ -322,19 +343,32 @@ async fn command_job(
     Ok(jobs::create(db, &spec, crate::clock::now()).await?.id)
 }
 
-/// The nodes' resident memory, summed, every ten seconds (and at both ends) for `span`:
-/// (minutes since the start, megabytes).
-async fn sample_rss(nodes: &[Instance], span: Duration) -> Vec<(f64, f64)> {
+/// One sample of the nodes' resident memory, summed: minutes since the start, megabytes in
+/// all (`VmRSS`) and of it anonymous (`RssAnon`).
+struct Rss {
+    at: f64,
+    total: f64,
+    anon: f64,
+}
+
+/// The nodes' memory every ten seconds (and at both ends) for `span`.
+async fn sample_rss(nodes: &[Instance], span: Duration) -> Vec<Rss> {
     let start = tokio::time::Instant::now();
     let mut samples = Vec::new();
     loop {
         let at = start.elapsed();
-        let mb: f64 = nodes
-            .iter()
-            .filter_map(|n| n.pid())
-            .filter_map(rss_mb)
-            .sum();
-        samples.push((at.as_secs_f64() / 60.0, mb));
+        let read = |field| -> f64 {
+            nodes
+                .iter()
+                .filter_map(|n| n.pid())
+                .filter_map(|pid| status_mb(pid, field))
+                .sum()
+        };
+        samples.push(Rss {
+            at: at.as_secs_f64() / 60.0,
+            total: read("VmRSS:"),
+            anon: read("RssAnon:"),
+        });
         if at >= span {
             return samples;
         }
@@ -342,11 +376,12 @@ async fn sample_rss(nodes: &[Instance], span: Duration) -> Vec<(f64, f64)> {
     }
 }
 
-fn rss_mb(pid: u32) -> Option<f64> {
+/// One `kB` field of `/proc/PID/status`, in megabytes.
+fn status_mb(pid: u32, field: &str) -> Option<f64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
     let kb: f64 = status
         .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))?
+        .find_map(|l| l.strip_prefix(field))?
         .trim()
         .trim_end_matches("kB")
         .trim()
@@ -355,7 +390,6 @@ fn rss_mb(pid: u32) -> Option<f64> {
     Some(kb / 1024.0)
 }
 
-/// The least-squares slope of the samples after the first minute, per ten minutes.
 fn slope(samples: &[(f64, f64)]) -> Option<f64> {
     let warm: Vec<&(f64, f64)> = samples.iter().filter(|(t, _)| *t >= 1.0).collect();
     if warm.len() < 3 {

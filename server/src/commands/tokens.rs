@@ -4,32 +4,24 @@
 
 use super::audited;
 use anyhow::Context;
-use app::domain::account::Role;
-use app::services::tokens;
+use app::services::tokens::{self, NewToken};
 use sea_orm::DatabaseConnection;
 
-/// `token create NAME --role R [--expires 30d]`.
-pub async fn create(
-    db: &DatabaseConnection,
-    name: &str,
-    role: Role,
-    expires: Option<&str>,
-) -> anyhow::Result<()> {
-    let (token, info) = tokens::create(
-        db,
-        name,
-        role,
-        expires.unwrap_or(""),
-        "cli",
-        crate::clock::now(),
-    )
-    .await?;
+/// `token create NAME --owner USER --scope S [--tags T1,T2] [--expires 30d]`.
+pub async fn create(db: &DatabaseConnection, new: &NewToken<'_>) -> anyhow::Result<()> {
+    let (token, info) = tokens::create(db, new, "cli", crate::clock::now()).await?;
     audited(db, "token.created", &info.name).await?;
     println!("{token}");
+    let tags = if info.tags.is_empty() {
+        String::new()
+    } else {
+        format!(" for the jobs tagged {}", info.tags.join(", "))
+    };
     eprintln!(
-        "token {} ({}) created{}; it is shown this once: keep it where its user reads it",
+        "token {} ({}{tags}, owned by {}) created{}; it is shown this once: keep it where its user reads it",
         info.name,
-        info.role,
+        info.scope,
+        new.owner.trim(),
         info.expires_at
             .map(|at| format!(", expires {}", at.to_rfc3339()))
             .unwrap_or_else(|| ", never expires".into())
@@ -49,22 +41,24 @@ pub async fn list(db: &DatabaseConnection, json: bool) -> anyhow::Result<()> {
     let date = |at: Option<chrono::DateTime<chrono::Utc>>| {
         at.map_or_else(|| "-".to_string(), |at| at.to_rfc3339())
     };
-    println!("name\trole\tstate\tcreated\texpires\tlast_used");
+    println!("name\tscope\ttags\towner\tstate\tcreated\texpires\tlast_used\tlast_used_from");
+    let now = crate::clock::now();
     for t in listed {
-        let state = if t.revoked_at.is_some() {
-            "revoked"
-        } else if t.expires_at.is_some_and(|at| at <= crate::clock::now()) {
-            "expired"
-        } else {
-            "active"
-        };
         println!(
-            "{}\t{}\t{state}\t{}\t{}\t{}",
+            "{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
             t.name,
-            t.role,
+            t.scope,
+            if t.tags.is_empty() {
+                "-".into()
+            } else {
+                t.tags.join(",")
+            },
+            t.owner.as_deref().unwrap_or("-"),
+            t.state(now),
             t.created_at.to_rfc3339(),
             date(t.expires_at),
-            date(t.last_used_at)
+            date(t.last_used_at),
+            t.last_used_from.as_deref().unwrap_or("-"),
         );
     }
     Ok(())

@@ -12,7 +12,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::IntoResponse;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
 
-use super::caller::{Admin, Caller};
+use super::caller::{Admin, Caller, Runner};
 use super::problem::Problem;
 use super::wire::{DryRun, JobSet, Page, PageQuery};
 use super::{ApiJson, Json};
@@ -24,6 +24,20 @@ pub(super) async fn by_name(state: &AppState, name: &str) -> Result<job::Model, 
         .one(&state.db)
         .await?
         .ok_or_else(|| Problem::not_found(app::t!("noun-job-named", name = name)))
+}
+
+/// A job by name that `caller` may read (a trigger token reads only the jobs it covers).
+pub(super) async fn covered(
+    state: &AppState,
+    caller: &Caller,
+    name: &str,
+) -> Result<job::Model, Problem> {
+    let job = by_name(state, name).await?;
+    if caller.covers(&app::domain::job::tags::from_column(&job.tags)) {
+        Ok(job)
+    } else {
+        Err(caller.not_covered(&job.name))
+    }
 }
 
 pub(super) fn detail(row: &job::Model) -> Result<JobDetail, Problem> {
@@ -60,11 +74,11 @@ pub async fn list(
 #[utoipa::path(get, path = "/jobs/{name}", tag = "jobs", params(("name" = String, Path)),
     responses((status = 200, body = JobDetail), (status = 404, body = Problem)))]
 pub async fn get(
-    _caller: Caller,
+    Runner(caller): Runner,
     State(state): State<AppState>,
     Path(name): Path<String>,
 ) -> Result<Json<JobDetail>, Problem> {
-    Ok(Json(detail(&by_name(&state, &name).await?)?))
+    Ok(Json(detail(&covered(&state, &caller, &name).await?)?))
 }
 
 /// Creates a job. Every invalid field is named in `errors`.

@@ -1,6 +1,7 @@
 //! `/api/v1/runs` and a job's runs: list with the Runs page's filters, read with attempts,
 //! trigger (with an `Idempotency-Key`), cancel.
 
+use app::domain::api_token::Scope;
 use app::domain::run::RunStatus;
 use app::services::runs::{self, CancelError, RunFilter, Triggered};
 use app::state::AppState;
@@ -11,8 +12,8 @@ use serde::Deserialize;
 use utoipa::IntoParams;
 
 use super::Json;
-use super::caller::{Admin, Caller};
-use super::jobs::by_name;
+use super::caller::{Admin, Caller, Runner};
+use super::jobs::covered;
 use super::problem::Problem;
 use super::wire::{Page, TriggerBody, TriggeredRun};
 
@@ -53,7 +54,7 @@ fn parse_cursor(text: &str) -> Result<(chrono::DateTime<chrono::Utc>, i64), Prob
 #[utoipa::path(get, path = "/runs", tag = "runs", params(RunQuery),
     responses((status = 200, body = Page<RunView>), (status = 422, body = Problem)))]
 pub async fn list(
-    _caller: Caller,
+    Runner(caller): Runner,
     State(state): State<AppState>,
     Query(q): Query<RunQuery>,
 ) -> Result<Json<Page<RunView>>, Problem> {
@@ -65,8 +66,10 @@ pub async fn list(
         .map(app::domain::job::tags::parse_tag)
         .transpose()
         .map_err(|e| Problem::invalid("tag", &e))?;
+    let job = q.job.filter(|j| !j.is_empty());
+    let tag = narrowed(&state, &caller, job.as_deref(), tag).await?;
     let filter = RunFilter {
-        job: q.job.filter(|j| !j.is_empty()),
+        job,
         status: q.status,
         tag,
         since: None,
@@ -88,18 +91,50 @@ pub async fn list(
     Ok(Json(Page { items, next }))
 }
 
+/// The tag a list of runs is kept to for `caller`: a trigger token with tags lists one job
+/// it covers, or one of its tags (the only one, when it has one).
+async fn narrowed(
+    state: &AppState,
+    caller: &Caller,
+    job: Option<&str>,
+    tag: Option<String>,
+) -> Result<Option<String>, Problem> {
+    if caller.covers(&[]) {
+        return Ok(tag);
+    }
+    if let Some(job) = job {
+        covered(state, caller, job).await?;
+        return Ok(tag);
+    }
+    match (tag, caller.tags.as_slice()) {
+        (Some(tag), _) if caller.tags.contains(&tag) => Ok(Some(tag)),
+        (None, [only]) => Ok(Some(only.clone())),
+        _ => Err(Problem::invalid(
+            "tag",
+            format!(
+                "{} lists the runs of one of its tags ({}) or of one job it covers: name it",
+                caller.actor,
+                caller.tags.join(", ")
+            ),
+        )),
+    }
+}
+
 /// One run with its attempts.
 #[utoipa::path(get, path = "/runs/{id}", tag = "runs", params(("id" = i64, Path)),
     responses((status = 200, body = RunView), (status = 404, body = Problem)))]
 pub async fn get(
-    _caller: Caller,
+    Runner(caller): Runner,
     State(state): State<AppState>,
     Path(id): Path<i64>,
 ) -> Result<Json<RunView>, Problem> {
-    runs::get(&state.db, id)
+    let run = runs::get(&state.db, id)
         .await?
-        .map(Json)
-        .ok_or_else(|| Problem::not_found(app::t!("noun-run", id = id)))
+        .ok_or_else(|| Problem::not_found(app::t!("noun-run", id = id)))?;
+    if !caller.covers(&[]) {
+        covered(&state, &caller, &run.job).await?;
+    }
+    Ok(Json(run))
 }
 
 /// The longest `Idempotency-Key` kept.
@@ -113,13 +148,22 @@ const MAX_KEY: usize = 200;
     responses((status = 201, body = TriggeredRun), (status = 200, body = TriggeredRun, description = "a run with this Idempotency-Key exists"),
         (status = 404, body = Problem), (status = 422, body = Problem)))]
 pub async fn trigger(
-    Admin(caller): Admin,
+    Runner(caller): Runner,
     State(state): State<AppState>,
     Path(name): Path<String>,
     headers: HeaderMap,
     body: axum::body::Bytes,
 ) -> Result<(StatusCode, Json<TriggeredRun>), Problem> {
-    let job = by_name(&state, &name).await?;
+    if caller.scope == Scope::Read {
+        return Err(Problem::new(
+            StatusCode::FORBIDDEN,
+            format!("{} may read but not start runs", caller.actor),
+        ));
+    }
+    let job = covered(&state, &caller, &name).await?;
+    if !caller.may_start(&app::domain::job::tags::from_column(&job.tags)) {
+        return Err(caller.not_covered(&job.name));
+    }
     let key = idempotency_key(&headers)?;
     let body = trigger_body(&body)?;
     start(&state, &job, &body, key.as_deref(), &caller.as_actor()).await
@@ -226,5 +270,5 @@ pub async fn cancel(
             serde_json::json!({}),
         )
         .await?;
-    get(caller, State(state), Path(id)).await
+    get(Runner(caller), State(state), Path(id)).await
 }

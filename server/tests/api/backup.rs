@@ -104,7 +104,15 @@ async fn a_backup_taken_while_jobs_run_restores_and_serves() {
     let (code, token, err) = output(bulwark(
         &app,
         restored.path(),
-        &["token", "create", "restore-check", "--role", "viewer"],
+        &[
+            "token",
+            "create",
+            "restore-check",
+            "--owner",
+            "admin",
+            "--role",
+            "viewer",
+        ],
         &env,
     ));
     assert_eq!(code, 0, "{err}");

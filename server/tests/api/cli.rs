@@ -695,19 +695,25 @@ async fn channels_are_added_with_their_token_from_stdin_and_tested_against_the_p
 async fn tokens_are_created_once_on_stdout_listed_and_revoked() {
     let cli = Cli::new();
     assert!(cli.run(&["migrate"], "", &[]).status.success());
-    let created = cli.run(
-        &[
-            "token",
-            "create",
-            "deploy",
-            "--role",
-            "admin",
-            "--expires",
-            "30d",
-        ],
-        "",
-        &[],
-    );
+    for (name, role) in [("ops", "admin"), ("reader", "viewer")] {
+        let added = cli.run(
+            &["user", "add", "--username", name, "--role", role],
+            "a-long-enough-password\n",
+            &[],
+        );
+        assert!(added.status.success(), "{}", stderr(&added));
+    }
+    let create = |args: &[&str]| cli.run(&[&["token", "create"], args].concat(), "", &[]);
+
+    let created = create(&[
+        "deploy",
+        "--owner",
+        "ops",
+        "--role",
+        "admin",
+        "--expires",
+        "30d",
+    ]);
     assert!(created.status.success(), "{}", stderr(&created));
     let token = stdout(&created);
     let token = token.trim_end_matches('\n');
@@ -716,34 +722,95 @@ async fn tokens_are_created_once_on_stdout_listed_and_revoked() {
         "stdout holds the token alone: {token:?}"
     );
     assert!(stderr(&created).contains("shown this once"));
-    let again = cli.run(&["token", "create", "deploy", "--role", "viewer"], "", &[]);
+    let again = create(&["deploy", "--owner", "ops", "--scope", "read"]);
     assert!(!again.status.success());
     assert!(
         stderr(&again).contains("exists already"),
         "{}",
         stderr(&again)
     );
-    let bad = cli.run(
-        &[
-            "token",
-            "create",
-            "x",
-            "--role",
-            "admin",
-            "--expires",
-            "soon",
-        ],
-        "",
-        &[],
-    );
-    assert!(!bad.status.success());
-    assert!(stderr(&bad).contains("not an expiry"), "{}", stderr(&bad));
+    for (args, says) in [
+        (
+            &[
+                "x",
+                "--owner",
+                "ops",
+                "--scope",
+                "admin",
+                "--expires",
+                "soon",
+            ][..],
+            "not an expiry",
+        ),
+        (&["x", "--scope", "read"][..], "--owner"),
+        (
+            &["x", "--owner", "nobody", "--scope", "read"][..],
+            "no account named 'nobody'",
+        ),
+        (
+            &["x", "--owner", "reader", "--scope", "trigger"][..],
+            "needs an administrator",
+        ),
+        (
+            &["x", "--owner", "ops", "--scope", "read", "--tags", "a"][..],
+            "only a trigger token",
+        ),
+        (
+            &["x", "--owner", "ops", "--scope", "root"][..],
+            "not a scope",
+        ),
+    ] {
+        let refused = create(args);
+        assert!(!refused.status.success(), "{args:?}");
+        assert!(
+            stderr(&refused).contains(says),
+            "{args:?}: {}",
+            stderr(&refused)
+        );
+    }
+    let ci = create(&[
+        "ci",
+        "--owner",
+        "ops",
+        "--scope",
+        "trigger",
+        "--tags",
+        "deploy,nightly",
+    ]);
+    assert!(ci.status.success(), "{}", stderr(&ci));
+    let grafana = create(&["grafana", "--owner", "reader", "--role", "viewer"]);
+    assert!(grafana.status.success(), "{}", stderr(&grafana));
 
-    let listed: serde_json::Value =
-        serde_json::from_str(&stdout(&cli.run(&["token", "list", "--json"], "", &[]))).unwrap();
-    assert_eq!(listed[0]["name"], "deploy");
-    assert_eq!(listed[0]["role"], "admin");
-    assert!(listed[0]["expires_at"].is_string());
+    let list = || -> serde_json::Value {
+        serde_json::from_str(&stdout(&cli.run(&["token", "list", "--json"], "", &[]))).unwrap()
+    };
+    let listed = list();
+    let row = |name: &str| {
+        listed
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|t| t["name"] == name)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(row("deploy")["scope"], "admin");
+    assert_eq!(row("deploy")["created_by"], "cli");
+    assert_eq!(row("deploy")["owner"], "ops");
+    assert_eq!(row("ci")["scope"], "trigger");
+    assert_eq!(row("ci")["tags"], serde_json::json!(["deploy", "nightly"]));
+    assert_eq!(row("grafana")["scope"], "read");
+    // Without --expires a token ends after 90 days.
+    let ends: chrono::DateTime<chrono::Utc> = row("grafana")["expires_at"]
+        .as_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let days = (ends - chrono::Utc::now()).num_hours() as f64 / 24.0;
+    assert!((89.9..=90.1).contains(&days), "{days} days");
+    for field in ["last_used_at", "last_used_from", "expires_at"] {
+        assert!(row("deploy").get(field).is_some(), "{field} is listed");
+    }
     assert!(
         !listed.to_string().contains(token),
         "never the token itself"
@@ -751,10 +818,18 @@ async fn tokens_are_created_once_on_stdout_listed_and_revoked() {
 
     let db = server::db::connect(&cli.database_url()).await.unwrap();
     let now = chrono::Utc::now();
-    let caller = app::services::tokens::verify(&db, token, now)
+    let caller = app::services::tokens::verify(&db, token, "192.0.2.7", now)
         .await
         .unwrap();
     assert_eq!(caller.map(|c| c.actor()).as_deref(), Some("token:deploy"));
+    let used = list();
+    let deploy = used
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|t| t["name"] == "deploy")
+        .unwrap();
+    assert_eq!(deploy["last_used_from"], "192.0.2.7");
 
     assert!(
         cli.run(&["token", "revoke", "deploy"], "", &[])
@@ -762,14 +837,14 @@ async fn tokens_are_created_once_on_stdout_listed_and_revoked() {
             .success()
     );
     assert!(
-        app::services::tokens::verify(&db, token, now)
+        app::services::tokens::verify(&db, token, "192.0.2.7", now)
             .await
             .unwrap()
             .is_none(),
         "revoked tokens stop working"
     );
     let plain = stdout(&cli.run(&["token", "list"], "", &[]));
-    assert!(plain.contains("deploy\tadmin\trevoked"), "{plain}");
+    assert!(plain.contains("deploy\tadmin\t-\tops\trevoked"), "{plain}");
     let twice = cli.run(&["token", "revoke", "deploy"], "", &[]);
     assert_eq!(twice.status.code(), Some(1));
 }

@@ -306,6 +306,25 @@ pub fn listed<'a>(list: &'a serde_json::Value, name: &str) -> &'a serde_json::Va
 }
 
 /// A built-in `noop` job that fires once a year, so only the runs a test makes happen.
+/// A token named `name` of `scope`, owned by the first administrator (`admin`).
+pub async fn api_token(
+    db: &DatabaseConnection,
+    name: &str,
+    scope: app::domain::api_token::Scope,
+) -> String {
+    let new = app::services::tokens::NewToken {
+        name,
+        scope,
+        tags: "",
+        expires: "",
+        owner: "admin",
+    };
+    app::services::tokens::create(db, &new, "test", Utc::now())
+        .await
+        .expect("the token is created")
+        .0
+}
+
 pub fn noop_job(name: &str) -> JobInput {
     JobInput {
         name: name.into(),

@@ -4,7 +4,7 @@
 //! gets through, a key reused with other values is refused, and a disabled or paused job starts
 //! nothing.
 
-use app::domain::account::Role;
+use app::domain::api_token::Scope;
 use base64::Engine;
 use chrono::Utc;
 use hmac::Mac;
@@ -75,10 +75,7 @@ async fn hook_for<'a>(app: &'a TestApp, token: &str) -> Hook<'a> {
 }
 
 async fn a_signed_hook_holds_against_replays_junk_and_stopped_jobs(app: TestApp) {
-    let (token, _) =
-        app::services::tokens::create(&app.db, "admin-api", Role::Admin, "", "test", Utc::now())
-            .await
-            .unwrap();
+    let token = crate::helpers::api_token(&app.db, "admin-api", Scope::Admin).await;
     let mut input = crate::helpers::noop_job("on-upload");
     input.parameters = "upload_id: string required".into();
     let job = define(&app.db, input).await;

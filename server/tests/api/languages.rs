@@ -189,7 +189,12 @@ async fn refusals_speak_the_requests_language(app: TestApp) {
         &app,
         "tokens/create",
         "zh-CN",
-        &[("name", "deploy"), ("role", "viewer"), ("expires", "soon")],
+        &[
+            ("name", "deploy"),
+            ("scope", "read"),
+            ("tags", ""),
+            ("expires", "soon"),
+        ],
     )
     .await;
     assert_eq!(status, 422);

@@ -1,10 +1,9 @@
 //! `/metrics`: refused without a valid token, served to any role's token, parsed with a
 //! Prometheus text parser, and moving as runs finish; open on `metrics_addr`.
 
+use app::domain::api_token::Scope;
 use std::time::Duration;
 
-use app::domain::account::Role;
-use chrono::Utc;
 use prometheus_parse::{Scrape, Value};
 
 use crate::engine::{base, run_to_end};
@@ -59,10 +58,7 @@ async fn metrics_need_a_token_parse_and_move_as_runs_finish(app: TestApp) {
         .await
         .unwrap();
     assert_eq!(wrong.status(), 401);
-    let (token, _) =
-        app::services::tokens::create(&app.db, "prometheus", Role::Viewer, "", "test", Utc::now())
-            .await
-            .unwrap();
+    let token = crate::helpers::api_token(&app.db, "prometheus", Scope::Read).await;
 
     let job_name = format!("metrics-probe-{}", fastrand::u32(..));
     let mut input = base(&job_name);
@@ -152,10 +148,7 @@ async fn metrics_addr_serves_metrics_alone_without_a_token() {
 #[tokio::test(flavor = "multi_thread")]
 async fn the_grafana_board_reads_only_series_that_exist() {
     let app = TestApp::sqlite_with(|_, _| {}).await;
-    let (token, _) =
-        app::services::tokens::create(&app.db, "grafana", Role::Viewer, "", "test", Utc::now())
-            .await
-            .unwrap();
+    let token = crate::helpers::api_token(&app.db, "grafana", Scope::Read).await;
     // A finished run gives the job-labelled families their first series.
     let mut input = base("grafana-probe");
     input.kind = "builtin".into();

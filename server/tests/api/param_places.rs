@@ -6,7 +6,7 @@
 //! before the rules is held at start-up, listed by `bulwark jobs check`, and runs as written
 //! only once confirmed, until its next edit.
 
-use app::domain::account::Role;
+use app::domain::api_token::Scope;
 use app::domain::job::{JobSpec, Kind};
 use app::domain::run::RunStatus;
 use app::entities::{audit_log, job, job_run};
@@ -22,10 +22,7 @@ use crate::process::bulwark;
 use crate::secrets::echo_server;
 
 async fn admin_token(app: &TestApp) -> String {
-    let (token, _) =
-        app::services::tokens::create(&app.db, "pipeline", Role::Admin, "", "test", Utc::now())
-            .await
-            .unwrap();
+    let token = crate::helpers::api_token(&app.db, "pipeline", Scope::Admin).await;
     token
 }
 

@@ -4,9 +4,9 @@
 //! secrets, so a value cannot pull a secret out; a run without a required value fails, by name;
 //! a re-trigger keeps the values.
 
+use app::domain::api_token::Scope;
 use std::time::Duration;
 
-use app::domain::account::Role;
 use app::domain::job::Kind;
 use app::domain::run::RunStatus;
 use chrono::Utc;
@@ -50,10 +50,7 @@ pub(crate) async fn finish(app: &TestApp, id: i64) -> app::entities::job_run::Mo
 }
 
 async fn runs_take_the_values_they_were_started_with(app: TestApp) {
-    let (token, _) =
-        app::services::tokens::create(&app.db, "uploader", Role::Admin, "", "test", Utc::now())
-            .await
-            .unwrap();
+    let token = crate::helpers::api_token(&app.db, "uploader", Scope::Admin).await;
     let mut command = base("ingest");
     command.kind = Kind::Command.as_str().into();
     command.command_program = "sh".into();
@@ -145,10 +142,7 @@ on_both_backends!(runs_take_the_values_they_were_started_with);
 
 async fn a_parameter_cannot_pull_a_secret_out(app: TestApp) {
     const CANARY: &str = "canary-7f3e9a";
-    let (token, _) =
-        app::services::tokens::create(&app.db, "caller", Role::Admin, "", "test", Utc::now())
-            .await
-            .unwrap();
+    let token = crate::helpers::api_token(&app.db, "caller", Scope::Admin).await;
     app::services::secrets::set(
         &app.db,
         &app.secret_key,
@@ -240,10 +234,7 @@ async fn a_parameter_cannot_pull_a_secret_out(app: TestApp) {
 on_both_backends!(a_parameter_cannot_pull_a_secret_out);
 
 async fn a_trigger_url_starts_runs_for_callers_without_a_token(app: TestApp) {
-    let (token, _) =
-        app::services::tokens::create(&app.db, "admin-api", Role::Admin, "", "test", Utc::now())
-            .await
-            .unwrap();
+    let token = crate::helpers::api_token(&app.db, "admin-api", Scope::Admin).await;
     let mut job = crate::helpers::noop_job("on-upload");
     job.parameters = "upload_id: string required".into();
     define(&app.db, job).await;

@@ -1,8 +1,7 @@
 //! The README's API examples, run as written against a live server: a reader who copies them
 //! gets answers, not errors.
 
-use app::domain::account::Role;
-use chrono::Utc;
+use app::domain::api_token::Scope;
 
 use crate::helpers::TestApp;
 
@@ -32,10 +31,7 @@ async fn the_readme_api_examples_run() {
     server::jobs_file::apply_specs(&app.db, specs)
         .await
         .unwrap();
-    let (token, _) =
-        app::services::tokens::create(&app.db, "readme", Role::Admin, "", "test", Utc::now())
-            .await
-            .unwrap();
+    let token = crate::helpers::api_token(&app.db, "readme", Scope::Admin).await;
     let app_url = app.url("");
     let output = tokio::task::spawn_blocking(move || {
         std::process::Command::new("sh")

@@ -1,12 +1,12 @@
 //! The REST API with API tokens: every operation of the OpenAPI document called as nobody, with
-//! a wrong, an expired and a revoked token, as a viewer and as an admin, against what this
+//! a wrong, an expired and a revoked token, with a read, a trigger and an admin token, against what this
 //! table expects (an operation without a row fails the test, and so does a row without an
 //! operation); idempotent triggers under twenty parallel requests; jobs created, applied
 //! (dry run first) and read back; errors as problem+json naming the field.
 
 use std::collections::BTreeSet;
 
-use app::domain::account::Role;
+use app::domain::api_token::Scope;
 use app::services::tokens;
 use chrono::Utc;
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
@@ -82,8 +82,23 @@ fn operations() -> Vec<(&'static str, &'static str, Access, Option<Value>)> {
     ]
 }
 
-async fn token(app: &TestApp, name: &str, role: Role, expires: &str) -> String {
-    tokens::create(&app.db, name, role, expires, "test", Utc::now())
+/// The operations a trigger token may call (on the jobs it covers).
+const TRIGGER_MAY: [(&str, &str); 4] = [
+    ("get", "/jobs/{name}"),
+    ("post", "/jobs/{name}/runs"),
+    ("get", "/runs"),
+    ("get", "/runs/{id}"),
+];
+
+async fn token(app: &TestApp, name: &str, scope: Scope, expires: &str) -> String {
+    let new = tokens::NewToken {
+        name,
+        scope,
+        tags: "",
+        expires,
+        owner: "admin",
+    };
+    tokens::create(&app.db, &new, "test", Utc::now())
         .await
         .unwrap()
         .0
@@ -117,9 +132,10 @@ async fn every_operation_answers_each_caller_as_the_table_says(app: TestApp) {
     let run = app::services::runs::create_manual(&app.db, fixture.id, Utc::now())
         .await
         .unwrap();
-    let admin = token(&app, "deploy", Role::Admin, "30d").await;
-    let viewer = token(&app, "grafana", Role::Viewer, "").await;
-    let expired = token(&app, "old", Role::Admin, "1h").await;
+    let admin = token(&app, "deploy", Scope::Admin, "30d").await;
+    let viewer = token(&app, "grafana", Scope::Read, "").await;
+    let trigger = token(&app, "ci", Scope::Trigger, "").await;
+    let expired = token(&app, "old", Scope::Admin, "1h").await;
     app::entities::api_token::Entity::update_many()
         .col_expr(
             app::entities::api_token::Column::ExpiresAt,
@@ -129,7 +145,7 @@ async fn every_operation_answers_each_caller_as_the_table_says(app: TestApp) {
         .exec(&app.db)
         .await
         .unwrap();
-    let revoked = token(&app, "leaked", Role::Admin, "").await;
+    let revoked = token(&app, "leaked", Scope::Admin, "").await;
     tokens::revoke(&app.db, "leaked", Utc::now()).await.unwrap();
     let wrong = format!("bwk_{}", "0".repeat(64));
 
@@ -189,6 +205,17 @@ async fn every_operation_answers_each_caller_as_the_table_says(app: TestApp) {
         }
         let as_viewer = call(&app, method, &path, Some(&viewer), body.as_ref()).await;
         let as_admin = call(&app, method, &path, Some(&admin), body.as_ref()).await;
+        // A trigger token: only what starting runs and reading them needs.
+        let as_trigger = call(&app, method, &path, Some(&trigger), body.as_ref()).await;
+        let status = as_trigger.status().as_u16();
+        if TRIGGER_MAY.contains(&(method, template)) {
+            assert!(
+                ![401, 403, 405, 500].contains(&status),
+                "{label} as trigger: {status}"
+            );
+        } else {
+            assert_eq!(status, 403, "{label} as trigger");
+        }
         match access {
             Access::Read => {
                 assert!(
@@ -224,7 +251,7 @@ on_both_backends!(every_operation_answers_each_caller_as_the_table_says);
 
 async fn twenty_parallel_triggers_with_one_key_make_one_run(app: TestApp) {
     define(&app.db, noop_job("nightly")).await;
-    let admin = token(&app, "deploy", Role::Admin, "").await;
+    let admin = token(&app, "deploy", Scope::Admin, "").await;
     let client = reqwest::Client::new();
     let requests = (0..20).map(|_| {
         client
@@ -329,7 +356,7 @@ async fn twenty_parallel_triggers_with_one_key_make_one_run(app: TestApp) {
 on_both_backends!(twenty_parallel_triggers_with_one_key_make_one_run);
 
 async fn jobs_are_created_applied_and_read_back_with_field_errors_named(app: TestApp) {
-    let admin = token(&app, "pipeline", Role::Admin, "").await;
+    let admin = token(&app, "pipeline", Scope::Admin, "").await;
     let mut input = noop_job("from-api");
     input.description = "made by a pipeline".into();
     let created = call(&app, "post", "/jobs", Some(&admin), Some(&json!(input))).await;
@@ -474,7 +501,7 @@ async fn every_example_in_the_document_is_accepted(app: TestApp) {
     let mut job = noop_job("nightly-export");
     job.parameters = "upload_id: string\nlimit: number = 100".into();
     define(&app.db, job).await;
-    let admin = token(&app, "examples", Role::Admin, "").await;
+    let admin = token(&app, "examples", Scope::Admin, "").await;
     let doc: Value = reqwest::get(url(&app, "/openapi.json"))
         .await
         .unwrap()
@@ -545,7 +572,7 @@ async fn traffic_figures_filter_by_category(app: TestApp) {
     server::traffic::store::flush(&app.db, &buffer, server::traffic::store::IpPrivacy::Raw)
         .await
         .unwrap();
-    let viewer = token(&app, "ci", Role::Viewer, "30d").await;
+    let viewer = token(&app, "ci", Scope::Read, "30d").await;
     let ai: Value = call(
         &app,
         "get",
@@ -595,7 +622,7 @@ async fn run_pages_keep_runs_created_in_one_millisecond(app: TestApp) {
         row.created_at = Set(base + chrono::Duration::microseconds(micros));
         ids.push(insert_run(&app.db, row).await.id);
     }
-    let admin = token(&app, "pager", Role::Viewer, "never").await;
+    let admin = token(&app, "pager", Scope::Read, "never").await;
     let mut seen = Vec::new();
     let mut cursor = String::new();
     loop {
@@ -627,3 +654,180 @@ async fn run_pages_keep_runs_created_in_one_millisecond(app: TestApp) {
     assert_eq!(seen, ids);
 }
 on_both_backends!(run_pages_keep_runs_created_in_one_millisecond);
+
+async fn scoped(app: &TestApp, name: &str, scope: Scope, tags: &str, owner: &str) -> String {
+    let new = tokens::NewToken {
+        name,
+        scope,
+        tags,
+        expires: "",
+        owner,
+    };
+    tokens::create(&app.db, &new, "test", Utc::now())
+        .await
+        .unwrap()
+        .0
+}
+
+async fn a_trigger_token_starts_and_reads_only_its_jobs(app: TestApp) {
+    let mut tagged = noop_job("deploy-web");
+    tagged.tags = "deploy".into();
+    define(&app.db, tagged).await;
+    let other = define(&app.db, noop_job("payroll")).await;
+    let other_run = app::services::runs::create_manual(&app.db, other.id, Utc::now())
+        .await
+        .unwrap();
+    let ci = scoped(&app, "ci", Scope::Trigger, "deploy", "admin").await;
+    let status = |r: reqwest::Response| r.status().as_u16();
+
+    let started = call(&app, "post", "/jobs/deploy-web/runs", Some(&ci), None).await;
+    assert_eq!(started.status(), 201);
+    let run: Value = started.json().await.unwrap();
+    let path = format!("/runs/{}", run["id"]);
+    assert_eq!(status(call(&app, "get", &path, Some(&ci), None).await), 200);
+    assert_eq!(
+        status(call(&app, "get", "/jobs/deploy-web", Some(&ci), None).await),
+        200
+    );
+    // With one tag, a list of runs is that tag's.
+    let listed: Value = call(&app, "get", "/runs", Some(&ci), None)
+        .await
+        .json()
+        .await
+        .unwrap();
+    let jobs: BTreeSet<&str> = listed["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["job"].as_str().unwrap())
+        .collect();
+    assert_eq!(jobs, BTreeSet::from(["deploy-web"]));
+
+    // Everything else is refused.
+    let payroll_run = format!("/runs/{}", other_run.id);
+    for (method, path) in [
+        ("post", "/jobs/payroll/runs"),
+        ("get", "/jobs/payroll"),
+        ("get", payroll_run.as_str()),
+        ("get", "/runs?job=payroll"),
+        ("get", "/jobs"),
+        ("get", "/failed"),
+        ("post", "/jobs/deploy-web/disable"),
+        ("post", &format!("{path}/cancel")),
+    ] {
+        assert_eq!(
+            status(call(&app, method, path, Some(&ci), None).await),
+            403,
+            "{method} {path}"
+        );
+    }
+    let metrics = reqwest::Client::new()
+        .get(app.url("/metrics"))
+        .bearer_auth(&ci)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(metrics.status(), 403);
+
+    // The run it started is audited with the caller's address.
+    let row = app::entities::audit_log::Entity::find()
+        .filter(app::entities::audit_log::Column::Actor.eq("token:ci"))
+        .one(&app.db)
+        .await
+        .unwrap()
+        .expect("the trigger is audited");
+    assert_eq!(row.ip.as_deref(), Some("127.0.0.1"));
+}
+on_both_backends!(a_trigger_token_starts_and_reads_only_its_jobs);
+
+async fn a_token_works_only_while_its_owner_allows_it(app: TestApp) {
+    use app::services::users::{self, Change};
+    let username = app::domain::account::Username::parse("ops").unwrap();
+    let password = app::domain::account::NewPassword::parse("ops-password-long").unwrap();
+    users::create(
+        &app.db,
+        &username,
+        app::domain::account::Role::Admin,
+        &password,
+    )
+    .await
+    .unwrap();
+    let admin = scoped(&app, "deploy", Scope::Admin, "", "ops").await;
+    let read = scoped(&app, "grafana", Scope::Read, "", "ops").await;
+    let works = |token: String| {
+        let app = &app;
+        async move {
+            call(app, "get", "/jobs", Some(&token), None)
+                .await
+                .status()
+                .as_u16()
+        }
+    };
+    assert_eq!(
+        (works(admin.clone()).await, works(read.clone()).await),
+        (200, 200)
+    );
+
+    let now = Utc::now();
+    users::change(
+        &app.db,
+        "ops",
+        Change::Role(app::domain::account::Role::Viewer),
+        now,
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        (works(admin.clone()).await, works(read.clone()).await),
+        (401, 200),
+        "a viewer keeps a read token, not an admin one"
+    );
+    let listed = tokens::list(&app.db).await.unwrap();
+    let deploy = listed.iter().find(|t| t.name == "deploy").unwrap();
+    assert_eq!(deploy.state(Utc::now()), "stopped");
+    assert_eq!(
+        tokens::stopped_by(
+            &app.db,
+            deploy_owner(&app).await,
+            tokens::OwnerChange::Disable,
+            now
+        )
+        .await
+        .unwrap(),
+        ["grafana"]
+    );
+
+    users::change(&app.db, "ops", Change::Disabled(true), now)
+        .await
+        .unwrap();
+    assert_eq!(
+        works(read.clone()).await,
+        401,
+        "a disabled owner stops every token"
+    );
+    users::change(&app.db, "ops", Change::Delete, now)
+        .await
+        .unwrap();
+    users::create(
+        &app.db,
+        &username,
+        app::domain::account::Role::Admin,
+        &password,
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        (works(admin).await, works(read).await),
+        (401, 401),
+        "an account of the same name is someone else"
+    );
+}
+on_both_backends!(a_token_works_only_while_its_owner_allows_it);
+
+async fn deploy_owner(app: &TestApp) -> i64 {
+    app::services::users::find_by_username(&app.db, "ops")
+        .await
+        .unwrap()
+        .unwrap()
+        .id
+}

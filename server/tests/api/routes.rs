@@ -170,7 +170,12 @@ fn server_functions() -> Vec<(&'static str, Access, Args)> {
         (
             "tokens/create",
             Change,
-            Form(&[("name", "bad name"), ("role", "viewer"), ("expires", "")]),
+            Form(&[
+                ("name", "bad name"),
+                ("scope", "read"),
+                ("tags", ""),
+                ("expires", ""),
+            ]),
         ),
         ("tokens/revoke", Change, Form(&[("name", "no-such-token")])),
         ("api-docs", Read, Form(&[])),
