@@ -71,6 +71,10 @@ pub struct Config {
     /// Proxies in front of Bulwark (CIDRs or addresses) whose `X-Forwarded-For` entries are
     /// believed, for sign-in limits and traffic alike; empty: the socket's peer is the client.
     pub trusted_proxies: Vec<String>,
+    /// Networks Bulwark's own requests (HTTP jobs, their redirects, chat channels) never
+    /// reach, by address or by a name resolving there (`server/src/outbound.rs`); `[]` to
+    /// allow all.
+    pub outbound_deny: Vec<String>,
     /// Replaced by `trusted_proxies`; still read so an old file gets a message, not a puzzle.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub traffic_trust_forwarded_for: Option<bool>,
@@ -137,6 +141,7 @@ impl Default for Config {
             traffic_path_locales: Vec::new(),
             traffic_ip: IpPrivacy::Raw,
             trusted_proxies: Vec::new(),
+            outbound_deny: strings(&crate::outbound::DEFAULT),
             traffic_trust_forwarded_for: None,
             traffic_buffer_mb: 64,
             traffic_client_rate_per_minute: 600,
@@ -182,6 +187,7 @@ const ENV_KEYS: &[&str] = &[
     "traffic_ip",
     "traffic_trust_forwarded_for",
     "trusted_proxies",
+    "outbound_deny",
     "traffic_buffer_mb",
     "traffic_client_rate_per_minute",
     "smtp_url",
@@ -206,6 +212,8 @@ pub enum ConfigError {
     Range(&'static str, &'static str),
     #[error("invalid configuration: {0} was replaced; set {1}")]
     Replaced(&'static str, &'static str),
+    #[error("invalid configuration: outbound_deny: {0}")]
+    OutboundDeny(String),
     #[error("invalid configuration: trusted_proxies: {0}")]
     TrustedProxies(String),
     #[error("invalid configuration: {0}")]
@@ -240,7 +248,16 @@ impl Config {
         engine.retention.run_days = self.run_retention_days;
         engine.allow_commands = self.allow_commands;
         engine.default_locale = self.locale();
+        engine.outbound_deny = self.outbound_deny();
         engine
+    }
+
+    /// Where outbound requests may not go. [`Config::load`] refuses a list that does not
+    /// parse, so a `Config` built by hand with a bad entry falls back to the default list.
+    pub fn outbound_deny(&self) -> crate::outbound::Deny {
+        app::domain::client_addr::Networks::parse(&self.outbound_deny)
+            .map(crate::outbound::Deny::new)
+            .unwrap_or_else(|_| crate::outbound::Deny::standard())
     }
 
     /// The configured language. [`Config::load`] refuses one without a catalogue, so this
@@ -334,6 +351,9 @@ impl Config {
         }
         if let Err(e) = app::domain::client_addr::TrustedProxies::parse(&config.trusted_proxies) {
             return Err(ConfigError::TrustedProxies(e));
+        }
+        if let Err(e) = app::domain::client_addr::Networks::parse(&config.outbound_deny) {
+            return Err(ConfigError::OutboundDeny(e));
         }
         if config.traffic_buffer_mb == 0 {
             return Err(ConfigError::Range("traffic_buffer_mb", "at least 1"));

@@ -35,6 +35,7 @@ pub mod engine;
 pub mod jobs_file;
 pub mod mail;
 pub mod metrics;
+pub mod outbound;
 pub mod rest;
 pub mod shutdown;
 pub mod startup;

@@ -224,6 +224,7 @@ impl Application {
                 me.node_id.clone(),
                 config.public_url(),
                 config.locale(),
+                config.outbound_deny(),
             );
             tokio::spawn(sender.run(shutdown.clone().wait()))
         });

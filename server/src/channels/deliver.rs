@@ -13,8 +13,8 @@ const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The client deliveries go through: no redirects (a robot URL that redirects is a wrong URL,
 /// and its token must not follow), bounded time.
-pub fn client() -> reqwest::Client {
-    reqwest::Client::builder()
+pub fn client(deny: &crate::outbound::Deny) -> reqwest::Client {
+    deny.client_builder()
         .user_agent(concat!("Bulwark/", env!("CARGO_PKG_VERSION")))
         .redirect(reqwest::redirect::Policy::none())
         .timeout(TIMEOUT)
@@ -26,6 +26,7 @@ pub fn client() -> reqwest::Client {
 /// one delivery. (E-mail channels go through the mail outbox instead.)
 pub async fn send(
     http: &reqwest::Client,
+    deny: &crate::outbound::Deny,
     channel: &Opened,
     event: &ChatEvent,
     delivery_id: &str,
@@ -43,12 +44,22 @@ pub async fn send(
         delivery_id,
         now,
     );
+    let denied = reqwest::Url::parse(&prepared.url)
+        .ok()
+        .and_then(|url| deny.refusal(&url));
+    if let Some(denied) = denied {
+        return Verdict::Final(denied.to_string());
+    }
     let mut request = http.post(&prepared.url).body(prepared.body);
     for (name, value) in &prepared.headers {
         request = request.header(name, value);
     }
     let response = match request.send().await {
         Ok(response) => response,
+        Err(e) if crate::outbound::denial(&e).is_some() => {
+            let denied = crate::outbound::denial(&e).map(ToString::to_string);
+            return Verdict::Final(denied.unwrap_or_default());
+        }
         // The URL carries the robot's token: the error is told without it.
         Err(e) => return Verdict::Retry(format!("no answer: {}", e.without_url())),
     };

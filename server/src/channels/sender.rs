@@ -36,6 +36,8 @@ pub struct ChannelSender {
     pub db: DatabaseConnection,
     pub key: SecretKey,
     pub http: reqwest::Client,
+    /// Where no message goes (`outbound_deny`).
+    pub deny: crate::outbound::Deny,
     /// This instance's name on its leases.
     pub name: String,
     /// The console's address, for the links in messages.
@@ -65,11 +67,13 @@ impl ChannelSender {
         name: String,
         public_url: String,
         default_locale: app::i18n::Locale,
+        deny: crate::outbound::Deny,
     ) -> Self {
         ChannelSender {
             db,
             key,
-            http: deliver::client(),
+            http: deliver::client(&deny),
+            deny,
             name,
             public_url,
             default_locale,
@@ -160,8 +164,16 @@ impl ChannelSender {
                 Ok(event) => {
                     let event = event.with_console(&self.public_url);
                     let id = channel_outbox::delivery_id(&row);
-                    match deliver::send(&self.http, &opened, &event, &id, t, self.default_locale)
-                        .await
+                    match deliver::send(
+                        &self.http,
+                        &self.deny,
+                        &opened,
+                        &event,
+                        &id,
+                        t,
+                        self.default_locale,
+                    )
+                    .await
                     {
                         Verdict::Accepted(answer) => Outcome::Sent(answer),
                         Verdict::Final(answer) => Outcome::Failed(answer),

@@ -114,8 +114,10 @@ pub async fn deliver_test(
     let verdict = if deliver::is_chat(channel.kind) {
         let event = deliver::test_event(&config.public_url(), now);
         let id = format!("test_{}_{}", channel.id, now.timestamp_millis());
+        let deny = config.outbound_deny();
         deliver::send(
-            &deliver::client(),
+            &deliver::client(&deny),
+            &deny,
             &channel,
             &event,
             &id,

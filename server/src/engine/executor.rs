@@ -294,6 +294,9 @@ async fn run(
             expected,
             follow_redirects,
         } => {
+            if let Some(denied) = shared.http.refusal(url) {
+                return Execution::failed(ErrorClass::Permanent, denied.to_string(), String::new());
+            }
             let client = shared.http.for_job(*follow_redirects, !body.is_empty());
             http(client, method, url, headers, body, expected, input).await
         }
@@ -383,6 +386,7 @@ pub const MAX_BODY_BYTES: usize = 8 << 20;
 /// Every one refuses a redirect from https to http, and a 307 or 308 — which re-sends the
 /// request's body — to another origin when there is a body; ten hops at most.
 pub struct Clients {
+    deny: crate::outbound::Deny,
     none: reqwest::Client,
     same_origin: reqwest::Client,
     any: reqwest::Client,
@@ -391,13 +395,21 @@ pub struct Clients {
 }
 
 impl Clients {
-    pub fn new() -> Clients {
+    /// Clients that never reach `deny`'s networks, by name, address or redirect.
+    pub fn new(deny: &crate::outbound::Deny) -> Clients {
+        let client = |policy| client(deny, policy);
         Clients {
             none: client(reqwest::redirect::Policy::none()),
-            same_origin: client(policy(false, true)),
-            any: client(policy(true, false)),
-            any_keeping_body: client(policy(true, true)),
+            same_origin: client(policy(deny, false, true)),
+            any: client(policy(deny, true, false)),
+            any_keeping_body: client(policy(deny, true, true)),
+            deny: deny.clone(),
         }
+    }
+
+    /// Why a job's URL may not be called (an address in `outbound_deny`), if it may not.
+    pub fn refusal(&self, url: &str) -> Option<crate::outbound::Denied> {
+        self.deny.refusal(&reqwest::Url::parse(url).ok()?)
     }
 
     /// The client for a job's choice, and whether its request has a body.
@@ -413,15 +425,23 @@ impl Clients {
 
 impl Default for Clients {
     fn default() -> Self {
-        Clients::new()
+        Clients::new(&crate::outbound::Deny::standard())
     }
 }
 
 /// A redirect policy: `cross_origin` follows other origins; `keep_body` stops a 307 or 308 to
 /// another origin (the two statuses that re-send the body). A stopped redirect's 3xx answer is
-/// the attempt's result.
-fn policy(cross_origin: bool, keep_body: bool) -> reqwest::redirect::Policy {
+/// the attempt's result. A redirect to an address in `deny` is an error.
+fn policy(
+    deny: &crate::outbound::Deny,
+    cross_origin: bool,
+    keep_body: bool,
+) -> reqwest::redirect::Policy {
+    let deny = deny.clone();
     reqwest::redirect::Policy::custom(move |attempt| {
+        if let Some(denied) = deny.refusal(attempt.url()) {
+            return attempt.error(denied);
+        }
         let Some(previous) = attempt.previous().last() else {
             return attempt.follow();
         };
@@ -442,8 +462,8 @@ fn policy(cross_origin: bool, keep_body: bool) -> reqwest::redirect::Policy {
     })
 }
 
-fn client(policy: reqwest::redirect::Policy) -> reqwest::Client {
-    reqwest::Client::builder()
+fn client(deny: &crate::outbound::Deny, policy: reqwest::redirect::Policy) -> reqwest::Client {
+    deny.client_builder()
         .user_agent(concat!("Bulwark/", env!("CARGO_PKG_VERSION")))
         .redirect(policy)
         .build()
@@ -498,6 +518,19 @@ async fn http(
     let response = match tokio::time::timeout(input.timeout, request.send()).await {
         Err(_) => return timed_out(input.timeout, String::new()),
         Ok(Err(e)) if e.is_timeout() => return timed_out(input.timeout, String::new()),
+        // outbound_deny: a name resolving only there, or a redirect there; no retry helps.
+        Ok(Err(e)) if crate::outbound::denial(&e).is_some() => {
+            let denied = crate::outbound::denial(&e).map(ToString::to_string);
+            return Execution::failed(
+                ErrorClass::Permanent,
+                format!(
+                    "request to {} refused: {}",
+                    display_url(url),
+                    denied.unwrap_or_default()
+                ),
+                String::new(),
+            );
+        }
         Ok(Err(e)) => {
             // Connection refused, DNS, TLS: the far side may be back soon. reqwest's own text
             // names the whole URL, query and all; the message names it without secrets.

@@ -78,6 +78,8 @@ pub struct EngineConfig {
     /// The language of alert mails and chat messages where the mail setting or the channel
     /// sets none (`default_locale`).
     pub default_locale: app::i18n::Locale,
+    /// Where HTTP jobs may not send (`outbound_deny`).
+    pub outbound_deny: crate::outbound::Deny,
 }
 
 impl EngineConfig {
@@ -93,6 +95,7 @@ impl EngineConfig {
             retention: Retention::default(),
             secret_key: None,
             default_locale: app::i18n::Locale::english(),
+            outbound_deny: crate::outbound::Deny::standard(),
         }
     }
 }
@@ -160,7 +163,7 @@ pub struct Engine {
 
 impl Engine {
     pub fn new(db: DatabaseConnection, config: EngineConfig) -> Self {
-        let http = executor::Clients::new();
+        let http = executor::Clients::new(&config.outbound_deny);
         let pauses = cache::Pauses::new(config.poll);
         Engine {
             shared: Arc::new(Shared {

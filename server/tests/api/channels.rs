@@ -124,6 +124,7 @@ fn sender(app: &TestApp, name: &str) -> ChannelSender {
         name.into(),
         "https://ops.example.com".into(),
         Locale::english(),
+        server::outbound::Deny::standard(),
     )
 }
 
