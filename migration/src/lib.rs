@@ -34,6 +34,7 @@ mod m20261203_000026_locales;
 mod m20261205_000027_run_cancel;
 mod m20261205_000028_param_hold;
 mod m20261205_000029_token_scope;
+mod m20261205_000030_sign_in_source;
 
 pub struct Migrator;
 
@@ -70,6 +71,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261205_000027_run_cancel::Migration),
             Box::new(m20261205_000028_param_hold::Migration),
             Box::new(m20261205_000029_token_scope::Migration),
+            Box::new(m20261205_000030_sign_in_source::Migration),
         ]
     }
 }

@@ -101,6 +101,22 @@ pub fn address_of(
     Some(trusted.client(peer, &forwarded).to_string())
 }
 
+/// A refused password check as the person reads it.
+#[cfg(feature = "ssr")]
+pub fn login_error(e: crate::services::login::LoginError) -> AppError {
+    use crate::services::login::LoginError;
+    match e {
+        LoginError::BadCredentials => AppError::invalid("password", crate::t!("error-login-bad")),
+        LoginError::Throttled { minutes } => {
+            AppError::TooManyAttempts(crate::t!("error-login-throttled", minutes = minutes))
+        }
+        LoginError::Password(crate::services::passwords::PasswordError::Busy) => {
+            AppError::TooManyAttempts(crate::t!("error-busy"))
+        }
+        other => AppError::internal(&other),
+    }
+}
+
 /// Whether cookies must carry `Secure`: configured, or the request came through TLS.
 #[cfg(feature = "ssr")]
 fn secure_cookies(state: &crate::state::AppState) -> bool {
@@ -121,7 +137,6 @@ pub async fn login(
     next: Option<String>,
 ) -> Result<(), AppError> {
     use crate::services::{login, sessions};
-    use login::LoginError;
 
     super::respond(
         async {
@@ -142,19 +157,7 @@ pub async fn login(
             let ip = request_ip();
             let user = login::authenticate(&state.db, &username, &password, ip.as_deref(), now)
                 .await
-                .map_err(|e| match e {
-                    LoginError::BadCredentials => {
-                        AppError::invalid("password", crate::t!("error-login-bad"))
-                    }
-                    LoginError::Throttled { minutes } => AppError::TooManyAttempts(crate::t!(
-                        "error-login-throttled",
-                        minutes = minutes
-                    )),
-                    LoginError::Password(crate::services::passwords::PasswordError::Busy) => {
-                        AppError::TooManyAttempts(crate::t!("error-busy"))
-                    }
-                    other => AppError::internal(&other),
-                })?;
+                .map_err(login_error)?;
             let origin = sessions::Origin {
                 ip,
                 user_agent: request_user_agent(),

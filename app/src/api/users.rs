@@ -84,9 +84,6 @@ fn manage_error(e: crate::services::users::ManageError) -> AppError {
         ManageError::LastAdmin(name) => {
             AppError::Conflict(crate::t!("error-last-admin", name = name))
         }
-        ManageError::WrongPassword => {
-            AppError::invalid("current", crate::t!("error-wrong-password"))
-        }
         ManageError::SamePassword => {
             AppError::invalid("password", crate::t!("error-same-password"))
         }
@@ -109,6 +106,22 @@ pub async fn change_password(current: String, password: String) -> Result<(), Ap
             let new = NewPassword::parse(&password)?;
             let state = super::state()?;
             let keep = super::auth::request_session_id();
+            let ip = super::auth::request_ip();
+            let now = crate::clock::now();
+            crate::services::login::confirm_password(
+                &state.db,
+                &me.username,
+                &current,
+                ip.as_deref(),
+                now,
+            )
+            .await
+            .map_err(|e| match e {
+                crate::services::login::LoginError::BadCredentials => {
+                    AppError::invalid("current", crate::t!("error-wrong-password"))
+                }
+                other => super::auth::login_error(other),
+            })?;
             crate::services::users::change_own_password(
                 &state.db,
                 me.id,

@@ -123,9 +123,38 @@ pub fn canonical(ip: IpAddr) -> IpAddr {
     }
 }
 
+/// The source a sign-in limit counts by: an IPv4 address as it is, an IPv6 address as its /64
+/// (one household, one rented server holds a whole /64, and rotating within it is free). An
+/// IPv4-mapped IPv6 address is its IPv4 address; text that is not an address is kept as is.
+pub fn limit_source(ip: &str) -> String {
+    match ip.trim().parse::<IpAddr>().map(canonical) {
+        Ok(IpAddr::V4(v4)) => v4.to_string(),
+        Ok(IpAddr::V6(v6)) => ipnet::Ipv6Net::new(v6, 64)
+            .map(|net| net.trunc().to_string())
+            .unwrap_or_else(|_| v6.to_string()),
+        Err(_) => ip.trim().chars().take(64).collect(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn limit_sources_group_an_ipv6_64() {
+        assert_eq!(limit_source("203.0.113.9"), "203.0.113.9");
+        assert_eq!(limit_source("::ffff:203.0.113.9"), "203.0.113.9");
+        assert_eq!(limit_source("2001:db8:1:2::7"), "2001:db8:1:2::/64");
+        assert_eq!(
+            limit_source("2001:db8:1:2:ffff:ffff:ffff:ffff"),
+            limit_source("2001:db8:1:2::1")
+        );
+        assert_ne!(
+            limit_source("2001:db8:1:3::1"),
+            limit_source("2001:db8:1:2::1")
+        );
+        assert_eq!(limit_source("unknown"), "unknown");
+    }
     use proptest::prelude::*;
 
     fn ip(s: &str) -> IpAddr {

@@ -14,6 +14,9 @@ pub struct Model {
     /// JSON object with action-specific details.
     pub detail: String,
     pub ip: Option<String>,
+    /// What a sign-in attempt counts against: the address, or an IPv6 address's /64
+    /// (`crate::domain::client_addr::limit_source`).
+    pub source: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

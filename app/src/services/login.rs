@@ -5,17 +5,24 @@
 //! reach the hash than the limits allow (each can see the ones written before it). The counts
 //! live in the database, so they hold across restarts and instances sharing it.
 //!
-//! The limits, within [`WINDOW_MINUTES`]:
-//! - per name *and* address: [`MAX_FAILURES_PER_NAME_AND_IP`] failures (since that address's
-//!   last success with the name) lock that pair for the rest of the window. Guessing from one
-//!   place cannot lock the name out from every other place.
-//! - per address: [`MAX_FAILURES_PER_IP`] failures across all names lock the address.
-//! - per name, from anywhere: beyond [`FREE_FAILURES_PER_NAME`] failures since the name's last
-//!   success, every further attempt is *delayed* ([`delay_for`]), not refused: a distributed
-//!   guesser is slowed down while the owner can still sign in.
+//! An address is a *source*: an IPv4 address, or an IPv6 address's whole /64
+//! (`crate::domain::client_addr::limit_source`), so rotating within a /64 gains nothing. The
+//! limits:
+//! - per name *and* source: [`MAX_FAILURES_PER_NAME_AND_IP`] failures in [`WINDOW_MINUTES`]
+//!   (since that source's last success with the name) lock that pair for the rest of the
+//!   window. Guessing from one place cannot lock the name out from every other place.
+//! - per source: [`MAX_FAILURES_PER_IP`] failures or busy refusals across all names lock it.
+//! - per name, from strangers: a source that has not signed in as the name in the last
+//!   [`KNOWN_DAYS`] days shares with every other such source a budget of
+//!   [`NAME_BUDGET_PER_MINUTE`] password checks a minute. A crowd of addresses spends it and is
+//!   refused without a hash; a *known* pair keeps its own allowance (the pair limit) and a
+//!   reserved place in the hash queue ([`super::passwords::Lane::Known`]), so the person whose
+//!   name is attacked still signs in from where they usually do.
 //!
 //! An attempt refused by a limit is recorded as [`ACTION_THROTTLED`], which counts towards no
-//! limit; the hashing itself is bounded by [`super::passwords`].
+//! limit; one refused because the hash queue was full as [`ACTION_BUSY`], which counts for its
+//! source. The same limits guard `account/password`'s current password
+//! ([`confirm_password`]).
 
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::{
@@ -24,20 +31,22 @@ use sea_orm::{
 };
 use serde_json::json;
 
-use super::audit::{self, Actor};
-use super::passwords::{self, PasswordError};
+use super::passwords::{self, Lane, PasswordError};
 use super::users;
 use crate::domain::account::{CurrentUser, Username};
+use crate::domain::client_addr::limit_source;
 use crate::entities::audit_log;
 
 pub const MAX_FAILURES_PER_NAME_AND_IP: u64 = 5;
 pub const MAX_FAILURES_PER_IP: u64 = 20;
-pub const FREE_FAILURES_PER_NAME: u64 = 10;
+pub const NAME_BUDGET_PER_MINUTE: u64 = 10;
+pub const KNOWN_DAYS: i64 = 30;
 pub const WINDOW_MINUTES: i64 = 15;
 
 pub const ACTION_FAILED: &str = "login.failed";
 pub const ACTION_SUCCEEDED: &str = "login.succeeded";
 pub const ACTION_THROTTLED: &str = "login.throttled";
+pub const ACTION_BUSY: &str = "login.busy";
 
 #[derive(Debug, thiserror::Error)]
 pub enum LoginError {
@@ -64,15 +73,8 @@ pub fn attempted_name(typed: &str) -> String {
     }
 }
 
-/// How long an attempt waits when the name has failed `failures` times lately from anywhere:
-/// nothing up to [`FREE_FAILURES_PER_NAME`], then one second more per failure, at most 30.
-pub fn delay_for(failures: u64) -> std::time::Duration {
-    let over = failures.saturating_sub(FREE_FAILURES_PER_NAME);
-    std::time::Duration::from_secs(over.min(30))
-}
-
-/// Checks a username and password. Unknown users and wrong passwords fail alike, in the same
-/// time, with the same message.
+/// Checks a username and password to sign in. Unknown users and wrong passwords fail alike,
+/// in the same time, with the same message.
 pub async fn authenticate(
     db: &impl ConnectionTrait,
     username: &str,
@@ -80,17 +82,36 @@ pub async fn authenticate(
     ip: Option<&str>,
     now: DateTime<Utc>,
 ) -> Result<CurrentUser, LoginError> {
+    let user = attempt(db, username, password, ip, now).await?;
+    users::signed_in(db, user.id, now).await?;
+    Ok(user)
+}
+
+/// Checks a signed-in person's current password before they choose a new one, counted and
+/// locked like a sign-in (a stolen session must not guess it faster than a stranger could).
+pub async fn confirm_password(
+    db: &impl ConnectionTrait,
+    username: &str,
+    password: &str,
+    ip: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<CurrentUser, LoginError> {
+    attempt(db, username, password, ip, now).await
+}
+
+async fn attempt(
+    db: &impl ConnectionTrait,
+    username: &str,
+    password: &str,
+    ip: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<CurrentUser, LoginError> {
     let name = attempted_name(username);
-    let actor = Actor {
-        id: None,
-        name: &name,
-        ip,
-    };
+    let source = ip.map(limit_source);
     // Counted first: this row is what parallel attempts see of this one.
-    let attempt = audit::record(db, &actor, ACTION_FAILED, &name, json!({}), now).await?;
-    match limits(db, &name, ip, attempt, now).await {
-        Ok(Limit::Free) => {}
-        Ok(Limit::Delay(wait)) => tokio::time::sleep(wait).await,
+    let attempt = record_attempt(db, &name, ip, source.as_deref(), now).await?;
+    let lane = match limits(db, &name, source.as_deref(), attempt, now).await {
+        Ok(Limit::Check(lane)) => lane,
         Ok(Limit::Locked { minutes }) => {
             mark(db, attempt, ACTION_THROTTLED, None).await?;
             return Err(LoginError::Throttled { minutes });
@@ -99,36 +120,63 @@ pub async fn authenticate(
             mark(db, attempt, ACTION_THROTTLED, None).await?;
             return Err(e.into());
         }
-    }
-
-    let checked = check(db, &name, password).await;
-    match checked {
+    };
+    match check(db, &name, password, lane).await {
         Ok(Some(user)) => {
             mark(db, attempt, ACTION_SUCCEEDED, Some(user.id)).await?;
-            users::signed_in(db, user.id, now).await?;
             Ok(user)
         }
         Ok(None) => Err(LoginError::BadCredentials),
+        Err(LoginError::Password(PasswordError::Busy)) => {
+            // Not checked, but a source that keeps the queue full is counted for it.
+            mark(db, attempt, ACTION_BUSY, None).await?;
+            Err(LoginError::Password(PasswordError::Busy))
+        }
         Err(e) => {
-            // Not checked (busy, or the database failed): it spends none of the limits.
+            // Not checked (the database failed): it spends none of the limits.
             mark(db, attempt, ACTION_THROTTLED, None).await?;
             Err(e)
         }
     }
 }
 
+/// Writes the attempt's row, as a failure until it is known to be something else.
+async fn record_attempt(
+    db: &impl ConnectionTrait,
+    name: &str,
+    ip: Option<&str>,
+    source: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<i64, DbErr> {
+    let row = audit_log::ActiveModel {
+        at: Set(now),
+        actor_id: Set(None),
+        actor: Set(name.chars().take(64).collect()),
+        action: Set(ACTION_FAILED.to_string()),
+        subject: Set(name.chars().take(255).collect()),
+        detail: Set(json!({}).to_string()),
+        ip: Set(ip.map(str::to_string)),
+        source: Set(source.map(str::to_string)),
+        ..Default::default()
+    }
+    .insert(db)
+    .await?;
+    Ok(row.id)
+}
+
 async fn check(
     db: &impl ConnectionTrait,
     name: &str,
     password: &str,
+    lane: Lane,
 ) -> Result<Option<CurrentUser>, LoginError> {
     let account = users::find_by_username(db, name).await?;
     // A disabled account fails like an unknown one: the answer tells a guesser nothing.
     let Some(user) = account.filter(|u| u.disabled_at.is_none()) else {
-        passwords::burn_time(password.to_string()).await?;
+        passwords::burn_time(lane, password.to_string()).await?;
         return Ok(None);
     };
-    if !passwords::verify(user.password_hash.clone(), password.to_string()).await? {
+    if !passwords::verify_in(lane, user.password_hash.clone(), password.to_string()).await? {
         return Ok(None);
     }
     Ok(Some(CurrentUser {
@@ -158,73 +206,103 @@ async fn mark(
 }
 
 enum Limit {
-    Free,
-    Delay(std::time::Duration),
-    Locked { minutes: i64 },
+    /// Check the password, in this lane of the hash queue.
+    Check(Lane),
+    Locked {
+        minutes: i64,
+    },
 }
 
 /// The limits as they stand with this attempt (`attempt`, already written) counted.
 async fn limits(
     db: &impl ConnectionTrait,
     name: &str,
-    ip: Option<&str>,
+    source: Option<&str>,
     attempt: i64,
     now: DateTime<Utc>,
 ) -> Result<Limit, DbErr> {
     let window_start = now - Duration::minutes(WINDOW_MINUTES);
-    let failures = || {
+    let recent = |actions: &[&str]| {
         audit_log::Entity::find()
-            .filter(audit_log::Column::Action.eq(ACTION_FAILED))
+            .filter(audit_log::Column::Action.is_in(actions.iter().copied()))
             .filter(audit_log::Column::At.gt(window_start))
     };
-
-    if let Some(ip) = ip {
-        let since = last_success(db, name, Some(ip), window_start).await?;
-        let pair = failures()
+    if let Some(source) = source {
+        let since = last_success(db, name, Some(source), window_start).await?;
+        let pair = recent(&[ACTION_FAILED])
             .filter(audit_log::Column::Subject.eq(name))
-            .filter(audit_log::Column::Ip.eq(ip))
+            .filter(audit_log::Column::Source.eq(source))
             .filter(since_success(since, window_start));
         if pair.clone().count(db).await? > MAX_FAILURES_PER_NAME_AND_IP {
             return Ok(Limit::Locked {
                 minutes: wait_minutes(db, pair, attempt, now).await?,
             });
         }
-        let address = failures().filter(audit_log::Column::Ip.eq(ip));
+        let address =
+            recent(&[ACTION_FAILED, ACTION_BUSY]).filter(audit_log::Column::Source.eq(source));
         if address.clone().count(db).await? > MAX_FAILURES_PER_IP {
             return Ok(Limit::Locked {
                 minutes: wait_minutes(db, address, attempt, now).await?,
             });
         }
     }
-
-    let since = last_success(db, name, None, window_start).await?;
-    let everywhere = failures()
+    let known = known_sources(db, name, now).await?;
+    if source.is_some_and(|s| known.iter().any(|k| k == s)) {
+        return Ok(Limit::Check(Lane::Known));
+    }
+    // Strangers share the name's budget: checks in the last minute from unknown sources,
+    // this one included.
+    let mut strangers = audit_log::Entity::find()
+        .filter(audit_log::Column::Action.eq(ACTION_FAILED))
         .filter(audit_log::Column::Subject.eq(name))
-        .filter(since_success(since, window_start))
-        .filter(audit_log::Column::Id.ne(attempt))
-        .count(db)
-        .await?;
-    let wait = delay_for(everywhere);
-    Ok(if wait.is_zero() {
-        Limit::Free
-    } else {
-        Limit::Delay(wait)
-    })
+        .filter(audit_log::Column::At.gt(now - Duration::minutes(1)));
+    if !known.is_empty() {
+        strangers = strangers.filter(
+            sea_orm::Condition::any()
+                .add(audit_log::Column::Source.is_null())
+                .add(audit_log::Column::Source.is_not_in(known)),
+        );
+    }
+    if strangers.count(db).await? > NAME_BUDGET_PER_MINUTE {
+        return Ok(Limit::Locked { minutes: 1 });
+    }
+    Ok(Limit::Check(Lane::Open))
 }
 
-/// The last successful sign-in with `name` (from `ip`, when given) in the window.
+/// The sources that signed in as `name` in the last [`KNOWN_DAYS`] days.
+async fn known_sources(
+    db: &impl ConnectionTrait,
+    name: &str,
+    now: DateTime<Utc>,
+) -> Result<Vec<String>, DbErr> {
+    use sea_orm::QuerySelect;
+    let sources: Vec<Option<String>> = audit_log::Entity::find()
+        .select_only()
+        .column(audit_log::Column::Source)
+        .distinct()
+        .filter(audit_log::Column::Action.eq(ACTION_SUCCEEDED))
+        .filter(audit_log::Column::Subject.eq(name))
+        .filter(audit_log::Column::At.gt(now - Duration::days(KNOWN_DAYS)))
+        .filter(audit_log::Column::Source.is_not_null())
+        .into_tuple()
+        .all(db)
+        .await?;
+    Ok(sources.into_iter().flatten().collect())
+}
+
+/// The last successful sign-in with `name` (from `source`, when given) in the window.
 async fn last_success(
     db: &impl ConnectionTrait,
     name: &str,
-    ip: Option<&str>,
+    source: Option<&str>,
     window_start: DateTime<Utc>,
 ) -> Result<Option<(DateTime<Utc>, i64)>, DbErr> {
     let mut query = audit_log::Entity::find()
         .filter(audit_log::Column::Action.eq(ACTION_SUCCEEDED))
         .filter(audit_log::Column::Subject.eq(name))
         .filter(audit_log::Column::At.gt(window_start));
-    if let Some(ip) = ip {
-        query = query.filter(audit_log::Column::Ip.eq(ip));
+    if let Some(source) = source {
+        query = query.filter(audit_log::Column::Source.eq(source));
     }
     Ok(query
         .order_by_desc(audit_log::Column::Id)
@@ -278,13 +356,5 @@ mod tests {
         let kept = attempted_name(&long);
         assert_eq!(kept.chars().count(), Username::MAX_LEN);
         assert!(kept.ends_with('…'));
-    }
-
-    #[test]
-    fn the_name_limit_delays_and_is_capped() {
-        assert!(delay_for(0).is_zero());
-        assert!(delay_for(FREE_FAILURES_PER_NAME).is_zero());
-        assert_eq!(delay_for(FREE_FAILURES_PER_NAME + 3).as_secs(), 3);
-        assert_eq!(delay_for(u64::MAX).as_secs(), 30);
     }
 }

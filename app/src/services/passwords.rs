@@ -3,7 +3,9 @@
 //!
 //! Hashes run behind one semaphore sized to the cores, so a burst of sign-ins costs at most
 //! that many hashes' memory at a time; up to [`MAX_WAITING`] more wait their turn (for at most
-//! [`MAX_WAIT`]) and the rest are refused at once with [`PasswordError::Busy`].
+//! [`MAX_WAIT`]) and the rest are refused at once with [`PasswordError::Busy`]. The last
+//! [`RESERVED`] places in that queue are kept for [`Lane::Known`] — a person signing in from
+//! where they signed in before — so strangers filling the queue cannot lock them out.
 
 use std::sync::LazyLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -25,6 +27,18 @@ pub enum PasswordError {
 
 /// Sign-ins that may queue for a hash before further ones are refused outright.
 pub const MAX_WAITING: usize = 64;
+/// Places in the queue only [`Lane::Known`] may take.
+pub const RESERVED: usize = 16;
+
+/// Who a hash is for, as the queue tells them apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lane {
+    /// A name and an address that have signed in together lately (`services/login.rs`).
+    Known,
+    /// Anyone else.
+    Open,
+}
+
 /// How long a queued hash waits for its turn before it is refused.
 pub const MAX_WAIT: Duration = Duration::from_secs(10);
 
@@ -47,9 +61,14 @@ pub fn peak_parallel() -> usize {
 
 /// Runs `work` on the blocking pool once a permit is free.
 async fn bounded<T: Send + 'static>(
+    lane: Lane,
     work: impl FnOnce() -> T + Send + 'static,
 ) -> Result<T, PasswordError> {
-    if WAITING.fetch_add(1, Ordering::AcqRel) >= MAX_WAITING {
+    let room = match lane {
+        Lane::Known => MAX_WAITING,
+        Lane::Open => MAX_WAITING - RESERVED,
+    };
+    if WAITING.fetch_add(1, Ordering::AcqRel) >= room {
         WAITING.fetch_sub(1, Ordering::AcqRel);
         return Err(PasswordError::Busy);
     }
@@ -76,7 +95,7 @@ async fn bounded<T: Send + 'static>(
 
 /// Hashes with Argon2id and the crate's recommended parameters (19 MiB, 2 passes).
 pub async fn hash(password: String) -> Result<String, PasswordError> {
-    bounded(move || {
+    bounded(Lane::Known, move || {
         let salt = SaltString::generate(&mut OsRng);
         Argon2::default()
             .hash_password(password.as_bytes(), &salt)
@@ -88,7 +107,12 @@ pub async fn hash(password: String) -> Result<String, PasswordError> {
 
 /// True when `candidate` matches `phc`. A malformed stored hash never matches.
 pub async fn verify(phc: String, candidate: String) -> Result<bool, PasswordError> {
-    bounded(move || {
+    verify_in(Lane::Known, phc, candidate).await
+}
+
+/// [`verify`] in `lane` of the queue.
+pub async fn verify_in(lane: Lane, phc: String, candidate: String) -> Result<bool, PasswordError> {
+    bounded(lane, move || {
         PasswordHash::new(&phc)
             .map(|parsed| {
                 Argon2::default()
@@ -102,7 +126,7 @@ pub async fn verify(phc: String, candidate: String) -> Result<bool, PasswordErro
 
 /// A valid hash of nothing anyone knows, verified against when the username does not exist so
 /// that "no such user" and "wrong password" take the same time.
-pub(crate) async fn burn_time(candidate: String) -> Result<(), PasswordError> {
+pub(crate) async fn burn_time(lane: Lane, candidate: String) -> Result<(), PasswordError> {
     static DUMMY: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     let phc = match DUMMY.get() {
         Some(phc) => phc.clone(),
@@ -111,7 +135,7 @@ pub(crate) async fn burn_time(candidate: String) -> Result<(), PasswordError> {
             DUMMY.get_or_init(|| phc).clone()
         }
     };
-    verify(phc, candidate).await.map(|_| ())
+    verify_in(lane, phc, candidate).await.map(|_| ())
 }
 
 /// A random password for the first administrator: 20 characters from an alphabet without

@@ -42,8 +42,6 @@ pub enum ManageError {
     NotFound(String),
     #[error("'{0}' is the last enabled administrator; make another administrator first")]
     LastAdmin(String),
-    #[error("the current password is wrong")]
-    WrongPassword,
     #[error("the new password must differ from the current one")]
     SamePassword,
     #[error(transparent)]
@@ -110,8 +108,10 @@ async fn existing(db: &impl ConnectionTrait, username: &str) -> Result<user::Mod
         .ok_or_else(|| ManageError::NotFound(username.to_string()))
 }
 
-/// A user changes their own password: the current one is required; their other sessions end
-/// (`keep` is the one they are using, if any). Clears a pending "must change".
+/// A user changes their own password. `current` is their current password, already checked
+/// under the sign-in limits (`services::login::confirm_password`, as `api/users.rs` does);
+/// their other sessions end (`keep` is the one they are using, if any). Clears a pending
+/// "must change".
 pub async fn change_own_password(
     db: &DatabaseConnection,
     user_id: i64,
@@ -119,13 +119,6 @@ pub async fn change_own_password(
     new: &NewPassword,
     keep: Option<&str>,
 ) -> Result<(), ManageError> {
-    let account = user::Entity::find_by_id(user_id)
-        .one(db)
-        .await?
-        .ok_or_else(|| ManageError::NotFound(format!("#{user_id}")))?;
-    if !passwords::verify(account.password_hash.clone(), current.to_string()).await? {
-        return Err(ManageError::WrongPassword);
-    }
     if current == new.expose() {
         return Err(ManageError::SamePassword);
     }

@@ -530,6 +530,134 @@ on_both_backends!(
     super::behind_a_local_proxy
 );
 
+/// Rows of sign-in attempts on `admin` whose password was checked and failed.
+async fn checked_failures(app: &TestApp) -> u64 {
+    audit_log::Entity::find()
+        .filter(audit_log::Column::Action.eq(app::services::login::ACTION_FAILED))
+        .filter(audit_log::Column::Subject.eq("admin"))
+        .count(&app.db)
+        .await
+        .unwrap()
+}
+
+async fn a_crowd_spends_the_names_budget_and_the_owner_still_signs_in(app: TestApp) {
+    use app::services::{login, passwords};
+    // Where the owner usually signs in from.
+    let usual = "192.0.2.50";
+    assert_eq!(
+        sign_in_from(&app, usual, ADMIN_PASSWORD).await.status(),
+        200
+    );
+
+    // 300 guessers at once: half on their own IPv4 address, half rotating within one /64.
+    let crowd = (0..300).map(|i| {
+        let app = &app;
+        async move {
+            let address = if i % 2 == 0 {
+                format!("198.18.{}.{}", i / 200, i % 200 + 1)
+            } else {
+                format!("2001:db8:1:2::{:x}", i + 1)
+            };
+            sign_in_from(app, &address, &format!("guess-{i}"))
+                .await
+                .status()
+                .as_u16()
+        }
+    });
+    let owner = async {
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+        sign_in_from(&app, usual, ADMIN_PASSWORD)
+            .await
+            .status()
+            .as_u16()
+    };
+    let (statuses, owner) = tokio::join!(futures_util::future::join_all(crowd), owner);
+    assert_eq!(
+        owner, 200,
+        "the owner signs in from the usual address during the flood"
+    );
+
+    let checked = checked_failures(&app).await;
+    assert!(
+        checked <= login::NAME_BUDGET_PER_MINUTE,
+        "{checked} guesses reached the hash"
+    );
+    let wrong = statuses.iter().filter(|s| **s == 422).count() as u64;
+    let refused = statuses.iter().filter(|s| **s == 429).count();
+    assert_eq!(
+        (wrong, refused as u64 + wrong),
+        (checked, 300),
+        "{statuses:?}"
+    );
+    assert!(passwords::peak_parallel() <= passwords::max_parallel());
+    // Racing attempts may each count more of the others than came before them, so fewer than
+    // the budget may have been checked; one at a time, strangers spend the rest of it ...
+    for i in checked..login::NAME_BUDGET_PER_MINUTE {
+        let status = sign_in_from(&app, &format!("198.19.0.{}", i + 1), "late-guess").await;
+        assert_eq!(status.status(), 422, "after {i} checked guesses");
+    }
+    // ... and then even a stranger's right password waits: it is not known from there.
+    assert_eq!(
+        sign_in_from(&app, "198.51.100.7", ADMIN_PASSWORD)
+            .await
+            .status(),
+        429
+    );
+    // The /64 is one source: its rotations add up to one address's failures.
+    let sources: std::collections::BTreeSet<Option<String>> = audit_log::Entity::find()
+        .filter(audit_log::Column::Ip.like("2001:db8:1:2:%"))
+        .all(&app.db)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|row| row.source)
+        .collect();
+    assert_eq!(sources, [Some("2001:db8:1:2::/64".to_string())].into());
+}
+on_both_backends!(
+    a_crowd_spends_the_names_budget_and_the_owner_still_signs_in,
+    super::behind_a_local_proxy
+);
+
+async fn the_current_password_is_guessed_no_faster_than_a_sign_in(app: TestApp) {
+    let client = app.signed_in("viewer", VIEWER_PASSWORD).await;
+    let change = |current: String| {
+        let client = &client;
+        let app = &app;
+        async move {
+            app.call(
+                client,
+                "account/password",
+                &[("current", &current), ("password", "a-brand-new-password")],
+            )
+            .await
+            .status()
+            .as_u16()
+        }
+    };
+    for i in 0..5 {
+        assert_eq!(change(format!("guess-{i}")).await, 422);
+    }
+    assert_eq!(
+        change(VIEWER_PASSWORD.to_string()).await,
+        429,
+        "locked like a sign-in, even with the right password"
+    );
+    // Nothing changed: the old password still signs in elsewhere.
+    let viewer = user::Entity::find()
+        .filter(user::Column::Username.eq("viewer"))
+        .one(&app.db)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(
+        app::services::passwords::verify(viewer.password_hash, VIEWER_PASSWORD.into())
+            .await
+            .unwrap()
+    );
+}
+on_both_backends!(the_current_password_is_guessed_no_faster_than_a_sign_in);
+
 async fn forwarded_for_is_ignored_without_trusted_proxies(app: TestApp) {
     // Without `trusted_proxies`, a client that invents a new address per guess is still the
     // socket's peer, and is locked after the limit.
