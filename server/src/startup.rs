@@ -78,6 +78,12 @@ impl Application {
         for (job, secret) in &moved {
             tracing::info!(%job, %secret, "a credential typed into the job is now a secret");
         }
+        let hashed = app::services::hooks::hash_stored_ids(&db)
+            .await
+            .context("could not hash the stored trigger URL ids")?;
+        if hashed > 0 {
+            tracing::info!(hashed, "trigger URL ids are now kept only as their hash");
+        }
         let held = app::services::held::hold_misplaced(&db, crate::clock::now())
             .await
             .context("could not check where the jobs use their parameters")?;

@@ -819,9 +819,11 @@ job-param = { $name } ({ $kind })
 job-param-required = { $name } ({ $kind }, required)
 job-start-run = Start run
 hook-heading = Trigger URL
-hook-explained = For systems that cannot hold an API token: POST to the URL starts a run, parameters from the JSON body {"{"}"params": {"{"}…{"}"}{"}"}, an Idempotency-Key header works as on the API. Anyone with the URL can start runs: rotate it if it leaks. With a secret, callers sign the body: X-Bulwark-Signature: sha256=<hex HMAC-SHA256>.
+hook-explained = For systems that cannot hold an API token: POST to the URL starts a run, parameters from the JSON body {"{"}"params": {"{"}…{"}"}{"}"}, an Idempotency-Key header works as on the API. Anyone with the URL can start runs: rotate it if it leaks. With a secret, callers sign as Standard Webhooks do: webhook-id, webhook-timestamp (within 5 minutes) and webhook-signature: v1,<base64 HMAC-SHA256 of id.timestamp.body>.
 hook-on-console = on this console's address
 hook-none = No trigger URL.
+hook-created = The new trigger URL. Copy it now: only its hash is kept, so it is not shown again.
+hook-exists = This job has a trigger URL (shown once, when it was made; a new one replaces it).
 hook-new = New trigger URL
 hook-remove = Remove the trigger URL
 

@@ -783,9 +783,11 @@ job-param = { $name }（{ $kind }）
 job-param-required = { $name }（{ $kind }，必填）
 job-start-run = 开始运行
 hook-heading = 触发 URL
-hook-explained = 供无法保存 API 令牌的系统使用：向该 URL 发送 POST 即启动一次运行，参数取自 JSON 请求体 {"{"}"params": {"{"}…{"}"}{"}"}，Idempotency-Key 请求头与 API 中的用法相同。任何拿到 URL 的人都能启动运行：泄露后请轮换。设置密钥后，调用方需对请求体签名：X-Bulwark-Signature: sha256=<hex HMAC-SHA256>。
+hook-explained = 供无法保存 API 令牌的系统使用：向该 URL 发送 POST 即启动一次运行，参数取自 JSON 请求体 {"{"}"params": {"{"}…{"}"}{"}"}，Idempotency-Key 请求头与 API 中的用法相同。任何拿到 URL 的人都能启动运行：泄露后请轮换。设置密钥后，调用方按 Standard Webhooks 的方式签名：webhook-id、webhook-timestamp（5 分钟内）和 webhook-signature: v1,<对 id.timestamp.body 的 base64 HMAC-SHA256>。
 hook-on-console = （本控制台地址）
 hook-none = 没有触发 URL。
+hook-created = 新的触发 URL。请立即复制：系统只保存它的哈希，不会再次显示。
+hook-exists = 此任务已有触发 URL（只在创建时显示一次；新建会替换它）。
 hook-new = 生成新的触发 URL
 hook-remove = 删除触发 URL
 

@@ -772,13 +772,20 @@ fn TriggerUrl(id: i64) -> impl IntoView {
             <p class="muted">
                 {t!("hook-explained")}
             </p>
+            {move || {
+                set.value().get().and_then(Result::ok).flatten().and_then(|h| h.path).map(|path| view! {
+                    <div class="ok" role="status">
+                        <p>{t!("hook-created")}</p>
+                        <p><code data-testid="trigger-url-path">{path}</code>" "{t!("hook-on-console")}</p>
+                    </div>
+                })
+            }}
             <Transition fallback=|| ()>
                 {move || Suspend::new(async move {
                     match hook.await {
                         Ok(Some(h)) => view! {
-                            <p>
-                                <code data-testid="trigger-url-path">{h.path}</code>
-                                " "{t!("hook-on-console")} {h.signed.then(|| format!(" {}", t!("channels-signed")))}
+                            <p data-testid="trigger-url-state">
+                                {t!("hook-exists")} {h.signed.then(|| format!(" {}", t!("channels-signed")))}
                             </p>
                         }.into_any(),
                         Ok(None) => view! { <p class="muted">{t!("hook-none")}</p> }.into_any(),

@@ -1,12 +1,15 @@
 //! Trigger URLs: `POST /hooks/<id>` starts a run of one job, for systems that cannot hold an
-//! API token. The id (128 random bits) is the credential, so it is shown only to admins and can
-//! be rotated; an optional signing secret (sealed like other secrets) makes the caller prove it
-//! knows more than the URL.
+//! API token. The id (128 random bits) is the credential, so it is stored only as its SHA-256
+//! (in `jobs.hook_id`, 64 hex digits), shown once when it is made and rotated by making
+//! another; an optional signing secret (sealed like other secrets) makes the caller prove it
+//! knows more than the URL. Ids stored in plain by earlier versions (32 hex digits) are hashed
+//! at start-up ([`hash_stored_ids`]), so their URLs keep working.
 
 use rand_core::{OsRng, RngCore};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, Set,
 };
+use sha2::{Digest, Sha256};
 
 use super::secrets::SecretKey;
 use crate::entities::job;
@@ -17,8 +20,13 @@ fn context(job_id: i64) -> String {
 
 pub use crate::views::jobs::Hook;
 
+/// What is stored of a trigger URL's id.
+fn stored(id: &str) -> String {
+    hex::encode(Sha256::digest(id.as_bytes()))
+}
+
 /// Gives the job a new trigger URL (the old one stops working), signed with `secret` when
-/// one is given. Returns it.
+/// one is given. Returns it, with its path: the one time it is known.
 pub async fn create(
     db: &impl ConnectionTrait,
     key: &SecretKey,
@@ -34,16 +42,38 @@ pub async fn create(
         .map(|s| key.seal_value(&context(job_id), s));
     job::ActiveModel {
         id: Set(job_id),
-        hook_id: Set(Some(id.clone())),
+        hook_id: Set(Some(stored(&id))),
         hook_secret: Set(sealed.clone()),
         ..Default::default()
     }
     .update(db)
     .await?;
     Ok(Hook {
-        path: format!("/hooks/{id}"),
+        path: Some(format!("/hooks/{id}")),
         signed: sealed.is_some(),
     })
+}
+
+/// Hashes the trigger URL ids an earlier version stored in plain; how many. Run at start-up,
+/// before anything serves.
+pub async fn hash_stored_ids(db: &impl ConnectionTrait) -> Result<usize, DbErr> {
+    let plain: Vec<job::Model> = job::Entity::find()
+        .filter(job::Column::HookId.is_not_null())
+        .all(db)
+        .await?
+        .into_iter()
+        .filter(|row| row.hook_id.as_deref().is_some_and(|id| id.len() == 32))
+        .collect();
+    for row in &plain {
+        job::ActiveModel {
+            id: Set(row.id),
+            hook_id: Set(row.hook_id.as_deref().map(stored)),
+            ..Default::default()
+        }
+        .update(db)
+        .await?;
+    }
+    Ok(plain.len())
 }
 
 /// Takes the job's trigger URL away.
@@ -59,10 +89,10 @@ pub async fn remove(db: &impl ConnectionTrait, job_id: i64) -> Result<(), DbErr>
     Ok(())
 }
 
-/// The job's trigger URL, if it has one.
+/// Whether the job has a trigger URL, and whether it is signed (its path is not kept).
 pub fn of(row: &job::Model) -> Option<Hook> {
-    row.hook_id.as_ref().map(|id| Hook {
-        path: format!("/hooks/{id}"),
+    row.hook_id.as_ref().map(|_| Hook {
+        path: None,
         signed: row.hook_secret.is_some(),
     })
 }
@@ -79,7 +109,7 @@ pub async fn find(
         return Ok(None);
     }
     let Some(row) = job::Entity::find()
-        .filter(job::Column::HookId.eq(hook_id))
+        .filter(job::Column::HookId.eq(stored(&hook_id.to_ascii_lowercase())))
         .one(db)
         .await?
     else {

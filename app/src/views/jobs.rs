@@ -96,8 +96,9 @@ pub struct JobDetail {
 /// A job's trigger URL as its admins see it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Hook {
-    /// The path to POST to: `/hooks/<id>`.
-    pub path: String,
+    /// The path to POST to, `/hooks/<id>`: only when it has just been made (only its hash is
+    /// kept).
+    pub path: Option<String>,
     pub signed: bool,
 }
 

@@ -241,7 +241,7 @@ pub struct HookView {
 impl From<Hook> for HookView {
     fn from(h: Hook) -> Self {
         HookView {
-            path: h.path,
+            path: h.path.unwrap_or_default(),
             signed: h.signed,
         }
     }

@@ -134,3 +134,61 @@ async fn a_signed_hook_holds_against_replays_junk_and_stopped_jobs(app: TestApp)
     assert_eq!(hook.signed("msg_5", body).await.0, 409);
 }
 on_both_backends!(a_signed_hook_holds_against_replays_junk_and_stopped_jobs);
+
+async fn a_trigger_url_is_kept_only_as_its_hash(app: TestApp) {
+    use sea_orm::{ActiveModelTrait, EntityTrait, Set};
+    let token = crate::helpers::api_token(&app.db, "admin-api", Scope::Admin).await;
+    let job = define(&app.db, crate::helpers::noop_job("on-upload")).await;
+    let hook = hook_for(&app, &token).await;
+    let id = hook.path.trim_start_matches("/hooks/").to_string();
+    let stored = app::entities::job::Entity::find_by_id(job.id)
+        .one(&app.db)
+        .await
+        .unwrap()
+        .unwrap()
+        .hook_id
+        .unwrap();
+    assert_eq!(stored.len(), 64);
+    assert!(!stored.contains(&id));
+    let detail = reqwest::Client::new()
+        .get(app.url("/api/v1/jobs/on-upload"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(!detail.contains(&id), "the id is shown once, never again");
+
+    // An id an earlier version stored in plain is hashed at start-up and keeps working.
+    let plain = "0123456789abcdef0123456789abcdef";
+    app::entities::job::ActiveModel {
+        id: Set(job.id),
+        hook_id: Set(Some(plain.into())),
+        hook_secret: Set(None),
+        ..Default::default()
+    }
+    .update(&app.db)
+    .await
+    .unwrap();
+    assert_eq!(
+        app::services::hooks::hash_stored_ids(&app.db)
+            .await
+            .unwrap(),
+        1
+    );
+    assert_eq!(
+        app::services::hooks::hash_stored_ids(&app.db)
+            .await
+            .unwrap(),
+        0
+    );
+    let answer = reqwest::Client::new()
+        .post(app.url(&format!("/hooks/{plain}")))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 201);
+}
+on_both_backends!(a_trigger_url_is_kept_only_as_its_hash);

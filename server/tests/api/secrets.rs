@@ -488,7 +488,7 @@ async fn a_rekey_reseals_every_sealed_column(app: TestApp) {
     let hook = hooks::create(&app.db, &old, job.id, Some("hook-789"))
         .await
         .unwrap();
-    let hook_id = hook.path.trim_start_matches("/hooks/").to_string();
+    let hook_id = hook.path.unwrap().trim_start_matches("/hooks/").to_string();
 
     let new = SecretKey::generate();
     let counts = sealed::rekey(&app.db, &old, &new, chrono::Utc::now())
