@@ -22,8 +22,7 @@ use crate::process::bulwark;
 use crate::secrets::echo_server;
 
 async fn admin_token(app: &TestApp) -> String {
-    let token = crate::helpers::api_token(&app.db, "pipeline", Scope::Admin).await;
-    token
+    crate::helpers::api_token(&app.db, "pipeline", Scope::Admin).await
 }
 
 async fn runs(app: &TestApp) -> u64 {
