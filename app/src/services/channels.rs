@@ -419,13 +419,10 @@ pub(crate) async fn reseal(
         .await?;
     for row in &rows {
         let sealed = row.sealed.as_deref().unwrap_or_default();
-        let context = context(&row.name);
-        let text = old
-            .open_value(&context, sealed)
-            .ok_or_else(|| super::secrets::SecretError::WrongKey(context.clone()))?;
+        let resealed = old.reseal_value(new, &context(&row.name), sealed)?;
         channel::ActiveModel {
             id: Set(row.id),
-            sealed: Set(Some(new.seal_value(&context, &text))),
+            sealed: Set(Some(resealed)),
             ..Default::default()
         }
         .update(db)
@@ -446,10 +443,10 @@ pub(crate) async fn open_one(
     else {
         return Ok(());
     };
-    let context = context(&row.name);
-    key.open_value(&context, row.sealed.as_deref().unwrap_or_default())
-        .map(|_| ())
-        .ok_or(super::secrets::SecretError::WrongKey(context))
+    key.check_opens(
+        &context(&row.name),
+        row.sealed.as_deref().unwrap_or_default(),
+    )
 }
 
 #[cfg(test)]

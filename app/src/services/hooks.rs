@@ -134,13 +134,11 @@ pub(crate) async fn reseal(
         .all(db)
         .await?;
     for row in &rows {
-        let context = context(row.id);
-        let secret = old
-            .open_value(&context, row.hook_secret.as_deref().unwrap_or_default())
-            .ok_or_else(|| super::secrets::SecretError::WrongKey(context.clone()))?;
+        let sealed = row.hook_secret.as_deref().unwrap_or_default();
+        let resealed = old.reseal_value(new, &context(row.id), sealed)?;
         job::ActiveModel {
             id: Set(row.id),
-            hook_secret: Set(Some(new.seal_value(&context, &secret))),
+            hook_secret: Set(Some(resealed)),
             ..Default::default()
         }
         .update(db)
@@ -161,8 +159,8 @@ pub(crate) async fn open_one(
     else {
         return Ok(());
     };
-    let context = context(row.id);
-    key.open_value(&context, row.hook_secret.as_deref().unwrap_or_default())
-        .map(|_| ())
-        .ok_or(super::secrets::SecretError::WrongKey(context))
+    key.check_opens(
+        &context(row.id),
+        row.hook_secret.as_deref().unwrap_or_default(),
+    )
 }

@@ -163,6 +163,26 @@ impl SecretKey {
         let (nonce, ciphertext) = sealed.split_once('.')?;
         self.open_parts(context, nonce, ciphertext)
     }
+
+    /// A value sealed with this key under `context`, sealed again with `new` (a rekey); an
+    /// error naming the context when this key cannot open it.
+    pub fn reseal_value(
+        &self,
+        new: &SecretKey,
+        context: &str,
+        sealed: &str,
+    ) -> Result<String, SecretError> {
+        self.open_value(context, sealed)
+            .map(|value| new.seal_value(context, &value))
+            .ok_or_else(|| SecretError::WrongKey(context.to_string()))
+    }
+
+    /// Whether this key opens `sealed` (the start-up check): an error naming the context if not.
+    pub fn check_opens(&self, context: &str, sealed: &str) -> Result<(), SecretError> {
+        self.open_value(context, sealed)
+            .map(|_| ())
+            .ok_or_else(|| SecretError::WrongKey(context.to_string()))
+    }
 }
 
 /// A secret as anyone may see it: its name and when it was set, never its value.
