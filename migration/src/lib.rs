@@ -35,6 +35,7 @@ mod m20261205_000027_run_cancel;
 mod m20261205_000028_param_hold;
 mod m20261205_000029_token_scope;
 mod m20261205_000030_sign_in_source;
+mod m20261205_000031_attempts_by_finish;
 
 pub struct Migrator;
 
@@ -72,6 +73,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261205_000028_param_hold::Migration),
             Box::new(m20261205_000029_token_scope::Migration),
             Box::new(m20261205_000030_sign_in_source::Migration),
+            Box::new(m20261205_000031_attempts_by_finish::Migration),
         ]
     }
 }
