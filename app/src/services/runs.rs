@@ -540,11 +540,7 @@ pub async fn recent_success_ms(
         .inner_join(job_run::Entity)
         .filter(job_run::Column::JobId.eq(job_id))
         .filter(job_attempt::Column::Outcome.eq(Outcome::Succeeded))
-        // Newest runs first along `idx_job_runs_job_id` (job_id, id), so the read stops after
-        // `limit` successes; ordering by the attempts' finish read every attempt the job ever
-        // had, a cost that grew with its history (issue 43's soak).
-        .order_by_desc(job_run::Column::Id)
-        .order_by_desc(job_attempt::Column::Number)
+        .order_by_desc(job_attempt::Column::FinishedAt)
         .limit(u64::from(limit))
         .into_tuple()
         .all(db)
