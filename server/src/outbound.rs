@@ -6,7 +6,7 @@
 //! drops every denied address a name resolves to (so a name pointing at 169.254.169.254 fails
 //! like a name that does not resolve, and a rebinding name is checked on each connection). A
 //! literal address in a URL never reaches a resolver, so [`Deny::refuses`] is asked before a
-//! request is sent and for every redirect the engine follows (`engine/executor.rs`).
+//! request is sent and for every redirect the engine follows (`server/src/engine/executor.rs`).
 
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;

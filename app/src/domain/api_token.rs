@@ -21,10 +21,15 @@ impl Scope {
     /// A scope as typed: its own word, or a role's (`viewer` is `read`), which `--role` used.
     pub fn from_word(text: &str) -> Option<Scope> {
         let text = text.trim();
-        Scope::parse(text).or_else(|| match Role::parse(text)? {
-            Role::Viewer => Some(Scope::Read),
-            Role::Admin => Some(Scope::Admin),
-        })
+        Scope::parse(text).or_else(|| Role::parse(text).map(Scope::of_role))
+    }
+
+    /// What a person with `role` may do, as a scope: a session's.
+    pub fn of_role(role: Role) -> Scope {
+        match role {
+            Role::Viewer => Scope::Read,
+            Role::Admin => Scope::Admin,
+        }
     }
 
     /// The role a request with this token acts with, wherever a role decides.

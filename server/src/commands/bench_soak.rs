@@ -12,7 +12,7 @@
 //! effects beyond one per run — and `lost`, succeeded runs without theirs; the nodes' memory
 //! (`rss_start_mb`, `rss_end_mb`, and its slope after the first minute; the same for the
 //! anonymous part alone, because VmRSS also counts the SQLite file's pages mapped by
-//! `mmap_size` in `db.rs`, which grow with the file and are not a leak) and the p99 lateness of
+//! `mmap_size` in `server/src/db.rs`, which grow with the file and are not a leak) and the p99 lateness of
 //! the every-second ticks per minute; whether the odd output was stored as promised. With
 //! `--json`, one object with a key per database (`sqlite`, `postgres`).
 

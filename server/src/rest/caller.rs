@@ -214,10 +214,7 @@ async fn identify(parts: &Parts, state: &AppState) -> Result<Caller, Problem> {
             actor: user.username.clone(),
             user_id: Some(user.id),
             role: user.role,
-            scope: match user.role {
-                Role::Admin => Scope::Admin,
-                Role::Viewer => Scope::Read,
-            },
+            scope: Scope::of_role(user.role),
             tags: Vec::new(),
             address: address(parts, state),
         }),
