@@ -17,6 +17,7 @@
 //! - [`clock`]: the time all nodes agree on (the database's clock).
 //! - [`cluster`]: the nodes sharing a database, their heartbeats and the commands sent to all.
 //! - [`duties`]: the node's own periodic housekeeping (tokio-cron-scheduler).
+//! - [`upkeep`]: vacuuming and analysing Bulwark's tables where PostgreSQL's autovacuum is off.
 //! - [`telemetry`]: logs through `tracing`, human-readable or JSON.
 //! - [`shutdown`]: turning SIGTERM / Ctrl-C into one graceful stop.
 
@@ -42,5 +43,6 @@ pub mod startup;
 pub mod system_jobs;
 pub mod telemetry;
 pub mod traffic;
+pub mod upkeep;
 pub mod version;
 pub mod web;

@@ -190,7 +190,7 @@ impl Application {
         let duties = Duties::start()
             .await
             .context("cannot start the node's scheduler of duties")?;
-        let node_duties = cluster::start(
+        let mut node_duties = cluster::start(
             &duties,
             db.clone(),
             me.clone(),
@@ -198,6 +198,7 @@ impl Application {
             config.traffic_ip,
         )
         .await;
+        node_duties.extend(crate::upkeep::start(&duties, db.clone()).await);
         let sites = tokio::spawn(crate::traffic::keep_sites_current(
             db.clone(),
             recorder.clone(),

@@ -34,4 +34,5 @@ pub mod sql;
 pub mod tokens;
 pub mod traffic;
 pub mod trends;
+pub mod upkeep;
 pub mod users;

@@ -3,8 +3,9 @@
 //! successes (for learned timeouts and the slow flag), seeded from the database once and then
 //! kept up to date by this node's own write-backs.
 //!
-//! Durations seen by other nodes reach this cache when the entry is re-read (after
-//! [`HISTORY_TTL`]), so a learned timeout on one node lags others' successes by at most that.
+//! Durations seen by other nodes reach this cache when the entry is re-read (a claim after
+//! [`HISTORY_TTL`] starts that, outside its transaction), so a learned timeout on one node
+//! lags others' successes by about that much.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex};
@@ -111,37 +112,103 @@ impl Specs {
 
 struct History {
     read_at: Instant,
+    /// What the last caller asked for (the re-read reads as many).
+    window: u32,
+    /// A re-read is under way: no other caller starts one.
+    reading: bool,
     /// Newest first.
     durations: VecDeque<u64>,
 }
 
-#[derive(Default)]
+/// Each job's recent successful durations. A job's first claim on this node reads them inside
+/// the claim's transaction (once per job and process); after that a claim only reads memory,
+/// and entries older than [`HISTORY_TTL`] are read again by [`Histories::reread`] on a
+/// connection of its own, after the claim has committed. Re-reading inside the transaction
+/// made every claim that met a stale entry wait for it: issue 43's soak measured that read
+/// at 38–108 ms per job on PostgreSQL, growing with the tables, while the claim held its rows.
 pub struct Histories {
+    /// How long durations are trusted before a claim starts reading them again.
+    ttl: Duration,
     jobs: Mutex<HashMap<i64, History>>,
 }
 
+impl Default for Histories {
+    fn default() -> Self {
+        Histories::with_ttl(HISTORY_TTL)
+    }
+}
+
 impl Histories {
-    /// The job's latest successful durations, newest first (at most `window`).
+    /// Histories trusted for `ttl` (the engine uses [`HISTORY_TTL`]; tests a shorter one).
+    pub fn with_ttl(ttl: Duration) -> Self {
+        Histories {
+            ttl,
+            jobs: Mutex::default(),
+        }
+    }
+
+    /// The job's latest successful durations, newest first (at most `window`): from memory
+    /// once this node has read them, however old (see [`Histories::take_stale`]).
     pub async fn recent(
         &self,
         db: &impl ConnectionTrait,
         job_id: i64,
         window: u32,
     ) -> Result<Vec<u64>, DbErr> {
-        if let Some(h) = self.lock().get(&job_id)
-            && h.read_at.elapsed() < HISTORY_TTL
-        {
+        if let Some(h) = self.lock().get_mut(&job_id) {
+            h.window = h.window.max(window);
             return Ok(h.durations.iter().copied().take(window as usize).collect());
         }
-        let durations = app::services::runs::recent_success_ms(db, job_id, window.max(20)).await?;
+        let durations = read(db, job_id, window).await?;
+        let recent = durations.iter().copied().take(window as usize).collect();
         self.lock().insert(
             job_id,
             History {
                 read_at: Instant::now(),
-                durations: durations.iter().copied().collect(),
+                window,
+                reading: false,
+                durations,
             },
         );
-        Ok(durations.into_iter().take(window as usize).collect())
+        Ok(recent)
+    }
+
+    /// Which of `job_ids` hold durations older than the TTL, with the window to read
+    /// for each; they are marked as being read, so the caller must pass them to
+    /// [`Histories::reread`].
+    pub fn take_stale(&self, job_ids: &[i64]) -> Vec<(i64, u32)> {
+        let mut jobs = self.lock();
+        let mut stale = Vec::new();
+        for id in job_ids {
+            if let Some(h) = jobs.get_mut(id)
+                && !h.reading
+                && h.read_at.elapsed() >= self.ttl
+            {
+                h.reading = true;
+                stale.push((*id, h.window));
+            }
+        }
+        stale
+    }
+
+    /// Reads the histories `take_stale` returned again. One that cannot be read keeps what
+    /// it held and is tried again after another TTL.
+    pub async fn reread(&self, db: &impl ConnectionTrait, stale: Vec<(i64, u32)>) {
+        for (job_id, window) in stale {
+            let read = read(db, job_id, window).await;
+            let mut jobs = self.lock();
+            let Some(h) = jobs.get_mut(&job_id) else {
+                continue;
+            };
+            h.reading = false;
+            h.read_at = Instant::now();
+            match read {
+                Ok(durations) => h.durations = durations,
+                Err(e) => {
+                    tracing::warn!(job = job_id, error = %e, "could not read a job's recent durations again; the ones held stay")
+                }
+            }
+        }
     }
 
     /// Records a success this node just wrote.
@@ -157,6 +224,11 @@ impl Histories {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
+}
+
+async fn read(db: &impl ConnectionTrait, job_id: i64, window: u32) -> Result<VecDeque<u64>, DbErr> {
+    let durations = app::services::runs::recent_success_ms(db, job_id, window.max(20)).await?;
+    Ok(durations.into())
 }
 
 /// What is paused (`app::services::maintenance::paused`), read again after the poll interval

@@ -89,7 +89,7 @@ fn shares(limit: usize, round: u64) -> [(usize, usize); 3] {
 
 /// Claims up to `limit` due runs for this node.
 pub async fn claim_due(
-    shared: &Shared,
+    shared: &Arc<Shared>,
     now: DateTime<Utc>,
     limit: usize,
 ) -> Result<Vec<Claimed>, DbErr> {
@@ -223,6 +223,7 @@ pub async fn claim_due(
         }
     }
     txn.commit().await?;
+    reread_stale(shared, &job_ids);
 
     Ok(prepared
         .into_iter()
@@ -238,6 +239,17 @@ pub async fn claim_due(
             })
         })
         .collect())
+}
+
+/// Starts reading again, on a connection of its own, the histories of `job_ids` that have
+/// grown old: the claims that follow use them once read.
+fn reread_stale(shared: &Arc<Shared>, job_ids: &[i64]) {
+    let stale = shared.histories.take_stale(job_ids);
+    if stale.is_empty() {
+        return;
+    }
+    let shared = shared.clone();
+    tokio::spawn(async move { shared.histories.reread(&shared.db, stale).await });
 }
 
 /// How long until the next run is due (zero if one is due now), if any is.

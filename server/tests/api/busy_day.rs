@@ -467,3 +467,51 @@ async fn odd_output_is_stored(app: TestApp) {
     );
 }
 on_both_backends!(odd_output_is_stored);
+
+/// A claim reads a job's recent durations from the database once; after that it reads memory
+/// however old the entry, and an old entry is read again only when asked, by one caller at a
+/// time — the read that, inside the claim's transaction, grew with the tables (issue 43).
+async fn durations_are_read_again_outside_the_claim(app: TestApp) {
+    let ids = noop_runs(&app, "history", 1).await;
+    let shared = Engine::new(app.db.clone(), engine_config("node-a")).shared();
+    let mut parts = vec![finished_attempts(&shared, 1).await];
+    write_back::write(&shared, &mut parts).await;
+    let job_id = run(&app, ids[0]).await.job_id;
+    let attempt = attempts_of(&app.db, ids[0]).await.remove(0);
+    let stored = attempt.duration_ms.unwrap() as u64;
+
+    let histories = server::engine::cache::Histories::with_ttl(Duration::ZERO);
+    assert_eq!(
+        histories.recent(&app.db, job_id, 20).await.unwrap(),
+        [stored]
+    );
+    // Another node's view of the same success, changed behind this node's back.
+    job_attempt::Entity::update_many()
+        .col_expr(job_attempt::Column::DurationMs, 987_654.into())
+        .filter(job_attempt::Column::Id.eq(attempt.id))
+        .exec(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(
+        histories.recent(&app.db, job_id, 20).await.unwrap(),
+        [stored],
+        "an entry held is not read again by a claim"
+    );
+    let stale = histories.take_stale(&[job_id, job_id + 1000]);
+    assert_eq!(stale, [(job_id, 20)], "only a job held is read again");
+    assert!(
+        histories.take_stale(&[job_id]).is_empty(),
+        "one read at a time"
+    );
+    histories.reread(&app.db, stale).await;
+    assert_eq!(
+        histories.recent(&app.db, job_id, 20).await.unwrap(),
+        [987_654]
+    );
+    histories.record(job_id, 5);
+    assert_eq!(
+        histories.recent(&app.db, job_id, 20).await.unwrap(),
+        [5, 987_654]
+    );
+}
+on_both_backends!(durations_are_read_again_outside_the_claim);

@@ -36,3 +36,4 @@ mod smtp;
 mod traffic;
 mod traffic_stats;
 mod upgrade;
+mod upkeep;
