@@ -74,7 +74,19 @@ test("an admin gives a job a trigger URL that starts runs without a token", asyn
   await card.getByRole("button", { name: "New trigger URL" }).click();
   const path = card.getByTestId("trigger-url-path");
   await expect(path).toHaveText(/^\/hooks\/[0-9a-f]{32}$/);
-  const answer = await request.post((await path.textContent())!, { data: { params: { batch: 7 } } });
+  const hook = (await path.textContent())!;
+  const answer = await request.post(hook, { data: { params: { batch: 7 } } });
   expect(answer.status()).toBe(201);
   expect((await answer.json()).params).toEqual({ batch: 7, region: "eu-west-1" });
+
+  // What it does while the job is paused changes without changing the URL.
+  const whilePaused = card.locator("#hook-when-paused-now");
+  await expect(whilePaused).toHaveValue("refuse");
+  await whilePaused.selectOption("queue");
+  await card.getByRole("button", { name: "Save" }).click();
+  await expect(card.getByRole("status").filter({ hasText: "the trigger URL stays the same" })).toBeVisible();
+  await page.reload();
+  await hydrated(page);
+  await expect(page.getByTestId("trigger-url").locator("#hook-when-paused-now")).toHaveValue("queue");
+  expect((await request.post(hook, { data: { params: { batch: 8 } } })).status()).toBe(201);
 });

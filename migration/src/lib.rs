@@ -36,6 +36,7 @@ mod m20261205_000028_param_hold;
 mod m20261205_000029_token_scope;
 mod m20261205_000030_sign_in_source;
 mod m20261205_000031_attempts_by_finish;
+mod m20261205_000032_hook_when_paused;
 
 pub struct Migrator;
 
@@ -74,6 +75,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261205_000029_token_scope::Migration),
             Box::new(m20261205_000030_sign_in_source::Migration),
             Box::new(m20261205_000031_attempts_by_finish::Migration),
+            Box::new(m20261205_000032_hook_when_paused::Migration),
         ]
     }
 }

@@ -826,6 +826,11 @@ hook-created = The new trigger URL. Copy it now: only its hash is kept, so it is
 hook-exists = This job has a trigger URL (shown once, when it was made; a new one replaces it).
 hook-new = New trigger URL
 hook-remove = Remove the trigger URL
+hook-when-paused = While the job is paused
+hook-when-paused-refuse = refuse (409): the caller tries again later
+hook-when-paused-queue = queue: the run waits for the pause to end
+hook-when-paused-save = Save
+hook-when-paused-saved = Saved: the trigger URL stays the same.
 
 ## Alert mails (subjects keep the [Bulwark] tag mail filters rely on)
 
@@ -1062,6 +1067,7 @@ error-channel-to = an email channel needs at least one address (--to)
 error-channel-url-missing = this kind of channel needs its URL (--url, or --url - to read it from stdin)
 error-channel-url = the URL must start with https:// (or http://) and name a host
 error-channel-secret = a webhook secret is written whsec_<base64>, as Standard Webhooks libraries expect
+error-hook-when-paused = "{ $text }": choose refuse or queue
 error-channel-taken = a channel named '{ $name }' already exists
 error-channel-in-use = the channel '{ $name }' is in use by { $by }: take it out there first
 error-channel-missing = there is no channel named '{ $name }'

@@ -790,6 +790,11 @@ hook-created = 新的触发 URL。请立即复制：系统只保存它的哈希�
 hook-exists = 此任务已有触发 URL（只在创建时显示一次；新建会替换它）。
 hook-new = 生成新的触发 URL
 hook-remove = 删除触发 URL
+hook-when-paused = 任务暂停期间
+hook-when-paused-refuse = 拒绝（409）：由调用方稍后重试
+hook-when-paused-queue = 排队：运行等到暂停结束再执行
+hook-when-paused-save = 保存
+hook-when-paused-saved = 已保存：触发 URL 不变。
 
 ## Alert mails (subjects keep the [Bulwark] tag mail filters rely on)
 
@@ -1017,6 +1022,7 @@ error-channel-to = 邮件通道至少需要一个收件地址（--to）
 error-channel-url-missing = 此类通道需要填写 URL（--url，或用 --url - 从标准输入读取）
 error-channel-url = URL 必须以 https://（或 http://）开头，并包含主机名
 error-channel-secret = Webhook 签名密钥的格式为 whsec_<base64>，与 Standard Webhooks 库的约定一致
+error-hook-when-paused = “{ $text }”：请选择 refuse 或 queue
 error-channel-taken = 名为“{ $name }”的通道已存在
 error-channel-in-use = 通道“{ $name }”正在被{ $by }使用：请先在那里移除
 error-channel-missing = 没有名为“{ $name }”的通道

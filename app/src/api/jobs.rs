@@ -263,12 +263,53 @@ pub async fn confirm_job_params(id: i64) -> Result<(), AppError> {
     )
 }
 
+/// `when_paused` as a form or the REST API sends it (empty: refuse, as trigger URLs always
+/// did).
+#[cfg(feature = "ssr")]
+pub fn parse_when_paused(text: Option<&str>) -> Result<crate::domain::job::WhenPaused, AppError> {
+    use crate::domain::job::WhenPaused;
+    match text.map(str::trim).filter(|t| !t.is_empty()) {
+        None => Ok(WhenPaused::Refuse),
+        Some(text) => WhenPaused::parse(text).ok_or_else(|| {
+            AppError::invalid(
+                "when_paused",
+                crate::t!("error-hook-when-paused", text = text.to_string()),
+            )
+        }),
+    }
+}
+
+/// Changes what the job's trigger URL does while the job is paused; the URL stays.
+#[server(endpoint = "jobs/hook/change", output = Json)]
+pub async fn change_job_hook(
+    id: i64,
+    when_paused: String,
+) -> Result<Option<crate::views::jobs::Hook>, AppError> {
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("change trigger URLs")?;
+            let state = super::state()?;
+            let row = crate::services::jobs::get(&state.db, id)
+                .await
+                .map_err(job_error)?;
+            let when_paused = parse_when_paused(Some(&when_paused))?;
+            let hook =
+                crate::services::hooks::set_when_paused(&state.db, &row, when_paused).await?;
+            let detail = serde_json::json!({ "when_paused": when_paused.as_str() });
+            super::audit(&state, &admin, "job.hook_changed", &row.name, detail).await?;
+            Ok(hook)
+        }
+        .await,
+    )
+}
+
 /// Gives the job a new trigger URL (an earlier one stops working), signed with `secret` when
 /// one is typed; `remove` takes it away instead.
 #[server(endpoint = "jobs/hook/set", output = Json)]
 pub async fn set_job_hook(
     id: i64,
     secret: Option<String>,
+    when_paused: Option<String>,
     remove: Option<String>,
 ) -> Result<Option<crate::views::jobs::Hook>, AppError> {
     use crate::services::hooks;
@@ -291,16 +332,20 @@ pub async fn set_job_hook(
                 .await?;
                 None
             } else {
-                let hook =
-                    hooks::create(&state.db, &state.secret_key, row.id, secret.as_deref()).await?;
-                super::audit(
-                    &state,
-                    &admin,
-                    "job.hook_created",
-                    &row.name,
-                    serde_json::json!({ "signed": hook.signed }),
+                let when_paused = parse_when_paused(when_paused.as_deref())?;
+                let hook = hooks::create(
+                    &state.db,
+                    &state.secret_key,
+                    row.id,
+                    secret.as_deref(),
+                    when_paused,
                 )
                 .await?;
+                let detail = serde_json::json!({
+                    "signed": hook.signed,
+                    "when_paused": when_paused.as_str(),
+                });
+                super::audit(&state, &admin, "job.hook_created", &row.name, detail).await?;
                 Some(hook)
             };
             Ok(hook)

@@ -101,6 +101,7 @@ pub async fn run_job_now(id: i64, params: Option<String>) -> Result<i64, AppErro
                 &job,
                 &given,
                 None,
+                false,
                 crate::clock::now(),
             )
             .await

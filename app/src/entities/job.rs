@@ -1,6 +1,6 @@
 use sea_orm::entity::prelude::*;
 
-use crate::domain::job::{ExhaustedAction, Kind, Misfire, Overlap, TimeoutMode};
+use crate::domain::job::{ExhaustedAction, Kind, Misfire, Overlap, TimeoutMode, WhenPaused};
 use crate::domain::retry::Jitter;
 
 /// A job definition. Column meanings and units are in the migration that creates the table.
@@ -70,6 +70,8 @@ pub struct Model {
     /// An administrator confirmed the job may run with its parameters as written (the rules
     /// before `placement`), until its next edit.
     pub params_as_written: bool,
+    /// What the trigger URL does while the job is paused.
+    pub hook_when_paused: WhenPaused,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -47,6 +47,9 @@ pub struct Model {
     /// Someone cancelled the run while it was running: it stays `running` (holding its lane)
     /// until the node running it has stopped the attempt and written it back as cancelled.
     pub cancel_requested_at: Option<DateTimeUtc>,
+    /// Started by a trigger URL that queues while its job is paused: unlike other runs started
+    /// by hand, it is not claimed while the job is paused.
+    pub waits_for_pause: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

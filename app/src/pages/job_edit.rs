@@ -18,7 +18,7 @@ use crate::components::retry_editor::RetryEditor;
 use crate::components::retry_evidence::JobHistory;
 use crate::domain::cron::{CronExpr, format_fire_time};
 use crate::domain::job::{
-    BUILTIN_TASKS, ExhaustedAction, JobInput, Kind, Misfire, Overlap, TimeoutMode,
+    BUILTIN_TASKS, ExhaustedAction, JobInput, Kind, Misfire, Overlap, TimeoutMode, WhenPaused,
 };
 use crate::i18n::ZoneTable;
 use crate::views::jobs::JobZone;
@@ -763,9 +763,13 @@ fn HeldForParameters(id: i64, hold: ParamsHold, readonly: bool) -> impl IntoView
 
 #[component]
 fn TriggerUrl(id: i64) -> impl IntoView {
-    use crate::api::jobs::{SetJobHook, job_hook};
+    use crate::api::jobs::{ChangeJobHook, SetJobHook, job_hook};
     let set = ServerAction::<SetJobHook>::new();
-    let hook = Resource::new(move || set.version().get(), move |_| job_hook(id));
+    let change = ServerAction::<ChangeJobHook>::new();
+    let hook = Resource::new(
+        move || (set.version().get(), change.version().get()),
+        move |_| job_hook(id),
+    );
     view! {
         <section class="card" data-testid="trigger-url">
             <h2>{t!("hook-heading")}</h2>
@@ -787,6 +791,16 @@ fn TriggerUrl(id: i64) -> impl IntoView {
                             <p data-testid="trigger-url-state">
                                 {t!("hook-exists")} {h.signed.then(|| format!(" {}", t!("channels-signed")))}
                             </p>
+                            <ActionForm action=change attr:class="form inline-form">
+                                <input type="hidden" name="id" value=id />
+                                <WhenPausedChoice chosen=h.when_paused id="hook-when-paused-now" />
+                                <div>
+                                    <button type="submit">{t!("hook-when-paused-save")}</button>
+                                </div>
+                            </ActionForm>
+                            {move || change.value().get().and_then(Result::ok).map(|_| view! {
+                                <p class="ok" role="status">{t!("hook-when-paused-saved")}</p>
+                            })}
                         }.into_any(),
                         Ok(None) => view! { <p class="muted">{t!("hook-none")}</p> }.into_any(),
                         Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
@@ -799,6 +813,7 @@ fn TriggerUrl(id: i64) -> impl IntoView {
                     <label for="hook-secret">{t!("channels-secret")}</label>
                     <input id="hook-secret" name="secret" type="password" autocomplete="off" />
                 </div>
+                <WhenPausedChoice chosen=WhenPaused::Refuse id="hook-when-paused" />
                 <div>
                     <button type="submit">{t!("hook-new")}</button>
                 </div>
@@ -808,7 +823,33 @@ fn TriggerUrl(id: i64) -> impl IntoView {
                 <input type="hidden" name="remove" value="1" />
                 <button type="submit" class="link">{t!("hook-remove")}</button>
             </ActionForm>
-            <p class="error" role="alert">{move || set.value().get().and_then(Result::err).map(|e| e.explain())}</p>
+            <p class="error" role="alert">
+                {move || {
+                    set.value().get().and_then(Result::err)
+                        .or_else(|| change.value().get().and_then(Result::err))
+                        .map(|e| e.explain())
+                }}
+            </p>
         </section>
+    }
+}
+
+/// The choice of what a trigger URL does while its job is paused, as a form's `when_paused`.
+#[component]
+fn WhenPausedChoice(chosen: WhenPaused, id: &'static str) -> impl IntoView {
+    let options = [
+        (WhenPaused::Refuse, key!("hook-when-paused-refuse")),
+        (WhenPaused::Queue, key!("hook-when-paused-queue")),
+    ];
+    let locale = crate::i18n::current();
+    view! {
+        <div>
+            <label for=id>{t!("hook-when-paused")}</label>
+            <select id=id name="when_paused">
+                {options.into_iter().map(|(value, label)| view! {
+                    <option value=value.as_str() selected=value == chosen>{locale.text(label)}</option>
+                }).collect_view()}
+            </select>
+        </div>
     }
 }

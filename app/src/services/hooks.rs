@@ -12,6 +12,7 @@ use sea_orm::{
 use sha2::{Digest, Sha256};
 
 use super::secrets::SecretKey;
+use crate::domain::job::WhenPaused;
 use crate::entities::job;
 
 fn context(job_id: i64) -> String {
@@ -32,6 +33,7 @@ pub async fn create(
     key: &SecretKey,
     job_id: i64,
     secret: Option<&str>,
+    when_paused: WhenPaused,
 ) -> Result<Hook, DbErr> {
     let mut bytes = [0u8; 16];
     OsRng.fill_bytes(&mut bytes);
@@ -44,6 +46,7 @@ pub async fn create(
         id: Set(job_id),
         hook_id: Set(Some(stored(&id))),
         hook_secret: Set(sealed.clone()),
+        hook_when_paused: Set(when_paused),
         ..Default::default()
     }
     .update(db)
@@ -51,7 +54,28 @@ pub async fn create(
     Ok(Hook {
         path: Some(format!("/hooks/{id}")),
         signed: sealed.is_some(),
+        when_paused,
     })
+}
+
+/// Changes what the job's trigger URL does while the job is paused, keeping the URL; `None`
+/// when the job has no trigger URL.
+pub async fn set_when_paused(
+    db: &impl ConnectionTrait,
+    row: &job::Model,
+    when_paused: WhenPaused,
+) -> Result<Option<Hook>, DbErr> {
+    if row.hook_id.is_none() {
+        return Ok(None);
+    }
+    let row = job::ActiveModel {
+        id: Set(row.id),
+        hook_when_paused: Set(when_paused),
+        ..Default::default()
+    }
+    .update(db)
+    .await?;
+    Ok(of(&row))
 }
 
 /// Hashes the trigger URL ids an earlier version stored in plain; how many. Run at start-up,
@@ -94,6 +118,7 @@ pub fn of(row: &job::Model) -> Option<Hook> {
     row.hook_id.as_ref().map(|_| Hook {
         path: None,
         signed: row.hook_secret.is_some(),
+        when_paused: row.hook_when_paused,
     })
 }
 

@@ -83,7 +83,7 @@ pub async fn create_manual(
     job_id: i64,
     now: DateTime<Utc>,
 ) -> Result<job_run::Model, DbErr> {
-    match trigger(db, job_id, None, None, now).await? {
+    match trigger(db, job_id, Request::default(), now).await? {
         Triggered::Created(run) | Triggered::Existing(run) => Ok(run),
     }
 }
@@ -109,12 +109,14 @@ pub enum StartError {
 
 /// Starts a run of `job` now with the `given` parameter values, checked against its
 /// declarations and completed with their defaults (Run now, the API, a trigger URL), unless
-/// `request_key` names a run already ([`trigger`]).
+/// `request_key` names a run already ([`trigger`]). A run that `waits_for_pause` is not
+/// claimed while its job is paused (other runs started by hand are).
 pub async fn start(
     db: &DatabaseConnection,
     job: &job::Model,
     given: &serde_json::Map<String, serde_json::Value>,
     request_key: Option<&str>,
+    waits_for_pause: bool,
     now: DateTime<Utc>,
 ) -> Result<Triggered, StartError> {
     let spec = super::jobs::to_spec(job)?;
@@ -128,7 +130,12 @@ pub async fn start(
     }
     let params = (!spec.parameters.is_empty())
         .then(|| serde_json::to_string(&values).unwrap_or_else(|_| "{}".into()));
-    match trigger(db, job.id, params.clone(), request_key, now).await? {
+    let request = Request {
+        params: params.clone(),
+        key: request_key,
+        waits_for_pause,
+    };
+    match trigger(db, job.id, request, now).await? {
         // The same key with other values is another request, not a retry of the first: it is
         // refused rather than answered with a run that did not get them.
         Triggered::Existing(run) if run.params != params => {
@@ -173,17 +180,31 @@ fn fits_its_places(
     }
 }
 
-/// Starts a run of `job_id` now with `params` (a JSON object, already checked against the
-/// job's parameters) unless a run with `request_key` exists for the job, in which case that
+/// A run asked for through [`trigger`].
+#[derive(Debug, Clone, Default)]
+pub struct Request<'a> {
+    /// The parameters (a JSON object, already checked against the job's), if it takes any.
+    pub params: Option<String>,
+    /// The caller's `Idempotency-Key`.
+    pub key: Option<&'a str>,
+    /// Not claimed while the job is paused.
+    pub waits_for_pause: bool,
+}
+
+/// Starts a run of `job_id` now with the request's parameters unless a run with `request_key` exists for the job, in which case that
 /// run is the answer. The key is unique per job in the database, so concurrent requests with
 /// one key make one run whichever instance they reach.
 pub async fn trigger(
     db: &DatabaseConnection,
     job_id: i64,
-    params: Option<String>,
-    request_key: Option<&str>,
+    request: Request<'_>,
     now: DateTime<Utc>,
 ) -> Result<Triggered, DbErr> {
+    let Request {
+        params,
+        key: request_key,
+        waits_for_pause,
+    } = request;
     if let Some(key) = request_key
         && let Some(existing) = by_request_key(db, job_id, key).await?
     {
@@ -209,6 +230,7 @@ pub async fn trigger(
         )),
         request_key: Set(request_key.map(str::to_string)),
         params: Set(params),
+        waits_for_pause: Set(waits_for_pause),
         created_at: Set(now),
         updated_at: Set(now),
         ..Default::default()

@@ -100,6 +100,8 @@ pub struct Hook {
     /// kept).
     pub path: Option<String>,
     pub signed: bool,
+    /// What it does while the job is paused.
+    pub when_paused: crate::domain::job::WhenPaused,
 }
 
 /// What the Jobs page is asked to show, as its URL says it (`?q=…&kind=…&state=…&tag=…&sort=…`):

@@ -60,16 +60,20 @@ const CLASSES: [&str; 2] = [
     "status <> 'retry_wait' AND \"trigger\" <> 'cron'",
 ];
 
-/// What keeps the class at `CLASSES[class]` off paused jobs: nothing for runs started by hand
-/// (class 1), a condition on `job_id` for planned work (class 0), and `None` — skip the class —
-/// while every job is paused.
+/// What keeps the class at `CLASSES[class]` off paused jobs: a condition on `job_id` for
+/// planned work (class 0), and `None` — skip the class — while every job is paused. Runs
+/// started by hand (class 1) run through a pause, except those that wait for it (a trigger
+/// URL's, `when_paused = queue`).
 fn unpaused(paused: &Paused, class: usize, b: &mut Binder) -> Option<String> {
-    if class != 0 {
-        return Some(String::new());
+    let exclude = paused.exclude(b, "job_id");
+    if class == 0 {
+        return exclude.map(|condition| format!(" AND {condition}"));
     }
-    paused
-        .exclude(b, "job_id")
-        .map(|condition| format!(" AND {condition}"))
+    let waits = b.bind(false);
+    Some(match exclude {
+        Some(condition) => format!(" AND (waits_for_pause = {waits} OR {condition})"),
+        None => format!(" AND waits_for_pause = {waits}"),
+    })
 }
 
 /// The order classes are claimed in, and how many each may take at most in its turn: the

@@ -5,8 +5,9 @@
 //! doubles as the request's idempotency key, so a replay inside the window answers with the
 //! same run), or, for one more release, GitHub style (`X-Bulwark-Signature: sha256=<hex>` over
 //! the body alone, which a replay can repeat). Failed signatures count in a bucket of their own,
-//! so junk cannot use up the signed caller's 60 triggers a minute. A disabled or paused job
-//! refuses (409). Parameters come from the JSON body (`{"params": {…}}`) and an
+//! so junk cannot use up the signed caller's 60 triggers a minute. A disabled job refuses
+//! (409); a paused one refuses too, or, when its hook says `when_paused = queue`, makes the run,
+//! which waits for the pause to end. Parameters come from the JSON body (`{"params": {…}}`) and an
 //! `Idempotency-Key` works as on the API.
 //!
 //! Admins give a job its URL (or a new one, or none) through the API and the job's page:
@@ -15,7 +16,10 @@
 use std::num::NonZeroU32;
 use std::sync::LazyLock;
 
+use app::api::jobs::parse_when_paused;
+use app::domain::job::WhenPaused;
 use app::services::hooks::{self, Hook};
+use app::services::maintenance;
 use app::state::AppState;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode};
@@ -185,7 +189,7 @@ pub async fn trigger(
     if matches!(signed, Some(Signed::Legacy)) {
         tracing::warn!(job = %job.name, "a trigger URL was signed the old way (X-Bulwark-Signature): its callers should move to webhook-signature, which a replay cannot reuse");
     }
-    refuse_when_stopped(&job)?;
+    refuse_when_stopped(&state, &job).await?;
     let key = match (idempotency_key(&headers)?, signed) {
         (Some(key), _) => Some(key),
         (None, Some(Signed::Standard(webhook_id))) => Some(webhook_id),
@@ -198,6 +202,7 @@ pub async fn trigger(
         &job,
         &body,
         key.as_deref(),
+        job.hook_when_paused == WhenPaused::Queue,
         &app::services::audit::Actor {
             id: None,
             name: &actor,
@@ -207,17 +212,31 @@ pub async fn trigger(
     .await
 }
 
-/// A disabled job takes no run from its hook, nor a paused one (a pause holds back what is
-/// planned; a hook's caller is told to come back instead of getting a run that waits).
-fn refuse_when_stopped(job: &app::entities::job::Model) -> Result<(), Problem> {
-    let why = if !job.enabled {
-        "the job is disabled: its trigger URL starts nothing until it is enabled"
-    } else if job.paused {
-        "the job is paused: try again after it is resumed"
-    } else {
+/// A disabled job takes no run from its hook. A paused one — on its own, by a window on one
+/// of its tags, or with everything — takes one only when its hook says `queue`, and the run
+/// waits for the pause to end (claims leave paused jobs' runs alone); otherwise the caller is
+/// told to come back.
+async fn refuse_when_stopped(
+    state: &AppState,
+    job: &app::entities::job::Model,
+) -> Result<(), Problem> {
+    let conflict = |why: &str| Err(Problem::new(StatusCode::CONFLICT, why));
+    if !job.enabled {
+        return conflict("the job is disabled: its trigger URL starts nothing until it is enabled");
+    }
+    if job.hook_when_paused == WhenPaused::Queue {
         return Ok(());
+    }
+    let paused = job.paused || {
+        let windows = maintenance::paused(&state.db, crate::clock::now()).await?;
+        windows.all || windows.tagged.contains(&job.id)
     };
-    Err(Problem::new(StatusCode::CONFLICT, why))
+    if paused {
+        return conflict(
+            "the job is paused: try again after it is resumed (or set its trigger URL to queue runs while paused)",
+        );
+    }
+    Ok(())
 }
 
 /// A trigger URL being made.
@@ -228,6 +247,19 @@ pub struct NewHook {
     /// Callers must sign their requests with it (optional).
     #[serde(default)]
     pub secret: Option<String>,
+    /// While the job is paused: `refuse` (409, the default) or `queue` (the run waits for the
+    /// pause to end).
+    #[serde(default)]
+    pub when_paused: Option<String>,
+}
+
+/// What changes of a trigger URL that stays.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+#[schema(example = json!({"when_paused": "queue"}))]
+pub struct HookChange {
+    /// While the job is paused: `refuse` (409) or `queue` (the run waits for the pause to end).
+    pub when_paused: String,
 }
 
 /// The job's trigger URL as its admins see it.
@@ -236,6 +268,8 @@ pub struct HookView {
     /// POST here (relative to the console's address).
     pub path: String,
     pub signed: bool,
+    /// `refuse` or `queue`: what it does while the job is paused.
+    pub when_paused: String,
 }
 
 impl From<Hook> for HookView {
@@ -243,6 +277,7 @@ impl From<Hook> for HookView {
         HookView {
             path: h.path.unwrap_or_default(),
             signed: h.signed,
+            when_paused: h.when_paused.as_str().to_string(),
         }
     }
 }
@@ -264,13 +299,48 @@ pub async fn create(
         serde_json::from_slice(&body)
             .map_err(|e| Problem::invalid("body", format!("not a hook: {e}")))?
     };
-    let hook = hooks::create(&state.db, &state.secret_key, job.id, new.secret.as_deref()).await?;
+    let when_paused = parse_when_paused(new.when_paused.as_deref())?;
+    let hook = hooks::create(
+        &state.db,
+        &state.secret_key,
+        job.id,
+        new.secret.as_deref(),
+        when_paused,
+    )
+    .await?;
     caller
         .audit(
             &state,
             "job.hook_created",
             &job.name,
-            serde_json::json!({ "signed": hook.signed }),
+            serde_json::json!({ "signed": hook.signed, "when_paused": when_paused.as_str() }),
+        )
+        .await?;
+    Ok(Json(hook.into()))
+}
+
+/// Changes what the job's trigger URL does while the job is paused; the URL stays.
+#[utoipa::path(patch, path = "/jobs/{name}/hook", tag = "jobs", params(("name" = String, Path)),
+    request_body = HookChange,
+    responses((status = 200, body = HookView), (status = 404, body = Problem),
+        (status = 422, body = Problem)))]
+pub async fn change(
+    Admin(caller): Admin,
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    super::ApiJson(change): super::ApiJson<HookChange>,
+) -> Result<Json<HookView>, Problem> {
+    let job = by_name(&state, &name).await?;
+    let when_paused = parse_when_paused(Some(&change.when_paused))?;
+    let Some(hook) = hooks::set_when_paused(&state.db, &job, when_paused).await? else {
+        return Err(Problem::not_found(app::t!("noun-trigger-url")));
+    };
+    caller
+        .audit(
+            &state,
+            "job.hook_changed",
+            &job.name,
+            serde_json::json!({ "when_paused": when_paused.as_str() }),
         )
         .await?;
     Ok(Json(hook.into()))

@@ -102,7 +102,7 @@ pub fn api() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(maintenance::resume))
         .routes(routes!(jobs::apply))
         .routes(routes!(runs::trigger))
-        .routes(routes!(hooks::create, hooks::remove))
+        .routes(routes!(hooks::create, hooks::change, hooks::remove))
         .routes(routes!(runs::list))
         .routes(routes!(runs::get))
         .routes(routes!(runs::cancel))

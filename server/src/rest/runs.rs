@@ -166,7 +166,15 @@ pub async fn trigger(
     }
     let key = idempotency_key(&headers)?;
     let body = trigger_body(&body)?;
-    start(&state, &job, &body, key.as_deref(), &caller.as_actor()).await
+    start(
+        &state,
+        &job,
+        &body,
+        key.as_deref(),
+        false,
+        &caller.as_actor(),
+    )
+    .await
 }
 
 /// The request's `Idempotency-Key`, checked.
@@ -204,10 +212,11 @@ pub(crate) async fn start(
     job: &app::entities::job::Model,
     body: &TriggerBody,
     key: Option<&str>,
+    waits_for_pause: bool,
     actor: &app::services::audit::Actor<'_>,
 ) -> Result<(StatusCode, Json<TriggeredRun>), Problem> {
     let now = crate::clock::now();
-    let started = runs::start(&state.db, job, &body.params, key, now)
+    let started = runs::start(&state.db, job, &body.params, key, waits_for_pause, now)
         .await
         .map_err(app::api::runs::start_error)?;
     let (status, run, replay) = match started {

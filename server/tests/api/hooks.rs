@@ -56,22 +56,7 @@ impl Hook<'_> {
 }
 
 async fn hook_for<'a>(app: &'a TestApp, token: &str) -> Hook<'a> {
-    let client = reqwest::Client::new();
-    let made: Value = client
-        .post(app.url("/api/v1/jobs/on-upload/hook"))
-        .bearer_auth(token)
-        .json(&json!({ "secret": SECRET }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    Hook {
-        app,
-        path: made["path"].as_str().unwrap().to_string(),
-        client,
-    }
+    make_hook(app, token, json!({ "secret": SECRET })).await.0
 }
 
 async fn a_signed_hook_holds_against_replays_junk_and_stopped_jobs(app: TestApp) {
@@ -192,3 +177,116 @@ async fn a_trigger_url_is_kept_only_as_its_hash(app: TestApp) {
     assert_eq!(answer.status(), 201);
 }
 on_both_backends!(a_trigger_url_is_kept_only_as_its_hash);
+
+/// Made through the API with `body`; the answer too.
+async fn make_hook<'a>(app: &'a TestApp, token: &str, body: Value) -> (Hook<'a>, Value) {
+    let client = reqwest::Client::new();
+    let made: Value = client
+        .post(app.url("/api/v1/jobs/on-upload/hook"))
+        .bearer_auth(token)
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let path = made["path"].as_str().unwrap().to_string();
+    (Hook { app, path, client }, made)
+}
+
+impl Hook<'_> {
+    async fn unsigned(&self) -> (u16, Value) {
+        let answer = self
+            .client
+            .post(self.app.url(&self.path))
+            .send()
+            .await
+            .unwrap();
+        let status = answer.status().as_u16();
+        (status, answer.json().await.unwrap_or(Value::Null))
+    }
+}
+
+async fn change(app: &TestApp, token: &str, when_paused: &str) -> (u16, Value) {
+    let answer = reqwest::Client::new()
+        .patch(app.url("/api/v1/jobs/on-upload/hook"))
+        .bearer_auth(token)
+        .json(&json!({ "when_paused": when_paused }))
+        .send()
+        .await
+        .unwrap();
+    let status = answer.status().as_u16();
+    (status, answer.json().await.unwrap_or(Value::Null))
+}
+
+/// While its job is paused — by a window over everything, or on its own — a trigger URL
+/// refuses (409) unless it is set to queue; then it makes the run, which is not claimed until
+/// the pause ends, while a run started by hand still runs through the pause. Changing the
+/// setting keeps the URL.
+async fn a_paused_job_queues_or_refuses_as_its_hook_says(app: TestApp) {
+    use app::services::maintenance::{NewWindow, resume, schedule};
+    use server::engine::{Engine, claim};
+    let token = crate::helpers::api_token(&app.db, "admin-api", Scope::Admin).await;
+    let job = define(&app.db, crate::helpers::noop_job("on-upload")).await;
+    let (hook, made) = make_hook(&app, &token, json!({})).await;
+    assert_eq!(made["when_paused"], "refuse", "{made}");
+    let window = NewWindow {
+        starts_at: Utc::now(),
+        ends_at: None,
+        reason: "database upgrade".into(),
+        tag: None,
+    };
+    schedule(&app.db, window, "admin", Utc::now())
+        .await
+        .unwrap();
+    let (status, refused) = hook.unsigned().await;
+    assert_eq!(status, 409, "{refused}");
+
+    let (status, bad) = change(&app, &token, "maybe").await;
+    assert_eq!(status, 422, "{bad}");
+    assert!(bad.to_string().contains("when_paused"), "{bad}");
+    let (status, changed) = change(&app, &token, "queue").await;
+    assert_eq!((status, &changed["when_paused"]), (200, &json!("queue")));
+    let (status, queued) = hook.unsigned().await;
+    assert_eq!(status, 201, "the same URL, now queueing: {queued}");
+    // Another job's: runs of one job go one at a time, so this one's would wait behind the
+    // queued run.
+    let other = define(&app.db, crate::helpers::noop_job("by-hand")).await;
+    let by_hand = app::services::runs::create_manual(&app.db, other.id, Utc::now())
+        .await
+        .unwrap();
+
+    let node = Engine::new(app.db.clone(), crate::engine::engine_config("node-a")).shared();
+    let claimed = claim::claim_due(&node, Utc::now(), 10).await.unwrap();
+    let ids: Vec<i64> = claimed.iter().map(|c| c.run.id).collect();
+    assert_eq!(
+        ids,
+        [by_hand.id],
+        "only the run started by hand runs while paused"
+    );
+
+    resume(&app.db, "admin", Utc::now()).await.unwrap();
+    app::services::maintenance::set_job_paused(&app.db, job.id, true, Utc::now())
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let claimed = claim::claim_due(&node, Utc::now(), 10).await.unwrap();
+    assert!(
+        claimed
+            .iter()
+            .all(|c| Some(c.run.id) != queued["id"].as_i64()),
+        "still paused, on its own"
+    );
+    app::services::maintenance::set_job_paused(&app.db, job.id, false, Utc::now())
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let claimed = claim::claim_due(&node, Utc::now(), 10).await.unwrap();
+    let ids: Vec<i64> = claimed.iter().map(|c| c.run.id).collect();
+    assert!(
+        ids.contains(&queued["id"].as_i64().unwrap()),
+        "claimed once resumed: {ids:?}"
+    );
+}
+on_both_backends!(a_paused_job_queues_or_refuses_as_its_hook_says);

@@ -191,8 +191,10 @@ async fn a_parameter_cannot_pull_a_secret_out(app: TestApp) {
             .find(|j| j.name == "lookup")
             .unwrap()
             .id,
-        Some(r#"{"q":"again"}"#.into()),
-        None,
+        app::services::runs::Request {
+            params: Some(r#"{"q":"again"}"#.into()),
+            ..Default::default()
+        },
         Utc::now(),
     )
     .await

@@ -52,6 +52,12 @@ fn operations() -> Vec<(&'static str, &'static str, Access, Option<Value>)> {
             Some(json!({"params": {"nope": 1}})),
         ),
         ("post", "/jobs/{name}/hook", Change, None),
+        (
+            "patch",
+            "/jobs/{name}/hook",
+            Change,
+            Some(json!({"when_paused": "maybe"})),
+        ),
         ("delete", "/jobs/{name}/hook", Change, None),
         ("get", "/runs", Read, None),
         ("get", "/runs/{id}", Read, None),

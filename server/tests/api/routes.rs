@@ -181,6 +181,11 @@ fn server_functions() -> Vec<(&'static str, Access, Args)> {
         ("api-docs", Read, Form(&[])),
         ("jobs/hook", Change, Form(&[("id", "999999")])),
         ("jobs/hook/set", Change, Form(&[("id", "999999")])),
+        (
+            "jobs/hook/change",
+            Change,
+            Form(&[("id", "999999"), ("when_paused", "queue")]),
+        ),
         ("jobs/params/confirm", Change, Form(&[("id", "999999")])),
         ("channels/deliveries/resend", Change, Form(&[("id", "0")])),
         (

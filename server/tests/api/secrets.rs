@@ -485,9 +485,15 @@ async fn a_rekey_reseals_every_sealed_column(app: TestApp) {
     .await
     .unwrap();
     let job = define(&app.db, crate::helpers::noop_job("signed-hook")).await;
-    let hook = hooks::create(&app.db, &old, job.id, Some("hook-789"))
-        .await
-        .unwrap();
+    let hook = hooks::create(
+        &app.db,
+        &old,
+        job.id,
+        Some("hook-789"),
+        app::domain::job::WhenPaused::Refuse,
+    )
+    .await
+    .unwrap();
     let hook_id = hook.path.unwrap().trim_start_matches("/hooks/").to_string();
 
     let new = SecretKey::generate();

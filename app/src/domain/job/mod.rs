@@ -315,6 +315,17 @@ crate::text_enum! {
 }
 
 crate::text_enum! {
+    /// What the job's trigger URL does while the job is paused (on its own, by a maintenance
+    /// window on one of its tags, or with everything).
+    pub enum WhenPaused {
+        /// Answers 409: the caller tries again after the pause.
+        Refuse = "refuse",
+        /// Makes the run, which waits until the pause ends.
+        Queue = "queue",
+    }
+}
+
+crate::text_enum! {
     /// What becomes of ticks missed while Bulwark was down.
     pub enum Misfire {
         /// The newest missed tick runs once when it is back.
