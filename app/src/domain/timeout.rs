@@ -71,7 +71,13 @@ pub fn nearest_rank(samples: &[u64], q: f64) -> u64 {
     sorted[rank - 1]
 }
 
-/// A run slower than mean + 3σ of its history is flagged (with at least [`MIN_SAMPLES`]).
+/// How much longer than its mean an attempt must take to be slow, however steady its history:
+/// a job that takes 3 ms with a σ of 1 ms is not slow at 7 ms (issue 43's soak flagged such
+/// jitter 53 times in two minutes), whatever the statistics say.
+pub const SLOW_MIN_EXCESS_MS: f64 = 100.0;
+
+/// A run slower than mean + 3σ of its history, and at least [`SLOW_MIN_EXCESS_MS`] over the
+/// mean, is flagged (with at least [`MIN_SAMPLES`]).
 pub fn is_slow(duration_ms: u64, history_ms: &[u64]) -> bool {
     if history_ms.len() < MIN_SAMPLES {
         return false;
@@ -83,7 +89,7 @@ pub fn is_slow(duration_ms: u64, history_ms: &[u64]) -> bool {
         .map(|&v| (v as f64 - mean).powi(2))
         .sum::<f64>()
         / n;
-    duration_ms as f64 > mean + 3.0 * variance.sqrt()
+    duration_ms as f64 > mean + (3.0 * variance.sqrt()).max(SLOW_MIN_EXCESS_MS)
 }
 
 #[cfg(test)]
@@ -144,9 +150,14 @@ mod tests {
 
     #[test]
     fn slow_runs() {
-        let history = [100, 110, 90, 105, 95, 100];
-        assert!(!is_slow(115, &history)); // mean 100, σ ≈ 6.5: the line is ≈ 119
-        assert!(is_slow(200, &history));
-        assert!(!is_slow(10_000, &history[..3]), "too little history");
+        let history = [1000, 1100, 900, 1050, 950, 1000];
+        assert!(!is_slow(1150, &history)); // mean 1000, σ ≈ 65: the line is ≈ 1195
+        assert!(is_slow(1200, &history));
+        assert!(!is_slow(100_000, &history[..3]), "too little history");
+        // Steady and short: 3σ is under a millisecond, so the excess decides.
+        let quick = [3, 4, 3, 2, 3, 3];
+        assert!(!is_slow(9, &quick));
+        assert!(!is_slow(103, &quick));
+        assert!(is_slow(104, &quick));
     }
 }

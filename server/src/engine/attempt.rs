@@ -189,7 +189,7 @@ fn finished(
     if slow {
         tracing::warn!(
             duration_ms,
-            "slow attempt: beyond mean + 3σ of recent successes"
+            "slow attempt: beyond mean + 3σ (and 100 ms) of recent successes"
         );
     }
     Finished {
