@@ -100,6 +100,10 @@ fn RunStory(run: RunView) -> impl IntoView {
                     <dt>{t!("run-retry-override")}</dt>
                     <dd>{crate::domain::policy_text::retry_override(&r).map_or_else(|| view! { <code class="small">{r.clone()}</code> }.into_any(), |text| t!("run-this-run-only", what = text).into_any())}</dd>
                 })}
+                {run.cancel_requested_at.filter(|_| run.status == RunStatus::Running).map(|at| view! {
+                    <dt>{t!("run-cancel-requested")}</dt>
+                    <dd data-testid="run-cancel-requested">{t!("run-cancel-requested-at", at = when(at))}</dd>
+                })}
                 {run.params.clone().map(|p| view! { <dt>{t!("run-parameters")}</dt><dd class="small" data-testid="run-params"><code>{p}</code></dd> })}
                 {run.retrigger_of.map(|id| view! { <dt>{t!("run-retrigger-of")}</dt><dd><a href=format!("/runs/{id}")>{format!("#{id}")}</a></dd> })}
                 {(!run.retriggered_as.is_empty()).then(|| view! {

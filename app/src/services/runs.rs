@@ -486,6 +486,7 @@ async fn with_attempts(
             override_timeout_ms: r.override_timeout_ms,
             override_retry: r.override_retry,
             params: r.params,
+            cancel_requested_at: r.cancel_requested_at,
             id: r.id,
             job_id: r.job_id,
             job: j.map(|j| j.name).unwrap_or_default(),

@@ -61,6 +61,10 @@ pub struct RunView {
     /// The parameters the run was started with (JSON object), if the job takes any.
     #[serde(default)]
     pub params: Option<String>,
+    /// Someone cancelled it while it was running: it stays `running` until its node has
+    /// stopped the attempt and written it back as cancelled.
+    #[serde(default)]
+    pub cancel_requested_at: Option<DateTime<Utc>>,
 }
 
 impl RunView {

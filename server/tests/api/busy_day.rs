@@ -311,6 +311,11 @@ async fn a_cancelled_run_holds_its_lane_until_its_attempt_has_stopped(app: TestA
         "asked to stop, still holding its lane"
     );
     assert!(asked.cancel_requested_at.is_some());
+    let shown = runs::get(&app.db, first.id).await.unwrap().unwrap();
+    assert_eq!(
+        shown.cancel_requested_at, asked.cancel_requested_at,
+        "the run page and the API say it is being cancelled"
+    );
     assert_eq!(run(&app, second.id).await.status, RunStatus::Pending);
     let cancelled = wait_for_status(
         &app.db,
