@@ -7,18 +7,21 @@
 //! [`RESERVED`] places in that queue are kept for [`Lane::Known`] — a person signing in from
 //! where they signed in before — so strangers filling the queue cannot lock them out.
 //!
-//! They run on threads of their own, one per permit, never on the runtime's blocking pool: the
-//! allocator keeps a freed 19 MiB block in the arena of the thread that used it, and a burst
-//! spread over the blocking pool's many threads left one block in each. Measured from outside
-//! (300 parallel wrong passwords, 10 of them hashed, release build): +203 and +227 MB that
-//! stayed after the burst, against at most one block per hashing thread here.
+//! They run on threads of their own, one per permit, never on the runtime's blocking pool, and
+//! each thread keeps one Argon2 memory for all its hashes. Allocating 19 MiB per hash, as the
+//! crate's `PasswordHasher` does, left the memory in the allocator's arena of whichever thread
+//! hashed, and fragmented arenas grew with each hash: measured from outside (release build,
+//! 300 parallel wrong passwords for one name, 8–10 of them hashed) RSS grew 131–227 MB and
+//! stayed. Here it is at most one memory per hashing thread, for the process's life.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, LazyLock, Mutex, mpsc};
 use std::time::Duration;
 
-use argon2::Argon2;
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
+use std::cell::RefCell;
+
+use argon2::password_hash::{self, Output, PasswordHash, Salt, SaltString};
+use argon2::{Algorithm, Argon2, Block, Params, Version};
 use rand_core::OsRng;
 
 #[derive(Debug, thiserror::Error)]
@@ -148,10 +151,16 @@ static HASHERS: LazyLock<mpsc::Sender<Job>> = LazyLock::new(|| {
 pub async fn hash(password: String) -> Result<String, PasswordError> {
     bounded(Lane::Known, move || {
         let salt = SaltString::generate(&mut OsRng);
-        Argon2::default()
-            .hash_password(password.as_bytes(), &salt)
-            .map(|h| h.to_string())
-            .map_err(|e| PasswordError::Hash(e.to_string()))
+        let argon = Argon2::default();
+        hash_with(
+            Algorithm::default(),
+            Version::default(),
+            argon.params(),
+            password.as_bytes(),
+            salt.as_salt(),
+        )
+        .map(|h| h.to_string())
+        .map_err(|e| PasswordError::Hash(e.to_string()))
     })
     .await?
 }
@@ -163,16 +172,73 @@ pub async fn verify(phc: String, candidate: String) -> Result<bool, PasswordErro
 
 /// [`verify`] in `lane` of the queue.
 pub async fn verify_in(lane: Lane, phc: String, candidate: String) -> Result<bool, PasswordError> {
-    bounded(lane, move || {
-        PasswordHash::new(&phc)
-            .map(|parsed| {
-                Argon2::default()
-                    .verify_password(candidate.as_bytes(), &parsed)
-                    .is_ok()
-            })
-            .unwrap_or(false)
+    bounded(lane, move || matches(&phc, candidate.as_bytes())).await
+}
+
+thread_local! {
+    /// The hashing thread's Argon2 memory, allocated by its first hash and reused by every
+    /// later one (the module doc says why: a fresh 19 MiB each time fragments the thread's
+    /// arena, which then grows).
+    static MEMORY: RefCell<Vec<Block>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Argon2 over `password` and `salt` in this thread's memory: what the crate's
+/// `PasswordHasher` computes, without its allocation per hash.
+fn hash_with<'a>(
+    algorithm: Algorithm,
+    version: Version,
+    params: &Params,
+    password: &[u8],
+    salt: Salt<'a>,
+) -> password_hash::Result<PasswordHash<'a>> {
+    let mut salt_bytes = [0u8; Salt::MAX_LENGTH];
+    let salt_bytes = salt.decode_b64(&mut salt_bytes)?;
+    let argon = Argon2::new(algorithm, version, params.clone());
+    let len = params.output_len().unwrap_or(Params::DEFAULT_OUTPUT_LEN);
+    let output = Output::init_with(len, |out| {
+        MEMORY.with_borrow_mut(|memory| {
+            if memory.len() < params.block_count() {
+                memory.resize(params.block_count(), Block::default());
+            }
+            argon.hash_password_into_with_memory(password, salt_bytes, out, &mut memory[..])
+        })?;
+        Ok(())
+    })?;
+    Ok(PasswordHash {
+        algorithm: algorithm.ident(),
+        version: Some(version.into()),
+        params: params.try_into()?,
+        salt: Some(salt),
+        hash: Some(output),
     })
-    .await
+}
+
+/// Whether `candidate` hashes, with the parameters and salt stored in `phc`, to its hash
+/// (compared in constant time by `Output`'s equality).
+fn matches(phc: &str, candidate: &[u8]) -> bool {
+    let Ok(stored) = PasswordHash::new(phc) else {
+        return false;
+    };
+    let (Some(salt), Some(expected)) = (stored.salt, stored.hash) else {
+        return false;
+    };
+    let (Ok(algorithm), Ok(version), Ok(params)) = (
+        Algorithm::try_from(stored.algorithm),
+        stored.version.map(Version::try_from).transpose(),
+        Params::try_from(&stored),
+    ) else {
+        return false;
+    };
+    hash_with(
+        algorithm,
+        version.unwrap_or_default(),
+        &params,
+        candidate,
+        salt,
+    )
+    .ok()
+    .and_then(|computed| computed.hash)
+    .is_some_and(|computed| computed == expected)
 }
 
 /// A valid hash of nothing anyone knows, verified against when the username does not exist so
@@ -216,6 +282,26 @@ mod tests {
         assert!(verify(phc.clone(), "correct horse".into()).await.unwrap());
         assert!(!verify(phc, "wrong horse".into()).await.unwrap());
         assert!(!verify("not a hash".into(), "x".into()).await.unwrap());
+    }
+
+    /// Hashes stay the crate's: what it made (with other parameters too) verifies here, and
+    /// what is made here verifies with it.
+    #[tokio::test]
+    async fn hashes_are_the_crates_own() {
+        use argon2::password_hash::{PasswordHasher, PasswordVerifier};
+        let salt = SaltString::generate(&mut OsRng);
+        let older = Argon2::new(
+            Algorithm::Argon2id,
+            Version::V0x13,
+            Params::new(4096, 3, 1, None).unwrap(),
+        );
+        let theirs = older.hash_password(b"old one", &salt).unwrap().to_string();
+        assert!(verify(theirs.clone(), "old one".into()).await.unwrap());
+        assert!(!verify(theirs, "old two".into()).await.unwrap());
+        let ours = hash("new one".into()).await.unwrap();
+        let parsed = PasswordHash::new(&ours).unwrap();
+        assert!(Argon2::default().verify_password(b"new one", &parsed).is_ok());
+        assert!(Argon2::default().verify_password(b"new two", &parsed).is_err());
     }
 
     /// Every hash runs on one of the few hashing threads, whatever the burst, and one that
