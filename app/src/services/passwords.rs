@@ -300,8 +300,16 @@ mod tests {
         assert!(!verify(theirs, "old two".into()).await.unwrap());
         let ours = hash("new one".into()).await.unwrap();
         let parsed = PasswordHash::new(&ours).unwrap();
-        assert!(Argon2::default().verify_password(b"new one", &parsed).is_ok());
-        assert!(Argon2::default().verify_password(b"new two", &parsed).is_err());
+        assert!(
+            Argon2::default()
+                .verify_password(b"new one", &parsed)
+                .is_ok()
+        );
+        assert!(
+            Argon2::default()
+                .verify_password(b"new two", &parsed)
+                .is_err()
+        );
     }
 
     /// Every hash runs on one of the few hashing threads, whatever the burst, and one that
