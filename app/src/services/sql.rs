@@ -27,6 +27,10 @@ impl Binder {
         }
     }
 
+    pub fn backend(&self) -> DatabaseBackend {
+        self.backend
+    }
+
     /// Adds a value; returns its placeholder.
     pub fn bind(&mut self, value: impl Into<Value>) -> String {
         self.values.push(value.into());
@@ -296,6 +300,17 @@ pub fn storable(text: &str) -> std::borrow::Cow<'_, str> {
 pub fn word(word: &'static str) -> String {
     debug_assert!(word.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'));
     format!("'{word}'")
+}
+
+/// ` INDEXED BY index` on SQLite: the index a lookup must use, where SQLite's planner, which
+/// has no statistics, would take another. (SQLite refuses the statement if the index cannot
+/// serve it, so a test notices.) Nothing on PostgreSQL, whose planner weighs them.
+pub fn indexed_by(backend: DatabaseBackend, index: &'static str) -> String {
+    debug_assert!(index.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'));
+    match backend {
+        DatabaseBackend::Sqlite => format!(" INDEXED BY {index}"),
+        _ => String::new(),
+    }
 }
 
 /// ` FOR UPDATE` on PostgreSQL: lock the selected rows until the transaction ends. Nothing on
