@@ -551,20 +551,14 @@ pub async fn release(
     Ok(true)
 }
 
-/// Durations of the job's latest successful attempts, newest first.
+/// Durations of the job's latest successful attempts, newest first (by run: a run succeeds
+/// at most once, with its last attempt).
 pub async fn recent_success_ms(
     db: &impl ConnectionTrait,
     job_id: i64,
     limit: u32,
 ) -> Result<Vec<u64>, DbErr> {
-    let durations: Vec<Option<i64>> = job_attempt::Entity::find()
-        .select_only()
-        .column(job_attempt::Column::DurationMs)
-        .inner_join(job_run::Entity)
-        .filter(job_run::Column::JobId.eq(job_id))
-        .filter(job_attempt::Column::Outcome.eq(Outcome::Succeeded))
-        .order_by_desc(job_attempt::Column::FinishedAt)
-        .limit(u64::from(limit))
+    let durations: Vec<Option<i64>> = recent_success_query(job_id, limit)
         .into_tuple()
         .all(db)
         .await?;
@@ -573,4 +567,20 @@ pub async fn recent_success_ms(
         .flatten()
         .map(|d| d.max(0) as u64)
         .collect())
+}
+
+/// The read behind [`recent_success_ms`]. Ordered by the run's id, not the attempt's end:
+/// SQLite then walks the job's runs newest first along `idx_job_runs_job_id` and stops at
+/// `limit`, where ordering by the attempts' end sorted every attempt the job ever had — a read
+/// that grew with its history, and that the engine repeats for every job each minute
+/// (`server/src/engine/cache.rs`; its plan is tested in `server/tests/api/busy_day.rs`).
+pub fn recent_success_query(job_id: i64, limit: u32) -> sea_orm::Select<job_attempt::Entity> {
+    job_attempt::Entity::find()
+        .select_only()
+        .column(job_attempt::Column::DurationMs)
+        .inner_join(job_run::Entity)
+        .filter(job_run::Column::JobId.eq(job_id))
+        .filter(job_attempt::Column::Outcome.eq(Outcome::Succeeded))
+        .order_by_desc(job_run::Column::Id)
+        .limit(u64::from(limit))
 }

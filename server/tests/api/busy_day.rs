@@ -520,3 +520,37 @@ async fn durations_are_read_again_outside_the_claim(app: TestApp) {
     );
 }
 on_both_backends!(durations_are_read_again_outside_the_claim);
+
+/// The reads the engine repeats for every job all day probe an index and stop, however long
+/// the job's history: SQLite's plan for a job's recent durations walks its runs newest first
+/// and sorts nothing (sorting by the attempts' end read every attempt the job ever had, and
+/// issue 43's soak saw lateness creep with it). The plan is asked of SQLite itself, on the
+/// real schema.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_jobs_recent_durations_do_not_read_its_whole_history() {
+    use sea_orm::{QueryTrait, Statement};
+
+    let app = TestApp::sqlite_with(|_, _| {}).await;
+    let query = runs::recent_success_query(7, 20).build(DatabaseBackend::Sqlite);
+    let plan = app
+        .db
+        .query_all_raw(Statement::from_sql_and_values(
+            DatabaseBackend::Sqlite,
+            format!("EXPLAIN QUERY PLAN {}", query.sql),
+            query.values.map(|v| v.0).unwrap_or_default(),
+        ))
+        .await
+        .unwrap()
+        .iter()
+        .map(|row| row.try_get::<String>("", "detail").unwrap())
+        .collect::<Vec<_>>();
+    assert!(
+        plan.iter()
+            .all(|step| !step.contains("TEMP B-TREE") && !step.starts_with("SCAN")),
+        "{plan:#?}"
+    );
+    assert!(
+        plan.iter().any(|step| step.contains("idx_job_runs_job_id")),
+        "{plan:#?}"
+    );
+}
