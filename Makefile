@@ -48,6 +48,7 @@ help:
 	@echo "make site   build the browser bundle into $(SITE)"
 	@echo "make build  build the server binary, the site inside it"
 	@echo "make dist   the release binary in dist/, with its sizes; make install PREFIX=/usr/local"
+	@echo "make docs   write the command-line reference again (docs/reference/cli.md)"
 
 # ---------------------------------------------------------------------------------------------
 # Tools. Each step checks first, so a second run costs nothing.
@@ -139,7 +140,7 @@ dist:
 	      budget, biggest, largest, main }'
 
 # Cold-cache page loads of the release binary, on localhost and on Chrome's "Fast 4G" profile
-# (end2end/load/): numbers for the README, never pass/fail.
+# (end2end/load/): numbers for docs/PERFORMANCE.md, never pass/fail.
 LOAD_ENV = BULWARK_BIN=$(abspath $(DIST)/bulwark) BULWARK_E2E_PORT=3150 BULWARK_E2E_SMTP_PORT=3175
 .PHONY: bench-load
 bench-load: tools-test
@@ -199,6 +200,22 @@ test-e2e: tools-test build
 fmt:
 	cargo fmt --all
 
+# Each crate in vendor/ is its crates.io release with vendor/NAME.patch applied (and a LICENSE
+# the package lacked): this checks that, from a fresh download (vendor/README.md).
+.PHONY: vendor-check
+vendor-check:
+	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
+	curl -sSfL https://static.crates.io/crates/reactive_graph/reactive_graph-0.2.16.crate | tar xz -C "$$tmp"; \
+	patch -s -d "$$tmp/reactive_graph-0.2.16" -p1 < vendor/reactive_graph.patch; \
+	diff -r -x LICENSE "$$tmp/reactive_graph-0.2.16" vendor/reactive_graph; \
+	echo "vendor/reactive_graph is reactive_graph 0.2.16 with vendor/reactive_graph.patch"
+
+# The command-line reference (docs/reference/cli.md) written again from the binary's help;
+# server/tests/api/docs.rs fails while it differs.
+.PHONY: docs
+docs:
+	BULWARK_WRITE_DOCS=1 cargo test -p server --test api docs::the_cli_reference_is_current
+
 # The tests whose figures depend on the date and on the traffic flush, with the wall clock
 # moved to AT (UTC, today): `make test-clock AT=23:59:30` crosses midnight in the first
 # minute, AT=00:04:50 a scheduled flush (docs/ARCHITECTURE.md, "Time in tests"). libfaketime
@@ -216,7 +233,7 @@ test-clock: tools-test
 	@$(MAKE) --no-print-directory build
 	@$(MOVED_CLOCK); BULWARK_BIN=$(BIN) npm --prefix end2end test -- dashboard traffic
 
-# The README's screenshots of the Overview (desktop and phone), from a fresh server with the
+# The screenshots of the Overview in the README and the book (desktop and phone), from a fresh server with the
 # demo jobs, into docs/screenshots/. Takes about two minutes.
 .PHONY: screenshots
 screenshots: tools-test build
