@@ -5,8 +5,8 @@
 //! the page and is parsed with `serde_json::from_str` (Leptos's resource codec), and the same
 //! answer fetched later by the server function was parsed with `serde_json::from_slice`. Each
 //! reader is a different `serde_json::Deserializer` type, so every answer's `Deserialize` was
-//! compiled into the wasm twice. Reading both from a `&str` keeps one copy
-//! (README.md, "Running in production", has what it saved). The bytes on the wire are the
+//! compiled into the wasm twice. Reading both from a `&str` keeps one copy (about 12 KB
+//! Brotli off the operations pages' first load). The bytes on the wire are the
 //! same JSON with the same content type, so API clients and tests see no difference.
 
 use leptos::server_fn::codec::Post;

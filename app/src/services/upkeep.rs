@@ -6,7 +6,7 @@
 //! planner keeps the estimates of an empty table, so a read that should follow an index
 //! scans the whole table instead — issue 43's soak measured a read of 20 rows that scanned
 //! 17,516, growing each minute. Then Bulwark does for the tables of its schema what autovacuum
-//! would, by the server's own autovacuum thresholds (README.md, "Several instances").
+//! would, by the server's own autovacuum thresholds (`docs/operations/several-instances.md`).
 
 use sea_orm::{ConnectionTrait, DbErr, Statement};
 

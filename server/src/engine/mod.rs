@@ -21,7 +21,7 @@
 //! - [`cache`]: parsed job definitions and recent durations, kept between attempts.
 //!
 //! [`Engine::run`] drives them until shutdown; tests call the stage functions directly.
-//! The guarantee (README, "What Bulwark promises"): every tick becomes exactly one run; a run
+//! The guarantee (`docs/operations/several-instances.md`): every tick becomes exactly one run; a run
 //! executes at least once, and never twice at the same time while the processes that run it
 //! keep running; the idempotency key and the `Bulwark-Attempt` number make repeats harmless.
 

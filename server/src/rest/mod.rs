@@ -5,7 +5,7 @@
 //! services as the pages.
 //!
 //! The OpenAPI 3.1 document is generated from the handlers' `#[utoipa::path]` and the wire
-//! types, and served at `/api/v1/openapi.json`; the README's API section has examples.
+//! types, and served at `/api/v1/openapi.json`; `docs/reference/api.md` has examples.
 
 pub mod caller;
 mod failed;

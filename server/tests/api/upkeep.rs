@@ -19,7 +19,10 @@ async fn until_due(db: &DatabaseConnection, table: &str) -> upkeep::Due {
         if let Some(d) = due.into_iter().find(|d| d.table == table && d.vacuum) {
             return d;
         }
-        assert!(Instant::now() < deadline, "{table} never became due for a vacuum");
+        assert!(
+            Instant::now() < deadline,
+            "{table} never became due for a vacuum"
+        );
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
 }

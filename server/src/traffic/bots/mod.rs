@@ -466,7 +466,7 @@ mod tests {
         }
     }
 
-    /// The targets `README.md` reports against, on the labelled set in the repository
+    /// The targets `docs/PERFORMANCE.md` reports against, on the labelled set in the repository
     /// (`bulwark bench bots` prints the same figures and what was missed).
     #[test]
     fn the_labelled_set_meets_the_targets() {

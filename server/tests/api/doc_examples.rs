@@ -1,29 +1,31 @@
-//! The README's API examples, run as written against a live server: a reader who copies them
-//! gets answers, not errors.
+//! The book's examples, run as written: a reader who copies the REST API's examples gets
+//! answers, not errors, and the parameters chapter's jobs file is one `jobs apply` accepts.
 
 use app::domain::api_token::Scope;
 
 use crate::helpers::TestApp;
 
-/// The first ```sh block after the "## API" heading.
-fn api_examples(readme: &str) -> String {
-    let section = readme
-        .split("\n## API\n")
+/// The first `lang` code block after `after` in the book's chapter `path`.
+fn block(path: &str, after: &str, lang: &str) -> String {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let chapter = std::fs::read_to_string(root.join(path)).unwrap();
+    let section = chapter
+        .split(after)
         .nth(1)
-        .expect("the README has an API section");
-    let block = section
-        .split("```sh\n")
+        .unwrap_or_else(|| panic!("{path} has {after:?}"));
+    section
+        .split(&format!("```{lang}\n"))
         .nth(1)
-        .expect("the API section has a sh block");
-    block.split("\n```").next().unwrap_or_default().to_string()
+        .and_then(|b| b.split("\n```").next())
+        .unwrap_or_else(|| panic!("{path} has a {lang} block after {after:?}"))
+        .to_string()
 }
 
 #[tokio::test(flavor = "multi_thread")]
-async fn the_readme_api_examples_run() {
+async fn the_api_examples_run() {
     let app = TestApp::sqlite_with(|_, _| {}).await;
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let script = api_examples(&readme);
+    let script = block("docs/reference/api.md", "\n## Examples\n", "sh");
     assert!(script.matches("curl ").count() >= 5, "{script}");
     // The job the examples start exists, as the jobs file in docs/examples defines it.
     let jobs = std::fs::read_to_string(root.join("docs/examples/jobs.toml")).unwrap();
@@ -31,7 +33,7 @@ async fn the_readme_api_examples_run() {
     server::jobs_file::apply_specs(&app.db, specs)
         .await
         .unwrap();
-    let token = crate::helpers::api_token(&app.db, "readme", Scope::Admin).await;
+    let token = crate::helpers::api_token(&app.db, "examples", Scope::Admin).await;
     let app_url = app.url("");
     let output = tokio::task::spawn_blocking(move || {
         std::process::Command::new("sh")
@@ -59,21 +61,11 @@ async fn the_readme_api_examples_run() {
     assert!(stdout.contains("bulwark_runs"), "{stdout}");
 }
 
-/// The jobs-file example under "**Parameters.**" is one `jobs apply` accepts, with its options.
+/// The jobs-file example under "## Parameters" is one `jobs apply` accepts, with its options.
 #[test]
-fn the_readme_parameter_example_is_a_valid_jobs_file() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
-    let section = readme
-        .split("**Parameters.**")
-        .nth(1)
-        .expect("the README explains parameters");
-    let block = section
-        .split("```toml\n")
-        .nth(1)
-        .and_then(|b| b.split("\n```").next())
-        .expect("with a jobs-file example");
-    let specs = server::jobs_file::parse_file(block).unwrap_or_else(|p| panic!("{p:#?}"));
+fn the_parameter_example_is_a_valid_jobs_file() {
+    let block = block("docs/guide/triggers.md", "\n## Parameters\n", "toml");
+    let specs = server::jobs_file::parse_file(&block).unwrap_or_else(|p| panic!("{p:#?}"));
     let declared = &specs[0].parameters;
     assert_eq!(declared[0].pattern.as_deref(), Some("^[a-z0-9-]{1,40}$"));
     assert_eq!(declared[1].choices, ["eu", "us"]);
