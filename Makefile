@@ -201,14 +201,19 @@ fmt:
 	cargo fmt --all
 
 # Each crate in vendor/ is its crates.io release with vendor/NAME.patch applied (and a LICENSE
-# the package lacked): this checks that, from a fresh download (vendor/README.md).
+# the package lacked): this checks that, from a fresh download of the version its Cargo.toml
+# names (vendor/README.md).
 .PHONY: vendor-check
 vendor-check:
 	@set -e; tmp=$$(mktemp -d); trap 'rm -rf "$$tmp"' EXIT; \
-	curl -sSfL https://static.crates.io/crates/reactive_graph/reactive_graph-0.2.16.crate | tar xz -C "$$tmp"; \
-	patch -s -d "$$tmp/reactive_graph-0.2.16" -p1 < vendor/reactive_graph.patch; \
-	diff -r -x LICENSE "$$tmp/reactive_graph-0.2.16" vendor/reactive_graph; \
-	echo "vendor/reactive_graph is reactive_graph 0.2.16 with vendor/reactive_graph.patch"
+	for patch in vendor/*.patch; do \
+	  name=$$(basename "$$patch" .patch); \
+	  version=$$(sed -n 's/^version = "\(.*\)"/\1/p' "vendor/$$name/Cargo.toml" | head -n 1); \
+	  curl -sSfL "https://static.crates.io/crates/$$name/$$name-$$version.crate" | tar xz -C "$$tmp"; \
+	  patch -s -d "$$tmp/$$name-$$version" -p1 < "$$patch"; \
+	  diff -r -x LICENSE "$$tmp/$$name-$$version" "vendor/$$name"; \
+	  echo "vendor/$$name is $$name $$version with $$patch"; \
+	done
 
 # The command-line reference (docs/reference/cli.md) written again from the binary's help;
 # server/tests/api/docs.rs fails while it differs.

@@ -72,7 +72,7 @@ pub fn nearest_rank(samples: &[u64], q: f64) -> u64 {
 }
 
 /// How much longer than its mean an attempt must take to be slow, however steady its history:
-/// a job that takes 3 ms with a σ of 1 ms is not slow at 7 ms (issue 43's soak flagged such
+/// a job that takes 3 ms with a σ of 1 ms is not slow at 7 ms (`bulwark bench soak` flagged such
 /// jitter 53 times in two minutes), whatever the statistics say.
 pub const SLOW_MIN_EXCESS_MS: f64 = 100.0;
 

@@ -57,8 +57,8 @@ pub async fn lock(db: &impl ConnectionTrait, job_ids: &[i64]) -> Result<(), DbEr
 /// entry since the last vacuum) where it believes that index small; a scalar subquery is
 /// always a probe of the one job's entries. On SQLite the due half names its partial index:
 /// left to itself SQLite walked every run the job ever had by `(job_id, id)`, reading each row
-/// for its `due_at` — issue 43's 30-minute soak saw tick lateness p99 climb 93 → 225 ms as the
-/// jobs' histories grew.
+/// for its `due_at` — a 30-minute `bulwark bench soak` saw tick lateness p99 climb 93 → 225 ms
+/// as the jobs' histories grew.
 fn has_head(b: &mut Binder, job: &str) -> String {
     let head = sql::indexed_by(b.backend(), "idx_job_runs_lane_head");
     format!(

@@ -4,7 +4,7 @@
 //! renewed and settled, and deleted by retention. PostgreSQL's autovacuum normally vacuums and
 //! analyses them. Where it is turned off (`autovacuum = off`), dead rows pile up and the
 //! planner keeps the estimates of an empty table, so a read that should follow an index
-//! scans the whole table instead — issue 43's soak measured a read of 20 rows that scanned
+//! scans the whole table instead — `bulwark bench soak` measured a read of 20 rows that scanned
 //! 17,516, growing each minute. Then Bulwark does for the tables of its schema what autovacuum
 //! would, by the server's own autovacuum thresholds (`docs/operations/several-instances.md`).
 

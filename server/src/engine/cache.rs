@@ -124,7 +124,7 @@ struct History {
 /// the claim's transaction (once per job and process); after that a claim only reads memory,
 /// and entries older than [`HISTORY_TTL`] are read again by [`Histories::reread`] on a
 /// connection of its own, after the claim has committed. Re-reading inside the transaction
-/// made every claim that met a stale entry wait for it: issue 43's soak measured that read
+/// made every claim that met a stale entry wait for it: `bulwark bench soak` measured that read
 /// at 38–108 ms per job on PostgreSQL, growing with the tables, while the claim held its rows.
 pub struct Histories {
     /// How long durations are trusted before a claim starts reading them again.

@@ -475,7 +475,8 @@ on_both_backends!(odd_output_is_stored);
 
 /// A claim reads a job's recent durations from the database once; after that it reads memory
 /// however old the entry, and an old entry is read again only when asked, by one caller at a
-/// time — the read that, inside the claim's transaction, grew with the tables (issue 43).
+/// time — the read that, inside the claim's transaction, grew with the tables under
+/// `bulwark bench soak`.
 async fn durations_are_read_again_outside_the_claim(app: TestApp) {
     let ids = noop_runs(&app, "history", 1).await;
     let shared = Engine::new(app.db.clone(), engine_config("node-a")).shared();
@@ -524,7 +525,7 @@ on_both_backends!(durations_are_read_again_outside_the_claim);
 /// The reads the engine repeats for every job all day probe an index and stop, however long
 /// the job's history: SQLite's plan for a job's recent durations walks its runs newest first
 /// and sorts nothing (sorting by the attempts' end read every attempt the job ever had, and
-/// issue 43's soak saw lateness creep with it). The plan is asked of SQLite itself, on the
+/// `bulwark bench soak` saw lateness creep with it). The plan is asked of SQLite itself, on the
 /// real schema.
 #[tokio::test(flavor = "multi_thread")]
 async fn a_jobs_recent_durations_do_not_read_its_whole_history() {
