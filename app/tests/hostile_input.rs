@@ -111,7 +111,7 @@ proptest! {
         input.dependants = f(23);
         match JobSpec::parse(&input) {
             Ok(_) => {}
-            Err(errors) => prop_assert!(errors.iter().all(|e| !e.field.is_empty() && !e.message.is_empty())),
+            Err(errors) => prop_assert!(errors.iter().all(|e| !e.field.is_empty() && !e.problem.to_string().is_empty())),
         }
         let _ = input.redacted();
     }

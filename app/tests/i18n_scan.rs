@@ -3,7 +3,8 @@
 //! catalogue is named somewhere, and the pages and components show no text that bypasses the
 //! catalogue.
 //!
-//! The code names a key with `t!("key")`, `t!(in locale, "key")` or `key!("key")` (for keys
+//! The code names a key with `t!("key")`, `t!(in locale, "key")`, `problem!("key")` (the domain's
+//! facts, worded later) or `key!("key")` (for keys
 //! chosen at run time); see `app/src/i18n/mod.rs`. The text scan is deliberately simple: it
 //! reads the `view!` macros of `app/src/pages` and `app/src/components` and flags string
 //! literals that are text nodes, a whole `{ "…" }` block, or the value of an attribute a person
@@ -46,8 +47,9 @@ fn english_keys() -> BTreeSet<String> {
 }
 
 fn used_keys() -> BTreeSet<(String, String)> {
-    let pattern = Regex::new(r#"(?:\bt!\(\s*(?:in\s+[^,]+,\s*)?|\bkey!\(\s*)"([A-Za-z0-9_-]+)""#)
-        .expect("pattern");
+    let pattern =
+        Regex::new(r#"(?:\b(?:t|problem)!\(\s*(?:in\s+[^,]+,\s*)?|\bkey!\(\s*)"([A-Za-z0-9_-]+)""#)
+            .expect("pattern");
     let mut files = Vec::new();
     rust_files(&root().join("app/src"), &mut files);
     rust_files(&root().join("server/src"), &mut files);

@@ -346,7 +346,7 @@ pub fn parse_file(text: &str) -> Result<Vec<JobSpec>, Vec<String>> {
             Err(errors) => problems.extend(
                 errors
                     .into_iter()
-                    .map(|e| format!("{label}: {}: {}", e.field, e.message)),
+                    .map(|e| format!("{label}: {}: {}", e.field, e.problem)),
             ),
         }
     }
@@ -422,7 +422,7 @@ pub async fn apply_specs_checked(
             Err(JobError::Invalid(errors)) => problems.extend(
                 errors
                     .into_iter()
-                    .map(|e| format!("job '{}': {}: {}", spec.name, e.field, e.message)),
+                    .map(|e| format!("job '{}': {}: {}", spec.name, e.field, e.problem)),
             ),
             Err(e) => problems.push(format!("job '{}': {e}", spec.name)),
         }

@@ -14,7 +14,7 @@ pub const DELIVERIES_LIMIT: u64 = 200;
 fn channel_error(e: crate::services::channels::ChannelError) -> AppError {
     use crate::services::channels::ChannelError;
     match e {
-        ChannelError::Invalid(m) => AppError::invalid("channel", m),
+        ChannelError::Invalid(m) => AppError::refused("channel", &m),
         ChannelError::Taken(name) => {
             AppError::invalid("name", crate::t!("error-channel-taken", name = name))
         }

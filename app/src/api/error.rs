@@ -32,7 +32,7 @@ pub enum AppError {
     Invalid { field: String, message: String },
     /// Several fields of one form at once.
     #[error("{} field(s) need attention", .0.len())]
-    Fields(Vec<crate::domain::FieldError>),
+    Fields(Vec<crate::views::FieldError>),
     #[error("{0}")]
     TooManyAttempts(String),
     #[error("{0} was not found")]
@@ -96,19 +96,59 @@ impl FromServerFnError for AppError {
     }
 }
 
-impl From<crate::domain::FieldError> for AppError {
-    fn from(e: crate::domain::FieldError) -> Self {
-        AppError::Invalid {
-            field: e.field,
-            message: e.message,
-        }
+/// Refusals the domain and the services found, worded here in the language of the request
+/// being answered (a server function's, or the REST call's `crate::i18n::scope`): the edge is
+/// where the reader is known.
+impl AppError {
+    /// `field`'s problem, in the request's language.
+    pub fn refused(field: &str, problem: &crate::domain::Problem) -> Self {
+        AppError::invalid(field, crate::i18n::current().say(problem))
+    }
+
+    /// Every field's problem at once, in the request's language.
+    pub fn fields(problems: &[crate::domain::FieldProblem]) -> Self {
+        let locale = crate::i18n::current();
+        AppError::Fields(
+            problems
+                .iter()
+                .map(|p| crate::views::FieldError::new(&p.field, locale.say(&p.problem)))
+                .collect(),
+        )
+    }
+}
+
+impl From<crate::domain::FieldProblem> for AppError {
+    fn from(e: crate::domain::FieldProblem) -> Self {
+        AppError::refused(&e.field, &e.problem)
     }
 }
 
 impl From<crate::domain::account::AccountError> for AppError {
     fn from(e: crate::domain::account::AccountError) -> Self {
-        use crate::i18n::errors::Explain;
-        AppError::invalid(e.field(), e.explain())
+        AppError::refused(e.field(), &e.problem())
+    }
+}
+
+/// What a page shows for a server function's refusal. Messages the server already wrote (a
+/// field's problem, a conflict) arrive in the request's language; the fixed refusals are
+/// worded here, in the page's.
+impl crate::i18n::errors::Explain for AppError {
+    fn explain(&self, locale: crate::i18n::Locale) -> String {
+        use crate::t;
+        match self {
+            AppError::Unauthenticated => t!(in locale, "error-sign-in"),
+            AppError::Forbidden(action) => {
+                t!(in locale, "error-forbidden", action = action.clone())
+            }
+            AppError::Invalid { message, .. } => message.clone(),
+            AppError::Fields(list) => t!(in locale, "error-fields", count = list.len()),
+            AppError::TooManyAttempts(message)
+            | AppError::Conflict(message)
+            | AppError::Internal(message) => message.clone(),
+            AppError::NotFound(what) => t!(in locale, "error-not-found", what = what.clone()),
+            AppError::PasswordChangeRequired => t!(in locale, "error-password-change-required"),
+            AppError::ServerFn(e) => t!(in locale, "error-request-failed", detail = e.to_string()),
+        }
     }
 }
 
@@ -125,5 +165,27 @@ impl AppError {
     pub fn internal(e: &(dyn std::error::Error + 'static)) -> Self {
         tracing::error!(error = %e, source = ?e.source(), "server function failed");
         AppError::Internal(crate::t!("error-internal"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::i18n::Locale;
+    use crate::i18n::errors::Explain;
+
+    /// In English the fixed refusals read as their `Display`, so logs and pages agree.
+    #[test]
+    fn english_explanations_are_the_messages() {
+        let errors = [
+            AppError::Forbidden("add users".into()),
+            AppError::NotFound("job 7".into()),
+            AppError::Fields(vec![crate::views::FieldError::new("name", "x")]),
+            AppError::Unauthenticated,
+            AppError::PasswordChangeRequired,
+        ];
+        for e in errors {
+            assert_eq!(e.to_string(), e.explain(Locale::english()));
+        }
     }
 }

@@ -14,7 +14,13 @@ use crate::views::failed::{QueueFilter, QueuePage};
 pub fn failed_error(e: crate::services::failed::FailedError) -> AppError {
     use crate::services::failed::FailedError;
     match e {
-        FailedError::Invalid(field, message) => AppError::invalid(field, message),
+        FailedError::Invalid(field, problem) => AppError::refused(field, &problem),
+        FailedError::Retry(errors) => {
+            use crate::i18n::errors::Explain;
+            let locale = crate::i18n::current();
+            let words: Vec<String> = errors.iter().map(|e| e.explain(locale)).collect();
+            AppError::invalid("retry", words.join("; "))
+        }
         FailedError::NotInQueue(id) => {
             AppError::invalid("run", crate::t!("error-not-in-queue", id = id))
         }

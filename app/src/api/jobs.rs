@@ -12,7 +12,7 @@ use crate::views::jobs::{JobDetail, JobRow, JobZone};
 pub fn job_error(e: crate::services::jobs::JobError) -> AppError {
     use crate::services::jobs::JobError;
     match e {
-        JobError::Invalid(errors) => AppError::Fields(errors),
+        JobError::Invalid(errors) => AppError::fields(&errors),
         JobError::NotFound(id) => AppError::NotFound(crate::t!("noun-job", id = id)),
         other => AppError::internal(&other),
     }
@@ -38,7 +38,7 @@ pub async fn get_job(id: i64) -> Result<JobDetail, AppError> {
             super::auth::require_user()?;
             let state = super::state()?;
             let row = jobs::get(&state.db, id).await.map_err(job_error)?;
-            crate::services::held::detail(&row).map_err(job_error)
+            crate::services::held::detail(&row, crate::i18n::current()).map_err(job_error)
         }
         .await,
     )
@@ -48,12 +48,11 @@ pub async fn get_job(id: i64) -> Result<JobDetail, AppError> {
 /// carries no tz database (`app/src/i18n/zone.rs`). An unknown name is a field error.
 #[server(endpoint = "jobs/zone", output = Json)]
 pub async fn get_job_zone(name: String) -> Result<JobZone, AppError> {
-    use crate::i18n::errors::Explain;
     super::respond(
         async {
             super::auth::require_user()?;
             let tz = crate::domain::cron::parse_timezone(&name)
-                .map_err(|e| AppError::invalid("timezone", e.explain()))?;
+                .map_err(|e| AppError::refused("timezone", &e.problem()))?;
             let table = crate::i18n::ZoneTable::cached(tz);
             Ok(JobZone {
                 name: table.name().to_string(),
@@ -93,7 +92,7 @@ pub async fn save_job(id: Option<i64>, input: JobInput) -> Result<i64, AppError>
                 let stored = jobs::to_spec(&stored).map_err(job_error)?.to_input();
                 input.restore_secrets(&stored);
             }
-            let spec = JobSpec::parse(&input).map_err(AppError::Fields)?;
+            let spec = JobSpec::parse(&input).map_err(|e| AppError::fields(&e))?;
             let now = crate::clock::now();
             let saved = match id {
                 None => jobs::create(&state.db, &spec, now).await,

@@ -11,7 +11,7 @@ use crate::views::maintenance::{MaintenanceStatus, WindowView};
 fn maintenance_error(e: crate::services::maintenance::MaintenanceError) -> AppError {
     use crate::services::maintenance::MaintenanceError;
     match e {
-        MaintenanceError::Invalid(message) => AppError::invalid("maintenance", message),
+        MaintenanceError::Invalid(problem) => AppError::refused("maintenance", &problem),
         MaintenanceError::AlreadyPaused(reason) => {
             AppError::Conflict(crate::t!("error-already-paused", reason = reason))
         }
@@ -33,7 +33,7 @@ pub fn time_field(
     text.map(str::trim)
         .filter(|t| !t.is_empty())
         .map(|t| {
-            crate::domain::maintenance::parse_time(t, now).map_err(|e| AppError::invalid(field, e))
+            crate::domain::maintenance::parse_time(t, now).map_err(|e| AppError::refused(field, &e))
         })
         .transpose()
 }

@@ -4,8 +4,6 @@ use leptos::prelude::*;
 
 use super::AppError;
 use super::codec::Json;
-#[cfg(feature = "ssr")]
-use crate::i18n::errors::Explain;
 use crate::views::notifications::{MailPreview, MailSettingsView, OutboxRow, TestMailResult};
 
 /// How many mails the outbox shows.
@@ -113,7 +111,7 @@ pub async fn save_mail_settings(
             save_digest_settings(&state.db, &digest_to, &digest_channels, &digest_time)
                 .await
                 .map_err(|e| match e {
-                    SettingsError::Invalid(field, message) => AppError::invalid(field, message),
+                    SettingsError::Invalid(field, problem) => AppError::refused(field, &problem),
                     other => AppError::internal(&other),
                 })?;
             if let Some(locale) = locale {
@@ -144,7 +142,7 @@ pub async fn send_test_mail(to: String) -> Result<TestMailResult, AppError> {
         async {
             let admin = super::auth::require_admin("send a test mail")?;
             let recipients = crate::domain::email::address_list(&to)
-                .map_err(|e| AppError::invalid("to", e.explain()))?;
+                .map_err(|e| AppError::refused("to", &e.problem()))?;
             if recipients.is_empty() {
                 return Err(AppError::invalid("to", crate::t!("error-test-mail-to")));
             }
@@ -175,7 +173,7 @@ async fn settings_view(state: &crate::state::AppState) -> Result<MailSettingsVie
     )
     .await
     .map_err(|e| match e {
-        SettingsError::Invalid(field, message) => AppError::invalid(field, message),
+        SettingsError::Invalid(field, problem) => AppError::refused(field, &problem),
         other => AppError::internal(&other),
     })
 }

@@ -68,7 +68,7 @@ pub async fn get_run(id: i64) -> Result<RunView, AppError> {
 pub fn start_error(e: crate::services::runs::StartError) -> AppError {
     use crate::services::runs::StartError;
     match e {
-        StartError::Invalid(errors) => AppError::Fields(errors),
+        StartError::Invalid(errors) => AppError::fields(&errors),
         StartError::Job(e) => super::jobs::job_error(e),
         StartError::Db(e) => AppError::internal(&e),
     }

@@ -43,7 +43,7 @@ pub async fn set_secret(name: String, value: String) -> Result<bool, AppError> {
     super::respond(
         async {
             let admin = super::auth::require_admin("set secrets")?;
-            let name = SecretName::parse(&name).map_err(|m| AppError::invalid("name", m))?;
+            let name = SecretName::parse(&name).map_err(|m| AppError::refused("name", &m))?;
             let state = super::state()?;
             let created = crate::services::secrets::set(
                 &state.db,

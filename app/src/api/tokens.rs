@@ -11,7 +11,7 @@ use crate::views::tokens::{CreatedToken, TokenInfo};
 fn token_error(e: crate::services::tokens::TokenError) -> AppError {
     use crate::services::tokens::TokenError;
     match e {
-        TokenError::Invalid(field, m) => AppError::invalid(field, m),
+        TokenError::Invalid(field, m) => AppError::refused(field, &m),
         TokenError::Taken(name) => {
             AppError::invalid("name", crate::t!("error-token-taken", name = name))
         }

@@ -150,7 +150,8 @@ pub async fn traffic_hits(filter: HitsFilter, after: Option<String>) -> Result<H
 fn site_error(e: crate::services::traffic::sites::SiteError) -> AppError {
     use crate::services::traffic::sites::SiteError;
     match e {
-        SiteError::Invalid(m) => AppError::invalid("host", m),
+        SiteError::Invalid(m) => AppError::refused("host", &m),
+        SiteError::Excluded(m) => AppError::invalid("excluded", m),
         SiteError::Exists(_) | SiteError::Console(_) => AppError::invalid("host", e.to_string()),
         SiteError::NotFound(host) => AppError::NotFound(crate::t!("noun-site", host = host)),
         SiteError::Db(e) => AppError::internal(&e),
@@ -238,7 +239,7 @@ pub async fn set_site_exclusions(host: String, excluded: String) -> Result<Strin
             .await
             .map_err(|e| match e {
                 crate::services::traffic::sites::SiteError::Invalid(m) => {
-                    AppError::invalid("excluded", m)
+                    AppError::refused("excluded", &m)
                 }
                 other => site_error(other),
             })?;

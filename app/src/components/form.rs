@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use crate::i18n::current;
 use crate::i18n::errors::Explain;
 
 use crate::api::AppError;
@@ -31,7 +32,7 @@ where
             .get()
             .and_then(Result::err)
             .filter(|e| !matches!(e, AppError::Invalid { .. }))
-            .map(|e| e.explain())
+            .map(|e| e.explain(current()))
     }
 }
 

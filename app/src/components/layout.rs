@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use crate::i18n::current;
 use crate::i18n::errors::Explain;
 use leptos_router::components::{A, Outlet, Redirect};
 
@@ -134,7 +135,7 @@ pub fn Layout() -> impl IntoView {
                             Err(AppError::Unauthenticated) => {
                                 view! { <Redirect path="/login" /> }.into_any()
                             }
-                            Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
+                            Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
                         }
                     })}
                 </Suspense>

@@ -2,6 +2,7 @@
 //! browser on every move with the same functions the engine uses — the curve, its warnings, the
 //! concrete retry times and the chance of recovery. No server round trip.
 
+use crate::i18n::current;
 use crate::i18n::errors::Explain;
 use crate::i18n::words::{jitter_name, retry_preset};
 use crate::t;
@@ -134,7 +135,7 @@ pub fn RetryEditor(
                 p.as_ref()
                     .err()
                     .and_then(|errors| errors.iter().find(|e| e.field() == field))
-                    .map(Explain::explain)
+                    .map(|e| e.explain(current()))
             });
             live.or_else(|| {
                 saved_errors
@@ -264,7 +265,7 @@ pub fn RetryEditor(
                         on:input=move |ev| tolerance.set(event_target_value(&ev))
                     />
                     <p class="field-error">
-                        {move || tolerance_ms.get().err().map(|e| t!("retry-tolerance-error", error = e.explain()))}
+                        {move || tolerance_ms.get().err().map(|e| t!("retry-tolerance-error", error = e.explain(current())))}
                     </p>
                     <label for="retry-success">
                         {move || t!("retry-success-chance", pct = success_pct.get())}
@@ -348,7 +349,7 @@ pub fn RetryEditor(
                                         <li class="warning" data-kind=format!("{:?}", w.kind)>
                                             <strong>{retries}</strong>
                                             " "
-                                            {w.message}
+                                            {w.problem.explain(current())}
                                         </li>
                                     }
                                 })

@@ -157,6 +157,22 @@ pub enum AccountError {
 }
 
 impl AccountError {
+    /// The refusal as the catalogue words it ([`crate::domain::problem`]).
+    pub fn problem(&self) -> crate::domain::Problem {
+        use crate::problem;
+        match self {
+            AccountError::UsernameEmpty => problem!("error-username-empty"),
+            AccountError::UsernameTooLong => problem!("error-username-long"),
+            AccountError::UsernameChars => problem!("error-username-chars"),
+            AccountError::Role(text) => problem!("error-role", text = text),
+            AccountError::PasswordEmpty => problem!("error-password-empty"),
+            AccountError::PasswordTooShort => problem!("error-password-short"),
+            AccountError::PasswordTooLong => problem!("error-password-long"),
+        }
+    }
+}
+
+impl AccountError {
     /// The form field the message belongs beside.
     pub fn field(&self) -> &'static str {
         match self {

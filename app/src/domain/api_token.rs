@@ -2,8 +2,9 @@
 //! trigger token is kept to, an expiry such as `30d`. Pure; the table and the hashing are
 //! `crate::services::tokens`.
 
+use crate::domain::Problem;
 use crate::domain::account::Role;
-use crate::t;
+use crate::problem;
 use chrono::{DateTime, Duration, Utc};
 
 crate::text_enum! {
@@ -54,14 +55,15 @@ impl Scope {
 pub const DEFAULT_EXPIRY: &str = "90d";
 
 /// A trigger token's tags, typed as the job editor takes them; other scopes take none.
-pub fn parse_scope_tags(scope: Scope, text: &str) -> Result<Vec<String>, String> {
+pub fn parse_scope_tags(scope: Scope, text: &str) -> Result<Vec<String>, Problem> {
     if text.trim().is_empty() {
         return Ok(Vec::new());
     }
     if scope != Scope::Trigger {
-        return Err(t!("error-token-tags-scope"));
+        return Err(problem!("error-token-tags-scope"));
     }
-    crate::domain::job::tags::parse_tags(text).map_err(|errors| errors.join("; "))
+    // The first bad tag is enough to correct; each names its tag.
+    crate::domain::job::tags::parse_tags(text).map_err(|mut errors| errors.swap_remove(0))
 }
 
 /// Every token starts with this, so a leaked one is recognisable (secret scanners, logs).
@@ -80,19 +82,19 @@ pub fn well_formed(text: &str) -> bool {
 }
 
 /// A token's name: what the audit log shows as `token:NAME`.
-pub fn parse_name(name: &str) -> Result<String, String> {
+pub fn parse_name(name: &str) -> Result<String, Problem> {
     let name = name.trim();
     if name.is_empty() {
-        return Err(t!("error-token-name-empty"));
+        return Err(problem!("error-token-name-empty"));
     }
     if name.chars().count() > 64 {
-        return Err(t!("error-token-name-long"));
+        return Err(problem!("error-token-name-long"));
     }
     if !name
         .chars()
         .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
     {
-        return Err(t!("error-token-name-chars", name = name.to_string()));
+        return Err(problem!("error-token-name-chars", name = name.to_string()));
     }
     Ok(name.to_string())
 }
@@ -103,7 +105,7 @@ const MAX_DAYS: i64 = 5 * 366;
 /// When a token created at `now` expires: `None` for `never` (said explicitly); `30d`, `12h`,
 /// `8w`, or a date (`2027-06-30`, the end of that day in UTC); nothing typed is
 /// [`DEFAULT_EXPIRY`].
-pub fn parse_expiry(text: &str, now: DateTime<Utc>) -> Result<Option<DateTime<Utc>>, String> {
+pub fn parse_expiry(text: &str, now: DateTime<Utc>) -> Result<Option<DateTime<Utc>>, Problem> {
     let text = match text.trim() {
         "" => DEFAULT_EXPIRY,
         typed => typed,
@@ -111,14 +113,14 @@ pub fn parse_expiry(text: &str, now: DateTime<Utc>) -> Result<Option<DateTime<Ut
     if text.eq_ignore_ascii_case("never") {
         return Ok(None);
     }
-    let bad = || t!("error-token-expiry", text = text.to_string());
+    let bad = || problem!("error-token-expiry", text = text.to_string());
     if let Ok(date) = chrono::NaiveDate::parse_from_str(text, "%Y-%m-%d") {
         let end = date.and_hms_opt(23, 59, 59).ok_or_else(bad)?.and_utc();
         if end <= now {
-            return Err(t!("error-token-date-passed", text = text.to_string()));
+            return Err(problem!("error-token-date-passed", text = text.to_string()));
         }
         if end > now + Duration::days(MAX_DAYS) {
-            return Err(t!("error-token-too-long"));
+            return Err(problem!("error-token-too-long"));
         }
         return Ok(Some(end));
     }
@@ -134,10 +136,10 @@ pub fn parse_expiry(text: &str, now: DateTime<Utc>) -> Result<Option<DateTime<Ut
         _ => return Err(bad()),
     };
     if n <= 0 {
-        return Err(t!("error-token-past"));
+        return Err(problem!("error-token-past"));
     }
     let Some(length) = length.filter(|l| *l <= Duration::days(MAX_DAYS)) else {
-        return Err(t!("error-token-too-long"));
+        return Err(problem!("error-token-too-long"));
     };
     Ok(Some(now + length))
 }

@@ -4,7 +4,7 @@
 //! 07:30 local time on both sides of a daylight-saving change — unlike a fixed UTC offset taken
 //! once at start-up. Any chrono zone will do: the engine passes the tz database's (`Tz`), the
 //! job editor's preview in the browser a table of the zone's offsets from the server
-//! (`app/src/i18n/zone.rs`), which agrees with it to the second. When a day-of-month and a day-of-week
+//! (`app/src/domain/zone.rs`), which agrees with it to the second. When a day-of-month and a day-of-week
 //! are both restricted, either one matching fires the job (as in Vixie cron).
 
 use chrono::{DateTime, TimeZone, Timelike, Utc};
@@ -29,6 +29,20 @@ pub enum CronError {
         "time zone '{0}' is unknown; use an IANA name such as UTC, Europe/Berlin or Asia/Shanghai"
     )]
     TimeZone(String),
+}
+
+impl CronError {
+    /// The refusal as the catalogue words it ([`crate::domain::problem`]).
+    pub fn problem(&self) -> crate::domain::Problem {
+        use crate::problem;
+        match self {
+            CronError::Empty => problem!("error-cron-empty"),
+            CronError::FieldCount(n) => problem!("error-cron-fields", count = *n),
+            CronError::Invalid(detail) => problem!("error-cron-invalid", detail = detail),
+            CronError::NeverFires => problem!("error-cron-never"),
+            CronError::TimeZone(name) => problem!("error-cron-zone", zone = name),
+        }
+    }
 }
 
 /// Fire times over a span: the last few, and how many in all.
@@ -314,7 +328,7 @@ mod tests {
     #[cfg(feature = "ssr")]
     #[test]
     fn a_zone_table_fires_as_the_tz_database_does() {
-        use crate::i18n::ZoneTable;
+        use crate::domain::zone::ZoneTable;
         let start = Utc.with_ymd_and_hms(2026, 1, 1, 0, 0, 0).unwrap();
         for zone in [
             "Europe/Berlin",

@@ -18,6 +18,20 @@ pub enum DurationError {
     TooLong(String),
 }
 
+impl DurationError {
+    /// The refusal as the catalogue words it ([`crate::domain::problem`]).
+    pub fn problem(&self) -> crate::domain::Problem {
+        use crate::problem;
+        match self {
+            DurationError::Empty => problem!("error-duration-empty"),
+            DurationError::MissingUnit(text) => problem!("error-duration-unit", text = text),
+            DurationError::Malformed(text) => problem!("error-duration-malformed", text = text),
+            DurationError::SubMillisecond(text) => problem!("error-duration-fine", text = text),
+            DurationError::TooLong(text) => problem!("error-duration-long", text = text),
+        }
+    }
+}
+
 /// 30 days: longer waits belong in a cron schedule, not a retry policy.
 pub const MAX_MS: u64 = 30 * 24 * 3_600_000;
 

@@ -13,6 +13,13 @@ pub struct EmailAddress(String);
 #[error("'{0}' is not an e-mail address")]
 pub struct NotAnAddress(pub String);
 
+impl NotAnAddress {
+    /// The refusal as the catalogue words it ([`crate::domain::problem`]).
+    pub fn problem(&self) -> crate::domain::Problem {
+        crate::problem!("error-email", text = &self.0)
+    }
+}
+
 impl EmailAddress {
     pub fn parse(text: &str) -> Result<Self, NotAnAddress> {
         let address = text.trim();

@@ -11,10 +11,11 @@
 use chrono::{DateTime, NaiveDate, Utc};
 use chrono_tz::Tz;
 
-use super::FieldError;
+use super::FieldProblem;
 use super::bots::BotCategory;
 use super::run::ErrorClass;
 use super::traffic_range::{self, RangeError, RangeSpec, Resolved, VisitorType};
+use crate::problem;
 
 /// A calendar day as typed: `YYYY-MM-DD`, blanks around it ignored.
 pub fn parse_day(text: &str) -> Option<NaiveDate> {
@@ -26,12 +27,12 @@ fn given(text: Option<&str>) -> Option<&str> {
     text.map(str::trim).filter(|t| !t.is_empty())
 }
 
-fn range_error(e: RangeError) -> FieldError {
+fn range_error(e: RangeError) -> FieldProblem {
     let field = match e {
         RangeError::VisitorType(_) => "type",
         _ => "range",
     };
-    FieldError::new(field, crate::i18n::errors::Explain::explain(&e))
+    FieldProblem::new(field, e.problem())
 }
 
 /// Which traffic the figures, the chart and the hits list count.
@@ -50,9 +51,9 @@ pub struct TrafficFilter {
 impl TrafficFilter {
     /// Narrows the filter to one site, given by host as typed (`site` in URLs); none or empty
     /// text keeps all sites.
-    pub fn with_site(mut self, site: Option<&str>) -> Result<Self, FieldError> {
+    pub fn with_site(mut self, site: Option<&str>) -> Result<Self, FieldProblem> {
         self.site = given(site)
-            .map(|s| super::sites::normalise_host(s).map_err(|e| FieldError::new("site", e)))
+            .map(|s| super::sites::normalise_host(s).map_err(|e| FieldProblem::new("site", e)))
             .transpose()?;
         Ok(self)
     }
@@ -66,15 +67,19 @@ impl TrafficFilter {
         kind: Option<&str>,
         category: Option<&str>,
         source: Option<&str>,
-    ) -> Result<Self, FieldError> {
+    ) -> Result<Self, FieldProblem> {
         Ok(TrafficFilter {
             spec: traffic_range::parse_spec(given(range), given(from), given(to))
                 .map_err(range_error)?,
             visitors: VisitorType::parse(given(kind).unwrap_or("all")).map_err(range_error)?,
             category: given(category)
                 .map(|c| {
-                    c.parse::<BotCategory>()
-                        .map_err(|e| FieldError::new("category", e.to_string()))
+                    c.parse::<BotCategory>().map_err(|e| {
+                        FieldProblem::new(
+                            "category",
+                            problem!("error-filter-category", error = e.to_string()),
+                        )
+                    })
                 })
                 .transpose()?,
             source: given(source).map(str::to_string),
@@ -83,7 +88,7 @@ impl TrafficFilter {
     }
 
     /// The range's days for someone whose clock says `now`, in `zone`, within the retention.
-    pub fn resolve(&self, now: DateTime<Utc>, zone: Tz) -> Result<Resolved, FieldError> {
+    pub fn resolve(&self, now: DateTime<Utc>, zone: Tz) -> Result<Resolved, FieldProblem> {
         traffic_range::resolve(
             self.spec,
             traffic_range::today(now, zone),
@@ -153,21 +158,21 @@ impl HitsSelection {
         ip: Option<&str>,
         sort: Option<&str>,
         after: Option<&str>,
-    ) -> Result<Self, FieldError> {
+    ) -> Result<Self, FieldProblem> {
         let sort = match given(sort) {
             None | Some("newest") => HitSort::Newest,
             Some("count") => HitSort::MostHits,
             Some(other) => {
-                return Err(FieldError::new(
+                return Err(FieldProblem::new(
                     "sort",
-                    format!("'{other}' is not a sort: use newest or count"),
+                    problem!("error-filter-sort", text = other),
                 ));
             }
         };
         let after = match given(after) {
             None => None,
             Some(text) => Some(HitCursor::decode(text).ok_or_else(|| {
-                FieldError::new("after", format!("'{text}' is not a page cursor"))
+                FieldProblem::new("after", problem!("error-filter-after", text = text))
             })?),
         };
         Ok(HitsSelection {
@@ -196,9 +201,9 @@ pub struct QueueQuery {
 impl QueueQuery {
     /// Narrows the query to the jobs with a tag, as typed (`tag` in URLs); none or empty text
     /// keeps every job.
-    pub fn with_tag(mut self, tag: Option<&str>) -> Result<Self, FieldError> {
+    pub fn with_tag(mut self, tag: Option<&str>) -> Result<Self, FieldProblem> {
         self.tag = given(tag)
-            .map(|t| super::job::tags::parse_tag(t).map_err(|e| FieldError::new("tag", e)))
+            .map(|t| super::job::tags::parse_tag(t).map_err(|e| FieldProblem::new("tag", e)))
             .transpose()?;
         Ok(self)
     }
@@ -209,14 +214,14 @@ impl QueueQuery {
         from: Option<&str>,
         to: Option<&str>,
         text: Option<&str>,
-    ) -> Result<Self, FieldError> {
-        let day = |field: &'static str, text: Option<&str>| -> Result<_, FieldError> {
+    ) -> Result<Self, FieldProblem> {
+        let day = |field: &'static str, text: Option<&str>| -> Result<_, FieldProblem> {
             given(text)
                 .map(|text| {
                     parse_day(text).ok_or_else(|| {
-                        FieldError::new(
+                        FieldProblem::new(
                             field,
-                            format!("{field} must be a date like 2026-11-30, not '{text}'"),
+                            problem!("error-filter-day", field = field, text = text),
                         )
                     })
                 })
@@ -226,15 +231,23 @@ impl QueueQuery {
         if let (Some(from), Some(to)) = (from, to)
             && from > to
         {
-            return Err(FieldError::new(
+            return Err(FieldProblem::new(
                 "from",
-                format!("from ({from}) is after to ({to})"),
+                problem!(
+                    "error-filter-reversed",
+                    from = from.to_string(),
+                    to = to.to_string()
+                ),
             ));
         }
         let class = given(class)
             .map(|text| {
-                text.parse::<ErrorClass>()
-                    .map_err(|e| FieldError::new("class", format!("error class: {e}")))
+                text.parse::<ErrorClass>().map_err(|e| {
+                    FieldProblem::new(
+                        "class",
+                        problem!("error-filter-class", error = e.to_string()),
+                    )
+                })
             })
             .transpose()?;
         Ok(QueueQuery {
@@ -264,13 +277,8 @@ impl QueueCursor {
         ))
     }
 
-    pub fn parse(text: &str) -> Result<Self, FieldError> {
-        let invalid = || {
-            FieldError::new(
-                "cursor",
-                "the page link is damaged; start from the first page",
-            )
-        };
+    pub fn parse(text: &str) -> Result<Self, FieldProblem> {
+        let invalid = || FieldProblem::new("cursor", problem!("error-filter-cursor"));
         let (nanos, id) = text.trim().split_once('.').ok_or_else(invalid)?;
         Ok(QueueCursor {
             finished_at: DateTime::from_timestamp_nanos(nanos.parse().map_err(|_| invalid())?),
@@ -296,7 +304,7 @@ mod tests {
 
     #[test]
     fn queue_filters_name_their_bad_field() {
-        let field = |r: Result<QueueQuery, FieldError>| r.unwrap_err().field;
+        let field = |r: Result<QueueQuery, FieldProblem>| r.unwrap_err().field;
         assert_eq!(
             field(QueueQuery::parse(
                 None,
@@ -365,9 +373,9 @@ mod tests {
             TrafficFilter::parse(None, None, None, None, Some("robots"), None).unwrap_err();
         assert_eq!(unknown.field, "category");
         assert!(
-            unknown.message.contains("search, ai, social"),
+            unknown.problem.to_string().contains("search, ai, social"),
             "{}",
-            unknown.message
+            unknown.problem
         );
         assert_eq!(
             TrafficFilter::parse(None, None, None, Some("aliens"), None, None)

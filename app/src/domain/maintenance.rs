@@ -8,7 +8,8 @@
 //! [`Pauses::covers`] before each trigger pass, and for claims once per poll or when a pause
 //! changes (`server/src/engine/cache.rs`).
 
-use crate::t;
+use crate::domain::Problem;
+use crate::problem;
 use std::collections::BTreeSet;
 
 use chrono::{DateTime, NaiveDateTime, Utc};
@@ -78,13 +79,13 @@ impl Pauses {
 }
 
 /// Checks a reason: required, one line's worth.
-pub fn parse_reason(text: &str) -> Result<String, String> {
+pub fn parse_reason(text: &str) -> Result<String, Problem> {
     let reason = text.split_whitespace().collect::<Vec<_>>().join(" ");
     if reason.is_empty() {
-        return Err(t!("error-pause-reason-empty"));
+        return Err(problem!("error-pause-reason-empty"));
     }
     if reason.chars().count() > MAX_REASON {
-        return Err(t!("error-pause-reason-long", max = MAX_REASON));
+        return Err(problem!("error-pause-reason-long", max = MAX_REASON));
     }
     Ok(reason)
 }
@@ -93,15 +94,15 @@ pub fn parse_reason(text: &str) -> Result<String, String> {
 /// (`30m`, `2h`, `1h30m`), an RFC 3339 time (`2026-12-24T18:00:00+01:00`), or a UTC time
 /// `2026-12-24 17:00` (the seconds optional, a `T` in place of the space allowed, as a
 /// browser's datetime-local field sends it).
-pub fn parse_time(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, String> {
+pub fn parse_time(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, Problem> {
     let text = text.trim();
     if text.is_empty() {
-        return Err(t!("error-time-empty"));
+        return Err(problem!("error-time-empty"));
     }
     if text.starts_with(|c: char| c.is_ascii_digit()) && !text.contains('-') {
         return crate::domain::duration::parse_ms(text)
             .map(|ms| now + chrono::Duration::milliseconds(ms as i64))
-            .map_err(|e| crate::i18n::errors::Explain::explain(&e));
+            .map_err(|e| e.problem());
     }
     if let Ok(at) = DateTime::parse_from_rfc3339(text) {
         return Ok(at.with_timezone(&Utc));
@@ -116,7 +117,7 @@ pub fn parse_time(text: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>, Strin
             return Ok(at.and_utc());
         }
     }
-    Err(t!("error-time-malformed", text = text.to_string()))
+    Err(problem!("error-time-malformed", text = text.to_string()))
 }
 
 /// Checks a window's times: the end after the start and still to come.
@@ -124,10 +125,10 @@ pub fn check_span(
     starts: DateTime<Utc>,
     ends: Option<DateTime<Utc>>,
     now: DateTime<Utc>,
-) -> Result<(), String> {
+) -> Result<(), Problem> {
     match ends {
-        Some(end) if end <= now => Err(t!("error-window-end-passed")),
-        Some(end) if end <= starts => Err(t!("error-window-end-before-start")),
+        Some(end) if end <= now => Err(problem!("error-window-end-passed")),
+        Some(end) if end <= starts => Err(problem!("error-window-end-before-start")),
         _ => Ok(()),
     }
 }
@@ -194,6 +195,7 @@ mod tests {
         assert!(
             parse_time("tomorrow", now)
                 .unwrap_err()
+                .to_string()
                 .contains("tomorrow")
         );
         assert!(parse_time("5", now).is_err());

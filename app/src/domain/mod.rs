@@ -42,7 +42,7 @@ pub mod job;
 pub mod mail;
 pub mod maintenance;
 pub mod node;
-pub mod policy_text;
+pub mod problem;
 pub mod recovery;
 pub mod retry;
 pub mod run;
@@ -54,22 +54,6 @@ pub mod timeout;
 pub mod traffic_parts;
 pub mod traffic_range;
 pub mod trends;
+pub mod zone;
 
-use serde::{Deserialize, Serialize};
-
-/// A problem with one field of a form, file or filter: the message a person reads beside it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
-pub struct FieldError {
-    pub field: String,
-    pub message: String,
-}
-
-impl FieldError {
-    pub fn new(field: &str, message: impl Into<String>) -> Self {
-        Self {
-            field: field.to_string(),
-            message: message.into(),
-        }
-    }
-}
+pub use problem::{FieldProblem, Problem};

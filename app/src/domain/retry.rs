@@ -20,7 +20,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::duration;
-use crate::i18n::duration as human_wait;
+use crate::domain::Problem;
+use crate::domain::problem::Fact;
 
 // Thresholds where the curve turns dangerous (the wording of the warnings is ours).
 const NEAR_FIXED_BELOW: f64 = 1.5;
@@ -112,6 +113,32 @@ pub enum RetryError {
     Cap(duration::DurationError),
     #[error("cap ({cap}) must be at least the first interval ({first})")]
     CapBelowFirst { cap: String, first: String },
+}
+
+impl RetryError {
+    /// The refusal as the catalogue words it ([`crate::domain::problem`]).
+    pub fn problem(&self) -> crate::domain::Problem {
+        use crate::problem;
+        match self {
+            RetryError::First(e) => problem!("error-retry-first", error = e.problem()),
+            RetryError::FirstZero => problem!("error-retry-first-zero"),
+            RetryError::MultiplierNotANumber(text) => {
+                problem!("error-retry-multiplier-nan", text = text)
+            }
+            RetryError::MultiplierRange(m) => {
+                problem!("error-retry-multiplier-range", m = m.to_string())
+            }
+            RetryError::MultiplierPrecision(text) => {
+                problem!("error-retry-multiplier-precision", text = text)
+            }
+            RetryError::MaxRetries(text) => problem!("error-retry-max", text = text),
+            RetryError::Jitter(text) => problem!("error-retry-jitter", text = text),
+            RetryError::Cap(e) => problem!("error-retry-cap", error = e.problem()),
+            RetryError::CapBelowFirst { cap, first } => {
+                problem!("error-retry-cap-below-first", cap = cap, first = first)
+            }
+        }
+    }
 }
 
 impl RetryError {
@@ -364,8 +391,8 @@ impl RetryPolicy {
         (value.round().clamp(lo.floor(), hi.ceil()) as u64).min(Self::LONGEST_WAIT_MS)
     }
 
-    /// What can go wrong with this curve, given the job's context. The messages are in the
-    /// language of the page or request (English on the command line).
+    /// What can go wrong with this curve, given the job's context, with the numbers each
+    /// warning's words need.
     pub fn warnings(&self, context: &WarningContext) -> Vec<Warning> {
         let m = self.multiplier.value();
         let c = self.max_retries;
@@ -376,7 +403,7 @@ impl RetryPolicy {
             out.push(Warning {
                 kind: WarningKind::NearFixed,
                 retries: all.clone(),
-                message: crate::t!(
+                problem: crate::problem!(
                     "retry-warning-near-fixed",
                     m = format!("{m:.1}"),
                     below = format!("{NEAR_FIXED_BELOW:.1}")
@@ -387,11 +414,11 @@ impl RetryPolicy {
             out.push(Warning {
                 kind: WarningKind::Explosive,
                 retries: (2..=c).collect(),
-                message: crate::t!(
+                problem: crate::problem!(
                     "retry-warning-explosive",
                     m = format!("{m:.1}"),
                     retry = c,
-                    wait = human_wait(self.delay_ms(c)),
+                    wait = Fact::wait(self.delay_ms(c)),
                     above = format!("{EXPLOSIVE_ABOVE:.1}")
                 ),
             });
@@ -399,16 +426,16 @@ impl RetryPolicy {
         if c > UNTUNABLE_RETRIES_ABOVE && m > 1.0 {
             let swing = self.sensitivity_to_multiplier(c) * 0.1;
             let detail = if swing > 0.0 {
-                crate::t!(
+                crate::problem!(
                     "retry-warning-untunable-swing",
                     retry = c,
-                    swing = human_wait(swing)
+                    swing = Fact::wait(swing)
                 )
             } else {
-                crate::t!(
+                crate::problem!(
                     "retry-warning-untunable-capped",
                     retry = c,
-                    swing = human_wait(
+                    swing = Fact::wait(
                         self.first_ms as f64 * f64::from(c - 1) * m.powi(i32::from(c) - 2) * 0.1
                     )
                 )
@@ -416,7 +443,7 @@ impl RetryPolicy {
             out.push(Warning {
                 kind: WarningKind::Untunable,
                 retries: (UNTUNABLE_RETRIES_ABOVE + 1..=c).collect(),
-                message: crate::t!(
+                problem: crate::problem!(
                     "retry-warning-untunable",
                     after = UNTUNABLE_RETRIES_ABOVE,
                     detail = detail
@@ -427,10 +454,10 @@ impl RetryPolicy {
             out.push(Warning {
                 kind: WarningKind::SteepTotal,
                 retries: (STEEP_TOTAL_RETRIES_ABOVE + 1..=c).collect(),
-                message: crate::t!(
+                problem: crate::problem!(
                     "retry-warning-steep-total",
                     after = STEEP_TOTAL_RETRIES_ABOVE,
-                    total = human_wait(self.total_ms())
+                    total = Fact::wait(self.total_ms())
                 ),
             });
         }
@@ -455,10 +482,10 @@ impl RetryPolicy {
             if let Some(first_late) = late.first() {
                 out.push(Warning {
                     kind: WarningKind::OverrunsSchedule,
-                    message: crate::t!(
+                    problem: crate::problem!(
                         "retry-warning-overruns",
                         retry = *first_late,
-                        period = human_wait(period as f64)
+                        period = Fact::wait(period as f64)
                     ),
                     retries: late,
                 });
@@ -469,10 +496,10 @@ impl RetryPolicy {
             if let Some(first_late) = late.first() {
                 out.push(Warning {
                     kind: WarningKind::ExceedsTolerance,
-                    message: crate::t!(
+                    problem: crate::problem!(
                         "retry-warning-tolerance",
                         retry = *first_late,
-                        tolerance = human_wait(tolerance as f64)
+                        tolerance = Fact::wait(tolerance as f64)
                     ),
                     retries: late,
                 });
@@ -509,11 +536,12 @@ pub enum WarningKind {
 }
 
 /// One danger in the curve, and the retries (1-based) it concerns.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Warning {
     pub kind: WarningKind,
     pub retries: Vec<u8>,
-    pub message: String,
+    /// What is wrong, for the reader's language.
+    pub problem: Problem,
 }
 
 /// The retry presets the editor offers, from common practice.

@@ -3,7 +3,8 @@
 //! filled in at the last moment before an attempt runs, and taken out again of whatever the
 //! attempt reports (output, error message) before anything is stored.
 
-use crate::t;
+use crate::domain::Problem;
+use crate::problem;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -15,19 +16,22 @@ pub struct SecretName(String);
 impl SecretName {
     pub const MAX_LEN: usize = 64;
 
-    pub fn parse(value: &str) -> Result<SecretName, String> {
+    pub fn parse(value: &str) -> Result<SecretName, Problem> {
         let value = value.trim();
         if value.is_empty() {
-            return Err(t!("error-secret-name-empty"));
+            return Err(problem!("error-secret-name-empty"));
         }
         if value.chars().count() > Self::MAX_LEN {
-            return Err(t!("error-secret-name-long", max = Self::MAX_LEN));
+            return Err(problem!("error-secret-name-long", max = Self::MAX_LEN));
         }
         if !value
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
         {
-            return Err(t!("error-secret-name-chars", name = value.to_string()));
+            return Err(problem!(
+                "error-secret-name-chars",
+                name = value.to_string()
+            ));
         }
         Ok(SecretName(value.to_string()))
     }

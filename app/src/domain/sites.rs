@@ -8,7 +8,8 @@
 //! Also here: where a visit came from ([`referrer_domain`]) and which addresses a site does not
 //! count ([`Exclusions`]).
 
-use crate::t;
+use crate::domain::Problem;
+use crate::problem;
 use std::net::IpAddr;
 
 use super::client_addr::Networks;
@@ -18,10 +19,10 @@ pub const MAX_HOST: usize = 253;
 
 /// A host as an administrator types it: `shop.example.com`, `Shop.Example.com:8443` or a whole
 /// URL (`https://shop.example.com/cart`). Returns the host alone, lowercase, in ASCII.
-pub fn normalise_host(input: &str) -> Result<String, String> {
+pub fn normalise_host(input: &str) -> Result<String, Problem> {
     let input = input.trim();
     if input.is_empty() {
-        return Err(t!("error-site-empty"));
+        return Err(problem!("error-site-empty"));
     }
     let with_scheme = if input.contains("://") {
         input.to_string()
@@ -32,9 +33,9 @@ pub fn normalise_host(input: &str) -> Result<String, String> {
         .ok()
         .and_then(|url| url.host_str().map(str::to_string))
         .filter(|host| !host.is_empty())
-        .ok_or_else(|| t!("error-site-host", text = input.to_string()))?;
+        .ok_or_else(|| problem!("error-site-host", text = input.to_string()))?;
     if host.len() > MAX_HOST {
-        return Err(t!("error-site-host-long", max = MAX_HOST));
+        return Err(problem!("error-site-host-long", max = MAX_HOST));
     }
     Ok(host.trim_end_matches('.').to_string())
 }

@@ -127,6 +127,39 @@ pub enum RangeError {
     VisitorType(String),
 }
 
+impl RangeError {
+    /// The refusal as the catalogue words it ([`crate::domain::problem`]).
+    pub fn problem(&self) -> crate::domain::Problem {
+        use crate::problem;
+        match self {
+            RangeError::Date(text) => problem!("error-range-date", text = text),
+            RangeError::Preset(text) => problem!("error-range-preset", text = text),
+            RangeError::HalfOpen => problem!("error-range-half-open"),
+            RangeError::Reversed { from, to } => problem!(
+                "error-range-reversed",
+                from = from.to_string(),
+                to = to.to_string()
+            ),
+            RangeError::Future { to, today } => problem!(
+                "error-range-future",
+                to = to.to_string(),
+                today = today.to_string()
+            ),
+            RangeError::PastRetention {
+                from,
+                earliest,
+                days,
+            } => problem!(
+                "error-range-retention",
+                from = from.to_string(),
+                earliest = earliest.to_string(),
+                days = *days
+            ),
+            RangeError::VisitorType(text) => problem!("error-range-type", text = text),
+        }
+    }
+}
+
 /// Reads a range from the URL's or command line's words: `range` alone, or `from` and `to`.
 pub fn parse_spec(
     range: Option<&str>,

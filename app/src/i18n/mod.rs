@@ -15,17 +15,18 @@
 //! use and on text in a page that bypasses the catalogue.
 
 pub mod errors;
+pub mod policy;
 pub mod words;
-mod zone;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::LazyLock;
 
+use crate::domain::problem::{Fact, Problem};
+pub use crate::domain::zone::ZoneTable;
 pub use fluent_templates::fluent_bundle::FluentValue;
 use fluent_templates::{LanguageIdentifier, Loader};
-pub use zone::ZoneTable;
 
 fluent_templates::static_loader! {
     static CATALOGUES = {
@@ -156,6 +157,26 @@ impl Locale {
         crate::t!(in self, "unit-percent", n = n)
     }
 
+    /// What the domain found ([`Problem`]), in this language: its message with each fact
+    /// written for this reader (numbers as numbers, waits in this language's units).
+    pub fn say(self, problem: &Problem) -> String {
+        let args: Vec<(&'static str, FluentValue<'_>)> = problem
+            .facts()
+            .iter()
+            .map(|(name, fact)| {
+                let value = match fact {
+                    Fact::Text(text) => FluentValue::from(text.as_str()),
+                    Fact::Number(n) => FluentValue::from(*n),
+                    Fact::Decimal(n) => FluentValue::from(*n),
+                    Fact::Wait(ms) => FluentValue::from(self.duration(*ms)),
+                    Fact::Problem(inner) => FluentValue::from(self.say(inner)),
+                };
+                (*name, value)
+            })
+            .collect();
+        self.text_with(problem.id(), &args)
+    }
+
     pub fn text(self, key: &str) -> String {
         self.text_with(key, &[])
     }
@@ -175,6 +196,16 @@ impl Locale {
             .unwrap_or_else(|| key.to_string())
     }
 }
+
+/// A [`Problem`] in English, the way logs and the command line show it (and the way the
+/// domain's other errors read, so one failure reads the same in both).
+impl fmt::Display for Problem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&Locale::english().say(self))
+    }
+}
+
+impl std::error::Error for Problem {}
 
 /// The locale of the page being rendered or the server function being answered: the one the
 /// app provided as context, else the request's; English outside both.
@@ -218,12 +249,12 @@ pub fn zone() -> ZoneTable {
     leptos::prelude::use_context::<ZoneTable>().unwrap_or_else(request_zone)
 }
 
-/// `timezone` from the configuration. The shell writes its table into `<html data-zone
+/// `timezone` from the configuration. On the server the render's context holds its table
+/// (`server/src/web/mod.rs` provides it); the shell writes the table into `<html data-zone
 /// data-zone-spans>`, where the browser reads it back, as with the language.
 pub fn request_zone() -> ZoneTable {
     #[cfg(feature = "ssr")]
-    let zone = leptos::prelude::use_context::<crate::state::AppState>()
-        .map(|s| ZoneTable::cached(s.timezone));
+    let zone = leptos::prelude::use_context::<ZoneTable>();
     #[cfg(feature = "hydrate")]
     let zone = leptos::prelude::document()
         .document_element()

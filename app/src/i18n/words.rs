@@ -138,7 +138,12 @@ pub fn range_preset(preset: Preset) -> String {
 }
 
 pub fn jitter_name(jitter: Jitter) -> String {
-    current().text(match jitter {
+    jitter_name_in(current(), jitter)
+}
+
+/// [`jitter_name`] in a given language.
+pub fn jitter_name_in(locale: super::Locale, jitter: Jitter) -> String {
+    locale.text(match jitter {
         Jitter::None => key!("jitter-none"),
         Jitter::Full => key!("jitter-full"),
         Jitter::Equal => key!("jitter-equal"),

@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use crate::i18n::current;
 use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 
@@ -54,7 +55,7 @@ pub fn AccountPage() -> impl IntoView {
                 {move || Suspend::new(async move {
                     match sessions.await {
                         Ok(rows) => view! { <SessionsTable rows end /> }.into_any(),
-                        Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
+                        Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
                     }
                 })}
             </Transition>

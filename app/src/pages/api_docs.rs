@@ -5,6 +5,7 @@
 use crate::t;
 use leptos::prelude::*;
 
+use crate::i18n::current;
 use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 
@@ -30,7 +31,7 @@ pub fn ApiDocsPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 match operations.await {
                     Ok(list) => view! { <Operations list /> }.into_any(),
-                    Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
+                    Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
                 }
             })}
         </Transition>

@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use crate::i18n::current;
 use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 
@@ -18,7 +19,7 @@ pub fn AuditPage() -> impl IntoView {
         <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
             {move || Suspend::new(async move {
                 match entries.await {
-                    Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
+                    Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
                     Ok(rows) => view! {
                         <table tabindex="0" class="table card" data-testid="audit">
                             <thead><tr><th>{t!("audit-when")}</th><th>{t!("audit-who")}</th><th>{t!("audit-what")}</th><th>{t!("audit-on")}</th><th>{t!("audit-details")}</th></tr></thead>

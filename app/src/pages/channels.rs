@@ -8,6 +8,7 @@ use crate::i18n::words::{channel_kind, delivery_status};
 use crate::t;
 use leptos::prelude::*;
 
+use crate::i18n::current;
 use crate::i18n::errors::Explain;
 
 use crate::api::AppError;
@@ -48,21 +49,21 @@ pub fn ChannelsCard() -> impl IntoView {
                 <p class="error" role="alert">{format!("{} refused: {}", t.name, t.answer)}</p>
             }
             .into_any(),
-            Err(e) => view! { <p class="error" role="alert">{e.explain()}</p> }.into_any(),
+            Err(e) => view! { <p class="error" role="alert">{e.explain(current())}</p> }.into_any(),
         })
     };
     let add_error = move || {
         add.value()
             .get()
             .and_then(Result::err)
-            .map(|e: AppError| e.explain())
+            .map(|e: AppError| e.explain(current()))
     };
     let row_error = move || {
         [remove.value().get(), change.value().get()]
             .into_iter()
             .flatten()
             .find_map(Result::err)
-            .map(|e: AppError| e.explain())
+            .map(|e: AppError| e.explain(current()))
     };
     let changed = move || {
         change
@@ -169,7 +170,7 @@ pub fn ChannelsCard() -> impl IntoView {
                             </div>
                         }
                         .into_any(),
-                        Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
+                        Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
                     }
                 })}
             </Transition>
@@ -230,7 +231,7 @@ pub fn DeliveriesCard() -> impl IntoView {
             .value()
             .get()
             .and_then(Result::err)
-            .map(|e: AppError| e.explain())
+            .map(|e: AppError| e.explain(current()))
     };
     view! {
         <section class="card">
@@ -247,7 +248,7 @@ pub fn DeliveriesCard() -> impl IntoView {
                             view! { <p class="muted" data-testid="deliveries-empty">{t!("deliveries-none")}</p> }.into_any()
                         }
                         Ok(rows) => view! { <DeliveriesTable rows admin resend /> }.into_any(),
-                        Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
+                        Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
                     }
                 })}
             </Transition>

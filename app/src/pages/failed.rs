@@ -8,6 +8,7 @@ use std::collections::BTreeSet;
 
 use leptos::prelude::*;
 
+use crate::i18n::current;
 use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 use leptos_router::components::{A, Form};
@@ -91,7 +92,7 @@ pub fn FailedPage() -> impl IntoView {
             .or_else(|| many.value().get().and_then(Result::err))
             .or_else(|| resolve.value().get().and_then(Result::err));
         if let Some(e) = err {
-            return Some((false, e.explain()));
+            return Some((false, e.explain(current())));
         }
         if let Some(Ok(n)) = many.value().get() {
             return Some((true, t!("failed-retriggered-many", count = n)));
@@ -133,7 +134,7 @@ pub fn FailedPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 let admin = me.await.map(|u| u.is_admin()).unwrap_or(false);
                 match page.await {
-                    Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
+                    Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
                     Ok(page) => {
                         let f = filter.get_untracked();
                         let next_link = page.next.clone().map(|c| query_string(&f, Some(&c)));

@@ -11,6 +11,7 @@ use charming::{
 use chrono::{DateTime, Utc};
 use leptos::prelude::*;
 
+use crate::i18n::current;
 use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 
@@ -269,7 +270,7 @@ pub fn HomePage() -> impl IntoView {
             .value()
             .get()
             .and_then(Result::err)
-            .map(|e| e.explain())
+            .map(|e| e.explain(current()))
     };
 
     view! {
@@ -280,7 +281,7 @@ pub fn HomePage() -> impl IntoView {
             {move || Suspend::new(async move {
                 let admin = admin.await;
                 match overview.await {
-                    Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
+                    Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
                     Ok(o) => view! { <OverviewBody o admin retrigger /> }.into_any(),
                 }
             })}

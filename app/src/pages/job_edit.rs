@@ -5,6 +5,7 @@
 //! sends (`jobs/zone`), looked up again whenever the zone field changes: the tz database stays
 //! on the server (`app/src/i18n/zone.rs`).
 
+use crate::i18n::current;
 use crate::i18n::errors::Explain;
 use crate::{key, t};
 use leptos::prelude::*;
@@ -91,7 +92,7 @@ pub fn JobEditPage() -> impl IntoView {
         match id {
             Some(id) => match crate::api::jobs::job_episodes(id).await {
                 Ok(episodes) => JobHistory::Episodes(episodes),
-                Err(e) => JobHistory::Unavailable(e.explain()),
+                Err(e) => JobHistory::Unavailable(e.explain(current())),
             },
             None => JobHistory::Unsaved,
         }
@@ -124,7 +125,7 @@ pub fn JobEditPage() -> impl IntoView {
                     Err(e) => {
                         view! {
                             <h1>{t!("runs-filter-job")}</h1>
-                            <p class="error">{e.explain()}</p>
+                            <p class="error">{e.explain(current())}</p>
                         }
                             .into_any()
                     }
@@ -186,7 +187,7 @@ fn JobForm(
     let known_zone = Signal::derive(move || zone.get().ok());
     let schedule = Memo::new(move |_| {
         job.with(|j| {
-            let cron = CronExpr::parse(&j.cron).map_err(|e| e.explain())?;
+            let cron = CronExpr::parse(&j.cron).map_err(|e| e.explain(current()))?;
             let tz = zone.get()?;
             let now = chrono::Utc::now();
             let next: Vec<String> = cron
@@ -212,7 +213,7 @@ fn JobForm(
                     .collect::<Vec<_>>()
                     .join(", ")
             ),
-            other => t!("job-not-saved", error = other.explain()),
+            other => t!("job-not-saved", error = other.explain(current())),
         })
     };
 
@@ -433,7 +434,7 @@ fn JobForm(
 
 /// The server's answer for a zone as the previews use it, or what to say instead.
 fn zone_table(answer: Result<JobZone, AppError>) -> Result<ZoneTable, String> {
-    let zone = answer.map_err(|e| e.explain())?;
+    let zone = answer.map_err(|e| e.explain(current()))?;
     zone.table()
         .ok_or_else(|| t!("job-zone-unreadable", zone = zone.name))
 }
@@ -670,7 +671,7 @@ fn RunWithParameters(
             .get()
             .and_then(Result::err)
             .filter(|e| !matches!(e, crate::api::AppError::Fields(_)))
-            .map(|e| e.explain())
+            .map(|e| e.explain(current()))
     };
     view! {
         <section class="card" id="run" data-testid="run-with-parameters">
@@ -718,7 +719,7 @@ fn RunWithParameters(
 /// Where a job uses a run parameter where it is no longer allowed, from its detail.
 #[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 struct ParamsHold {
-    misplaced: Vec<crate::domain::FieldError>,
+    misplaced: Vec<crate::views::FieldError>,
     held: bool,
 }
 
@@ -756,7 +757,7 @@ fn HeldForParameters(id: i64, hold: ParamsHold, readonly: bool) -> impl IntoView
             <ul class="warnings">{places}</ul>
             {button}
             <p class="ok" role="status">{move || done().then(|| t!("job-held-confirmed"))}</p>
-            <p class="error" role="alert">{move || confirm.value().get().and_then(Result::err).map(|e| e.explain())}</p>
+            <p class="error" role="alert">{move || confirm.value().get().and_then(Result::err).map(|e| e.explain(current()))}</p>
         </section>
     }
 }
@@ -803,7 +804,7 @@ fn TriggerUrl(id: i64) -> impl IntoView {
                             })}
                         }.into_any(),
                         Ok(None) => view! { <p class="muted">{t!("hook-none")}</p> }.into_any(),
-                        Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
+                        Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
                     }
                 })}
             </Transition>
@@ -827,7 +828,7 @@ fn TriggerUrl(id: i64) -> impl IntoView {
                 {move || {
                     set.value().get().and_then(Result::err)
                         .or_else(|| change.value().get().and_then(Result::err))
-                        .map(|e| e.explain())
+                        .map(|e| e.explain(current()))
                 }}
             </p>
         </section>

@@ -7,6 +7,7 @@ use std::collections::BTreeSet;
 
 use leptos::prelude::*;
 
+use crate::i18n::current;
 use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 use leptos_router::components::{A, Form};
@@ -121,7 +122,7 @@ pub fn JobsPage() -> impl IntoView {
             .or_else(|| delete.value().get().and_then(Result::err))
             .or_else(|| run_now.value().get().and_then(Result::err))
             .or_else(|| bulk.value().get().and_then(Result::err))
-            .map(|e| e.explain())
+            .map(|e| e.explain(current()))
     };
     let bulk_done = move || {
         bulk.value()
@@ -187,7 +188,7 @@ pub fn JobsPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 let admin = me.await.map(|u| u.is_admin()).unwrap_or(false);
                 match jobs.await {
-                    Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
+                    Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
                     Ok(rows) if rows.is_empty() => {
                         view! {
                             <p class="card muted" data-testid="no-jobs">

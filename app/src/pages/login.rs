@@ -1,5 +1,6 @@
 use leptos::prelude::*;
 
+use crate::i18n::current;
 use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
@@ -19,7 +20,7 @@ pub fn LoginPage() -> impl IntoView {
     let general_error = move || {
         error()
             .filter(|e| !matches!(e, AppError::Invalid { .. }))
-            .map(|e| e.explain())
+            .map(|e| e.explain(current()))
     };
 
     view! {

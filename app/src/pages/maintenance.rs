@@ -4,6 +4,7 @@
 
 use leptos::prelude::*;
 
+use crate::i18n::current;
 use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 
@@ -112,7 +113,7 @@ pub fn MaintenancePage() -> impl IntoView {
             {move || Suspend::new(async move {
                 let admin = is_admin.await;
                 match status.await {
-                    Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
+                    Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
                     Ok(status) => {
                         let paused_all = status.pausing_all().is_some();
                         view! {

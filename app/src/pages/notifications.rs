@@ -6,6 +6,7 @@ use crate::i18n::words::mail_status;
 use crate::t;
 use leptos::prelude::*;
 
+use crate::i18n::current;
 use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
@@ -36,7 +37,7 @@ pub fn NotificationsPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 match settings.await {
                     Ok(view) => view! { <SettingsCard view save test /> }.into_any(),
-                    Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
+                    Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
                 }
             })}
         </Transition>
@@ -86,7 +87,7 @@ fn SettingsCard(
             }
             .into_any(),
             Err(AppError::Invalid { .. }) => ().into_any(),
-            Err(e) => view! { <p class="error" data-testid="test-mail-result">{e.explain()}</p> }.into_any(),
+            Err(e) => view! { <p class="error" data-testid="test-mail-result">{e.explain(current())}</p> }.into_any(),
         })
     };
     let job_link = digest_job_id.map(|id| format!("/jobs/{id}"));
@@ -240,7 +241,7 @@ fn OutboxCard(resend: ServerAction<ResendMail>, test: ServerAction<SendTestMail>
             .value()
             .get()
             .and_then(Result::err)
-            .map(|e| e.explain())
+            .map(|e| e.explain(current()))
     };
     view! {
         <section class="card">
@@ -273,7 +274,7 @@ fn OutboxCard(resend: ServerAction<ResendMail>, test: ServerAction<SendTestMail>
                             view! { <p class="muted" data-testid="outbox-empty">{t!("outbox-empty")}</p> }.into_any()
                         }
                         Ok(rows) => view! { <OutboxTable rows admin selected resend /> }.into_any(),
-                        Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
+                        Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
                     }
                 })}
             </Transition>
@@ -383,7 +384,7 @@ fn Preview(selected: RwSignal<Option<i64>>) -> impl IntoView {
                     }
                         .into_any(),
                     Ok(None) => ().into_any(),
-                    Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
+                    Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
                 }
             })}
         </Transition>

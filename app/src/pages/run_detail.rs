@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use crate::i18n::current;
 use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
@@ -51,7 +52,7 @@ pub fn RunDetailPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 match run.await {
                     Ok(run) => view! { <RunStory run /> }.into_any(),
-                    Err(e) => view! { <h1>{t!("runs-col-run")}</h1><p class="error">{e.explain()}</p> }.into_any(),
+                    Err(e) => view! { <h1>{t!("runs-col-run")}</h1><p class="error">{e.explain(current())}</p> }.into_any(),
                 }
             })}
         </Transition>
@@ -86,7 +87,7 @@ fn RunStory(run: RunView) -> impl IntoView {
                 <dd>{run.last_error_class.map(|c| format!("{}: ", error_class(c)))}{run.last_error.clone().unwrap_or_else(|| "—".into())}</dd>
                 <dt>{t!("run-policy")}</dt>
                 <dd data-testid="run-policy">
-                    {match crate::domain::policy_text::snapshot(&policy) {
+                    {match crate::i18n::policy::snapshot(current(), &policy) {
                         Some(text) => view! {
                             {text}
                             <details class="small"><summary>{t!("run-policy-recorded")}</summary><code>{policy.clone()}</code></details>
@@ -98,7 +99,7 @@ fn RunStory(run: RunView) -> impl IntoView {
                 {run.override_timeout_ms.map(|ms| view! { <dt>{t!("run-timeout-override")}</dt><dd>{t!("run-this-run-only", what = duration(ms as f64))}</dd> })}
                 {run.override_retry.clone().map(|r| view! {
                     <dt>{t!("run-retry-override")}</dt>
-                    <dd>{crate::domain::policy_text::retry_override(&r).map_or_else(|| view! { <code class="small">{r.clone()}</code> }.into_any(), |text| t!("run-this-run-only", what = text).into_any())}</dd>
+                    <dd>{crate::i18n::policy::retry_override(current(), &r).map_or_else(|| view! { <code class="small">{r.clone()}</code> }.into_any(), |text| t!("run-this-run-only", what = text).into_any())}</dd>
                 })}
                 {run.cancel_requested_at.filter(|_| run.status == RunStatus::Running).map(|at| view! {
                     <dt>{t!("run-cancel-requested")}</dt>
@@ -133,7 +134,7 @@ fn RunStory(run: RunView) -> impl IntoView {
                             })
                         })}
                     </Suspense>
-                    <p class="error">{move || release.value().get().and_then(Result::err).map(|e| e.explain())}</p>
+                    <p class="error">{move || release.value().get().and_then(Result::err).map(|e| e.explain(current()))}</p>
                 </section>
             }
             .into_any()
@@ -182,7 +183,7 @@ fn RunStory(run: RunView) -> impl IntoView {
                                 }).collect_view()}
                             </ul>
                         }.into_any(),
-                        Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
+                        Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
                     }
                 })}
             </Suspense>
@@ -218,7 +219,7 @@ fn RetriggerPanel(id: i64) -> impl IntoView {
             .get()
             .and_then(Result::err)
             .or_else(|| resolve.value().get().and_then(Result::err))
-            .map(|e| e.explain())
+            .map(|e| e.explain(current()))
     };
     let retry_field = move |label: &'static str,
                             get: fn(&RetryInput) -> String,

@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use crate::i18n::current;
 use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 use leptos_router::components::Form;
@@ -125,7 +126,7 @@ pub fn RunsPage() -> impl IntoView {
         <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
             {move || Suspend::new(async move {
                 match runs.await {
-                    Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
+                    Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
                     Ok(rows) if rows.is_empty() => {
                         view! { <p class="card muted" data-testid="no-runs">{t!("runs-none")}</p> }.into_any()
                     }

@@ -6,6 +6,7 @@ use crate::i18n::words::role_name;
 use crate::t;
 use leptos::prelude::*;
 
+use crate::i18n::current;
 use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 
@@ -49,7 +50,7 @@ pub fn SettingsPage() -> impl IntoView {
                     let admin = is_admin.await;
                     match users.await {
                         Ok(rows) => view! { <UsersTable rows admin manage /> }.into_any(),
-                        Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
+                        Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
                     }
                 })}
             </Transition>
@@ -112,7 +113,7 @@ fn SecretsCard(is_admin: Resource<bool>) -> impl IntoView {
             .value()
             .get()
             .and_then(Result::err)
-            .map(|e| e.explain())
+            .map(|e| e.explain(current()))
     };
     view! {
         <section class="card">
@@ -163,7 +164,7 @@ fn SecretsCard(is_admin: Resource<bool>) -> impl IntoView {
                             }
                                 .into_any()
                         }
-                        Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
+                        Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
                     }
                 })}
             </Transition>
@@ -209,7 +210,7 @@ fn NodesCard() -> impl IntoView {
                     match nodes.await {
                         Ok(rows) if rows.is_empty() => view! { <p class="muted">{t!("nodes-none")}</p> }.into_any(),
                         Ok(rows) => view! { <NodesTable rows /> }.into_any(),
-                        Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
+                        Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
                     }
                 })}
             </Transition>
@@ -376,7 +377,7 @@ fn ManageOutcome(manage: ServerAction<ManageUser>) -> impl IntoView {
             Ok(false) => {
                 view! { <p class="muted" role="status">{t!("users-nothing")}</p> }.into_any()
             }
-            Err(e) => view! { <p class="error" role="alert">{e.explain()}</p> }.into_any(),
+            Err(e) => view! { <p class="error" role="alert">{e.explain(current())}</p> }.into_any(),
         })
     };
     view! { <div data-testid="manage-outcome">{outcome}</div> }

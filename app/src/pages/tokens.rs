@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use crate::i18n::current;
 use crate::i18n::errors::Explain;
 
 use crate::api::tokens::{CreateToken, RevokeToken, list_tokens};
@@ -104,7 +105,7 @@ pub fn TokensCard(is_admin: Resource<bool>) -> impl IntoView {
                             </div>
                         }
                         .into_any(),
-                        Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
+                        Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
                     }
                 })}
             </Transition>

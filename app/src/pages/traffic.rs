@@ -15,6 +15,7 @@ use charming::{
 };
 use leptos::prelude::*;
 
+use crate::i18n::current;
 use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 use leptos_router::components::Form;
@@ -257,7 +258,7 @@ pub fn TrafficPage() -> impl IntoView {
         {move || view! { <FilterBar filters=filters.get() /> }}
         <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
             {move || match data.get() {
-                Some(Err(e)) => view! { <p class="error" role="alert" data-testid="traffic-error">{e.explain()}</p> }.into_any(),
+                Some(Err(e)) => view! { <p class="error" role="alert" data-testid="traffic-error">{e.explain(current())}</p> }.into_any(),
                 Some(Ok(d)) => view! {
                     <SiteChips dashboard=d.clone() filters=filters.get() />
                     <Figures dashboard=d.clone() />
@@ -386,7 +387,7 @@ fn LiveStrip() -> impl IntoView {
                 }
                     .into_any()
             }
-            Err(e) => view! { <p class="error">{e.explain()}</p> }.into_any(),
+            Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
         })
     };
     view! {

@@ -5,6 +5,7 @@ use crate::i18n::words::bot_category;
 use crate::t;
 use leptos::prelude::*;
 
+use crate::i18n::current;
 use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 use leptos_router::components::Form;
@@ -140,7 +141,7 @@ pub fn TrafficHitsPage() -> impl IntoView {
         <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
             {move || match page.get() {
                 None => ().into_any(),
-                Some(Err(e)) => view! { <p class="error" role="alert" data-testid="hits-error">{e.explain()}</p> }.into_any(),
+                Some(Err(e)) => view! { <p class="error" role="alert" data-testid="hits-error">{e.explain(current())}</p> }.into_any(),
                 Some(Ok(p)) if p.rows.is_empty() => view! { <p class="muted">{t!("hits-none")}</p> }.into_any(),
                 Some(Ok(p)) => {
                     let next = p.next.map(|cursor| {

@@ -4,6 +4,7 @@
 use crate::t;
 use leptos::prelude::*;
 
+use crate::i18n::current;
 use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 
@@ -43,7 +44,7 @@ pub fn TrafficSitesPage() -> impl IntoView {
             {move || Suspend::new(async move {
                 let admin = is_admin.await;
                 match page.await {
-                    Err(e) => view! { <p class="error" role="alert">{e.explain()}</p> }.into_any(),
+                    Err(e) => view! { <p class="error" role="alert">{e.explain(current())}</p> }.into_any(),
                     Ok(p) => {
                         let mode = if p.open {
                             view! {

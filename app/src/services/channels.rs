@@ -1,8 +1,7 @@
 //! Notification channels: stored with their URL and signing secret sealed under the secret key
 //! (bound to the channel's name), listed with the host only.
 
-use crate::i18n::errors::Explain;
-use crate::t;
+use crate::problem;
 use chrono::{DateTime, Utc};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, NotSet, QueryFilter,
@@ -18,7 +17,7 @@ use crate::entities::channel;
 #[derive(Debug, thiserror::Error)]
 pub enum ChannelError {
     #[error("{0}")]
-    Invalid(String),
+    Invalid(crate::domain::Problem),
     #[error("a channel named '{0}' already exists")]
     Taken(String),
     #[error("there is no channel named '{0}'")]
@@ -92,20 +91,25 @@ fn host_of(url: &str) -> Option<String> {
 
 /// Checks `new`; returns the row to insert.
 fn validate(new: &NewChannel) -> Result<(ChannelKind, Option<String>, Vec<String>), ChannelError> {
-    let invalid = |m: &str| ChannelError::Invalid(m.to_string());
+    let invalid = ChannelError::Invalid;
     crate::domain::secrets::SecretName::parse(&new.name).map_err(|_| {
-        ChannelError::Invalid(t!("error-channel-name", name = new.name.trim().to_string()))
+        ChannelError::Invalid(problem!(
+            "error-channel-name",
+            name = new.name.trim().to_string()
+        ))
     })?;
-    let kind = new.kind.ok_or_else(|| invalid(&t!("error-channel-kind")))?;
+    let kind = new
+        .kind
+        .ok_or_else(|| invalid(problem!("error-channel-kind")))?;
     match kind {
         ChannelKind::Email => {
             if new.to.is_empty() {
-                return Err(invalid(&t!("error-channel-to")));
+                return Err(invalid(problem!("error-channel-to")));
             }
             let mut to = Vec::new();
             for address in &new.to {
                 let parsed = email::EmailAddress::parse(address)
-                    .map_err(|e| ChannelError::Invalid(e.explain()))?;
+                    .map_err(|e| ChannelError::Invalid(e.problem()))?;
                 to.push(parsed.to_string());
             }
             Ok((kind, None, to))
@@ -116,18 +120,18 @@ fn validate(new: &NewChannel) -> Result<(ChannelKind, Option<String>, Vec<String
                 .as_deref()
                 .map(str::trim)
                 .filter(|u| !u.is_empty())
-                .ok_or_else(|| invalid(&t!("error-channel-url-missing")))?;
+                .ok_or_else(|| invalid(problem!("error-channel-url-missing")))?;
             if !(url.starts_with("https://") || url.starts_with("http://"))
                 || url.contains(char::is_whitespace)
                 || host_of(url).is_none()
             {
-                return Err(invalid(&t!("error-channel-url")));
+                return Err(invalid(problem!("error-channel-url")));
             }
             if kind == ChannelKind::Webhook
                 && let Some(secret) = new.secret.as_deref().filter(|s| !s.is_empty())
                 && !secret.starts_with("whsec_")
             {
-                return Err(invalid(&t!("error-channel-secret")));
+                return Err(invalid(problem!("error-channel-secret")));
             }
             Ok((kind, Some(url.to_string()), Vec::new()))
         }

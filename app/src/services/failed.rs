@@ -3,7 +3,7 @@
 //! administrators acting on the same run at once cannot both succeed: the second is told it
 //! was handled.
 
-use crate::t;
+use crate::problem;
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
@@ -24,7 +24,10 @@ use crate::views::failed::{DeadRun, QueuePage};
 #[derive(Debug, thiserror::Error)]
 pub enum FailedError {
     #[error("{1}")]
-    Invalid(&'static str, String),
+    Invalid(&'static str, crate::domain::Problem),
+    /// The retry policy to re-trigger with, refused field by field.
+    #[error("{}", .0.iter().map(ToString::to_string).collect::<Vec<_>>().join("; "))]
+    Retry(Vec<crate::domain::retry::RetryError>),
     #[error("run {0} is not in the failed queue")]
     NotInQueue(i64),
     #[error("could not encode the re-trigger's retry policy: {0}")]
@@ -226,17 +229,17 @@ impl Overrides {
                 Ok(0) => {
                     return Err(FailedError::Invalid(
                         "timeout",
-                        t!("job-error-positive", label = t!("job-label-timeout")),
+                        problem!("job-error-positive", label = problem!("job-label-timeout")),
                     ));
                 }
                 Ok(ms) => Some(ms),
                 Err(e) => {
                     return Err(FailedError::Invalid(
                         "timeout",
-                        t!(
+                        problem!(
                             "job-error-duration",
-                            label = t!("job-label-timeout"),
-                            error = crate::i18n::errors::Explain::explain(&e)
+                            label = problem!("job-label-timeout"),
+                            error = e.problem()
                         ),
                     ));
                 }
@@ -245,12 +248,7 @@ impl Overrides {
         if let Some(retry) = retry
             && let Err(errors) = RetryPolicy::parse(retry)
         {
-            let message = errors
-                .iter()
-                .map(crate::i18n::errors::Explain::explain)
-                .collect::<Vec<_>>()
-                .join("; ");
-            return Err(FailedError::Invalid("retry", message));
+            return Err(FailedError::Retry(errors));
         }
         Ok(Overrides {
             timeout_ms,
@@ -360,7 +358,10 @@ pub async fn retrigger_many(
     now: DateTime<Utc>,
 ) -> Result<u64, FailedError> {
     if !(1..=6_000).contains(&per_minute) {
-        return Err(FailedError::Invalid("per_minute", t!("error-release-rate")));
+        return Err(FailedError::Invalid(
+            "per_minute",
+            problem!("error-release-rate"),
+        ));
     }
     let targets: Vec<i64> = match filter {
         Some(filter) => {
@@ -374,7 +375,7 @@ pub async fn retrigger_many(
                 .await?
         }
         None if ids.is_empty() => {
-            return Err(FailedError::Invalid("ids", t!("error-select-run")));
+            return Err(FailedError::Invalid("ids", problem!("error-select-run")));
         }
         None => ids.iter().copied().take(MAX_BULK as usize).collect(),
     };
@@ -402,7 +403,7 @@ pub async fn resolve(
 ) -> Result<(), FailedError> {
     let reason = reason.trim();
     if reason.is_empty() {
-        return Err(FailedError::Invalid("reason", t!("error-say-why")));
+        return Err(FailedError::Invalid("reason", problem!("error-say-why")));
     }
     let resolution = if discard {
         Resolution::Discarded

@@ -106,9 +106,9 @@ pub async fn confirm(
     let spec = to_spec(&row)?;
     let misplaced = placement::misplaced(&spec.kind, &spec.parameters);
     if misplaced.is_empty() {
-        return Err(JobError::Invalid(vec![crate::domain::FieldError::new(
+        return Err(JobError::Invalid(vec![crate::domain::FieldProblem::new(
             "name",
-            crate::t!("job-error-not-held", name = name.to_string()),
+            crate::problem!("job-error-not-held", name = name.to_string()),
         )]));
     }
     let resume = Hold::of(&row).is_some_and(|h| h.paused_it);
@@ -125,30 +125,36 @@ pub async fn confirm(
     Ok(misplaced)
 }
 
-fn not_found(name: &str) -> crate::domain::FieldError {
-    crate::domain::FieldError::new(
+fn not_found(name: &str) -> crate::domain::FieldProblem {
+    crate::domain::FieldProblem::new(
         "name",
-        crate::t!("job-error-no-such-job", name = name.to_string()),
+        crate::problem!("job-error-no-such-job", name = name.to_string()),
     )
 }
 
 /// The refusal a held job gives to being resumed: it is released by an edit or a confirmation.
 pub fn resume_refused(row: &job::Model) -> Option<JobError> {
     row.params_held.as_ref()?;
-    Some(JobError::Invalid(vec![crate::domain::FieldError::new(
+    Some(JobError::Invalid(vec![crate::domain::FieldProblem::new(
         "paused",
-        crate::t!("job-error-held-resume", name = row.name.clone()),
+        crate::problem!("job-error-held-resume", name = row.name.clone()),
     )]))
 }
 
 /// A job as its editor and the REST API show it: credentials hidden, and the parameters it
-/// uses where they are no longer allowed, worded.
-pub fn detail(row: &job::Model) -> Result<crate::views::jobs::JobDetail, JobError> {
+/// uses where they are no longer allowed, worded for `locale`.
+pub fn detail(
+    row: &job::Model,
+    locale: crate::i18n::Locale,
+) -> Result<crate::views::jobs::JobDetail, JobError> {
     let spec = to_spec(row)?;
     let params_misplaced = placement::misplaced(&spec.kind, &spec.parameters)
         .iter()
         .map(|m| {
-            crate::domain::FieldError::new(&m.field, crate::domain::job::parse::misplaced_text(m))
+            crate::views::FieldError::new(
+                &m.field,
+                locale.say(&crate::domain::job::parse::misplaced_problem(m)),
+            )
         })
         .collect();
     Ok(crate::views::jobs::JobDetail {

@@ -9,7 +9,7 @@ use sea_orm::{
 
 use crate::domain::cron::{CronExpr, parse_timezone};
 use crate::domain::email::EmailAddress;
-use crate::domain::job::{Alerts, FieldError, JobKind, JobSpec, OnExhausted, TimeoutPolicy};
+use crate::domain::job::{Alerts, FieldProblem, JobKind, JobSpec, OnExhausted, TimeoutPolicy};
 use crate::domain::retry::{Multiplier, RetryPolicy};
 use crate::domain::run::RunStatus;
 use crate::entities::{job, job_alert, job_run};
@@ -18,7 +18,7 @@ use crate::views::jobs::JobRow;
 #[derive(Debug, thiserror::Error)]
 pub enum JobError {
     #[error("invalid job definition")]
-    Invalid(Vec<FieldError>),
+    Invalid(Vec<FieldProblem>),
     #[error("job {0} was not found")]
     NotFound(i64),
     #[error("job {id} holds a value the code cannot read ({what}); fix the row or re-save the job")]
@@ -159,9 +159,9 @@ async fn check_references(
         .await?
         && Some(other.id) != own_id
     {
-        errors.push(FieldError::new(
+        errors.push(FieldProblem::new(
             "name",
-            format!("a job named '{}' already exists", spec.name),
+            crate::problem!("job-error-name-taken", name = &spec.name),
         ));
     }
     if let OnExhausted::Fallback(name) = &spec.on_exhausted
@@ -171,9 +171,9 @@ async fn check_references(
             .await?
             .is_none()
     {
-        errors.push(FieldError::new(
+        errors.push(FieldProblem::new(
             "fallback_job",
-            format!("there is no job named '{name}'"),
+            crate::problem!("job-error-no-such-job", name = name),
         ));
     }
     for dependant in &spec.dependants {
@@ -183,9 +183,9 @@ async fn check_references(
             .await?
             .is_none()
         {
-            errors.push(FieldError::new(
+            errors.push(FieldProblem::new(
                 "dependants",
-                format!("there is no job named '{dependant}'"),
+                crate::problem!("job-error-no-such-job", name = dependant),
             ));
         }
     }
@@ -200,9 +200,9 @@ async fn check_references(
                 .await?
                 .is_none()
             {
-                errors.push(FieldError::new(
+                errors.push(FieldProblem::new(
                     field,
-                    format!("there is no channel named '{name}' (add it on the Notifications page or with bulwark channel add)"),
+                    crate::problem!("job-error-channel-missing", name = name),
                 ));
             }
         }
@@ -216,9 +216,9 @@ async fn check_references(
 
 fn unique_name_violation(e: DbErr, name: &str) -> JobError {
     match e.sql_err() {
-        Some(SqlErr::UniqueConstraintViolation(_)) => JobError::Invalid(vec![FieldError::new(
+        Some(SqlErr::UniqueConstraintViolation(_)) => JobError::Invalid(vec![FieldProblem::new(
             "name",
-            format!("a job named '{name}' already exists"),
+            crate::problem!("job-error-name-taken", name = name),
         )]),
         _ => JobError::Db(e),
     }
@@ -489,7 +489,7 @@ pub async fn bulk(
     let tag = match action {
         BulkAction::Tag | BulkAction::Untag => Some(
             tags::parse_tag(tag.unwrap_or_default())
-                .map_err(|e| JobError::Invalid(vec![FieldError::new("tag", e)]))?,
+                .map_err(|e| JobError::Invalid(vec![FieldProblem::new("tag", e)]))?,
         ),
         _ => None,
     };
@@ -529,11 +529,12 @@ pub async fn bulk(
                 let had = list.contains(&tag);
                 if action == BulkAction::Tag && !had {
                     if list.len() >= tags::MAX_TAGS {
-                        return Err(JobError::Invalid(vec![FieldError::new(
+                        return Err(JobError::Invalid(vec![FieldProblem::new(
                             "tag",
-                            format!(
-                                "{name} already has {} tags, the most a job takes",
-                                tags::MAX_TAGS
+                            crate::problem!(
+                                "job-error-tags-full",
+                                name = name,
+                                max = tags::MAX_TAGS
                             ),
                         )]));
                     }

@@ -21,7 +21,7 @@ use crate::views::maintenance::{MaintenanceStatus, WindowView};
 #[derive(Debug, thiserror::Error)]
 pub enum MaintenanceError {
     #[error("{0}")]
-    Invalid(String),
+    Invalid(crate::domain::Problem),
     #[error("Bulwark is already paused: {0}; resume first to change the reason or the end")]
     AlreadyPaused(String),
     #[error("there is no maintenance window {0} still open or to come")]

@@ -1,8 +1,7 @@
 //! The Notifications page's settings: who gets the digest and when it goes out. The time is
 //! the `mail-digest` system job's schedule, so the Jobs page and this page show the same thing.
 
-use crate::i18n::errors::Explain;
-use crate::t;
+use crate::problem;
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use sea_orm::sea_query::OnConflict;
@@ -22,7 +21,7 @@ pub const DIGEST_JOB: &str = "mail-digest";
 #[derive(Debug, thiserror::Error)]
 pub enum SettingsError {
     #[error("{1}")]
-    Invalid(&'static str, String),
+    Invalid(&'static str, crate::domain::Problem),
     #[error("job {job} holds alert addresses the code cannot read; re-save the job")]
     Corrupt { job: String },
     #[error(transparent)]
@@ -131,7 +130,7 @@ pub async fn save_digest_settings(
     time: &str,
 ) -> Result<(), SettingsError> {
     let list = email::address_list(recipients)
-        .map_err(|e| SettingsError::Invalid("digest_to", e.explain()))?;
+        .map_err(|e| SettingsError::Invalid("digest_to", e.problem()))?;
     let mut problem = None;
     let names =
         crate::domain::job::parse::parse_channels("digest_channels", channels, &mut |_, m| {
@@ -149,12 +148,15 @@ pub async fn save_digest_settings(
         {
             return Err(SettingsError::Invalid(
                 "digest_channels",
-                t!("error-channel-missing", name = name.clone()),
+                problem!("error-channel-missing", name = name.clone()),
             ));
         }
     }
     let (hour, minute) = parse_time(time).map_err(|e| {
-        SettingsError::Invalid("digest_time", t!("error-time-of-day", text = e.0.clone()))
+        SettingsError::Invalid(
+            "digest_time",
+            problem!("error-time-of-day", text = e.0.clone()),
+        )
     })?;
     let job = job::Entity::find()
         .filter(job::Column::Name.eq(DIGEST_JOB))
@@ -163,7 +165,7 @@ pub async fn save_digest_settings(
         .ok_or_else(|| {
             SettingsError::Invalid(
                 "digest_time",
-                format!("the {DIGEST_JOB} job is missing: it is created when a server starts"),
+                problem!("error-digest-job-missing", job = DIGEST_JOB),
             )
         })?;
     let now = crate::clock::now();

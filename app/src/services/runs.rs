@@ -100,7 +100,7 @@ pub enum Triggered {
 pub enum StartError {
     /// Parameter values the job's declarations refuse, each named `params.NAME`.
     #[error("invalid parameters")]
-    Invalid(Vec<crate::domain::FieldError>),
+    Invalid(Vec<crate::domain::FieldProblem>),
     #[error(transparent)]
     Job(#[from] super::jobs::JobError),
     #[error(transparent)]
@@ -139,9 +139,9 @@ pub async fn start(
         // The same key with other values is another request, not a retry of the first: it is
         // refused rather than answered with a run that did not get them.
         Triggered::Existing(run) if run.params != params => {
-            Err(StartError::Invalid(vec![crate::domain::FieldError::new(
+            Err(StartError::Invalid(vec![crate::domain::FieldProblem::new(
                 "Idempotency-Key",
-                crate::t!("error-idempotency-reused"),
+                crate::problem!("error-idempotency-reused"),
             )]))
         }
         triggered => Ok(triggered),
@@ -154,7 +154,7 @@ pub async fn start(
 fn fits_its_places(
     spec: &crate::domain::job::JobSpec,
     values: &std::collections::BTreeMap<String, serde_json::Value>,
-) -> Result<(), crate::domain::FieldError> {
+) -> Result<(), crate::domain::FieldProblem> {
     use crate::domain::job::placement::{FillError, fill};
     let field = |param: &str| format!("params.{param}");
     match fill(
@@ -163,17 +163,17 @@ fn fits_its_places(
         values,
         &spec.parameters,
     ) {
-        Err(FillError::HeaderBreak { param }) => Err(crate::domain::FieldError::new(
+        Err(FillError::HeaderBreak { param }) => Err(crate::domain::FieldProblem::new(
             &field(&param),
-            crate::t!("error-param-header-break", name = param.clone()),
+            crate::problem!("error-param-header-break", name = param.clone()),
         )),
-        Err(FillError::DotSegment { param }) => Err(crate::domain::FieldError::new(
+        Err(FillError::DotSegment { param }) => Err(crate::domain::FieldProblem::new(
             &field(&param),
-            crate::t!("error-param-dot-segment", name = param.clone()),
+            crate::problem!("error-param-dot-segment", name = param.clone()),
         )),
-        Err(FillError::Origin) => Err(crate::domain::FieldError::new(
+        Err(FillError::Origin) => Err(crate::domain::FieldProblem::new(
             "params",
-            crate::t!("error-param-origin"),
+            crate::problem!("error-param-origin"),
         )),
         // Missing values were refused by `resolve`; misplaced ones hold the job.
         _ => Ok(()),

@@ -24,7 +24,7 @@ pub enum TokenError {
     /// A refused value and the field it was typed in (`name`, `scope`, `tags`, `expires`,
     /// `owner`).
     #[error("{1}")]
-    Invalid(&'static str, String),
+    Invalid(&'static str, crate::domain::Problem),
     #[error("a token named '{0}' exists already: revoke it first, or choose another name")]
     Taken(String),
     #[error("there is no active token named '{0}'")]
@@ -150,15 +150,20 @@ async fn owner_for(
         .filter(user::Column::Username.eq(username))
         .one(db)
         .await?
-        .ok_or_else(|| refuse(crate::t!("error-token-owner-missing", name = username)))?;
+        .ok_or_else(|| {
+            refuse(crate::problem!(
+                "error-token-owner-missing",
+                name = username
+            ))
+        })?;
     if owner.disabled_at.is_some() {
-        return Err(refuse(crate::t!(
+        return Err(refuse(crate::problem!(
             "error-token-owner-disabled",
             name = username
         )));
     }
     if !scope.allowed_for(owner.role) {
-        return Err(refuse(crate::t!(
+        return Err(refuse(crate::problem!(
             "error-token-owner-role",
             name = username,
             scope = scope.as_str()

@@ -87,7 +87,7 @@ pub struct JobDetail {
     /// Where the job uses a run parameter where it is no longer allowed, each as its field and
     /// what to do (`crate::services::held`); empty for almost every job.
     #[serde(default)]
-    pub params_misplaced: Vec<crate::domain::FieldError>,
+    pub params_misplaced: Vec<super::FieldError>,
     /// Held (paused) for them; otherwise confirmed to run as written until its next edit.
     #[serde(default)]
     pub params_held: bool,

@@ -19,3 +19,23 @@ pub mod secrets;
 pub mod tokens;
 pub mod traffic;
 pub mod users;
+
+use serde::{Deserialize, Serialize};
+
+/// A problem with one field of a form, file or filter: the message a person reads beside it,
+/// in their language (`crate::api::AppError::fields` words a [`crate::domain::FieldProblem`]).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct FieldError {
+    pub field: String,
+    pub message: String,
+}
+
+impl FieldError {
+    pub fn new(field: &str, message: impl Into<String>) -> Self {
+        Self {
+            field: field.to_string(),
+            message: message.into(),
+        }
+    }
+}

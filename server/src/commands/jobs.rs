@@ -102,7 +102,7 @@ pub async fn check(
                         "{}",
                         errors
                             .into_iter()
-                            .map(|e| e.message)
+                            .map(|e| e.problem.to_string())
                             .collect::<Vec<_>>()
                             .join("; ")
                     ),
@@ -142,7 +142,7 @@ pub async fn check(
             println!(
                 "  {}: {}",
                 m.field,
-                app::domain::job::parse::misplaced_text(m)
+                app::domain::job::parse::misplaced_problem(m)
             );
         }
     }

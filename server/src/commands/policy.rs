@@ -4,7 +4,7 @@
 use anyhow::Context as _;
 use app::domain::duration::{self, human_ms};
 use app::domain::recovery::{MIN_EPISODES, Replay, replay};
-use app::domain::retry::{RetryInput, RetryPolicy, Warning, WarningContext};
+use app::domain::retry::{RetryInput, RetryPolicy, Warning, WarningContext, WarningKind};
 use app::entities::job;
 use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
 use serde::Serialize;
@@ -67,6 +67,24 @@ impl From<&Replay> for ReplayJson {
     }
 }
 
+/// A warning as other tools read it: its kind, the retries it concerns and, in English, why.
+#[derive(Debug, Serialize)]
+pub struct WarningJson {
+    pub kind: WarningKind,
+    pub retries: Vec<u8>,
+    pub message: String,
+}
+
+impl From<Warning> for WarningJson {
+    fn from(w: Warning) -> Self {
+        WarningJson {
+            kind: w.kind,
+            retries: w.retries,
+            message: w.problem.to_string(),
+        }
+    }
+}
+
 /// The JSON shape other tools read (`docs/ARCHITECTURE.md` §8).
 #[derive(Debug, Serialize)]
 pub struct Preview {
@@ -75,7 +93,7 @@ pub struct Preview {
     pub total_s: f64,
     /// [low, high] of each retry's wait under the jitter mode.
     pub ranges_s: Vec<[f64; 2]>,
-    pub warnings: Vec<Warning>,
+    pub warnings: Vec<WarningJson>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub replay: Option<ReplayJson>,
 }
@@ -91,7 +109,11 @@ pub fn build(policy: &RetryPolicy, context: &WarningContext) -> Preview {
             .into_iter()
             .map(|(lo, hi)| [s(lo), s(hi)])
             .collect(),
-        warnings: policy.warnings(context),
+        warnings: policy
+            .warnings(context)
+            .into_iter()
+            .map(Into::into)
+            .collect(),
         replay: None,
     }
 }

@@ -179,10 +179,10 @@ pub async fn stats(
         request.source.as_deref(),
     )
     .and_then(|f| f.with_site(request.site.as_deref()))
-    .map_err(|e| anyhow::anyhow!("--{}: {}", e.field, e.message))?;
+    .map_err(|e| anyhow::anyhow!("--{}: {}", e.field, e.problem))?;
     let range = filter
         .resolve(crate::clock::now(), tz)
-        .map_err(|e| anyhow::anyhow!("--{}: {}", e.field, e.message))?;
+        .map_err(|e| anyhow::anyhow!("--{}: {}", e.field, e.problem))?;
     let query = app::services::traffic::StatsQuery::new(&filter, &range, tz);
     let stats = app::services::traffic::stats(db, &query)
         .await

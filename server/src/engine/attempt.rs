@@ -290,7 +290,7 @@ fn run_params(
     app::domain::job::params::resolve(declared, &given).map_err(|errors| {
         errors
             .into_iter()
-            .map(|e| e.message)
+            .map(|e| e.problem.to_string())
             .collect::<Vec<_>>()
             .join("; ")
     })

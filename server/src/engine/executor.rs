@@ -267,7 +267,7 @@ fn fill_error(e: placement::FillError) -> String {
             "parameter {} stands where it is no longer allowed ({}): {}",
             m.param,
             m.field,
-            app::domain::job::parse::misplaced_text(&m)
+            app::domain::job::parse::misplaced_problem(&m)
         ),
         FillError::HeaderBreak { param } => {
             format!("parameter {param} would put a line break in a header")

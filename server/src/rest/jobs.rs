@@ -42,7 +42,7 @@ pub(super) async fn covered(
 
 pub(super) fn detail(row: &job::Model) -> Result<JobDetail, Problem> {
     // Credentials never travel back in full: secret headers show as hidden.
-    Ok(app::services::held::detail(row).map_err(job_error)?)
+    Ok(app::services::held::detail(row, app::i18n::current()).map_err(job_error)?)
 }
 
 /// Jobs by name.
@@ -89,7 +89,7 @@ pub async fn create(
     State(state): State<AppState>,
     ApiJson(input): ApiJson<JobInput>,
 ) -> Result<(StatusCode, Json<JobDetail>), Problem> {
-    let spec = JobSpec::parse(&input).map_err(app::api::AppError::Fields)?;
+    let spec = JobSpec::parse(&input).map_err(|e| app::api::AppError::fields(&e))?;
     let row = jobs::create(&state.db, &spec, crate::clock::now())
         .await
         .map_err(job_error)?;
@@ -116,7 +116,7 @@ pub async fn update(
 ) -> Result<Json<JobDetail>, Problem> {
     let stored = by_name(&state, &name).await?;
     input.restore_secrets(&jobs::to_spec(&stored).map_err(job_error)?.to_input());
-    let spec = JobSpec::parse(&input).map_err(app::api::AppError::Fields)?;
+    let spec = JobSpec::parse(&input).map_err(|e| app::api::AppError::fields(&e))?;
     let row = jobs::update(&state.db, stored.id, &spec, crate::clock::now())
         .await
         .map_err(job_error)?;
@@ -216,7 +216,7 @@ pub async fn apply(
         Problem::from(app::api::AppError::Fields(
             problems
                 .into_iter()
-                .map(|p| app::domain::FieldError::new("jobs", p))
+                .map(|p| app::views::FieldError::new("jobs", p))
                 .collect(),
         ))
     };
@@ -231,7 +231,8 @@ pub async fn apply(
             match JobSpec::parse(input) {
                 Ok(spec) => specs.push(spec),
                 Err(errors) => problems.extend(errors.into_iter().map(|e| {
-                    format!("job {} '{}': {}: {}", i + 1, input.name, e.field, e.message)
+                    let words = app::i18n::current().say(&e.problem);
+                    format!("job {} '{}': {}: {words}", i + 1, input.name, e.field)
                 })),
             }
         }

@@ -15,7 +15,9 @@ use super::problem::Problem;
 
 fn maintenance_error(e: MaintenanceError) -> Problem {
     match e {
-        MaintenanceError::Invalid(message) => Problem::invalid("maintenance", message),
+        MaintenanceError::Invalid(problem) => {
+            app::api::AppError::refused("maintenance", &problem).into()
+        }
         MaintenanceError::AlreadyPaused(_) => app::api::AppError::Conflict(e.to_string()).into(),
         MaintenanceError::NotFound(id) => {
             Problem::not_found(app::t!("noun-maintenance-window", id = id))

@@ -57,7 +57,10 @@ impl From<AppError> for Problem {
         let status = StatusCode::from_u16(e.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR);
         // The detail in the caller's language (`Accept-Language`), the status and the field
         // names as stable as ever.
-        let mut problem = Problem::new(status, app::i18n::errors::Explain::explain(&e));
+        let mut problem = Problem::new(
+            status,
+            app::i18n::errors::Explain::explain(&e, app::i18n::current()),
+        );
         match e {
             AppError::Invalid { field, message } => {
                 problem.errors.push(FieldProblem { field, message });

@@ -65,7 +65,7 @@ pub async fn list(
         .filter(|t| !t.is_empty())
         .map(app::domain::job::tags::parse_tag)
         .transpose()
-        .map_err(|e| Problem::invalid("tag", &e))?;
+        .map_err(|e| Problem::from(app::api::AppError::refused("tag", &e)))?;
     let job = q.job.filter(|j| !j.is_empty());
     let tag = narrowed(&state, &caller, job.as_deref(), tag).await?;
     let filter = RunFilter {

@@ -116,10 +116,19 @@ pub fn router(
             }),
         )
         .merge(crate::rest::router())
-        .leptos_routes(&state, routes, {
-            let options = state.leptos_options.clone();
-            move || shell(options.clone())
-        })
+        .leptos_routes_with_context(
+            &state,
+            routes,
+            {
+                // Pages write times in the configured zone (`app/src/i18n/mod.rs`).
+                let zone = app::domain::zone::ZoneTable::cached(state.timezone);
+                move || leptos::prelude::provide_context(zone.clone())
+            },
+            {
+                let options = state.leptos_options.clone();
+                move || shell(options.clone())
+            },
+        )
         .fallback(
             move |state: axum::extract::State<AppState>, request: axum::extract::Request| {
                 files_or_not_found(state, site.clone(), request)
@@ -174,7 +183,12 @@ async fn files_or_not_found(
     let render = leptos_axum::render_app_async_with_context(
         {
             let state = state.clone();
-            move || leptos::prelude::provide_context(state.clone())
+            move || {
+                leptos::prelude::provide_context(app::domain::zone::ZoneTable::cached(
+                    state.timezone,
+                ));
+                leptos::prelude::provide_context(state.clone())
+            }
         },
         move || shell(options.clone()),
     );

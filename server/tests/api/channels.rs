@@ -609,7 +609,12 @@ async fn channels_are_checked_where_named_edited_in_place_and_kept_while_used(ap
         Err(JobError::Invalid(errors)) => {
             assert_eq!(errors.len(), 1, "{errors:?}");
             assert_eq!(errors[0].field, "alert_channels");
-            assert!(errors[0].message.contains("no channel named 'nope'"));
+            assert!(
+                errors[0]
+                    .problem
+                    .to_string()
+                    .contains("no channel named 'nope'")
+            );
         }
         other => panic!("expected a refusal, got {other:?}"),
     }

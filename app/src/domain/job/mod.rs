@@ -25,7 +25,7 @@ use super::cron::CronExpr;
 use super::email::EmailAddress;
 use super::retry::RetryPolicy;
 
-pub use super::FieldError;
+pub use super::FieldProblem;
 pub use input::JobInput;
 pub use redact::{HIDDEN, is_secret_header};
 

@@ -23,13 +23,15 @@
 //! limit: number = 100 | min: 1 | max: 1000
 //! ```
 
-use crate::t;
+use crate::domain::Problem;
+use crate::domain::problem::Fact;
+use crate::problem;
 use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::domain::FieldError;
+use crate::domain::FieldProblem;
 
 crate::text_enum! {
     /// A parameter's type.
@@ -82,11 +84,11 @@ impl Parameter {
     }
 
     /// Why `value` (of the right type) is not one this parameter takes.
-    fn refuses(&self, value: &Value) -> Option<String> {
+    fn refuses(&self, value: &Value) -> Option<Problem> {
         let name = self.name.clone();
         if let Value::String(text) = value {
             if !self.choices.is_empty() && !self.choices.contains(text) {
-                return Some(t!(
+                return Some(problem!(
                     "error-param-choice",
                     name = name,
                     choices = self.choices.join(", "),
@@ -96,12 +98,12 @@ impl Parameter {
             if let Some(max) = self.max_length
                 && text.chars().count() > max as usize
             {
-                return Some(t!("error-param-max-length", name = name, max = max));
+                return Some(problem!("error-param-max-length", name = name, max = max));
             }
             if let Some(pattern) = &self.pattern
                 && !whole_match(pattern, text)
             {
-                return Some(t!(
+                return Some(problem!(
                     "error-param-pattern-mismatch",
                     name = name,
                     pattern = pattern.clone()
@@ -110,10 +112,10 @@ impl Parameter {
         }
         if let Some(n) = value.as_f64() {
             if let Some(min) = self.min.filter(|min| n < *min) {
-                return Some(t!("error-param-below", name = name, min = min));
+                return Some(problem!("error-param-below", name = name, min = min));
             }
             if let Some(max) = self.max.filter(|max| n > *max) {
-                return Some(t!("error-param-above", name = name, max = max));
+                return Some(problem!("error-param-above", name = name, max = max));
             }
         }
         None
@@ -125,12 +127,12 @@ pub const MAX_PATTERN_LEN: usize = 256;
 
 /// `pattern` compiled to match a whole value: written anchored, and matched as
 /// `^(?:pattern)$` too, so a top-level `|` cannot unanchor one side of it.
-fn compile(pattern: &str) -> Result<regex_lite::Regex, String> {
+fn compile(pattern: &str) -> Result<regex_lite::Regex, Fact> {
     let anchored = pattern.starts_with('^') && pattern.ends_with('$') && !pattern.ends_with("\\$");
     if !anchored || pattern.len() > MAX_PATTERN_LEN {
-        return Err(t!("error-param-pattern-anchored", max = MAX_PATTERN_LEN));
+        return Err(problem!("error-param-pattern-anchored", max = MAX_PATTERN_LEN).into());
     }
-    regex_lite::Regex::new(&format!("^(?:{pattern})$")).map_err(|e| e.to_string())
+    regex_lite::Regex::new(&format!("^(?:{pattern})$")).map_err(|e| Fact::from(e.to_string()))
 }
 
 fn whole_match(pattern: &str, text: &str) -> bool {
@@ -154,7 +156,7 @@ fn valid_name(name: &str) -> bool {
 
 /// `text` as a value of `kind`, from what a person typed (a default in the editor, a value in
 /// Run now).
-pub fn from_text(kind: ParamType, text: &str) -> Result<Value, String> {
+pub fn from_text(kind: ParamType, text: &str) -> Result<Value, Problem> {
     match kind {
         ParamType::String => Ok(Value::String(text.to_string())),
         ParamType::Number => text
@@ -169,17 +171,17 @@ pub fn from_text(kind: ParamType, text: &str) -> Result<Value, String> {
                     Err(_) => Value::Number(n),
                 }
             })
-            .ok_or_else(|| t!("error-param-number", text = text.to_string())),
+            .ok_or_else(|| problem!("error-param-number", text = text.to_string())),
         ParamType::Bool => match text {
             "true" => Ok(Value::Bool(true)),
             "false" => Ok(Value::Bool(false)),
-            _ => Err(t!("error-param-bool", text = text.to_string())),
+            _ => Err(problem!("error-param-bool", text = text.to_string())),
         },
     }
 }
 
 /// Reads the editor's lines; every problem names its line.
-pub fn parse_declarations(text: &str) -> Result<Vec<Parameter>, Vec<String>> {
+pub fn parse_declarations(text: &str) -> Result<Vec<Parameter>, Vec<Problem>> {
     let mut out: Vec<Parameter> = Vec::new();
     let mut problems = Vec::new();
     for (i, line) in text.lines().enumerate() {
@@ -190,16 +192,14 @@ pub fn parse_declarations(text: &str) -> Result<Vec<Parameter>, Vec<String>> {
         let n = i + 1;
         match parse_line(n, line) {
             Ok(p) if out.iter().any(|o| o.name == p.name) => {
-                problems.push(t!("error-param-twice", line = n, name = p.name));
+                problems.push(problem!("error-param-twice", line = n, name = p.name));
             }
             Ok(p) => out.push(p),
             Err(problem) => problems.push(problem),
         }
     }
     if out.len() > MAX_PARAMETERS {
-        problems.push(format!(
-            "a job declares at most {MAX_PARAMETERS} parameters"
-        ));
+        problems.push(problem!("error-param-too-many", max = MAX_PARAMETERS));
     }
     if problems.is_empty() {
         Ok(out)
@@ -209,15 +209,19 @@ pub fn parse_declarations(text: &str) -> Result<Vec<Parameter>, Vec<String>> {
 }
 
 /// One line: `name: type [= default] [required]`, then ` | option: value` for each option.
-fn parse_line(n: usize, line: &str) -> Result<Parameter, String> {
+fn parse_line(n: usize, line: &str) -> Result<Parameter, Problem> {
     let mut segments = line.split(" | ");
     let head = segments.next().unwrap_or_default();
     let Some((name, rest)) = head.split_once(':') else {
-        return Err(t!("error-param-line", line = n));
+        return Err(problem!("error-param-line", line = n));
     };
     let name = name.trim();
     if !valid_name(name) {
-        return Err(t!("error-param-name", line = n, name = name.to_string()));
+        return Err(problem!(
+            "error-param-name",
+            line = n,
+            name = name.to_string()
+        ));
     }
     let mut rest = rest.trim();
     let mut required = false;
@@ -230,7 +234,7 @@ fn parse_line(n: usize, line: &str) -> Result<Parameter, String> {
         None => (rest.trim(), None),
     };
     let Some(kind) = ParamType::parse(kind_text) else {
-        return Err(t!(
+        return Err(problem!(
             "error-param-type",
             line = n,
             name = name.to_string(),
@@ -254,7 +258,11 @@ fn parse_line(n: usize, line: &str) -> Result<Parameter, String> {
     if let (Some(min), Some(max)) = (p.min, p.max)
         && min > max
     {
-        return Err(t!("error-param-range", line = n, name = p.name.clone()));
+        return Err(problem!(
+            "error-param-range",
+            line = n,
+            name = p.name.clone()
+        ));
     }
     let default = default_text.map(|d| from_text(kind, d)).transpose();
     let default = default.and_then(|d| match d.as_ref().and_then(|v| p.refuses(v)) {
@@ -262,7 +270,7 @@ fn parse_line(n: usize, line: &str) -> Result<Parameter, String> {
         None => Ok(d),
     });
     p.default = default.map_err(|e| {
-        t!(
+        problem!(
             "error-param-default",
             line = n,
             name = name.to_string(),
@@ -273,9 +281,9 @@ fn parse_line(n: usize, line: &str) -> Result<Parameter, String> {
 }
 
 /// One ` | option: value` of a declaration's line, into `p`.
-fn parse_option(n: usize, p: &mut Parameter, segment: &str) -> Result<(), String> {
+fn parse_option(n: usize, p: &mut Parameter, segment: &str) -> Result<(), Problem> {
     let Some((option, value)) = segment.split_once(':') else {
-        return Err(t!(
+        return Err(problem!(
             "error-param-option",
             line = n,
             text = segment.to_string()
@@ -286,7 +294,7 @@ fn parse_option(n: usize, p: &mut Parameter, segment: &str) -> Result<(), String
         "choices" | "pattern" | "max_length" => p.kind == ParamType::String,
         "min" | "max" => p.kind == ParamType::Number,
         _ => {
-            return Err(t!(
+            return Err(problem!(
                 "error-param-option",
                 line = n,
                 text = segment.to_string()
@@ -294,7 +302,7 @@ fn parse_option(n: usize, p: &mut Parameter, segment: &str) -> Result<(), String
         }
     };
     if !applies {
-        return Err(t!(
+        return Err(problem!(
             "error-param-option-kind",
             line = n,
             option = option.to_string(),
@@ -307,7 +315,7 @@ fn parse_option(n: usize, p: &mut Parameter, segment: &str) -> Result<(), String
             .ok()
             .filter(|v| v.is_finite())
             .ok_or_else(|| {
-                t!(
+                problem!(
                     "error-param-option-number",
                     line = n,
                     option = option.to_string(),
@@ -324,7 +332,7 @@ fn parse_option(n: usize, p: &mut Parameter, segment: &str) -> Result<(), String
                 .map(str::to_string)
                 .collect();
             if p.choices.is_empty() {
-                return Err(t!(
+                return Err(problem!(
                     "error-param-choices-empty",
                     line = n,
                     name = p.name.clone()
@@ -333,7 +341,7 @@ fn parse_option(n: usize, p: &mut Parameter, segment: &str) -> Result<(), String
         }
         "pattern" => {
             compile(value).map_err(|e| {
-                t!(
+                problem!(
                     "error-param-pattern",
                     line = n,
                     name = p.name.clone(),
@@ -345,7 +353,7 @@ fn parse_option(n: usize, p: &mut Parameter, segment: &str) -> Result<(), String
         "max_length" => {
             let max = number()?;
             if max < 1.0 || max.fract() != 0.0 || max > f64::from(u32::MAX) {
-                return Err(t!(
+                return Err(problem!(
                     "error-param-option-number",
                     line = n,
                     option = option.to_string(),
@@ -401,16 +409,16 @@ pub fn format_declarations(params: &[Parameter]) -> String {
 pub fn resolve(
     declared: &[Parameter],
     given: &serde_json::Map<String, Value>,
-) -> Result<BTreeMap<String, Value>, Vec<FieldError>> {
+) -> Result<BTreeMap<String, Value>, Vec<FieldProblem>> {
     let mut errors = Vec::new();
     for name in given.keys() {
         if !declared.iter().any(|p| &p.name == name) {
-            errors.push(FieldError::new(
+            errors.push(FieldProblem::new(
                 &format!("params.{name}"),
                 if declared.is_empty() {
-                    t!("error-param-none")
+                    problem!("error-param-none")
                 } else {
-                    t!(
+                    problem!(
                         "error-param-unknown",
                         name = name.clone(),
                         known = declared
@@ -434,9 +442,9 @@ pub fn resolve(
                     ParamType::Bool => value.is_boolean(),
                 };
                 if !ok {
-                    errors.push(FieldError::new(
+                    errors.push(FieldProblem::new(
                         &field,
-                        t!(
+                        problem!(
                             "error-param-kind",
                             name = p.name.clone(),
                             kind = p.kind.to_string(),
@@ -444,11 +452,11 @@ pub fn resolve(
                         ),
                     ));
                 } else if let Some(refused) = p.refuses(value) {
-                    errors.push(FieldError::new(&field, refused));
+                    errors.push(FieldProblem::new(&field, refused));
                 } else if value.to_string().len() > MAX_VALUE_BYTES {
-                    errors.push(FieldError::new(
+                    errors.push(FieldProblem::new(
                         &field,
-                        t!(
+                        problem!(
                             "error-param-long",
                             name = p.name.clone(),
                             max = MAX_VALUE_BYTES
@@ -462,9 +470,9 @@ pub fn resolve(
                 Some(default) => {
                     values.insert(p.name.clone(), default.clone());
                 }
-                None if p.required => errors.push(FieldError::new(
+                None if p.required => errors.push(FieldProblem::new(
                     &field,
-                    t!("error-param-required", name = p.name.clone()),
+                    problem!("error-param-required", name = p.name.clone()),
                 )),
                 None => {}
             },
@@ -513,7 +521,7 @@ mod tests {
         let problems =
             parse_declarations("1x: string\nok: text\nn: number = many\nok2 string").unwrap_err();
         assert_eq!(problems.len(), 4, "{problems:?}");
-        assert!(problems[0].starts_with("line 1:"));
+        assert!(problems[0].to_string().starts_with("line 1:"));
     }
 
     #[test]
@@ -571,7 +579,10 @@ mod tests {
             "p: number = 500 | max: 100",
         ] {
             let problems = parse_declarations(text).unwrap_err();
-            assert!(problems[0].starts_with("line 1:"), "{text}: {problems:?}");
+            assert!(
+                problems[0].to_string().starts_with("line 1:"),
+                "{text}: {problems:?}"
+            );
         }
     }
 

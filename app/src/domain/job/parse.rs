@@ -1,13 +1,13 @@
 //! [`JobSpec::parse`]: the definition as typed becomes a valid definition, or the list of
 //! every field that is wrong and why.
 
-use crate::i18n::errors::Explain;
-use crate::t;
+use crate::domain::Problem;
+use crate::problem;
 use std::collections::BTreeMap;
 
 use super::{
-    Alerts, BUILTIN_TASKS, ExhaustedAction, FieldError, JobInput, JobKind, JobSpec, Kind, Misfire,
-    OnExhausted, Overlap, TimeoutMode, TimeoutPolicy,
+    Alerts, BUILTIN_TASKS, ExhaustedAction, FieldProblem, JobInput, JobKind, JobSpec, Kind,
+    Misfire, OnExhausted, Overlap, TimeoutMode, TimeoutPolicy,
 };
 use crate::domain::cron::{self, CronExpr};
 use crate::domain::duration;
@@ -18,20 +18,21 @@ const HTTP_METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"]
 
 impl JobSpec {
     /// Parses every field; on failure returns every problem, each naming its field.
-    pub fn parse(input: &JobInput) -> Result<JobSpec, Vec<FieldError>> {
+    pub fn parse(input: &JobInput) -> Result<JobSpec, Vec<FieldProblem>> {
         let mut errors = Vec::new();
-        let mut fail = |field: &str, message: String| errors.push(FieldError::new(field, message));
+        let mut fail =
+            |field: &str, problem: Problem| errors.push(FieldProblem::new(field, problem));
 
         let name = input.name.trim().to_string();
         if name.is_empty() {
-            fail("name", t!("job-error-name-empty"));
+            fail("name", problem!("job-error-name-empty"));
         } else if name.chars().count() > 128 {
-            fail("name", t!("job-error-name-long"));
+            fail("name", problem!("job-error-name-long"));
         } else if !name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
         {
-            fail("name", t!("job-error-name-chars"));
+            fail("name", problem!("job-error-name-chars"));
         }
 
         let kind = match Kind::parse(input.kind.trim()) {
@@ -39,7 +40,7 @@ impl JobSpec {
             Some(Kind::Command) => {
                 let program = input.command_program.trim().to_string();
                 if program.is_empty() {
-                    fail("command_program", t!("job-error-program"));
+                    fail("command_program", problem!("job-error-program"));
                 }
                 let args = input
                     .command_args
@@ -62,7 +63,7 @@ impl JobSpec {
                         transient_codes,
                     }),
                     Err(_) => {
-                        fail("command_transient_codes", t!("job-error-exit-codes"));
+                        fail("command_transient_codes", problem!("job-error-exit-codes"));
                         None
                     }
                 }
@@ -78,7 +79,10 @@ impl JobSpec {
                         Some((k, v)) if !k.trim().is_empty() => {
                             params.insert(k.trim().to_string(), v.trim().to_string());
                         }
-                        _ => fail("builtin_params", t!("job-error-param-line", line = i + 1)),
+                        _ => fail(
+                            "builtin_params",
+                            problem!("job-error-param-line", line = i + 1),
+                        ),
                     }
                 }
                 if BUILTIN_TASKS.iter().any(|(name, _)| *name == task) {
@@ -87,7 +91,7 @@ impl JobSpec {
                     let known: Vec<&str> = BUILTIN_TASKS.iter().map(|(n, _)| *n).collect();
                     fail(
                         "builtin_task",
-                        t!("job-error-builtin", tasks = known.join(", ")),
+                        problem!("job-error-builtin", tasks = known.join(", ")),
                     );
                     None
                 }
@@ -95,7 +99,7 @@ impl JobSpec {
             None => {
                 fail(
                     "kind",
-                    t!(
+                    problem!(
                         "job-error-kind",
                         kinds = Kind::WORDS.join(", "),
                         text = input.kind.trim().to_string()
@@ -108,14 +112,14 @@ impl JobSpec {
         let cron = match CronExpr::parse(&input.cron) {
             Ok(c) => Some(c),
             Err(e) => {
-                fail("cron", e.explain());
+                fail("cron", e.problem());
                 None
             }
         };
         let timezone = match cron::parse_timezone(&input.timezone) {
             Ok(tz) => Some(tz),
             Err(e) => {
-                fail("timezone", e.explain());
+                fail("timezone", e.problem());
                 None
             }
         };
@@ -124,7 +128,7 @@ impl JobSpec {
             Ok(r) => Some(r),
             Err(list) => {
                 for e in list {
-                    fail(&format!("retry.{}", e.field()), e.explain());
+                    fail(&format!("retry.{}", e.field()), e.problem());
                 }
                 None
             }
@@ -133,10 +137,20 @@ impl JobSpec {
         let timeout = parse_timeout(input, &mut fail);
 
         let overlap = word::<Overlap>(&input.overlap)
-            .map_err(|e| fail("overlap", t!("job-error-overlap", error = e.to_string())))
+            .map_err(|e| {
+                fail(
+                    "overlap",
+                    problem!("job-error-overlap", error = e.to_string()),
+                )
+            })
             .ok();
         let misfire = word::<Misfire>(&input.misfire)
-            .map_err(|e| fail("misfire", t!("job-error-misfire", error = e.to_string())))
+            .map_err(|e| {
+                fail(
+                    "misfire",
+                    problem!("job-error-misfire", error = e.to_string()),
+                )
+            })
             .ok();
         let on_exhausted = match word::<ExhaustedAction>(&input.on_exhausted) {
             Ok(ExhaustedAction::DeadLetter) => Some(OnExhausted::DeadLetter),
@@ -144,10 +158,10 @@ impl JobSpec {
             Ok(ExhaustedAction::Fallback) => {
                 let job = input.fallback_job.trim();
                 if job.is_empty() {
-                    fail("fallback_job", t!("job-error-fallback-missing"));
+                    fail("fallback_job", problem!("job-error-fallback-missing"));
                     None
                 } else if job == name {
-                    fail("fallback_job", t!("job-error-fallback-self"));
+                    fail("fallback_job", problem!("job-error-fallback-self"));
                     None
                 } else {
                     Some(OnExhausted::Fallback(job.to_string()))
@@ -156,7 +170,7 @@ impl JobSpec {
             Err(e) => {
                 fail(
                     "on_exhausted",
-                    t!("job-error-exhausted", error = e.to_string()),
+                    problem!("job-error-exhausted", error = e.to_string()),
                 );
                 None
             }
@@ -170,7 +184,7 @@ impl JobSpec {
             .map(str::to_string)
             .collect();
         if dependants.contains(&name) {
-            fail("dependants", t!("job-error-depends-self"));
+            fail("dependants", problem!("job-error-depends-self"));
         }
         let tags = super::tags::parse_tags(&input.tags).unwrap_or_else(|problems| {
             for problem in problems {
@@ -192,12 +206,12 @@ impl JobSpec {
                 if !parameters.iter().any(|p| p.name == name) {
                     fail(
                         "parameters",
-                        t!("job-error-param-undeclared", name = name.clone()),
+                        problem!("job-error-param-undeclared", name = name.clone()),
                     );
                 }
             }
             for misplaced in super::placement::misplaced(kind, &parameters) {
-                fail(&misplaced.field, misplaced_text(&misplaced));
+                fail(&misplaced.field, misplaced_problem(&misplaced));
             }
         }
         let to = parse_addresses("alert_to", &input.alert_to, &mut fail);
@@ -210,7 +224,7 @@ impl JobSpec {
             _ => {
                 fail(
                     "escalate_after",
-                    t!(
+                    problem!(
                         "job-error-escalate-after",
                         text = input.escalate_after.trim().to_string()
                     ),
@@ -272,13 +286,13 @@ impl JobSpec {
     }
 }
 
-fn parse_http(input: &JobInput, fail: &mut impl FnMut(&str, String)) -> Option<JobKind> {
+fn parse_http(input: &JobInput, fail: &mut impl FnMut(&str, Problem)) -> Option<JobKind> {
     let method = input.http_method.trim().to_ascii_uppercase();
     let method_ok = HTTP_METHODS.contains(&method.as_str());
     if !method_ok {
         fail(
             "http_method",
-            t!("job-error-method", methods = HTTP_METHODS.join(", ")),
+            problem!("job-error-method", methods = HTTP_METHODS.join(", ")),
         );
     }
     let url = input.http_url.trim().to_string();
@@ -286,7 +300,7 @@ fn parse_http(input: &JobInput, fail: &mut impl FnMut(&str, String)) -> Option<J
         && url.len() > "https://".len()
         && !url.contains(char::is_whitespace);
     if !url_ok {
-        fail("http_url", t!("job-error-url"));
+        fail("http_url", problem!("job-error-url"));
     }
     let mut headers = Vec::new();
     let mut headers_ok = true;
@@ -305,19 +319,22 @@ fn parse_http(input: &JobInput, fail: &mut impl FnMut(&str, String)) -> Option<J
             }
             _ => {
                 headers_ok = false;
-                fail("http_headers", t!("job-error-header-line", line = i + 1));
+                fail(
+                    "http_headers",
+                    problem!("job-error-header-line", line = i + 1),
+                );
             }
         }
     }
     let expected = parse_statuses(&input.http_expected);
     if expected.is_none() {
-        fail("http_expected", t!("job-error-statuses"));
+        fail("http_expected", problem!("job-error-statuses"));
     }
     let follow_redirects = super::Redirects::parse(input.http_follow_redirects.trim());
     if follow_redirects.is_none() {
         fail(
             "http_follow_redirects",
-            t!(
+            problem!(
                 "job-error-redirects",
                 choices = super::Redirects::WORDS.join(", "),
                 text = input.http_follow_redirects.trim().to_string()
@@ -361,20 +378,20 @@ fn parse_statuses(text: &str) -> Option<Vec<(u16, u16)>> {
     ranges.filter(|r| !r.is_empty())
 }
 
-fn parse_timeout(input: &JobInput, fail: &mut impl FnMut(&str, String)) -> Option<TimeoutPolicy> {
+fn parse_timeout(input: &JobInput, fail: &mut impl FnMut(&str, Problem)) -> Option<TimeoutPolicy> {
     let mut ms = |field: &str, text: &str| match duration::parse_ms(text) {
         Ok(0) => {
-            fail(field, t!("job-error-positive", label = label(field)));
+            fail(field, problem!("job-error-positive", label = label(field)));
             None
         }
         Ok(v) => Some(v),
         Err(e) => {
             fail(
                 field,
-                t!(
+                problem!(
                     "job-error-duration",
                     label = label(field),
-                    error = e.explain()
+                    error = e.problem()
                 ),
             );
             None
@@ -391,7 +408,7 @@ fn parse_timeout(input: &JobInput, fail: &mut impl FnMut(&str, String)) -> Optio
         .map_err(|e| {
             fail(
                 "timeout_mode",
-                t!("job-error-timeout-mode", error = e.to_string()),
+                problem!("job-error-timeout-mode", error = e.to_string()),
             )
         })
         .ok();
@@ -400,7 +417,7 @@ fn parse_timeout(input: &JobInput, fail: &mut impl FnMut(&str, String)) -> Optio
         _ => {
             fail(
                 "timeout_window",
-                t!(
+                problem!(
                     "job-error-window",
                     text = input.timeout_window.trim().to_string()
                 ),
@@ -413,7 +430,7 @@ fn parse_timeout(input: &JobInput, fail: &mut impl FnMut(&str, String)) -> Optio
         Err(_) => {
             fail(
                 "timeout_factor",
-                t!(
+                problem!(
                     "job-error-factor",
                     text = input.timeout_factor.trim().to_string()
                 ),
@@ -431,11 +448,11 @@ fn parse_timeout(input: &JobInput, fail: &mut impl FnMut(&str, String)) -> Optio
         stall_ms?,
     );
     if floor_ms > hard_cap_ms {
-        fail("timeout_floor", t!("job-error-floor-cap"));
+        fail("timeout_floor", problem!("job-error-floor-cap"));
         return None;
     }
     if static_ms > hard_cap_ms {
-        fail("timeout_static", t!("job-error-static-cap"));
+        fail("timeout_static", problem!("job-error-static-cap"));
         return None;
     }
     Some(TimeoutPolicy {
@@ -454,19 +471,23 @@ fn word<T: std::str::FromStr>(text: &str) -> Result<T, T::Err> {
     text.trim().parse()
 }
 
-fn label(field: &str) -> String {
+fn label(field: &str) -> Problem {
     match field {
-        "timeout_static" => t!("job-label-timeout"),
-        "timeout_floor" => t!("job-label-floor"),
-        "timeout_hard_cap" => t!("job-label-hard-cap"),
-        "timeout_stall" => t!("job-label-stall"),
-        _ => t!("job-label-value"),
+        "timeout_static" => problem!("job-label-timeout"),
+        "timeout_floor" => problem!("job-label-floor"),
+        "timeout_hard_cap" => problem!("job-label-hard-cap"),
+        "timeout_stall" => problem!("job-label-stall"),
+        _ => problem!("job-label-value"),
     }
 }
 
 /// Channel names separated by commas or new lines, each written as a channel is named; no
 /// name twice.
-pub fn parse_channels(field: &str, text: &str, fail: &mut impl FnMut(&str, String)) -> Vec<String> {
+pub fn parse_channels(
+    field: &str,
+    text: &str,
+    fail: &mut impl FnMut(&str, Problem),
+) -> Vec<String> {
     let mut names: Vec<String> = Vec::new();
     for name in text
         .split([',', '\n'])
@@ -474,7 +495,10 @@ pub fn parse_channels(field: &str, text: &str, fail: &mut impl FnMut(&str, Strin
         .filter(|n| !n.is_empty())
     {
         if crate::domain::secrets::SecretName::parse(name).is_err() {
-            fail(field, t!("error-channel-name", name = name.to_string()));
+            fail(
+                field,
+                problem!("error-channel-name", name = name.to_string()),
+            );
         } else if !names.iter().any(|n| n == name) {
             names.push(name.to_string());
         }
@@ -485,13 +509,13 @@ pub fn parse_channels(field: &str, text: &str, fail: &mut impl FnMut(&str, Strin
 fn parse_addresses(
     field: &str,
     text: &str,
-    fail: &mut impl FnMut(&str, String),
+    fail: &mut impl FnMut(&str, Problem),
 ) -> Option<Vec<EmailAddress>> {
     match email::parse_list(text) {
         Ok(list) => Some(list),
         Err(bad) => {
             for e in bad {
-                fail(field, e.to_string());
+                fail(field, e.problem());
             }
             None
         }
@@ -499,24 +523,24 @@ fn parse_addresses(
 }
 
 /// What the editor (and a held job's banner) says about a parameter where it may not stand.
-pub fn misplaced_text(m: &super::placement::Misplaced) -> String {
+pub fn misplaced_problem(m: &super::placement::Misplaced) -> Problem {
     use super::placement::Place;
     let name = m.param.clone();
     let variable = super::params::env_name(&m.param);
     match m.place {
-        Place::UrlOrigin => t!("job-error-param-url-origin", name = name),
-        Place::HeaderName => t!("job-error-param-header-name", name = name),
-        Place::OtherBody => t!("job-error-param-body", name = name),
-        Place::Program => t!("job-error-param-program", name = name, variable = variable),
+        Place::UrlOrigin => problem!("job-error-param-url-origin", name = name),
+        Place::HeaderName => problem!("job-error-param-header-name", name = name),
+        Place::OtherBody => problem!("job-error-param-body", name = name),
+        Place::Program => problem!("job-error-param-program", name = name, variable = variable),
         Place::PartOfArgument => {
-            t!(
+            problem!(
                 "job-error-param-part-of-argument",
                 name = name,
                 variable = variable
             )
         }
         Place::OpenArgument => {
-            t!(
+            problem!(
                 "job-error-param-open-argument",
                 name = name,
                 variable = variable
@@ -530,7 +554,7 @@ mod tests {
     use super::*;
     use crate::domain::retry::RetryInput;
 
-    fn fields(errors: &[FieldError]) -> Vec<&str> {
+    fn fields(errors: &[FieldProblem]) -> Vec<&str> {
         errors.iter().map(|e| e.field.as_str()).collect()
     }
 

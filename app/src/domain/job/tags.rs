@@ -2,7 +2,8 @@
 //! [`MAX_TAGS`]; the Jobs, Runs and Failed pages filter by one, the digest groups by them, and
 //! a maintenance window can pause every job with one.
 
-use crate::t;
+use crate::domain::Problem;
+use crate::problem;
 
 /// Tags per job, at most.
 pub const MAX_TAGS: usize = 12;
@@ -11,13 +12,13 @@ pub const MAX_LEN: usize = 32;
 
 /// Checks one tag: lowercase letters, digits, `-`, `_` and `.`, starting with a letter or digit.
 /// Upper case is folded, so `Billing` and `billing` are one tag.
-pub fn parse_tag(text: &str) -> Result<String, String> {
+pub fn parse_tag(text: &str) -> Result<String, Problem> {
     let tag = text.trim().to_lowercase();
     if tag.is_empty() {
-        return Err(t!("error-tag-empty"));
+        return Err(problem!("error-tag-empty"));
     }
     if tag.chars().count() > MAX_LEN {
-        return Err(t!("error-tag-long", tag = tag.clone(), max = MAX_LEN));
+        return Err(problem!("error-tag-long", tag = tag.clone(), max = MAX_LEN));
     }
     let mut chars = tag.chars();
     let first_ok = chars
@@ -27,14 +28,14 @@ pub fn parse_tag(text: &str) -> Result<String, String> {
         .chars()
         .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || matches!(c, '-' | '_' | '.'));
     if !first_ok || !rest_ok {
-        return Err(t!("error-tag-chars", tag = text.trim().to_string()));
+        return Err(problem!("error-tag-chars", tag = text.trim().to_string()));
     }
     Ok(tag)
 }
 
 /// Tags typed as a list separated by commas, spaces or new lines: each checked, duplicates
 /// dropped, sorted.
-pub fn parse_tags(text: &str) -> Result<Vec<String>, Vec<String>> {
+pub fn parse_tags(text: &str) -> Result<Vec<String>, Vec<Problem>> {
     let mut tags = Vec::new();
     let mut errors = Vec::new();
     for word in text
@@ -48,9 +49,10 @@ pub fn parse_tags(text: &str) -> Result<Vec<String>, Vec<String>> {
         }
     }
     if tags.len() > MAX_TAGS {
-        errors.push(format!(
-            "a job takes at most {MAX_TAGS} tags, not {}",
-            tags.len()
+        errors.push(problem!(
+            "error-tags-too-many",
+            max = MAX_TAGS,
+            count = tags.len()
         ));
     }
     if errors.is_empty() {
@@ -84,8 +86,8 @@ mod tests {
     fn bad_tags_are_named() {
         let errors = parse_tags("ok, -bad, a/b").unwrap_err();
         assert_eq!(errors.len(), 2);
-        assert!(errors[0].contains("-bad"), "{errors:?}");
-        assert!(errors[1].contains("a/b"), "{errors:?}");
+        assert!(errors[0].to_string().contains("-bad"), "{errors:?}");
+        assert!(errors[1].to_string().contains("a/b"), "{errors:?}");
         assert!(parse_tag(&"x".repeat(MAX_LEN + 1)).is_err());
         let many: Vec<String> = (0..=MAX_TAGS).map(|i| format!("t{i}")).collect();
         assert!(parse_tags(&many.join(",")).is_err());

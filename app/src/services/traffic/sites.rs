@@ -20,7 +20,10 @@ use crate::views::traffic::SiteInfo;
 #[derive(Debug, thiserror::Error)]
 pub enum SiteError {
     #[error("{0}")]
-    Invalid(String),
+    Invalid(crate::domain::Problem),
+    /// Excluded addresses that do not parse (`crate::domain::client_addr::Networks`' words).
+    #[error("{0}")]
+    Excluded(String),
     #[error("{0} is registered already")]
     Exists(String),
     #[error("{0} is not a registered site")]
@@ -79,8 +82,9 @@ pub async fn add(
 ) -> Result<String, SiteError> {
     let host = sites::normalise_host(typed).map_err(SiteError::Invalid)?;
     if host == console {
-        return Err(SiteError::Invalid(format!(
-            "{host} is the console's own host (public_url): it is counted without registering"
+        return Err(SiteError::Invalid(crate::problem!(
+            "error-site-console",
+            host = host
         )));
     }
     let inserted = traffic_site::Entity::insert(new_row(&host, String::new()))
@@ -128,7 +132,7 @@ pub async fn set_exclusions(
 ) -> Result<String, SiteError> {
     let host = sites::normalise_host(typed).map_err(SiteError::Invalid)?;
     let text = Exclusions::parse(excluded)
-        .map_err(SiteError::Invalid)?
+        .map_err(SiteError::Excluded)?
         .to_text();
     if host == console {
         traffic_site::Entity::insert(new_row(&host, text.clone()))
