@@ -14,8 +14,6 @@
 use std::collections::BTreeMap;
 
 use super::run::ErrorClass;
-use crate::i18n::Locale;
-use crate::t;
 
 pub const SPIKE_FACTOR: f64 = 4.0;
 pub const MIN_FAILURES: u64 = 5;
@@ -46,7 +44,7 @@ pub struct Finding {
     pub seen: Seen,
 }
 
-/// What a condition measured; worded for people by [`Finding::title`] and [`Finding::detail`].
+/// What a condition measured; worded for people by `crate::i18n::trends`.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Seen {
     Spike {
@@ -64,74 +62,6 @@ pub enum Seen {
         recent: u64,
         usual: f64,
     },
-}
-
-impl Finding {
-    pub fn title(&self, l: Locale) -> String {
-        match &self.seen {
-            Seen::Spike { recent, .. } => t!(in l, "trend-spike-title", recent = *recent),
-            Seen::Rate { percent, .. } => {
-                t!(in l, "trend-rate-title", percent = format!("{percent:.1}%"))
-            }
-            Seen::Burst { class, .. } => t!(in l, "trend-burst-title", class = *class),
-        }
-    }
-
-    pub fn detail(&self, l: Locale) -> String {
-        match &self.seen {
-            Seen::Spike { recent, usual } => t!(
-                in l,
-                "trend-spike-detail",
-                recent = *recent,
-                usual = format!("{usual:.1}")
-            ),
-            Seen::Rate {
-                failed,
-                attempts,
-                percent,
-            } => t!(
-                in l,
-                "trend-rate-detail",
-                failed = *failed,
-                attempts = *attempts,
-                percent = format!("{percent:.1}%"),
-                limit = format!("{RATE_LIMIT_PERCENT}%")
-            ),
-            Seen::Burst {
-                class,
-                count,
-                recent,
-                usual,
-            } => t!(
-                in l,
-                "trend-burst-detail",
-                class = *class,
-                count = *count,
-                recent = *recent,
-                usual = format!("{usual:.1}")
-            ),
-        }
-    }
-
-    /// The trend for chat, in `l`: its title, what it measured, and where to look.
-    pub fn chat_event(
-        &self,
-        at: chrono::DateTime<chrono::Utc>,
-        l: Locale,
-    ) -> super::chat::ChatEvent {
-        use super::chat::{CONSOLE, ChatEvent, Detail, EventType};
-        let mut event = ChatEvent::general(
-            EventType::Trend,
-            t!(in l, "trend-headline", title = self.title(l)),
-            at,
-        );
-        event
-            .details
-            .push(Detail::new(t!(in l, "trend-what"), self.detail(l)));
-        event.queue_url = Some(format!("{CONSOLE}/failed"));
-        event.more_url = Some(format!("{CONSOLE}/runs?status=dead"));
-        event
-    }
 }
 
 pub fn evaluate(w: &Window) -> Vec<Finding> {
@@ -204,12 +134,12 @@ mod tests {
         };
         let keys: Vec<String> = evaluate(&w).into_iter().map(|f| f.key).collect();
         assert_eq!(keys, ["spike", "rate", "burst:timeout"]);
-        let spike = &evaluate(&w)[0];
-        assert!(
-            spike
-                .detail(Locale::english())
-                .contains("32 attempts failed")
-                && spike.detail(Locale::english()).contains("averaged 1.0")
+        assert_eq!(
+            evaluate(&w)[0].seen,
+            Seen::Spike {
+                recent: 32,
+                usual: 1.0
+            }
         );
     }
 
@@ -233,37 +163,5 @@ mod tests {
             ..Window::default()
         };
         assert!(evaluate(&w).iter().all(|f| f.key != "rate"));
-    }
-
-    #[test]
-    fn a_trend_in_chat_says_what_and_where_to_look() {
-        let finding = Finding {
-            key: "spike".into(),
-            seen: Seen::Spike {
-                recent: 12,
-                usual: 1.0,
-            },
-        };
-        let at = "2026-12-01T03:00:00Z".parse().unwrap();
-        let event = finding
-            .chat_event(at, Locale::english())
-            .with_console("https://b.example");
-        let m = super::super::chat::compose(&event, crate::i18n::Locale::english(), 4096);
-        assert_eq!(m.title, "Trend: 12 failed attempts in 5 minutes");
-        assert!(
-            m.plain
-                .contains("What: 12 attempts failed in the last 5 minutes"),
-            "{}",
-            m.plain
-        );
-        assert!(
-            m.plain
-                .contains("Recent failures: https://b.example/runs?status=dead")
-        );
-        let zh = crate::i18n::Locale::parse("zh-CN").expect("zh-CN");
-        let event = finding.chat_event(at, zh).with_console("https://b.example");
-        let m = super::super::chat::compose(&event, zh, 4096);
-        assert_eq!(m.title, "趋势：5 分钟内 12 次尝试失败");
-        assert!(m.plain.contains("平均每 5 分钟 1.0 次"), "{}", m.plain);
     }
 }

@@ -1,5 +1,5 @@
 //! Turning settled runs into alert mails, inside the transaction that settled them: the rules
-//! are [`crate::domain::alerts`], the words [`crate::domain::mail`], delivery the outbox's.
+//! are [`crate::domain::alerts`], the words [`crate::i18n::mail`], delivery the outbox's.
 //!
 //! The caller has locked the jobs' rows (`services::lanes::lock`), so two transactions never
 //! step one job's episode at once. A batch of healthy runs costs one read: a job with no
@@ -16,8 +16,9 @@ use super::outbox::{self, NewMail};
 use crate::domain::alerts::{self, Alert, AlertState, RunOutcome};
 use crate::domain::chat::{ChatEvent, EventType};
 use crate::domain::job::JobSpec;
-use crate::domain::mail::{self, FailedRun};
+use crate::domain::mail::FailedRun;
 use crate::entities::job_alert;
+use crate::i18n::mail;
 
 /// How a run ended, as the alerts need it.
 pub enum Settled {

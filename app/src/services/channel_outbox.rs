@@ -24,11 +24,12 @@ use sea_orm::{
 use sha2::{Digest, Sha256};
 
 use super::sql::{self, Binder};
-use crate::domain::chat::{ChannelKind, ChatEvent, DeliveryStatus, compose};
+use crate::domain::chat::{ChannelKind, ChatEvent, DeliveryStatus};
 use crate::domain::email::EmailAddress;
 use crate::entities::channel;
 use crate::entities::channel_delivery::{self, Column, Entity, Model};
 use crate::i18n::Locale;
+use crate::i18n::chat::compose;
 
 /// The language a channel's messages are written in: its own, else `default` (the configured
 /// `default_locale`). A tag whose catalogue is gone reads as unset.
@@ -318,7 +319,7 @@ pub async fn summarise(
 ) -> Result<Model, DbErr> {
     let titles: Vec<String> = held.iter().map(|r| r.title.clone()).collect();
     let first = held.iter().map(|r| r.id).min().unwrap_or_default();
-    let event = ChatEvent::summary(&titles, now, channel_locale(channel, default_locale));
+    let event = crate::i18n::chat::summary(&titles, now, channel_locale(channel, default_locale));
     let dedupe_key = format!("summary:{first}:{}", channel.name);
     enqueue(
         db,

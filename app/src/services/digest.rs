@@ -7,11 +7,12 @@ use std::collections::BTreeMap;
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder};
 
-use crate::domain::digest::{Digest, Hour, JobDigest, QueuedRun, compose};
+use crate::domain::digest::{Digest, Hour, JobDigest, QueuedRun};
 use crate::domain::email::{self, EmailAddress};
 use crate::domain::run::{ErrorClass, Outcome, RunStatus};
 use crate::domain::timeout::nearest_rank;
 use crate::entities::{job, job_attempt, job_run};
+use crate::i18n::digest::compose;
 
 /// The digest of the 24 hours before `end`.
 pub async fn gather(db: &impl ConnectionTrait, end: DateTime<Utc>) -> Result<Digest, DbErr> {
@@ -278,7 +279,7 @@ pub async fn queue(
             channels,
             &super::channel_outbox::NewEvent::in_every_language(
                 dedupe_key.clone(),
-                |l| crate::domain::digest::chat_event(&digest, zone, full.clone(), l),
+                |l| crate::i18n::digest::chat_event(&digest, zone, full.clone(), l),
                 default_locale,
             ),
             now,

@@ -292,7 +292,7 @@ pub async fn send_test_mail(
             job_id: None,
             run_id: None,
             recipients,
-            composed: crate::domain::mail::test_mail(locale, sent_by),
+            composed: crate::i18n::mail::test_mail(locale, sent_by),
         },
         now,
     )

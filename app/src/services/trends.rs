@@ -116,7 +116,7 @@ async fn record(
                 channels,
                 &super::channel_outbox::NewEvent::in_every_language(
                     format!("trend:{}:{episode}", finding.key),
-                    |l| finding.chat_event(now, l),
+                    |l| crate::i18n::trends::chat_event(finding, now, l),
                     default_locale,
                 ),
                 now,
@@ -134,7 +134,7 @@ async fn record(
                     job_id: None,
                     run_id: None,
                     recipients: recipients.to_vec(),
-                    composed: crate::domain::mail::trend(mail_locale, finding),
+                    composed: crate::i18n::mail::trend(mail_locale, finding),
                 },
                 now,
             )

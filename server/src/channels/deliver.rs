@@ -2,8 +2,9 @@
 
 use std::time::Duration;
 
-use app::domain::chat::{ChannelKind, ChatEvent, EventType, compose};
+use app::domain::chat::{ChannelKind, ChatEvent, EventType};
 use app::i18n::Locale;
+use app::i18n::chat::compose;
 use app::services::channels::Opened;
 
 use super::platform::{self, Verdict};

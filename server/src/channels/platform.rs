@@ -11,7 +11,8 @@
 //!
 //! A platform error code in a 200 answer is a failure, final unless it says "too fast".
 
-use app::domain::chat::{ChannelKind, ChatEvent, ChatMessage};
+use app::domain::chat::{ChannelKind, ChatEvent};
+use app::i18n::chat::ChatMessage;
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use hmac::{Hmac, Mac};
@@ -266,8 +267,9 @@ pub fn judge(kind: ChannelKind, status: u16, body: &str) -> Verdict {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use app::domain::chat::{EventType, compose};
+    use app::domain::chat::EventType;
     use app::i18n::Locale;
+    use app::i18n::chat::compose;
     use sha2::Digest;
 
     /// HMAC-SHA256 written out from RFC 2104 over plain SHA-256: the signatures below are

@@ -29,7 +29,7 @@ pub async fn send(
         let locale = app::services::notifications::mail_locale(db, config.locale())
             .await
             .context("could not read the mail language")?;
-        let mail = app::domain::digest::compose(
+        let mail = app::i18n::digest::compose(
             &digest::gather(db, now)
                 .await
                 .context("could not read the runs")?,

@@ -5,9 +5,10 @@
 use std::time::Duration;
 
 use app::domain::email::EmailAddress;
-use app::domain::mail::{self, MailStatus};
+use app::domain::mail::MailStatus;
 use app::domain::run::{ErrorClass, Outcome, RunStatus};
 use app::entities::mail_outbox;
+use app::i18n::mail;
 use app::services::outbox::{self, NewMail};
 use chrono::Utc;
 use sea_orm::{EntityTrait, QueryOrder};
@@ -99,7 +100,7 @@ async fn an_episode_of_five_failures_mails_three_times(app: TestApp) {
         body.contains("503"),
         "the error's message is in the mail: {body}"
     );
-    assert!(!body.contains(mail::CONSOLE));
+    assert!(!body.contains(app::domain::mail::CONSOLE));
 
     assert_eq!(mails[1].to, ["lead@example.com"]);
     assert!(

@@ -1,0 +1,495 @@
+//! The daily health digest in words: the mail (a table per job, the failed queue, the day's
+//! runs per hour) and the chat message, from the facts (`crate::domain::digest`) in the
+//! language they are given.
+
+use super::Locale;
+use crate::domain::digest::{Digest, Hour, JobDigest, PolicyFinding, QueuedRun, TagDigest, by_tag};
+use crate::{key, t};
+
+/// The digest for chat: a few lines (runs, failures, the failed queue, the jobs failing most)
+/// and `full` — the link to the whole digest.
+pub fn chat_event(
+    digest: &Digest,
+    zone: chrono_tz::Tz,
+    full: String,
+    l: Locale,
+) -> crate::domain::chat::ChatEvent {
+    use crate::domain::chat::{ChatEvent, Detail, EventType};
+    let day = digest.end.with_timezone(&zone).format("%Y-%m-%d");
+    let runs: u64 = digest.jobs.iter().map(|j| j.runs).sum();
+    let succeeded: u64 = digest.jobs.iter().map(|j| j.succeeded).sum();
+    let mut event = ChatEvent::general(
+        EventType::Digest,
+        t!(in l, "digest-title", day = day.to_string()),
+        digest.end,
+    );
+    let rate = if runs > 0 {
+        t!(
+            in l,
+            "digest-succeeded",
+            rate = format!("{:.1}%", succeeded as f64 * 100.0 / runs as f64)
+        )
+    } else {
+        String::new()
+    };
+    event.details.push(Detail::new(
+        t!(in l, "digest-col-runs"),
+        format!("{runs}{rate}"),
+    ));
+    event.details.push(Detail::new(
+        t!(in l, "digest-failed"),
+        (runs - succeeded).to_string(),
+    ));
+    event.details.push(Detail::new(
+        t!(in l, "digest-in-queue"),
+        digest.queue.len().to_string(),
+    ));
+    let mut failing: Vec<&JobDigest> = digest
+        .jobs
+        .iter()
+        .filter(|j| j.runs > j.succeeded)
+        .collect();
+    failing.sort_by(|a, b| {
+        (b.runs - b.succeeded)
+            .cmp(&(a.runs - a.succeeded))
+            .then_with(|| a.job.cmp(&b.job))
+    });
+    if !failing.is_empty() {
+        let worst: Vec<String> = failing
+            .iter()
+            .take(3)
+            .map(|j| {
+                t!(
+                    in l,
+                    "digest-failing-job",
+                    job = j.job.clone(),
+                    failed = j.runs - j.succeeded,
+                    runs = j.runs
+                )
+            })
+            .collect();
+        event.details.push(Detail::new(
+            t!(in l, "digest-failing-most"),
+            worst.join(", "),
+        ));
+    }
+    event.queue_url =
+        (!digest.queue.is_empty()).then(|| format!("{}/failed", crate::domain::mail::CONSOLE));
+    event.more_url = Some(full);
+    event
+}
+
+/// The digest as a mail: a table per job, the failed queue, and the day's runs per hour drawn
+/// as table cells (mail clients show no scripts or remote images; a coloured cell works
+/// everywhere), with the same in plain text.
+pub fn compose(digest: &Digest, zone: chrono_tz::Tz, l: Locale) -> crate::domain::mail::Composed {
+    use crate::domain::mail::{CONSOLE, escape};
+    use std::fmt::Write;
+
+    let day = digest.end.with_timezone(&zone).format("%Y-%m-%d");
+    let runs: u64 = digest.jobs.iter().map(|j| j.runs).sum();
+    let succeeded: u64 = digest.jobs.iter().map(|j| j.succeeded).sum();
+    let subject = t!(
+        in l,
+        "digest-subject",
+        day = day.to_string(),
+        runs = runs,
+        failed = runs - succeeded,
+        queue = digest.queue.len()
+    );
+    let waiting = |q: &QueuedRun| {
+        t!(
+            in l,
+            "digest-waiting",
+            wait = l.duration((digest.end - q.dead_since).num_milliseconds() as f64)
+        )
+    };
+    let hour_counts =
+        |h: &Hour| t!(in l, "digest-hour-counts", ok = h.succeeded, failed = h.failed);
+    let col = |key: &str| l.text(key);
+    let ms = |v: Option<u64>| v.map_or("–".to_string(), |ms| format!("{ms} ms"));
+    let trend = |j: &JobDigest| match (j.p95_ms, j.p95_before_ms) {
+        (Some(now), Some(before)) if before > 0 => {
+            let change = (now as f64 - before as f64) * 100.0 / before as f64;
+            format!("{change:+.0}%")
+        }
+        _ => "–".to_string(),
+    };
+    let rate = |j: &JobDigest| {
+        j.success_rate()
+            .map_or("–".to_string(), |r| format!("{r:.1}%"))
+    };
+
+    let mut text = t!(
+        in l,
+        "digest-health",
+        from = digest.start.with_timezone(&zone).format("%Y-%m-%d %H:%M").to_string(),
+        to = digest.end.with_timezone(&zone).format("%Y-%m-%d %H:%M").to_string(),
+        zone = zone.name()
+    );
+    text.push_str("\n\n");
+    let columns = [
+        key!("digest-col-job"),
+        key!("digest-col-runs"),
+        key!("digest-col-success"),
+        key!("digest-col-p95"),
+        key!("digest-col-trend"),
+        key!("digest-col-timeouts"),
+        key!("digest-col-retries"),
+        key!("digest-col-slow"),
+    ]
+    .map(col);
+    let _ = writeln!(
+        text,
+        "{:<32} {:>6} {:>8} {:>10} {:>7} {:>8} {:>7} {:>5}",
+        columns[0].to_lowercase(),
+        columns[1].to_lowercase(),
+        columns[2].to_lowercase(),
+        columns[3].to_lowercase(),
+        columns[4].to_lowercase(),
+        columns[5].to_lowercase(),
+        columns[6].to_lowercase(),
+        columns[7].to_lowercase()
+    );
+    for j in &digest.jobs {
+        let _ = writeln!(
+            text,
+            "{:<32} {:>6} {:>8} {:>10} {:>7} {:>8} {:>7} {:>5}",
+            j.job,
+            j.runs,
+            rate(j),
+            ms(j.p95_ms),
+            trend(j),
+            j.timeouts,
+            j.retries,
+            j.slow
+        );
+    }
+    let tags = by_tag(&digest.jobs);
+    let tag_rate = |t: &TagDigest| {
+        if t.runs == 0 {
+            "–".to_string()
+        } else {
+            format!("{:.1}%", t.succeeded as f64 * 100.0 / t.runs as f64)
+        }
+    };
+    let tag_name = |t: &TagDigest| {
+        if t.tag.is_empty() {
+            t!(in l, "digest-no-tag")
+        } else {
+            t.tag.clone()
+        }
+    };
+    if !tags.is_empty() {
+        let _ = writeln!(text, "\n{}", t!(in l, "digest-by-tag"));
+        for t in &tags {
+            let _ = writeln!(
+                text,
+                "  {:<30} {:>4} {} {:>6} {} {:>8}",
+                tag_name(t),
+                t.jobs,
+                t!(in l, "digest-unit-jobs"),
+                t.runs,
+                t!(in l, "digest-unit-runs"),
+                tag_rate(t)
+            );
+        }
+    }
+    let queue_heading = t!(in l, "digest-queue-heading", count = digest.queue.len());
+    let _ = writeln!(text, "\n{queue_heading}");
+    for q in &digest.queue {
+        let _ = writeln!(
+            text,
+            "  #{} {} — {} ({CONSOLE}/runs/{})",
+            q.run_id,
+            q.job,
+            waiting(q),
+            q.run_id
+        );
+    }
+    let finding = |f: &PolicyFinding| match f.concern {
+        crate::domain::recovery::PolicyConcern::RecoversTooFew => t!(
+            in l,
+            "digest-policy-recovers-few",
+            recovered = l.percent(f.recovered),
+            episodes = f.episodes
+        ),
+        crate::domain::recovery::PolicyConcern::WaitsTooLong => t!(
+            in l,
+            "digest-policy-waits-long",
+            wait = l.duration(f.total_wait_ms),
+            longest = l.duration(f.longest_recovery_ms.unwrap_or_default() as f64),
+            episodes = f.episodes
+        ),
+    };
+    if !digest.policies.is_empty() {
+        let _ = writeln!(text, "\n{}", t!(in l, "digest-policies"));
+        for f in &digest.policies {
+            let _ = writeln!(
+                text,
+                "  {} — {} ({CONSOLE}/jobs/{})",
+                f.job,
+                finding(f),
+                f.job_id
+            );
+        }
+    }
+    let peak = digest
+        .hours
+        .iter()
+        .map(|h| h.succeeded + h.failed)
+        .max()
+        .unwrap_or(0)
+        .max(1);
+    let _ = writeln!(text, "\n{}", t!(in l, "digest-per-hour-text"));
+    for h in &digest.hours {
+        let width = |n: u64| ((n * 40).div_ceil(peak)) as usize;
+        let _ = writeln!(
+            text,
+            "  {} {}{} {}",
+            h.start.with_timezone(&zone).format("%H:%M"),
+            "#".repeat(width(h.succeeded)),
+            "x".repeat(width(h.failed)),
+            hour_counts(h)
+        );
+    }
+    let _ = writeln!(text, "\n{}", t!(in l, "digest-console", url = CONSOLE));
+
+    let mut html = format!(
+        "<!doctype html><html><body style=\"font-family:sans-serif\"><h2>{}</h2>",
+        escape(&subject)
+    );
+    html.push_str(
+        "<table cellpadding=\"4\" cellspacing=\"0\" border=\"1\" style=\"border-collapse:collapse\"><tr>",
+    );
+    for (i, name) in columns.iter().enumerate() {
+        let align = if i == 0 { " align=\"left\"" } else { "" };
+        let _ = write!(html, "<th{align}>{}</th>", escape(name));
+    }
+    html.push_str("</tr>");
+    for j in &digest.jobs {
+        let _ = write!(
+            html,
+            "<tr><td>{}</td><td align=\"right\">{}</td><td align=\"right\">{}</td>\
+             <td align=\"right\">{}</td><td align=\"right\">{}</td><td align=\"right\">{}</td>\
+             <td align=\"right\">{}</td><td align=\"right\">{}</td></tr>",
+            escape(&j.job),
+            j.runs,
+            rate(j),
+            ms(j.p95_ms),
+            trend(j),
+            j.timeouts,
+            j.retries,
+            j.slow
+        );
+    }
+    html.push_str("</table>");
+    if !tags.is_empty() {
+        let _ = write!(
+            html,
+            "<h3>{}</h3><table cellpadding=\"4\" cellspacing=\"0\" border=\"1\" \
+             style=\"border-collapse:collapse\"><tr><th align=\"left\">{}</th><th>{}</th>\
+             <th>{}</th><th>{}</th></tr>",
+            t!(in l, "digest-by-tag"),
+            t!(in l, "digest-col-tag"),
+            t!(in l, "digest-col-jobs"),
+            columns[1],
+            columns[2]
+        );
+        for t in &tags {
+            let _ = write!(
+                html,
+                "<tr><td>{}</td><td align=\"right\">{}</td><td align=\"right\">{}</td>\
+                 <td align=\"right\">{}</td></tr>",
+                escape(&tag_name(t)),
+                t.jobs,
+                t.runs,
+                tag_rate(t)
+            );
+        }
+        html.push_str("</table>");
+    }
+    let _ = write!(html, "<h3>{}</h3><ul>", escape(&queue_heading));
+    for q in &digest.queue {
+        let _ = write!(
+            html,
+            "<li><a href=\"{CONSOLE}/runs/{}\">#{}</a> {} — {}</li>",
+            q.run_id,
+            q.run_id,
+            escape(&q.job),
+            escape(&waiting(q))
+        );
+    }
+    let _ = write!(
+        html,
+        "</ul><p><a href=\"{CONSOLE}/failed\">{}</a></p>",
+        t!(in l, "digest-open-queue"),
+    );
+    if !digest.policies.is_empty() {
+        let _ = write!(html, "<h3>{}</h3><ul>", t!(in l, "digest-policies"));
+        for f in &digest.policies {
+            let _ = write!(
+                html,
+                "<li><a href=\"{CONSOLE}/jobs/{}\">{}</a> — {}</li>",
+                f.job_id,
+                escape(&f.job),
+                escape(&finding(f))
+            );
+        }
+        html.push_str("</ul>");
+    }
+    let _ = write!(
+        html,
+        "<h3>{}</h3><table cellpadding=\"1\" cellspacing=\"0\">",
+        t!(in l, "digest-per-hour")
+    );
+    for h in &digest.hours {
+        let width = |n: u64| (n * 300).div_ceil(peak);
+        let bar = |n: u64, colour: &str| {
+            if n == 0 {
+                String::new()
+            } else {
+                format!(
+                    "<td bgcolor=\"{colour}\" width=\"{}\" height=\"12\"></td>",
+                    width(n)
+                )
+            }
+        };
+        let _ = write!(
+            html,
+            "<tr><td style=\"font-family:monospace\">{}</td><td><table cellpadding=\"0\" cellspacing=\"0\"><tr>{}{}<td>&nbsp;{}</td></tr></table></td></tr>",
+            h.start.with_timezone(&zone).format("%H:%M"),
+            bar(h.succeeded, "#2e7d32"),
+            bar(h.failed, "#c62828"),
+            escape(&hour_counts(h))
+        );
+    }
+    html.push_str("</table></body></html>");
+    crate::domain::mail::Composed {
+        subject,
+        text,
+        html,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::Duration;
+    use chrono::{DateTime, Utc};
+
+    #[test]
+    fn the_mail_has_every_job_the_queue_and_a_bar_per_hour() {
+        let end = DateTime::<Utc>::from_timestamp(1_800_000_000, 0).unwrap();
+        let start = end - Duration::hours(24);
+        let digest = Digest {
+            start,
+            end,
+            jobs: vec![JobDigest {
+                job: "sync <db>".into(),
+                runs: 10,
+                succeeded: 9,
+                p95_ms: Some(1200),
+                p95_before_ms: Some(1000),
+                timeouts: 1,
+                retries: 2,
+                slow: 0,
+                tags: vec!["db".into()],
+            }],
+            queue: vec![QueuedRun {
+                job: "sync <db>".into(),
+                run_id: 5,
+                dead_since: end - Duration::hours(3),
+            }],
+            hours: (0..24)
+                .map(|h| Hour {
+                    start: start + Duration::hours(h),
+                    succeeded: h as u64 % 3,
+                    failed: u64::from(h == 5),
+                })
+                .collect(),
+            policies: Vec::new(),
+        };
+        let mail = compose(&digest, chrono_tz::Tz::UTC, Locale::english());
+        assert!(
+            mail.subject
+                .contains("10 runs, 1 failed, 1 in the failed queue")
+        );
+        assert!(
+            mail.text.contains("90.0%") && mail.text.contains("+20%"),
+            "{}",
+            mail.text
+        );
+        assert!(mail.text.contains("waiting 3 h"), "{}", mail.text);
+        assert!(mail.text.contains("By tag") && mail.html.contains("<h3>By tag</h3>"));
+        assert_eq!(mail.html.matches("bgcolor=\"#c62828\"").count(), 1);
+        assert!(mail.html.contains("sync &lt;db&gt;") && !mail.html.contains("<db>"));
+        assert!(!mail.html.contains("<script") && !mail.html.contains("<img"));
+        // No policy findings, no section.
+        assert!(!mail.text.contains("Retry policies worth a look"));
+
+        // A policy its own history questions is named, with a link to its editor.
+        let mut questioned = digest.clone();
+        questioned.policies = vec![
+            PolicyFinding {
+                job: "sync <db>".into(),
+                job_id: 7,
+                concern: crate::domain::recovery::PolicyConcern::RecoversTooFew,
+                episodes: 12,
+                recovered: 0.5,
+                total_wait_ms: 3_000.0,
+                longest_recovery_ms: Some(60_000),
+            },
+            PolicyFinding {
+                job: "report".into(),
+                job_id: 8,
+                concern: crate::domain::recovery::PolicyConcern::WaitsTooLong,
+                episodes: 20,
+                recovered: 1.0,
+                total_wait_ms: 7_200_000.0,
+                longest_recovery_ms: Some(90_000),
+            },
+        ];
+        let mail = compose(&questioned, chrono_tz::Tz::UTC, Locale::english());
+        assert!(
+            mail.text.contains("Retry policies worth a look"),
+            "{}",
+            mail.text
+        );
+        assert!(
+            mail.text
+                .contains("sync <db> — recovers only 50.0 % of its 12 past outages"),
+            "{}",
+            mail.text
+        );
+        assert!(
+            mail.text.contains("report — waits up to 2 h"),
+            "{}",
+            mail.text
+        );
+        assert!(mail.html.contains("/jobs/8\">report</a>"), "{}", mail.html);
+        let zh = compose(
+            &questioned,
+            chrono_tz::Tz::UTC,
+            Locale::parse("zh-CN").unwrap(),
+        );
+        assert!(zh.text.contains("值得检查的重试策略"), "{}", zh.text);
+
+        let zh = crate::i18n::Locale::parse("zh-CN").expect("zh-CN");
+        let mail = compose(&digest, chrono_tz::Tz::UTC, zh);
+        assert!(
+            mail.subject
+                .contains("运行 10 次，失败 1 次，失败队列中 1 个"),
+            "{}",
+            mail.subject
+        );
+        assert!(mail.text.contains("已等待 3 小时") && mail.html.contains("<h3>按标签</h3>"));
+        assert!(!mail.text.contains("By tag") && !mail.html.contains("Open the failed queue"));
+        let chat = chat_event(&digest, chrono_tz::Tz::UTC, "x".into(), zh);
+        assert!(
+            chat.details
+                .iter()
+                .any(|d| d.label == "失败队列中" && d.value == "1")
+        );
+    }
+}
