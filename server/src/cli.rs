@@ -197,19 +197,19 @@ enum TrafficCommand {
 enum BenchCommand {
     /// The engine on real `serve` processes: no-op runs/s with 1–3 instances, tick and retry
     /// lateness, on SQLite (and PostgreSQL).
-    Engine(crate::commands::bench_engine::EngineBenchArgs),
+    Engine(crate::bench::engine::EngineBenchArgs),
     /// An ordinary busy day for N minutes: one node (or several on PostgreSQL) under a mixed
     /// load, counting interrupted attempts, repeated side effects, memory and tick lateness.
-    Soak(crate::commands::bench_soak::SoakBenchArgs),
+    Soak(crate::bench::soak::SoakBenchArgs),
     /// Failed-queue paging with many dead runs on SQLite (and PostgreSQL).
-    Queue(crate::commands::bench::QueueBenchArgs),
+    Queue(crate::bench::QueueBenchArgs),
     /// Traffic recording cost per request and flush time for many hits (SQLite, PostgreSQL).
-    Traffic(crate::commands::bench_traffic::TrafficBenchArgs),
+    Traffic(crate::bench::traffic::TrafficBenchArgs),
     /// The Traffic page's queries over many days of generated traffic (SQLite, PostgreSQL).
-    Dashboard(crate::commands::bench_dashboard::DashboardBenchArgs),
+    Dashboard(crate::bench::dashboard::DashboardBenchArgs),
     /// The bot recogniser against a labelled set: recall, people flagged, sources named right,
     /// and User-Agents classified per second on one core.
-    Bots(crate::commands::bench_bots::BotsBenchArgs),
+    Bots(crate::bench::bots::BotsBenchArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -442,9 +442,7 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
         Command::Policy(PolicyCommand::Preview(args)) => {
             crate::commands::policy::preview(&args, async || connect(&config).await).await
         }
-        Command::Bench(BenchCommand::Engine(args)) => {
-            crate::commands::bench_engine::engine(&args).await
-        }
+        Command::Bench(BenchCommand::Engine(args)) => crate::bench::engine::engine(&args).await,
         Command::Traffic(TrafficCommand::Classify { json }) => {
             crate::commands::traffic::classify_stdin(json)
         }
@@ -505,15 +503,13 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             let db = connect(&config).await?;
             crate::commands::digest::send(&db, &config, &to, dry_run).await
         }
-        Command::Bench(BenchCommand::Queue(args)) => crate::commands::bench::queue(&args).await,
-        Command::Bench(BenchCommand::Soak(args)) => crate::commands::bench_soak::soak(&args).await,
+        Command::Bench(BenchCommand::Queue(args)) => crate::bench::queue(&args).await,
+        Command::Bench(BenchCommand::Soak(args)) => crate::bench::soak::soak(&args).await,
         Command::Bench(BenchCommand::Dashboard(args)) => {
-            crate::commands::bench_dashboard::dashboard(&args).await
+            crate::bench::dashboard::dashboard(&args).await
         }
-        Command::Bench(BenchCommand::Bots(args)) => crate::commands::bench_bots::bots(&args),
-        Command::Bench(BenchCommand::Traffic(args)) => {
-            crate::commands::bench_traffic::traffic(&args).await
-        }
+        Command::Bench(BenchCommand::Bots(args)) => crate::bench::bots::bots(&args),
+        Command::Bench(BenchCommand::Traffic(args)) => crate::bench::traffic::traffic(&args).await,
         Command::Jobs(command) => {
             let db = connect(&config).await?;
             match command {

@@ -236,6 +236,16 @@ impl Config {
     }
 
     /// The engine's settings from this configuration.
+    /// How mail is sent: `mail_from`, `smtp_url`, links to `public_url`, the outbox directory.
+    pub fn mail_settings(&self) -> Result<crate::mail::MailSettings, crate::mail::MailError> {
+        crate::mail::MailSettings::new(
+            &self.mail_from,
+            self.smtp_url.as_deref(),
+            self.public_url(),
+            self.mail_outbox_dir.clone(),
+        )
+    }
+
     pub fn engine_config(&self) -> crate::engine::EngineConfig {
         let mut engine = crate::engine::EngineConfig::new(
             self.node_id
@@ -367,7 +377,7 @@ impl Config {
                 app::i18n::Locale::tags(),
             ));
         }
-        crate::mail::MailSettings::validate(&config)?;
+        crate::mail::MailSettings::validate(&config.mail_from, config.smtp_url.as_deref())?;
         Ok(config)
     }
 }

@@ -21,6 +21,7 @@
 //! - [`telemetry`]: logs through `tracing`, human-readable or JSON.
 //! - [`shutdown`]: turning SIGTERM / Ctrl-C into one graceful stop.
 
+pub mod bench;
 pub mod channels;
 pub mod cli;
 /// The time all nodes agree on (the database's clock); it lives in `app` so the web app's

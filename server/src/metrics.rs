@@ -9,16 +9,13 @@
 //!   heartbeat age), read from the database at each scrape and the same on every node: take
 //!   `max`, not `sum`, across nodes (the Grafana board in `docs/grafana/` does).
 //!
-//! The engine reports through [`settled`] and [`took_over`]; the traffic flusher through
-//! [`flushed`]. A scrape needs any valid API token (Bearer), or no token at all on the separate
-//! `metrics_addr` listener when one is configured (bind it where only Prometheus reaches).
+//! The engine reports through [`attempt_settled`] and [`took_over`]; the traffic flusher
+//! through [`flushed`]. This module only counts and renders; `GET /metrics` itself, and who
+//! may scrape it, is the web's (`server/src/web/metrics.rs`).
 
-use std::sync::{Arc, LazyLock, OnceLock};
+use std::sync::{LazyLock, OnceLock};
 
-use app::state::AppState;
-use axum::extract::State;
-use axum::http::{StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use app::domain::run::{ErrorClass, Outcome, RunStatus};
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
 use prometheus_client::metrics::family::Family;
@@ -26,9 +23,6 @@ use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
 use prometheus_client::registry::Registry;
 use sea_orm::{DatabaseConnection, DbErr};
-
-use crate::engine::settle::{Finished, Written};
-use crate::traffic::Recorder;
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 struct NodeLabels {
@@ -107,61 +101,55 @@ fn node() -> String {
     NODE.get().cloned().unwrap_or_else(|| "unnamed".into())
 }
 
-/// Counts a settled batch: each attempt by outcome and class, its duration by job, how late it
-/// started, and each run that ended by job and status.
-pub fn settled(batch: &[Finished], written: &[Written]) {
+/// One attempt the engine settled, as the series count it.
+pub struct AttemptSettled<'a> {
+    pub job: &'a str,
+    pub outcome: Outcome,
+    pub class: Option<ErrorClass>,
+    pub seconds: f64,
+    /// How late it started after it was due, and why it was due (`tick`, `retry`, `start`).
+    pub lateness: Option<(&'static str, f64)>,
+    /// The run's state when the attempt ended it.
+    pub run_ended: Option<RunStatus>,
+}
+
+/// Counts a settled attempt: by outcome and class, its duration by job, how late it started,
+/// and the run it ended by job and status.
+pub fn attempt_settled(a: &AttemptSettled<'_>) {
     let node = node();
-    for (f, w) in batch.iter().zip(written) {
-        if !w.settled {
-            continue;
-        }
-        let report = &f.execution.report;
+    LOCAL
+        .attempts
+        .get_or_create(&AttemptLabels {
+            node: node.clone(),
+            outcome: a.outcome.as_str().into(),
+            class: a.class.map_or("", |c| c.as_str()).into(),
+        })
+        .inc();
+    LOCAL
+        .attempt_seconds
+        .get_or_create(&JobLabels {
+            node: node.clone(),
+            job: a.job.to_string(),
+        })
+        .observe(a.seconds);
+    if let Some((kind, late)) = a.lateness {
         LOCAL
-            .attempts
-            .get_or_create(&AttemptLabels {
+            .lateness_seconds
+            .get_or_create(&LatenessLabels {
                 node: node.clone(),
-                outcome: report.outcome.as_str().into(),
-                class: report.class.map_or("", |c| c.as_str()).into(),
+                kind: kind.into(),
+            })
+            .observe(late);
+    }
+    if let Some(status) = a.run_ended {
+        LOCAL
+            .runs_finished
+            .get_or_create(&RunLabels {
+                node,
+                job: a.job.to_string(),
+                status: status.as_str().into(),
             })
             .inc();
-        let seconds = (f.finished_at - f.started_at).num_milliseconds().max(0) as f64 / 1000.0;
-        LOCAL
-            .attempt_seconds
-            .get_or_create(&JobLabels {
-                node: node.clone(),
-                job: f.job_name.clone(),
-            })
-            .observe(seconds);
-        // How late the attempt started after it was due: a cron tick's first attempt (due at
-        // the tick), a retry (due after its planned wait), or another run's first attempt (due
-        // when it was created or scheduled).
-        let (kind, due) = if f.run.attempts > 1 {
-            ("retry", f.run.next_attempt_at)
-        } else if f.run.cron_tick.is_some() {
-            ("tick", f.run.cron_tick)
-        } else {
-            ("start", Some(f.run.scheduled_for))
-        };
-        if let Some(due) = due {
-            let late = (f.started_at - due).num_milliseconds().max(0) as f64 / 1000.0;
-            LOCAL
-                .lateness_seconds
-                .get_or_create(&LatenessLabels {
-                    node: node.clone(),
-                    kind: kind.into(),
-                })
-                .observe(late);
-        }
-        if !w.status.is_active() {
-            LOCAL
-                .runs_finished
-                .get_or_create(&RunLabels {
-                    node: node.clone(),
-                    job: f.job_name.clone(),
-                    status: w.status.as_str().into(),
-                })
-                .inc();
-        }
     }
 }
 
@@ -183,17 +171,15 @@ pub fn flushed(millis: u64) {
         .observe(millis as f64 / 1000.0);
 }
 
-/// What the handler needs.
-#[derive(Clone)]
-pub struct Scrape {
-    pub app: AppState,
-    pub recorder: Arc<Recorder>,
-    /// On the separate `metrics_addr` listener: no token asked.
-    pub open: bool,
+/// The traffic buffer's figures since this process started (`crate::traffic::BufferStats`).
+pub struct BufferFigures {
+    pub bytes: usize,
+    pub dropped: u64,
+    pub limited: u64,
 }
 
 /// Every series, as of now.
-pub async fn render(db: &DatabaseConnection, recorder: &Recorder) -> Result<String, DbErr> {
+pub async fn render(db: &DatabaseConnection, buffer: &BufferFigures) -> Result<String, DbErr> {
     let mut registry = Registry::with_prefix("bulwark");
     registry.register(
         "runs_finished",
@@ -227,7 +213,7 @@ pub async fn render(db: &DatabaseConnection, recorder: &Recorder) -> Result<Stri
     );
 
     // The buffer's totals since this process started, as this node's series.
-    let stats = recorder.buffer.stats();
+    let stats = buffer;
     let this_node = || NodeLabels { node: node() };
     let buffer_bytes = Family::<NodeLabels, Gauge>::default();
     buffer_bytes
@@ -327,61 +313,4 @@ async fn database_gauges(db: &DatabaseConnection, registry: &mut Registry) -> Re
         heartbeat,
     );
     Ok(())
-}
-
-/// `GET /metrics`.
-pub async fn handler(State(scrape): State<Scrape>, parts: axum::http::request::Parts) -> Response {
-    if !scrape.open {
-        let token = match crate::rest::caller::bearer(&parts.headers) {
-            Some(Ok(token)) => token,
-            Some(Err(problem)) => return problem.into_response(),
-            None => {
-                return crate::rest::problem::Problem::unauthorized(
-                    "send 'Authorization: Bearer <token>' (a read or admin token), or scrape the metrics_addr listener",
-                )
-                .into_response();
-            }
-        };
-        let from = crate::rest::caller::address(&parts, &scrape.app);
-        match crate::rest::caller::token_caller(&scrape.app, token, from).await {
-            Err(problem) => return problem.into_response(),
-            // A trigger token starts runs; the figures of every job are more than that.
-            Ok(caller) if caller.scope == app::domain::api_token::Scope::Trigger => {
-                return crate::rest::problem::Problem::new(
-                    axum::http::StatusCode::FORBIDDEN,
-                    format!(
-                        "{} is a trigger token: /metrics needs a read or admin token",
-                        caller.actor
-                    ),
-                )
-                .into_response();
-            }
-            Ok(_) => {}
-        }
-    }
-    match render(&scrape.app.db, &scrape.recorder).await {
-        Ok(text) => (
-            [(
-                header::CONTENT_TYPE,
-                "text/plain; version=0.0.4; charset=utf-8",
-            )],
-            text,
-        )
-            .into_response(),
-        Err(e) => {
-            tracing::error!(error = %e, "cannot read the metrics");
-            (
-                StatusCode::SERVICE_UNAVAILABLE,
-                "the database is unreachable",
-            )
-                .into_response()
-        }
-    }
-}
-
-/// The `/metrics` route, with its own state.
-pub fn router(scrape: Scrape) -> axum::Router {
-    axum::Router::new()
-        .route("/metrics", axum::routing::get(handler))
-        .with_state(scrape)
 }

@@ -213,7 +213,7 @@ impl Application {
         });
         let mailer = mail::sender::Sender {
             db: db.clone(),
-            settings: mail::MailSettings::from_config(&config)?,
+            settings: config.mail_settings()?,
             name: me.node_id.clone(),
         };
         match &mailer.settings.server {
@@ -242,7 +242,7 @@ impl Application {
             None => None,
             Some(listener) => {
                 tracing::info!(addr = ?config.metrics_addr, "metrics served without a token on metrics_addr");
-                let router = crate::metrics::router(crate::metrics::Scrape {
+                let router = crate::web::metrics::router(crate::web::metrics::Scrape {
                     app: state.clone(),
                     recorder: recorder.clone(),
                     open: true,

@@ -3,7 +3,7 @@
 //! One `bulwark serve`, no fault injected, forty command jobs a second for thirty seconds on a
 //! lease long enough that this machine's own load cannot starve a renewal — one job failing its
 //! first attempt, one printing a NUL byte and invalid UTF-8 — measured by `bulwark bench soak`
-//! (`server/src/commands/bench_soak.rs`) on SQLite and, when `BULWARK_TEST_POSTGRES_URL` is
+//! (`server/src/bench/soak.rs`) on SQLite and, when `BULWARK_TEST_POSTGRES_URL` is
 //! set, PostgreSQL. A test binary of its own, so nothing else runs beside it.
 
 use std::process::Command;

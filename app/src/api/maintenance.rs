@@ -7,13 +7,23 @@ use super::AppError;
 use super::codec::Json;
 use crate::views::maintenance::{MaintenanceStatus, WindowView};
 
+/// The console's and the REST API's answer to a refused pause, in the request's language.
+#[cfg(feature = "ssr")]
+impl From<crate::services::maintenance::MaintenanceError> for AppError {
+    fn from(e: crate::services::maintenance::MaintenanceError) -> Self {
+        maintenance_error(e)
+    }
+}
+
 #[cfg(feature = "ssr")]
 fn maintenance_error(e: crate::services::maintenance::MaintenanceError) -> AppError {
     use crate::services::maintenance::MaintenanceError;
     match e {
         MaintenanceError::Invalid(problem) => AppError::refused("maintenance", &problem),
-        MaintenanceError::AlreadyPaused(reason) => {
-            AppError::Conflict(crate::t!("error-already-paused", reason = reason))
+        MaintenanceError::AlreadyPaused(status) => {
+            let locale = crate::i18n::current();
+            let reason = status.summary(locale).unwrap_or_default();
+            AppError::Conflict(crate::t!(in locale, "error-already-paused", reason = reason))
         }
         MaintenanceError::NotFound(id) => {
             AppError::NotFound(crate::t!("noun-maintenance-window", id = id))

@@ -89,7 +89,7 @@ pub fn Layout() -> impl IntoView {
     let me: UserResource = Resource::new_blocking(|| (), |_| whoami());
     provide_context(me);
     let logout = ServerAction::<Logout>::new();
-    let tick = crate::pages::runs::use_ticker(15_000);
+    let tick = crate::components::ticker::use_ticker(15_000);
     let maintenance = Resource::new(move || tick.get(), |_| get_maintenance());
     provide_context(MaintenanceResource(maintenance));
     let locale = crate::i18n::current();
@@ -145,7 +145,7 @@ pub fn Layout() -> impl IntoView {
                     maintenance
                         .await
                         .ok()
-                        .and_then(|status| status.summary())
+                        .and_then(|status| status.summary(crate::i18n::current()))
                         .map(|summary| {
                             view! {
                                 <div class="banner" role="status" data-testid="maintenance-banner">

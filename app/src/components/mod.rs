@@ -6,3 +6,5 @@ pub mod layout;
 pub mod retry_chart;
 pub mod retry_editor;
 pub mod retry_evidence;
+pub mod status;
+pub mod ticker;

@@ -5,13 +5,12 @@
 use crate::domain::account::Role;
 use crate::domain::bots::BotCategory;
 use crate::domain::chat::{ChannelKind, DeliveryStatus};
-use crate::domain::job::Kind;
+use crate::domain::job::{JobState, Kind};
 use crate::domain::mail::MailStatus;
 use crate::domain::retry::Jitter;
 use crate::domain::run::{ErrorClass, Outcome, RunStatus, Trigger};
 use crate::domain::traffic_range::Preset;
 use crate::key;
-use crate::views::jobs::JobState;
 
 use super::current;
 

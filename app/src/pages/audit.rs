@@ -6,8 +6,8 @@ use crate::i18n::current;
 use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 
-use super::runs::when;
 use crate::api::failed::audit_entries;
+use crate::components::status::when;
 use crate::t;
 
 #[component]

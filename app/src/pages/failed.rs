@@ -14,11 +14,11 @@ use leptos_meta::Title;
 use leptos_router::components::{A, Form};
 use leptos_router::hooks::use_query_map;
 
-use super::runs::when;
 use crate::api::failed::{
     ResolveRun, RetriggerMany, RetriggerRun, failed_queue, retrigger_preview,
 };
 use crate::components::layout::use_current_user;
+use crate::components::status::when;
 use crate::domain::run::ErrorClass;
 use crate::views::failed::{DeadRun, QueueFilter};
 

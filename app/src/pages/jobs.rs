@@ -16,12 +16,13 @@ use crate::api::jobs::{BulkJobs, DeleteJob, SetJobEnabled, list_jobs};
 use crate::api::maintenance::SetJobPaused;
 use crate::api::runs::RunJobNow;
 use crate::components::layout::{confirm_while_paused, use_current_user};
+use crate::domain::job::JobState;
 use crate::domain::job::Kind;
 use crate::domain::run::RunStatus;
 use crate::i18n::duration;
 use crate::i18n::words::{job_kind, job_state, run_status};
 use crate::t;
-use crate::views::jobs::{BulkAction, JobQuery, JobRow, JobSort, JobState, STRIP};
+use crate::views::jobs::{BulkAction, JobQuery, JobRow, JobSort, STRIP};
 
 fn fire_time(t: chrono::DateTime<chrono::Utc>) -> String {
     crate::i18n::stamp(t)
@@ -263,7 +264,7 @@ pub fn JobsPage() -> impl IntoView {
                                                 let ago = row.last_at.map(|t| t!("time-ago", time = duration((now - t).num_milliseconds().max(0) as f64))).unwrap_or_default();
                                                 let at = row.last_at.map(fire_time).unwrap_or_default();
                                                 view! {
-                                                    {crate::pages::runs::status_pill(s)}
+                                                    {crate::components::status::status_pill(s)}
                                                     <div class="muted small" title=at>{ago}</div>
                                                 }
                                                 .into_any()

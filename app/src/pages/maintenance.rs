@@ -123,7 +123,7 @@ pub fn MaintenancePage() -> impl IntoView {
                                     view! { <p data-testid="not-paused">{t!("maintenance-not-paused")}</p> }.into_any()
                                 } else {
                                     view! {
-                                        <p><strong>{status.summary()}</strong></p>
+                                        <p><strong>{status.summary(crate::i18n::current())}</strong></p>
                                         {table(status.active.clone(), admin, "active-windows")}
                                         {admin.then(|| view! {
                                             <button type="button" data-testid="resume" on:click=move |_| {

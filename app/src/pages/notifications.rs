@@ -217,7 +217,7 @@ fn OutboxCard(resend: ServerAction<ResendMail>, test: ServerAction<SendTestMail>
     let status = move || query.with(|q| q.get("status")).filter(|s| !s.is_empty());
     // Refreshed every few seconds too: a mail queued or resent turns sent (or failed) by
     // itself, without a reload.
-    let tick = crate::pages::runs::use_ticker(3_000);
+    let tick = crate::components::ticker::use_ticker(3_000);
     let rows = Resource::new(
         move || {
             (

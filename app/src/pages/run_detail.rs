@@ -8,10 +8,11 @@ use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
-use super::runs::{outcome_pill, status_pill, use_ticker, when};
 use crate::api::failed::{ResolveRun, RetriggerRun, audit_entries};
 use crate::api::runs::{ReleaseRun, get_run};
 use crate::components::layout::use_current_user;
+use crate::components::status::{outcome_pill, status_pill, when};
+use crate::components::ticker::use_ticker;
 use crate::domain::retry::RetryInput;
 use crate::domain::run::{RunStatus, TimeoutKind};
 use crate::i18n::duration;

@@ -9,64 +9,12 @@ use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
 
 use crate::api::runs::list_runs;
-use crate::domain::run::{Outcome, RunStatus};
+use crate::components::status::{status_pill, when};
+use crate::components::ticker::use_ticker;
+use crate::domain::run::RunStatus;
 use crate::i18n::words::{error_class, run_status, trigger};
 use crate::t;
 use crate::views::runs::RunView;
-
-/// A clock that ticks every `ms` in the browser (and never on the server), for live pages.
-pub fn use_ticker(ms: u64) -> ReadSignal<u64> {
-    let (tick, set_tick) = signal(0u64);
-    #[cfg(feature = "hydrate")]
-    {
-        if let Ok(handle) = set_interval_with_handle(
-            move || set_tick.update(|t| *t += 1),
-            std::time::Duration::from_millis(ms),
-        ) {
-            on_cleanup(move || handle.clear());
-        }
-    }
-    #[cfg(not(feature = "hydrate"))]
-    let _ = (set_tick, ms);
-    tick
-}
-
-/// A state as a coloured word: `class` picks the colour, `word` is the state's stored word.
-/// `word` is the stored name (what tests and filters read), `label` what people read.
-fn pill(word: &'static str, label: String, class: &'static str) -> impl IntoView + use<> {
-    view! { <span class=class data-status=word>{label}</span> }
-}
-
-pub fn status_pill(status: RunStatus) -> impl IntoView + use<> {
-    let class = match status {
-        RunStatus::Succeeded => "pill ok",
-        RunStatus::Dead => "pill bad",
-        RunStatus::Running | RunStatus::Pending | RunStatus::RetryWait => "pill live",
-        RunStatus::Blocked => "pill warn",
-        RunStatus::Skipped | RunStatus::Cancelled => "pill off",
-    };
-    pill(
-        status.as_str(),
-        crate::i18n::words::run_status(status),
-        class,
-    )
-}
-
-pub fn outcome_pill(outcome: Outcome) -> impl IntoView + use<> {
-    let class = match outcome {
-        Outcome::Succeeded => "pill ok",
-        Outcome::Failed | Outcome::TimedOut | Outcome::Interrupted => "pill off",
-    };
-    pill(
-        outcome.as_str(),
-        crate::i18n::words::outcome(outcome),
-        class,
-    )
-}
-
-pub fn when(t: chrono::DateTime<chrono::Utc>) -> String {
-    crate::i18n::stamp(t)
-}
 
 #[component]
 pub fn RunsPage() -> impl IntoView {

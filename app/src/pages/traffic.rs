@@ -23,8 +23,8 @@ use leptos_router::hooks::use_query_map;
 
 use crate::api::traffic::{traffic_dashboard, traffic_live};
 use crate::components::chart::EChart;
+use crate::components::ticker::use_ticker;
 use crate::domain::traffic_range::{Bucket, Preset};
-use crate::pages::runs::use_ticker;
 use crate::views::traffic::{Dashboard, LiveMinute, SeriesPoint, TrafficStats};
 
 const PEOPLE: &str = "#1c7ed6";

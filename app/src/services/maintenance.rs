@@ -22,8 +22,12 @@ use crate::views::maintenance::{MaintenanceStatus, WindowView};
 pub enum MaintenanceError {
     #[error("{0}")]
     Invalid(crate::domain::Problem),
-    #[error("Bulwark is already paused: {0}; resume first to change the reason or the end")]
-    AlreadyPaused(String),
+    /// Everything is paused already: what pauses it.
+    #[error(
+        "Bulwark is already paused: {}; resume first to change the reason or the end",
+        .0.summary(crate::i18n::Locale::english()).unwrap_or_default()
+    )]
+    AlreadyPaused(Box<crate::views::maintenance::MaintenanceStatus>),
     #[error("there is no maintenance window {0} still open or to come")]
     NotFound(i64),
     #[error(transparent)]
@@ -186,8 +190,8 @@ pub async fn schedule(
     check_span(starts_at, window.ends_at, now).map_err(MaintenanceError::Invalid)?;
     if tag.is_none() && starts_at <= now {
         let status = status(db, now).await?;
-        if let Some(summary) = status.pausing_all().map(|_| status.summary()) {
-            return Err(MaintenanceError::AlreadyPaused(summary.unwrap_or_default()));
+        if status.pausing_all().is_some() {
+            return Err(MaintenanceError::AlreadyPaused(Box::new(status)));
         }
     }
     let row = maintenance_window::ActiveModel {

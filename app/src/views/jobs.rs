@@ -3,7 +3,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::domain::job::{JobInput, Kind};
+use crate::domain::job::{JobInput, JobState, Kind};
 use crate::domain::run::RunStatus;
 
 /// A job's time zone for the editor's previews: its offsets as `ZoneTable::encode` writes them
@@ -16,8 +16,8 @@ pub struct JobZone {
 }
 
 impl JobZone {
-    pub fn table(&self) -> Option<crate::i18n::ZoneTable> {
-        crate::i18n::ZoneTable::decode(&self.name, &self.spans)
+    pub fn table(&self) -> Option<crate::domain::zone::ZoneTable> {
+        crate::domain::zone::ZoneTable::decode(&self.name, &self.spans)
     }
 }
 
@@ -115,17 +115,6 @@ pub struct JobQuery {
     pub tag: Option<String>,
     pub sort: JobSort,
     pub descending: bool,
-}
-
-crate::text_enum! {
-    /// The Jobs page's state filter.
-    pub enum JobState {
-        Enabled = "enabled",
-        Disabled = "disabled",
-        Paused = "paused",
-        /// An alert episode is open.
-        Failing = "failing",
-    }
 }
 
 crate::text_enum! {

@@ -34,22 +34,25 @@ impl MaintenanceStatus {
         self.active.iter().find(|w| w.tag.is_none())
     }
 
-    /// One line for the banner and the command line: what is paused, by whom, why, until when.
-    pub fn summary(&self) -> Option<String> {
+    /// One line for the banner and the command line, in `locale`: what is paused, by whom,
+    /// why, until when.
+    pub fn summary(&self, locale: crate::i18n::Locale) -> Option<String> {
         let line = |w: &WindowView| {
             let what = match &w.tag {
-                None => crate::t!("maintenance-banner-all"),
-                Some(tag) => crate::t!("maintenance-banner-tag", tag = tag.clone()),
+                None => crate::t!(in locale, "maintenance-banner-all"),
+                Some(tag) => crate::t!(in locale, "maintenance-banner-tag", tag = tag.clone()),
             };
             let since = w.starts_at.format("%Y-%m-%d %H:%M").to_string();
             let until = match w.ends_at {
                 Some(end) => crate::t!(
+                    in locale,
                     "maintenance-banner-until",
                     until = end.format("%Y-%m-%d %H:%M").to_string()
                 ),
-                None => crate::t!("maintenance-banner-open"),
+                None => crate::t!(in locale, "maintenance-banner-open"),
             };
             crate::t!(
+                in locale,
                 "maintenance-banner",
                 what = what,
                 by = w.created_by.clone(),

@@ -115,9 +115,68 @@ pub struct Tester {
 impl app::mailer::ChannelTester for Tester {
     fn test<'a>(&'a self, name: &'a str) -> app::mailer::Tested<'a> {
         Box::pin(async move {
-            crate::commands::channels::deliver_test(&self.db, &self.key, &self.config, name)
+            deliver_test(&self.db, &self.key, &self.config, name)
                 .await
                 .map_err(|e| -> app::mailer::DeliverError { e.into() })
         })
     }
+}
+
+/// Sends a test message to `name` and records the answer: `(accepted, answer)`. The CLI's
+/// `channel test` and the Notifications page's Send test.
+pub async fn deliver_test(
+    db: &sea_orm::DatabaseConnection,
+    key: &app::services::secrets::SecretKey,
+    config: &crate::config::Config,
+    name: &str,
+) -> anyhow::Result<(bool, String)> {
+    let channel = app::services::channels::open(db, key, name).await?;
+    let now = crate::clock::now();
+    let verdict = if is_chat(channel.kind) {
+        let event = test_event(&config.public_url(), now);
+        let id = format!("test_{}_{}", channel.id, now.timestamp_millis());
+        let deny = config.outbound_deny();
+        send(
+            &client(&deny),
+            &deny,
+            &channel,
+            &event,
+            &id,
+            now,
+            config.locale(),
+        )
+        .await
+    } else {
+        let settings = config.mail_settings()?;
+        let sender = crate::mail::sender::Sender {
+            db: db.clone(),
+            settings,
+            name: format!("cli-{}", std::process::id()),
+        };
+        let recipients = channel
+            .to
+            .iter()
+            .filter_map(|a| app::domain::email::EmailAddress::parse(a).ok())
+            .collect();
+        let result = app::services::notifications::send_test_mail(
+            db,
+            Some(&sender as &dyn app::mailer::Mailer),
+            "cli",
+            recipients,
+            now,
+            config.locale(),
+        )
+        .await?;
+        if result.delivered {
+            Verdict::Accepted(result.answer)
+        } else {
+            Verdict::Final(result.answer)
+        }
+    };
+    let (accepted, answer) = match &verdict {
+        Verdict::Accepted(a) => (true, a.clone()),
+        Verdict::Retry(a) | Verdict::Final(a) => (false, a.clone()),
+    };
+    app::services::channels::answered(db, channel.id, &answer, now).await?;
+    Ok((accepted, answer))
 }

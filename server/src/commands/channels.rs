@@ -10,7 +10,6 @@ use app::services::secrets::SecretKey;
 use sea_orm::DatabaseConnection;
 
 use crate::channels::deliver;
-use crate::channels::platform::Verdict;
 use crate::config::Config;
 
 #[derive(Debug, clap::Args)]
@@ -92,7 +91,7 @@ pub async fn test(
     config: &Config,
     name: &str,
 ) -> anyhow::Result<bool> {
-    let (accepted, answer) = deliver_test(db, key, config, name).await?;
+    let (accepted, answer) = deliver::deliver_test(db, key, config, name).await?;
     audited(db, "channel.tested", name).await?;
     if accepted {
         println!("accepted: {answer}");
@@ -100,64 +99,6 @@ pub async fn test(
         eprintln!("{answer}");
     }
     Ok(accepted)
-}
-
-/// Sends a test message to `name` and records the answer: `(accepted, answer)`.
-pub async fn deliver_test(
-    db: &DatabaseConnection,
-    key: &SecretKey,
-    config: &Config,
-    name: &str,
-) -> anyhow::Result<(bool, String)> {
-    let channel = channels::open(db, key, name).await?;
-    let now = crate::clock::now();
-    let verdict = if deliver::is_chat(channel.kind) {
-        let event = deliver::test_event(&config.public_url(), now);
-        let id = format!("test_{}_{}", channel.id, now.timestamp_millis());
-        let deny = config.outbound_deny();
-        deliver::send(
-            &deliver::client(&deny),
-            &deny,
-            &channel,
-            &event,
-            &id,
-            now,
-            config.locale(),
-        )
-        .await
-    } else {
-        let settings = crate::mail::MailSettings::from_config(config)?;
-        let sender = crate::mail::sender::Sender {
-            db: db.clone(),
-            settings,
-            name: format!("cli-{}", std::process::id()),
-        };
-        let recipients = channel
-            .to
-            .iter()
-            .filter_map(|a| app::domain::email::EmailAddress::parse(a).ok())
-            .collect();
-        let result = app::services::notifications::send_test_mail(
-            db,
-            Some(&sender as &dyn app::mailer::Mailer),
-            "cli",
-            recipients,
-            now,
-            config.locale(),
-        )
-        .await?;
-        if result.delivered {
-            Verdict::Accepted(result.answer)
-        } else {
-            Verdict::Final(result.answer)
-        }
-    };
-    let (accepted, answer) = match &verdict {
-        Verdict::Accepted(a) => (true, a.clone()),
-        Verdict::Retry(a) | Verdict::Final(a) => (false, a.clone()),
-    };
-    channels::answered(db, channel.id, &answer, now).await?;
-    Ok((accepted, answer))
 }
 
 pub async fn remove(db: &DatabaseConnection, name: &str) -> anyhow::Result<()> {

@@ -7,7 +7,6 @@ use app::services::digest;
 use sea_orm::DatabaseConnection;
 
 use crate::config::Config;
-use crate::mail::MailSettings;
 use crate::mail::sender::Sender;
 
 pub async fn send(
@@ -60,7 +59,7 @@ pub async fn send(
     // Deliver it now rather than waiting for a server's sender.
     let sender = Sender {
         db: db.clone(),
-        settings: MailSettings::from_config(config)?,
+        settings: config.mail_settings()?,
         name: format!("cli-{}", std::process::id()),
     };
     sender

@@ -51,7 +51,12 @@ pub async fn pause(
     let status = maintenance::status(db, now)
         .await
         .context("paused, but could not read the state back")?;
-    println!("{}", status.summary().unwrap_or_default());
+    println!(
+        "{}",
+        status
+            .summary(app::i18n::Locale::english())
+            .unwrap_or_default()
+    );
     Ok(())
 }
 
@@ -97,7 +102,7 @@ pub async fn status(db: &DatabaseConnection, json: bool) -> anyhow::Result<()> {
         );
         return Ok(());
     }
-    match status.summary() {
+    match status.summary(app::i18n::Locale::english()) {
         Some(summary) => println!("{summary}"),
         None => println!("Not paused: jobs run on their schedules."),
     }

@@ -2,12 +2,6 @@
 
 pub mod assets;
 pub mod backup;
-pub mod bench;
-pub mod bench_bots;
-pub mod bench_dashboard;
-pub mod bench_engine;
-pub mod bench_soak;
-pub mod bench_traffic;
 pub mod channels;
 pub mod digest;
 pub mod jobs;

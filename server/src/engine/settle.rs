@@ -93,8 +93,35 @@ pub async fn settle(
     let (written, wake) = settle_in(&txn, batch, &fallbacks, now, default_locale).await?;
     txn.commit().await?;
     wake.after_commit();
-    crate::metrics::settled(batch, &written);
+    count(batch, &written);
     Ok(written)
+}
+
+/// Counts each settled attempt for `/metrics`: how late it started after it was due — a cron
+/// tick's first attempt at the tick, a retry after its planned wait, another run's first
+/// attempt when it was created or scheduled — and the run it ended.
+fn count(batch: &[Finished], written: &[Written]) {
+    for (f, w) in batch.iter().zip(written).filter(|(_, w)| w.settled) {
+        let report = &f.execution.report;
+        let (kind, due) = if f.run.attempts > 1 {
+            ("retry", f.run.next_attempt_at)
+        } else if f.run.cron_tick.is_some() {
+            ("tick", f.run.cron_tick)
+        } else {
+            ("start", Some(f.run.scheduled_for))
+        };
+        let seconds = |from: DateTime<Utc>, to: DateTime<Utc>| {
+            (to - from).num_milliseconds().max(0) as f64 / 1000.0
+        };
+        crate::metrics::attempt_settled(&crate::metrics::AttemptSettled {
+            job: &f.job_name,
+            outcome: report.outcome,
+            class: report.class,
+            seconds: seconds(f.started_at, f.finished_at),
+            lateness: due.map(|due| (kind, seconds(due, f.started_at))),
+            run_ended: (!w.status.is_active()).then_some(w.status),
+        });
+    }
 }
 
 /// The fallback jobs that exhausted runs of `batch` would start, by name.

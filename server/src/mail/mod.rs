@@ -16,8 +16,6 @@ use app::entities::mail_outbox;
 use lettre::message::{Mailbox, MultiPart, header::ContentType};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 
-use crate::config::Config;
-
 #[derive(Debug, thiserror::Error)]
 pub enum MailError {
     #[error(
@@ -56,12 +54,11 @@ pub struct MailSettings {
 impl MailSettings {
     /// Checks `smtp_url` and `mail_from` without connecting or starting anything (it runs
     /// while the configuration loads, before the async runtime exists).
-    pub fn validate(config: &Config) -> Result<(), MailError> {
-        config
-            .mail_from
+    pub fn validate(mail_from: &str, smtp_url: Option<&str>) -> Result<(), MailError> {
+        mail_from
             .parse::<Mailbox>()
-            .map_err(|_| MailError::From(config.mail_from.clone()))?;
-        if let Some(url) = config.smtp_url.as_deref().filter(|u| !u.is_empty()) {
+            .map_err(|_| MailError::From(mail_from.to_string()))?;
+        if let Some(url) = smtp_url.filter(|u| !u.is_empty()) {
             AsyncSmtpTransport::<Tokio1Executor>::from_url(url).map_err(|e| {
                 MailError::SmtpUrl {
                     url: redact(url),
@@ -72,13 +69,18 @@ impl MailSettings {
         Ok(())
     }
 
-    /// The settings, with a connection pool to the SMTP server (inside the runtime).
-    pub fn from_config(config: &Config) -> Result<MailSettings, MailError> {
-        let from: Mailbox = config
-            .mail_from
+    /// The settings, with a connection pool to the SMTP server (inside the runtime); the
+    /// configuration's `Config::mail_settings` (`server/src/config.rs`).
+    pub fn new(
+        mail_from: &str,
+        smtp_url: Option<&str>,
+        public_url: String,
+        outbox_dir: PathBuf,
+    ) -> Result<MailSettings, MailError> {
+        let from: Mailbox = mail_from
             .parse()
-            .map_err(|_| MailError::From(config.mail_from.clone()))?;
-        let (transport, server) = match config.smtp_url.as_deref().filter(|u| !u.is_empty()) {
+            .map_err(|_| MailError::From(mail_from.to_string()))?;
+        let (transport, server) = match smtp_url.filter(|u| !u.is_empty()) {
             None => (None, None),
             Some(url) => {
                 let redacted = redact(url);
@@ -96,8 +98,8 @@ impl MailSettings {
             transport,
             server,
             from,
-            public_url: config.public_url(),
-            outbox_dir: config.mail_outbox_dir.clone(),
+            public_url,
+            outbox_dir,
         })
     }
 }

@@ -14,16 +14,7 @@ use super::caller::{Admin, Caller};
 use super::problem::Problem;
 
 fn maintenance_error(e: MaintenanceError) -> Problem {
-    match e {
-        MaintenanceError::Invalid(problem) => {
-            app::api::AppError::refused("maintenance", &problem).into()
-        }
-        MaintenanceError::AlreadyPaused(_) => app::api::AppError::Conflict(e.to_string()).into(),
-        MaintenanceError::NotFound(id) => {
-            Problem::not_found(app::t!("noun-maintenance-window", id = id))
-        }
-        MaintenanceError::Db(e) => e.into(),
-    }
+    app::api::AppError::from(e).into()
 }
 
 /// What is paused now and what is scheduled: what `bulwark status --json` prints.

@@ -7,6 +7,7 @@ pub mod assets;
 mod export;
 mod headers;
 mod health;
+pub mod metrics;
 mod origin;
 mod session;
 
@@ -71,7 +72,7 @@ pub fn state(
         default_locale: config.locale(),
         public_url: config.public_url(),
         live: None,
-        mailer: match crate::mail::MailSettings::from_config(config) {
+        mailer: match config.mail_settings() {
             Ok(settings) => Some(std::sync::Arc::new(crate::mail::sender::Sender {
                 db: db.clone(),
                 settings,
@@ -109,7 +110,7 @@ pub fn router(
         .route("/traffic/hits.csv", get(export::hits_csv))
         .route(
             "/metrics",
-            get(crate::metrics::handler).with_state(crate::metrics::Scrape {
+            get(metrics::handler).with_state(metrics::Scrape {
                 app: state.clone(),
                 recorder: traffic.recorder.clone(),
                 open: false,

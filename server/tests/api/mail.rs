@@ -27,7 +27,7 @@ fn settings(smtp_url: Option<String>, outbox_dir: &std::path::Path) -> MailSetti
         mail_outbox_dir: outbox_dir.to_path_buf(),
         ..Default::default()
     };
-    MailSettings::from_config(&config).unwrap()
+    config.mail_settings().unwrap()
 }
 
 fn sender(app: &TestApp, settings: MailSettings, name: &str) -> Sender {

@@ -98,7 +98,7 @@ async fn pause_all_holds_ticks_and_resume_follows_the_misfire_policy(app: TestAp
         );
     }
     let status = maintenance::status(&app.db, at(12, 5, 30)).await.unwrap();
-    let summary = status.summary().unwrap();
+    let summary = status.summary(app::i18n::Locale::english()).unwrap();
     assert!(
         summary.contains("alice") && summary.contains("database upgrade"),
         "{summary}"
@@ -127,7 +127,7 @@ async fn pause_all_holds_ticks_and_resume_follows_the_misfire_policy(app: TestAp
         maintenance::status(&app.db, at(12, 5, 30))
             .await
             .unwrap()
-            .summary()
+            .summary(app::i18n::Locale::english())
             .is_none()
     );
 }

@@ -163,7 +163,7 @@ async fn nothing_goes_to_a_denied_network(app: TestApp) {
         ..server::config::Config::default()
     };
     let (accepted, answer) =
-        server::commands::channels::deliver_test(&app.db, key, &config, "metadata")
+        server::channels::deliver::deliver_test(&app.db, key, &config, "metadata")
             .await
             .unwrap();
     assert!(!accepted && answer.contains("outbound_deny"), "{answer}");

@@ -63,6 +63,17 @@ pub const BUILTIN_TASKS: &[(&str, &str)] = &[
 ];
 
 crate::text_enum! {
+    /// Where a job stands, as the Jobs page filters by it.
+    pub enum JobState {
+        Enabled = "enabled",
+        Disabled = "disabled",
+        Paused = "paused",
+        /// An alert episode is open.
+        Failing = "failing",
+    }
+}
+
+crate::text_enum! {
     /// What a job runs.
     pub enum Kind {
         Http = "http",

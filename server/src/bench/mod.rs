@@ -1,6 +1,14 @@
-//! `bulwark bench queue`, and what the benchmarks share: the throwaway databases they work on
-//! (never the configured one), the `bulwark serve` instances they start, and lateness figures.
-//! The engine's benchmarks are `bench_engine.rs` and `bench_soak.rs`.
+//! `bulwark bench …`: the benchmarks other tools run (`docs/PERFORMANCE.md` says what each
+//! measures). This file is `bench queue` and what they all share: the throwaway databases they
+//! work on (never the configured one), the `bulwark serve` instances they start, and lateness
+//! figures. The engine's are `engine.rs` and `soak.rs`; the rest, `traffic.rs`,
+//! `dashboard.rs` and `bots.rs`.
+
+pub mod bots;
+pub mod dashboard;
+pub mod engine;
+pub mod soak;
+pub mod traffic;
 
 use std::process::Stdio;
 use std::time::{Duration, Instant};
@@ -222,7 +230,7 @@ pub(crate) enum Backend {
 
 /// A fresh database for one round, dropped with it.
 pub(crate) enum Fresh {
-    Sqlite(super::bench::ThrowawaySqlite),
+    Sqlite(ThrowawaySqlite),
     Postgres(ThrowawayPostgres),
 }
 

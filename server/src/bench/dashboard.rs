@@ -15,7 +15,7 @@ use app::domain::traffic_range::{self, Preset, RangeSpec};
 use app::services::traffic::{self, HitsQuery, StatsQuery};
 use chrono::Utc;
 
-use super::bench::{ThrowawayPostgres, throwaway_sqlite};
+use super::{ThrowawayPostgres, throwaway_sqlite};
 
 #[derive(Debug, clap::Args)]
 pub struct DashboardBenchArgs {

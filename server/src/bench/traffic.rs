@@ -11,7 +11,7 @@ use anyhow::Context;
 use chrono::Utc;
 use http::HeaderMap;
 
-use super::bench::{ThrowawayPostgres, throwaway_sqlite};
+use super::{ThrowawayPostgres, throwaway_sqlite};
 use crate::traffic::store::{self, IpPrivacy};
 use crate::traffic::synthetic::Synthetic;
 use crate::traffic::{Recorder, TrafficSettings};

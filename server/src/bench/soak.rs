@@ -31,7 +31,7 @@ use sea_orm::{
 };
 use serde::Serialize;
 
-use super::bench::{Backend, Fresh, Instance, Lateness, logs_dir, ms};
+use super::{Backend, Fresh, Instance, Lateness, logs_dir, ms};
 
 #[derive(Debug, clap::Args)]
 pub struct SoakBenchArgs {

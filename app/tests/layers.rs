@@ -1,0 +1,227 @@
+//! The layers, tested: every `crate::` path in `app/src` and `server/src` is checked against
+//! the floor order written in `docs/ARCHITECTURE.md` §2. A folder (or a file at the top of
+//! `src`) may use what stands on a lower floor, never a higher one and never a neighbour on
+//! its own floor, so no two folders can import each other. Test modules are left out (a
+//! test may reach across to build its data), and so are comments.
+//!
+//! A new top-level module gets its floor here and a line in the architecture; a failure names
+//! the file, the line and the two floors.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+
+/// Macros exported at the crate root, and the folder that defines each.
+const MACROS: &[(&str, &str)] = &[
+    ("t", "i18n"),
+    ("key", "i18n"),
+    ("problem", "domain"),
+    ("text_enum", "domain"),
+];
+
+/// `app/src`, from the bottom up.
+const APP: &[(&str, u8)] = &[
+    ("clock", 0),
+    ("domain", 1),
+    ("i18n", 2),
+    ("views", 3),
+    ("entities", 3),
+    // What services call to signal, send and count, implemented by the server.
+    ("wake", 4),
+    ("live", 4),
+    ("mailer", 4),
+    ("services", 5),
+    ("state", 6),
+    ("api", 7),
+    ("components", 8),
+    ("pages", 9),
+    ("app", 10),
+    ("lib", 11),
+];
+
+/// `server/src`, from the bottom up.
+const SERVER: &[(&str, u8)] = &[
+    // `app::clock`, re-exported at the crate root.
+    ("clock", 0),
+    ("version", 0),
+    ("db", 0),
+    ("shutdown", 0),
+    ("duties", 1),
+    ("outbound", 1),
+    ("jobs_file", 1),
+    // Counting only; the scrape handler is the web's (`web/metrics.rs`).
+    ("metrics", 1),
+    ("system_jobs", 2),
+    ("upkeep", 2),
+    ("mail", 2),
+    ("traffic", 2),
+    ("demo", 3),
+    ("cluster", 3),
+    ("engine", 4),
+    ("config", 5),
+    ("telemetry", 6),
+    ("channels", 6),
+    ("rest", 7),
+    ("web", 8),
+    ("startup", 9),
+    ("bench", 10),
+    ("commands", 11),
+    ("cli", 12),
+    ("main", 13),
+    ("lib", 13),
+];
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
+        let path = entry.expect("directory entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The code a file ships: its test module and every comment taken out.
+fn shipped(text: &str) -> Vec<(usize, String)> {
+    let end = text.find("#[cfg(test)]\nmod tests").unwrap_or(text.len());
+    text[..end]
+        .lines()
+        .enumerate()
+        .map(|(i, line)| {
+            let code = match line.trim_start() {
+                l if l.starts_with("//") => "",
+                _ => line.split(" // ").next().unwrap_or(line),
+            };
+            (i + 1, code.to_string())
+        })
+        .collect()
+}
+
+/// The folder a file under `src` belongs to: `services/jobs.rs` → `services`, `state.rs` →
+/// `state`.
+fn folder(src: &Path, file: &Path) -> String {
+    let relative = file.strip_prefix(src).expect("under src");
+    let first = relative.components().next().expect("a component");
+    first
+        .as_os_str()
+        .to_string_lossy()
+        .trim_end_matches(".rs")
+        .to_string()
+}
+
+/// Every `crate::NAME` a crate's files use: (from, to, where).
+fn edges(src: &Path) -> Vec<(String, String, String)> {
+    let path = Regex::new(r"\bcrate::([a-z_][a-z0-9_]*)").expect("pattern");
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let mut out = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("readable");
+        let from = folder(src, &file);
+        for (n, line) in shipped(&text) {
+            for m in path.captures_iter(&line) {
+                let name = &m[1];
+                let to = MACROS
+                    .iter()
+                    .find(|(mac, _)| *mac == name)
+                    .map_or(name, |(_, home)| home)
+                    .to_string();
+                if to != from {
+                    let at = format!(
+                        "{}:{n}",
+                        file.strip_prefix(root()).unwrap_or(&file).display()
+                    );
+                    out.push((from.clone(), to, at));
+                }
+            }
+        }
+    }
+    out
+}
+
+fn check(src: &str, floors: &[(&str, u8)]) -> Vec<String> {
+    let floors: BTreeMap<&str, u8> = floors.iter().copied().collect();
+    let src = root().join(src);
+    let mut problems = BTreeSet::new();
+    for (from, to, at) in edges(&src) {
+        let floor = |name: &str| floors.get(name).copied();
+        match (floor(&from), floor(&to)) {
+            (None, _) => {
+                problems.insert(format!("{from} has no floor in app/tests/layers.rs ({at})"));
+            }
+            (_, None) => {
+                problems.insert(format!("{to} has no floor in app/tests/layers.rs ({at})"));
+            }
+            (Some(a), Some(b)) if b >= a => {
+                problems.insert(format!(
+                    "{at}: {from} (floor {a}) uses {to} (floor {b}), which is not below it"
+                ));
+            }
+            _ => {}
+        }
+    }
+    problems.into_iter().collect()
+}
+
+#[test]
+fn the_app_imports_only_downwards() {
+    let problems = check("app/src", APP);
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+#[test]
+fn the_server_imports_only_downwards() {
+    let problems = check("server/src", SERVER);
+    assert!(problems.is_empty(), "{problems:#?}");
+}
+
+/// The domain and the services never read the reader's language from the air: they are handed
+/// a locale, or return a `Problem` for the layers above to word.
+#[test]
+fn the_domain_and_the_services_pick_no_language() {
+    let ambient = Regex::new(r#"\bt!\(\s*"|i18n::current\(|i18n::duration\(|\.explain\(\)"#)
+        .expect("pattern");
+    let open = Regex::new(r"\bt!\(\s*$").expect("pattern");
+    let mut found = Vec::new();
+    for dir in [
+        "app/src/domain",
+        "app/src/services",
+        "app/src/views",
+        "app/src/i18n",
+    ] {
+        let mut files = Vec::new();
+        rust_files(&root().join(dir), &mut files);
+        for file in files {
+            let text = std::fs::read_to_string(&file).expect("readable");
+            let shipped = shipped(&text);
+            for (n, line) in &shipped {
+                // `t!(` alone on its line is followed by `in locale,` or by a key.
+                let next = shipped.get(*n).map(|(_, l)| l.trim()).unwrap_or("");
+                let bare_open = open.is_match(line) && next.starts_with('"');
+                if ambient.is_match(line) || bare_open {
+                    found.push(format!("{}:{n}: {}", file.display(), line.trim()));
+                }
+            }
+        }
+    }
+    // i18n itself defines the ambient forms the pages use.
+    found.retain(|f| !f.contains("app/src/i18n/mod.rs") && !f.contains("app/src/i18n/words.rs"));
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+#[test]
+fn the_check_sees_an_upward_import() {
+    let floors: BTreeMap<&str, u8> = APP.iter().copied().collect();
+    assert!(floors["domain"] < floors["i18n"] && floors["services"] < floors["api"]);
+    let lines = shipped("use crate::api::AppError;\n// crate::pages in a comment\n");
+    assert_eq!(lines.len(), 2);
+    assert!(lines[0].1.contains("crate::api") && lines[1].1.is_empty());
+    let lines = shipped("fn a() {}\n#[cfg(test)]\nmod tests {\n    use crate::pages;\n}\n");
+    assert!(lines.iter().all(|(_, l)| !l.contains("crate::pages")));
+}
