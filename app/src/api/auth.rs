@@ -103,17 +103,21 @@ pub fn address_of(
 
 /// A refused password check as the person reads it.
 #[cfg(feature = "ssr")]
-pub fn login_error(e: crate::services::login::LoginError) -> AppError {
-    use crate::services::login::LoginError;
-    match e {
-        LoginError::BadCredentials => AppError::invalid("password", crate::t!("error-login-bad")),
-        LoginError::Throttled { minutes } => {
-            AppError::TooManyAttempts(crate::t!("error-login-throttled", minutes = minutes))
+impl From<crate::services::login::LoginError> for AppError {
+    fn from(e: crate::services::login::LoginError) -> Self {
+        use crate::services::login::LoginError;
+        match e {
+            LoginError::BadCredentials => {
+                AppError::invalid("password", crate::t!("error-login-bad"))
+            }
+            LoginError::Throttled { minutes } => {
+                AppError::TooManyAttempts(crate::t!("error-login-throttled", minutes = minutes))
+            }
+            LoginError::Password(crate::services::passwords::PasswordError::Busy) => {
+                AppError::TooManyAttempts(crate::t!("error-busy"))
+            }
+            other => AppError::internal(&other),
         }
-        LoginError::Password(crate::services::passwords::PasswordError::Busy) => {
-            AppError::TooManyAttempts(crate::t!("error-busy"))
-        }
-        other => AppError::internal(&other),
     }
 }
 
@@ -157,7 +161,7 @@ pub async fn login(
             let ip = request_ip();
             let user = login::authenticate(&state.db, &username, &password, ip.as_deref(), now)
                 .await
-                .map_err(login_error)?;
+                .map_err(AppError::from)?;
             let origin = sessions::Origin {
                 ip,
                 user_agent: request_user_agent(),

@@ -11,18 +11,22 @@ use crate::views::channels::{ChannelRow, ChannelTest, DeliveryRow};
 pub const DELIVERIES_LIMIT: u64 = 200;
 
 #[cfg(feature = "ssr")]
-fn channel_error(e: crate::services::channels::ChannelError) -> AppError {
-    use crate::services::channels::ChannelError;
-    match e {
-        ChannelError::Invalid(m) => AppError::refused("channel", &m),
-        ChannelError::Taken(name) => {
-            AppError::invalid("name", crate::t!("error-channel-taken", name = name))
+impl From<crate::services::channels::ChannelError> for AppError {
+    fn from(e: crate::services::channels::ChannelError) -> Self {
+        use crate::services::channels::ChannelError;
+        match e {
+            ChannelError::Invalid(m) => AppError::refused("channel", &m),
+            ChannelError::Taken(name) => {
+                AppError::invalid("name", crate::t!("error-channel-taken", name = name))
+            }
+            ChannelError::NotFound(name) => {
+                AppError::NotFound(crate::t!("noun-channel", name = name))
+            }
+            ChannelError::InUse(name, by) => {
+                AppError::Conflict(crate::t!("error-channel-in-use", name = name, by = by))
+            }
+            other => AppError::internal(&other),
         }
-        ChannelError::NotFound(name) => AppError::NotFound(crate::t!("noun-channel", name = name)),
-        ChannelError::InUse(name, by) => {
-            AppError::Conflict(crate::t!("error-channel-in-use", name = name, by = by))
-        }
-        other => AppError::internal(&other),
     }
 }
 
@@ -92,7 +96,7 @@ pub async fn add_channel(
                 crate::clock::now(),
             )
             .await
-            .map_err(channel_error)?;
+            .map_err(AppError::from)?;
             super::audit(
                 &state,
                 &admin,
@@ -146,7 +150,7 @@ pub async fn edit_channel(
                 crate::clock::now(),
             )
             .await
-            .map_err(channel_error)?;
+            .map_err(AppError::from)?;
             super::audit(
                 &state,
                 &admin,
@@ -247,7 +251,7 @@ pub async fn remove_channel(name: String) -> Result<(), AppError> {
             let state = super::state()?;
             crate::services::channels::remove(&state.db, &name)
                 .await
-                .map_err(channel_error)?;
+                .map_err(AppError::from)?;
             super::audit(
                 &state,
                 &admin,

@@ -11,20 +11,22 @@ use crate::views::audit::AuditEntry;
 use crate::views::failed::{QueueFilter, QueuePage};
 
 #[cfg(feature = "ssr")]
-pub fn failed_error(e: crate::services::failed::FailedError) -> AppError {
-    use crate::services::failed::FailedError;
-    match e {
-        FailedError::Invalid(field, problem) => AppError::refused(field, &problem),
-        FailedError::Retry(errors) => {
-            use crate::i18n::errors::Explain;
-            let locale = crate::i18n::current();
-            let words: Vec<String> = errors.iter().map(|e| e.explain(locale)).collect();
-            AppError::invalid("retry", words.join("; "))
+impl From<crate::services::failed::FailedError> for AppError {
+    fn from(e: crate::services::failed::FailedError) -> Self {
+        use crate::services::failed::FailedError;
+        match e {
+            FailedError::Invalid(field, problem) => AppError::refused(field, &problem),
+            FailedError::Retry(errors) => {
+                use crate::i18n::errors::Explain;
+                let locale = crate::i18n::current();
+                let words: Vec<String> = errors.iter().map(|e| e.explain(locale)).collect();
+                AppError::invalid("retry", words.join("; "))
+            }
+            FailedError::NotInQueue(id) => {
+                AppError::invalid("run", crate::t!("error-not-in-queue", id = id))
+            }
+            other => AppError::internal(&other),
         }
-        FailedError::NotInQueue(id) => {
-            AppError::invalid("run", crate::t!("error-not-in-queue", id = id))
-        }
-        other => AppError::internal(&other),
     }
 }
 
@@ -57,7 +59,7 @@ pub async fn failed_queue(
                 .transpose()?;
             crate::services::failed::page(&state.db, &query(&filter)?, cursor, 50)
                 .await
-                .map_err(failed_error)
+                .map_err(AppError::from)
         }
         .await,
     )
@@ -72,7 +74,7 @@ pub async fn retrigger_preview(filter: QueueFilter) -> Result<u64, AppError> {
             let state = super::state()?;
             crate::services::failed::count(&state.db, &query(&filter)?)
                 .await
-                .map_err(failed_error)
+                .map_err(AppError::from)
         }
         .await,
     )
@@ -93,7 +95,7 @@ pub async fn retrigger_run(
             let ip = super::auth::request_ip();
             let overrides =
                 crate::services::failed::Overrides::parse(timeout.as_deref(), retry.as_ref())
-                    .map_err(failed_error)?;
+                    .map_err(AppError::from)?;
             crate::services::failed::retrigger(
                 &state.db,
                 id,
@@ -107,7 +109,7 @@ pub async fn retrigger_run(
                 crate::clock::now(),
             )
             .await
-            .map_err(failed_error)
+            .map_err(AppError::from)
         }
         .await,
     )
@@ -139,7 +141,7 @@ pub async fn retrigger_many(
                 crate::clock::now(),
             )
             .await
-            .map_err(failed_error)
+            .map_err(AppError::from)
         }
         .await,
     )
@@ -171,7 +173,7 @@ pub async fn resolve_run(id: i64, reason: String, discard: bool) -> Result<(), A
                 crate::clock::now(),
             )
             .await
-            .map_err(failed_error)
+            .map_err(AppError::from)
         }
         .await,
     )

@@ -9,12 +9,14 @@ use crate::domain::job::JobInput;
 use crate::views::jobs::{JobDetail, JobRow, JobZone};
 
 #[cfg(feature = "ssr")]
-pub fn job_error(e: crate::services::jobs::JobError) -> AppError {
-    use crate::services::jobs::JobError;
-    match e {
-        JobError::Invalid(errors) => AppError::fields(&errors),
-        JobError::NotFound(id) => AppError::NotFound(crate::t!("noun-job", id = id)),
-        other => AppError::internal(&other),
+impl From<crate::services::jobs::JobError> for AppError {
+    fn from(e: crate::services::jobs::JobError) -> Self {
+        use crate::services::jobs::JobError;
+        match e {
+            JobError::Invalid(errors) => AppError::fields(&errors),
+            JobError::NotFound(id) => AppError::NotFound(crate::t!("noun-job", id = id)),
+            other => AppError::internal(&other),
+        }
     }
 }
 
@@ -37,8 +39,8 @@ pub async fn get_job(id: i64) -> Result<JobDetail, AppError> {
         async {
             super::auth::require_user()?;
             let state = super::state()?;
-            let row = jobs::get(&state.db, id).await.map_err(job_error)?;
-            crate::services::held::detail(&row, crate::i18n::current()).map_err(job_error)
+            let row = jobs::get(&state.db, id).await.map_err(AppError::from)?;
+            crate::services::held::detail(&row, crate::i18n::current()).map_err(AppError::from)
         }
         .await,
     )
@@ -88,8 +90,8 @@ pub async fn save_job(id: Option<i64>, input: JobInput) -> Result<i64, AppError>
             let state = super::state()?;
             let mut input = input;
             if let Some(id) = id {
-                let stored = jobs::get(&state.db, id).await.map_err(job_error)?;
-                let stored = jobs::to_spec(&stored).map_err(job_error)?.to_input();
+                let stored = jobs::get(&state.db, id).await.map_err(AppError::from)?;
+                let stored = jobs::to_spec(&stored).map_err(AppError::from)?.to_input();
                 input.restore_secrets(&stored);
             }
             let spec = JobSpec::parse(&input).map_err(|e| AppError::fields(&e))?;
@@ -98,7 +100,7 @@ pub async fn save_job(id: Option<i64>, input: JobInput) -> Result<i64, AppError>
                 None => jobs::create(&state.db, &spec, now).await,
                 Some(id) => jobs::update(&state.db, id, &spec, now).await,
             }
-            .map_err(job_error)?;
+            .map_err(AppError::from)?;
             let action = if id.is_some() {
                 "job.updated"
             } else {
@@ -122,7 +124,7 @@ pub async fn set_job_enabled(id: i64, enabled: bool) -> Result<(), AppError> {
             let row =
                 crate::services::jobs::set_enabled(&state.db, id, enabled, crate::clock::now())
                     .await
-                    .map_err(job_error)?;
+                    .map_err(AppError::from)?;
             let action = if enabled {
                 "job.enabled"
             } else {
@@ -157,7 +159,7 @@ pub async fn bulk_jobs(
                 crate::clock::now(),
             )
             .await
-            .map_err(job_error)?;
+            .map_err(AppError::from)?;
             for name in &changed {
                 let detail = serde_json::json!({ "bulk": true, "tag": tag });
                 super::audit(&state, &admin, action.audit_action(), name, detail).await?;
@@ -176,7 +178,7 @@ pub async fn delete_job(id: i64) -> Result<(), AppError> {
             let state = super::state()?;
             let (spec, runs) = crate::services::jobs::delete(&state.db, id)
                 .await
-                .map_err(job_error)?;
+                .map_err(AppError::from)?;
             // The audit row keeps the definition (credentials hidden), so a deletion can be
             // redone by hand.
             let detail = serde_json::json!({ "definition": spec.to_input().redacted(), "runs_deleted": runs });
@@ -196,8 +198,8 @@ pub async fn effective_timeout(
         async {
             super::auth::require_user()?;
             let state = super::state()?;
-            let spec = jobs::to_spec(&jobs::get(&state.db, id).await.map_err(job_error)?)
-                .map_err(job_error)?;
+            let spec = jobs::to_spec(&jobs::get(&state.db, id).await.map_err(AppError::from)?)
+                .map_err(AppError::from)?;
             let history =
                 runs::recent_success_ms(&state.db, id, spec.timeout.window.max(20)).await?;
             Ok(crate::domain::timeout::effective(&spec.timeout, &history))
@@ -217,7 +219,7 @@ pub async fn job_episodes(id: i64) -> Result<Vec<crate::domain::recovery::Episod
             // A job that does not exist is a 404, not an empty history.
             crate::services::jobs::get(&state.db, id)
                 .await
-                .map_err(job_error)?;
+                .map_err(AppError::from)?;
             Ok(crate::services::evidence::episodes(&state.db, id).await?)
         }
         .await,
@@ -233,7 +235,7 @@ pub async fn job_hook(id: i64) -> Result<Option<crate::views::jobs::Hook>, AppEr
             let state = super::state()?;
             let row = crate::services::jobs::get(&state.db, id)
                 .await
-                .map_err(job_error)?;
+                .map_err(AppError::from)?;
             Ok(crate::services::hooks::of(&row))
         }
         .await,
@@ -250,32 +252,16 @@ pub async fn confirm_job_params(id: i64) -> Result<(), AppError> {
             let state = super::state()?;
             let row = crate::services::jobs::get(&state.db, id)
                 .await
-                .map_err(job_error)?;
+                .map_err(AppError::from)?;
             let confirmed =
                 crate::services::held::confirm(&state.db, &row.name, crate::clock::now())
                     .await
-                    .map_err(job_error)?;
+                    .map_err(AppError::from)?;
             let detail = serde_json::json!({ "misplaced": confirmed });
             super::audit(&state, &admin, "job.params_as_written", &row.name, detail).await
         }
         .await,
     )
-}
-
-/// `when_paused` as a form or the REST API sends it (empty: refuse, as trigger URLs always
-/// did).
-#[cfg(feature = "ssr")]
-pub fn parse_when_paused(text: Option<&str>) -> Result<crate::domain::job::WhenPaused, AppError> {
-    use crate::domain::job::WhenPaused;
-    match text.map(str::trim).filter(|t| !t.is_empty()) {
-        None => Ok(WhenPaused::Refuse),
-        Some(text) => WhenPaused::parse(text).ok_or_else(|| {
-            AppError::invalid(
-                "when_paused",
-                crate::t!("error-hook-when-paused", text = text.to_string()),
-            )
-        }),
-    }
 }
 
 /// Changes what the job's trigger URL does while the job is paused; the URL stays.
@@ -290,8 +276,8 @@ pub async fn change_job_hook(
             let state = super::state()?;
             let row = crate::services::jobs::get(&state.db, id)
                 .await
-                .map_err(job_error)?;
-            let when_paused = parse_when_paused(Some(&when_paused))?;
+                .map_err(AppError::from)?;
+            let when_paused = crate::domain::job::WhenPaused::from_field(Some(&when_paused))?;
             let hook =
                 crate::services::hooks::set_when_paused(&state.db, &row, when_paused).await?;
             let detail = serde_json::json!({ "when_paused": when_paused.as_str() });
@@ -318,7 +304,7 @@ pub async fn set_job_hook(
             let state = super::state()?;
             let row = crate::services::jobs::get(&state.db, id)
                 .await
-                .map_err(job_error)?;
+                .map_err(AppError::from)?;
             let hook = if remove.is_some_and(|r| !r.is_empty()) {
                 hooks::remove(&state.db, row.id).await?;
                 super::audit(
@@ -331,7 +317,8 @@ pub async fn set_job_hook(
                 .await?;
                 None
             } else {
-                let when_paused = parse_when_paused(when_paused.as_deref())?;
+                let when_paused =
+                    crate::domain::job::WhenPaused::from_field(when_paused.as_deref())?;
                 let hook = hooks::create(
                     &state.db,
                     &state.secret_key,

@@ -32,22 +32,6 @@ fn maintenance_error(e: crate::services::maintenance::MaintenanceError) -> AppEr
     }
 }
 
-/// A time field of the forms: blank is `None`; anything else a time
-/// ([`crate::domain::maintenance::parse_time`]) or a message naming the field.
-#[cfg(feature = "ssr")]
-pub fn time_field(
-    field: &str,
-    text: Option<&str>,
-    now: chrono::DateTime<chrono::Utc>,
-) -> Result<Option<chrono::DateTime<chrono::Utc>>, AppError> {
-    text.map(str::trim)
-        .filter(|t| !t.is_empty())
-        .map(|t| {
-            crate::domain::maintenance::parse_time(t, now).map_err(|e| AppError::refused(field, &e))
-        })
-        .transpose()
-}
-
 /// Read by the layout on every page, the Account page of someone who must change their
 /// password included (so it must not refuse them: a refusal would be that page's status).
 #[server(endpoint = "maintenance/status", output = Json)]
@@ -78,8 +62,17 @@ pub async fn pause_jobs(
             let state = super::state()?;
             let now = crate::clock::now();
             let window = NewWindow {
-                starts_at: time_field("starts", starts.as_deref(), now)?.unwrap_or(now),
-                ends_at: time_field("until", until.as_deref(), now)?,
+                starts_at: crate::domain::maintenance::parse_time_field(
+                    "starts",
+                    starts.as_deref(),
+                    now,
+                )?
+                .unwrap_or(now),
+                ends_at: crate::domain::maintenance::parse_time_field(
+                    "until",
+                    until.as_deref(),
+                    now,
+                )?,
                 reason,
                 tag,
             };
@@ -162,7 +155,7 @@ pub async fn set_job_paused(id: i64, paused: bool) -> Result<(), AppError> {
                 crate::clock::now(),
             )
             .await
-            .map_err(super::jobs::job_error)?;
+            .map_err(AppError::from)?;
             let action = if paused { "job.paused" } else { "job.resumed" };
             super::audit(&state, &admin, action, &row.name, serde_json::json!({})).await
         }

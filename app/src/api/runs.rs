@@ -65,12 +65,14 @@ pub async fn get_run(id: i64) -> Result<RunView, AppError> {
 
 /// What a refused start says: the parameters at fault by field.
 #[cfg(feature = "ssr")]
-pub fn start_error(e: crate::services::runs::StartError) -> AppError {
-    use crate::services::runs::StartError;
-    match e {
-        StartError::Invalid(errors) => AppError::fields(&errors),
-        StartError::Job(e) => super::jobs::job_error(e),
-        StartError::Db(e) => AppError::internal(&e),
+impl From<crate::services::runs::StartError> for AppError {
+    fn from(e: crate::services::runs::StartError) -> Self {
+        use crate::services::runs::StartError;
+        match e {
+            StartError::Invalid(errors) => AppError::fields(&errors),
+            StartError::Job(e) => AppError::from(e),
+            StartError::Db(e) => AppError::internal(&e),
+        }
     }
 }
 
@@ -105,7 +107,7 @@ pub async fn run_job_now(id: i64, params: Option<String>) -> Result<i64, AppErro
                 crate::clock::now(),
             )
             .await
-            .map_err(start_error)?
+            .map_err(AppError::from)?
             {
                 Triggered::Created(run) | Triggered::Existing(run) => run,
             };

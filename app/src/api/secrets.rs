@@ -8,12 +8,16 @@ use super::codec::Json;
 use crate::views::secrets::SecretRow;
 
 #[cfg(feature = "ssr")]
-fn secret_error(e: crate::services::secrets::SecretError) -> AppError {
-    use crate::services::secrets::SecretError;
-    match e {
-        SecretError::NotFound(name) => AppError::NotFound(crate::t!("noun-secret", name = name)),
-        SecretError::Empty => AppError::invalid("value", crate::t!("error-secret-empty")),
-        other => AppError::internal(&other),
+impl From<crate::services::secrets::SecretError> for AppError {
+    fn from(e: crate::services::secrets::SecretError) -> Self {
+        use crate::services::secrets::SecretError;
+        match e {
+            SecretError::NotFound(name) => {
+                AppError::NotFound(crate::t!("noun-secret", name = name))
+            }
+            SecretError::Empty => AppError::invalid("value", crate::t!("error-secret-empty")),
+            other => AppError::internal(&other),
+        }
     }
 }
 
@@ -53,7 +57,7 @@ pub async fn set_secret(name: String, value: String) -> Result<bool, AppError> {
                 crate::clock::now(),
             )
             .await
-            .map_err(secret_error)?;
+            .map_err(AppError::from)?;
             let action = if created {
                 "secret.created"
             } else {
@@ -74,7 +78,7 @@ pub async fn remove_secret(name: String) -> Result<(), AppError> {
             let state = super::state()?;
             crate::services::secrets::remove(&state.db, &name)
                 .await
-                .map_err(secret_error)?;
+                .map_err(AppError::from)?;
             super::audit(
                 &state,
                 &admin,

@@ -8,15 +8,17 @@ use super::codec::Json;
 use crate::views::tokens::{CreatedToken, TokenInfo};
 
 #[cfg(feature = "ssr")]
-fn token_error(e: crate::services::tokens::TokenError) -> AppError {
-    use crate::services::tokens::TokenError;
-    match e {
-        TokenError::Invalid(field, m) => AppError::refused(field, &m),
-        TokenError::Taken(name) => {
-            AppError::invalid("name", crate::t!("error-token-taken", name = name))
+impl From<crate::services::tokens::TokenError> for AppError {
+    fn from(e: crate::services::tokens::TokenError) -> Self {
+        use crate::services::tokens::TokenError;
+        match e {
+            TokenError::Invalid(field, m) => AppError::refused(field, &m),
+            TokenError::Taken(name) => {
+                AppError::invalid("name", crate::t!("error-token-taken", name = name))
+            }
+            TokenError::NotFound(name) => AppError::NotFound(crate::t!("noun-token", name = name)),
+            TokenError::Db(e) => AppError::internal(&e),
         }
-        TokenError::NotFound(name) => AppError::NotFound(crate::t!("noun-token", name = name)),
-        TokenError::Db(e) => AppError::internal(&e),
     }
 }
 
@@ -66,7 +68,7 @@ pub async fn create_token(
                 crate::clock::now(),
             )
             .await
-            .map_err(token_error)?;
+            .map_err(AppError::from)?;
             super::audit(
                 &state,
                 &admin,
@@ -92,7 +94,7 @@ pub async fn revoke_token(name: String) -> Result<(), AppError> {
             let state = super::state()?;
             let info = crate::services::tokens::revoke(&state.db, &name, crate::clock::now())
                 .await
-                .map_err(token_error)?;
+                .map_err(AppError::from)?;
             super::audit(
                 &state,
                 &admin,

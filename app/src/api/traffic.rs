@@ -88,38 +88,6 @@ pub async fn traffic_live() -> Result<Vec<LiveMinute>, AppError> {
     )
 }
 
-/// The hits list's query for the shared filters (also used by the CSV export): parsed by the
-/// same rules as the dashboard's, resolved against the configured zone.
-#[cfg(feature = "ssr")]
-pub fn hits_query(
-    filter: &HitsFilter,
-    zone: chrono_tz::Tz,
-    after: Option<&str>,
-    limit: u64,
-) -> Result<crate::services::traffic::HitsQuery, AppError> {
-    use crate::domain::filters::{HitsSelection, TrafficFilter};
-    let traffic = TrafficFilter::parse(
-        filter.range.as_deref(),
-        filter.from.as_deref(),
-        filter.to.as_deref(),
-        filter.kind.as_deref(),
-        filter.category.as_deref(),
-        filter.source.as_deref(),
-    )?
-    .with_site(filter.site.as_deref())?;
-    let selection = HitsSelection::parse(
-        traffic,
-        filter.path.as_deref(),
-        filter.ip.as_deref(),
-        filter.sort.as_deref(),
-        after,
-    )?;
-    let range = selection.traffic.resolve(crate::clock::now(), zone)?;
-    Ok(crate::services::traffic::HitsQuery::new(
-        &selection, &range, zone, limit,
-    ))
-}
-
 /// One page of stored rows for the filters.
 #[server(endpoint = "traffic/hits", output = Json)]
 pub async fn traffic_hits(filter: HitsFilter, after: Option<String>) -> Result<HitsPage, AppError> {
@@ -127,11 +95,12 @@ pub async fn traffic_hits(filter: HitsFilter, after: Option<String>) -> Result<H
         async {
             super::auth::require_user()?;
             let state = super::state()?;
-            let query = hits_query(
+            let query = crate::services::traffic::HitsQuery::from_filter(
                 &filter,
                 state.timezone,
                 after.as_deref(),
                 crate::views::traffic::HITS_PAGE,
+                crate::clock::now(),
             )?;
             let (rows, next) = crate::services::traffic::hits(&state.db, &query).await?;
             Ok(HitsPage {
@@ -147,14 +116,18 @@ pub async fn traffic_hits(filter: HitsFilter, after: Option<String>) -> Result<H
 }
 
 #[cfg(feature = "ssr")]
-fn site_error(e: crate::services::traffic::sites::SiteError) -> AppError {
-    use crate::services::traffic::sites::SiteError;
-    match e {
-        SiteError::Invalid(m) => AppError::refused("host", &m),
-        SiteError::Excluded(m) => AppError::invalid("excluded", m),
-        SiteError::Exists(_) | SiteError::Console(_) => AppError::invalid("host", e.to_string()),
-        SiteError::NotFound(host) => AppError::NotFound(crate::t!("noun-site", host = host)),
-        SiteError::Db(e) => AppError::internal(&e),
+impl From<crate::services::traffic::sites::SiteError> for AppError {
+    fn from(e: crate::services::traffic::sites::SiteError) -> Self {
+        use crate::services::traffic::sites::SiteError;
+        match e {
+            SiteError::Invalid(m) => AppError::refused("host", &m),
+            SiteError::Excluded(m) => AppError::invalid("excluded", m),
+            SiteError::Exists(_) | SiteError::Console(_) => {
+                AppError::invalid("host", e.to_string())
+            }
+            SiteError::NotFound(host) => AppError::NotFound(crate::t!("noun-site", host = host)),
+            SiteError::Db(e) => AppError::internal(&e),
+        }
     }
 }
 
@@ -195,7 +168,7 @@ pub async fn add_site(host: String) -> Result<String, AppError> {
             let host =
                 crate::services::traffic::sites::add(&state.db, &host, &state.console_host())
                     .await
-                    .map_err(site_error)?;
+                    .map_err(AppError::from)?;
             super::audit(&state, &admin, "site.added", &host, serde_json::json!({})).await?;
             sites_changed(&state);
             Ok(host)
@@ -214,7 +187,7 @@ pub async fn remove_site(host: String) -> Result<(), AppError> {
             let host =
                 crate::services::traffic::sites::remove(&state.db, &host, &state.console_host())
                     .await
-                    .map_err(site_error)?;
+                    .map_err(AppError::from)?;
             super::audit(&state, &admin, "site.removed", &host, serde_json::json!({})).await?;
             sites_changed(&state);
             Ok(())
@@ -241,7 +214,7 @@ pub async fn set_site_exclusions(host: String, excluded: String) -> Result<Strin
                 crate::services::traffic::sites::SiteError::Invalid(m) => {
                     AppError::refused("excluded", &m)
                 }
-                other => site_error(other),
+                other => AppError::from(other),
             })?;
             super::audit(
                 &state,

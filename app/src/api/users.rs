@@ -77,20 +77,22 @@ pub async fn create_user(
 }
 
 #[cfg(feature = "ssr")]
-fn manage_error(e: crate::services::users::ManageError) -> AppError {
-    use crate::services::users::ManageError;
-    match e {
-        ManageError::NotFound(name) => AppError::NotFound(crate::t!("noun-user", name = name)),
-        ManageError::LastAdmin(name) => {
-            AppError::Conflict(crate::t!("error-last-admin", name = name))
+impl From<crate::services::users::ManageError> for AppError {
+    fn from(e: crate::services::users::ManageError) -> Self {
+        use crate::services::users::ManageError;
+        match e {
+            ManageError::NotFound(name) => AppError::NotFound(crate::t!("noun-user", name = name)),
+            ManageError::LastAdmin(name) => {
+                AppError::Conflict(crate::t!("error-last-admin", name = name))
+            }
+            ManageError::SamePassword => {
+                AppError::invalid("password", crate::t!("error-same-password"))
+            }
+            ManageError::Password(crate::services::passwords::PasswordError::Busy) => {
+                AppError::TooManyAttempts(crate::t!("error-busy"))
+            }
+            other => AppError::internal(&other),
         }
-        ManageError::SamePassword => {
-            AppError::invalid("password", crate::t!("error-same-password"))
-        }
-        ManageError::Password(crate::services::passwords::PasswordError::Busy) => {
-            AppError::TooManyAttempts(crate::t!("error-busy"))
-        }
-        other => AppError::internal(&other),
     }
 }
 
@@ -120,7 +122,7 @@ pub async fn change_password(current: String, password: String) -> Result<(), Ap
                 crate::services::login::LoginError::BadCredentials => {
                     AppError::invalid("current", crate::t!("error-wrong-password"))
                 }
-                other => super::auth::login_error(other),
+                other => AppError::from(other),
             })?;
             crate::services::users::change_own_password(
                 &state.db,
@@ -130,7 +132,7 @@ pub async fn change_password(current: String, password: String) -> Result<(), Ap
                 keep.as_deref(),
             )
             .await
-            .map_err(manage_error)?;
+            .map_err(AppError::from)?;
             super::audit(
                 &state,
                 &me,
@@ -241,7 +243,7 @@ pub async fn reset_password(username: String, password: String) -> Result<(), Ap
             let state = super::state()?;
             crate::services::users::set_password(&state.db, &username, &new, true)
                 .await
-                .map_err(manage_error)?;
+                .map_err(AppError::from)?;
             super::audit(
                 &state,
                 &admin,
@@ -288,7 +290,7 @@ pub async fn manage_user(username: String, action: String) -> Result<bool, AppEr
             let changed = match change {
                 Some(change) => users::change(&state.db, &username, change, now)
                     .await
-                    .map_err(manage_error)?,
+                    .map_err(AppError::from)?,
                 None => {
                     let account = users::find_by_username(&state.db, &username)
                         .await?

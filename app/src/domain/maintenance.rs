@@ -133,6 +133,19 @@ pub fn check_span(
     }
 }
 
+/// A time field of the forms and the REST API: blank is `None`; anything else a time
+/// ([`parse_time`]) or a problem naming the field.
+pub fn parse_time_field(
+    field: &str,
+    text: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<Option<DateTime<Utc>>, super::FieldProblem> {
+    text.map(str::trim)
+        .filter(|t| !t.is_empty())
+        .map(|t| parse_time(t, now).map_err(|e| super::FieldProblem::new(field, e)))
+        .transpose()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,7 +1,7 @@
 //! `/api/v1/failed`: the failed queue with its filters and counts, re-trigger one run or every
 //! run a filter matches (previewed with `dry_run`), resolve or discard with a reason.
 
-use app::api::failed::failed_error;
+use app::api::AppError;
 use app::domain::filters::{QueueCursor, QueueQuery};
 use app::services::failed::{self, Overrides};
 use app::state::AppState;
@@ -95,7 +95,7 @@ pub async fn list(
     Ok(Json(
         failed::page(&state.db, &filter.query()?, cursor, 50)
             .await
-            .map_err(failed_error)?
+            .map_err(AppError::from)?
             .into(),
     ))
 }
@@ -118,7 +118,7 @@ pub async fn retrigger(
         now,
     )
     .await
-    .map_err(failed_error)?;
+    .map_err(AppError::from)?;
     Ok(Json(Retriggered {
         count: 1,
         run: Some(run),
@@ -160,7 +160,7 @@ pub async fn retrigger_many(
         let count = match &filter {
             Some(filter) => failed::count(&state.db, filter)
                 .await
-                .map_err(failed_error)?,
+                .map_err(AppError::from)?,
             None => body.ids.len() as u64,
         };
         return Ok(Json(Retriggered { count, run: None }));
@@ -174,7 +174,7 @@ pub async fn retrigger_many(
         crate::clock::now(),
     )
     .await
-    .map_err(failed_error)?;
+    .map_err(AppError::from)?;
     Ok(Json(Retriggered { count, run: None }))
 }
 
@@ -194,7 +194,7 @@ async fn resolve(
         crate::clock::now(),
     )
     .await
-    .map_err(failed_error)?;
+    .map_err(AppError::from)?;
     Ok(axum::http::StatusCode::NO_CONTENT)
 }
 

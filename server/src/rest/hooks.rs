@@ -16,7 +16,6 @@
 use std::num::NonZeroU32;
 use std::sync::LazyLock;
 
-use app::api::jobs::parse_when_paused;
 use app::domain::job::WhenPaused;
 use app::services::hooks::{self, Hook};
 use app::services::maintenance;
@@ -299,7 +298,8 @@ pub async fn create(
         serde_json::from_slice(&body)
             .map_err(|e| Problem::invalid("body", format!("not a hook: {e}")))?
     };
-    let when_paused = parse_when_paused(new.when_paused.as_deref())?;
+    let when_paused = app::domain::job::WhenPaused::from_field(new.when_paused.as_deref())
+        .map_err(app::api::AppError::from)?;
     let hook = hooks::create(
         &state.db,
         &state.secret_key,
@@ -331,7 +331,8 @@ pub async fn change(
     super::ApiJson(change): super::ApiJson<HookChange>,
 ) -> Result<Json<HookView>, Problem> {
     let job = by_name(&state, &name).await?;
-    let when_paused = parse_when_paused(Some(&change.when_paused))?;
+    let when_paused = app::domain::job::WhenPaused::from_field(Some(&change.when_paused))
+        .map_err(app::api::AppError::from)?;
     let Some(hook) = hooks::set_when_paused(&state.db, &job, when_paused).await? else {
         return Err(Problem::not_found(app::t!("noun-trigger-url")));
     };

@@ -1,7 +1,7 @@
 //! `/api/v1/jobs`: list, read, create, update, delete, enable/disable, apply a set.
 //! The same services and rules as the Jobs page and `bulwark jobs apply`.
 
-use app::api::jobs::job_error;
+use app::api::AppError;
 use app::domain::job::{JobInput, JobSpec};
 use app::entities::job;
 use app::services::jobs;
@@ -42,7 +42,7 @@ pub(super) async fn covered(
 
 pub(super) fn detail(row: &job::Model) -> Result<JobDetail, Problem> {
     // Credentials never travel back in full: secret headers show as hidden.
-    Ok(app::services::held::detail(row, app::i18n::current()).map_err(job_error)?)
+    Ok(app::services::held::detail(row, app::i18n::current()).map_err(AppError::from)?)
 }
 
 /// Jobs by name.
@@ -92,7 +92,7 @@ pub async fn create(
     let spec = JobSpec::parse(&input).map_err(|e| app::api::AppError::fields(&e))?;
     let row = jobs::create(&state.db, &spec, crate::clock::now())
         .await
-        .map_err(job_error)?;
+        .map_err(AppError::from)?;
     caller
         .audit(
             &state,
@@ -115,11 +115,11 @@ pub async fn update(
     ApiJson(mut input): ApiJson<JobInput>,
 ) -> Result<Json<JobDetail>, Problem> {
     let stored = by_name(&state, &name).await?;
-    input.restore_secrets(&jobs::to_spec(&stored).map_err(job_error)?.to_input());
+    input.restore_secrets(&jobs::to_spec(&stored).map_err(AppError::from)?.to_input());
     let spec = JobSpec::parse(&input).map_err(|e| app::api::AppError::fields(&e))?;
     let row = jobs::update(&state.db, stored.id, &spec, crate::clock::now())
         .await
-        .map_err(job_error)?;
+        .map_err(AppError::from)?;
     caller
         .audit(
             &state,
@@ -140,7 +140,9 @@ pub async fn delete(
     Path(name): Path<String>,
 ) -> Result<StatusCode, Problem> {
     let row = by_name(&state, &name).await?;
-    let (spec, runs) = jobs::delete(&state.db, row.id).await.map_err(job_error)?;
+    let (spec, runs) = jobs::delete(&state.db, row.id)
+        .await
+        .map_err(AppError::from)?;
     caller
         .audit(
             &state,
@@ -161,7 +163,7 @@ async fn set_enabled(
     let row = by_name(&state, &name).await?;
     let row = jobs::set_enabled(&state.db, row.id, enabled, crate::clock::now())
         .await
-        .map_err(job_error)?;
+        .map_err(AppError::from)?;
     let action = if enabled {
         "job.enabled"
     } else {

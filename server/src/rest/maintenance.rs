@@ -2,6 +2,7 @@
 //! deploy pauses every job, or a tag, and resumes after), by the console's rules
 //! (`app::services::maintenance`).
 
+use app::api::AppError;
 use app::services::maintenance::{self, MaintenanceError, NewWindow};
 use app::state::AppState;
 use app::views::maintenance::{MaintenanceStatus, WindowView};
@@ -52,10 +53,12 @@ pub async fn pause(
     Json(request): Json<PauseRequest>,
 ) -> Result<Json<WindowView>, Problem> {
     let now = crate::clock::now();
-    let time = app::api::maintenance::time_field;
+    let time = |field, text: Option<&str>| {
+        app::domain::maintenance::parse_time_field(field, text, now).map_err(AppError::from)
+    };
     let window = NewWindow {
-        starts_at: time("starts", request.starts.as_deref(), now)?.unwrap_or(now),
-        ends_at: time("until", request.until.as_deref(), now)?,
+        starts_at: time("starts", request.starts.as_deref())?.unwrap_or(now),
+        ends_at: time("until", request.until.as_deref())?,
         reason: request.reason,
         tag: request.tag,
     };
@@ -105,7 +108,7 @@ async fn set_paused(
     let row = super::jobs::by_name(&state, &name).await?;
     let row = maintenance::set_job_paused(&state.db, row.id, paused, crate::clock::now())
         .await
-        .map_err(app::api::jobs::job_error)?;
+        .map_err(AppError::from)?;
     let action = if paused { "job.paused" } else { "job.resumed" };
     caller
         .audit(&state, action, &row.name, serde_json::json!({}))

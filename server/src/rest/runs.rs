@@ -1,6 +1,7 @@
 //! `/api/v1/runs` and a job's runs: list with the Runs page's filters, read with attempts,
 //! trigger (with an `Idempotency-Key`), cancel.
 
+use app::api::AppError;
 use app::domain::api_token::Scope;
 use app::domain::run::RunStatus;
 use app::services::runs::{self, CancelError, RunFilter, Triggered};
@@ -218,7 +219,7 @@ pub(crate) async fn start(
     let now = crate::clock::now();
     let started = runs::start(&state.db, job, &body.params, key, waits_for_pause, now)
         .await
-        .map_err(app::api::runs::start_error)?;
+        .map_err(AppError::from)?;
     let (status, run, replay) = match started {
         Triggered::Created(run) => {
             app::services::audit::record(

@@ -1,8 +1,8 @@
 //! `GET /traffic/hits.csv`: the hits list's rows for the same filters, streamed as CSV in
 //! keyset pages, so a 90-day export never sits in memory whole.
 
-use app::api::traffic::hits_query;
 use app::domain::account::CurrentUser;
+use app::services::traffic::HitsQuery;
 use app::state::AppState;
 use app::views::traffic::HitsFilter;
 use axum::body::{Body, Bytes};
@@ -21,10 +21,14 @@ pub async fn hits_csv(
     if request.extensions().get::<CurrentUser>().is_none() {
         return (StatusCode::UNAUTHORIZED, "please sign in").into_response();
     }
-    let query = match hits_query(&filter, state.timezone, None, BATCH) {
-        Ok(query) => query,
-        Err(e) => return (StatusCode::UNPROCESSABLE_ENTITY, e.to_string()).into_response(),
-    };
+    let query =
+        match HitsQuery::from_filter(&filter, state.timezone, None, BATCH, crate::clock::now()) {
+            Ok(query) => query,
+            Err(e) => {
+                let refused = app::api::AppError::from(e);
+                return (StatusCode::UNPROCESSABLE_ENTITY, refused.to_string()).into_response();
+            }
+        };
     let name = format!("bulwark-hits-{}.csv", query.stats.from.format("%Y%m%d"));
     let db = state.db.clone();
     let header_row = csv_line(&[

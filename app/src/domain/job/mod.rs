@@ -336,6 +336,22 @@ crate::text_enum! {
     }
 }
 
+impl WhenPaused {
+    /// `when_paused` as a form or the REST API sends it (empty: refuse, as trigger URLs always
+    /// did).
+    pub fn from_field(text: Option<&str>) -> Result<WhenPaused, super::FieldProblem> {
+        match text.map(str::trim).filter(|t| !t.is_empty()) {
+            None => Ok(WhenPaused::Refuse),
+            Some(text) => WhenPaused::parse(text).ok_or_else(|| {
+                super::FieldProblem::new(
+                    "when_paused",
+                    crate::problem!("error-hook-when-paused", text = text),
+                )
+            }),
+        }
+    }
+}
+
 crate::text_enum! {
     /// What becomes of ticks missed while Bulwark was down.
     pub enum Misfire {

@@ -39,6 +39,35 @@ impl HitsQuery {
             limit,
         }
     }
+
+    /// The hits list's query for the shared filters (the page and the CSV export): parsed by
+    /// the same rules as the dashboard's, resolved against the configured zone at `now`.
+    pub fn from_filter(
+        filter: &crate::views::traffic::HitsFilter,
+        zone: chrono_tz::Tz,
+        after: Option<&str>,
+        limit: u64,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<HitsQuery, crate::domain::FieldProblem> {
+        let traffic = crate::domain::filters::TrafficFilter::parse(
+            filter.range.as_deref(),
+            filter.from.as_deref(),
+            filter.to.as_deref(),
+            filter.kind.as_deref(),
+            filter.category.as_deref(),
+            filter.source.as_deref(),
+        )?
+        .with_site(filter.site.as_deref())?;
+        let selection = HitsSelection::parse(
+            traffic,
+            filter.path.as_deref(),
+            filter.ip.as_deref(),
+            filter.sort.as_deref(),
+            after,
+        )?;
+        let range = selection.traffic.resolve(now, zone)?;
+        Ok(HitsQuery::new(&selection, &range, zone, limit))
+    }
 }
 
 impl From<traffic_statistic::Model> for HitRow {
