@@ -4,8 +4,11 @@
 //! its own floor, so no two folders can import each other. Test modules are left out (a
 //! test may reach across to build its data), and so are comments.
 //!
+//! Inside a folder the same holds between files: no two modules use each other, however far
+//! round (`services/notifications/`: settings ← channels ← channel outbox ← digest).
+//!
 //! A new top-level module gets its floor here and a line in the architecture; a failure names
-//! the file, the line and the two floors.
+//! the file, the line and the two floors, or the modules that go round.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -213,6 +216,126 @@ fn the_domain_and_the_services_pick_no_language() {
     // i18n itself defines the ambient forms the pages use.
     found.retain(|f| !f.contains("app/src/i18n/mod.rs") && !f.contains("app/src/i18n/words.rs"));
     assert!(found.is_empty(), "{found:#?}");
+}
+
+/// A module's path from its file: `services/notifications/mod.rs` → `services::notifications`.
+fn module_of(src: &Path, file: &Path) -> Vec<String> {
+    let relative = file
+        .strip_prefix(src)
+        .expect("under src")
+        .with_extension("");
+    let mut path: Vec<String> = relative
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().to_string())
+        .collect();
+    if path
+        .last()
+        .is_some_and(|l| l == "mod" || l == "lib" || l == "main")
+    {
+        path.pop();
+    }
+    path
+}
+
+/// Which modules each module uses (`crate::`, `super::` and `self::` paths, resolved to the
+/// longest module they name), its own ancestors and descendants left out.
+fn module_graph(src: &Path) -> BTreeMap<String, BTreeSet<String>> {
+    let mut files = Vec::new();
+    rust_files(src, &mut files);
+    let modules: BTreeMap<Vec<String>, PathBuf> = files
+        .iter()
+        .map(|f| (module_of(src, f), f.clone()))
+        .collect();
+    let path = Regex::new(r"\b(crate|super|self)((?:::[a-z_][a-z0-9_]*)+)").expect("pattern");
+    let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for (module, file) in &modules {
+        let text = std::fs::read_to_string(file).expect("readable");
+        for (_, line) in shipped(&text) {
+            for m in path.captures_iter(&line) {
+                let mut target: Vec<String> = match &m[1] {
+                    "crate" => Vec::new(),
+                    "self" => module.clone(),
+                    _ => module[..module.len().saturating_sub(1)].to_vec(),
+                };
+                target.extend(m[2].trim_start_matches("::").split("::").map(String::from));
+                let found = (1..=target.len())
+                    .rev()
+                    .map(|k| target[..k].to_vec())
+                    .find(|t| modules.contains_key(t));
+                if let Some(t) = found
+                    && !t.starts_with(module)
+                    && !module.starts_with(&t)
+                {
+                    graph
+                        .entry(module.join("::"))
+                        .or_default()
+                        .insert(t.join("::"));
+                }
+            }
+        }
+    }
+    graph
+}
+
+/// Modules that use each other, directly or round several: each such group, sorted.
+fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+    // Two modules are in one cycle when each reaches the other.
+    let reach = |from: &str| {
+        let mut seen = BTreeSet::new();
+        let mut todo = vec![from.to_string()];
+        while let Some(m) = todo.pop() {
+            for next in graph.get(&m).into_iter().flatten() {
+                if seen.insert(next.clone()) {
+                    todo.push(next.clone());
+                }
+            }
+        }
+        seen
+    };
+    let reached: BTreeMap<&String, BTreeSet<String>> =
+        graph.keys().map(|m| (m, reach(m))).collect();
+    let mut groups: BTreeSet<Vec<String>> = BTreeSet::new();
+    for (m, from_m) in &reached {
+        if !from_m.contains(*m) {
+            continue;
+        }
+        let group: Vec<String> = from_m
+            .iter()
+            .filter(|o| reached.get(o).is_some_and(|r| r.contains(*m)))
+            .cloned()
+            .collect();
+        groups.insert(group);
+    }
+    groups.into_iter().collect()
+}
+
+#[test]
+fn no_two_modules_use_each_other() {
+    for src in ["app/src", "server/src"] {
+        let mut graph = module_graph(&root().join(src));
+        // sea-orm's relations name both ends (a user has sessions, a session belongs to a
+        // user): the tables may know each other, nothing else may.
+        graph.retain(|module, _| !module.starts_with("entities::"));
+        let found = cycles(&graph);
+        assert!(
+            found.is_empty(),
+            "{src}: modules that use each other: {found:#?}"
+        );
+    }
+}
+
+#[test]
+fn the_check_sees_a_cycle() {
+    let graph: BTreeMap<String, BTreeSet<String>> = [
+        ("a", vec!["b"]),
+        ("b", vec!["c"]),
+        ("c", vec!["a"]),
+        ("d", vec!["a"]),
+    ]
+    .into_iter()
+    .map(|(m, to)| (m.to_string(), to.into_iter().map(String::from).collect()))
+    .collect();
+    assert_eq!(cycles(&graph), [["a", "b", "c"]]);
 }
 
 #[test]

@@ -222,7 +222,7 @@ pub enum ConfigError {
 
 impl Config {
     /// The secret key: read, or created on a fresh installation. `serve` then checks it opens
-    /// what is stored ([`app::services::secrets::check_key`]).
+    /// what is stored ([`app::services::sealed::check_key`]).
     pub fn secret_key(&self) -> anyhow::Result<app::services::secrets::SecretKey> {
         let (key, created) =
             app::services::secrets::SecretKey::read_or_create(&self.secret_key_file)?;

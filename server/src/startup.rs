@@ -68,7 +68,7 @@ impl Application {
         }
         set_clock(&db).await;
         let secret_key = config.secret_key()?;
-        app::services::secrets::check_key(&db, &secret_key)
+        app::services::sealed::check_key(&db, &secret_key)
             .await
             .with_context(|| format!("secret_key_file {}", config.secret_key_file.display()))?;
         let moved =

@@ -11,9 +11,9 @@ use crate::views::channels::{ChannelRow, ChannelTest, DeliveryRow};
 pub const DELIVERIES_LIMIT: u64 = 200;
 
 #[cfg(feature = "ssr")]
-impl From<crate::services::channels::ChannelError> for AppError {
-    fn from(e: crate::services::channels::ChannelError) -> Self {
-        use crate::services::channels::ChannelError;
+impl From<crate::services::notifications::channels::ChannelError> for AppError {
+    fn from(e: crate::services::notifications::channels::ChannelError) -> Self {
+        use crate::services::notifications::channels::ChannelError;
         match e {
             ChannelError::Invalid(m) => AppError::refused("channel", &m),
             ChannelError::Taken(name) => {
@@ -37,7 +37,7 @@ pub async fn list_channels() -> Result<Vec<ChannelRow>, AppError> {
             super::auth::require_user()?;
             let state = super::state()?;
             Ok(
-                crate::services::channels::list(&state.db, &state.secret_key)
+                crate::services::notifications::channels::list(&state.db, &state.secret_key)
                     .await?
                     .into_iter()
                     .map(|c| ChannelRow {
@@ -76,7 +76,7 @@ pub async fn add_channel(
                 )
             })?;
             let state = super::state()?;
-            let new = crate::services::channels::NewChannel {
+            let new = crate::services::notifications::channels::NewChannel {
                 name: name.trim().to_string(),
                 kind: Some(kind),
                 url,
@@ -89,7 +89,7 @@ pub async fn add_channel(
                     .map(str::to_string)
                     .collect(),
             };
-            let added = crate::services::channels::add(
+            let added = crate::services::notifications::channels::add(
                 &state.db,
                 &state.secret_key,
                 &new,
@@ -129,7 +129,7 @@ pub async fn edit_channel(
                 .map(|tag| super::locale_field("locale", tag))
                 .transpose()?;
             let state = super::state()?;
-            let change = crate::services::channels::ChannelChange {
+            let change = crate::services::notifications::channels::ChannelChange {
                 url,
                 secret,
                 clear_secret: clear_secret.is_some_and(|v| !v.is_empty()),
@@ -142,7 +142,7 @@ pub async fn edit_channel(
                 }),
                 locale,
             };
-            let edited = crate::services::channels::edit(
+            let edited = crate::services::notifications::channels::edit(
                 &state.db,
                 &state.secret_key,
                 name.trim(),
@@ -205,8 +205,12 @@ pub async fn deliveries(status: Option<String>) -> Result<Vec<DeliveryRow>, AppE
             let status =
                 super::status_filter::<crate::domain::chat::DeliveryStatus>(status.as_deref())?;
             let state = super::state()?;
-            let rows =
-                crate::services::channel_outbox::list(&state.db, status, DELIVERIES_LIMIT).await?;
+            let rows = crate::services::notifications::channel_outbox::list(
+                &state.db,
+                status,
+                DELIVERIES_LIMIT,
+            )
+            .await?;
             Ok(rows.into_iter().map(DeliveryRow::from).collect())
         }
         .await,
@@ -220,7 +224,13 @@ pub async fn resend_delivery(id: i64) -> Result<DeliveryRow, AppError> {
         async {
             let admin = super::auth::require_admin("resend channel messages")?;
             let state = super::state()?;
-            if !crate::services::channel_outbox::resend(&state.db, id, crate::clock::now()).await? {
+            if !crate::services::notifications::channel_outbox::resend(
+                &state.db,
+                id,
+                crate::clock::now(),
+            )
+            .await?
+            {
                 return Err(AppError::NotFound(crate::t!(
                     "noun-channel-message",
                     id = id
@@ -234,7 +244,7 @@ pub async fn resend_delivery(id: i64) -> Result<DeliveryRow, AppError> {
                 serde_json::json!({}),
             )
             .await?;
-            let row = crate::services::channel_outbox::get(&state.db, id)
+            let row = crate::services::notifications::channel_outbox::get(&state.db, id)
                 .await?
                 .ok_or_else(|| AppError::NotFound(crate::t!("noun-channel-message", id = id)))?;
             Ok(row.into())
@@ -249,7 +259,7 @@ pub async fn remove_channel(name: String) -> Result<(), AppError> {
         async {
             let admin = super::auth::require_admin("remove channels")?;
             let state = super::state()?;
-            crate::services::channels::remove(&state.db, &name)
+            crate::services::notifications::channels::remove(&state.db, &name)
                 .await
                 .map_err(AppError::from)?;
             super::audit(

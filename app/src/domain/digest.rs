@@ -1,4 +1,4 @@
-//! The daily health digest's facts. `crate::services::digest::gather` reads them from the runs
+//! The daily health digest's facts. `crate::services::notifications::digest::gather` reads them from the runs
 //! and attempts; `crate::i18n::digest` words them as a mail and a chat message, with nothing
 //! but the facts, so the tests and the outbox preview see exactly what is sent.
 //!

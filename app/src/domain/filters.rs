@@ -14,13 +14,8 @@ use chrono_tz::Tz;
 use super::FieldProblem;
 use super::bots::BotCategory;
 use super::run::ErrorClass;
-use super::traffic_range::{self, RangeError, RangeSpec, Resolved, VisitorType};
+use super::traffic_range::{self, RangeError, RangeSpec, Resolved, VisitorType, parse_day};
 use crate::problem;
-
-/// A calendar day as typed: `YYYY-MM-DD`, blanks around it ignored.
-pub fn parse_day(text: &str) -> Option<NaiveDate> {
-    NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d").ok()
-}
 
 /// Empty text means "not given".
 fn given(text: Option<&str>) -> Option<&str> {

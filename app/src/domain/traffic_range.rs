@@ -166,9 +166,7 @@ pub fn parse_spec(
     from: Option<&str>,
     to: Option<&str>,
 ) -> Result<RangeSpec, RangeError> {
-    let date = |text: &str| {
-        super::filters::parse_day(text).ok_or_else(|| RangeError::Date(text.to_string()))
-    };
+    let date = |text: &str| parse_day(text).ok_or_else(|| RangeError::Date(text.to_string()));
     match (from.filter(|f| !f.is_empty()), to.filter(|t| !t.is_empty())) {
         (Some(from), Some(to)) => Ok(RangeSpec::Custom {
             from: date(from)?,
@@ -253,6 +251,11 @@ pub fn midnight(day: NaiveDate, tz: Tz) -> DateTime<Utc> {
 /// Today's date in `tz`.
 pub fn today(now: DateTime<Utc>, tz: Tz) -> NaiveDate {
     now.with_timezone(&tz).date_naive()
+}
+
+/// A calendar day as typed: `YYYY-MM-DD`, blanks around it ignored.
+pub fn parse_day(text: &str) -> Option<NaiveDate> {
+    NaiveDate::parse_from_str(text.trim(), "%Y-%m-%d").ok()
 }
 
 #[cfg(test)]

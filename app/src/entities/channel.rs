@@ -12,7 +12,7 @@ pub struct Model {
     pub kind: ChannelKind,
     /// The URL's host, shown to say where the channel points; the URL itself is sealed.
     pub host: Option<String>,
-    /// The sealed URL and signing secret (JSON, see `crate::services::channels`).
+    /// The sealed URL and signing secret (JSON, see `crate::services::notifications::channels`).
     pub sealed: Option<String>,
     /// For `email`: the addresses, comma-separated.
     pub recipients: String,

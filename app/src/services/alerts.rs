@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter};
 
-use super::channel_outbox::{self, NewEvent};
+use super::notifications::channel_outbox::{self, NewEvent};
 use super::outbox::{self, NewMail};
 use crate::domain::alerts::{self, Alert, AlertState, RunOutcome};
 use crate::domain::chat::{ChatEvent, EventType};

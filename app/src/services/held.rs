@@ -6,29 +6,11 @@
 
 use chrono::{DateTime, Utc};
 use sea_orm::{ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, Set};
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::jobs::{JobError, to_spec};
-use crate::domain::job::placement::{self, Misplaced};
+use crate::domain::job::placement::{self, Hold, Misplaced};
 use crate::entities::job;
-
-/// Why a job is held, as `jobs.params_held` keeps it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Hold {
-    pub misplaced: Vec<Misplaced>,
-    /// The hold paused the job (it was running): lifting the hold resumes it.
-    pub paused_it: bool,
-}
-
-impl Hold {
-    /// The hold a row records, if any (an unreadable one counts as none: the job's own
-    /// definition is checked again when it runs).
-    pub fn of(row: &job::Model) -> Option<Hold> {
-        row.params_held
-            .as_deref()
-            .and_then(|json| serde_json::from_str(json).ok())
-    }
-}
 
 /// A job that uses a parameter where it is no longer allowed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -111,7 +93,7 @@ pub async fn confirm(
             crate::problem!("job-error-not-held", name = name.to_string()),
         )]));
     }
-    let resume = Hold::of(&row).is_some_and(|h| h.paused_it);
+    let resume = Hold::from_column(row.params_held.as_deref()).is_some_and(|h| h.paused_it);
     let mut model: job::ActiveModel = row.into();
     model.params_as_written = Set(true);
     model.params_held = Set(None);

@@ -260,7 +260,8 @@ pub async fn update(
         .next_fire_at
         .filter(|at| row.enabled && *at <= now && spec.enabled);
     // The edit lifts a hold (`super::held`), and resumes the job if the hold paused it.
-    let resume = super::held::Hold::of(&row).is_some_and(|hold| hold.paused_it);
+    let resume = crate::domain::job::placement::Hold::from_column(row.params_held.as_deref())
+        .is_some_and(|hold| hold.paused_it);
     let mut model = row.into_active_model();
     fill(&mut model, spec, now)?;
     if due.is_some() {

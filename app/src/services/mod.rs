@@ -8,9 +8,6 @@
 
 pub mod alerts;
 pub mod audit;
-pub mod channel_outbox;
-pub mod channels;
-pub mod digest;
 pub mod evidence;
 pub mod failed;
 pub mod gauges;

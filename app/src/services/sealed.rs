@@ -31,7 +31,7 @@ impl Column {
     pub fn sealed_by(self) -> &'static str {
         match self {
             Column::Secrets => "app/src/services/secrets.rs",
-            Column::ChannelCredentials => "app/src/services/channels.rs",
+            Column::ChannelCredentials => "app/src/services/notifications/channels.rs",
             Column::HookSecrets => "app/src/services/hooks.rs",
         }
     }
@@ -54,7 +54,9 @@ impl Column {
     ) -> Result<usize, SecretError> {
         match self {
             Column::Secrets => super::secrets::reseal(db, old, new, now).await,
-            Column::ChannelCredentials => super::channels::reseal(db, old, new).await,
+            Column::ChannelCredentials => {
+                super::notifications::channels::reseal(db, old, new).await
+            }
             Column::HookSecrets => super::hooks::reseal(db, old, new).await,
         }
     }
@@ -62,7 +64,7 @@ impl Column {
     async fn open_one(self, db: &impl ConnectionTrait, key: &SecretKey) -> Result<(), SecretError> {
         match self {
             Column::Secrets => super::secrets::open_all(db, key).await.map(|_| ()),
-            Column::ChannelCredentials => super::channels::open_one(db, key).await,
+            Column::ChannelCredentials => super::notifications::channels::open_one(db, key).await,
             Column::HookSecrets => super::hooks::open_one(db, key).await,
         }
     }

@@ -4,7 +4,7 @@
 //! never repeat in practice) and the secret's name as associated data, so a sealed value cannot
 //! be moved to another name. Values are written and replaced, never read back to anyone: the
 //! engine opens them just before an attempt ([`open_all`]). Every node must hold the same key;
-//! [`check_key`] tells a node with another key at start.
+//! `crate::services::sealed::check_key` tells a node with another key at start.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -271,11 +271,6 @@ pub async fn open_all(
         open.insert(row.name, value);
     }
     Ok(open)
-}
-
-/// Refuses a key that cannot open what is stored: every sealed column ([`super::sealed`]).
-pub async fn check_key(db: &impl ConnectionTrait, key: &SecretKey) -> Result<(), SecretError> {
-    super::sealed::check_key(db, key).await
 }
 
 /// Every secret sealed again from `old` to `new` inside the caller's transaction

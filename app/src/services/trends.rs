@@ -68,9 +68,9 @@ pub async fn check(
     default_locale: crate::i18n::Locale,
 ) -> Result<String, DbErr> {
     let findings = trends::evaluate(&window(db, now).await?);
-    let mut recipients = super::digest::recipients(db).await?;
-    let channels = super::digest::channels(db).await?;
-    for address in super::channel_outbox::email_addresses(db, &channels).await? {
+    let mut recipients = super::notifications::recipients(db).await?;
+    let channels = super::notifications::channels(db).await?;
+    for address in super::notifications::channel_outbox::email_addresses(db, &channels).await? {
         if !recipients.contains(&address) {
             recipients.push(address);
         }
@@ -111,10 +111,10 @@ async fn record(
                 .one(db)
                 .await?
                 .map_or(0, |row| row.episode);
-            super::channel_outbox::enqueue(
+            super::notifications::channel_outbox::enqueue(
                 db,
                 channels,
-                &super::channel_outbox::NewEvent::in_every_language(
+                &super::notifications::channel_outbox::NewEvent::in_every_language(
                     format!("trend:{}:{episode}", finding.key),
                     |l| crate::i18n::trends::chat_event(finding, now, l),
                     default_locale,

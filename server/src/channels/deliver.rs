@@ -5,7 +5,7 @@ use std::time::Duration;
 use app::domain::chat::{ChannelKind, ChatEvent, EventType};
 use app::i18n::Locale;
 use app::i18n::chat::compose;
-use app::services::channels::Opened;
+use app::services::notifications::channels::Opened;
 
 use super::platform::{self, Verdict};
 
@@ -130,7 +130,7 @@ pub async fn deliver_test(
     config: &crate::config::Config,
     name: &str,
 ) -> anyhow::Result<(bool, String)> {
-    let channel = app::services::channels::open(db, key, name).await?;
+    let channel = app::services::notifications::channels::open(db, key, name).await?;
     let now = crate::clock::now();
     let verdict = if is_chat(channel.kind) {
         let event = test_event(&config.public_url(), now);
@@ -177,6 +177,6 @@ pub async fn deliver_test(
         Verdict::Accepted(a) => (true, a.clone()),
         Verdict::Retry(a) | Verdict::Final(a) => (false, a.clone()),
     };
-    app::services::channels::answered(db, channel.id, &answer, now).await?;
+    app::services::notifications::channels::answered(db, channel.id, &answer, now).await?;
     Ok((accepted, answer))
 }

@@ -1,5 +1,5 @@
 //! The channel sender: every few seconds, leases each channel with messages due and sends them
-//! in order, keeping the platform's rate limit (see `app::services::channel_outbox`).
+//! in order, keeping the platform's rate limit (see `app::services::notifications::channel_outbox`).
 //!
 //! Per leased channel, one round:
 //! 1. Messages held back by the rate limit, when two or more wait and a slot is free, become
@@ -15,8 +15,8 @@ use std::time::{Duration, Instant};
 
 use app::domain::chat::{ChatEvent, may_send};
 use app::entities::{channel, channel_delivery};
-use app::services::channel_outbox::{self, Outcome};
-use app::services::channels;
+use app::services::notifications::channel_outbox::{self, Outcome};
+use app::services::notifications::channels;
 use app::services::secrets::SecretKey;
 use chrono::{DateTime, Utc};
 use sea_orm::{DatabaseConnection, DbErr, TransactionTrait};

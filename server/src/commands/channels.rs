@@ -5,7 +5,7 @@
 use super::audited;
 use anyhow::Context;
 use app::domain::chat::ChannelKind;
-use app::services::channels::{self, NewChannel};
+use app::services::notifications::channels::{self, NewChannel};
 use app::services::secrets::SecretKey;
 use sea_orm::DatabaseConnection;
 

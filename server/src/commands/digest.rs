@@ -3,7 +3,7 @@
 use anyhow::Context;
 use app::domain::email;
 use app::domain::mail::{MailStatus, with_console};
-use app::services::digest;
+use app::services::notifications::digest;
 use sea_orm::DatabaseConnection;
 
 use crate::config::Config;
@@ -18,7 +18,7 @@ pub async fn send(
     let zone = config.zone();
     let now = crate::clock::now();
     let recipients = if to.is_empty() {
-        digest::recipients(db)
+        app::services::notifications::recipients(db)
             .await
             .context("could not read the digest recipients")?
     } else {

@@ -17,7 +17,7 @@ pub async fn set(
     value: &str,
 ) -> anyhow::Result<()> {
     let name = SecretName::parse(name).map_err(anyhow::Error::msg)?;
-    secrets::check_key(db, key).await?;
+    app::services::sealed::check_key(db, key).await?;
     let created = secrets::set(db, key, &name, value, crate::clock::now()).await?;
     audited(
         db,

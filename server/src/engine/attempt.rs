@@ -16,10 +16,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use app::domain::job::JobSpec;
 use app::domain::run::ErrorClass;
 use app::domain::timeout;
-use app::entities::job_run;
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
@@ -204,24 +202,6 @@ fn finished(
         slow,
         ending,
     }
-}
-
-/// The job's definition with the one-off timeout or retry policy a re-trigger may carry.
-pub(crate) fn with_overrides(mut spec: JobSpec, run: &job_run::Model) -> JobSpec {
-    if let Some(retry) = run
-        .override_retry
-        .as_deref()
-        .and_then(|json| serde_json::from_str(json).ok())
-        .and_then(|input| app::domain::retry::RetryPolicy::parse(&input).ok())
-    {
-        spec.retry = retry;
-    }
-    if let Some(ms) = run.override_timeout_ms.filter(|ms| *ms > 0) {
-        spec.timeout.mode = app::domain::job::TimeoutMode::Static;
-        spec.timeout.static_ms = ms as u64;
-        spec.timeout.hard_cap_ms = spec.timeout.hard_cap_ms.max(ms as u64);
-    }
-    spec
 }
 
 /// The live-output writer's task, if output started it, aborted when the attempt ends.

@@ -340,7 +340,7 @@ impl BuiltinTask for MailTrends {
     }
 }
 
-/// Queues the daily health digest for the 24 hours before now (see `app::services::digest`),
+/// Queues the daily health digest for the 24 hours before now (see `app::services::notifications::digest`),
 /// once per day in the job's zone, to the digest recipients (Notifications page).
 pub struct MailDigest;
 
@@ -353,9 +353,14 @@ impl BuiltinTask for MailDigest {
                 class: ErrorClass::Transient,
                 message: e.to_string(),
             };
-            let queued = app::services::digest::queue_daily(&ctx.db, now, zone, ctx.default_locale)
-                .await
-                .map_err(transient)?;
+            let queued = app::services::notifications::digest::queue_daily(
+                &ctx.db,
+                now,
+                zone,
+                ctx.default_locale,
+            )
+            .await
+            .map_err(transient)?;
             Ok(queued)
         })
     }

@@ -159,7 +159,7 @@ pub async fn claim_due(
         let spec = job
             .spec
             .clone()
-            .map(|spec| Arc::new(super::attempt::with_overrides((*spec).clone(), &run)));
+            .map(|spec| Arc::new(with_overrides((*spec).clone(), &run)));
         let (timeout, history) = match &spec {
             Ok(spec) => {
                 let history = shared
@@ -278,6 +278,24 @@ pub async fn next_due_in(shared: &Shared, now: DateTime<Utc>) -> Result<Option<D
         }
     }
     Ok(next.map(|at| (at - now).to_std().unwrap_or(Duration::ZERO)))
+}
+
+/// The job's definition with the one-off timeout or retry policy a re-trigger may carry.
+pub(crate) fn with_overrides(mut spec: JobSpec, run: &job_run::Model) -> JobSpec {
+    if let Some(retry) = run
+        .override_retry
+        .as_deref()
+        .and_then(|json| serde_json::from_str(json).ok())
+        .and_then(|input| app::domain::retry::RetryPolicy::parse(&input).ok())
+    {
+        spec.retry = retry;
+    }
+    if let Some(ms) = run.override_timeout_ms.filter(|ms| *ms > 0) {
+        spec.timeout.mode = app::domain::job::TimeoutMode::Static;
+        spec.timeout.static_ms = ms as u64;
+        spec.timeout.hard_cap_ms = spec.timeout.hard_cap_ms.max(ms as u64);
+    }
+    spec
 }
 
 #[cfg(test)]

@@ -86,7 +86,7 @@ pub async fn recover_expired(
                     spec: job
                         .spec
                         .clone()
-                        .map(|s| Arc::new(super::attempt::with_overrides((*s).clone(), &run))),
+                        .map(|s| Arc::new(super::claim::with_overrides((*s).clone(), &run))),
                     job_name: job.name.clone(),
                     attempt_id,
                     started_at,

@@ -12,8 +12,8 @@ use app::domain::chat::{ChannelKind, ChatEvent, DeliveryStatus, EventType};
 use app::domain::run::RunStatus;
 use app::entities::{channel_delivery, mail_outbox};
 use app::i18n::Locale;
-use app::services::channel_outbox::{self, NewEvent};
-use app::services::channels::{self, NewChannel};
+use app::services::notifications::channel_outbox::{self, NewEvent};
+use app::services::notifications::channels::{self, NewChannel};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as B64;
 use chrono::{DateTime, Utc};
@@ -696,7 +696,7 @@ async fn channels_are_checked_where_named_edited_in_place_and_kept_while_used(ap
 on_both_backends!(channels_are_checked_where_named_edited_in_place_and_kept_while_used);
 
 async fn the_digest_goes_to_chat_as_a_summary_linking_the_full_one(app: TestApp) {
-    use app::services::{digest, notifications};
+    use app::services::notifications::{self, digest};
     let (ding, seen) = platform(|_| (200, OK), None).await;
     add(
         &app,
@@ -716,7 +716,7 @@ async fn the_digest_goes_to_chat_as_a_summary_linking_the_full_one(app: TestApp)
             .contains("no channel named 'missing'")
     );
     assert_eq!(
-        digest::channels(&app.db).await.unwrap(),
+        notifications::channels(&app.db).await.unwrap(),
         ["ops-ding"],
         "unchanged"
     );

@@ -99,7 +99,7 @@ async fn a_jobs_outages_are_replayed_against_a_policy(app: TestApp) {
 
     // The daily digest leaves a policy that recovers them all alone; one that gives up after
     // a single retry (100 ms) recovers none and is named.
-    let digest = app::services::digest::gather(&app.db, chrono::Utc::now())
+    let digest = app::services::notifications::digest::gather(&app.db, chrono::Utc::now())
         .await
         .unwrap();
     assert!(digest.policies.is_empty(), "{:?}", digest.policies);
@@ -108,7 +108,7 @@ async fn a_jobs_outages_are_replayed_against_a_policy(app: TestApp) {
     app::services::jobs::update(&app.db, job.id, &spec, chrono::Utc::now())
         .await
         .unwrap();
-    let digest = app::services::digest::gather(&app.db, chrono::Utc::now())
+    let digest = app::services::notifications::digest::gather(&app.db, chrono::Utc::now())
         .await
         .unwrap();
     assert_eq!(digest.policies.len(), 1, "{:?}", digest.policies);

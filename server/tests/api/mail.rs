@@ -252,7 +252,7 @@ on_both_backends!(without_smtp_mail_is_kept_and_written_as_eml);
 /// delivering it to a real SMTP server (and printing it with --dry-run).
 async fn the_digest_matches_the_runs_table(app: TestApp) {
     use app::entities::{job_attempt, job_run};
-    use app::services::digest;
+    use app::services::notifications::digest;
 
     crate::helpers::disable_system_jobs(&app.db).await;
     // A job that needs a retry once and then succeeds, and one that always fails.

@@ -144,10 +144,10 @@ async fn nothing_goes_to_a_denied_network(app: TestApp) {
     }
     // A chat channel pointing there is refused without a request, for good.
     let key = &app.secret_key;
-    app::services::channels::add(
+    app::services::notifications::channels::add(
         &app.db,
         key,
-        &app::services::channels::NewChannel {
+        &app::services::notifications::channels::NewChannel {
             name: "metadata".into(),
             kind: Some(app::domain::chat::ChannelKind::Webhook),
             url: Some(format!("{metadata}/hook")),

@@ -468,7 +468,8 @@ on_both_backends!(a_secret_is_taken_out_in_its_printed_forms);
 /// credentials and a trigger URL's signing secret open with the new key and not the old, and
 /// the start-up check refuses the old key on their account alone.
 async fn a_rekey_reseals_every_sealed_column(app: TestApp) {
-    use app::services::{channels, hooks, sealed, secrets::SecretKey};
+    use app::services::notifications::channels;
+    use app::services::{hooks, sealed, secrets::SecretKey};
     let old = app.secret_key.clone();
     channels::add(
         &app.db,

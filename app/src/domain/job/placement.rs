@@ -41,6 +41,22 @@ pub enum Place {
     OpenArgument,
 }
 
+/// Why a job is held, as `jobs.params_held` keeps it (`crate::services::held`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hold {
+    pub misplaced: Vec<Misplaced>,
+    /// The hold paused the job (it was running): lifting the hold resumes it.
+    pub paused_it: bool,
+}
+
+impl Hold {
+    /// The hold a row's column records, if any (an unreadable one counts as none: the job's
+    /// own definition is checked again when it runs).
+    pub fn from_column(json: Option<&str>) -> Option<Hold> {
+        json.and_then(|json| serde_json::from_str(json).ok())
+    }
+}
+
 /// A parameter where it may not stand: the editor's field, the parameter, the place.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Misplaced {

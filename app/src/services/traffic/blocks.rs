@@ -21,9 +21,9 @@ use roaring::RoaringTreemap;
 use sea_orm::ConnectionTrait;
 
 use super::TrafficError;
-use super::rollup_read::{parts_condition, site_condition};
 use super::rollup_write::{FactKind, deserialize, serialize};
-use crate::domain::traffic_parts::{Part, View};
+use crate::domain::bots::{self, BotCategory};
+use crate::domain::traffic_parts::{Part, Parts, View};
 use crate::services::sql::Binder;
 
 /// The longest block, in days (a power of two).
@@ -724,6 +724,35 @@ async fn plan_all(
         size /= 2;
     }
     Ok(())
+}
+
+/// ` AND site = …` for one site; nothing for all.
+pub(super) fn site_condition(site: Option<&str>, b: &mut Binder) -> String {
+    match site {
+        Some(site) => format!(" AND site = {}", b.bind(site)),
+        None => String::new(),
+    }
+}
+
+/// ` AND part …` selecting `parts`, binding its value (for `traffic_hourly` and
+/// `traffic_daily_sets`, which are kept per part).
+pub(super) fn parts_condition(parts: &Parts, b: &mut Binder) -> String {
+    match parts {
+        Parts::Every => String::new(),
+        Parts::Only(part) => format!(" AND part = {}", b.bind(part.code())),
+        Parts::AllBut(part) => format!(" AND part <> {}", b.bind(part.code())),
+        // `other` holds the unnamed bots and any source this build does not know.
+        Parts::Category(BotCategory::Other) => format!(
+            " AND part <> {} AND part NOT IN ({})",
+            b.bind(Part::Human.code()),
+            b.bind_list(bots::named_outside_other().map(|s| Part::Bot(s.to_string()).code()))
+        ),
+        Parts::Category(category) => format!(
+            " AND part IN ({})",
+            b.bind_list(bots::sources_in(*category).map(|s| Part::Bot(s.to_string()).code()))
+        ),
+        Parts::Nothing => " AND 1 = 0".to_string(),
+    }
 }
 
 #[cfg(test)]

@@ -17,9 +17,9 @@ use chrono_tz::Tz;
 use sea_orm::ConnectionTrait;
 
 use super::TrafficError;
-use super::blocks;
+use super::blocks::{self, parts_condition, site_condition};
 use super::rollup_write::{FactKind, day_number};
-use crate::domain::bots::{self, BotCategory};
+use crate::domain::bots::BotCategory;
 use crate::domain::sites::split_page_key;
 use crate::domain::traffic_parts::{Part, Parts, View, Who};
 use crate::domain::traffic_range::{self, Bucket, VisitorType};
@@ -451,14 +451,6 @@ pub async fn series(
     Ok(points)
 }
 
-/// ` AND site = …` for one site; nothing for all.
-pub(super) fn site_condition(site: Option<&str>, b: &mut Binder) -> String {
-    match site {
-        Some(site) => format!(" AND site = {}", b.bind(site)),
-        None => String::new(),
-    }
-}
-
 /// How many names each of people's lists holds.
 pub const PEOPLE_TOP: usize = 10;
 
@@ -501,25 +493,4 @@ pub async fn people(
         systems: next(),
         devices: next(),
     })
-}
-
-/// ` AND part …` selecting `parts`, binding its value (for `traffic_hourly` and
-/// `traffic_daily_sets`, which are kept per part).
-pub(super) fn parts_condition(parts: &Parts, b: &mut Binder) -> String {
-    match parts {
-        Parts::Every => String::new(),
-        Parts::Only(part) => format!(" AND part = {}", b.bind(part.code())),
-        Parts::AllBut(part) => format!(" AND part <> {}", b.bind(part.code())),
-        // `other` holds the unnamed bots and any source this build does not know.
-        Parts::Category(BotCategory::Other) => format!(
-            " AND part <> {} AND part NOT IN ({})",
-            b.bind(Part::Human.code()),
-            b.bind_list(bots::named_outside_other().map(|s| Part::Bot(s.to_string()).code()))
-        ),
-        Parts::Category(category) => format!(
-            " AND part IN ({})",
-            b.bind_list(bots::sources_in(*category).map(|s| Part::Bot(s.to_string()).code()))
-        ),
-        Parts::Nothing => " AND 1 = 0".to_string(),
-    }
 }

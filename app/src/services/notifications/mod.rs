@@ -1,18 +1,21 @@
 //! The Notifications page's settings: who gets the digest and when it goes out. The time is
 //! the `mail-digest` system job's schedule, so the Jobs page and this page show the same thing.
 
+pub mod channel_outbox;
+pub mod channels;
+pub mod digest;
+
 use crate::problem;
 use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{ActiveValue::Set, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter};
 
-use super::digest::RECIPIENTS_SETTING;
-use super::outbox::{self, NewMail};
 use crate::domain::email::{self, EmailAddress};
 use crate::entities::{job, mail_outbox, setting};
 use crate::i18n::Locale;
 use crate::mailer::Mailer;
+use crate::services::outbox::{self, NewMail};
 use crate::views::notifications::{AlertRoute, MailSettingsView, TestMailResult};
 
 /// The system job that sends the digest.
@@ -113,7 +116,7 @@ pub async fn digest_settings(db: &impl ConnectionTrait) -> Result<DigestSettings
             .await?
             .map(|row| row.value)
             .unwrap_or_default(),
-        channels: super::digest::channels(db).await?.join(", "),
+        channels: channels(db).await?.join(", "),
         job: job::Entity::find()
             .filter(job::Column::Name.eq(DIGEST_JOB))
             .one(db)
@@ -182,7 +185,7 @@ pub async fn save_digest_settings(
     .exec_without_returning(db)
     .await?;
     setting::Entity::insert(setting::ActiveModel {
-        key: Set(super::digest::CHANNELS_SETTING.into()),
+        key: Set(CHANNELS_SETTING.into()),
         value: Set(names.join(", ")),
         updated_at: Set(now),
     })
@@ -319,6 +322,66 @@ pub async fn deliver_now(mailer: Option<&dyn Mailer>) {
     {
         tracing::warn!(error = %e, "could not deliver the outbox now; the sender will");
     }
+}
+
+/// The `settings` key holding the digest's recipients (comma-separated).
+pub const RECIPIENTS_SETTING: &str = "mail.digest_to";
+
+/// Who gets the digest: the recipients set on the Notifications page, or else everyone any job
+/// alerts.
+pub async fn recipients(db: &impl ConnectionTrait) -> Result<Vec<EmailAddress>, DbErr> {
+    use crate::entities::setting;
+    if let Some(row) = setting::Entity::find_by_id(RECIPIENTS_SETTING)
+        .one(db)
+        .await?
+    {
+        match email::address_list(&row.value) {
+            Ok(list) if !list.is_empty() => return Ok(list),
+            Ok(_) => {}
+            // Saved through the same parser, so this is a row edited by hand: say so, and
+            // fall back to the alert recipients rather than send no digest.
+            Err(e) => tracing::error!(
+                error = %e,
+                setting = RECIPIENTS_SETTING,
+                "the digest recipients are unreadable; using every job's alert recipients"
+            ),
+        }
+    }
+    let mut all: Vec<EmailAddress> = Vec::new();
+    for j in job::Entity::find().all(db).await? {
+        match serde_json::from_str::<Vec<EmailAddress>>(&j.alert_to) {
+            Ok(list) => all.extend(list),
+            Err(e) => tracing::error!(
+                job = %j.name,
+                error = %e,
+                "the job's alert addresses are unreadable; re-save the job"
+            ),
+        }
+    }
+    all.sort();
+    all.dedup();
+    Ok(all)
+}
+
+/// The `settings` key holding the channels the digest and the trend alerts go to
+/// (comma-separated names).
+pub const CHANNELS_SETTING: &str = "channels.digest";
+
+/// The channels the digest and the trend alerts go to.
+pub async fn channels(db: &impl ConnectionTrait) -> Result<Vec<String>, DbErr> {
+    use crate::entities::setting;
+    Ok(setting::Entity::find_by_id(CHANNELS_SETTING)
+        .one(db)
+        .await?
+        .map(|row| {
+            row.value
+                .split(',')
+                .map(str::trim)
+                .filter(|n| !n.is_empty())
+                .map(str::to_string)
+                .collect()
+        })
+        .unwrap_or_default())
 }
 
 #[cfg(test)]

@@ -9,10 +9,10 @@ use sea_orm::{
 };
 use serde::{Deserialize, Serialize};
 
-use super::secrets::SecretKey;
 use crate::domain::chat::ChannelKind;
 use crate::domain::email;
 use crate::entities::channel;
+use crate::services::secrets::SecretKey;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ChannelError {
@@ -388,7 +388,7 @@ pub async fn users(db: &impl ConnectionTrait, name: &str) -> Result<Vec<String>,
         })
         .map(|j| format!("job {}", j.name))
         .collect();
-    if super::digest::channels(db).await?.iter().any(|n| n == name) {
+    if super::channels(db).await?.iter().any(|n| n == name) {
         users.push("the digest and trend alerts (Notifications page)".into());
     }
     Ok(users)
@@ -411,12 +411,12 @@ pub async fn remove(db: &impl ConnectionTrait, name: &str) -> Result<(), Channel
     Ok(())
 }
 
-/// Every channel's credentials sealed again from `old` to `new` (`super::sealed`); the count.
+/// Every channel's credentials sealed again from `old` to `new` (`crate::services::sealed`); the count.
 pub(crate) async fn reseal(
     db: &impl ConnectionTrait,
     old: &SecretKey,
     new: &SecretKey,
-) -> Result<usize, super::secrets::SecretError> {
+) -> Result<usize, crate::services::secrets::SecretError> {
     let rows = channel::Entity::find()
         .filter(channel::Column::Sealed.is_not_null())
         .all(db)
@@ -439,7 +439,7 @@ pub(crate) async fn reseal(
 pub(crate) async fn open_one(
     db: &impl ConnectionTrait,
     key: &SecretKey,
-) -> Result<(), super::secrets::SecretError> {
+) -> Result<(), crate::services::secrets::SecretError> {
     let Some(row) = channel::Entity::find()
         .filter(channel::Column::Sealed.is_not_null())
         .one(db)

@@ -1,6 +1,6 @@
 //! The channel outbox: every chat or webhook message is a row before it is sent, one per
 //! (event, channel), so nothing is lost across restarts and several instances send each one
-//! once. The mail outbox (`super::outbox`) is the pattern; what differs is the rate limit.
+//! once. The mail outbox (`crate::services::outbox`) is the pattern; what differs is the rate limit.
 //!
 //! - [`enqueue`] inserts the rows for an event unless its dedupe key exists; call it in the
 //!   transaction that records what the event reports. E-mail channels have no rows here: their
@@ -23,13 +23,13 @@ use sea_orm::{
 };
 use sha2::{Digest, Sha256};
 
-use super::sql::{self, Binder};
 use crate::domain::chat::{ChannelKind, ChatEvent, DeliveryStatus};
 use crate::domain::email::EmailAddress;
 use crate::entities::channel;
 use crate::entities::channel_delivery::{self, Column, Entity, Model};
 use crate::i18n::Locale;
 use crate::i18n::chat::compose;
+use crate::services::sql::{self, Binder};
 
 /// The language a channel's messages are written in: its own, else `default` (the configured
 /// `default_locale`). A tag whose catalogue is gone reads as unset.

@@ -8,7 +8,7 @@ use chrono::{DateTime, Duration, Utc};
 use sea_orm::{ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, QueryOrder};
 
 use crate::domain::digest::{Digest, Hour, JobDigest, QueuedRun};
-use crate::domain::email::{self, EmailAddress};
+use crate::domain::email::EmailAddress;
 use crate::domain::run::{ErrorClass, Outcome, RunStatus};
 use crate::domain::timeout::nearest_rank;
 use crate::entities::{job, job_attempt, job_run};
@@ -133,10 +133,10 @@ pub async fn gather(db: &impl ConnectionTrait, end: DateTime<Utc>) -> Result<Dig
         .await?
     {
         // A row the domain cannot read (an older format) has no policy to judge.
-        let Ok(spec) = super::jobs::to_spec(&row) else {
+        let Ok(spec) = crate::services::jobs::to_spec(&row) else {
             continue;
         };
-        let episodes = super::evidence::episodes(db, row.id).await?;
+        let episodes = crate::services::evidence::episodes(db, row.id).await?;
         let replay = crate::domain::recovery::replay(&spec.retry, &episodes);
         if let Some(concern) = crate::domain::recovery::worth_a_look(&spec.retry, &replay) {
             policies.push(crate::domain::digest::PolicyFinding {
@@ -166,66 +166,6 @@ pub async fn gather(db: &impl ConnectionTrait, end: DateTime<Utc>) -> Result<Dig
     })
 }
 
-/// The `settings` key holding the digest's recipients (comma-separated).
-pub const RECIPIENTS_SETTING: &str = "mail.digest_to";
-
-/// Who gets the digest: the recipients set on the Notifications page, or else everyone any job
-/// alerts.
-pub async fn recipients(db: &impl ConnectionTrait) -> Result<Vec<EmailAddress>, DbErr> {
-    use crate::entities::setting;
-    if let Some(row) = setting::Entity::find_by_id(RECIPIENTS_SETTING)
-        .one(db)
-        .await?
-    {
-        match email::address_list(&row.value) {
-            Ok(list) if !list.is_empty() => return Ok(list),
-            Ok(_) => {}
-            // Saved through the same parser, so this is a row edited by hand: say so, and
-            // fall back to the alert recipients rather than send no digest.
-            Err(e) => tracing::error!(
-                error = %e,
-                setting = RECIPIENTS_SETTING,
-                "the digest recipients are unreadable; using every job's alert recipients"
-            ),
-        }
-    }
-    let mut all: Vec<EmailAddress> = Vec::new();
-    for j in job::Entity::find().all(db).await? {
-        match serde_json::from_str::<Vec<EmailAddress>>(&j.alert_to) {
-            Ok(list) => all.extend(list),
-            Err(e) => tracing::error!(
-                job = %j.name,
-                error = %e,
-                "the job's alert addresses are unreadable; re-save the job"
-            ),
-        }
-    }
-    all.sort();
-    all.dedup();
-    Ok(all)
-}
-
-/// The `settings` key holding the channels the digest and the trend alerts go to
-/// (comma-separated names).
-pub const CHANNELS_SETTING: &str = "channels.digest";
-
-/// The channels the digest and the trend alerts go to.
-pub async fn channels(db: &impl ConnectionTrait) -> Result<Vec<String>, DbErr> {
-    use crate::entities::setting;
-    Ok(setting::Entity::find_by_id(CHANNELS_SETTING)
-        .one(db)
-        .await?
-        .map(|row| {
-            row.value
-                .split(',')
-                .map(str::trim)
-                .filter(|n| !n.is_empty())
-                .map(str::to_string)
-                .collect()
-        })
-        .unwrap_or_default())
-}
-
 /// Queues the digest of the 24 hours before `now` to `to` and to `channels` (an e-mail
 /// channel's addresses join the mail; a chat channel gets a short version linking to the
 /// mail), under `dedupe_key`; returns whether it was queued (false: that digest exists
@@ -240,7 +180,7 @@ pub async fn queue(
     default_locale: crate::i18n::Locale,
 ) -> Result<bool, DbErr> {
     let digest = gather(db, now).await?;
-    let mail_locale = super::notifications::mail_locale(db, default_locale).await?;
+    let mail_locale = super::mail_locale(db, default_locale).await?;
     for address in super::channel_outbox::email_addresses(db, channels).await? {
         if !to.contains(&address) {
             to.push(address);
@@ -249,9 +189,9 @@ pub async fn queue(
     let mut queued = false;
     let mut full = format!("{}/", crate::domain::mail::CONSOLE);
     if !to.is_empty() {
-        queued = super::outbox::enqueue(
+        queued = crate::services::outbox::enqueue(
             db,
-            super::outbox::NewMail {
+            crate::services::outbox::NewMail {
                 dedupe_key: dedupe_key.clone(),
                 kind: "digest".into(),
                 job_id: None,
@@ -298,8 +238,8 @@ pub async fn queue_daily(
     zone: chrono_tz::Tz,
     default_locale: crate::i18n::Locale,
 ) -> Result<String, DbErr> {
-    let to = recipients(db).await?;
-    let channels = channels(db).await?;
+    let to = super::recipients(db).await?;
+    let channels = super::channels(db).await?;
     if to.is_empty() && channels.is_empty() {
         return Ok(
             "no digest recipients or channels (set them on the Notifications page): nothing queued"
