@@ -32,29 +32,7 @@ fn query_string(filter: &QueueFilter, cursor: Option<&str>) -> String {
         ("tag", filter.tag.as_deref()),
         ("cursor", cursor),
     ];
-    let parts: Vec<String> = pairs
-        .iter()
-        .filter_map(|(k, v)| {
-            v.filter(|v| !v.is_empty())
-                .map(|v| format!("{k}={}", urlencode(v)))
-        })
-        .collect();
-    if parts.is_empty() {
-        "/failed".into()
-    } else {
-        format!("/failed?{}", parts.join("&"))
-    }
-}
-
-fn urlencode(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
+    crate::views::query::href("/failed", pairs.map(|(k, v)| (k, v.unwrap_or_default())))
 }
 
 #[component]

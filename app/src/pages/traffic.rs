@@ -44,16 +44,8 @@ struct Filters {
 
 impl Filters {
     fn href(&self) -> String {
-        let mut pairs = form_pairs(self);
-        pairs.retain(|(_, v)| !v.is_empty());
-        if pairs.is_empty() {
-            return "/traffic".into();
-        }
-        let query: Vec<String> = pairs
-            .iter()
-            .map(|(k, v)| format!("{k}={}", urlencoding(v)))
-            .collect();
-        format!("/traffic?{}", query.join("&"))
+        let pairs = form_pairs(self);
+        crate::views::query::href("/traffic", pairs.iter().map(|(k, v)| (*k, v.as_str())))
     }
 
     fn with_range(&self, preset: Preset) -> String {
@@ -122,15 +114,6 @@ fn form_pairs(f: &Filters) -> Vec<(&'static str, String)> {
         ("source", f.source.clone().unwrap_or_default()),
         ("site", f.site.clone().unwrap_or_default()),
     ]
-}
-
-fn urlencoding(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }
 
 /// People and bots per hour or day, as stacked bars.

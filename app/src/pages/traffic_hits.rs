@@ -14,7 +14,7 @@ use leptos_router::hooks::use_query_map;
 use crate::api::traffic::traffic_hits;
 use crate::views::traffic::{HitRow, HitsFilter};
 
-/// The URL's query for these filters (and an optional page cursor).
+/// The URL's query for these filters (and an optional page cursor), `?…` or nothing.
 pub fn hits_query_string(filter: &HitsFilter, after: Option<&str>) -> String {
     let pairs = [
         ("range", filter.range.as_deref()),
@@ -29,31 +29,7 @@ pub fn hits_query_string(filter: &HitsFilter, after: Option<&str>) -> String {
         ("sort", filter.sort.as_deref()),
         ("after", after),
     ];
-    let mut out = form_urlencoded_pairs(&pairs);
-    if !out.is_empty() {
-        out.insert(0, '?');
-    }
-    out
-}
-
-fn form_urlencoded_pairs(pairs: &[(&str, Option<&str>)]) -> String {
-    pairs
-        .iter()
-        .filter_map(|(k, v)| v.filter(|v| !v.is_empty()).map(|v| (k, v)))
-        .map(|(k, v)| {
-            let value: String = v
-                .bytes()
-                .map(|b| match b {
-                    b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'/' => {
-                        (b as char).to_string()
-                    }
-                    _ => format!("%{b:02X}"),
-                })
-                .collect();
-            format!("{k}={value}")
-        })
-        .collect::<Vec<_>>()
-        .join("&")
+    crate::views::query::href("", pairs.map(|(k, v)| (k, v.unwrap_or_default())))
 }
 
 #[component]

@@ -235,14 +235,7 @@ impl JobQuery {
             let sign = if self.descending { "-" } else { "" };
             pairs.push(("sort", format!("{sign}{}", self.sort.as_str())));
         }
-        if pairs.is_empty() {
-            return "/jobs".into();
-        }
-        let mut query = url::form_urlencoded::Serializer::new(String::new());
-        for (key, value) in pairs {
-            query.append_pair(key, &value);
-        }
-        format!("/jobs?{}", query.finish())
+        super::query::href("/jobs", pairs.iter().map(|(k, v)| (*k, v.as_str())))
     }
 }
 
@@ -334,7 +327,7 @@ mod tests {
     #[test]
     fn links_keep_the_filters_and_flip_the_direction() {
         let q = query("q=night ly&tag=ops");
-        assert_eq!(q.href(), "/jobs?q=night+ly&tag=ops");
+        assert_eq!(q.href(), "/jobs?q=night%20ly&tag=ops");
         let q = query("tag=ops&sort=p95");
         assert_eq!(q.sorted_by(JobSort::Duration), "/jobs?tag=ops&sort=-p95");
         assert_eq!(q.sorted_by(JobSort::Rate), "/jobs?tag=ops&sort=rate");
