@@ -430,150 +430,21 @@ fn quiet_on_closed_pipe() {
 async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
     match command {
         Command::Serve => serve(config).await,
-        Command::Migrate => {
-            let db = connect(&config).await?;
-            let applied = db::migrate(&db).await?;
-            println!(
-                "migrations: {applied} applied, database {} is up to date",
-                db::redacted(&config.database_url)
-            );
-            Ok(())
-        }
+        Command::Migrate => migrate(&config).await,
         Command::Policy(PolicyCommand::Preview(args)) => {
             crate::commands::policy::preview(&args, async || connect(&config).await).await
         }
-        Command::Bench(BenchCommand::Engine(args)) => crate::bench::engine::engine(&args).await,
-        Command::Traffic(TrafficCommand::Classify { json }) => {
-            crate::commands::traffic::classify_stdin(json)
-        }
-        Command::Traffic(TrafficCommand::Import {
-            file, json, site, ..
-        }) => {
-            let db = traffic_db(&config).await?;
-            crate::commands::traffic::import(&db, &file, &config, site.as_deref(), json).await
-        }
-        Command::Traffic(TrafficCommand::Stats {
-            range,
-            from,
-            to,
-            visitors,
-            category,
-            source,
-            site,
-            json,
-        }) => {
-            let request = crate::commands::traffic::StatsRequest {
-                range,
-                from,
-                to,
-                visitors,
-                category,
-                source,
-                site,
-            };
-            let db = traffic_db(&config).await?;
-            crate::commands::traffic::stats(&db, &config, &request, json).await
-        }
-        Command::Traffic(TrafficCommand::Generate {
-            days,
-            per_day,
-            if_empty,
-            remove,
-        }) => {
-            let db = traffic_db(&config).await?;
-            crate::commands::traffic::generate(
-                &db,
-                &config.console_host(),
-                days,
-                per_day,
-                if_empty,
-                remove,
-            )
-            .await
-        }
-        Command::Traffic(TrafficCommand::Flush) => {
-            let db = traffic_db(&config).await?;
-            crate::commands::traffic::flush(&db).await
-        }
-        Command::Traffic(TrafficCommand::Clean { days }) => {
-            let db = traffic_db(&config).await?;
-            crate::commands::traffic::clean(&db, days).await
-        }
+        Command::Bench(command) => bench(command).await,
+        Command::Traffic(command) => traffic(command, &config).await,
         Command::Digest(DigestCommand::Send { to, dry_run }) => {
             let db = connect(&config).await?;
             crate::commands::digest::send(&db, &config, &to, dry_run).await
         }
-        Command::Bench(BenchCommand::Queue(args)) => crate::bench::queue(&args).await,
-        Command::Bench(BenchCommand::Soak(args)) => crate::bench::soak::soak(&args).await,
-        Command::Bench(BenchCommand::Dashboard(args)) => {
-            crate::bench::dashboard::dashboard(&args).await
-        }
-        Command::Bench(BenchCommand::Bots(args)) => crate::bench::bots::bots(&args),
-        Command::Bench(BenchCommand::Traffic(args)) => crate::bench::traffic::traffic(&args).await,
-        Command::Jobs(command) => {
-            let db = connect(&config).await?;
-            match command {
-                JobsCommand::Apply { file } => crate::commands::jobs::apply(&db, &file).await,
-                JobsCommand::List => crate::commands::jobs::list(&db).await,
-                JobsCommand::Run { name } => crate::commands::jobs::run(&db, &name).await,
-                JobsCommand::Check { confirm, json } => {
-                    crate::commands::jobs::check(&db, confirm.as_deref(), json).await
-                }
-                JobsCommand::SeedDemo => crate::demo::seed(&db).await,
-            }
-        }
-        Command::Runs(RunsCommand::List {
-            job,
-            status,
-            tag,
-            limit,
-            json,
-        }) => {
-            let tag = tag
-                .map(|t| app::domain::job::tags::parse_tag(&t))
-                .transpose()
-                .map_err(|e| anyhow::anyhow!("--tag: {e}"))?;
-            let db = connect(&config).await?;
-            let filter = app::services::runs::RunFilter {
-                job,
-                status,
-                tag,
-                since: None,
-                limit,
-                before: None,
-            };
-            crate::commands::runs::list(&db, filter, json).await
-        }
+        Command::Jobs(command) => jobs(command, &config).await,
+        Command::Runs(command) => runs(command, &config).await,
         Command::User(command) => user(command, &config).await,
-        Command::Channel(command) => {
-            use crate::commands::channels;
-            let db = connect(&config).await?;
-            match command {
-                ChannelCommand::Add(args) => channels::add(&db, &config.secret_key()?, args).await,
-                ChannelCommand::List { json } => {
-                    channels::list(&db, &config.secret_key()?, json).await
-                }
-                ChannelCommand::Test { name } => {
-                    if channels::test(&db, &config.secret_key()?, &config, &name).await? {
-                        Ok(())
-                    } else {
-                        Err(anyhow::anyhow!(
-                            "the channel did not accept the test message"
-                        ))
-                    }
-                }
-                ChannelCommand::Remove { name } => channels::remove(&db, &name).await,
-            }
-        }
-        Command::Site(command) => {
-            use crate::commands::sites;
-            let db = traffic_db(&config).await?;
-            match command {
-                SiteCommand::Add { host } => sites::add(&db, &config, &host).await,
-                SiteCommand::List { json } => sites::list(&db, &config, json).await,
-                SiteCommand::Remove { host } => sites::remove(&db, &config, &host).await,
-            }
-        }
+        Command::Channel(command) => channel(command, &config).await,
+        Command::Site(command) => site(command, &config).await,
         Command::Pause { reason, until, tag } => {
             let db = connect(&config).await?;
             crate::commands::maintenance::pause(&db, &reason, until.as_deref(), tag.as_deref())
@@ -592,47 +463,179 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             let db = connect(&config).await?;
             crate::commands::maintenance::status(&db, json).await
         }
-        Command::Token(command) => {
-            use crate::commands::tokens;
-            let db = connect(&config).await?;
-            match command {
-                TokenCommand::Create {
-                    name,
-                    owner,
-                    scope,
-                    tags,
-                    expires,
-                } => {
-                    let new = app::services::tokens::NewToken {
-                        name: &name,
-                        scope,
-                        tags: &tags,
-                        expires: &expires,
-                        owner: &owner,
-                    };
-                    tokens::create(&db, &new).await
-                }
-                TokenCommand::List { json } => tokens::list(&db, json).await,
-                TokenCommand::Revoke { name } => tokens::revoke(&db, &name).await,
+        Command::Token(command) => token(command, &config).await,
+        Command::Secret(command) => secret(command, &config).await,
+    }
+}
+
+async fn migrate(config: &Config) -> anyhow::Result<()> {
+    let db = connect(config).await?;
+    let applied = db::migrate(&db).await?;
+    println!(
+        "migrations: {applied} applied, database {} is up to date",
+        db::redacted(&config.database_url)
+    );
+    Ok(())
+}
+
+async fn bench(command: BenchCommand) -> anyhow::Result<()> {
+    match command {
+        BenchCommand::Engine(args) => crate::bench::engine::engine(&args).await,
+        BenchCommand::Queue(args) => crate::bench::queue(&args).await,
+        BenchCommand::Soak(args) => crate::bench::soak::soak(&args).await,
+        BenchCommand::Dashboard(args) => crate::bench::dashboard::dashboard(&args).await,
+        BenchCommand::Bots(args) => crate::bench::bots::bots(&args),
+        BenchCommand::Traffic(args) => crate::bench::traffic::traffic(&args).await,
+    }
+}
+
+async fn traffic(command: TrafficCommand, config: &Config) -> anyhow::Result<()> {
+    use crate::commands::traffic;
+    // Classifying reads standard input only; everything else works on the database.
+    let db = async || traffic_db(config).await;
+    match command {
+        TrafficCommand::Classify { json } => traffic::classify_stdin(json),
+        TrafficCommand::Import {
+            file, json, site, ..
+        } => traffic::import(&db().await?, &file, config, site.as_deref(), json).await,
+        TrafficCommand::Stats {
+            range,
+            from,
+            to,
+            visitors,
+            category,
+            source,
+            site,
+            json,
+        } => {
+            let request = traffic::StatsRequest {
+                range,
+                from,
+                to,
+                visitors,
+                category,
+                source,
+                site,
+            };
+            traffic::stats(&db().await?, config, &request, json).await
+        }
+        TrafficCommand::Generate {
+            days,
+            per_day,
+            if_empty,
+            remove,
+        } => {
+            let host = config.console_host();
+            traffic::generate(&db().await?, &host, days, per_day, if_empty, remove).await
+        }
+        TrafficCommand::Flush => traffic::flush(&db().await?).await,
+        TrafficCommand::Clean { days } => traffic::clean(&db().await?, days).await,
+    }
+}
+
+async fn jobs(command: JobsCommand, config: &Config) -> anyhow::Result<()> {
+    use crate::commands::jobs;
+    let db = connect(config).await?;
+    match command {
+        JobsCommand::Apply { file } => jobs::apply(&db, &file).await,
+        JobsCommand::List => jobs::list(&db).await,
+        JobsCommand::Run { name } => jobs::run(&db, &name).await,
+        JobsCommand::Check { confirm, json } => jobs::check(&db, confirm.as_deref(), json).await,
+        JobsCommand::SeedDemo => crate::demo::seed(&db).await,
+    }
+}
+
+async fn runs(command: RunsCommand, config: &Config) -> anyhow::Result<()> {
+    let RunsCommand::List {
+        job,
+        status,
+        tag,
+        limit,
+        json,
+    } = command;
+    let tag = tag
+        .map(|t| app::domain::job::tags::parse_tag(&t))
+        .transpose()
+        .map_err(|e| anyhow::anyhow!("--tag: {e}"))?;
+    let db = connect(config).await?;
+    let filter = app::services::runs::RunFilter {
+        job,
+        status,
+        tag,
+        since: None,
+        limit,
+        before: None,
+    };
+    crate::commands::runs::list(&db, filter, json).await
+}
+
+async fn channel(command: ChannelCommand, config: &Config) -> anyhow::Result<()> {
+    use crate::commands::channels;
+    let db = connect(config).await?;
+    match command {
+        ChannelCommand::Add(args) => channels::add(&db, &config.secret_key()?, args).await,
+        ChannelCommand::List { json } => channels::list(&db, &config.secret_key()?, json).await,
+        ChannelCommand::Test { name } => {
+            if channels::test(&db, &config.secret_key()?, config, &name).await? {
+                Ok(())
+            } else {
+                Err(anyhow::anyhow!(
+                    "the channel did not accept the test message"
+                ))
             }
         }
-        Command::Secret(command) => {
-            use crate::commands::secrets;
-            match command {
-                SecretCommand::Set { name } => {
-                    let value = read_stdin_line("Secret value")?;
-                    let key = config.secret_key()?;
-                    secrets::set(&connect(&config).await?, &key, &name, &value).await
-                }
-                SecretCommand::List { json } => secrets::list(&connect(&config).await?, json).await,
-                SecretCommand::Remove { name } => {
-                    secrets::remove(&connect(&config).await?, &name).await
-                }
-                SecretCommand::Rekey { new_key_file } => {
-                    let key = app::services::secrets::SecretKey::read(&config.secret_key_file)?;
-                    secrets::rekey(&connect(&config).await?, &key, &new_key_file).await
-                }
-            }
+        ChannelCommand::Remove { name } => channels::remove(&db, &name).await,
+    }
+}
+
+async fn site(command: SiteCommand, config: &Config) -> anyhow::Result<()> {
+    use crate::commands::sites;
+    let db = traffic_db(config).await?;
+    match command {
+        SiteCommand::Add { host } => sites::add(&db, config, &host).await,
+        SiteCommand::List { json } => sites::list(&db, config, json).await,
+        SiteCommand::Remove { host } => sites::remove(&db, config, &host).await,
+    }
+}
+
+async fn token(command: TokenCommand, config: &Config) -> anyhow::Result<()> {
+    use crate::commands::tokens;
+    let db = connect(config).await?;
+    match command {
+        TokenCommand::Create {
+            name,
+            owner,
+            scope,
+            tags,
+            expires,
+        } => {
+            let new = app::services::tokens::NewToken {
+                name: &name,
+                scope,
+                tags: &tags,
+                expires: &expires,
+                owner: &owner,
+            };
+            tokens::create(&db, &new).await
+        }
+        TokenCommand::List { json } => tokens::list(&db, json).await,
+        TokenCommand::Revoke { name } => tokens::revoke(&db, &name).await,
+    }
+}
+
+async fn secret(command: SecretCommand, config: &Config) -> anyhow::Result<()> {
+    use crate::commands::secrets;
+    match command {
+        SecretCommand::Set { name } => {
+            let value = read_stdin_line("Secret value")?;
+            let key = config.secret_key()?;
+            secrets::set(&connect(config).await?, &key, &name, &value).await
+        }
+        SecretCommand::List { json } => secrets::list(&connect(config).await?, json).await,
+        SecretCommand::Remove { name } => secrets::remove(&connect(config).await?, &name).await,
+        SecretCommand::Rekey { new_key_file } => {
+            let key = app::services::secrets::SecretKey::read(&config.secret_key_file)?;
+            secrets::rekey(&connect(config).await?, &key, &new_key_file).await
         }
     }
 }

@@ -4,6 +4,9 @@
 
 use super::Locale;
 use crate::domain::digest::{Digest, Hour, JobDigest, PolicyFinding, QueuedRun, TagDigest, by_tag};
+use std::fmt::Write;
+
+use crate::domain::mail::{CONSOLE, escape};
 use crate::{key, t};
 
 /// The digest for chat: a few lines (runs, failures, the failed queue, the jobs failing most)
@@ -83,208 +86,266 @@ pub fn chat_event(
 /// as table cells (mail clients show no scripts or remote images; a coloured cell works
 /// everywhere), with the same in plain text.
 pub fn compose(digest: &Digest, zone: chrono_tz::Tz, l: Locale) -> crate::domain::mail::Composed {
-    use crate::domain::mail::{CONSOLE, escape};
-    use std::fmt::Write;
-
-    let day = digest.end.with_timezone(&zone).format("%Y-%m-%d");
-    let runs: u64 = digest.jobs.iter().map(|j| j.runs).sum();
-    let succeeded: u64 = digest.jobs.iter().map(|j| j.succeeded).sum();
-    let subject = t!(
-        in l,
-        "digest-subject",
-        day = day.to_string(),
-        runs = runs,
-        failed = runs - succeeded,
-        queue = digest.queue.len()
-    );
-    let waiting = |q: &QueuedRun| {
-        t!(
-            in l,
-            "digest-waiting",
-            wait = l.duration((digest.end - q.dead_since).num_milliseconds() as f64)
-        )
-    };
-    let hour_counts =
-        |h: &Hour| t!(in l, "digest-hour-counts", ok = h.succeeded, failed = h.failed);
-    let col = |key: &str| l.text(key);
-    let ms = |v: Option<u64>| v.map_or("–".to_string(), |ms| format!("{ms} ms"));
-    let trend = |j: &JobDigest| match (j.p95_ms, j.p95_before_ms) {
-        (Some(now), Some(before)) if before > 0 => {
-            let change = (now as f64 - before as f64) * 100.0 / before as f64;
-            format!("{change:+.0}%")
-        }
-        _ => "–".to_string(),
-    };
-    let rate = |j: &JobDigest| {
-        j.success_rate()
-            .map_or("–".to_string(), |r| format!("{r:.1}%"))
-    };
-
-    let mut text = t!(
-        in l,
-        "digest-health",
-        from = digest.start.with_timezone(&zone).format("%Y-%m-%d %H:%M").to_string(),
-        to = digest.end.with_timezone(&zone).format("%Y-%m-%d %H:%M").to_string(),
-        zone = zone.name()
-    );
-    text.push_str("\n\n");
-    let columns = [
-        key!("digest-col-job"),
-        key!("digest-col-runs"),
-        key!("digest-col-success"),
-        key!("digest-col-p95"),
-        key!("digest-col-trend"),
-        key!("digest-col-timeouts"),
-        key!("digest-col-retries"),
-        key!("digest-col-slow"),
-    ]
-    .map(col);
-    let _ = writeln!(
-        text,
-        "{:<32} {:>6} {:>8} {:>10} {:>7} {:>8} {:>7} {:>5}",
-        columns[0].to_lowercase(),
-        columns[1].to_lowercase(),
-        columns[2].to_lowercase(),
-        columns[3].to_lowercase(),
-        columns[4].to_lowercase(),
-        columns[5].to_lowercase(),
-        columns[6].to_lowercase(),
-        columns[7].to_lowercase()
-    );
-    for j in &digest.jobs {
-        let _ = writeln!(
-            text,
-            "{:<32} {:>6} {:>8} {:>10} {:>7} {:>8} {:>7} {:>5}",
-            j.job,
-            j.runs,
-            rate(j),
-            ms(j.p95_ms),
-            trend(j),
-            j.timeouts,
-            j.retries,
-            j.slow
-        );
+    let words = Words { digest, zone, l };
+    let subject = words.subject();
+    crate::domain::mail::Composed {
+        text: words.text(),
+        html: words.html(&subject),
+        subject,
     }
-    let tags = by_tag(&digest.jobs);
-    let tag_rate = |t: &TagDigest| {
+}
+
+/// A digest's figures as both parts of the mail write them, in one language.
+struct Words<'a> {
+    digest: &'a Digest,
+    zone: chrono_tz::Tz,
+    l: Locale,
+}
+
+const DASH: &str = "–";
+
+impl Words<'_> {
+    fn subject(&self) -> String {
+        let d = self.digest;
+        let day = d.end.with_timezone(&self.zone).format("%Y-%m-%d");
+        let runs: u64 = d.jobs.iter().map(|j| j.runs).sum();
+        let succeeded: u64 = d.jobs.iter().map(|j| j.succeeded).sum();
+        t!(
+            in self.l,
+            "digest-subject",
+            day = day.to_string(),
+            runs = runs,
+            failed = runs - succeeded,
+            queue = d.queue.len()
+        )
+    }
+
+    fn waiting(&self, q: &QueuedRun) -> String {
+        let waited = (self.digest.end - q.dead_since).num_milliseconds() as f64;
+        t!(in self.l, "digest-waiting", wait = self.l.duration(waited))
+    }
+
+    fn hour_counts(&self, h: &Hour) -> String {
+        t!(in self.l, "digest-hour-counts", ok = h.succeeded, failed = h.failed)
+    }
+
+    fn ms(v: Option<u64>) -> String {
+        v.map_or(DASH.to_string(), |ms| format!("{ms} ms"))
+    }
+
+    /// P95 now against the window before, as a signed percentage.
+    fn trend(j: &JobDigest) -> String {
+        match (j.p95_ms, j.p95_before_ms) {
+            (Some(now), Some(before)) if before > 0 => {
+                let change = (now as f64 - before as f64) * 100.0 / before as f64;
+                format!("{change:+.0}%")
+            }
+            _ => DASH.to_string(),
+        }
+    }
+
+    fn rate(j: &JobDigest) -> String {
+        j.success_rate()
+            .map_or(DASH.to_string(), |r| format!("{r:.1}%"))
+    }
+
+    fn tag_rate(t: &TagDigest) -> String {
         if t.runs == 0 {
-            "–".to_string()
+            DASH.to_string()
         } else {
             format!("{:.1}%", t.succeeded as f64 * 100.0 / t.runs as f64)
         }
-    };
-    let tag_name = |t: &TagDigest| {
+    }
+
+    fn tag_name(&self, t: &TagDigest) -> String {
         if t.tag.is_empty() {
-            t!(in l, "digest-no-tag")
+            t!(in self.l, "digest-no-tag")
         } else {
             t.tag.clone()
         }
-    };
-    if !tags.is_empty() {
+    }
+
+    fn finding(&self, f: &PolicyFinding) -> String {
+        let l = self.l;
+        match f.concern {
+            crate::domain::recovery::PolicyConcern::RecoversTooFew => t!(
+                in l,
+                "digest-policy-recovers-few",
+                recovered = l.percent(f.recovered),
+                episodes = f.episodes
+            ),
+            crate::domain::recovery::PolicyConcern::WaitsTooLong => t!(
+                in l,
+                "digest-policy-waits-long",
+                wait = l.duration(f.total_wait_ms),
+                longest = l.duration(f.longest_recovery_ms.unwrap_or_default() as f64),
+                episodes = f.episodes
+            ),
+        }
+    }
+
+    fn columns(&self) -> [String; 8] {
+        [
+            key!("digest-col-job"),
+            key!("digest-col-runs"),
+            key!("digest-col-success"),
+            key!("digest-col-p95"),
+            key!("digest-col-trend"),
+            key!("digest-col-timeouts"),
+            key!("digest-col-retries"),
+            key!("digest-col-slow"),
+        ]
+        .map(|key| self.l.text(key))
+    }
+
+    /// The busiest hour's runs: the longest bar.
+    fn peak(&self) -> u64 {
+        let busiest = self.digest.hours.iter().map(|h| h.succeeded + h.failed);
+        busiest.max().unwrap_or(0).max(1)
+    }
+
+    fn queue_heading(&self) -> String {
+        t!(in self.l, "digest-queue-heading", count = self.digest.queue.len())
+    }
+
+    fn text(&self) -> String {
+        let (d, zone, l) = (self.digest, self.zone, self.l);
+        let mut text = t!(
+            in l,
+            "digest-health",
+            from = d.start.with_timezone(&zone).format("%Y-%m-%d %H:%M").to_string(),
+            to = d.end.with_timezone(&zone).format("%Y-%m-%d %H:%M").to_string(),
+            zone = zone.name()
+        );
+        text.push_str("\n\n");
+        self.text_jobs(&mut text);
+        self.text_tags(&mut text);
+        self.text_queue_and_policies(&mut text);
+        self.text_hours(&mut text);
+        let _ = writeln!(text, "\n{}", t!(in l, "digest-console", url = CONSOLE));
+        text
+    }
+
+    fn text_jobs(&self, text: &mut String) {
+        let c = self.columns().map(|c| c.to_lowercase());
+        let _ = writeln!(
+            text,
+            "{:<32} {:>6} {:>8} {:>10} {:>7} {:>8} {:>7} {:>5}",
+            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]
+        );
+        for j in &self.digest.jobs {
+            let _ = writeln!(
+                text,
+                "{:<32} {:>6} {:>8} {:>10} {:>7} {:>8} {:>7} {:>5}",
+                j.job,
+                j.runs,
+                Self::rate(j),
+                Self::ms(j.p95_ms),
+                Self::trend(j),
+                j.timeouts,
+                j.retries,
+                j.slow
+            );
+        }
+    }
+
+    fn text_tags(&self, text: &mut String) {
+        let (tags, l) = (by_tag(&self.digest.jobs), self.l);
+        if tags.is_empty() {
+            return;
+        }
         let _ = writeln!(text, "\n{}", t!(in l, "digest-by-tag"));
         for t in &tags {
             let _ = writeln!(
                 text,
                 "  {:<30} {:>4} {} {:>6} {} {:>8}",
-                tag_name(t),
+                self.tag_name(t),
                 t.jobs,
                 t!(in l, "digest-unit-jobs"),
                 t.runs,
                 t!(in l, "digest-unit-runs"),
-                tag_rate(t)
+                Self::tag_rate(t)
             );
         }
     }
-    let queue_heading = t!(in l, "digest-queue-heading", count = digest.queue.len());
-    let _ = writeln!(text, "\n{queue_heading}");
-    for q in &digest.queue {
-        let _ = writeln!(
-            text,
-            "  #{} {} — {} ({CONSOLE}/runs/{})",
-            q.run_id,
-            q.job,
-            waiting(q),
-            q.run_id
-        );
+
+    fn text_queue_and_policies(&self, text: &mut String) {
+        let _ = writeln!(text, "\n{}", self.queue_heading());
+        for q in &self.digest.queue {
+            let (id, job, waiting) = (q.run_id, &q.job, self.waiting(q));
+            let _ = writeln!(text, "  #{id} {job} — {waiting} ({CONSOLE}/runs/{id})");
+        }
+        if !self.digest.policies.is_empty() {
+            let _ = writeln!(text, "\n{}", t!(in self.l, "digest-policies"));
+            for f in &self.digest.policies {
+                let (job, finding, id) = (&f.job, self.finding(f), f.job_id);
+                let _ = writeln!(text, "  {job} — {finding} ({CONSOLE}/jobs/{id})");
+            }
+        }
     }
-    let finding = |f: &PolicyFinding| match f.concern {
-        crate::domain::recovery::PolicyConcern::RecoversTooFew => t!(
-            in l,
-            "digest-policy-recovers-few",
-            recovered = l.percent(f.recovered),
-            episodes = f.episodes
-        ),
-        crate::domain::recovery::PolicyConcern::WaitsTooLong => t!(
-            in l,
-            "digest-policy-waits-long",
-            wait = l.duration(f.total_wait_ms),
-            longest = l.duration(f.longest_recovery_ms.unwrap_or_default() as f64),
-            episodes = f.episodes
-        ),
-    };
-    if !digest.policies.is_empty() {
-        let _ = writeln!(text, "\n{}", t!(in l, "digest-policies"));
-        for f in &digest.policies {
+
+    fn text_hours(&self, text: &mut String) {
+        let peak = self.peak();
+        let _ = writeln!(text, "\n{}", t!(in self.l, "digest-per-hour-text"));
+        for h in &self.digest.hours {
+            let width = |n: u64| ((n * 40).div_ceil(peak)) as usize;
             let _ = writeln!(
                 text,
-                "  {} — {} ({CONSOLE}/jobs/{})",
-                f.job,
-                finding(f),
-                f.job_id
+                "  {} {}{} {}",
+                h.start.with_timezone(&self.zone).format("%H:%M"),
+                "#".repeat(width(h.succeeded)),
+                "x".repeat(width(h.failed)),
+                self.hour_counts(h)
             );
         }
     }
-    let peak = digest
-        .hours
-        .iter()
-        .map(|h| h.succeeded + h.failed)
-        .max()
-        .unwrap_or(0)
-        .max(1);
-    let _ = writeln!(text, "\n{}", t!(in l, "digest-per-hour-text"));
-    for h in &digest.hours {
-        let width = |n: u64| ((n * 40).div_ceil(peak)) as usize;
-        let _ = writeln!(
-            text,
-            "  {} {}{} {}",
-            h.start.with_timezone(&zone).format("%H:%M"),
-            "#".repeat(width(h.succeeded)),
-            "x".repeat(width(h.failed)),
-            hour_counts(h)
-        );
-    }
-    let _ = writeln!(text, "\n{}", t!(in l, "digest-console", url = CONSOLE));
 
-    let mut html = format!(
-        "<!doctype html><html><body style=\"font-family:sans-serif\"><h2>{}</h2>",
-        escape(&subject)
-    );
-    html.push_str(
-        "<table cellpadding=\"4\" cellspacing=\"0\" border=\"1\" style=\"border-collapse:collapse\"><tr>",
-    );
-    for (i, name) in columns.iter().enumerate() {
-        let align = if i == 0 { " align=\"left\"" } else { "" };
-        let _ = write!(html, "<th{align}>{}</th>", escape(name));
-    }
-    html.push_str("</tr>");
-    for j in &digest.jobs {
-        let _ = write!(
-            html,
-            "<tr><td>{}</td><td align=\"right\">{}</td><td align=\"right\">{}</td>\
-             <td align=\"right\">{}</td><td align=\"right\">{}</td><td align=\"right\">{}</td>\
-             <td align=\"right\">{}</td><td align=\"right\">{}</td></tr>",
-            escape(&j.job),
-            j.runs,
-            rate(j),
-            ms(j.p95_ms),
-            trend(j),
-            j.timeouts,
-            j.retries,
-            j.slow
+    fn html(&self, subject: &str) -> String {
+        let mut html = format!(
+            "<!doctype html><html><body style=\"font-family:sans-serif\"><h2>{}</h2>",
+            escape(subject)
         );
+        self.html_jobs(&mut html);
+        self.html_tags(&mut html);
+        self.html_queue_and_policies(&mut html);
+        self.html_hours(&mut html);
+        html.push_str("</body></html>");
+        html
     }
-    html.push_str("</table>");
-    if !tags.is_empty() {
+
+    fn html_jobs(&self, html: &mut String) {
+        html.push_str(
+            "<table cellpadding=\"4\" cellspacing=\"0\" border=\"1\" style=\"border-collapse:collapse\"><tr>",
+        );
+        for (i, name) in self.columns().iter().enumerate() {
+            let align = if i == 0 { " align=\"left\"" } else { "" };
+            let _ = write!(html, "<th{align}>{}</th>", escape(name));
+        }
+        html.push_str("</tr>");
+        for j in &self.digest.jobs {
+            let _ = write!(
+                html,
+                "<tr><td>{}</td><td align=\"right\">{}</td><td align=\"right\">{}</td>\
+                 <td align=\"right\">{}</td><td align=\"right\">{}</td><td align=\"right\">{}</td>\
+                 <td align=\"right\">{}</td><td align=\"right\">{}</td></tr>",
+                escape(&j.job),
+                j.runs,
+                Self::rate(j),
+                Self::ms(j.p95_ms),
+                Self::trend(j),
+                j.timeouts,
+                j.retries,
+                j.slow
+            );
+        }
+        html.push_str("</table>");
+    }
+
+    fn html_tags(&self, html: &mut String) {
+        let (tags, l, columns) = (by_tag(&self.digest.jobs), self.l, self.columns());
+        if tags.is_empty() {
+            return;
+        }
         let _ = write!(
             html,
             "<h3>{}</h3><table cellpadding=\"4\" cellspacing=\"0\" border=\"1\" \
@@ -301,74 +362,75 @@ pub fn compose(digest: &Digest, zone: chrono_tz::Tz, l: Locale) -> crate::domain
                 html,
                 "<tr><td>{}</td><td align=\"right\">{}</td><td align=\"right\">{}</td>\
                  <td align=\"right\">{}</td></tr>",
-                escape(&tag_name(t)),
+                escape(&self.tag_name(t)),
                 t.jobs,
                 t.runs,
-                tag_rate(t)
+                Self::tag_rate(t)
             );
         }
         html.push_str("</table>");
     }
-    let _ = write!(html, "<h3>{}</h3><ul>", escape(&queue_heading));
-    for q in &digest.queue {
+
+    fn html_queue_and_policies(&self, html: &mut String) {
+        let l = self.l;
+        let _ = write!(html, "<h3>{}</h3><ul>", escape(&self.queue_heading()));
+        for q in &self.digest.queue {
+            let _ = write!(
+                html,
+                "<li><a href=\"{CONSOLE}/runs/{}\">#{}</a> {} — {}</li>",
+                q.run_id,
+                q.run_id,
+                escape(&q.job),
+                escape(&self.waiting(q))
+            );
+        }
         let _ = write!(
             html,
-            "<li><a href=\"{CONSOLE}/runs/{}\">#{}</a> {} — {}</li>",
-            q.run_id,
-            q.run_id,
-            escape(&q.job),
-            escape(&waiting(q))
+            "</ul><p><a href=\"{CONSOLE}/failed\">{}</a></p>",
+            t!(in l, "digest-open-queue"),
         );
-    }
-    let _ = write!(
-        html,
-        "</ul><p><a href=\"{CONSOLE}/failed\">{}</a></p>",
-        t!(in l, "digest-open-queue"),
-    );
-    if !digest.policies.is_empty() {
+        if self.digest.policies.is_empty() {
+            return;
+        }
         let _ = write!(html, "<h3>{}</h3><ul>", t!(in l, "digest-policies"));
-        for f in &digest.policies {
+        for f in &self.digest.policies {
             let _ = write!(
                 html,
                 "<li><a href=\"{CONSOLE}/jobs/{}\">{}</a> — {}</li>",
                 f.job_id,
                 escape(&f.job),
-                escape(&finding(f))
+                escape(&self.finding(f))
             );
         }
         html.push_str("</ul>");
     }
-    let _ = write!(
-        html,
-        "<h3>{}</h3><table cellpadding=\"1\" cellspacing=\"0\">",
-        t!(in l, "digest-per-hour")
-    );
-    for h in &digest.hours {
-        let width = |n: u64| (n * 300).div_ceil(peak);
+
+    fn html_hours(&self, html: &mut String) {
+        let peak = self.peak();
+        let _ = write!(
+            html,
+            "<h3>{}</h3><table cellpadding=\"1\" cellspacing=\"0\">",
+            t!(in self.l, "digest-per-hour")
+        );
         let bar = |n: u64, colour: &str| {
             if n == 0 {
                 String::new()
             } else {
-                format!(
-                    "<td bgcolor=\"{colour}\" width=\"{}\" height=\"12\"></td>",
-                    width(n)
-                )
+                let width = (n * 300).div_ceil(peak);
+                format!("<td bgcolor=\"{colour}\" width=\"{width}\" height=\"12\"></td>")
             }
         };
-        let _ = write!(
-            html,
-            "<tr><td style=\"font-family:monospace\">{}</td><td><table cellpadding=\"0\" cellspacing=\"0\"><tr>{}{}<td>&nbsp;{}</td></tr></table></td></tr>",
-            h.start.with_timezone(&zone).format("%H:%M"),
-            bar(h.succeeded, "#2e7d32"),
-            bar(h.failed, "#c62828"),
-            escape(&hour_counts(h))
-        );
-    }
-    html.push_str("</table></body></html>");
-    crate::domain::mail::Composed {
-        subject,
-        text,
-        html,
+        for h in &self.digest.hours {
+            let _ = write!(
+                html,
+                "<tr><td style=\"font-family:monospace\">{}</td><td><table cellpadding=\"0\" cellspacing=\"0\"><tr>{}{}<td>&nbsp;{}</td></tr></table></td></tr>",
+                h.start.with_timezone(&self.zone).format("%H:%M"),
+                bar(h.succeeded, "#2e7d32"),
+                bar(h.failed, "#c62828"),
+                escape(&self.hour_counts(h))
+            );
+        }
+        html.push_str("</table>");
     }
 }
 

@@ -22,242 +22,37 @@ impl JobSpec {
         let mut errors = Vec::new();
         let mut fail =
             |field: &str, problem: Problem| errors.push(FieldProblem::new(field, problem));
-
-        let name = input.name.trim().to_string();
-        if name.is_empty() {
-            fail("name", problem!("job-error-name-empty"));
-        } else if name.chars().count() > 128 {
-            fail("name", problem!("job-error-name-long"));
-        } else if !name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
-        {
-            fail("name", problem!("job-error-name-chars"));
-        }
-
-        let kind = match Kind::parse(input.kind.trim()) {
-            Some(Kind::Http) => parse_http(input, &mut fail),
-            Some(Kind::Command) => {
-                let program = input.command_program.trim().to_string();
-                if program.is_empty() {
-                    fail("command_program", problem!("job-error-program"));
-                }
-                let args = input
-                    .command_args
-                    .lines()
-                    .map(str::trim)
-                    .filter(|a| !a.is_empty())
-                    .map(str::to_string)
-                    .collect();
-                let codes: Result<Vec<i32>, _> = input
-                    .command_transient_codes
-                    .split(',')
-                    .map(str::trim)
-                    .filter(|c| !c.is_empty())
-                    .map(str::parse::<i32>)
-                    .collect();
-                match codes {
-                    Ok(transient_codes) => Some(JobKind::Command {
-                        program,
-                        args,
-                        transient_codes,
-                    }),
-                    Err(_) => {
-                        fail("command_transient_codes", problem!("job-error-exit-codes"));
-                        None
-                    }
-                }
-            }
-            Some(Kind::Builtin) => {
-                let task = input.builtin_task.trim().to_string();
-                let mut params = BTreeMap::new();
-                for (i, line) in input.builtin_params.lines().enumerate() {
-                    if line.trim().is_empty() {
-                        continue;
-                    }
-                    match line.split_once('=') {
-                        Some((k, v)) if !k.trim().is_empty() => {
-                            params.insert(k.trim().to_string(), v.trim().to_string());
-                        }
-                        _ => fail(
-                            "builtin_params",
-                            problem!("job-error-param-line", line = i + 1),
-                        ),
-                    }
-                }
-                if BUILTIN_TASKS.iter().any(|(name, _)| *name == task) {
-                    Some(JobKind::Builtin { task, params })
-                } else {
-                    let known: Vec<&str> = BUILTIN_TASKS.iter().map(|(n, _)| *n).collect();
-                    fail(
-                        "builtin_task",
-                        problem!("job-error-builtin", tasks = known.join(", ")),
-                    );
-                    None
-                }
-            }
-            None => {
-                fail(
-                    "kind",
-                    problem!(
-                        "job-error-kind",
-                        kinds = Kind::WORDS.join(", "),
-                        text = input.kind.trim().to_string()
-                    ),
-                );
-                None
-            }
-        };
-
-        let cron = match CronExpr::parse(&input.cron) {
-            Ok(c) => Some(c),
-            Err(e) => {
-                fail("cron", e.problem());
-                None
-            }
-        };
-        let timezone = match cron::parse_timezone(&input.timezone) {
-            Ok(tz) => Some(tz),
-            Err(e) => {
-                fail("timezone", e.problem());
-                None
-            }
-        };
-
-        let retry = match RetryPolicy::parse(&input.retry) {
-            Ok(r) => Some(r),
-            Err(list) => {
+        let name = parse_name(input, &mut fail);
+        let kind = parse_kind(input, &mut fail);
+        let cron = CronExpr::parse(&input.cron)
+            .map_err(|e| fail("cron", e.problem()))
+            .ok();
+        let timezone = cron::parse_timezone(&input.timezone)
+            .map_err(|e| fail("timezone", e.problem()))
+            .ok();
+        let retry = RetryPolicy::parse(&input.retry)
+            .map_err(|list| {
                 for e in list {
                     fail(&format!("retry.{}", e.field()), e.problem());
                 }
-                None
-            }
-        };
-
+            })
+            .ok();
         let timeout = parse_timeout(input, &mut fail);
-
-        let overlap = word::<Overlap>(&input.overlap)
-            .map_err(|e| {
-                fail(
-                    "overlap",
-                    problem!("job-error-overlap", error = e.to_string()),
-                )
-            })
-            .ok();
-        let misfire = word::<Misfire>(&input.misfire)
-            .map_err(|e| {
-                fail(
-                    "misfire",
-                    problem!("job-error-misfire", error = e.to_string()),
-                )
-            })
-            .ok();
-        let on_exhausted = match word::<ExhaustedAction>(&input.on_exhausted) {
-            Ok(ExhaustedAction::DeadLetter) => Some(OnExhausted::DeadLetter),
-            Ok(ExhaustedAction::SkipToNext) => Some(OnExhausted::SkipToNext),
-            Ok(ExhaustedAction::Fallback) => {
-                let job = input.fallback_job.trim();
-                if job.is_empty() {
-                    fail("fallback_job", problem!("job-error-fallback-missing"));
-                    None
-                } else if job == name {
-                    fail("fallback_job", problem!("job-error-fallback-self"));
-                    None
-                } else {
-                    Some(OnExhausted::Fallback(job.to_string()))
-                }
-            }
-            Err(e) => {
-                fail(
-                    "on_exhausted",
-                    problem!("job-error-exhausted", error = e.to_string()),
-                );
-                None
-            }
-        };
-
-        let dependants: Vec<String> = input
-            .dependants
-            .split([',', '\n'])
-            .map(str::trim)
-            .filter(|d| !d.is_empty())
-            .map(str::to_string)
-            .collect();
-        if dependants.contains(&name) {
-            fail("dependants", problem!("job-error-depends-self"));
-        }
-        let tags = super::tags::parse_tags(&input.tags).unwrap_or_else(|problems| {
-            for problem in problems {
-                fail("tags", problem);
-            }
-            Vec::new()
-        });
-        let parameters = match super::params::parse_declarations(&input.parameters) {
-            Ok(declared) => declared,
-            Err(problems) => {
-                for problem in problems {
-                    fail("parameters", problem);
-                }
-                Vec::new()
-            }
-        };
+        let handling = parse_handling(input, &name, &mut fail);
+        let (dependants, tags, parameters) = parse_relations(input, &name, &mut fail);
         if let Some(kind) = &kind {
-            for name in kind.param_references() {
-                if !parameters.iter().any(|p| p.name == name) {
-                    fail(
-                        "parameters",
-                        problem!("job-error-param-undeclared", name = name.clone()),
-                    );
-                }
-            }
-            for misplaced in super::placement::misplaced(kind, &parameters) {
-                fail(&misplaced.field, misplaced_problem(&misplaced));
-            }
+            check_parameter_uses(kind, &parameters, &mut fail);
         }
-        let to = parse_addresses("alert_to", &input.alert_to, &mut fail);
-        let escalate_to = parse_addresses("escalate_to", &input.escalate_to, &mut fail);
-        let channels = parse_channels("alert_channels", &input.alert_channels, &mut fail);
-        let escalate_channels =
-            parse_channels("escalate_channels", &input.escalate_channels, &mut fail);
-        let escalate_after = match input.escalate_after.trim().parse::<u32>() {
-            Ok(n) if (1..=100).contains(&n) => Some(n),
-            _ => {
-                fail(
-                    "escalate_after",
-                    problem!(
-                        "job-error-escalate-after",
-                        text = input.escalate_after.trim().to_string()
-                    ),
-                );
-                None
-            }
-        };
-
-        match (
-            kind,
-            cron,
-            timezone,
-            retry,
-            timeout,
-            overlap,
-            misfire,
-            on_exhausted,
-            to,
-            escalate_to,
-            escalate_after,
-        ) {
+        let alerts = parse_alerts(input, &mut fail);
+        match (kind, cron, timezone, retry, timeout, handling, alerts) {
             (
                 Some(kind),
                 Some(cron),
                 Some(timezone),
                 Some(retry),
                 Some(timeout),
-                Some(overlap),
-                Some(misfire),
-                Some(on_exhausted),
-                Some(to),
-                Some(escalate_to),
-                Some(escalate_after),
+                Some((overlap, misfire, on_exhausted)),
+                Some(alerts),
             ) if errors.is_empty() => Ok(JobSpec {
                 name,
                 description: input.description.trim().to_string(),
@@ -270,13 +65,7 @@ impl JobSpec {
                 overlap,
                 misfire,
                 on_exhausted,
-                alerts: Alerts {
-                    to,
-                    escalate_after,
-                    escalate_to,
-                    channels,
-                    escalate_channels,
-                },
+                alerts,
                 dependants,
                 parameters,
                 tags,
@@ -284,6 +73,227 @@ impl JobSpec {
             _ => Err(errors),
         }
     }
+}
+
+fn parse_name(input: &JobInput, fail: &mut impl FnMut(&str, Problem)) -> String {
+    let name = input.name.trim().to_string();
+    if name.is_empty() {
+        fail("name", problem!("job-error-name-empty"));
+    } else if name.chars().count() > 128 {
+        fail("name", problem!("job-error-name-long"));
+    } else if !name
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.'))
+    {
+        fail("name", problem!("job-error-name-chars"));
+    }
+    name
+}
+
+fn parse_kind(input: &JobInput, fail: &mut impl FnMut(&str, Problem)) -> Option<JobKind> {
+    match Kind::parse(input.kind.trim()) {
+        Some(Kind::Http) => parse_http(input, fail),
+        Some(Kind::Command) => parse_command(input, fail),
+        Some(Kind::Builtin) => parse_builtin(input, fail),
+        None => {
+            fail(
+                "kind",
+                problem!(
+                    "job-error-kind",
+                    kinds = Kind::WORDS.join(", "),
+                    text = input.kind.trim().to_string()
+                ),
+            );
+            None
+        }
+    }
+}
+
+fn parse_command(input: &JobInput, fail: &mut impl FnMut(&str, Problem)) -> Option<JobKind> {
+    let program = input.command_program.trim().to_string();
+    if program.is_empty() {
+        fail("command_program", problem!("job-error-program"));
+    }
+    let args = input
+        .command_args
+        .lines()
+        .map(str::trim)
+        .filter(|a| !a.is_empty())
+        .map(str::to_string)
+        .collect();
+    let codes: Result<Vec<i32>, _> = input
+        .command_transient_codes
+        .split(',')
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .map(str::parse::<i32>)
+        .collect();
+    match codes {
+        Ok(transient_codes) => Some(JobKind::Command {
+            program,
+            args,
+            transient_codes,
+        }),
+        Err(_) => {
+            fail("command_transient_codes", problem!("job-error-exit-codes"));
+            None
+        }
+    }
+}
+
+fn parse_builtin(input: &JobInput, fail: &mut impl FnMut(&str, Problem)) -> Option<JobKind> {
+    let task = input.builtin_task.trim().to_string();
+    let mut params = BTreeMap::new();
+    for (i, line) in input.builtin_params.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match line.split_once('=') {
+            Some((k, v)) if !k.trim().is_empty() => {
+                params.insert(k.trim().to_string(), v.trim().to_string());
+            }
+            _ => fail(
+                "builtin_params",
+                problem!("job-error-param-line", line = i + 1),
+            ),
+        }
+    }
+    if BUILTIN_TASKS.iter().any(|(name, _)| *name == task) {
+        Some(JobKind::Builtin { task, params })
+    } else {
+        let known: Vec<&str> = BUILTIN_TASKS.iter().map(|(n, _)| *n).collect();
+        fail(
+            "builtin_task",
+            problem!("job-error-builtin", tasks = known.join(", ")),
+        );
+        None
+    }
+}
+
+/// What happens around a run: overlap, missed ticks, and what follows the last retry.
+fn parse_handling(
+    input: &JobInput,
+    name: &str,
+    fail: &mut impl FnMut(&str, Problem),
+) -> Option<(Overlap, Misfire, OnExhausted)> {
+    let overlap = word::<Overlap>(&input.overlap)
+        .map_err(|e| {
+            fail(
+                "overlap",
+                problem!("job-error-overlap", error = e.to_string()),
+            )
+        })
+        .ok();
+    let misfire = word::<Misfire>(&input.misfire)
+        .map_err(|e| {
+            fail(
+                "misfire",
+                problem!("job-error-misfire", error = e.to_string()),
+            )
+        })
+        .ok();
+    let on_exhausted = match word::<ExhaustedAction>(&input.on_exhausted) {
+        Ok(ExhaustedAction::DeadLetter) => Some(OnExhausted::DeadLetter),
+        Ok(ExhaustedAction::SkipToNext) => Some(OnExhausted::SkipToNext),
+        Ok(ExhaustedAction::Fallback) => {
+            let job = input.fallback_job.trim();
+            if job.is_empty() {
+                fail("fallback_job", problem!("job-error-fallback-missing"));
+                None
+            } else if job == name {
+                fail("fallback_job", problem!("job-error-fallback-self"));
+                None
+            } else {
+                Some(OnExhausted::Fallback(job.to_string()))
+            }
+        }
+        Err(e) => {
+            fail(
+                "on_exhausted",
+                problem!("job-error-exhausted", error = e.to_string()),
+            );
+            None
+        }
+    };
+    Some((overlap?, misfire?, on_exhausted?))
+}
+
+/// The jobs it starts after it, its tags and its declared parameters.
+fn parse_relations(
+    input: &JobInput,
+    name: &str,
+    fail: &mut impl FnMut(&str, Problem),
+) -> (Vec<String>, Vec<String>, Vec<super::params::Parameter>) {
+    let dependants: Vec<String> = input
+        .dependants
+        .split([',', '\n'])
+        .map(str::trim)
+        .filter(|d| !d.is_empty())
+        .map(str::to_string)
+        .collect();
+    if dependants.iter().any(|d| d == name) {
+        fail("dependants", problem!("job-error-depends-self"));
+    }
+    let tags = super::tags::parse_tags(&input.tags).unwrap_or_else(|problems| {
+        for problem in problems {
+            fail("tags", problem);
+        }
+        Vec::new()
+    });
+    let parameters =
+        super::params::parse_declarations(&input.parameters).unwrap_or_else(|problems| {
+            for problem in problems {
+                fail("parameters", problem);
+            }
+            Vec::new()
+        });
+    (dependants, tags, parameters)
+}
+
+/// Every parameter the job uses is declared, and stands where a value may.
+fn check_parameter_uses(
+    kind: &JobKind,
+    parameters: &[super::params::Parameter],
+    fail: &mut impl FnMut(&str, Problem),
+) {
+    for name in kind.param_references() {
+        if !parameters.iter().any(|p| p.name == name) {
+            fail(
+                "parameters",
+                problem!("job-error-param-undeclared", name = name.clone()),
+            );
+        }
+    }
+    for misplaced in super::placement::misplaced(kind, parameters) {
+        fail(&misplaced.field, misplaced_problem(&misplaced));
+    }
+}
+
+fn parse_alerts(input: &JobInput, fail: &mut impl FnMut(&str, Problem)) -> Option<Alerts> {
+    let to = parse_addresses("alert_to", &input.alert_to, fail);
+    let escalate_to = parse_addresses("escalate_to", &input.escalate_to, fail);
+    let channels = parse_channels("alert_channels", &input.alert_channels, fail);
+    let escalate_channels = parse_channels("escalate_channels", &input.escalate_channels, fail);
+    let escalate_after = match input.escalate_after.trim().parse::<u32>() {
+        Ok(n) if (1..=100).contains(&n) => Some(n),
+        _ => {
+            fail(
+                "escalate_after",
+                problem!(
+                    "job-error-escalate-after",
+                    text = input.escalate_after.trim().to_string()
+                ),
+            );
+            None
+        }
+    };
+    Some(Alerts {
+        to: to?,
+        escalate_after: escalate_after?,
+        escalate_to: escalate_to?,
+        channels,
+        escalate_channels,
+    })
 }
 
 fn parse_http(input: &JobInput, fail: &mut impl FnMut(&str, Problem)) -> Option<JobKind> {
