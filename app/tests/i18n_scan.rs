@@ -10,26 +10,14 @@
 //! literals that are text nodes, a whole `{ "…" }` block, or the value of an attribute a person
 //! reads (`title`, `placeholder`, `aria-label`, `alt`).
 
-use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+mod common;
 
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use common::{root, rust_files};
 use fluent_syntax::ast::Entry;
 use regex::Regex;
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-        let path = entry.expect("directory entry").path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
 
 fn english_keys() -> BTreeSet<String> {
     let path = root().join("app/locales/en/bulwark.ftl");

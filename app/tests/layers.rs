@@ -10,9 +10,12 @@
 //! A new top-level module gets its floor here and a line in the architecture; a failure names
 //! the file, the line and the two floors, or the modules that go round.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
+use common::{root, rust_files};
 use regex::Regex;
 
 /// Macros exported at the crate root, and the folder that defines each.
@@ -74,21 +77,6 @@ const SERVER: &[(&str, u8)] = &[
     ("main", 13),
     ("lib", 13),
 ];
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
-        let path = entry.expect("directory entry").path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
 
 /// The code a file ships: its test module and every comment taken out.
 fn shipped(text: &str) -> Vec<(usize, String)> {

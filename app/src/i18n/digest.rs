@@ -226,26 +226,31 @@ impl Words<'_> {
         text
     }
 
+    /// A job's row of the table: its name and seven figures.
+    fn cells(j: &JobDigest) -> [String; 8] {
+        [
+            j.job.clone(),
+            j.runs.to_string(),
+            Self::rate(j),
+            Self::ms(j.p95_ms),
+            Self::trend(j),
+            j.timeouts.to_string(),
+            j.retries.to_string(),
+            j.slow.to_string(),
+        ]
+    }
+
     fn text_jobs(&self, text: &mut String) {
-        let c = self.columns().map(|c| c.to_lowercase());
-        let _ = writeln!(
-            text,
-            "{:<32} {:>6} {:>8} {:>10} {:>7} {:>8} {:>7} {:>5}",
-            c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]
-        );
-        for j in &self.digest.jobs {
+        let line = |text: &mut String, c: &[String; 8]| {
             let _ = writeln!(
                 text,
                 "{:<32} {:>6} {:>8} {:>10} {:>7} {:>8} {:>7} {:>5}",
-                j.job,
-                j.runs,
-                Self::rate(j),
-                Self::ms(j.p95_ms),
-                Self::trend(j),
-                j.timeouts,
-                j.retries,
-                j.slow
+                c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]
             );
+        };
+        line(text, &self.columns().map(|c| c.to_lowercase()));
+        for j in &self.digest.jobs {
+            line(text, &Self::cells(j));
         }
     }
 
@@ -323,20 +328,12 @@ impl Words<'_> {
         }
         html.push_str("</tr>");
         for j in &self.digest.jobs {
-            let _ = write!(
-                html,
-                "<tr><td>{}</td><td align=\"right\">{}</td><td align=\"right\">{}</td>\
-                 <td align=\"right\">{}</td><td align=\"right\">{}</td><td align=\"right\">{}</td>\
-                 <td align=\"right\">{}</td><td align=\"right\">{}</td></tr>",
-                escape(&j.job),
-                j.runs,
-                Self::rate(j),
-                Self::ms(j.p95_ms),
-                Self::trend(j),
-                j.timeouts,
-                j.retries,
-                j.slow
-            );
+            let [name, figures @ ..] = Self::cells(j);
+            let _ = write!(html, "<tr><td>{}</td>", escape(&name));
+            for figure in figures {
+                let _ = write!(html, "<td align=\"right\">{figure}</td>");
+            }
+            html.push_str("</tr>");
         }
         html.push_str("</table>");
     }
