@@ -64,50 +64,60 @@ fn md(text: &str) -> String {
 /// The message for `event` in `lang`, its text cut to `limit` bytes (on a character boundary,
 /// the links kept).
 pub fn compose(event: &ChatEvent, l: Locale, limit: usize) -> ChatMessage {
-    let class = event.error_class.map_or("error", ErrorClass::as_str);
-    let reason = event
-        .message
-        .as_deref()
-        .map(|m| trimmed(m, MESSAGE_CHARS))
-        .unwrap_or_else(|| t!(in l, "mail-no-message"));
-    let title = match event.event {
-        EventType::FirstFailure => {
-            t!(in l, "chat-first-failure", job = event.job.clone(), class = class)
+    let title = title(event, l);
+    let facts = facts(event, l);
+    let links = links(event, l);
+    let link_md: String = links
+        .iter()
+        .map(|(label, url)| format!("[{label}]({url})"))
+        .collect::<Vec<_>>()
+        .join(" · ");
+    let link_plain: String = links
+        .iter()
+        .map(|(label, url)| format!("{label}: {url}"))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let (body_md, body_plain) = bodies(&facts);
+    let head_md = format!("### {}\n\n", md(&title));
+    let markdown = fit(&head_md, &body_md, &format!("\n\n{link_md}"), limit);
+    let plain = fit(
+        &format!("{title}\n"),
+        &body_plain,
+        &format!("\n{link_plain}"),
+        limit,
+    );
+    ChatMessage {
+        title,
+        markdown,
+        plain,
+    }
+}
+
+fn class(event: &ChatEvent) -> &'static str {
+    event.error_class.map_or("error", ErrorClass::as_str)
+}
+
+fn title(event: &ChatEvent, l: Locale) -> String {
+    let job = event.job.clone();
+    match event.event {
+        EventType::FirstFailure => t!(in l, "chat-first-failure", job = job, class = class(event)),
+        EventType::Escalation => {
+            t!(in l, "chat-escalation", job = job, count = event.failed_runs)
         }
-        EventType::Escalation => t!(
-            in l,
-            "chat-escalation",
-            job = event.job.clone(),
-            count = event.failed_runs
-        ),
-        EventType::Recovered => t!(in l, "chat-recovered", job = event.job.clone()),
+        EventType::Recovered => t!(in l, "chat-recovered", job = job),
         EventType::Test => t!(in l, "chat-test"),
         EventType::Digest | EventType::Trend | EventType::Summary => {
             event.headline.clone().unwrap_or_default()
         }
-    };
+    }
+}
+
+/// What the message lists, label and value; an unlabelled fact is an item of a list (a
+/// summary's alerts).
+fn facts(event: &ChatEvent, l: Locale) -> Vec<(String, String)> {
     let mut facts: Vec<(String, String)> = Vec::new();
     match event.event {
-        EventType::FirstFailure | EventType::Escalation => {
-            facts.push((t!(in l, "mail-fact-job"), event.job.clone()));
-            facts.push((t!(in l, "mail-fact-error"), format!("{class}: {reason}")));
-            if let Some(attempt) = event.attempt {
-                facts.push((t!(in l, "chat-attempts"), attempt.to_string()));
-            }
-            if let Some(since) = event.since {
-                facts.push((
-                    t!(in l, "chat-failing-since"),
-                    since.format("%Y-%m-%d %H:%M UTC").to_string(),
-                ));
-            }
-            facts.push((
-                t!(in l, "chat-failed-in-a-row"),
-                event.failed_runs.to_string(),
-            ));
-            if event.run_status == Some(RunStatus::Dead) {
-                facts.push((t!(in l, "chat-now"), t!(in l, "chat-in-queue")));
-            }
-        }
+        EventType::FirstFailure | EventType::Escalation => failure_facts(event, l, &mut facts),
         EventType::Recovered => {
             facts.push((t!(in l, "mail-fact-job"), event.job.clone()));
             if let Some(down) = event.down_for_s {
@@ -130,6 +140,39 @@ pub fn compose(event: &ChatEvent, l: Locale, limit: usize) -> ChatMessage {
             }
         }
     }
+    facts
+}
+
+fn failure_facts(event: &ChatEvent, l: Locale, facts: &mut Vec<(String, String)>) {
+    let reason = event
+        .message
+        .as_deref()
+        .map(|m| trimmed(m, MESSAGE_CHARS))
+        .unwrap_or_else(|| t!(in l, "mail-no-message"));
+    facts.push((t!(in l, "mail-fact-job"), event.job.clone()));
+    facts.push((
+        t!(in l, "mail-fact-error"),
+        format!("{}: {reason}", class(event)),
+    ));
+    if let Some(attempt) = event.attempt {
+        facts.push((t!(in l, "chat-attempts"), attempt.to_string()));
+    }
+    if let Some(since) = event.since {
+        facts.push((
+            t!(in l, "chat-failing-since"),
+            since.format("%Y-%m-%d %H:%M UTC").to_string(),
+        ));
+    }
+    facts.push((
+        t!(in l, "chat-failed-in-a-row"),
+        event.failed_runs.to_string(),
+    ));
+    if event.run_status == Some(RunStatus::Dead) {
+        facts.push((t!(in l, "chat-now"), t!(in l, "chat-in-queue")));
+    }
+}
+
+fn links(event: &ChatEvent, l: Locale) -> Vec<(String, String)> {
     let mut links: Vec<(String, String)> = Vec::new();
     if let Some(url) = &event.run_url {
         links.push((t!(in l, "chat-open-run"), url.clone()));
@@ -146,18 +189,11 @@ pub fn compose(event: &ChatEvent, l: Locale, limit: usize) -> ChatMessage {
         };
         links.push((label, url.clone()));
     }
+    links
+}
 
-    let link_md: String = links
-        .iter()
-        .map(|(label, url)| format!("[{label}]({url})"))
-        .collect::<Vec<_>>()
-        .join(" · ");
-    let link_plain: String = links
-        .iter()
-        .map(|(label, url)| format!("{label}: {url}"))
-        .collect::<Vec<_>>()
-        .join("\n");
-    // An unlabelled fact is an item of a list (a summary's alerts).
+/// The facts as Markdown and as plain text.
+fn bodies(facts: &[(String, String)]) -> (String, String) {
     let body_md: String = facts
         .iter()
         .map(|(k, v)| {
@@ -184,19 +220,7 @@ pub fn compose(event: &ChatEvent, l: Locale, limit: usize) -> ChatMessage {
         })
         .collect::<Vec<_>>()
         .join("\n");
-    let head_md = format!("### {}\n\n", md(&title));
-    let markdown = fit(&head_md, &body_md, &format!("\n\n{link_md}"), limit);
-    let plain = fit(
-        &format!("{title}\n"),
-        &body_plain,
-        &format!("\n{link_plain}"),
-        limit,
-    );
-    ChatMessage {
-        title,
-        markdown,
-        plain,
-    }
+    (body_md, body_plain)
 }
 
 /// `head + body + tail` within `limit` bytes: the body is cut first, so the title and the links
