@@ -394,15 +394,22 @@ impl RetryPolicy {
     /// What can go wrong with this curve, given the job's context, with the numbers each
     /// warning's words need.
     pub fn warnings(&self, context: &WarningContext) -> Vec<Warning> {
+        let mut out = self.shape_warnings();
+        out.extend(self.untunable_warning());
+        out.extend(self.steep_total_warning());
+        out.extend(self.deadline_warnings(context));
+        out
+    }
+
+    /// A multiplier so low the waits hardly grow, or so high they explode.
+    fn shape_warnings(&self) -> Vec<Warning> {
         let m = self.multiplier.value();
         let c = self.max_retries;
-        let all: Vec<u8> = (1..=c).collect();
         let mut out = Vec::new();
-
         if m < NEAR_FIXED_BELOW {
             out.push(Warning {
                 kind: WarningKind::NearFixed,
-                retries: all.clone(),
+                retries: (1..=c).collect(),
                 problem: crate::problem!(
                     "retry-warning-near-fixed",
                     m = format!("{m:.1}"),
@@ -423,44 +430,60 @@ impl RetryPolicy {
                 ),
             });
         }
-        if c > UNTUNABLE_RETRIES_ABOVE && m > 1.0 {
-            let swing = self.sensitivity_to_multiplier(c) * 0.1;
-            let detail = if swing > 0.0 {
-                crate::problem!(
-                    "retry-warning-untunable-swing",
-                    retry = c,
-                    swing = Fact::wait(swing)
-                )
-            } else {
-                crate::problem!(
-                    "retry-warning-untunable-capped",
-                    retry = c,
-                    swing = Fact::wait(
-                        self.first_ms as f64 * f64::from(c - 1) * m.powi(i32::from(c) - 2) * 0.1
-                    )
-                )
-            };
-            out.push(Warning {
-                kind: WarningKind::Untunable,
-                retries: (UNTUNABLE_RETRIES_ABOVE + 1..=c).collect(),
-                problem: crate::problem!(
-                    "retry-warning-untunable",
-                    after = UNTUNABLE_RETRIES_ABOVE,
-                    detail = detail
-                ),
-            });
+        out
+    }
+
+    /// So many retries that a tenth more multiplier moves the last wait by a lot.
+    fn untunable_warning(&self) -> Option<Warning> {
+        let m = self.multiplier.value();
+        let c = self.max_retries;
+        if c <= UNTUNABLE_RETRIES_ABOVE || m <= 1.0 {
+            return None;
         }
-        if c > STEEP_TOTAL_RETRIES_ABOVE {
-            out.push(Warning {
-                kind: WarningKind::SteepTotal,
-                retries: (STEEP_TOTAL_RETRIES_ABOVE + 1..=c).collect(),
-                problem: crate::problem!(
-                    "retry-warning-steep-total",
-                    after = STEEP_TOTAL_RETRIES_ABOVE,
-                    total = Fact::wait(self.total_ms())
-                ),
-            });
-        }
+        let swing = self.sensitivity_to_multiplier(c) * 0.1;
+        let detail = if swing > 0.0 {
+            crate::problem!(
+                "retry-warning-untunable-swing",
+                retry = c,
+                swing = Fact::wait(swing)
+            )
+        } else {
+            crate::problem!(
+                "retry-warning-untunable-capped",
+                retry = c,
+                swing = Fact::wait(
+                    self.first_ms as f64 * f64::from(c - 1) * m.powi(i32::from(c) - 2) * 0.1
+                )
+            )
+        };
+        Some(Warning {
+            kind: WarningKind::Untunable,
+            retries: (UNTUNABLE_RETRIES_ABOVE + 1..=c).collect(),
+            problem: crate::problem!(
+                "retry-warning-untunable",
+                after = UNTUNABLE_RETRIES_ABOVE,
+                detail = detail
+            ),
+        })
+    }
+
+    fn steep_total_warning(&self) -> Option<Warning> {
+        let c = self.max_retries;
+        (c > STEEP_TOTAL_RETRIES_ABOVE).then(|| Warning {
+            kind: WarningKind::SteepTotal,
+            retries: (STEEP_TOTAL_RETRIES_ABOVE + 1..=c).collect(),
+            problem: crate::problem!(
+                "retry-warning-steep-total",
+                after = STEEP_TOTAL_RETRIES_ABOVE,
+                total = Fact::wait(self.total_ms())
+            ),
+        })
+    }
+
+    /// The retries whose latest possible start passes the next tick or the administrator's
+    /// tolerance.
+    fn deadline_warnings(&self, context: &WarningContext) -> Vec<Warning> {
+        let c = self.max_retries;
         let upper_cumulative: Vec<f64> = self
             .jitter_envelope_ms()
             .iter()
@@ -477,6 +500,7 @@ impl RetryPolicy {
                 .map(|(_, n)| n)
                 .collect()
         };
+        let mut out = Vec::new();
         if let Some(period) = context.cron_period_ms {
             let late = beyond(period);
             if let Some(first_late) = late.first() {
