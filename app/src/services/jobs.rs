@@ -6,6 +6,7 @@ use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait,
     IntoActiveModel, QueryFilter, QueryOrder, QuerySelect, Set, SqlErr, TransactionTrait,
 };
+use std::collections::{HashMap, HashSet};
 
 use crate::domain::cron::{CronExpr, parse_timezone};
 use crate::domain::email::EmailAddress;
@@ -343,101 +344,17 @@ pub async fn list_models(db: &impl ConnectionTrait) -> Result<Vec<job::Model>, D
 /// failing now. Five queries whatever the number of jobs; each job's newest runs are read from
 /// the (job_id, id) index.
 pub async fn list(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Result<Vec<JobRow>, DbErr> {
-    use crate::services::sql::Binder;
-    use crate::views::jobs::{DURATION_RUNS, STRIP};
-    use std::collections::HashMap;
+    use crate::views::jobs::STRIP;
 
     let jobs = job::Entity::find()
         .order_by_asc(job::Column::Name)
         .all(db)
         .await?;
-    let backend = db.get_database_backend();
-
-    // Each job's newest DURATION_RUNS runs: from the id of its DURATION_RUNS-th newest.
-    let newest = format!(
-        "JOIN job_runs r ON r.job_id = j.id AND r.id >= COALESCE((SELECT x.id FROM job_runs x \
-           WHERE x.job_id = j.id ORDER BY x.id DESC LIMIT 1 OFFSET {}), 0)",
-        DURATION_RUNS - 1
-    );
-    let recent_sql = format!(
-        "SELECT r.id, r.job_id, r.status, r.created_at, r.finished_at FROM jobs j {newest} \
-         ORDER BY r.job_id, r.id"
-    );
-    let mut recent: HashMap<i64, Vec<(i64, RunStatus, DateTime<Utc>)>> = HashMap::new();
-    for row in db
-        .query_all_raw(sea_orm::Statement::from_string(backend, recent_sql))
-        .await?
-    {
-        let status: String = row.try_get("", "status")?;
-        let Ok(status) = status.parse::<RunStatus>() else {
-            continue;
-        };
-        let created: DateTime<Utc> = row.try_get("", "created_at")?;
-        let finished: Option<DateTime<Utc>> = row.try_get("", "finished_at")?;
-        recent.entry(row.try_get("", "job_id")?).or_default().push((
-            row.try_get("", "id")?,
-            status,
-            finished.unwrap_or(created),
-        ));
-    }
-
-    let mut b = Binder::new(backend);
-    let durations_sql = format!(
-        "SELECT r.job_id, a.duration_ms FROM jobs j {newest} \
-         JOIN job_attempts a ON a.run_id = r.id \
-         WHERE a.outcome = {} AND a.duration_ms IS NOT NULL",
-        b.bind(crate::domain::run::Outcome::Succeeded.as_str()),
-    );
-    let mut durations: HashMap<i64, Vec<u64>> = HashMap::new();
-    for row in db.query_all_raw(b.statement(durations_sql)).await? {
-        let ms: i64 = row.try_get("", "duration_ms")?;
-        durations
-            .entry(row.try_get("", "job_id")?)
-            .or_default()
-            .push(ms.max(0) as u64);
-    }
-
-    let week: Vec<(i64, RunStatus, i64)> = job_run::Entity::find()
-        .select_only()
-        .column(job_run::Column::JobId)
-        .column(job_run::Column::Status)
-        .column_as(job_run::Column::Id.count(), "n")
-        .filter(job_run::Column::CreatedAt.gte(now - chrono::Duration::days(7)))
-        .filter(job_run::Column::Status.is_in([RunStatus::Succeeded, RunStatus::Dead]))
-        .group_by(job_run::Column::JobId)
-        .group_by(job_run::Column::Status)
-        .into_tuple()
-        .all(db)
-        .await?;
-    let mut ended: HashMap<i64, (u64, u64)> = HashMap::new();
-    for (job_id, status, n) in week {
-        let entry = ended.entry(job_id).or_default();
-        entry.1 += n.max(0) as u64;
-        if status == RunStatus::Succeeded {
-            entry.0 += n.max(0) as u64;
-        }
-    }
-
-    let counts: HashMap<i64, i64> = job_run::Entity::find()
-        .select_only()
-        .column(job_run::Column::JobId)
-        .column_as(job_run::Column::Id.count(), "runs")
-        .group_by(job_run::Column::JobId)
-        .into_tuple()
-        .all(db)
-        .await?
-        .into_iter()
-        .collect();
-    let failing: std::collections::HashSet<i64> = job_alert::Entity::find()
-        .select_only()
-        .column(job_alert::Column::JobId)
-        .filter(job_alert::Column::Open.eq(true))
-        .into_tuple()
-        .all(db)
-        .await?
-        .into_iter()
-        .collect();
-
+    let mut recent = newest_runs(db).await?;
+    let mut durations = newest_durations(db).await?;
+    let ended = week_ended(db, now).await?;
+    let counts = run_counts(db).await?;
+    let failing = failing_jobs(db).await?;
     Ok(jobs
         .into_iter()
         .map(|row| {
@@ -472,6 +389,119 @@ pub async fn list(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Result<Vec<J
                 enabled: row.enabled,
             }
         })
+        .collect())
+}
+
+/// Joins each job (`j`) to its newest `DURATION_RUNS` runs (`r`): from the id of its
+/// `DURATION_RUNS`-th newest.
+fn newest_runs_join() -> String {
+    format!(
+        "JOIN job_runs r ON r.job_id = j.id AND r.id >= COALESCE((SELECT x.id FROM job_runs x \
+           WHERE x.job_id = j.id ORDER BY x.id DESC LIMIT 1 OFFSET {}), 0)",
+        crate::views::jobs::DURATION_RUNS - 1
+    )
+}
+
+/// Each job's newest runs, oldest first: id, status, and when it ended (or was created).
+async fn newest_runs(
+    db: &impl ConnectionTrait,
+) -> Result<HashMap<i64, Vec<(i64, RunStatus, DateTime<Utc>)>>, DbErr> {
+    let sql = format!(
+        "SELECT r.id, r.job_id, r.status, r.created_at, r.finished_at FROM jobs j {} \
+         ORDER BY r.job_id, r.id",
+        newest_runs_join()
+    );
+    let statement = sea_orm::Statement::from_string(db.get_database_backend(), sql);
+    let mut recent: HashMap<i64, Vec<(i64, RunStatus, DateTime<Utc>)>> = HashMap::new();
+    for row in db.query_all_raw(statement).await? {
+        let status: String = row.try_get("", "status")?;
+        let Ok(status) = status.parse::<RunStatus>() else {
+            continue;
+        };
+        let created: DateTime<Utc> = row.try_get("", "created_at")?;
+        let finished: Option<DateTime<Utc>> = row.try_get("", "finished_at")?;
+        recent.entry(row.try_get("", "job_id")?).or_default().push((
+            row.try_get("", "id")?,
+            status,
+            finished.unwrap_or(created),
+        ));
+    }
+    Ok(recent)
+}
+
+/// The durations of the successful attempts of each job's newest runs.
+async fn newest_durations(db: &impl ConnectionTrait) -> Result<HashMap<i64, Vec<u64>>, DbErr> {
+    let mut b = crate::services::sql::Binder::new(db.get_database_backend());
+    let sql = format!(
+        "SELECT r.job_id, a.duration_ms FROM jobs j {} \
+         JOIN job_attempts a ON a.run_id = r.id \
+         WHERE a.outcome = {} AND a.duration_ms IS NOT NULL",
+        newest_runs_join(),
+        b.bind(crate::domain::run::Outcome::Succeeded.as_str()),
+    );
+    let mut durations: HashMap<i64, Vec<u64>> = HashMap::new();
+    for row in db.query_all_raw(b.statement(sql)).await? {
+        let ms: i64 = row.try_get("", "duration_ms")?;
+        durations
+            .entry(row.try_get("", "job_id")?)
+            .or_default()
+            .push(ms.max(0) as u64);
+    }
+    Ok(durations)
+}
+
+/// Each job's runs that ended in the 7 days before `now`: (succeeded, ended).
+async fn week_ended(
+    db: &impl ConnectionTrait,
+    now: DateTime<Utc>,
+) -> Result<HashMap<i64, (u64, u64)>, DbErr> {
+    let week: Vec<(i64, RunStatus, i64)> = job_run::Entity::find()
+        .select_only()
+        .column(job_run::Column::JobId)
+        .column(job_run::Column::Status)
+        .column_as(job_run::Column::Id.count(), "n")
+        .filter(job_run::Column::CreatedAt.gte(now - chrono::Duration::days(7)))
+        .filter(job_run::Column::Status.is_in([RunStatus::Succeeded, RunStatus::Dead]))
+        .group_by(job_run::Column::JobId)
+        .group_by(job_run::Column::Status)
+        .into_tuple()
+        .all(db)
+        .await?;
+    let mut ended: HashMap<i64, (u64, u64)> = HashMap::new();
+    for (job_id, status, n) in week {
+        let entry = ended.entry(job_id).or_default();
+        entry.1 += n.max(0) as u64;
+        if status == RunStatus::Succeeded {
+            entry.0 += n.max(0) as u64;
+        }
+    }
+    Ok(ended)
+}
+
+/// Each job's runs, ever.
+async fn run_counts(db: &impl ConnectionTrait) -> Result<HashMap<i64, i64>, DbErr> {
+    Ok(job_run::Entity::find()
+        .select_only()
+        .column(job_run::Column::JobId)
+        .column_as(job_run::Column::Id.count(), "runs")
+        .group_by(job_run::Column::JobId)
+        .into_tuple()
+        .all(db)
+        .await?
+        .into_iter()
+        .collect())
+}
+
+/// The jobs with an open alert episode.
+async fn failing_jobs(db: &impl ConnectionTrait) -> Result<HashSet<i64>, DbErr> {
+    Ok(job_alert::Entity::find()
+        .select_only()
+        .column(job_alert::Column::JobId)
+        .filter(job_alert::Column::Open.eq(true))
+        .into_tuple()
+        .all(db)
+        .await?
+        .into_iter()
         .collect())
 }
 
