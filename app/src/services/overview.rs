@@ -35,12 +35,33 @@ pub async fn read(
     zone: chrono_tz::Tz,
 ) -> Result<Overview, OverviewError> {
     let day_ago = now - Duration::hours(24);
-    let two_days_ago = now - Duration::hours(48);
     let mut tiles = Tiles::default();
+    run_tiles(db, now, &mut tiles).await?;
+    backlog_tiles(db, now, &mut tiles).await?;
+    health_tiles(db, now, &mut tiles).await?;
+    traffic_tiles(db, now, zone, &mut tiles).await?;
+    let jobs = super::jobs::list_models(db).await?;
+    Ok(Overview {
+        now,
+        tiles,
+        attention: attention(db, &jobs).await?,
+        slow: slow(db, &jobs, now, day_ago).await?,
+        next_fires: next_fires(&jobs, now),
+        failures: failures(db, &jobs).await?,
+        per_hour: super::runs::per_hour(db, now, 24).await?,
+    })
+}
 
+/// Runs, successes and dead runs of the last 24 hours against the 24 before.
+async fn run_tiles(
+    db: &DatabaseConnection,
+    now: DateTime<Utc>,
+    tiles: &mut Tiles,
+) -> Result<(), OverviewError> {
+    let day_ago = now - Duration::hours(24);
     let (now_counts, before_counts) = (
         runs_by_status(db, day_ago, now).await?,
-        runs_by_status(db, two_days_ago, day_ago).await?,
+        runs_by_status(db, now - Duration::hours(48), day_ago).await?,
     );
     let count =
         |counts: &HashMap<RunStatus, u64>, status| counts.get(&status).copied().unwrap_or(0);
@@ -56,7 +77,16 @@ pub async fn read(
         now: count(&now_counts, RunStatus::Dead),
         before: count(&before_counts, RunStatus::Dead),
     };
+    Ok(())
+}
 
+/// What waits: running and retrying runs, the failed queue (its oldest, what joined today),
+/// mails and chat messages not delivered.
+async fn backlog_tiles(
+    db: &DatabaseConnection,
+    now: DateTime<Utc>,
+    tiles: &mut Tiles,
+) -> Result<(), OverviewError> {
     let gauges = super::gauges::read(db, now).await?;
     let active = |status| {
         gauges
@@ -95,17 +125,25 @@ pub async fn read(
         .await?
         .flatten();
     tiles.failed_joined = in_queue()
-        .filter(job_run::Column::FinishedAt.gte(day_ago))
+        .filter(job_run::Column::FinishedAt.gte(now - Duration::hours(24)))
         .count(db)
         .await?;
+    Ok(())
+}
 
+/// Failing and escalated jobs, how late ticks start (P95, today against yesterday), nodes.
+async fn health_tiles(
+    db: &DatabaseConnection,
+    now: DateTime<Utc>,
+    tiles: &mut Tiles,
+) -> Result<(), OverviewError> {
     let open = || job_alert::Entity::find().filter(job_alert::Column::Open.eq(true));
     tiles.failing_jobs = open().count(db).await?;
     tiles.escalated_jobs = open()
         .filter(job_alert::Column::Escalated.eq(true))
         .count(db)
         .await?;
-
+    let (day_ago, two_days_ago) = (now - Duration::hours(24), now - Duration::hours(48));
     let lateness = lateness_ms(db, two_days_ago).await?;
     let p95 = |from: DateTime<Utc>, to: DateTime<Utc>| {
         let window: Vec<u64> = lateness
@@ -117,7 +155,6 @@ pub async fn read(
     };
     tiles.late_p95_ms = p95(day_ago, now);
     tiles.late_p95_before_ms = p95(two_days_ago, day_ago);
-
     for node in super::nodes::list(db, now).await? {
         match node.state {
             NodeState::Live => tiles.nodes_live += 1,
@@ -125,7 +162,16 @@ pub async fn read(
             NodeState::Stopped => {}
         }
     }
+    Ok(())
+}
 
+/// People and bots today against yesterday, in the configured zone.
+async fn traffic_tiles(
+    db: &DatabaseConnection,
+    now: DateTime<Utc>,
+    zone: chrono_tz::Tz,
+    tiles: &mut Tiles,
+) -> Result<(), OverviewError> {
     let today = crate::domain::traffic_range::today(now, zone);
     let yesterday = today.pred_opt().unwrap_or(today);
     let (people, bots) = super::traffic::stats::people_and_bots(db, today, today, zone).await?;
@@ -139,17 +185,7 @@ pub async fn read(
         now: bots,
         before: bots_before,
     };
-
-    let jobs = super::jobs::list_models(db).await?;
-    Ok(Overview {
-        now,
-        tiles,
-        attention: attention(db, &jobs).await?,
-        slow: slow(db, &jobs, now, day_ago).await?,
-        next_fires: next_fires(&jobs, now),
-        failures: failures(db, &jobs).await?,
-        per_hour: super::runs::per_hour(db, now, 24).await?,
-    })
+    Ok(())
 }
 
 /// Runs created in `[from, to)`, by status.

@@ -17,7 +17,6 @@ use crate::i18n::digest::compose;
 /// The digest of the 24 hours before `end`.
 pub async fn gather(db: &impl ConnectionTrait, end: DateTime<Utc>) -> Result<Digest, DbErr> {
     let start = end - Duration::hours(24);
-    let before = start - Duration::hours(24);
     let mut jobs: BTreeMap<i64, JobDigest> = job::Entity::find()
         .all(db)
         .await?
@@ -33,7 +32,30 @@ pub async fn gather(db: &impl ConnectionTrait, end: DateTime<Utc>) -> Result<Dig
             )
         })
         .collect();
+    let hours = count_runs(db, start, end, &mut jobs).await?;
+    count_attempts(db, start, end, &mut jobs).await?;
+    let queue = failed_queue(db, &jobs).await?;
+    let policies = policies_worth_a_look(db).await?;
+    // Jobs that did something first, then by name.
+    let mut jobs: Vec<JobDigest> = jobs.into_values().collect();
+    jobs.sort_by(|a, b| b.runs.cmp(&a.runs).then_with(|| a.job.cmp(&b.job)));
+    Ok(Digest {
+        start,
+        end,
+        policies,
+        jobs,
+        queue,
+        hours,
+    })
+}
 
+/// Counts the runs that ended in the window into each job, and returns them per hour.
+async fn count_runs(
+    db: &impl ConnectionTrait,
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+    jobs: &mut BTreeMap<i64, JobDigest>,
+) -> Result<Vec<Hour>, DbErr> {
     let mut hours: Vec<Hour> = (0..24)
         .map(|h| Hour {
             start: start + Duration::hours(h),
@@ -66,7 +88,18 @@ pub async fn gather(db: &impl ConnectionTrait, end: DateTime<Utc>) -> Result<Dig
             }
         }
     }
+    Ok(hours)
+}
 
+/// Counts each job's timeouts, retries and slow attempts in the window, and its P95 of
+/// successful attempts there and in the window before.
+async fn count_attempts(
+    db: &impl ConnectionTrait,
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+    jobs: &mut BTreeMap<i64, JobDigest>,
+) -> Result<(), DbErr> {
+    let before = start - Duration::hours(24);
     // Attempts of both windows, with their run's job.
     let attempts = job_attempt::Entity::find()
         .find_also_related(job_run::Entity)
@@ -106,8 +139,15 @@ pub async fn gather(db: &impl ConnectionTrait, end: DateTime<Utc>) -> Result<Dig
             }
         }
     }
+    Ok(())
+}
 
-    let queue = job_run::Entity::find()
+/// Every dead run not yet handled, longest waiting first.
+async fn failed_queue(
+    db: &impl ConnectionTrait,
+    jobs: &BTreeMap<i64, JobDigest>,
+) -> Result<Vec<QueuedRun>, DbErr> {
+    Ok(job_run::Entity::find()
         .filter(job_run::Column::Status.eq(RunStatus::Dead))
         .filter(job_run::Column::Resolution.is_null())
         .order_by_asc(job_run::Column::FinishedAt)
@@ -122,9 +162,13 @@ pub async fn gather(db: &impl ConnectionTrait, end: DateTime<Utc>) -> Result<Dig
             run_id: run.id,
             dead_since: run.finished_at.unwrap_or(run.updated_at),
         })
-        .collect();
+        .collect())
+}
 
-    // Retry policies worth a look: each enabled job's policy replayed against its episodes.
+/// Retry policies worth a look: each enabled job's policy replayed against its episodes.
+async fn policies_worth_a_look(
+    db: &impl ConnectionTrait,
+) -> Result<Vec<crate::domain::digest::PolicyFinding>, DbErr> {
     let mut policies = Vec::new();
     for row in job::Entity::find()
         .filter(job::Column::Enabled.eq(true))
@@ -150,20 +194,7 @@ pub async fn gather(db: &impl ConnectionTrait, end: DateTime<Utc>) -> Result<Dig
             });
         }
     }
-
-    Ok(Digest {
-        start,
-        end,
-        policies,
-        // Jobs that did something first, then by name.
-        jobs: {
-            let mut list: Vec<JobDigest> = jobs.into_values().collect();
-            list.sort_by(|a, b| b.runs.cmp(&a.runs).then_with(|| a.job.cmp(&b.job)));
-            list
-        },
-        queue,
-        hours,
-    })
+    Ok(policies)
 }
 
 /// Queues the digest of the 24 hours before `now` to `to` and to `channels` (an e-mail
