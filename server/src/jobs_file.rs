@@ -162,124 +162,87 @@ fn toml_text(value: &toml::Value) -> String {
 
 impl JobToml {
     /// The definition as the editor would hold it; omitted fields take the editor's defaults.
-    fn into_input(self) -> JobInput {
+    fn into_input(mut self) -> JobInput {
         let mut input = JobInput {
-            name: self.name,
-            description: self.description.unwrap_or_default(),
-            kind: self.kind,
-            cron: self.cron,
+            name: std::mem::take(&mut self.name),
+            description: self.description.take().unwrap_or_default(),
+            kind: std::mem::take(&mut self.kind),
+            cron: std::mem::take(&mut self.cron),
             ..JobInput::default()
         };
-        if let Some(v) = self.timezone {
-            input.timezone = v;
-        }
+        put(&mut input.timezone, self.timezone.take());
         if let Some(v) = self.enabled {
             input.enabled = v;
         }
-        if let Some(v) = self.url {
-            input.http_url = v;
+        self.what_it_runs(&mut input);
+        self.around_a_run(&mut input);
+        if let Some(r) = self.retry.take() {
+            put(&mut input.retry.first, r.first);
+            put(
+                &mut input.retry.multiplier,
+                r.multiplier.map(|v| v.to_string()),
+            );
+            put(
+                &mut input.retry.max_retries,
+                r.max_retries.map(|v| v.to_string()),
+            );
+            put(&mut input.retry.jitter, r.jitter);
+            put(&mut input.retry.cap, r.cap);
         }
-        if let Some(v) = self.method {
-            input.http_method = v;
+        if let Some(t) = self.timeout.take() {
+            put(&mut input.timeout_static, t.static_);
+            put(&mut input.timeout_mode, t.mode);
+            put(&mut input.timeout_window, t.window.map(|v| v.to_string()));
+            put(&mut input.timeout_factor, t.factor.map(|v| v.to_string()));
+            put(&mut input.timeout_floor, t.floor);
+            put(&mut input.timeout_hard_cap, t.hard_cap);
         }
-        if let Some(v) = self.headers {
-            input.http_headers = v
-                .iter()
-                .map(|(k, v)| format!("{k}: {v}"))
-                .collect::<Vec<_>>()
-                .join("\n");
-        }
-        if let Some(v) = self.body {
-            input.http_body = v;
-        }
-        if let Some(v) = self.expected {
-            input.http_expected = v;
-        }
-        if let Some(v) = self.follow_redirects {
-            input.http_follow_redirects = v;
-        }
-        if let Some(mut command) = self.command
+        put(&mut input.timeout_stall, self.stall_timeout.take());
+        self.who_hears(&mut input);
+        input
+    }
+
+    /// The HTTP call, the command or the built-in task.
+    fn what_it_runs(&mut self, input: &mut JobInput) {
+        put(&mut input.http_url, self.url.take());
+        put(&mut input.http_method, self.method.take());
+        put(
+            &mut input.http_headers,
+            self.headers.take().map(|v| {
+                v.iter()
+                    .map(|(k, v)| format!("{k}: {v}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            }),
+        );
+        put(&mut input.http_body, self.body.take());
+        put(&mut input.http_expected, self.expected.take());
+        put(
+            &mut input.http_follow_redirects,
+            self.follow_redirects.take(),
+        );
+        if let Some(mut command) = self.command.take()
             && !command.is_empty()
         {
             input.command_program = command.remove(0);
             input.command_args = command.join("\n");
         }
-        if let Some(v) = self.transient_exit_codes {
-            input.command_transient_codes =
-                v.iter().map(i32::to_string).collect::<Vec<_>>().join(", ");
-        }
-        if let Some(v) = self.task {
-            input.builtin_task = v;
-        }
-        if let Some(v) = self.params {
-            input.builtin_params = v
-                .iter()
-                .map(|(k, v)| format!("{k}={}", toml_text(v)))
-                .collect::<Vec<_>>()
-                .join("\n");
-        }
-        if let Some(v) = self.overlap {
-            input.overlap = v;
-        }
-        if let Some(v) = self.misfire {
-            input.misfire = v;
-        }
-        if let Some(v) = self.dependants {
-            input.dependants = v.join(", ");
-        }
-        if let Some(v) = self.tags {
-            input.tags = v.join(", ");
-        }
-        if let Some(v) = self.on_exhausted {
-            // The file writes a fallback as `fallback:<job>`; the form has two fields.
-            match v.strip_prefix("fallback:") {
-                Some(job) => {
-                    input.on_exhausted = ExhaustedAction::Fallback.as_str().into();
-                    input.fallback_job = job.to_string();
-                }
-                None => input.on_exhausted = v,
-            }
-        }
-        if let Some(r) = self.retry {
-            if let Some(v) = r.first {
-                input.retry.first = v;
-            }
-            if let Some(v) = r.multiplier {
-                input.retry.multiplier = v.to_string();
-            }
-            if let Some(v) = r.max_retries {
-                input.retry.max_retries = v.to_string();
-            }
-            if let Some(v) = r.jitter {
-                input.retry.jitter = v;
-            }
-            if let Some(v) = r.cap {
-                input.retry.cap = v;
-            }
-        }
-        if let Some(t) = self.timeout {
-            if let Some(v) = t.static_ {
-                input.timeout_static = v;
-            }
-            if let Some(v) = t.mode {
-                input.timeout_mode = v;
-            }
-            if let Some(v) = t.window {
-                input.timeout_window = v.to_string();
-            }
-            if let Some(v) = t.factor {
-                input.timeout_factor = v.to_string();
-            }
-            if let Some(v) = t.floor {
-                input.timeout_floor = v;
-            }
-            if let Some(v) = t.hard_cap {
-                input.timeout_hard_cap = v;
-            }
-        }
-        if let Some(v) = self.stall_timeout {
-            input.timeout_stall = v;
-        }
+        put(
+            &mut input.command_transient_codes,
+            self.transient_exit_codes
+                .take()
+                .map(|v| v.iter().map(i32::to_string).collect::<Vec<_>>().join(", ")),
+        );
+        put(&mut input.builtin_task, self.task.take());
+        put(
+            &mut input.builtin_params,
+            self.params.take().map(|v| {
+                v.iter()
+                    .map(|(k, v)| format!("{k}={}", toml_text(v)))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            }),
+        );
         if let Some(parameters) = &self.parameter {
             // A line that cannot be written is left for the file's check to name
             // (`parse_file`).
@@ -289,24 +252,55 @@ impl JobToml {
                 .collect::<Vec<_>>()
                 .join("\n");
         }
-        if let Some(v) = self.alert_channels {
-            input.alert_channels = v.join(", ");
-        }
-        if let Some(v) = self.escalate_channels {
-            input.escalate_channels = v.join(", ");
-        }
-        if let Some(a) = self.alerts {
-            if let Some(v) = a.to {
-                input.alert_to = v.join(", ");
+    }
+
+    /// Overlap, missed ticks, what follows, what comes after and the tags.
+    fn around_a_run(&mut self, input: &mut JobInput) {
+        put(&mut input.overlap, self.overlap.take());
+        put(&mut input.misfire, self.misfire.take());
+        put(
+            &mut input.dependants,
+            self.dependants.take().map(|v| v.join(", ")),
+        );
+        put(&mut input.tags, self.tags.take().map(|v| v.join(", ")));
+        if let Some(v) = self.on_exhausted.take() {
+            // The file writes a fallback as `fallback:<job>`; the form has two fields.
+            match v.strip_prefix("fallback:") {
+                Some(job) => {
+                    input.on_exhausted = ExhaustedAction::Fallback.as_str().into();
+                    input.fallback_job = job.to_string();
+                }
+                None => input.on_exhausted = v,
             }
-            if let Some(v) = a.escalate_after {
-                input.escalate_after = v.to_string();
-            }
-            if let Some(v) = a.escalate_to {
-                input.escalate_to = v.join(", ");
-            }
         }
-        input
+    }
+
+    /// Who hears of a failure, and when it escalates.
+    fn who_hears(&mut self, input: &mut JobInput) {
+        let joined = |v: Vec<String>| v.join(", ");
+        put(
+            &mut input.alert_channels,
+            self.alert_channels.take().map(joined),
+        );
+        put(
+            &mut input.escalate_channels,
+            self.escalate_channels.take().map(joined),
+        );
+        if let Some(a) = self.alerts.take() {
+            put(&mut input.alert_to, a.to.map(joined));
+            put(
+                &mut input.escalate_after,
+                a.escalate_after.map(|v| v.to_string()),
+            );
+            put(&mut input.escalate_to, a.escalate_to.map(joined));
+        }
+    }
+}
+
+/// A field the file gives replaces the editor's default.
+fn put(slot: &mut String, value: Option<String>) {
+    if let Some(value) = value {
+        *slot = value;
     }
 }
 
