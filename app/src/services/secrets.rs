@@ -7,6 +7,7 @@
 //! `crate::services::sealed::check_key` tells a node with another key at start.
 
 use std::collections::BTreeMap;
+use std::collections::BTreeSet;
 use std::path::Path;
 
 use base64::Engine as _;
@@ -304,32 +305,14 @@ pub async fn move_literal_credentials(
 ) -> Result<Vec<(String, String)>, SecretError> {
     use sea_orm::TransactionTrait;
 
-    use crate::domain::job::{JobKind, is_secret_header, redact::url_password};
-    use crate::domain::secrets::{reference, references};
+    use crate::domain::job::JobKind;
     use crate::entities::{job, setting};
 
     let txn = db.begin().await?;
-    // The flag is claimed first, with a write: a second node starting at the same time waits
-    // here and then finds it, and on SQLite the transaction holds the write lock from its first
-    // statement (one that read first and wrote later could fail with SQLITE_BUSY_SNAPSHOT when
-    // another connection wrote in between).
-    let claimed = setting::Entity::insert(setting::ActiveModel {
-        key: Set(MOVED_SETTING.to_string()),
-        value: Set(String::new()),
-        updated_at: Set(now),
-    })
-    .on_conflict(
-        sea_orm::sea_query::OnConflict::column(setting::Column::Key)
-            .do_nothing()
-            .to_owned(),
-    )
-    .exec_without_returning(&txn)
-    .await?;
-    if claimed == 0 {
+    if !claim_the_move(&txn, now).await? {
         return Ok(Vec::new());
     }
-    let mut taken: std::collections::BTreeSet<String> =
-        list(&txn).await?.into_iter().map(|s| s.name).collect();
+    let mut taken: BTreeSet<String> = list(&txn).await?.into_iter().map(|s| s.name).collect();
     let mut moved = Vec::new();
     for row in job::Entity::find().all(&txn).await? {
         let Ok(JobKind::Http {
@@ -343,69 +326,12 @@ pub async fn move_literal_credentials(
         else {
             continue;
         };
-        let mut store = |label: &str, value: String| -> Option<(SecretName, String)> {
-            let base: String = format!("{}.{}", row.name, label.to_ascii_lowercase())
-                .chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
-                        c
-                    } else {
-                        '-'
-                    }
-                })
-                .take(SecretName::MAX_LEN - 4)
-                .collect();
-            let mut candidate = base.clone();
-            let mut n = 2;
-            while taken.contains(&candidate) {
-                candidate = format!("{base}-{n}");
-                n += 1;
-            }
-            taken.insert(candidate.clone());
-            SecretName::parse(&candidate).ok().map(|name| (name, value))
-        };
-        let mut sealed: Vec<(SecretName, String)> = Vec::new();
-        for (name, value) in headers.iter_mut() {
-            if is_secret_header(name)
-                && !value.is_empty()
-                && references(value).is_empty()
-                && let Some((secret, plain)) = store(name, value.clone())
-            {
-                *value = reference(secret.as_str());
-                sealed.push((secret, plain));
-            }
-        }
-        if let Some((from, to)) = url_password(&url)
-            && from < to
-            && references(&url[from..to]).is_empty()
-            && let Some((secret, plain)) = store("url-password", url[from..to].to_string())
-        {
-            url = format!(
-                "{}{}{}",
-                &url[..from],
-                reference(secret.as_str()),
-                &url[to..]
-            );
-            sealed.push((secret, plain));
-        }
+        let sealed = take_literals(&row.name, &mut url, &mut headers, &mut taken);
         if sealed.is_empty() {
             continue;
         }
         for (secret, plain) in &sealed {
-            set(&txn, key, secret, plain, now).await?;
-            crate::services::audit::record(
-                &txn,
-                &crate::services::audit::Actor {
-                    id: None,
-                    name: "bulwark",
-                    ip: None,
-                },
-                "secret.moved_from_job",
-                secret.as_str(),
-                serde_json::json!({ "job": row.name }),
-                now,
-            )
-            .await?;
+            seal_moved(&txn, key, &row.name, secret, plain, now).await?;
             moved.push((row.name.clone(), secret.to_string()));
         }
         let config = JobKind::Http {
@@ -430,6 +356,112 @@ pub async fn move_literal_credentials(
     .await?;
     txn.commit().await?;
     Ok(moved)
+}
+
+/// Claims the one-time move, with a write first: a second node starting at the same time
+/// waits here and then finds it, and on SQLite the transaction holds the write lock from its
+/// first statement (one that read first and wrote later could fail with SQLITE_BUSY_SNAPSHOT
+/// when another connection wrote in between). False when it was done before.
+async fn claim_the_move(
+    txn: &sea_orm::DatabaseTransaction,
+    now: DateTime<Utc>,
+) -> Result<bool, DbErr> {
+    use crate::entities::setting;
+    let claimed = setting::Entity::insert(setting::ActiveModel {
+        key: Set(MOVED_SETTING.to_string()),
+        value: Set(String::new()),
+        updated_at: Set(now),
+    })
+    .on_conflict(
+        sea_orm::sea_query::OnConflict::column(setting::Column::Key)
+            .do_nothing()
+            .to_owned(),
+    )
+    .exec_without_returning(txn)
+    .await?;
+    Ok(claimed > 0)
+}
+
+/// A free secret name for `job`'s credential `label` (`nightly.authorization`, then `-2`…).
+fn free_name(taken: &mut BTreeSet<String>, job: &str, label: &str) -> Option<SecretName> {
+    let base: String = format!("{job}.{}", label.to_ascii_lowercase())
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') {
+                c
+            } else {
+                '-'
+            }
+        })
+        .take(SecretName::MAX_LEN - 4)
+        .collect();
+    let mut candidate = base.clone();
+    let mut n = 2;
+    while taken.contains(&candidate) {
+        candidate = format!("{base}-{n}");
+        n += 1;
+    }
+    taken.insert(candidate.clone());
+    SecretName::parse(&candidate).ok()
+}
+
+/// Replaces the literal credentials of an HTTP job — secret headers' values and the URL's
+/// password — by references to new secrets; returns each new secret with its value.
+fn take_literals(
+    job: &str,
+    url: &mut String,
+    headers: &mut [(String, String)],
+    taken: &mut BTreeSet<String>,
+) -> Vec<(SecretName, String)> {
+    use crate::domain::job::{is_secret_header, redact::url_password};
+    use crate::domain::secrets::{reference, references};
+    let mut sealed: Vec<(SecretName, String)> = Vec::new();
+    for (name, value) in headers.iter_mut() {
+        if is_secret_header(name)
+            && !value.is_empty()
+            && references(value).is_empty()
+            && let Some(secret) = free_name(taken, job, name)
+        {
+            let plain = std::mem::replace(value, reference(secret.as_str()));
+            sealed.push((secret, plain));
+        }
+    }
+    if let Some((from, to)) = url_password(url)
+        && from < to
+        && references(&url[from..to]).is_empty()
+        && let Some(secret) = free_name(taken, job, "url-password")
+    {
+        let plain = url[from..to].to_string();
+        url.replace_range(from..to, &reference(secret.as_str()));
+        sealed.push((secret, plain));
+    }
+    sealed
+}
+
+/// Stores one moved credential sealed, and audits it as the system's doing.
+async fn seal_moved(
+    txn: &sea_orm::DatabaseTransaction,
+    key: &SecretKey,
+    job: &str,
+    secret: &SecretName,
+    plain: &str,
+    now: DateTime<Utc>,
+) -> Result<(), SecretError> {
+    set(txn, key, secret, plain, now).await?;
+    crate::services::audit::record(
+        txn,
+        &crate::services::audit::Actor {
+            id: None,
+            name: "bulwark",
+            ip: None,
+        },
+        "secret.moved_from_job",
+        secret.as_str(),
+        serde_json::json!({ "job": job }),
+        now,
+    )
+    .await?;
+    Ok(())
 }
 
 #[cfg(test)]
