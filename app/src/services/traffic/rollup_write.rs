@@ -187,7 +187,16 @@ pub async fn apply(txn: &impl ConnectionTrait, delta: &Delta) -> Result<(), Traf
     if delta.is_empty() {
         return Ok(());
     }
-    let backend = txn.get_database_backend();
+    add_counts(txn, delta).await?;
+    let ids = assign_ids(txn, &delta.last_day).await?;
+    for (key, members) in &delta.sets {
+        merge_set(txn, key, members, &ids).await?;
+    }
+    Ok(())
+}
+
+/// Adds the hourly views, the pages' and the facts' daily views.
+async fn add_counts(txn: &impl ConnectionTrait, delta: &Delta) -> Result<(), TrafficError> {
     // First, so a rebuild holding this table waits for us and we wait for it (see `rebuild`).
     upsert(
         txn,
@@ -266,8 +275,17 @@ pub async fn apply(txn: &impl ConnectionTrait, delta: &Delta) -> Result<(), Traf
         "views = traffic_daily_facts.views + excluded.views",
     )
     .await?;
+    Ok(())
+}
 
-    let ids = assign_ids(txn, &delta.last_day).await?;
+/// Adds a day's new members (addresses, visitors, paths, by their ids) to its stored sets.
+async fn merge_set(
+    txn: &impl ConnectionTrait,
+    (day, site, part): &(i32, String, Part),
+    members: &DayMembers,
+    ids: &HashMap<(IdKind, i64), u64>,
+) -> Result<(), TrafficError> {
+    let backend = txn.get_database_backend();
     let id = |kind: IdKind, digest: &i64| -> Result<u64, TrafficError> {
         ids.get(&(kind, *digest))
             .copied()
@@ -278,56 +296,54 @@ pub async fn apply(txn: &impl ConnectionTrait, delta: &Delta) -> Result<(), Traf
     };
     let lock = sql::for_update(backend);
     let empty = serialize(&RoaringTreemap::new())?;
-    for ((day, site, part), members) in &delta.sets {
-        let mut b = Binder::new(backend);
-        let sql = format!(
-            "INSERT INTO traffic_daily_sets (day, site, part, visits, ips, visitors, paths) \
-             VALUES ({}, {}, {}, 0, {}, {}, {}) ON CONFLICT (day, site, part) DO NOTHING",
-            b.bind(*day),
-            b.bind(site.clone()),
-            b.bind(part.code()),
-            b.bind(empty.clone()),
-            b.bind(empty.clone()),
-            b.bind(empty.clone())
-        );
-        txn.execute_raw(b.statement(sql)).await?;
-        let mut b = Binder::new(backend);
-        let sql = format!(
-            "SELECT ips, visitors, paths FROM traffic_daily_sets \
-             WHERE day = {} AND site = {} AND part = {}{lock}",
-            b.bind(*day),
-            b.bind(site.clone()),
-            b.bind(part.code())
-        );
-        let row = txn.query_one_raw(b.statement(sql)).await?.ok_or_else(|| {
-            sea_orm::DbErr::RecordNotFound(format!("traffic_daily_sets {day} {}", part.code()))
-        })?;
-        let mut ips = deserialize(&row.try_get::<Vec<u8>>("", "ips")?)?;
-        let mut visitors = deserialize(&row.try_get::<Vec<u8>>("", "visitors")?)?;
-        let mut paths = deserialize(&row.try_get::<Vec<u8>>("", "paths")?)?;
-        for d in &members.ips {
-            ips.insert(id(IdKind::Ip, d)?);
-        }
-        for d in &members.visitors {
-            visitors.insert(id(IdKind::Visitor, d)?);
-        }
-        for d in &members.paths {
-            paths.insert(id(IdKind::Path, d)?);
-        }
-        let mut b = Binder::new(backend);
-        let sql = format!(
-            "UPDATE traffic_daily_sets SET visits = {}, ips = {}, visitors = {}, paths = {}, \
-             revision = revision + 1 WHERE day = {} AND site = {} AND part = {}",
-            b.bind(visitors.len() as i64),
-            b.bind(serialize(&ips)?),
-            b.bind(serialize(&visitors)?),
-            b.bind(serialize(&paths)?),
-            b.bind(*day),
-            b.bind(site.clone()),
-            b.bind(part.code())
-        );
-        txn.execute_raw(b.statement(sql)).await?;
+    let mut b = Binder::new(backend);
+    let sql = format!(
+        "INSERT INTO traffic_daily_sets (day, site, part, visits, ips, visitors, paths) \
+         VALUES ({}, {}, {}, 0, {}, {}, {}) ON CONFLICT (day, site, part) DO NOTHING",
+        b.bind(*day),
+        b.bind(site.clone()),
+        b.bind(part.code()),
+        b.bind(empty.clone()),
+        b.bind(empty.clone()),
+        b.bind(empty.clone())
+    );
+    txn.execute_raw(b.statement(sql)).await?;
+    let mut b = Binder::new(backend);
+    let sql = format!(
+        "SELECT ips, visitors, paths FROM traffic_daily_sets \
+         WHERE day = {} AND site = {} AND part = {}{lock}",
+        b.bind(*day),
+        b.bind(site.clone()),
+        b.bind(part.code())
+    );
+    let row = txn.query_one_raw(b.statement(sql)).await?.ok_or_else(|| {
+        sea_orm::DbErr::RecordNotFound(format!("traffic_daily_sets {day} {}", part.code()))
+    })?;
+    let mut ips = deserialize(&row.try_get::<Vec<u8>>("", "ips")?)?;
+    let mut visitors = deserialize(&row.try_get::<Vec<u8>>("", "visitors")?)?;
+    let mut paths = deserialize(&row.try_get::<Vec<u8>>("", "paths")?)?;
+    for d in &members.ips {
+        ips.insert(id(IdKind::Ip, d)?);
     }
+    for d in &members.visitors {
+        visitors.insert(id(IdKind::Visitor, d)?);
+    }
+    for d in &members.paths {
+        paths.insert(id(IdKind::Path, d)?);
+    }
+    let mut b = Binder::new(backend);
+    let sql = format!(
+        "UPDATE traffic_daily_sets SET visits = {}, ips = {}, visitors = {}, paths = {}, \
+         revision = revision + 1 WHERE day = {} AND site = {} AND part = {}",
+        b.bind(visitors.len() as i64),
+        b.bind(serialize(&ips)?),
+        b.bind(serialize(&visitors)?),
+        b.bind(serialize(&paths)?),
+        b.bind(*day),
+        b.bind(site.clone()),
+        b.bind(part.code())
+    );
+    txn.execute_raw(b.statement(sql)).await?;
     Ok(())
 }
 
