@@ -150,67 +150,19 @@ async fn queue_mails(
     if fired.is_empty() {
         return Ok(());
     }
-    let alerts_to = &spec.alerts;
     let locale = super::notifications::mail_locale(db, default_locale).await?;
     for alert in fired {
-        let (composed, mut recipients, channels, event, run_id) = match (alert, settled) {
-            (Alert::FirstFailure, Settled::Failed(run)) => (
-                mail::first_failure(locale, run),
-                alerts_to.to.clone(),
-                alerts_to.channels.clone(),
-                ChatEvent::failure(
-                    EventType::FirstFailure,
-                    run,
-                    next.failed_runs,
-                    next.opened_at,
-                    now,
-                ),
-                run.run_id,
-            ),
-            (Alert::Escalation { failed_runs }, Settled::Failed(run)) => (
-                mail::escalation(locale, run, *failed_runs, next.opened_at.unwrap_or(now)),
-                if alerts_to.escalate_to.is_empty() {
-                    alerts_to.to.clone()
-                } else {
-                    alerts_to.escalate_to.clone()
-                },
-                alerts_to.escalation_channels().to_vec(),
-                ChatEvent::failure(
-                    EventType::Escalation,
-                    run,
-                    *failed_runs,
-                    next.opened_at,
-                    now,
-                ),
-                run.run_id,
-            ),
-            (Alert::Recovered { down_for }, Settled::Succeeded { run_id }) => {
-                // Everyone who heard the job was failing hears it recovered.
-                let mut recipients = alerts_to.to.clone();
-                let mut channels = alerts_to.channels.clone();
-                if before.escalated {
-                    for address in &alerts_to.escalate_to {
-                        if !recipients.contains(address) {
-                            recipients.push(address.clone());
-                        }
-                    }
-                    for channel in alerts_to.escalation_channels() {
-                        if !channels.contains(channel) {
-                            channels.push(channel.clone());
-                        }
-                    }
-                }
-                (
-                    mail::recovered(locale, name, *run_id, *down_for, before.failed_runs),
-                    recipients,
-                    channels,
-                    ChatEvent::recovered(name, *run_id, *down_for, before.failed_runs, now),
-                    *run_id,
-                )
-            }
-            _ => continue,
+        let Some(said) = say(alert, settled, spec, name, (before, next), now, locale) else {
+            continue;
         };
         let dedupe_key = format!("alert:{job_id}:{}:{}", next.episode, alert.kind());
+        let Said {
+            composed,
+            mut recipients,
+            channels,
+            event,
+            run_id,
+        } = said;
         let by_mail = channel_outbox::enqueue(
             db,
             &channels,
@@ -251,4 +203,84 @@ async fn queue_mails(
         .await?;
     }
     Ok(())
+}
+
+/// An alert as it goes out: the mail, who gets it, the chat channels and their event.
+struct Said {
+    composed: crate::domain::mail::Composed,
+    recipients: Vec<crate::domain::email::EmailAddress>,
+    channels: Vec<String>,
+    event: ChatEvent,
+    run_id: i64,
+}
+
+/// What `alert` says and to whom, for the run that `settled`, the episode's state `before` it
+/// and `next`; `None` when the alert and the run do not go together.
+fn say(
+    alert: &Alert,
+    settled: &Settled,
+    spec: &JobSpec,
+    name: &str,
+    (before, next): (&AlertState, &AlertState),
+    now: DateTime<Utc>,
+    locale: crate::i18n::Locale,
+) -> Option<Said> {
+    let alerts_to = &spec.alerts;
+    Some(match (alert, settled) {
+        (Alert::FirstFailure, Settled::Failed(run)) => Said {
+            composed: mail::first_failure(locale, run),
+            recipients: alerts_to.to.clone(),
+            channels: alerts_to.channels.clone(),
+            event: ChatEvent::failure(
+                EventType::FirstFailure,
+                run,
+                next.failed_runs,
+                next.opened_at,
+                now,
+            ),
+            run_id: run.run_id,
+        },
+        (Alert::Escalation { failed_runs }, Settled::Failed(run)) => Said {
+            composed: mail::escalation(locale, run, *failed_runs, next.opened_at.unwrap_or(now)),
+            recipients: if alerts_to.escalate_to.is_empty() {
+                alerts_to.to.clone()
+            } else {
+                alerts_to.escalate_to.clone()
+            },
+            channels: alerts_to.escalation_channels().to_vec(),
+            event: ChatEvent::failure(
+                EventType::Escalation,
+                run,
+                *failed_runs,
+                next.opened_at,
+                now,
+            ),
+            run_id: run.run_id,
+        },
+        (Alert::Recovered { down_for }, Settled::Succeeded { run_id }) => {
+            // Everyone who heard the job was failing hears it recovered.
+            let mut recipients = alerts_to.to.clone();
+            let mut channels = alerts_to.channels.clone();
+            if before.escalated {
+                for address in &alerts_to.escalate_to {
+                    if !recipients.contains(address) {
+                        recipients.push(address.clone());
+                    }
+                }
+                for channel in alerts_to.escalation_channels() {
+                    if !channels.contains(channel) {
+                        channels.push(channel.clone());
+                    }
+                }
+            }
+            Said {
+                composed: mail::recovered(locale, name, *run_id, *down_for, before.failed_runs),
+                recipients,
+                channels,
+                event: ChatEvent::recovered(name, *run_id, *down_for, before.failed_runs, now),
+                run_id: *run_id,
+            }
+        }
+        _ => return None,
+    })
 }
