@@ -312,6 +312,29 @@ fn no_two_modules_use_each_other() {
     }
 }
 
+/// The domain does not even name what stands above it, in code or in its comments: what it
+/// returns is worded and stored by layers it does not know.
+#[test]
+fn the_domain_names_nothing_above_it() {
+    let above = Regex::new(
+        r"crate::(i18n|views|entities|services|state|api|components|pages|t\b)|app/src/(i18n|views|entities|services|state|api|components|pages)",
+    )
+    .expect("pattern");
+    let mut files = Vec::new();
+    rust_files(&root().join("app/src/domain"), &mut files);
+    let mut found = Vec::new();
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("readable");
+        let end = text.find("#[cfg(test)]\nmod tests").unwrap_or(text.len());
+        for (n, line) in text[..end].lines().enumerate() {
+            if above.is_match(line) {
+                found.push(format!("{}:{}: {}", file.display(), n + 1, line.trim()));
+            }
+        }
+    }
+    assert!(found.is_empty(), "{found:#?}");
+}
+
 #[test]
 fn the_check_sees_a_cycle() {
     let graph: BTreeMap<String, BTreeSet<String>> = [

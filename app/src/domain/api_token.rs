@@ -1,6 +1,6 @@
 //! API tokens as people type and read them: the token's shape, a name, a scope, the tags a
-//! trigger token is kept to, an expiry such as `30d`. Pure; the table and the hashing are
-//! `crate::services::tokens`.
+//! trigger token is kept to, an expiry such as `30d`. Pure: storing and hashing tokens is the
+//! layers' above.
 
 use crate::domain::Problem;
 use crate::domain::account::Role;

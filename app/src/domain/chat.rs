@@ -1,7 +1,7 @@
 //! Alerts for chat: the channel kinds and their limits, and the event an alert is about — what
 //! a `webhook` channel receives as it is. What a person on call reads in WeCom, DingTalk,
-//! Feishu or Slack is `crate::i18n::chat`, in the channel's language; the server's `channels`
-//! module wraps it in each platform's envelope, signs and sends it.
+//! Feishu or Slack is worded above the domain, in the channel's language, and wrapped in each
+//! platform's envelope, signed and sent by the server.
 
 use chrono::{DateTime, Duration, Utc};
 use serde::{Deserialize, Serialize};

@@ -1,6 +1,6 @@
-//! The daily health digest's facts. `crate::services::notifications::digest::gather` reads them from the runs
-//! and attempts; `crate::i18n::digest` words them as a mail and a chat message, with nothing
-//! but the facts, so the tests and the outbox preview see exactly what is sent.
+//! The daily health digest's facts, read from the runs and attempts and worded as a mail and a
+//! chat message above the domain, from nothing but these facts, so the tests and the outbox
+//! preview see exactly what is sent.
 //!
 //! - runs: runs that ended in the window (succeeded, dead or skipped); success rate = succeeded
 //!   / runs;

@@ -104,8 +104,8 @@ pub fn format_ms(ms: u64) -> String {
 }
 
 /// A wait for people to read: `2 h 5 min`, `1.5 s`, `350 ms`. Rounded; not for parsing. In
-/// English unit symbols (logs, the command line); pages say it in their language with
-/// `Locale::duration` (`app/src/i18n/mod.rs`).
+/// English unit symbols (logs, the command line); pages say it in their language from
+/// [`human_parts`].
 pub fn human_ms(ms: f64) -> String {
     human_parts(ms)
         .into_iter()

@@ -1,5 +1,6 @@
 //! Mails as the outbox keeps them: their state, their three parts, the facts of a failed run,
-//! and the console's address as a placeholder. What each mail says is `crate::i18n::mail`.
+//! and the console's address as a placeholder. What each mail says is worded above the domain,
+//! in its reader's language.
 //!
 //! Links are written as `{console}/runs/42`: the sender replaces [`CONSOLE`] with the
 //! configured `public_url` when it delivers ([`with_console`]), so mails waiting in the outbox

@@ -1,10 +1,10 @@
 //! What the domain found, without words: a refusal, a warning or a policy is a [`Problem`] — the
 //! catalogue message that names it and the facts it carries (a field's text, a count, a wait).
-//! The domain never picks a language; `crate::i18n::Locale::say` words a problem for its reader,
-//! above the domain, with the reader's locale passed in. (rustc's diagnostics have the same
-//! shape: a Fluent message identifier and its arguments.)
+//! The domain never picks a language; a problem is worded for its reader above the domain,
+//! with the reader's locale passed in. (rustc's diagnostics have the same shape: a Fluent
+//! message identifier and its arguments.)
 //!
-//! Name a problem with [`problem!`](crate::problem), which reads like [`t!`](crate::t):
+//! Name a problem with [`problem!`](crate::problem):
 //! `problem!("job-error-positive", label = problem!("job-label-timeout"))`.
 
 /// A message from the catalogue with its facts, not yet in any language.
@@ -108,7 +108,7 @@ impl FieldProblem {
 }
 
 /// A [`Problem`] named by its catalogue message and facts: `problem!("job-error-header-line", line = 3)`.
-/// Facts become Fluent variables of the same name, as with [`t!`](crate::t).
+/// Facts become Fluent variables of the same name.
 #[macro_export]
 macro_rules! problem {
     ($key:literal $(, $name:ident = $value:expr)* $(,)?) => {

@@ -44,7 +44,7 @@ pub struct Finding {
     pub seen: Seen,
 }
 
-/// What a condition measured; worded for people by `crate::i18n::trends`.
+/// What a condition measured; worded for people above the domain.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Seen {
     Spike {

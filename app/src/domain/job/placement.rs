@@ -41,7 +41,7 @@ pub enum Place {
     OpenArgument,
 }
 
-/// Why a job is held, as `jobs.params_held` keeps it (`crate::services::held`).
+/// Why a job is held, as the `jobs.params_held` column keeps it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Hold {
     pub misplaced: Vec<Misplaced>,
