@@ -86,7 +86,14 @@ pub fn chat_event(
 /// as table cells (mail clients show no scripts or remote images; a coloured cell works
 /// everywhere), with the same in plain text.
 pub fn compose(digest: &Digest, zone: chrono_tz::Tz, l: Locale) -> crate::domain::mail::Composed {
-    let words = Words { digest, zone, l };
+    let words = Words {
+        digest,
+        zone,
+        l,
+        tags: by_tag(&digest.jobs),
+        columns: columns(l),
+        peak: peak(digest),
+    };
     let subject = words.subject();
     crate::domain::mail::Composed {
         text: words.text(),
@@ -100,6 +107,30 @@ struct Words<'a> {
     digest: &'a Digest,
     zone: chrono_tz::Tz,
     l: Locale,
+    tags: Vec<TagDigest>,
+    /// The jobs table's column titles.
+    columns: [String; 8],
+    /// The busiest hour's runs: the longest bar.
+    peak: u64,
+}
+
+fn columns(l: Locale) -> [String; 8] {
+    [
+        key!("digest-col-job"),
+        key!("digest-col-runs"),
+        key!("digest-col-success"),
+        key!("digest-col-p95"),
+        key!("digest-col-trend"),
+        key!("digest-col-timeouts"),
+        key!("digest-col-retries"),
+        key!("digest-col-slow"),
+    ]
+    .map(|key| l.text(key))
+}
+
+fn peak(digest: &Digest) -> u64 {
+    let busiest = digest.hours.iter().map(|h| h.succeeded + h.failed);
+    busiest.max().unwrap_or(0).max(1)
 }
 
 const DASH: &str = "–";
@@ -184,26 +215,6 @@ impl Words<'_> {
         }
     }
 
-    fn columns(&self) -> [String; 8] {
-        [
-            key!("digest-col-job"),
-            key!("digest-col-runs"),
-            key!("digest-col-success"),
-            key!("digest-col-p95"),
-            key!("digest-col-trend"),
-            key!("digest-col-timeouts"),
-            key!("digest-col-retries"),
-            key!("digest-col-slow"),
-        ]
-        .map(|key| self.l.text(key))
-    }
-
-    /// The busiest hour's runs: the longest bar.
-    fn peak(&self) -> u64 {
-        let busiest = self.digest.hours.iter().map(|h| h.succeeded + h.failed);
-        busiest.max().unwrap_or(0).max(1)
-    }
-
     fn queue_heading(&self) -> String {
         t!(in self.l, "digest-queue-heading", count = self.digest.queue.len())
     }
@@ -248,19 +259,19 @@ impl Words<'_> {
                 c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]
             );
         };
-        line(text, &self.columns().map(|c| c.to_lowercase()));
+        line(text, &self.columns.clone().map(|c| c.to_lowercase()));
         for j in &self.digest.jobs {
             line(text, &Self::cells(j));
         }
     }
 
     fn text_tags(&self, text: &mut String) {
-        let (tags, l) = (by_tag(&self.digest.jobs), self.l);
+        let (tags, l) = (&self.tags, self.l);
         if tags.is_empty() {
             return;
         }
         let _ = writeln!(text, "\n{}", t!(in l, "digest-by-tag"));
-        for t in &tags {
+        for t in tags {
             let _ = writeln!(
                 text,
                 "  {:<30} {:>4} {} {:>6} {} {:>8}",
@@ -290,7 +301,7 @@ impl Words<'_> {
     }
 
     fn text_hours(&self, text: &mut String) {
-        let peak = self.peak();
+        let peak = self.peak;
         let _ = writeln!(text, "\n{}", t!(in self.l, "digest-per-hour-text"));
         for h in &self.digest.hours {
             let width = |n: u64| ((n * 40).div_ceil(peak)) as usize;
@@ -322,7 +333,7 @@ impl Words<'_> {
         html.push_str(
             "<table cellpadding=\"4\" cellspacing=\"0\" border=\"1\" style=\"border-collapse:collapse\"><tr>",
         );
-        for (i, name) in self.columns().iter().enumerate() {
+        for (i, name) in self.columns.iter().enumerate() {
             let align = if i == 0 { " align=\"left\"" } else { "" };
             let _ = write!(html, "<th{align}>{}</th>", escape(name));
         }
@@ -339,7 +350,7 @@ impl Words<'_> {
     }
 
     fn html_tags(&self, html: &mut String) {
-        let (tags, l, columns) = (by_tag(&self.digest.jobs), self.l, self.columns());
+        let (tags, l, columns) = (&self.tags, self.l, &self.columns);
         if tags.is_empty() {
             return;
         }
@@ -354,7 +365,7 @@ impl Words<'_> {
             columns[1],
             columns[2]
         );
-        for t in &tags {
+        for t in tags {
             let _ = write!(
                 html,
                 "<tr><td>{}</td><td align=\"right\">{}</td><td align=\"right\">{}</td>\
@@ -403,7 +414,7 @@ impl Words<'_> {
     }
 
     fn html_hours(&self, html: &mut String) {
-        let peak = self.peak();
+        let peak = self.peak;
         let _ = write!(
             html,
             "<h3>{}</h3><table cellpadding=\"1\" cellspacing=\"0\">",

@@ -1,12 +1,13 @@
 //! Job definitions in the database: the mapping between [`JobSpec`] and the `jobs` row, and
 //! the commands the editor and `jobs apply` use.
 
+use std::collections::{HashMap, HashSet};
+
 use chrono::{DateTime, Utc};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait,
     IntoActiveModel, QueryFilter, QueryOrder, QuerySelect, Set, SqlErr, TransactionTrait,
 };
-use std::collections::{HashMap, HashSet};
 
 use crate::domain::cron::{CronExpr, parse_timezone};
 use crate::domain::email::EmailAddress;

@@ -84,18 +84,7 @@ pub async fn set_mail_locale(
                 .await?;
         }
         Some(locale) => {
-            setting::Entity::insert(setting::ActiveModel {
-                key: Set(MAIL_LOCALE_SETTING.into()),
-                value: Set(locale.tag()),
-                updated_at: Set(crate::clock::now()),
-            })
-            .on_conflict(
-                OnConflict::column(setting::Column::Key)
-                    .update_columns([setting::Column::Value, setting::Column::UpdatedAt])
-                    .to_owned(),
-            )
-            .exec(db)
-            .await?;
+            put_setting(db, MAIL_LOCALE_SETTING, locale.tag(), crate::clock::now()).await?;
         }
     }
     Ok(())
@@ -122,6 +111,28 @@ pub async fn digest_settings(db: &impl ConnectionTrait) -> Result<DigestSettings
             .one(db)
             .await?,
     })
+}
+
+/// Writes one `settings` row, replacing what it held.
+async fn put_setting(
+    db: &impl ConnectionTrait,
+    key: &str,
+    value: String,
+    now: DateTime<Utc>,
+) -> Result<(), DbErr> {
+    setting::Entity::insert(setting::ActiveModel {
+        key: Set(key.to_string()),
+        value: Set(value),
+        updated_at: Set(now),
+    })
+    .on_conflict(
+        OnConflict::column(setting::Column::Key)
+            .update_columns([setting::Column::Value, setting::Column::UpdatedAt])
+            .to_owned(),
+    )
+    .exec_without_returning(db)
+    .await?;
+    Ok(())
 }
 
 /// Saves the recipients and channels and moves the digest job to `time`; nothing changes
@@ -172,30 +183,8 @@ pub async fn save_digest_settings(
             )
         })?;
     let now = crate::clock::now();
-    setting::Entity::insert(setting::ActiveModel {
-        key: Set(RECIPIENTS_SETTING.into()),
-        value: Set(email::join(&list)),
-        updated_at: Set(now),
-    })
-    .on_conflict(
-        OnConflict::column(setting::Column::Key)
-            .update_columns([setting::Column::Value, setting::Column::UpdatedAt])
-            .to_owned(),
-    )
-    .exec_without_returning(db)
-    .await?;
-    setting::Entity::insert(setting::ActiveModel {
-        key: Set(CHANNELS_SETTING.into()),
-        value: Set(names.join(", ")),
-        updated_at: Set(now),
-    })
-    .on_conflict(
-        OnConflict::column(setting::Column::Key)
-            .update_columns([setting::Column::Value, setting::Column::UpdatedAt])
-            .to_owned(),
-    )
-    .exec_without_returning(db)
-    .await?;
+    put_setting(db, RECIPIENTS_SETTING, email::join(&list), now).await?;
+    put_setting(db, CHANNELS_SETTING, names.join(", "), now).await?;
     let cron = format!("0 {minute} {hour} * * *");
     let next_fire_at = match (
         crate::domain::cron::CronExpr::parse(&cron),
