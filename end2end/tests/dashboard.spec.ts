@@ -2,7 +2,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { expect, Page, test } from "@playwright/test";
-import { ADMIN, bulwark, daysBefore, hydrated, serverToday, signIn, VIEWER } from "./helpers";
+import { ADMIN, bulwark, daysBefore, hydrated, jobAction, serverToday, signIn, VIEWER } from "./helpers";
 
 const PERSON = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
 const GOOGLE = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
@@ -142,8 +142,8 @@ test("the last hour includes hits this server has not written yet", async ({ bro
   await page.goto("/jobs");
   await hydrated(page);
   const flushJob = page.locator('tr[data-job="traffic-flush"]');
-  await flushJob.getByRole("button", { name: "Disable" }).click();
-  await expect(flushJob.getByRole("button", { name: "Enable" })).toBeVisible();
+  await jobAction(flushJob, "Disable");
+  await expect(flushJob.locator(".pill.off")).toBeVisible();
   try {
     await expect.poll(() => unfinishedRuns("traffic-flush")).toBe(0);
     await page.goto("/traffic");
@@ -170,8 +170,8 @@ test("the last hour includes hits this server has not written yet", async ({ bro
     // Enabled again even when the test failed, so the files after this one see a normal server.
     await page.goto("/jobs");
     await hydrated(page);
-    await flushJob.getByRole("button", { name: "Enable" }).click();
-    await expect(flushJob.getByRole("button", { name: "Disable" })).toBeVisible();
+    await jobAction(flushJob, "Enable");
+    await expect(flushJob.locator(".pill.ok")).toBeVisible();
   }
 });
 

@@ -1,6 +1,6 @@
 import { execFileSync } from "node:child_process";
 import * as path from "node:path";
-import { expect, Page } from "@playwright/test";
+import { expect, Locator, Page } from "@playwright/test";
 
 export const ADMIN = { username: "admin", password: "admin-e2e-password" };
 export const VIEWER = { username: "viewer", password: "viewer-e2e-password" };
@@ -51,7 +51,7 @@ export async function signIn(page: Page, who: { username: string; password: stri
 export async function defineJob(
   page: Page,
   name: string,
-  job: { params?: string; program?: string; args?: string; cron?: string; tags?: string },
+  job: { params?: string; program?: string; args?: string; cron?: string; tags?: string; description?: string },
 ): Promise<string> {
   await page.goto("/jobs/new");
   await hydrated(page);
@@ -66,12 +66,21 @@ export async function defineJob(
   }
   await page.locator("#job-cron").fill(job.cron ?? "0 0 0 1 1 *");
   if (job.tags) await page.locator("#job-tags").fill(job.tags);
+  if (job.description) await page.locator("#job-description").fill(job.description);
   await page.locator("#retry-first").fill("100ms");
   await page.locator("#retry-max").fill("1");
   await page.locator("#retry-cap").fill("");
   await page.getByRole("button", { name: "Save job" }).click();
   await expect(page).toHaveURL(/\/jobs\/\d+\?saved=1$/);
   return page.url().replace("?saved=1", "");
+}
+
+/** A Jobs page row's action folded under its "More" (Pause, Resume, Disable, Enable, Delete):
+ * opens the menu when it is closed, then presses the button. */
+export async function jobAction(row: Locator, name: string) {
+  const more = row.locator("details.more");
+  if (!(await more.evaluate((d) => (d as HTMLDetailsElement).open))) await more.locator("summary").click();
+  await row.getByRole("button", { name, exact: true }).click();
 }
 
 /** Run now from the Jobs page; waits for the run's page and, with `until`, for that status. */

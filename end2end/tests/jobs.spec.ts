@@ -1,5 +1,5 @@
 import { expect, Page, test } from "@playwright/test";
-import { ADMIN, VIEWER, hydrated, signIn } from "./helpers";
+import { ADMIN, VIEWER, defineJob, hydrated, jobAction, runNow, signIn } from "./helpers";
 
 /** The data ECharts currently draws for a series of the retry chart. */
 async function seriesData(page: Page, index: number): Promise<number[]> {
@@ -127,13 +127,13 @@ test("a saved policy comes back the same after a reload; the list toggles and de
   await hydrated(page);
   const row = page.locator('tr[data-job="store-receipt-mail"]');
   await expect(row).toContainText("enabled");
-  await row.getByRole("button", { name: "Disable" }).click();
+  await jobAction(row, "Disable");
   await expect(row).toContainText("disabled");
-  await row.getByRole("button", { name: "Delete" }).click();
+  await jobAction(row, "Delete");
   await expect(row.getByRole("alertdialog")).toContainText("Delete store-receipt-mail and its 0 runs?");
   await row.getByRole("button", { name: "Cancel" }).click();
   await expect(row).toBeVisible();
-  await row.getByRole("button", { name: "Delete" }).click();
+  await jobAction(row, "Delete");
   await row.getByRole("button", { name: "Yes, delete" }).click();
   await expect(row).toHaveCount(0);
 });
@@ -177,4 +177,69 @@ test("a saved job shows the timeout its next attempt gets, and where it comes fr
   await expect(page.getByTestId("effective-timeout")).toHaveText(
     "Next attempt's timeout: 5 min — from the static setting, until enough runs succeed to learn from (0 of 5 so far).",
   );
+});
+
+test("the Jobs list fits: one-line descriptions and Run now in sight at 1,400 px, a card per job on a phone", async ({
+  page,
+  browser,
+}) => {
+  await signIn(page, ADMIN);
+  const description =
+    "Sends the store's receipts to the accounting mailbox every night, then reconciles them with " +
+    "the payment provider's settlement file and files a ticket for every receipt that does not match.";
+  await defineJob(page, "fits-wide", { params: "failure_rate=0", tags: "fits,billing,nightly", description });
+  await runNow(page, "fits-wide", "succeeded");
+
+  await page.setViewportSize({ width: 1400, height: 900 });
+  await page.goto("/jobs?q=fits-wide");
+  await hydrated(page);
+  const row = page.locator('tr[data-job="fits-wide"]');
+  // The table is no wider than its card: nothing to scroll to.
+  const card = page.getByTestId("jobs").locator("xpath=..");
+  const [scroll, client] = await card.evaluate((el) => [el.scrollWidth, el.clientWidth]);
+  expect(scroll).toBeLessThanOrEqual(client);
+  // Run now and More end inside the card.
+  const cardBox = (await card.boundingBox())!;
+  for (const control of [row.getByRole("button", { name: "Run now" }), row.locator("summary")]) {
+    const box = (await control.boundingBox())!;
+    expect(box.x + box.width).toBeLessThanOrEqual(cardBox.x + cardBox.width);
+  }
+  // The description is one line, its whole text in the title.
+  const line = row.locator(".one-line");
+  await expect(line).toHaveAttribute("title", description);
+  const lineHeight = await line.evaluate((el) => parseFloat(getComputedStyle(el).lineHeight));
+  expect((await line.boundingBox())!.height).toBeLessThan(lineHeight * 1.5);
+  // The rarer actions are one click away.
+  await jobAction(row, "Pause");
+  await expect(row.getByTestId("paused")).toBeVisible();
+  await jobAction(row, "Resume");
+  await expect(row.getByTestId("paused")).toHaveCount(0);
+
+  // On a phone: a card per job, led by its state, last result and strip, Run now under them.
+  const phone = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
+  const mobile = await phone.newPage();
+  await signIn(mobile, ADMIN);
+  await mobile.goto("/jobs?q=fits-wide");
+  await hydrated(mobile);
+  const cardRow = mobile.locator('tr[data-job="fits-wide"]');
+  const boxes = {
+    state: (await cardRow.locator(".states .pill").first().boundingBox())!,
+    last: (await cardRow.getByTestId("last").locator("[data-status]").boundingBox())!,
+    strip: (await cardRow.getByTestId("strip").boundingBox())!,
+    run: (await cardRow.getByRole("button", { name: "Run now" }).boundingBox())!,
+    next: (await cardRow.locator("code.cron").boundingBox())!,
+  };
+  for (const [what, box] of Object.entries(boxes)) {
+    expect(box.x, what).toBeGreaterThanOrEqual(0);
+    expect(box.x + box.width, what).toBeLessThanOrEqual(390);
+  }
+  expect(boxes.state.y).toBeLessThan(boxes.last.y);
+  expect(boxes.last.y).toBeLessThan(boxes.run.y);
+  expect(boxes.run.y).toBeLessThan(boxes.next.y);
+  expect(Math.abs(boxes.last.y + boxes.last.height / 2 - (boxes.strip.y + boxes.strip.height / 2))).toBeLessThan(16);
+  expect(boxes.run.height).toBeGreaterThanOrEqual(32);
+  // The page never scrolls sideways; the sort links stay.
+  expect(await mobile.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)).toBeLessThanOrEqual(0);
+  await expect(mobile.getByRole("link", { name: "Last result" })).toBeVisible();
+  await phone.close();
 });

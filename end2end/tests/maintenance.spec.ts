@@ -1,5 +1,5 @@
 import { expect, Page, test } from "@playwright/test";
-import { ADMIN, defineJob, hydrated, runNow, signIn } from "./helpers";
+import { ADMIN, defineJob, hydrated, jobAction, runNow, signIn } from "./helpers";
 
 async function runsOf(page: Page, name: string): Promise<number> {
   await page.goto(`/runs?job=${name}`);
@@ -61,7 +61,7 @@ test("a job's strip and success rate match its runs; the list filters, sorts, ta
   await page.goto("/jobs?state=paused");
   await hydrated(page);
   await expect(page.locator('tr[data-job="scan-mixed"]')).toBeVisible();
-  await page.locator('tr[data-job="scan-mixed"]').getByRole("button", { name: "Resume" }).click();
+  await jobAction(page.locator('tr[data-job="scan-mixed"]'), "Resume");
   await expect(page.locator('tr[data-job="scan-mixed"]').getByTestId("paused")).toHaveCount(0);
 });
 
@@ -122,6 +122,6 @@ test("pause all stops new cron runs, shows who and why on every page, asks befor
   // Stop it ticking for the tests after this one.
   await page.goto("/jobs?q=maint-ticker");
   await hydrated(page);
-  await page.locator('tr[data-job="maint-ticker"]').getByRole("button", { name: "Disable" }).click();
-  await expect(page.locator('tr[data-job="maint-ticker"]').getByRole("button", { name: "Enable" })).toBeVisible();
+  await jobAction(page.locator('tr[data-job="maint-ticker"]'), "Disable");
+  await expect(page.locator('tr[data-job="maint-ticker"] .pill.off')).toBeVisible();
 });

@@ -207,7 +207,6 @@ jobs-resume = Resume
 jobs-select = Select
 jobs-select-one = Select { $name }
 jobs-col-name = Name
-jobs-col-schedule = Schedule
 jobs-col-last = Last result
 jobs-col-strip = Last { $count } runs
 jobs-col-rate = 7-day success
@@ -220,6 +219,7 @@ jobs-strip-empty = no runs yet
 jobs-strip-label = last { $count } runs: { $succeeded } succeeded, { $dead } dead, { $other } other
 jobs-run-now = Run now
 jobs-run-now-params = Run now…
+jobs-more = More
 jobs-delete-confirm = Delete { $name } and its { $count ->
     [one] { $count } run
    *[other] { $count } runs

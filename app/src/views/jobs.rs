@@ -65,7 +65,8 @@ pub struct JobRow {
     pub next_fire_at: Option<DateTime<Utc>>,
 }
 
-/// Runs in a job's strip.
+/// Runs in a job's strip. The Jobs list keeps room for this many squares (style/main.css,
+/// "The jobs list").
 pub const STRIP: usize = 20;
 /// Runs whose durations make a job's P95.
 pub const DURATION_RUNS: usize = 100;
