@@ -207,6 +207,7 @@ jobs-resume = Resume
 jobs-select = Select
 jobs-select-one = Select { $name }
 jobs-col-name = Name
+jobs-col-schedule = Schedule
 jobs-col-last = Last result
 jobs-col-strip = Last { $count } runs
 jobs-col-rate = 7-day success

@@ -195,6 +195,7 @@ jobs-resume = 恢复
 jobs-select = 选择
 jobs-select-one = 选择 { $name }
 jobs-col-name = 名称
+jobs-col-schedule = 调度
 jobs-col-last = 最近结果
 jobs-col-strip = 最近 { $count } 次运行
 jobs-col-rate = 7 天成功率
