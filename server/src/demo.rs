@@ -29,7 +29,8 @@ pub async fn seed(db: &DatabaseConnection) -> anyhow::Result<()> {
     }
     let specs = parse_file(DEMO_JOBS)
         .map_err(|p| anyhow::anyhow!("the bundled demo file is invalid: {}", p.join("; ")))?;
-    let applied = apply_specs(db, specs)
+    let demo = app::services::audit::Actor::named("demo");
+    let applied = apply_specs(db, specs, &demo)
         .await
         .map_err(|p| anyhow::anyhow!("could not seed the demo: {}", p.join("; ")))?;
     println!(

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use app::domain::job::{ExhaustedAction, JobInput, JobSpec, OnExhausted};
 use app::entities::job;
+use app::services::audit::Actor;
 use app::services::jobs::{self, JobError};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, TransactionTrait,
@@ -362,12 +363,14 @@ pub struct Applied {
     pub unchanged: Vec<String>,
 }
 
-/// Creates or updates every job of the file, in one transaction.
+/// Creates or updates every job of the file, in one transaction with the audit row that says
+/// `who` applied them.
 pub async fn apply_specs(
     db: &DatabaseConnection,
     specs: Vec<JobSpec>,
+    who: &Actor<'_>,
 ) -> Result<Applied, Vec<String>> {
-    apply_specs_checked(db, specs, false).await
+    apply_specs_checked(db, specs, false, who).await
 }
 
 /// [`apply_specs`], or with `dry_run` everything checked and written the same way, then rolled
@@ -376,6 +379,7 @@ pub async fn apply_specs_checked(
     db: &DatabaseConnection,
     mut specs: Vec<JobSpec>,
     dry_run: bool,
+    who: &Actor<'_>,
 ) -> Result<Applied, Vec<String>> {
     // Jobs that name no other job go first, so references exist when they are checked.
     specs.sort_by_key(|s| {
@@ -404,10 +408,10 @@ pub async fn apply_specs_checked(
                 applied.unchanged.push(spec.name.clone());
                 continue;
             }
-            Some(row) => jobs::update(&txn, row.id, spec, now)
+            Some(row) => jobs::replace(&txn, row.id, spec, now)
                 .await
                 .map(|_| applied.updated.push(spec.name.clone())),
-            None => jobs::create(&txn, spec, now)
+            None => jobs::insert(&txn, spec, now)
                 .await
                 .map(|_| applied.created.push(spec.name.clone())),
         };
@@ -422,7 +426,13 @@ pub async fn apply_specs_checked(
         }
     }
     if problems.is_empty() && !dry_run {
+        let detail = serde_json::json!({ "created": applied.created, "updated": applied.updated });
+        app::services::audit::record(&txn, who, "jobs.applied", "jobs", detail, now)
+            .await
+            .map_err(db_error)?;
+        let wake = app::wake::jobs_changed_in(&txn).await;
         txn.commit().await.map_err(db_error)?;
+        wake.after_commit();
         Ok(applied)
     } else if problems.is_empty() {
         txn.rollback().await.map_err(db_error)?;

@@ -92,7 +92,6 @@ pub async fn retrigger_run(
         async {
             let admin = super::auth::require_admin("re-trigger runs")?;
             let state = super::state()?;
-            let ip = super::auth::request_ip();
             let overrides =
                 crate::services::failed::Overrides::parse(timeout.as_deref(), retry.as_ref())
                     .map_err(AppError::from)?;
@@ -100,11 +99,7 @@ pub async fn retrigger_run(
                 &state.db,
                 id,
                 &overrides,
-                &crate::services::audit::Actor {
-                    id: Some(admin.id),
-                    name: &admin.username,
-                    ip: ip.as_deref(),
-                },
+                &super::actor(&admin),
                 crate::clock::now(),
                 crate::clock::now(),
             )
@@ -126,18 +121,13 @@ pub async fn retrigger_many(
         async {
             let admin = super::auth::require_admin("re-trigger runs")?;
             let state = super::state()?;
-            let ip = super::auth::request_ip();
             let filter = filter.as_ref().map(query).transpose()?;
             crate::services::failed::retrigger_many(
                 &state.db,
                 &ids,
                 filter.as_ref(),
                 per_minute,
-                &crate::services::audit::Actor {
-                    id: Some(admin.id),
-                    name: &admin.username,
-                    ip: ip.as_deref(),
-                },
+                &super::actor(&admin),
                 crate::clock::now(),
             )
             .await
@@ -159,17 +149,12 @@ pub async fn resolve_run(id: i64, reason: String, discard: bool) -> Result<(), A
                 "resolve runs"
             })?;
             let state = super::state()?;
-            let ip = super::auth::request_ip();
             crate::services::failed::resolve(
                 &state.db,
                 id,
                 &reason,
                 discard,
-                &crate::services::audit::Actor {
-                    id: Some(admin.id),
-                    name: &admin.username,
-                    ip: ip.as_deref(),
-                },
+                &super::actor(&admin),
                 crate::clock::now(),
             )
             .await

@@ -95,20 +95,8 @@ pub async fn save_job(id: Option<i64>, input: JobInput) -> Result<i64, AppError>
                 input.restore_secrets(&stored);
             }
             let spec = JobSpec::parse(&input).map_err(|e| AppError::fields(&e))?;
-            let now = crate::clock::now();
-            let saved = match id {
-                None => jobs::create(&state.db, &spec, now).await,
-                Some(id) => jobs::update(&state.db, id, &spec, now).await,
-            }
-            .map_err(AppError::from)?;
-            let action = if id.is_some() {
-                "job.updated"
-            } else {
-                "job.created"
-            };
-            let detail = serde_json::to_value(spec.to_input().redacted())
-                .map_err(|e| AppError::internal(&e))?;
-            super::audit(&state, &admin, action, &spec.name, detail).await?;
+            let who = super::actor(&admin);
+            let saved = jobs::save(&state.db, id, &spec, &who, crate::clock::now()).await?;
             Ok(saved.id)
         }
         .await,
@@ -121,16 +109,10 @@ pub async fn set_job_enabled(id: i64, enabled: bool) -> Result<(), AppError> {
         async {
             let admin = super::auth::require_admin("enable or disable jobs")?;
             let state = super::state()?;
-            let row =
-                crate::services::jobs::set_enabled(&state.db, id, enabled, crate::clock::now())
-                    .await
-                    .map_err(AppError::from)?;
-            let action = if enabled {
-                "job.enabled"
-            } else {
-                "job.disabled"
-            };
-            super::audit(&state, &admin, action, &row.name, serde_json::json!({})).await
+            let who = super::actor(&admin);
+            let now = crate::clock::now();
+            crate::services::jobs::set_enabled(&state.db, id, enabled, &who, now).await?;
+            Ok(())
         }
         .await,
     )
@@ -151,19 +133,11 @@ pub async fn bulk_jobs(
             if ids.is_empty() {
                 return Err(AppError::invalid("ids", crate::t!("error-select-job")));
             }
-            let changed = crate::services::jobs::bulk(
-                &state.db,
-                &ids,
-                action,
-                tag.as_deref(),
-                crate::clock::now(),
-            )
-            .await
-            .map_err(AppError::from)?;
-            for name in &changed {
-                let detail = serde_json::json!({ "bulk": true, "tag": tag });
-                super::audit(&state, &admin, action.audit_action(), name, detail).await?;
-            }
+            let who = super::actor(&admin);
+            let now = crate::clock::now();
+            let changed =
+                crate::services::jobs::bulk(&state.db, &ids, action, tag.as_deref(), &who, now)
+                    .await?;
             Ok(changed.len())
         }
         .await,
@@ -176,13 +150,9 @@ pub async fn delete_job(id: i64) -> Result<(), AppError> {
         async {
             let admin = super::auth::require_admin("delete jobs")?;
             let state = super::state()?;
-            let (spec, runs) = crate::services::jobs::delete(&state.db, id)
-                .await
-                .map_err(AppError::from)?;
-            // The audit row keeps the definition (credentials hidden), so a deletion can be
-            // redone by hand.
-            let detail = serde_json::json!({ "definition": spec.to_input().redacted(), "runs_deleted": runs });
-            super::audit(&state, &admin, "job.deleted", &spec.name, detail).await
+            let who = super::actor(&admin);
+            crate::services::jobs::delete(&state.db, id, &who, crate::clock::now()).await?;
+            Ok(())
         }
         .await,
     )

@@ -76,19 +76,9 @@ pub async fn pause_jobs(
                 reason,
                 tag,
             };
-            let window = maintenance::schedule(&state.db, window, &admin.username, now)
+            maintenance::schedule(&state.db, window, &super::actor(&admin), now)
                 .await
-                .map_err(maintenance_error)?;
-            let detail = serde_json::json!({
-                "id": window.id,
-                "reason": window.reason,
-                "starts_at": window.starts_at,
-                "ends_at": window.ends_at,
-                "tag": window.tag,
-            });
-            let subject = window.tag.clone().unwrap_or_else(|| "all jobs".into());
-            super::audit(&state, &admin, "maintenance.paused", &subject, detail).await?;
-            Ok(window)
+                .map_err(maintenance_error)
         }
         .await,
     )
@@ -101,17 +91,9 @@ pub async fn resume_jobs() -> Result<usize, AppError> {
         async {
             let admin = super::auth::require_admin("resume jobs")?;
             let state = super::state()?;
-            let ended = crate::services::maintenance::resume(
-                &state.db,
-                &admin.username,
-                crate::clock::now(),
-            )
-            .await?;
-            for window in &ended {
-                let subject = window.tag.clone().unwrap_or_else(|| "all jobs".into());
-                let detail = serde_json::json!({ "id": window.id, "reason": window.reason });
-                super::audit(&state, &admin, "maintenance.resumed", &subject, detail).await?;
-            }
+            let who = super::actor(&admin);
+            let ended =
+                crate::services::maintenance::resume(&state.db, &who, crate::clock::now()).await?;
             Ok(ended.len())
         }
         .await,
@@ -125,17 +107,11 @@ pub async fn cancel_window(id: i64) -> Result<(), AppError> {
         async {
             let admin = super::auth::require_admin("change maintenance windows")?;
             let state = super::state()?;
-            let window = crate::services::maintenance::cancel(
-                &state.db,
-                id,
-                &admin.username,
-                crate::clock::now(),
-            )
-            .await
-            .map_err(maintenance_error)?;
-            let subject = window.tag.clone().unwrap_or_else(|| "all jobs".into());
-            let detail = serde_json::json!({ "id": window.id, "reason": window.reason });
-            super::audit(&state, &admin, "maintenance.cancelled", &subject, detail).await
+            let who = super::actor(&admin);
+            crate::services::maintenance::cancel(&state.db, id, &who, crate::clock::now())
+                .await
+                .map_err(maintenance_error)?;
+            Ok(())
         }
         .await,
     )
@@ -148,16 +124,10 @@ pub async fn set_job_paused(id: i64, paused: bool) -> Result<(), AppError> {
         async {
             let admin = super::auth::require_admin("pause or resume jobs")?;
             let state = super::state()?;
-            let row = crate::services::maintenance::set_job_paused(
-                &state.db,
-                id,
-                paused,
-                crate::clock::now(),
-            )
-            .await
-            .map_err(AppError::from)?;
-            let action = if paused { "job.paused" } else { "job.resumed" };
-            super::audit(&state, &admin, action, &row.name, serde_json::json!({})).await
+            let who = super::actor(&admin);
+            let now = crate::clock::now();
+            crate::services::maintenance::set_job_paused(&state.db, id, paused, &who, now).await?;
+            Ok(())
         }
         .await,
     )

@@ -86,7 +86,21 @@ pub(crate) fn state() -> Result<crate::state::AppState, AppError> {
     })
 }
 
-/// Writes an audit-log entry for what `who` just did, from this request's address.
+/// The signed-in user as the services that record who changed what want them, with the
+/// address this request came from.
+#[cfg(feature = "ssr")]
+pub(crate) fn actor(
+    who: &crate::domain::account::CurrentUser,
+) -> crate::services::audit::Actor<'_> {
+    crate::services::audit::Actor {
+        id: Some(who.id),
+        name: &who.username,
+        ip: auth::request_ip(),
+    }
+}
+
+/// Writes an audit-log entry for something `who` just did that changed nothing stored (a test
+/// mail, a test message): a change is audited by its service, in the change's transaction.
 #[cfg(feature = "ssr")]
 pub(crate) async fn audit(
     state: &crate::state::AppState,
@@ -95,14 +109,9 @@ pub(crate) async fn audit(
     subject: &str,
     detail: serde_json::Value,
 ) -> Result<(), AppError> {
-    let ip = auth::request_ip();
     crate::services::audit::record(
         &state.db,
-        &crate::services::audit::Actor {
-            id: Some(who.id),
-            name: &who.username,
-            ip: ip.as_deref(),
-        },
+        &actor(who),
         action,
         subject,
         detail,

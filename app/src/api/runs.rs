@@ -132,15 +132,9 @@ pub async fn release_run(id: i64) -> Result<(), AppError> {
         async {
             let admin = super::auth::require_admin("release held runs")?;
             let state = super::state()?;
-            let ip = super::auth::request_ip();
-            let released = crate::services::runs::release(
-                &state.db,
-                id,
-                &admin,
-                ip.as_deref(),
-                crate::clock::now(),
-            )
-            .await?;
+            let who = super::actor(&admin);
+            let released =
+                crate::services::runs::release(&state.db, id, &who, crate::clock::now()).await?;
             if released {
                 Ok(())
             } else {

@@ -6,11 +6,23 @@ use sea_orm::{ActiveModelTrait, ConnectionTrait, DbErr, Set};
 use crate::entities::audit_log;
 use crate::views::audit::AuditEntry;
 
-/// Who an audit row is about. `id` is `None` for anonymous actions (a failed login).
+/// Who an audit row is about. `id` is `None` for anonymous actions (a failed login) and for
+/// what no account does (the command line, a job's hook).
 pub struct Actor<'a> {
     pub id: Option<i64>,
     pub name: &'a str,
-    pub ip: Option<&'a str>,
+    pub ip: Option<String>,
+}
+
+impl<'a> Actor<'a> {
+    /// An actor without an account or an address: `cli`, `hook:nightly`, `bench`.
+    pub fn named(name: &'a str) -> Self {
+        Actor {
+            id: None,
+            name,
+            ip: None,
+        }
+    }
 }
 
 /// Writes one entry and returns its id. The actor's name and the subject are cut to what
@@ -30,7 +42,7 @@ pub async fn record(
         action: Set(action.to_string()),
         subject: Set(subject.chars().take(255).collect()),
         detail: Set(detail.to_string()),
-        ip: Set(actor.ip.map(str::to_string)),
+        ip: Set(actor.ip.clone()),
         ..Default::default()
     }
     .insert(db)

@@ -6,7 +6,7 @@ use std::collections::{HashMap, HashSet};
 use chrono::{DateTime, Utc};
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait,
-    IntoActiveModel, QueryFilter, QueryOrder, QuerySelect, Set, SqlErr, TransactionTrait,
+    IntoActiveModel, QueryFilter, QueryOrder, QuerySelect, Set, SqlErr,
 };
 
 use crate::domain::cron::{CronExpr, parse_timezone};
@@ -15,6 +15,7 @@ use crate::domain::job::{Alerts, FieldProblem, JobKind, JobSpec, OnExhausted, Ti
 use crate::domain::retry::{Multiplier, RetryPolicy};
 use crate::domain::run::RunStatus;
 use crate::entities::{job, job_alert, job_run};
+use crate::services::audit::{self, Actor};
 use crate::views::jobs::JobRow;
 
 #[derive(Debug, thiserror::Error)]
@@ -226,7 +227,46 @@ fn unique_name_violation(e: DbErr, name: &str) -> JobError {
     }
 }
 
+/// Creates (`id` None) or updates a job, and records who did in the audit log, in one
+/// transaction: the change and its audit row are stored together or not at all.
+pub async fn save(
+    db: &DatabaseConnection,
+    id: Option<i64>,
+    spec: &JobSpec,
+    who: &Actor<'_>,
+    now: DateTime<Utc>,
+) -> Result<job::Model, JobError> {
+    let txn = super::sql::begin_write(db).await?;
+    let (saved, action) = match id {
+        None => (insert(&txn, spec, now).await?, "job.created"),
+        Some(id) => (replace(&txn, id, spec, now).await?, "job.updated"),
+    };
+    audit::record(&txn, who, action, &spec.name, definition(spec)?, now).await?;
+    let wake = crate::wake::jobs_changed_in(&txn).await;
+    txn.commit().await?;
+    wake.after_commit();
+    Ok(saved)
+}
+
+/// A definition as the audit log keeps it: the editor's fields, credentials hidden.
+fn definition(spec: &JobSpec) -> Result<serde_json::Value, JobError> {
+    serde_json::to_value(spec.to_input().redacted()).map_err(JobError::Encode)
+}
+
+/// Creates a job nobody is recorded for (Bulwark's own jobs, a benchmark's): what an
+/// administrator creates goes through [`save`].
 pub async fn create(
+    db: &impl ConnectionTrait,
+    spec: &JobSpec,
+    now: DateTime<Utc>,
+) -> Result<job::Model, JobError> {
+    let created = insert(db, spec, now).await?;
+    crate::wake::jobs_changed(db).await;
+    Ok(created)
+}
+
+/// Inserts a job's row; the caller wakes the triggers once it is committed.
+pub async fn insert(
     db: &impl ConnectionTrait,
     spec: &JobSpec,
     now: DateTime<Utc>,
@@ -237,15 +277,14 @@ pub async fn create(
         ..Default::default()
     };
     fill(&mut model, spec, now)?;
-    let created = model
+    model
         .insert(db)
         .await
-        .map_err(|e| unique_name_violation(e, &spec.name))?;
-    crate::wake::jobs_changed(db).await;
-    Ok(created)
+        .map_err(|e| unique_name_violation(e, &spec.name))
 }
 
-pub async fn update(
+/// Replaces a job's definition; the caller wakes the triggers once it is committed.
+pub async fn replace(
     db: &impl ConnectionTrait,
     id: i64,
     spec: &JobSpec,
@@ -272,12 +311,10 @@ pub async fn update(
     if resume {
         model.paused = Set(false);
     }
-    let updated = model
+    model
         .update(db)
         .await
-        .map_err(|e| unique_name_violation(e, &spec.name))?;
-    crate::wake::jobs_changed(db).await;
-    Ok(updated)
+        .map_err(|e| unique_name_violation(e, &spec.name))
 }
 
 pub async fn get(db: &impl ConnectionTrait, id: i64) -> Result<job::Model, JobError> {
@@ -287,27 +324,44 @@ pub async fn get(db: &impl ConnectionTrait, id: i64) -> Result<job::Model, JobEr
         .ok_or(JobError::NotFound(id))
 }
 
+/// Lets a job's schedule fire again or stops it, and records who did.
 pub async fn set_enabled(
-    db: &impl ConnectionTrait,
+    db: &DatabaseConnection,
     id: i64,
     enabled: bool,
+    who: &Actor<'_>,
     now: DateTime<Utc>,
 ) -> Result<job::Model, JobError> {
-    let row = get(db, id).await?;
+    let txn = super::sql::begin_write(db).await?;
+    let row = get(&txn, id).await?;
     let spec = to_spec(&row)?;
     let mut model = row.into_active_model();
     model.enabled = Set(enabled);
     model.next_fire_at = Set(next_fire_at(enabled, &spec.cron, spec.timezone, now));
     model.updated_at = Set(now);
-    let saved = model.update(db).await?;
-    crate::wake::jobs_changed(db).await;
+    let saved = model.update(&txn).await?;
+    let action = if enabled {
+        "job.enabled"
+    } else {
+        "job.disabled"
+    };
+    audit::record(&txn, who, action, &saved.name, serde_json::json!({}), now).await?;
+    let wake = crate::wake::jobs_changed_in(&txn).await;
+    txn.commit().await?;
+    wake.after_commit();
     Ok(saved)
 }
 
-/// Deletes a job with its runs and their attempts, in one transaction. Returns the deleted
-/// definition (for the audit log) and how many runs went with it.
-pub async fn delete(db: &DatabaseConnection, id: i64) -> Result<(JobSpec, u64), JobError> {
-    let txn = db.begin().await?;
+/// Deletes a job with its runs and their attempts, in one transaction with its audit row,
+/// which keeps the definition (credentials hidden) so a deletion can be redone by hand.
+/// Returns how many runs went with it.
+pub async fn delete(
+    db: &DatabaseConnection,
+    id: i64,
+    who: &Actor<'_>,
+    now: DateTime<Utc>,
+) -> Result<u64, JobError> {
+    let txn = super::sql::begin_write(db).await?;
     let row = get(&txn, id).await?;
     let spec = to_spec(&row)?;
     let run_ids: Vec<i64> = job_run::Entity::find()
@@ -328,8 +382,12 @@ pub async fn delete(db: &DatabaseConnection, id: i64) -> Result<(JobSpec, u64), 
         .exec(&txn)
         .await?;
     job::Entity::delete_by_id(id).exec(&txn).await?;
+    let runs = run_ids.len() as u64;
+    let detail =
+        serde_json::json!({ "definition": spec.to_input().redacted(), "runs_deleted": runs });
+    audit::record(&txn, who, "job.deleted", &spec.name, detail, now).await?;
     txn.commit().await?;
-    Ok((spec, run_ids.len() as u64))
+    Ok(runs)
 }
 
 /// Every job's row, by name.
@@ -506,14 +564,15 @@ async fn failing_jobs(db: &impl ConnectionTrait) -> Result<HashSet<i64>, DbErr> 
         .collect())
 }
 
-/// Applies one action to several jobs in one transaction; returns the names of the jobs it
-/// changed (a job already in the asked state is left alone and not named). `tag` is checked
-/// for [`BulkAction::Tag`] and [`BulkAction::Untag`].
+/// Applies one action to several jobs in one transaction, with an audit row for each job it
+/// changed; returns their names (a job already in the asked state is left alone and not
+/// named). `tag` is checked for [`BulkAction::Tag`] and [`BulkAction::Untag`].
 pub async fn bulk(
     db: &DatabaseConnection,
     ids: &[i64],
     action: crate::views::jobs::BulkAction,
     tag: Option<&str>,
+    who: &Actor<'_>,
     now: DateTime<Utc>,
 ) -> Result<Vec<String>, JobError> {
     use crate::domain::job::tags;
@@ -525,7 +584,7 @@ pub async fn bulk(
         ),
         _ => None,
     };
-    let txn = db.begin().await?;
+    let txn = super::sql::begin_write(db).await?;
     let rows = job::Entity::find()
         .filter(job::Column::Id.is_in(ids.to_vec()))
         .all(&txn)
@@ -582,6 +641,8 @@ pub async fn bulk(
         }
         model.updated_at = Set(now);
         model.update(&txn).await?;
+        let detail = serde_json::json!({ "bulk": true, "tag": tag });
+        audit::record(&txn, who, action.audit_action(), &name, detail, now).await?;
         changed.push(name);
     }
     let mut wake = crate::wake::Wake::default();

@@ -15,8 +15,10 @@ use sea_orm::{
 use crate::domain::job::tags;
 use crate::domain::maintenance::{Pauses, Span};
 use crate::entities::{job, maintenance_window};
-use crate::services::sql::Binder;
+use crate::services::audit::{self, Actor};
+use crate::services::sql::{Binder, begin_write};
 use crate::views::maintenance::{MaintenanceStatus, WindowView};
+use crate::wake::Wake;
 
 #[derive(Debug, thiserror::Error)]
 pub enum MaintenanceError {
@@ -167,9 +169,60 @@ pub struct NewWindow {
     pub tag: Option<String>,
 }
 
-/// Records a window after checking it (reason, times, tag). A window for every job that
-/// starts now is "pause all", refused while one is already open.
+/// Records a window after checking it (reason, times, tag), with its audit row. A window for
+/// every job that starts now is "pause all", refused while one is already open.
 pub async fn schedule(
+    db: &sea_orm::DatabaseConnection,
+    window: NewWindow,
+    who: &Actor<'_>,
+    now: DateTime<Utc>,
+) -> Result<WindowView, MaintenanceError> {
+    let txn = begin_write(db).await?;
+    let window = insert(&txn, window, who.name, now).await?;
+    let detail = serde_json::json!({
+        "id": window.id,
+        "reason": window.reason,
+        "starts_at": window.starts_at,
+        "ends_at": window.ends_at,
+        "tag": window.tag,
+    });
+    audit::record(
+        &txn,
+        who,
+        "maintenance.paused",
+        &subject(&window),
+        detail,
+        now,
+    )
+    .await?;
+    let wake = if window.starts_at <= now {
+        wake_in(&txn).await
+    } else {
+        Wake::default()
+    };
+    txn.commit().await?;
+    wake.after_commit();
+    Ok(window)
+}
+
+/// What a window's audit rows are about: its tag, or every job.
+fn subject(window: &WindowView) -> String {
+    window.tag.clone().unwrap_or_else(|| "all jobs".into())
+}
+
+/// A window's audit row when it ends or is dropped.
+async fn record_end(
+    txn: &impl ConnectionTrait,
+    window: &WindowView,
+    action: &str,
+    who: &Actor<'_>,
+    now: DateTime<Utc>,
+) -> Result<i64, DbErr> {
+    let detail = serde_json::json!({ "id": window.id, "reason": window.reason });
+    audit::record(txn, who, action, &subject(window), detail, now).await
+}
+
+async fn insert(
     db: &impl ConnectionTrait,
     window: NewWindow,
     by: &str,
@@ -206,84 +259,108 @@ pub async fn schedule(
     }
     .insert(db)
     .await?;
-    if starts_at <= now {
-        wake(db).await;
-    }
     Ok(view(row))
 }
 
-/// Ends every open window (the ones to come stay). Returns the windows it ended.
+/// Ends every open window (the ones to come stay), with an audit row for each. Returns the
+/// windows it ended.
 pub async fn resume(
-    db: &impl ConnectionTrait,
-    by: &str,
+    db: &sea_orm::DatabaseConnection,
+    who: &Actor<'_>,
     now: DateTime<Utc>,
 ) -> Result<Vec<WindowView>, DbErr> {
-    let open: Vec<_> = current(db, now)
+    let txn = begin_write(db).await?;
+    let open: Vec<_> = current(&txn, now)
         .await?
         .into_iter()
         .filter(|w| span(w).is_active(now))
         .collect();
     let mut ended = Vec::with_capacity(open.len());
     for row in open {
-        let mut model = row.into_active_model();
-        model.ends_at = Set(Some(now));
-        model.ended_by = Set(Some(by.chars().take(64).collect()));
-        ended.push(view(model.update(db).await?));
+        let window = end(&txn, row, who.name, now).await?;
+        record_end(&txn, &window, "maintenance.resumed", who, now).await?;
+        ended.push(window);
     }
-    if !ended.is_empty() {
-        wake(db).await;
-    }
+    let wake = if ended.is_empty() {
+        Wake::default()
+    } else {
+        wake_in(&txn).await
+    };
+    txn.commit().await?;
+    wake.after_commit();
     Ok(ended)
 }
 
-/// Ends one window now if it is open, or drops it if it has not begun.
+/// Ends one window now if it is open, or drops it if it has not begun; with its audit row.
 pub async fn cancel(
-    db: &impl ConnectionTrait,
+    db: &sea_orm::DatabaseConnection,
     id: i64,
-    by: &str,
+    who: &Actor<'_>,
     now: DateTime<Utc>,
 ) -> Result<WindowView, MaintenanceError> {
+    let txn = begin_write(db).await?;
     let row = maintenance_window::Entity::find_by_id(id)
-        .one(db)
+        .one(&txn)
         .await?
         .filter(|w| w.ends_at.is_none_or(|end| end > now))
         .ok_or(MaintenanceError::NotFound(id))?;
-    if span(&row).is_ahead(now) {
+    let (window, wake) = if span(&row).is_ahead(now) {
         maintenance_window::Entity::delete_by_id(id)
-            .exec(db)
+            .exec(&txn)
             .await?;
-        return Ok(view(row));
-    }
+        (view(row), Wake::default())
+    } else {
+        (end(&txn, row, who.name, now).await?, wake_in(&txn).await)
+    };
+    record_end(&txn, &window, "maintenance.cancelled", who, now).await?;
+    txn.commit().await?;
+    wake.after_commit();
+    Ok(window)
+}
+
+/// Ends an open window now, saying by whom.
+async fn end(
+    db: &impl ConnectionTrait,
+    row: maintenance_window::Model,
+    by: &str,
+    now: DateTime<Utc>,
+) -> Result<WindowView, DbErr> {
     let mut model = row.into_active_model();
     model.ends_at = Set(Some(now));
     model.ended_by = Set(Some(by.chars().take(64).collect()));
-    let ended = view(model.update(db).await?);
-    wake(db).await;
-    Ok(ended)
+    Ok(view(model.update(db).await?))
 }
 
-/// Pauses or resumes one job. Its `next_fire_at` is left alone, so on resume the trigger
-/// finds the ticks it missed and plans them by the job's misfire policy.
+/// Pauses or resumes one job, with its audit row. Its `next_fire_at` is left alone, so on
+/// resume the trigger finds the ticks it missed and plans them by the job's misfire policy.
 pub async fn set_job_paused(
-    db: &impl ConnectionTrait,
+    db: &sea_orm::DatabaseConnection,
     id: i64,
     paused: bool,
+    who: &Actor<'_>,
     now: DateTime<Utc>,
 ) -> Result<job::Model, crate::services::jobs::JobError> {
-    let row = crate::services::jobs::get(db, id).await?;
+    let txn = begin_write(db).await?;
+    let row = crate::services::jobs::get(&txn, id).await?;
     if !paused && let Some(refused) = crate::services::held::resume_refused(&row) {
         return Err(refused);
     }
     let mut model = row.into_active_model();
     model.paused = Set(paused);
     model.updated_at = Set(now);
-    let saved = model.update(db).await?;
-    wake(db).await;
+    let saved = model.update(&txn).await?;
+    let action = if paused { "job.paused" } else { "job.resumed" };
+    audit::record(&txn, who, action, &saved.name, serde_json::json!({}), now).await?;
+    let wake = wake_in(&txn).await;
+    txn.commit().await?;
+    wake.after_commit();
     Ok(saved)
 }
 
-/// A pause changed: the triggers look at their jobs again and the dispatchers at their runs.
-async fn wake(db: &impl ConnectionTrait) {
-    crate::wake::jobs_changed(db).await;
-    crate::wake::runs_changed(db).await;
+/// A pause changed: the triggers look at their jobs again and the dispatchers at their runs,
+/// once the caller's transaction has committed.
+async fn wake_in(txn: &impl ConnectionTrait) -> Wake {
+    crate::wake::jobs_changed_in(txn)
+        .await
+        .and(crate::wake::runs_changed_in(txn).await)
 }

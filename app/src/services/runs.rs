@@ -509,8 +509,7 @@ async fn with_attempts(
 pub async fn release(
     db: &DatabaseConnection,
     id: i64,
-    who: &crate::domain::account::CurrentUser,
-    ip: Option<&str>,
+    who: &crate::services::audit::Actor<'_>,
     now: DateTime<Utc>,
 ) -> Result<bool, DbErr> {
     use sea_orm::sea_query::Expr;
@@ -535,11 +534,7 @@ pub async fn release(
     }
     crate::services::audit::record(
         &txn,
-        &crate::services::audit::Actor {
-            id: Some(who.id),
-            name: &who.username,
-            ip,
-        },
+        who,
         "run.released",
         &format!("run {id}"),
         serde_json::json!({}),

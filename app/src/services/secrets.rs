@@ -450,11 +450,7 @@ async fn seal_moved(
     set(txn, key, secret, plain, now).await?;
     crate::services::audit::record(
         txn,
-        &crate::services::audit::Actor {
-            id: None,
-            name: "bulwark",
-            ip: None,
-        },
+        &crate::services::audit::Actor::named("bulwark"),
         "secret.moved_from_job",
         secret.as_str(),
         serde_json::json!({ "job": job }),

@@ -204,7 +204,8 @@ async fn tick_jobs(db: &DatabaseConnection, prefix: &str, n: usize) -> anyhow::R
 
 async fn set_enabled(db: &DatabaseConnection, ids: &[i64], enabled: bool) -> anyhow::Result<()> {
     for id in ids {
-        jobs::set_enabled(db, *id, enabled, crate::clock::now()).await?;
+        let bench = app::services::audit::Actor::named("bench");
+        jobs::set_enabled(db, *id, enabled, &bench, crate::clock::now()).await?;
     }
     Ok(())
 }

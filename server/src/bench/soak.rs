@@ -204,7 +204,8 @@ impl Load {
 
     async fn set_enabled(&self, db: &DatabaseConnection, enabled: bool) -> anyhow::Result<()> {
         for id in &self.all {
-            jobs::set_enabled(db, *id, enabled, crate::clock::now()).await?;
+            let bench = app::services::audit::Actor::named("bench");
+            jobs::set_enabled(db, *id, enabled, &bench, crate::clock::now()).await?;
         }
         Ok(())
     }

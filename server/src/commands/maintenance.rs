@@ -6,8 +6,6 @@ use anyhow::Context;
 use app::services::maintenance::{self, MaintenanceError, NewWindow};
 use sea_orm::DatabaseConnection;
 
-use super::audited_with;
-
 /// Who the banner says paused: the operator's login name when the shell has one.
 fn operator() -> String {
     match std::env::var("USER").or_else(|_| std::env::var("USERNAME")) {
@@ -33,21 +31,15 @@ pub async fn pause(
         reason: reason.to_string(),
         tag: tag.map(str::to_string),
     };
-    let window = match maintenance::schedule(db, window, &operator(), now).await {
-        Ok(window) => window,
+    let operator = operator();
+    let who = app::services::audit::Actor::named(&operator);
+    match maintenance::schedule(db, window, &who, now).await {
+        Ok(_) => {}
         Err(MaintenanceError::Db(e)) => {
             return Err(e).context("could not record the pause");
         }
         Err(e) => anyhow::bail!("{e}"),
-    };
-    let subject = window.tag.clone().unwrap_or_else(|| "all jobs".into());
-    audited_with(
-        db,
-        "maintenance.paused",
-        &subject,
-        serde_json::json!({ "id": window.id, "reason": window.reason, "ends_at": window.ends_at }),
-    )
-    .await?;
+    }
     let status = maintenance::status(db, now)
         .await
         .context("paused, but could not read the state back")?;
@@ -61,7 +53,9 @@ pub async fn pause(
 }
 
 pub async fn resume(db: &DatabaseConnection) -> anyhow::Result<()> {
-    let ended = maintenance::resume(db, &operator(), crate::clock::now())
+    let operator = operator();
+    let who = app::services::audit::Actor::named(&operator);
+    let ended = maintenance::resume(db, &who, crate::clock::now())
         .await
         .context("could not end the pause")?;
     if ended.is_empty() {
@@ -70,13 +64,6 @@ pub async fn resume(db: &DatabaseConnection) -> anyhow::Result<()> {
     }
     for window in &ended {
         let subject = window.tag.clone().unwrap_or_else(|| "all jobs".into());
-        audited_with(
-            db,
-            "maintenance.resumed",
-            &subject,
-            serde_json::json!({ "id": window.id, "reason": window.reason }),
-        )
-        .await?;
         println!(
             "Resumed {subject} (paused by {}: {}).",
             window.created_by, window.reason

@@ -31,11 +31,7 @@ pub(crate) async fn audited_with(
     detail: serde_json::Value,
 ) -> anyhow::Result<()> {
     use anyhow::Context;
-    let cli = app::services::audit::Actor {
-        id: None,
-        name: "cli",
-        ip: None,
-    };
+    let cli = app::services::audit::Actor::named("cli");
     app::services::audit::record(db, &cli, action, subject, detail, crate::clock::now())
         .await
         .context("the change was made but could not be written to the audit log")?;

@@ -124,7 +124,7 @@ impl Caller {
         audit::Actor {
             id: self.user_id,
             name: &self.actor,
-            ip: self.address.as_deref(),
+            ip: self.address.clone(),
         }
     }
 }

@@ -202,11 +202,7 @@ pub async fn trigger(
         &body,
         key.as_deref(),
         job.hook_when_paused == WhenPaused::Queue,
-        &app::services::audit::Actor {
-            id: None,
-            name: &actor,
-            ip: None,
-        },
+        &app::services::audit::Actor::named(&actor),
     )
     .await
 }

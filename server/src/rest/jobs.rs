@@ -90,17 +90,10 @@ pub async fn create(
     ApiJson(input): ApiJson<JobInput>,
 ) -> Result<(StatusCode, Json<JobDetail>), Problem> {
     let spec = JobSpec::parse(&input).map_err(|e| app::api::AppError::fields(&e))?;
-    let row = jobs::create(&state.db, &spec, crate::clock::now())
+    let now = crate::clock::now();
+    let row = jobs::save(&state.db, None, &spec, &caller.as_actor(), now)
         .await
         .map_err(AppError::from)?;
-    caller
-        .audit(
-            &state,
-            "job.created",
-            &spec.name,
-            serde_json::to_value(spec.to_input().redacted()).unwrap_or_default(),
-        )
-        .await?;
     Ok((StatusCode::CREATED, Json(detail(&row)?)))
 }
 
@@ -117,17 +110,10 @@ pub async fn update(
     let stored = by_name(&state, &name).await?;
     input.restore_secrets(&jobs::to_spec(&stored).map_err(AppError::from)?.to_input());
     let spec = JobSpec::parse(&input).map_err(|e| app::api::AppError::fields(&e))?;
-    let row = jobs::update(&state.db, stored.id, &spec, crate::clock::now())
+    let now = crate::clock::now();
+    let row = jobs::save(&state.db, Some(stored.id), &spec, &caller.as_actor(), now)
         .await
         .map_err(AppError::from)?;
-    caller
-        .audit(
-            &state,
-            "job.updated",
-            &spec.name,
-            serde_json::to_value(spec.to_input().redacted()).unwrap_or_default(),
-        )
-        .await?;
     Ok(Json(detail(&row)?))
 }
 
@@ -140,17 +126,9 @@ pub async fn delete(
     Path(name): Path<String>,
 ) -> Result<StatusCode, Problem> {
     let row = by_name(&state, &name).await?;
-    let (spec, runs) = jobs::delete(&state.db, row.id)
+    jobs::delete(&state.db, row.id, &caller.as_actor(), crate::clock::now())
         .await
         .map_err(AppError::from)?;
-    caller
-        .audit(
-            &state,
-            "job.deleted",
-            &spec.name,
-            serde_json::json!({ "definition": spec.to_input().redacted(), "runs_deleted": runs }),
-        )
-        .await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -161,17 +139,10 @@ async fn set_enabled(
     enabled: bool,
 ) -> Result<Json<JobDetail>, Problem> {
     let row = by_name(&state, &name).await?;
-    let row = jobs::set_enabled(&state.db, row.id, enabled, crate::clock::now())
+    let now = crate::clock::now();
+    let row = jobs::set_enabled(&state.db, row.id, enabled, &caller.as_actor(), now)
         .await
         .map_err(AppError::from)?;
-    let action = if enabled {
-        "job.enabled"
-    } else {
-        "job.disabled"
-    };
-    caller
-        .audit(&state, action, &row.name, serde_json::json!({}))
-        .await?;
     Ok(Json(detail(&row)?))
 }
 
@@ -243,18 +214,8 @@ pub async fn apply(
         }
         specs
     };
-    let applied = apply_specs_checked(&state.db, specs, dry.dry_run)
+    let applied = apply_specs_checked(&state.db, specs, dry.dry_run, &caller.as_actor())
         .await
         .map_err(refused)?;
-    if !dry.dry_run {
-        caller
-            .audit(
-                &state,
-                "jobs.applied",
-                "jobs",
-                serde_json::json!({ "created": applied.created, "updated": applied.updated }),
-            )
-            .await?;
-    }
     Ok(Json(applied))
 }

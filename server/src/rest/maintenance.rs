@@ -62,18 +62,9 @@ pub async fn pause(
         reason: request.reason,
         tag: request.tag,
     };
-    let window = maintenance::schedule(&state.db, window, &caller.actor, now)
+    let window = maintenance::schedule(&state.db, window, &caller.as_actor(), now)
         .await
         .map_err(maintenance_error)?;
-    let subject = window.tag.clone().unwrap_or_else(|| "all jobs".into());
-    caller
-        .audit(
-            &state,
-            "maintenance.paused",
-            &subject,
-            serde_json::json!({ "id": window.id, "reason": window.reason, "starts_at": window.starts_at, "ends_at": window.ends_at }),
-        )
-        .await?;
     Ok(Json(window))
 }
 
@@ -84,18 +75,7 @@ pub async fn resume(
     Admin(caller): Admin,
     State(state): State<AppState>,
 ) -> Result<Json<Vec<WindowView>>, Problem> {
-    let ended = maintenance::resume(&state.db, &caller.actor, crate::clock::now()).await?;
-    for window in &ended {
-        let subject = window.tag.clone().unwrap_or_else(|| "all jobs".into());
-        caller
-            .audit(
-                &state,
-                "maintenance.resumed",
-                &subject,
-                serde_json::json!({ "id": window.id, "reason": window.reason }),
-            )
-            .await?;
-    }
+    let ended = maintenance::resume(&state.db, &caller.as_actor(), crate::clock::now()).await?;
     Ok(Json(ended))
 }
 
@@ -106,13 +86,10 @@ async fn set_paused(
     paused: bool,
 ) -> Result<Json<app::views::jobs::JobDetail>, Problem> {
     let row = super::jobs::by_name(&state, &name).await?;
-    let row = maintenance::set_job_paused(&state.db, row.id, paused, crate::clock::now())
+    let now = crate::clock::now();
+    let row = maintenance::set_job_paused(&state.db, row.id, paused, &caller.as_actor(), now)
         .await
         .map_err(AppError::from)?;
-    let action = if paused { "job.paused" } else { "job.resumed" };
-    caller
-        .audit(&state, action, &row.name, serde_json::json!({}))
-        .await?;
     Ok(Json(super::jobs::detail(&row)?))
 }
 

@@ -370,9 +370,15 @@ async fn an_edit_keeps_a_due_tick(app: TestApp) {
     assert!(due <= Utc::now());
     input.description = "edited while its tick was due".into();
     let spec = app::domain::job::JobSpec::parse(&input).unwrap();
-    let saved = jobs::update(&app.db, row.id, &spec, Utc::now())
-        .await
-        .unwrap();
+    let saved = jobs::save(
+        &app.db,
+        Some(row.id),
+        &spec,
+        &app::services::audit::Actor::named("test"),
+        Utc::now(),
+    )
+    .await
+    .unwrap();
     assert_eq!(saved.next_fire_at, Some(due), "the due tick is kept");
     server::engine::trigger::enqueue_due_ticks(&app.db, Utc::now(), Duration::from_secs(600))
         .await
@@ -428,7 +434,7 @@ async fn a_window_holds_from_its_first_moment(app: TestApp) {
             reason: "deploy".into(),
             tag: None,
         },
-        "alice",
+        &app::services::audit::Actor::named("alice"),
         now,
     )
     .await

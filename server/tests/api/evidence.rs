@@ -105,9 +105,15 @@ async fn a_jobs_outages_are_replayed_against_a_policy(app: TestApp) {
     assert!(digest.policies.is_empty(), "{:?}", digest.policies);
     input.retry.max_retries = "1".into();
     let spec = app::domain::job::JobSpec::parse(&input).unwrap();
-    app::services::jobs::update(&app.db, job.id, &spec, chrono::Utc::now())
-        .await
-        .unwrap();
+    app::services::jobs::save(
+        &app.db,
+        Some(job.id),
+        &spec,
+        &app::services::audit::Actor::named("test"),
+        chrono::Utc::now(),
+    )
+    .await
+    .unwrap();
     let digest = app::services::notifications::digest::gather(&app.db, chrono::Utc::now())
         .await
         .unwrap();

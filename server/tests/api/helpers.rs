@@ -292,9 +292,15 @@ pub async fn disable_system_jobs(db: &DatabaseConnection) {
         .await
         .expect("read jobs")
     {
-        app::services::jobs::set_enabled(db, row.id, false, server::clock::now())
-            .await
-            .expect("disable a system job");
+        app::services::jobs::set_enabled(
+            db,
+            row.id,
+            false,
+            &app::services::audit::Actor::named("test"),
+            server::clock::now(),
+        )
+        .await
+        .expect("disable a system job");
     }
 }
 

@@ -106,16 +106,34 @@ async fn a_signed_hook_holds_against_replays_junk_and_stopped_jobs(app: TestApp)
     assert_eq!(hook.signed("msg_3", body).await.0, 201);
 
     // A paused job and a disabled one start nothing.
-    app::services::maintenance::set_job_paused(&app.db, job.id, true, Utc::now())
-        .await
-        .unwrap();
+    app::services::maintenance::set_job_paused(
+        &app.db,
+        job.id,
+        true,
+        &app::services::audit::Actor::named("test"),
+        Utc::now(),
+    )
+    .await
+    .unwrap();
     assert_eq!(hook.signed("msg_4", body).await.0, 409);
-    app::services::maintenance::set_job_paused(&app.db, job.id, false, Utc::now())
-        .await
-        .unwrap();
-    app::services::jobs::set_enabled(&app.db, job.id, false, Utc::now())
-        .await
-        .unwrap();
+    app::services::maintenance::set_job_paused(
+        &app.db,
+        job.id,
+        false,
+        &app::services::audit::Actor::named("test"),
+        Utc::now(),
+    )
+    .await
+    .unwrap();
+    app::services::jobs::set_enabled(
+        &app.db,
+        job.id,
+        false,
+        &app::services::audit::Actor::named("test"),
+        Utc::now(),
+    )
+    .await
+    .unwrap();
     assert_eq!(hook.signed("msg_5", body).await.0, 409);
 }
 on_both_backends!(a_signed_hook_holds_against_replays_junk_and_stopped_jobs);
@@ -237,9 +255,14 @@ async fn a_paused_job_queues_or_refuses_as_its_hook_says(app: TestApp) {
         reason: "database upgrade".into(),
         tag: None,
     };
-    schedule(&app.db, window, "admin", Utc::now())
-        .await
-        .unwrap();
+    schedule(
+        &app.db,
+        window,
+        &app::services::audit::Actor::named("admin"),
+        Utc::now(),
+    )
+    .await
+    .unwrap();
     let (status, refused) = hook.unsigned().await;
     assert_eq!(status, 409, "{refused}");
 
@@ -266,10 +289,22 @@ async fn a_paused_job_queues_or_refuses_as_its_hook_says(app: TestApp) {
         "only the run started by hand runs while paused"
     );
 
-    resume(&app.db, "admin", Utc::now()).await.unwrap();
-    app::services::maintenance::set_job_paused(&app.db, job.id, true, Utc::now())
-        .await
-        .unwrap();
+    resume(
+        &app.db,
+        &app::services::audit::Actor::named("admin"),
+        Utc::now(),
+    )
+    .await
+    .unwrap();
+    app::services::maintenance::set_job_paused(
+        &app.db,
+        job.id,
+        true,
+        &app::services::audit::Actor::named("test"),
+        Utc::now(),
+    )
+    .await
+    .unwrap();
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     let claimed = claim::claim_due(&node, Utc::now(), 10).await.unwrap();
     assert!(
@@ -278,9 +313,15 @@ async fn a_paused_job_queues_or_refuses_as_its_hook_says(app: TestApp) {
             .all(|c| Some(c.run.id) != queued["id"].as_i64()),
         "still paused, on its own"
     );
-    app::services::maintenance::set_job_paused(&app.db, job.id, false, Utc::now())
-        .await
-        .unwrap();
+    app::services::maintenance::set_job_paused(
+        &app.db,
+        job.id,
+        false,
+        &app::services::audit::Actor::named("test"),
+        Utc::now(),
+    )
+    .await
+    .unwrap();
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     let claimed = claim::claim_due(&node, Utc::now(), 10).await.unwrap();
     let ids: Vec<i64> = claimed.iter().map(|c| c.run.id).collect();

@@ -69,7 +69,7 @@ async fn pause_all_holds_ticks_and_resume_follows_the_misfire_policy(app: TestAp
     maintenance::schedule(
         &app.db,
         window("database upgrade", at(12, 0, 40), None),
-        "alice",
+        &app::services::audit::Actor::named("alice"),
         at(12, 0, 40),
     )
     .await
@@ -77,7 +77,7 @@ async fn pause_all_holds_ticks_and_resume_follows_the_misfire_policy(app: TestAp
     let refused = maintenance::schedule(
         &app.db,
         window("again", at(12, 1, 0), None),
-        "bob",
+        &app::services::audit::Actor::named("bob"),
         at(12, 1, 0),
     )
     .await;
@@ -104,9 +104,13 @@ async fn pause_all_holds_ticks_and_resume_follows_the_misfire_policy(app: TestAp
         "{summary}"
     );
 
-    let ended = maintenance::resume(&app.db, "bob", at(12, 5, 30))
-        .await
-        .unwrap();
+    let ended = maintenance::resume(
+        &app.db,
+        &app::services::audit::Actor::named("bob"),
+        at(12, 5, 30),
+    )
+    .await
+    .unwrap();
     assert_eq!(ended.len(), 1);
     trigger::enqueue_due_ticks(&app.db, at(12, 5, 30), MISFIRE_AFTER)
         .await
@@ -147,9 +151,14 @@ async fn a_window_pauses_only_between_its_start_and_end_and_only_its_tag(app: Te
     let other = every_minute(&app, "reports", Misfire::Skip, "ops", defined).await;
     let mut tagged = window("billing migration", at(12, 1, 30), Some(at(12, 3, 30)));
     tagged.tag = Some("Billing".into());
-    let scheduled = maintenance::schedule(&app.db, tagged, "alice", defined)
-        .await
-        .unwrap();
+    let scheduled = maintenance::schedule(
+        &app.db,
+        tagged,
+        &app::services::audit::Actor::named("alice"),
+        defined,
+    )
+    .await
+    .unwrap();
     assert_eq!(
         scheduled.tag.as_deref(),
         Some("billing"),
@@ -197,9 +206,15 @@ async fn a_paused_job_keeps_its_ticks_for_the_misfire_policy(app: TestApp) {
     let defined = at(12, 0, 30);
     let paused = every_minute(&app, "paused", Misfire::RunOnce, "", defined).await;
     let running = every_minute(&app, "running", Misfire::RunOnce, "", defined).await;
-    maintenance::set_job_paused(&app.db, paused.id, true, at(12, 0, 40))
-        .await
-        .unwrap();
+    maintenance::set_job_paused(
+        &app.db,
+        paused.id,
+        true,
+        &app::services::audit::Actor::named("test"),
+        at(12, 0, 40),
+    )
+    .await
+    .unwrap();
     trigger::enqueue_due_ticks(&app.db, at(12, 3, 30), MISFIRE_AFTER)
         .await
         .unwrap();
@@ -216,9 +231,15 @@ async fn a_paused_job_keeps_its_ticks_for_the_misfire_policy(app: TestApp) {
         ["paused"]
     );
     assert_eq!(runs_of(&app, running.id, RunStatus::Pending).await.len(), 1);
-    maintenance::set_job_paused(&app.db, paused.id, false, at(12, 3, 30))
-        .await
-        .unwrap();
+    maintenance::set_job_paused(
+        &app.db,
+        paused.id,
+        false,
+        &app::services::audit::Actor::named("test"),
+        at(12, 3, 30),
+    )
+    .await
+    .unwrap();
     trigger::enqueue_due_ticks(&app.db, at(12, 3, 30), MISFIRE_AFTER)
         .await
         .unwrap();
@@ -233,12 +254,24 @@ async fn a_paused_job_keeps_its_ticks_for_the_misfire_policy(app: TestApp) {
 
     // A disabled job is different: re-enabled, it counts from then and skips nothing.
     let skipped_before = runs_of(&app, running.id, RunStatus::Skipped).await.len();
-    jobs::set_enabled(&app.db, running.id, false, at(12, 3, 40))
-        .await
-        .unwrap();
-    jobs::set_enabled(&app.db, running.id, true, at(12, 6, 30))
-        .await
-        .unwrap();
+    jobs::set_enabled(
+        &app.db,
+        running.id,
+        false,
+        &app::services::audit::Actor::named("test"),
+        at(12, 3, 40),
+    )
+    .await
+    .unwrap();
+    jobs::set_enabled(
+        &app.db,
+        running.id,
+        true,
+        &app::services::audit::Actor::named("test"),
+        at(12, 6, 30),
+    )
+    .await
+    .unwrap();
     trigger::enqueue_due_ticks(&app.db, at(12, 6, 40), MISFIRE_AFTER)
         .await
         .unwrap();
@@ -267,9 +300,14 @@ async fn while_paused_retries_wait_and_runs_started_by_hand_run(app: TestApp) {
     retry.due_at = Set(Some(now - chrono::Duration::seconds(1)));
     retry.next_attempt_at = Set(Some(now - chrono::Duration::seconds(1)));
     let retry = retry.insert(&app.db).await.unwrap();
-    maintenance::schedule(&app.db, window("deploy", now, None), "alice", now)
-        .await
-        .unwrap();
+    maintenance::schedule(
+        &app.db,
+        window("deploy", now, None),
+        &app::services::audit::Actor::named("alice"),
+        now,
+    )
+    .await
+    .unwrap();
     let node = Engine::new(app.db.clone(), engine_config("node-a")).shared();
     assert!(
         claim::claim_due(&node, Utc::now(), 10)
@@ -293,9 +331,13 @@ async fn while_paused_retries_wait_and_runs_started_by_hand_run(app: TestApp) {
         claimed.iter().map(|c| c.run.id).collect::<Vec<_>>(),
         [manual.id]
     );
-    maintenance::resume(&app.db, "alice", Utc::now())
-        .await
-        .unwrap();
+    maintenance::resume(
+        &app.db,
+        &app::services::audit::Actor::named("alice"),
+        Utc::now(),
+    )
+    .await
+    .unwrap();
     let claimed = claim::claim_due(&node, Utc::now(), 10).await.unwrap();
     assert_eq!(
         claimed.iter().map(|c| c.run.id).collect::<Vec<_>>(),
@@ -325,17 +367,27 @@ async fn bad_windows_are_refused_and_change_nothing(app: TestApp) {
             "no/slash",
         ),
     ] {
-        let e = maintenance::schedule(&app.db, bad, "alice", now)
-            .await
-            .unwrap_err();
+        let e = maintenance::schedule(
+            &app.db,
+            bad,
+            &app::services::audit::Actor::named("alice"),
+            now,
+        )
+        .await
+        .unwrap_err();
         assert!(e.to_string().contains(says), "{e}");
     }
     let status = maintenance::status(&app.db, now).await.unwrap();
     assert!(status.active.is_empty() && status.ahead.is_empty());
     assert!(
-        maintenance::cancel(&app.db, 999, "alice", now)
-            .await
-            .is_err()
+        maintenance::cancel(
+            &app.db,
+            999,
+            &app::services::audit::Actor::named("alice"),
+            now
+        )
+        .await
+        .is_err()
     );
 }
 on_both_backends!(bad_windows_are_refused_and_change_nothing);
@@ -411,3 +463,68 @@ async fn runs_and_the_failed_queue_filter_by_tag(app: TestApp) {
     assert_eq!(refused.field, "tag");
 }
 on_both_backends!(runs_and_the_failed_queue_filter_by_tag);
+
+/// Makes every insert into the audit log fail, as a full disk or a broken constraint would.
+async fn refuse_audit_rows(db: &sea_orm::DatabaseConnection) {
+    use sea_orm::ConnectionTrait;
+    let sql = match db.get_database_backend() {
+        sea_orm::DatabaseBackend::Postgres => {
+            "CREATE FUNCTION refuse_audit() RETURNS trigger AS $$ \
+             BEGIN RAISE EXCEPTION 'audit refused'; END $$ LANGUAGE plpgsql; \
+             CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_log \
+             FOR EACH ROW EXECUTE FUNCTION refuse_audit();"
+        }
+        _ => {
+            "CREATE TRIGGER refuse_audit BEFORE INSERT ON audit_log \
+             BEGIN SELECT RAISE(ABORT, 'audit refused'); END;"
+        }
+    };
+    db.execute_unprepared(sql).await.unwrap();
+}
+
+/// A change and its audit row are stored together or not at all: with the audit log refusing
+/// rows, saving, enabling, pausing, tagging and deleting a job and pausing everything all fail
+/// and change nothing.
+async fn a_change_is_not_stored_without_its_audit_row(app: TestApp) {
+    use app::services::audit::Actor;
+    use app::views::jobs::BulkAction;
+    use sea_orm::PaginatorTrait;
+    disable_system_jobs(&app.db).await;
+    let now = Utc::now();
+    let who = Actor::named("alice");
+    let job = every_minute(&app, "audited", Misfire::Skip, "", now).await;
+    refuse_audit_rows(&app.db).await;
+
+    let mut input = base("unaudited");
+    input.kind = Kind::Builtin.as_str().into();
+    let spec = JobSpec::parse(&input).unwrap();
+    assert!(jobs::save(&app.db, None, &spec, &who, now).await.is_err());
+    assert!(
+        jobs::set_enabled(&app.db, job.id, false, &who, now)
+            .await
+            .is_err()
+    );
+    assert!(
+        maintenance::set_job_paused(&app.db, job.id, true, &who, now)
+            .await
+            .is_err()
+    );
+    let tag = jobs::bulk(&app.db, &[job.id], BulkAction::Tag, Some("x"), &who, now).await;
+    assert!(tag.is_err());
+    assert!(jobs::delete(&app.db, job.id, &who, now).await.is_err());
+    let pause = maintenance::schedule(&app.db, window("deploy", now, None), &who, now).await;
+    assert!(pause.is_err(), "{pause:?}");
+
+    let stored = jobs::get(&app.db, job.id).await.unwrap();
+    assert!(stored.enabled && !stored.paused, "{stored:?}");
+    assert_eq!(stored.tags, job.tags);
+    let unaudited = job::Entity::find()
+        .filter(job::Column::Name.eq("unaudited"))
+        .count(&app.db)
+        .await
+        .unwrap();
+    assert_eq!(unaudited, 0);
+    let status = maintenance::status(&app.db, now).await.unwrap();
+    assert!(status.active.is_empty(), "{status:?}");
+}
+on_both_backends!(a_change_is_not_stored_without_its_audit_row);

@@ -245,8 +245,14 @@ async fn a_job_saved_before_the_rules_is_held_until_confirmed(app: TestApp) {
     assert_eq!(listed[0]["misplaced"][0]["field"], "command_args");
     assert_eq!(listed[0]["misplaced"][0]["place"], "part_of_argument");
     // Neither a resume nor a run by hand releases it.
-    let resume =
-        app::services::maintenance::set_job_paused(&app.db, held.id, false, Utc::now()).await;
+    let resume = app::services::maintenance::set_job_paused(
+        &app.db,
+        held.id,
+        false,
+        &app::services::audit::Actor::named("test"),
+        Utc::now(),
+    )
+    .await;
     assert!(resume.is_err());
     let refused = trigger(&app, &token, "legacy", json!({})).await;
     assert_eq!(refused.status(), 422);
