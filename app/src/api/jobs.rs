@@ -248,11 +248,12 @@ pub async fn change_job_hook(
                 .await
                 .map_err(AppError::from)?;
             let when_paused = crate::domain::job::WhenPaused::from_field(Some(&when_paused))?;
-            let hook =
-                crate::services::hooks::set_when_paused(&state.db, &row, when_paused).await?;
-            let detail = serde_json::json!({ "when_paused": when_paused.as_str() });
-            super::audit(&state, &admin, "job.hook_changed", &row.name, detail).await?;
-            Ok(hook)
+            let who = super::actor(&admin);
+            let now = crate::clock::now();
+            Ok(
+                crate::services::hooks::set_when_paused(&state.db, &row, when_paused, &who, now)
+                    .await?,
+            )
         }
         .await,
     )
@@ -275,36 +276,17 @@ pub async fn set_job_hook(
             let row = crate::services::jobs::get(&state.db, id)
                 .await
                 .map_err(AppError::from)?;
-            let hook = if remove.is_some_and(|r| !r.is_empty()) {
-                hooks::remove(&state.db, row.id).await?;
-                super::audit(
-                    &state,
-                    &admin,
-                    "job.hook_removed",
-                    &row.name,
-                    serde_json::json!({}),
-                )
-                .await?;
-                None
-            } else {
-                let when_paused =
-                    crate::domain::job::WhenPaused::from_field(when_paused.as_deref())?;
-                let hook = hooks::create(
-                    &state.db,
-                    &state.secret_key,
-                    row.id,
-                    secret.as_deref(),
-                    when_paused,
-                )
-                .await?;
-                let detail = serde_json::json!({
-                    "signed": hook.signed,
-                    "when_paused": when_paused.as_str(),
-                });
-                super::audit(&state, &admin, "job.hook_created", &row.name, detail).await?;
-                Some(hook)
+            let (who, now) = (super::actor(&admin), crate::clock::now());
+            if remove.is_some_and(|r| !r.is_empty()) {
+                hooks::remove(&state.db, &row, &who, now).await?;
+                return Ok(None);
+            }
+            let new = hooks::NewHook {
+                secret: secret.as_deref(),
+                when_paused: crate::domain::job::WhenPaused::from_field(when_paused.as_deref())?,
             };
-            Ok(hook)
+            let hook = hooks::create(&state.db, &state.secret_key, &row, new, &who, now).await?;
+            Ok(Some(hook))
         }
         .await,
     )

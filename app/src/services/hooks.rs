@@ -5,13 +5,17 @@
 //! knows more than the URL. Ids stored in plain by earlier versions (32 hex digits) are hashed
 //! at start-up ([`hash_stored_ids`]), so their URLs keep working.
 
+use chrono::{DateTime, Utc};
 use rand_core::{OsRng, RngCore};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, DbErr, EntityTrait, QueryFilter, Set,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait,
+    QueryFilter, Set,
 };
 use sha2::{Digest, Sha256};
 
+use super::audit::{self, Actor};
 use super::secrets::SecretKey;
+use super::sql::begin_write;
 use crate::domain::job::WhenPaused;
 use crate::entities::job;
 
@@ -26,55 +30,76 @@ fn stored(id: &str) -> String {
     hex::encode(Sha256::digest(id.as_bytes()))
 }
 
-/// Gives the job a new trigger URL (the old one stops working), signed with `secret` when
-/// one is given. Returns it, with its path: the one time it is known.
+/// What a trigger URL is, as its change is given to [`create`].
+pub struct NewHook<'a> {
+    /// The signing secret, when one is typed.
+    pub secret: Option<&'a str>,
+    pub when_paused: WhenPaused,
+}
+
+/// Gives the job a new trigger URL (the old one stops working), signed when the new hook has
+/// a secret, and records who did. Returns it, with its path: the one time it is known.
 pub async fn create(
-    db: &impl ConnectionTrait,
+    db: &DatabaseConnection,
     key: &SecretKey,
-    job_id: i64,
-    secret: Option<&str>,
-    when_paused: WhenPaused,
+    job: &job::Model,
+    new: NewHook<'_>,
+    who: &Actor<'_>,
+    now: DateTime<Utc>,
 ) -> Result<Hook, DbErr> {
     let mut bytes = [0u8; 16];
     OsRng.fill_bytes(&mut bytes);
     let id = hex::encode(bytes);
-    let sealed = secret
+    let sealed = new
+        .secret
         .map(str::trim)
         .filter(|s| !s.is_empty())
-        .map(|s| key.seal_value(&context(job_id), s));
-    job::ActiveModel {
-        id: Set(job_id),
-        hook_id: Set(Some(stored(&id))),
-        hook_secret: Set(sealed.clone()),
-        hook_when_paused: Set(when_paused),
-        ..Default::default()
-    }
-    .update(db)
-    .await?;
-    Ok(Hook {
+        .map(|s| key.seal_value(&context(job.id), s));
+    let hook = Hook {
         path: Some(format!("/hooks/{id}")),
         signed: sealed.is_some(),
-        when_paused,
-    })
+        when_paused: new.when_paused,
+    };
+    let txn = begin_write(db).await?;
+    job::ActiveModel {
+        id: Set(job.id),
+        hook_id: Set(Some(stored(&id))),
+        hook_secret: Set(sealed),
+        hook_when_paused: Set(new.when_paused),
+        ..Default::default()
+    }
+    .update(&txn)
+    .await?;
+    let detail =
+        serde_json::json!({ "signed": hook.signed, "when_paused": hook.when_paused.as_str() });
+    audit::record(&txn, who, "job.hook_created", &job.name, detail, now).await?;
+    txn.commit().await?;
+    Ok(hook)
 }
 
-/// Changes what the job's trigger URL does while the job is paused, keeping the URL; `None`
-/// when the job has no trigger URL.
+/// Changes what the job's trigger URL does while the job is paused, keeping the URL, and
+/// records who did; `None` (and nothing recorded) when the job has no trigger URL.
 pub async fn set_when_paused(
-    db: &impl ConnectionTrait,
-    row: &job::Model,
+    db: &DatabaseConnection,
+    job: &job::Model,
     when_paused: WhenPaused,
+    who: &Actor<'_>,
+    now: DateTime<Utc>,
 ) -> Result<Option<Hook>, DbErr> {
-    if row.hook_id.is_none() {
+    if job.hook_id.is_none() {
         return Ok(None);
     }
+    let txn = begin_write(db).await?;
     let row = job::ActiveModel {
-        id: Set(row.id),
+        id: Set(job.id),
         hook_when_paused: Set(when_paused),
         ..Default::default()
     }
-    .update(db)
+    .update(&txn)
     .await?;
+    let detail = serde_json::json!({ "when_paused": when_paused.as_str() });
+    audit::record(&txn, who, "job.hook_changed", &job.name, detail, now).await?;
+    txn.commit().await?;
     Ok(of(&row))
 }
 
@@ -100,16 +125,25 @@ pub async fn hash_stored_ids(db: &impl ConnectionTrait) -> Result<usize, DbErr> 
     Ok(plain.len())
 }
 
-/// Takes the job's trigger URL away.
-pub async fn remove(db: &impl ConnectionTrait, job_id: i64) -> Result<(), DbErr> {
+/// Takes the job's trigger URL away, and records who did.
+pub async fn remove(
+    db: &DatabaseConnection,
+    job: &job::Model,
+    who: &Actor<'_>,
+    now: DateTime<Utc>,
+) -> Result<(), DbErr> {
+    let txn = begin_write(db).await?;
     job::ActiveModel {
-        id: Set(job_id),
+        id: Set(job.id),
         hook_id: Set(None),
         hook_secret: Set(None),
         ..Default::default()
     }
-    .update(db)
+    .update(&txn)
     .await?;
+    let detail = serde_json::json!({});
+    audit::record(&txn, who, "job.hook_removed", &job.name, detail, now).await?;
+    txn.commit().await?;
     Ok(())
 }
 

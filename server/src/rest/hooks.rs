@@ -296,22 +296,20 @@ pub async fn create(
     };
     let when_paused = app::domain::job::WhenPaused::from_field(new.when_paused.as_deref())
         .map_err(app::api::AppError::from)?;
+    let new = hooks::NewHook {
+        secret: new.secret.as_deref(),
+        when_paused,
+    };
+    let now = crate::clock::now();
     let hook = hooks::create(
         &state.db,
         &state.secret_key,
-        job.id,
-        new.secret.as_deref(),
-        when_paused,
+        &job,
+        new,
+        &caller.as_actor(),
+        now,
     )
     .await?;
-    caller
-        .audit(
-            &state,
-            "job.hook_created",
-            &job.name,
-            serde_json::json!({ "signed": hook.signed, "when_paused": when_paused.as_str() }),
-        )
-        .await?;
     Ok(Json(hook.into()))
 }
 
@@ -329,17 +327,10 @@ pub async fn change(
     let job = by_name(&state, &name).await?;
     let when_paused = app::domain::job::WhenPaused::from_field(Some(&change.when_paused))
         .map_err(app::api::AppError::from)?;
-    let Some(hook) = hooks::set_when_paused(&state.db, &job, when_paused).await? else {
+    let (who, now) = (caller.as_actor(), crate::clock::now());
+    let Some(hook) = hooks::set_when_paused(&state.db, &job, when_paused, &who, now).await? else {
         return Err(Problem::not_found(app::t!("noun-trigger-url")));
     };
-    caller
-        .audit(
-            &state,
-            "job.hook_changed",
-            &job.name,
-            serde_json::json!({ "when_paused": when_paused.as_str() }),
-        )
-        .await?;
     Ok(Json(hook.into()))
 }
 
@@ -352,10 +343,7 @@ pub async fn remove(
     Path(name): Path<String>,
 ) -> Result<StatusCode, Problem> {
     let job = by_name(&state, &name).await?;
-    hooks::remove(&state.db, job.id).await?;
-    caller
-        .audit(&state, "job.hook_removed", &job.name, serde_json::json!({}))
-        .await?;
+    hooks::remove(&state.db, &job, &caller.as_actor(), crate::clock::now()).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 

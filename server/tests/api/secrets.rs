@@ -486,15 +486,14 @@ async fn a_rekey_reseals_every_sealed_column(app: TestApp) {
     .await
     .unwrap();
     let job = define(&app.db, crate::helpers::noop_job("signed-hook")).await;
-    let hook = hooks::create(
-        &app.db,
-        &old,
-        job.id,
-        Some("hook-789"),
-        app::domain::job::WhenPaused::Refuse,
-    )
-    .await
-    .unwrap();
+    let new_hook = hooks::NewHook {
+        secret: Some("hook-789"),
+        when_paused: app::domain::job::WhenPaused::Refuse,
+    };
+    let who = app::services::audit::Actor::named("test");
+    let hook = hooks::create(&app.db, &old, &job, new_hook, &who, chrono::Utc::now())
+        .await
+        .unwrap();
     let hook_id = hook.path.unwrap().trim_start_matches("/hooks/").to_string();
 
     let new = SecretKey::generate();
