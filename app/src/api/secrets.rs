@@ -49,22 +49,9 @@ pub async fn set_secret(name: String, value: String) -> Result<bool, AppError> {
             let admin = super::auth::require_admin("set secrets")?;
             let name = SecretName::parse(&name).map_err(|m| AppError::refused("name", &m))?;
             let state = super::state()?;
-            let created = crate::services::secrets::set(
-                &state.db,
-                &state.secret_key,
-                &name,
-                &value,
-                crate::clock::now(),
-            )
-            .await
-            .map_err(AppError::from)?;
-            let action = if created {
-                "secret.created"
-            } else {
-                "secret.replaced"
-            };
-            super::audit(&state, &admin, action, name.as_str(), serde_json::json!({})).await?;
-            Ok(created)
+            let (who, now) = (super::actor(&admin), crate::clock::now());
+            let key = &state.secret_key;
+            Ok(crate::services::secrets::set(&state.db, key, &name, &value, &who, now).await?)
         }
         .await,
     )
@@ -76,17 +63,9 @@ pub async fn remove_secret(name: String) -> Result<(), AppError> {
         async {
             let admin = super::auth::require_admin("remove secrets")?;
             let state = super::state()?;
-            crate::services::secrets::remove(&state.db, &name)
-                .await
-                .map_err(AppError::from)?;
-            super::audit(
-                &state,
-                &admin,
-                "secret.removed",
-                &name,
-                serde_json::json!({}),
-            )
-            .await
+            let who = super::actor(&admin);
+            crate::services::secrets::remove(&state.db, &name, &who, crate::clock::now()).await?;
+            Ok(())
         }
         .await,
     )

@@ -61,25 +61,9 @@ pub async fn create_token(
                 expires: &expires,
                 owner: &admin.username,
             };
-            let (token, info) = crate::services::tokens::create(
-                &state.db,
-                &new,
-                &admin.username,
-                crate::clock::now(),
-            )
-            .await
-            .map_err(AppError::from)?;
-            super::audit(
-                &state,
-                &admin,
-                "token.created",
-                &info.name,
-                serde_json::json!({
-                    "scope": info.scope, "tags": info.tags, "owner": info.owner,
-                    "expires_at": info.expires_at,
-                }),
-            )
-            .await?;
+            let who = super::actor(&admin);
+            let (token, info) =
+                crate::services::tokens::create(&state.db, &new, &who, crate::clock::now()).await?;
             Ok(CreatedToken { token, info })
         }
         .await,
@@ -92,17 +76,9 @@ pub async fn revoke_token(name: String) -> Result<(), AppError> {
         async {
             let admin = super::auth::require_admin("revoke API tokens")?;
             let state = super::state()?;
-            let info = crate::services::tokens::revoke(&state.db, &name, crate::clock::now())
-                .await
-                .map_err(AppError::from)?;
-            super::audit(
-                &state,
-                &admin,
-                "token.revoked",
-                &info.name,
-                serde_json::json!({}),
-            )
-            .await
+            let who = super::actor(&admin);
+            crate::services::tokens::revoke(&state.db, &name, &who, crate::clock::now()).await?;
+            Ok(())
         }
         .await,
     )

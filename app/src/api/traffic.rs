@@ -165,11 +165,10 @@ pub async fn add_site(host: String) -> Result<String, AppError> {
         async {
             let admin = super::auth::require_admin("register sites")?;
             let state = super::state()?;
+            let (who, now) = (super::actor(&admin), crate::clock::now());
+            let console = state.console_host();
             let host =
-                crate::services::traffic::sites::add(&state.db, &host, &state.console_host())
-                    .await
-                    .map_err(AppError::from)?;
-            super::audit(&state, &admin, "site.added", &host, serde_json::json!({})).await?;
+                crate::services::traffic::sites::add(&state.db, &host, &console, &who, now).await?;
             sites_changed(&state);
             Ok(host)
         }
@@ -184,11 +183,9 @@ pub async fn remove_site(host: String) -> Result<(), AppError> {
         async {
             let admin = super::auth::require_admin("remove sites")?;
             let state = super::state()?;
-            let host =
-                crate::services::traffic::sites::remove(&state.db, &host, &state.console_host())
-                    .await
-                    .map_err(AppError::from)?;
-            super::audit(&state, &admin, "site.removed", &host, serde_json::json!({})).await?;
+            let (who, now) = (super::actor(&admin), crate::clock::now());
+            let console = state.console_host();
+            crate::services::traffic::sites::remove(&state.db, &host, &console, &who, now).await?;
             sites_changed(&state);
             Ok(())
         }
@@ -203,27 +200,18 @@ pub async fn set_site_exclusions(host: String, excluded: String) -> Result<Strin
         async {
             let admin = super::auth::require_admin("change a site's exclusions")?;
             let state = super::state()?;
-            let stored = crate::services::traffic::sites::set_exclusions(
-                &state.db,
-                &host,
-                &excluded,
-                &state.console_host(),
-            )
-            .await
-            .map_err(|e| match e {
-                crate::services::traffic::sites::SiteError::Invalid(m) => {
-                    AppError::refused("excluded", &m)
-                }
-                other => AppError::from(other),
-            })?;
-            super::audit(
-                &state,
-                &admin,
-                "site.exclusions",
-                &host,
-                serde_json::json!({ "excluded": stored }),
-            )
-            .await?;
+            use crate::services::traffic::sites::{self, NewExclusions, SiteError};
+            let (who, now) = (super::actor(&admin), crate::clock::now());
+            let new = NewExclusions {
+                host: &host,
+                excluded: &excluded,
+            };
+            let stored = sites::set_exclusions(&state.db, new, &state.console_host(), &who, now)
+                .await
+                .map_err(|e| match e {
+                    SiteError::Invalid(m) => AppError::refused("excluded", &m),
+                    other => AppError::from(other),
+                })?;
             sites_changed(&state);
             Ok(stored)
         }

@@ -23,6 +23,7 @@ use sea_orm::{
 
 use crate::domain::secrets::SecretName;
 use crate::entities::secret;
+use crate::services::audit::{self, Actor};
 
 #[derive(Debug, thiserror::Error)]
 pub enum SecretError {
@@ -206,8 +207,30 @@ pub async fn list(db: &impl ConnectionTrait) -> Result<Vec<Listed>, DbErr> {
         .collect())
 }
 
-/// Sets or replaces a secret; returns true when it was new.
+/// Sets or replaces a secret, and records who did (never the value); returns true when it
+/// was new.
 pub async fn set(
+    db: &sea_orm::DatabaseConnection,
+    key: &SecretKey,
+    name: &SecretName,
+    value: &str,
+    who: &Actor<'_>,
+    now: DateTime<Utc>,
+) -> Result<bool, SecretError> {
+    let txn = super::sql::begin_write(db).await?;
+    let created = store(&txn, key, name, value, now).await?;
+    let action = if created {
+        "secret.created"
+    } else {
+        "secret.replaced"
+    };
+    audit::record(&txn, who, action, name.as_str(), serde_json::json!({}), now).await?;
+    txn.commit().await?;
+    Ok(created)
+}
+
+/// Seals and stores a secret's value; true when the name was new.
+async fn store(
     db: &impl ConnectionTrait,
     key: &SecretKey,
     name: &SecretName,
@@ -247,15 +270,32 @@ pub async fn set(
     }
 }
 
-pub async fn remove(db: &impl ConnectionTrait, name: &str) -> Result<(), SecretError> {
+/// Removes a secret, and records who did.
+pub async fn remove(
+    db: &sea_orm::DatabaseConnection,
+    name: &str,
+    who: &Actor<'_>,
+    now: DateTime<Utc>,
+) -> Result<(), SecretError> {
+    let txn = super::sql::begin_write(db).await?;
     let deleted = secret::Entity::delete_many()
         .filter(secret::Column::Name.eq(name))
-        .exec(db)
+        .exec(&txn)
         .await?
         .rows_affected;
     if deleted == 0 {
         return Err(SecretError::NotFound(name.to_string()));
     }
+    audit::record(
+        &txn,
+        who,
+        "secret.removed",
+        name,
+        serde_json::json!({}),
+        now,
+    )
+    .await?;
+    txn.commit().await?;
     Ok(())
 }
 
@@ -285,7 +325,7 @@ pub(crate) async fn reseal(
     let open = open_all(db, old).await?;
     for (name, value) in &open {
         let name = SecretName::parse(name).map_err(|_| SecretError::NotFound(name.clone()))?;
-        set(db, new, &name, value, now).await?;
+        store(db, new, &name, value, now).await?;
     }
     Ok(open.len())
 }
@@ -447,7 +487,7 @@ async fn seal_moved(
     plain: &str,
     now: DateTime<Utc>,
 ) -> Result<(), SecretError> {
-    set(txn, key, secret, plain, now).await?;
+    store(txn, key, secret, plain, now).await?;
     crate::services::audit::record(
         txn,
         &crate::services::audit::Actor::named("bulwark"),

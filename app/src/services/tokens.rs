@@ -17,6 +17,8 @@ use crate::domain::account::Role;
 use crate::domain::api_token::{self, PREFIX, Scope};
 use crate::entities::api_token::{self as row, Column, Entity};
 use crate::entities::user;
+use crate::services::audit::{self, Actor};
+use crate::services::sql::begin_write;
 pub use crate::views::tokens::TokenInfo;
 
 #[derive(Debug, thiserror::Error)]
@@ -98,9 +100,25 @@ fn hash(token: &str) -> String {
     hex::encode(Sha256::digest(token.as_bytes()))
 }
 
-/// Creates a token; returns it (the only time it exists outside the caller's hands) and its
-/// listing.
+/// Creates a token and records who did; returns it (the only time it exists outside the
+/// caller's hands) and its listing.
 pub async fn create(
+    db: &sea_orm::DatabaseConnection,
+    new: &NewToken<'_>,
+    who: &Actor<'_>,
+    now: DateTime<Utc>,
+) -> Result<(String, TokenInfo), TokenError> {
+    let txn = begin_write(db).await?;
+    let (token, info) = insert(&txn, new, who.name, now).await?;
+    let detail = serde_json::json!({
+        "scope": info.scope, "tags": info.tags, "owner": info.owner, "expires_at": info.expires_at,
+    });
+    audit::record(&txn, who, "token.created", &info.name, detail, now).await?;
+    txn.commit().await?;
+    Ok((token, info))
+}
+
+async fn insert(
     db: &impl ConnectionTrait,
     new: &NewToken<'_>,
     created_by: &str,
@@ -203,22 +221,29 @@ pub async fn list(db: &impl ConnectionTrait) -> Result<Vec<TokenInfo>, DbErr> {
     Ok(rows)
 }
 
-/// Revokes the active token named `name`: every request with it is refused from now on.
+/// Revokes the active token named `name`, and records who did: every request with it is
+/// refused from now on.
 pub async fn revoke(
-    db: &impl ConnectionTrait,
+    db: &sea_orm::DatabaseConnection,
     name: &str,
+    who: &Actor<'_>,
     now: DateTime<Utc>,
 ) -> Result<TokenInfo, TokenError> {
-    let found = active(db, name.trim())
+    let txn = begin_write(db).await?;
+    let found = active(&txn, name.trim())
         .await?
         .ok_or_else(|| TokenError::NotFound(name.trim().to_string()))?;
     let owner = match found.owner_id {
-        Some(id) => user::Entity::find_by_id(id).one(db).await?,
+        Some(id) => user::Entity::find_by_id(id).one(&txn).await?,
         None => None,
     };
     let mut model: row::ActiveModel = found.into();
     model.revoked_at = Set(Some(now));
-    Ok(info(model.update(db).await?, owner.as_ref()))
+    let revoked = info(model.update(&txn).await?, owner.as_ref());
+    let detail = serde_json::json!({});
+    audit::record(&txn, who, "token.revoked", &revoked.name, detail, now).await?;
+    txn.commit().await?;
+    Ok(revoked)
 }
 
 /// What would happen to an owner's account, for [`stopped_by`].

@@ -20,8 +20,9 @@ pub async fn apply(db: &DatabaseConnection, path: &Path) -> anyhow::Result<()> {
         )
     };
     let specs = parse_file(&text).map_err(refused)?;
-    let cli = app::services::audit::Actor::named("cli");
-    let applied = apply_specs(db, specs, &cli).await.map_err(refused)?;
+    let applied = apply_specs(db, specs, &super::cli())
+        .await
+        .map_err(refused)?;
     println!(
         "{}: {} created, {} updated, {} unchanged",
         path.display(),

@@ -14,6 +14,11 @@ pub mod tokens;
 pub mod traffic;
 pub mod users;
 
+/// The command line as the services that record who changed what see it.
+pub(crate) fn cli() -> app::services::audit::Actor<'static> {
+    app::services::audit::Actor::named("cli")
+}
+
 /// Writes an audit entry for a change made from the command line (actor `cli`, no address).
 pub(crate) async fn audited(
     db: &sea_orm::DatabaseConnection,
@@ -31,7 +36,7 @@ pub(crate) async fn audited_with(
     detail: serde_json::Value,
 ) -> anyhow::Result<()> {
     use anyhow::Context;
-    let cli = app::services::audit::Actor::named("cli");
+    let cli = cli();
     app::services::audit::record(db, &cli, action, subject, detail, crate::clock::now())
         .await
         .context("the change was made but could not be written to the audit log")?;

@@ -18,17 +18,7 @@ pub async fn set(
 ) -> anyhow::Result<()> {
     let name = SecretName::parse(name).map_err(anyhow::Error::msg)?;
     app::services::sealed::check_key(db, key).await?;
-    let created = secrets::set(db, key, &name, value, crate::clock::now()).await?;
-    audited(
-        db,
-        if created {
-            "secret.created"
-        } else {
-            "secret.replaced"
-        },
-        name.as_str(),
-    )
-    .await?;
+    let created = secrets::set(db, key, &name, value, &super::cli(), crate::clock::now()).await?;
     println!(
         "secret {name} {}; jobs refer to it as ${{secret:{name}}}",
         if created { "set" } else { "replaced" }
@@ -54,8 +44,7 @@ pub async fn list(db: &DatabaseConnection, json: bool) -> anyhow::Result<()> {
 
 /// `secret remove NAME`.
 pub async fn remove(db: &DatabaseConnection, name: &str) -> anyhow::Result<()> {
-    secrets::remove(db, name).await?;
-    audited(db, "secret.removed", name).await?;
+    secrets::remove(db, name, &super::cli(), crate::clock::now()).await?;
     println!("secret {name} removed");
     Ok(())
 }

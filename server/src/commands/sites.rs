@@ -1,7 +1,6 @@
 //! `bulwark site …`: the sites whose page views `/api/collect` accepts. Changes are audited
 //! with the actor `cli`; running servers pick them up within seconds.
 
-use super::audited;
 use anyhow::Context;
 use app::services::traffic::sites;
 use sea_orm::DatabaseConnection;
@@ -10,8 +9,8 @@ use crate::config::Config;
 
 /// `site add HOST`.
 pub async fn add(db: &DatabaseConnection, config: &Config, host: &str) -> anyhow::Result<()> {
-    let host = sites::add(db, host, &config.console_host()).await?;
-    audited(db, "site.added", &host).await?;
+    let now = crate::clock::now();
+    let host = sites::add(db, host, &config.console_host(), &super::cli(), now).await?;
     println!("site {host} registered: only registered sites (and this console) can report now");
     println!(
         "embed on its pages: <script async src=\"{}/collect.js\"></script>",
@@ -43,8 +42,8 @@ pub async fn list(db: &DatabaseConnection, config: &Config, json: bool) -> anyho
 
 /// `site remove HOST`: its reports are refused from now on; what it counted stays.
 pub async fn remove(db: &DatabaseConnection, config: &Config, host: &str) -> anyhow::Result<()> {
-    let host = sites::remove(db, host, &config.console_host()).await?;
-    audited(db, "site.removed", &host).await?;
+    let now = crate::clock::now();
+    let host = sites::remove(db, host, &config.console_host(), &super::cli(), now).await?;
     println!("site {host} removed; its counted page views stay");
     Ok(())
 }

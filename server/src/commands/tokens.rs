@@ -2,15 +2,14 @@
 //! alone on standard output, once (so `TOKEN=$(bulwark token create …)` works); everything else
 //! goes to standard error. Changes are audited with the actor `cli`.
 
-use super::audited;
+use super::cli;
 use anyhow::Context;
 use app::services::tokens::{self, NewToken};
 use sea_orm::DatabaseConnection;
 
 /// `token create NAME --owner USER --scope S [--tags T1,T2] [--expires 30d]`.
 pub async fn create(db: &DatabaseConnection, new: &NewToken<'_>) -> anyhow::Result<()> {
-    let (token, info) = tokens::create(db, new, "cli", crate::clock::now()).await?;
-    audited(db, "token.created", &info.name).await?;
+    let (token, info) = tokens::create(db, new, &cli(), crate::clock::now()).await?;
     println!("{token}");
     let tags = if info.tags.is_empty() {
         String::new()
@@ -66,8 +65,7 @@ pub async fn list(db: &DatabaseConnection, json: bool) -> anyhow::Result<()> {
 
 /// `token revoke NAME`.
 pub async fn revoke(db: &DatabaseConnection, name: &str) -> anyhow::Result<()> {
-    let info = tokens::revoke(db, name, crate::clock::now()).await?;
-    audited(db, "token.revoked", &info.name).await?;
+    let info = tokens::revoke(db, name, &cli(), crate::clock::now()).await?;
     println!("token {} revoked", info.name);
     Ok(())
 }

@@ -325,10 +325,15 @@ pub async fn api_token(
         expires: "",
         owner: "admin",
     };
-    app::services::tokens::create(db, &new, "test", Utc::now())
-        .await
-        .expect("the token is created")
-        .0
+    app::services::tokens::create(
+        db,
+        &new,
+        &app::services::audit::Actor::named("test"),
+        Utc::now(),
+    )
+    .await
+    .expect("the token is created")
+    .0
 }
 
 pub fn noop_job(name: &str) -> JobInput {

@@ -104,10 +104,15 @@ async fn token(app: &TestApp, name: &str, scope: Scope, expires: &str) -> String
         expires,
         owner: "admin",
     };
-    tokens::create(&app.db, &new, "test", Utc::now())
-        .await
-        .unwrap()
-        .0
+    tokens::create(
+        &app.db,
+        &new,
+        &app::services::audit::Actor::named("test"),
+        Utc::now(),
+    )
+    .await
+    .unwrap()
+    .0
 }
 
 fn url(app: &TestApp, path: &str) -> String {
@@ -152,7 +157,14 @@ async fn every_operation_answers_each_caller_as_the_table_says(app: TestApp) {
         .await
         .unwrap();
     let revoked = token(&app, "leaked", Scope::Admin, "").await;
-    tokens::revoke(&app.db, "leaked", Utc::now()).await.unwrap();
+    tokens::revoke(
+        &app.db,
+        "leaked",
+        &app::services::audit::Actor::named("test"),
+        Utc::now(),
+    )
+    .await
+    .unwrap();
     let wrong = format!("bwk_{}", "0".repeat(64));
 
     // The table and the document list the same operations.
@@ -669,10 +681,15 @@ async fn scoped(app: &TestApp, name: &str, scope: Scope, tags: &str, owner: &str
         expires: "",
         owner,
     };
-    tokens::create(&app.db, &new, "test", Utc::now())
-        .await
-        .unwrap()
-        .0
+    tokens::create(
+        &app.db,
+        &new,
+        &app::services::audit::Actor::named("test"),
+        Utc::now(),
+    )
+    .await
+    .unwrap()
+    .0
 }
 
 async fn a_trigger_token_starts_and_reads_only_its_jobs(app: TestApp) {

@@ -435,6 +435,7 @@ async fn a_secret_is_taken_out_in_its_printed_forms(app: TestApp) {
         &app.secret_key,
         &app::domain::secrets::SecretName::parse("TOKEN").unwrap(),
         "tok/3nc0ded value",
+        &app::services::audit::Actor::named("test"),
         chrono::Utc::now(),
     )
     .await

@@ -15,6 +15,8 @@ use sea_orm::{
 use crate::domain::client_addr::canonical;
 use crate::domain::sites::{self, Exclusions};
 use crate::entities::{session, traffic_site};
+use crate::services::audit::{self, Actor};
+use crate::services::sql::begin_write;
 use crate::views::traffic::SiteInfo;
 
 #[derive(Debug, thiserror::Error)]
@@ -74,8 +76,23 @@ fn new_row(host: &str, excluded: String) -> traffic_site::ActiveModel {
     }
 }
 
-/// Registers a host as typed (see [`sites::normalise_host`]); returns it as stored.
+/// Registers a host as typed (see [`sites::normalise_host`]), and records who did; returns it
+/// as stored.
 pub async fn add(
+    db: &sea_orm::DatabaseConnection,
+    typed: &str,
+    console: &str,
+    who: &Actor<'_>,
+    now: DateTime<Utc>,
+) -> Result<String, SiteError> {
+    let txn = begin_write(db).await?;
+    let host = insert(&txn, typed, console).await?;
+    audit::record(&txn, who, "site.added", &host, serde_json::json!({}), now).await?;
+    txn.commit().await?;
+    Ok(host)
+}
+
+async fn insert(
     db: &impl ConnectionTrait,
     typed: &str,
     console: &str,
@@ -101,41 +118,67 @@ pub async fn add(
     Ok(host)
 }
 
-/// Stops accepting reports for a host; its hits stay.
+/// Stops accepting reports for a host, and records who did; its hits stay.
 pub async fn remove(
-    db: &impl ConnectionTrait,
+    db: &sea_orm::DatabaseConnection,
     typed: &str,
     console: &str,
+    who: &Actor<'_>,
+    now: DateTime<Utc>,
 ) -> Result<String, SiteError> {
     let host = sites::normalise_host(typed).map_err(SiteError::Invalid)?;
     if host == console {
         return Err(SiteError::Console(host));
     }
+    let txn = begin_write(db).await?;
     let deleted = traffic_site::Entity::delete_many()
         .filter(traffic_site::Column::Host.eq(&host))
-        .exec(db)
+        .exec(&txn)
         .await?
         .rows_affected;
     if deleted == 0 {
         return Err(SiteError::NotFound(host));
     }
+    audit::record(&txn, who, "site.removed", &host, serde_json::json!({}), now).await?;
+    txn.commit().await?;
     Ok(host)
 }
 
+/// What a site's exclusions are to become, as typed.
+pub struct NewExclusions<'a> {
+    pub host: &'a str,
+    pub excluded: &'a str,
+}
+
 /// Replaces a site's excluded addresses (the console's host gets a row for them if it has
-/// none); returns them as stored.
+/// none), and records who did; returns them as stored.
 pub async fn set_exclusions(
-    db: &impl ConnectionTrait,
-    typed: &str,
-    excluded: &str,
+    db: &sea_orm::DatabaseConnection,
+    new: NewExclusions<'_>,
     console: &str,
+    who: &Actor<'_>,
+    now: DateTime<Utc>,
 ) -> Result<String, SiteError> {
-    let host = sites::normalise_host(typed).map_err(SiteError::Invalid)?;
-    let text = Exclusions::parse(excluded)
+    let host = sites::normalise_host(new.host).map_err(SiteError::Invalid)?;
+    let text = Exclusions::parse(new.excluded)
         .map_err(SiteError::Excluded)?
         .to_text();
+    let txn = begin_write(db).await?;
+    store_exclusions(&txn, &host, &text, console).await?;
+    let detail = serde_json::json!({ "excluded": text });
+    audit::record(&txn, who, "site.exclusions", new.host, detail, now).await?;
+    txn.commit().await?;
+    Ok(text)
+}
+
+async fn store_exclusions(
+    db: &impl ConnectionTrait,
+    host: &str,
+    text: &str,
+    console: &str,
+) -> Result<(), SiteError> {
     if host == console {
-        traffic_site::Entity::insert(new_row(&host, text.clone()))
+        traffic_site::Entity::insert(new_row(host, text.to_string()))
             .on_conflict(
                 OnConflict::column(traffic_site::Column::Host)
                     .update_column(traffic_site::Column::Excluded)
@@ -143,21 +186,21 @@ pub async fn set_exclusions(
             )
             .exec_without_returning(db)
             .await?;
-        return Ok(text);
+        return Ok(());
     }
     let updated = traffic_site::Entity::update_many()
         .col_expr(
             traffic_site::Column::Excluded,
-            sea_orm::sea_query::Expr::value(text.clone()),
+            sea_orm::sea_query::Expr::value(text),
         )
-        .filter(traffic_site::Column::Host.eq(&host))
+        .filter(traffic_site::Column::Host.eq(host))
         .exec(db)
         .await?
         .rows_affected;
     if updated == 0 {
-        return Err(SiteError::NotFound(host));
+        return Err(SiteError::NotFound(host.to_string()));
     }
-    Ok(text)
+    Ok(())
 }
 
 /// What the collectors check each hit against, loaded from the database and refreshed on
