@@ -89,22 +89,10 @@ pub async fn add_channel(
                     .map(str::to_string)
                     .collect(),
             };
-            let added = crate::services::notifications::channels::add(
-                &state.db,
-                &state.secret_key,
-                &new,
-                crate::clock::now(),
-            )
-            .await
-            .map_err(AppError::from)?;
-            super::audit(
-                &state,
-                &admin,
-                "channel.created",
-                &added.name,
-                serde_json::json!({ "kind": added.kind, "target": added.target }),
-            )
-            .await
+            let (who, now) = (super::actor(&admin), crate::clock::now());
+            let key = &state.secret_key;
+            crate::services::notifications::channels::add(&state.db, key, &new, &who, now).await?;
+            Ok(())
         }
         .await,
     )
@@ -142,23 +130,16 @@ pub async fn edit_channel(
                 }),
                 locale,
             };
-            let edited = crate::services::notifications::channels::edit(
+            crate::services::notifications::channels::edit(
                 &state.db,
                 &state.secret_key,
                 name.trim(),
                 &change,
+                &super::actor(&admin),
                 crate::clock::now(),
             )
-            .await
-            .map_err(AppError::from)?;
-            super::audit(
-                &state,
-                &admin,
-                "channel.changed",
-                &edited.name,
-                serde_json::json!({ "target": edited.target, "signed": edited.signed }),
-            )
-            .await
+            .await?;
+            Ok(())
         }
         .await,
     )
@@ -224,26 +205,15 @@ pub async fn resend_delivery(id: i64) -> Result<DeliveryRow, AppError> {
         async {
             let admin = super::auth::require_admin("resend channel messages")?;
             let state = super::state()?;
-            if !crate::services::notifications::channel_outbox::resend(
-                &state.db,
-                id,
-                crate::clock::now(),
-            )
-            .await?
+            let (who, now) = (super::actor(&admin), crate::clock::now());
+            if !crate::services::notifications::channel_outbox::resend(&state.db, id, &who, now)
+                .await?
             {
                 return Err(AppError::NotFound(crate::t!(
                     "noun-channel-message",
                     id = id
                 )));
             }
-            super::audit(
-                &state,
-                &admin,
-                "channel.resend",
-                &format!("message {id}"),
-                serde_json::json!({}),
-            )
-            .await?;
             let row = crate::services::notifications::channel_outbox::get(&state.db, id)
                 .await?
                 .ok_or_else(|| AppError::NotFound(crate::t!("noun-channel-message", id = id)))?;
@@ -259,17 +229,10 @@ pub async fn remove_channel(name: String) -> Result<(), AppError> {
         async {
             let admin = super::auth::require_admin("remove channels")?;
             let state = super::state()?;
-            crate::services::notifications::channels::remove(&state.db, &name)
-                .await
-                .map_err(AppError::from)?;
-            super::audit(
-                &state,
-                &admin,
-                "channel.removed",
-                &name,
-                serde_json::json!({}),
-            )
-            .await
+            let who = super::actor(&admin);
+            let now = crate::clock::now();
+            crate::services::notifications::channels::remove(&state.db, &name, &who, now).await?;
+            Ok(())
         }
         .await,
     )

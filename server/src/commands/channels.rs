@@ -55,8 +55,7 @@ pub async fn add(db: &DatabaseConnection, key: &SecretKey, args: AddArgs) -> any
         secret,
         to: args.to,
     };
-    let added = channels::add(db, key, &new, crate::clock::now()).await?;
-    audited(db, "channel.created", &added.name).await?;
+    let added = channels::add(db, key, &new, &super::cli(), crate::clock::now()).await?;
     println!("added {} ({}, {})", added.name, added.kind, added.target);
     Ok(())
 }
@@ -102,8 +101,7 @@ pub async fn test(
 }
 
 pub async fn remove(db: &DatabaseConnection, name: &str) -> anyhow::Result<()> {
-    channels::remove(db, name).await?;
-    audited(db, "channel.removed", name).await?;
+    channels::remove(db, name, &super::cli(), crate::clock::now()).await?;
     println!("channel {name} removed");
     Ok(())
 }

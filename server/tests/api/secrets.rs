@@ -482,6 +482,7 @@ async fn a_rekey_reseals_every_sealed_column(app: TestApp) {
             secret: Some("whsec_c2lnbi00NTYtc2lnbi00NTY=".into()),
             to: Vec::new(),
         },
+        &app::services::audit::Actor::named("test"),
         chrono::Utc::now(),
     )
     .await

@@ -410,9 +410,16 @@ pub async fn record(
     Ok(true)
 }
 
-/// Puts a message back in the queue, due now, whatever became of it; false if there is no
-/// such message. (It keeps its `webhook-id`: to a receiver it is the same message again.)
-pub async fn resend(db: &impl ConnectionTrait, id: i64, now: DateTime<Utc>) -> Result<bool, DbErr> {
+/// Puts a message back in the queue, due now, whatever became of it, and records who did;
+/// false if there is no such message. (It keeps its `webhook-id`: to a receiver it is the same
+/// message again.)
+pub async fn resend(
+    db: &sea_orm::DatabaseConnection,
+    id: i64,
+    who: &crate::services::audit::Actor<'_>,
+    now: DateTime<Utc>,
+) -> Result<bool, DbErr> {
+    let txn = sql::begin_write(db).await?;
     let result = Entity::update_many()
         .col_expr(Column::Status, Expr::value(DeliveryStatus::Pending))
         .col_expr(Column::Attempts, Expr::value(0))
@@ -420,9 +427,16 @@ pub async fn resend(db: &impl ConnectionTrait, id: i64, now: DateTime<Utc>) -> R
         .col_expr(Column::MergedInto, Expr::value(Option::<i64>::None))
         .col_expr(Column::NextAttemptAt, Expr::value(now))
         .filter(Column::Id.eq(id))
-        .exec(db)
+        .exec(&txn)
         .await?;
-    Ok(result.rows_affected > 0)
+    if result.rows_affected == 0 {
+        return Ok(false);
+    }
+    let subject = format!("message {id}");
+    let detail = serde_json::json!({});
+    crate::services::audit::record(&txn, who, "channel.resend", &subject, detail, now).await?;
+    txn.commit().await?;
+    Ok(true)
 }
 
 /// The newest messages first, optionally of one status.

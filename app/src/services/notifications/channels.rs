@@ -12,7 +12,9 @@ use serde::{Deserialize, Serialize};
 use crate::domain::chat::ChannelKind;
 use crate::domain::email;
 use crate::entities::channel;
+use crate::services::audit::{self, Actor};
 use crate::services::secrets::SecretKey;
+use crate::services::sql::begin_write;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ChannelError {
@@ -138,7 +140,23 @@ fn validate(new: &NewChannel) -> Result<(ChannelKind, Option<String>, Vec<String
     }
 }
 
+/// Adds a channel, and records who did.
 pub async fn add(
+    db: &sea_orm::DatabaseConnection,
+    key: &SecretKey,
+    new: &NewChannel,
+    who: &Actor<'_>,
+    now: DateTime<Utc>,
+) -> Result<Listed, ChannelError> {
+    let txn = begin_write(db).await?;
+    let added = insert(&txn, key, new, now).await?;
+    let detail = serde_json::json!({ "kind": added.kind, "target": added.target });
+    audit::record(&txn, who, "channel.created", &added.name, detail, now).await?;
+    txn.commit().await?;
+    Ok(added)
+}
+
+async fn insert(
     db: &impl ConnectionTrait,
     key: &SecretKey,
     new: &NewChannel,
@@ -197,9 +215,26 @@ pub struct ChannelChange {
     pub locale: Option<Option<crate::i18n::Locale>>,
 }
 
-/// Changes a channel's URL, secret or addresses; its kind and name stay (make a new channel
-/// for another kind). Nothing changes unless the result is a valid channel.
+/// Changes a channel's URL, secret or addresses, and records who did; its kind and name stay
+/// (make a new channel for another kind). Nothing changes unless the result is a valid
+/// channel.
 pub async fn edit(
+    db: &sea_orm::DatabaseConnection,
+    key: &SecretKey,
+    name: &str,
+    change: &ChannelChange,
+    who: &Actor<'_>,
+    now: DateTime<Utc>,
+) -> Result<Listed, ChannelError> {
+    let txn = begin_write(db).await?;
+    let edited = update(&txn, key, name, change, now).await?;
+    let detail = serde_json::json!({ "target": edited.target, "signed": edited.signed });
+    audit::record(&txn, who, "channel.changed", &edited.name, detail, now).await?;
+    txn.commit().await?;
+    Ok(edited)
+}
+
+async fn update(
     db: &impl ConnectionTrait,
     key: &SecretKey,
     name: &str,
@@ -394,20 +429,37 @@ pub async fn users(db: &impl ConnectionTrait, name: &str) -> Result<Vec<String>,
     Ok(users)
 }
 
-/// Removes a channel no job and no digest names; its sent and waiting messages stay listed.
-pub async fn remove(db: &impl ConnectionTrait, name: &str) -> Result<(), ChannelError> {
-    let users = users(db, name).await?;
+/// Removes a channel no job and no digest names, and records who did; its sent and waiting
+/// messages stay listed.
+pub async fn remove(
+    db: &sea_orm::DatabaseConnection,
+    name: &str,
+    who: &Actor<'_>,
+    now: DateTime<Utc>,
+) -> Result<(), ChannelError> {
+    let txn = begin_write(db).await?;
+    let users = users(&txn, name).await?;
     if !users.is_empty() {
         return Err(ChannelError::InUse(name.to_string(), users.join(", ")));
     }
     let deleted = channel::Entity::delete_many()
         .filter(channel::Column::Name.eq(name))
-        .exec(db)
+        .exec(&txn)
         .await?
         .rows_affected;
     if deleted == 0 {
         return Err(ChannelError::NotFound(name.to_string()));
     }
+    audit::record(
+        &txn,
+        who,
+        "channel.removed",
+        name,
+        serde_json::json!({}),
+        now,
+    )
+    .await?;
+    txn.commit().await?;
     Ok(())
 }
 
