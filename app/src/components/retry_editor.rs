@@ -13,10 +13,11 @@ use crate::api::AppError;
 use crate::components::chart::EChart;
 use crate::components::retry_chart::retry_chart;
 use crate::components::retry_evidence::{JobHistory, RetryEvidence};
-use crate::domain::duration;
-use crate::domain::recovery::{Episode, replay};
+use crate::domain::duration::{self, DurationError};
+use crate::domain::recovery::{Episode, Replay, replay};
 use crate::domain::retry::{
-    Jitter, RetryInput, RetryPolicy, WarningContext, presets, success_probability,
+    Jitter, RetryError, RetryInput, RetryPolicy, Warning, WarningContext, presets,
+    success_probability,
 };
 use crate::i18n::ZoneTable;
 use crate::i18n::duration as human_ms;
@@ -49,6 +50,92 @@ fn now_ms() -> Option<f64> {
     }
 }
 
+/// What every part of the editor reads: the fields as typed and the policy they make.
+#[derive(Clone, Copy)]
+struct Editing {
+    retry: RwSignal<RetryInput>,
+    parsed: Memo<Result<RetryPolicy, Vec<RetryError>>>,
+    /// The last save's errors; those for `retry.*` show beside their field.
+    saved_errors: Signal<Option<AppError>>,
+    /// When the latest edit happened, for the redraw latency.
+    input_at: StoredValue<Option<f64>>,
+    readonly: bool,
+}
+
+impl Editing {
+    /// An input handler that writes the event's value into the fields with `apply`.
+    fn edit(self, apply: fn(&mut RetryInput, String)) -> impl Fn(leptos::ev::Event) + Copy {
+        move |ev: leptos::ev::Event| {
+            self.input_at.set_value(now_ms());
+            let value = event_target_value(&ev);
+            self.retry.update(|r| apply(r, value));
+        }
+    }
+
+    /// What is wrong with `field`: as typed now, or else as the last save was told.
+    fn field_error(self, field: &'static str) -> impl Fn() -> Option<String> + Copy {
+        move || {
+            let live = self.parsed.with(|p| {
+                p.as_ref()
+                    .err()
+                    .and_then(|errors| errors.iter().find(|e| e.field() == field))
+                    .map(|e| e.explain(current()))
+            });
+            live.or_else(|| {
+                self.saved_errors
+                    .get()
+                    .and_then(|e| e.for_field(&format!("retry.{field}")))
+            })
+        }
+    }
+}
+
+/// The reader's own figures, not saved with the job: how late a recovery may come and how
+/// likely one attempt is to succeed.
+#[derive(Clone, Copy)]
+struct Assumptions {
+    tolerance: RwSignal<String>,
+    tolerance_ms: Memo<Result<Option<u64>, DurationError>>,
+    success_pct: RwSignal<u32>,
+}
+
+impl Assumptions {
+    fn new() -> Self {
+        let tolerance = RwSignal::new(String::new());
+        let tolerance_ms = Memo::new(move |_| {
+            tolerance.with(|t| {
+                let t = t.trim();
+                (!t.is_empty()).then(|| duration::parse_ms(t)).transpose()
+            })
+        });
+        Self {
+            tolerance,
+            tolerance_ms,
+            success_pct: RwSignal::new(50),
+        }
+    }
+
+    fn success(self) -> f64 {
+        f64::from(self.success_pct.get()) / 100.0
+    }
+}
+
+/// The clock the concrete retry times count from, ticking each second in the browser.
+fn ticking_now() -> RwSignal<DateTime<Utc>> {
+    let now = RwSignal::new(Utc::now());
+    #[cfg(feature = "hydrate")]
+    {
+        let handle = set_interval_with_handle(
+            move || now.set(Utc::now()),
+            std::time::Duration::from_secs(1),
+        );
+        if let Ok(handle) = handle {
+            on_cleanup(move || handle.clear());
+        }
+    }
+    now
+}
+
 #[component]
 pub fn RetryEditor(
     retry: RwSignal<RetryInput>,
@@ -69,32 +156,20 @@ pub fn RetryEditor(
     in_force: Option<RetryPolicy>,
     #[prop(default = false)] readonly: bool,
 ) -> impl IntoView {
-    let tolerance = RwSignal::new(String::new());
-    let success_pct = RwSignal::new(50u32);
-    let now = RwSignal::new(Utc::now());
-    // The concrete times follow the clock; the interval exists only in the browser.
-    #[cfg(feature = "hydrate")]
-    {
-        let handle = set_interval_with_handle(
-            move || now.set(Utc::now()),
-            std::time::Duration::from_secs(1),
-        );
-        if let Ok(handle) = handle {
-            on_cleanup(move || handle.clear());
-        }
-    }
-
-    let parsed = Memo::new(move |_| retry.with(RetryPolicy::parse));
-    let tolerance_ms = Memo::new(move |_| {
-        tolerance.with(|t| {
-            let t = t.trim();
-            (!t.is_empty()).then(|| duration::parse_ms(t)).transpose()
-        })
-    });
+    let assume = Assumptions::new();
+    let now = ticking_now();
+    let ed = Editing {
+        retry,
+        parsed: Memo::new(move |_| retry.with(RetryPolicy::parse)),
+        saved_errors,
+        input_at: StoredValue::new(None::<f64>),
+        readonly,
+    };
+    let parsed = ed.parsed;
     let warnings = Memo::new(move |_| match parsed.get() {
         Ok(policy) => policy.warnings(&WarningContext {
             cron_period_ms: cron_period_ms.get(),
-            tolerance_ms: tolerance_ms.get().ok().flatten(),
+            tolerance_ms: assume.tolerance_ms.get().ok().flatten(),
         }),
         Err(_) => Vec::new(),
     });
@@ -105,261 +180,29 @@ pub fn RetryEditor(
         let policy = parsed.get().ok()?;
         episodes.with_value(|e| e.as_deref().map(|e| replay(&policy, e)))
     });
-    let chart = Signal::derive(move || {
+    let times = move || {
         parsed.get().ok().map(|policy| {
-            let recovery = evidence.with(|r| r.as_ref().map(|r| r.recovered_by_retry.clone()));
-            warnings.with(|w| retry_chart(&policy, w, recovery.as_deref()))
+            view! {
+                <RetryTimes
+                    policy
+                    now=now.get()
+                    zone=zone.get().unwrap_or_else(ZoneTable::utc)
+                    success=assume.success()
+                />
+            }
         })
-    });
-
+    };
     // Redraw latency: from the input event to the end of ECharts' setOption.
-    let input_at = StoredValue::new(None::<f64>);
     let redraw_ms = RwSignal::new(None::<f64>);
-    let on_drawn = Callback::new(move |()| {
-        if let (Some(start), Some(end)) = (input_at.get_value(), now_ms()) {
-            input_at.set_value(None);
-            redraw_ms.set(Some(end - start));
-        }
-    });
-    let edit = move |apply: fn(&mut RetryInput, String)| {
-        move |ev: leptos::ev::Event| {
-            input_at.set_value(now_ms());
-            let value = event_target_value(&ev);
-            retry.update(|r| apply(r, value));
-        }
-    };
-
-    let field_error = move |field: &'static str| {
-        move || {
-            let live = parsed.with(|p| {
-                p.as_ref()
-                    .err()
-                    .and_then(|errors| errors.iter().find(|e| e.field() == field))
-                    .map(|e| e.explain(current()))
-            });
-            live.or_else(|| {
-                saved_errors
-                    .get()
-                    .and_then(|e| e.for_field(&format!("retry.{field}")))
-            })
-        }
-    };
-
-    let first_index =
-        move || retry.with(|r| duration::parse_ms(&r.first).map(nearest_step).unwrap_or(0));
-
     view! {
         <div
             class="retry-editor"
             data-testid="retry-editor"
             data-redraw-ms=move || redraw_ms.get().map(|ms| format!("{ms:.2}"))
         >
-            {view! {
-            <div class="presets" role="group" aria-label=t!("retry-presets")>
-                <span class="muted">{t!("retry-presets")}":"</span>
-                {presets()
-                    .into_iter()
-                    .map(|(key, _, policy)| {
-                        let (short, label) = retry_preset(key);
-                        view! {
-                            <button
-                                type="button"
-                                class="secondary"
-                                title=label
-                                data-preset=key
-                                disabled=readonly
-                                on:click=move |_| {
-                                    input_at.set_value(now_ms());
-                                    retry.set(policy.to_input());
-                                }
-                            >
-                                {short}
-                            </button>
-                        }
-                    })
-                    .collect_view()}
-            </div>
-            }.into_any()}
-
-            {view! {
-            <div class="retry-controls">
-                <div class="control">
-                    <label for="retry-first">{t!("retry-first")}</label>
-                    <input
-                        type="range"
-                        aria-label=t!("retry-first-slider")
-                        min="0"
-                        max=(FIRST_STEPS_MS.len() - 1).to_string()
-                        step="1"
-                        disabled=readonly
-                        prop:value=move || first_index().to_string()
-                        on:input=edit(|r, v| {
-                            if let Some(ms) = v.parse::<usize>().ok().and_then(|i| FIRST_STEPS_MS.get(i)) {
-                                r.first = duration::format_ms(*ms);
-                            }
-                        })
-                    />
-                    <input
-                        id="retry-first"
-                        name="retry_first"
-                        type="text"
-                        disabled=readonly
-                        prop:value=move || retry.with(|r| r.first.clone())
-                        on:input=edit(|r, v| r.first = v)
-                    />
-                    <p class="field-error" data-field="retry.first">{field_error("first")}</p>
-                </div>
-                <SliderField
-                    id="retry-multiplier"
-                    label=t!("retry-multiplier")
-                    slider_label=t!("retry-multiplier-slider")
-                    field="multiplier"
-                    range=("1", "8", "0.1")
-                    readonly
-                    value=Signal::derive(move || retry.with(|r| r.multiplier.clone()))
-                    on_input=Callback::new(edit(|r, v| r.multiplier = v))
-                    error=Signal::derive(field_error("multiplier"))
-                />
-                <SliderField
-                    id="retry-max"
-                    label=t!("retry-max")
-                    slider_label=t!("retry-max-slider")
-                    field="max_retries"
-                    range=("1", "16", "1")
-                    readonly
-                    value=Signal::derive(move || retry.with(|r| r.max_retries.clone()))
-                    on_input=Callback::new(edit(|r, v| r.max_retries = v))
-                    error=Signal::derive(field_error("max_retries"))
-                />
-                <div class="control">
-                    <label for="retry-jitter">{t!("retry-jitter")}</label>
-                    <select
-                        id="retry-jitter"
-                        disabled=readonly
-                        prop:value=move || retry.with(|r| r.jitter.clone())
-                        on:change=edit(|r, v| r.jitter = v)
-                    >
-                        {Jitter::ALL
-                            .iter()
-                            .map(|j| view! { <option value=j.as_str()>{jitter_name(*j)}</option> })
-                            .collect_view()}
-                    </select>
-                    <label for="retry-cap">{t!("retry-cap")}</label>
-                    <input
-                        id="retry-cap"
-                        type="text"
-                        placeholder=t!("retry-cap-none")
-                        disabled=readonly
-                        prop:value=move || retry.with(|r| r.cap.clone())
-                        on:input=edit(|r, v| r.cap = v)
-                    />
-                    <p class="field-error" data-field="retry.cap">{field_error("cap")}</p>
-                </div>
-                <div class="control">
-                    <label for="retry-tolerance">{t!("retry-tolerance")}</label>
-                    <input
-                        id="retry-tolerance"
-                        type="text"
-                        placeholder=t!("retry-tolerance-example")
-                        prop:value=move || tolerance.get()
-                        on:input=move |ev| tolerance.set(event_target_value(&ev))
-                    />
-                    <p class="field-error">
-                        {move || tolerance_ms.get().err().map(|e| t!("retry-tolerance-error", error = e.explain(current())))}
-                    </p>
-                    <label for="retry-success">
-                        {move || t!("retry-success-chance", pct = success_pct.get())}
-                    </label>
-                    <input
-                        id="retry-success"
-                        type="range"
-                        min="1"
-                        max="99"
-                        step="1"
-                        prop:value=move || success_pct.get().to_string()
-                        on:input=move |ev| {
-                            if let Ok(v) = event_target_value(&ev).parse() {
-                                success_pct.set(v);
-                            }
-                        }
-                    />
-                </div>
-            </div>
-            }.into_any()}
-
-            {view! {
-            <div class="retry-output">
-                <div class="retry-chart">
-                    <EChart id="retry-chart" chart=chart height=320 on_drawn=on_drawn />
-                </div>
-                <aside class="retry-facts">
-                    {move || match parsed.get() {
-                        Err(_) => {
-                            view! {
-                                <p class="muted">{t!("retry-fix-fields")}</p>
-                            }
-                                .into_any()
-                        }
-                        Ok(policy) => {
-                            let c = policy.max_retries();
-                            let p = f64::from(success_pct.get()) / 100.0;
-                            let (recovery_label, recovery) = match evidence.get() {
-                                Some(replayed) => (
-                                    t!("retry-recovered-past", count = c),
-                                    replayed.recovered,
-                                ),
-                                None => (
-                                    t!("retry-recovered-within", count = c),
-                                    success_probability(p, u32::from(c)),
-                                ),
-                            };
-                            view! {
-                                <dl class="facts">
-                                    <dt>{t!("retry-total-wait")}</dt>
-                                    <dd data-testid="total-wait">{human_ms(policy.total_ms())}</dd>
-                                    <dt>{recovery_label}</dt>
-                                    <dd data-testid="recovery">
-                                        {crate::i18n::current().percent(recovery)}
-                                    </dd>
-                                    <dt>{t!("retry-dm", retry = c)}</dt>
-                                    <dd data-testid="sensitivity-m">
-                                        {t!("retry-per-m", wait = human_ms(policy.sensitivity_to_multiplier(c) * 0.1))}
-                                    </dd>
-                                    <dt>{t!("retry-dn", retry = c)}</dt>
-                                    <dd data-testid="sensitivity-n">
-                                        {t!("retry-per-retry", wait = human_ms(policy.sensitivity_to_retries(c)))}
-                                    </dd>
-                                </dl>
-                            }
-                                .into_any()
-                        }
-                    }}
-                    <ul class="warnings" data-testid="warnings">
-                        {move || {
-                            warnings
-                                .get()
-                                .into_iter()
-                                .map(|w| {
-                                    let retries = match (w.retries.first(), w.retries.last()) {
-                                        (Some(a), Some(b)) if a == b => t!("retry-one", retry = *a),
-                                        (Some(a), Some(b)) => t!("retry-range", first = *a, last = *b),
-                                        _ => String::new(),
-                                    };
-                                    view! {
-                                        <li class="warning" data-kind=format!("{:?}", w.kind)>
-                                            <strong>{retries}</strong>
-                                            " "
-                                            {w.problem.explain(current())}
-                                        </li>
-                                    }
-                                })
-                                .collect_view()
-                        }}
-                    </ul>
-                </aside>
-            </div>
-            }.into_any()}
-
+            <Presets ed />
+            <RetryControls ed assume />
+            <RetryOutput ed assume warnings evidence redraw_ms />
             <RetryEvidence
                 history
                 edited=Signal::derive(move || parsed.get().ok())
@@ -368,25 +211,285 @@ pub fn RetryEditor(
                 retry
                 readonly
             />
-
-            {move || {
-                parsed
-                    .get()
-                    .ok()
-                    .map(|policy| {
-                        view! {
-                            <RetryTimes
-                                policy
-                                now=now.get()
-                                zone=zone.get().unwrap_or_else(ZoneTable::utc)
-                                success=f64::from(success_pct.get()) / 100.0
-                            />
-                        }
-                    })
-            }}
+            {times}
         </div>
     }
     .into_any()
+}
+
+/// The named policies, one click each.
+#[component]
+fn Presets(ed: Editing) -> impl IntoView {
+    let buttons = presets()
+        .into_iter()
+        .map(|(key, _, policy)| {
+            let (short, label) = retry_preset(key);
+            view! {
+                <button
+                    type="button"
+                    class="secondary"
+                    title=label
+                    data-preset=key
+                    disabled=ed.readonly
+                    on:click=move |_| {
+                        ed.input_at.set_value(now_ms());
+                        ed.retry.set(policy.to_input());
+                    }
+                >
+                    {short}
+                </button>
+            }
+        })
+        .collect_view();
+    view! {
+        <div class="presets" role="group" aria-label=t!("retry-presets")>
+            <span class="muted">{t!("retry-presets")}":"</span>
+            {buttons}
+        </div>
+    }
+}
+
+/// F, M, C, jitter and cap, and the reader's assumptions.
+#[component]
+fn RetryControls(ed: Editing, assume: Assumptions) -> impl IntoView {
+    let retry = ed.retry;
+    view! {
+        <div class="retry-controls">
+            <FirstInterval ed />
+            <SliderField
+                id="retry-multiplier"
+                label=t!("retry-multiplier")
+                slider_label=t!("retry-multiplier-slider")
+                field="multiplier"
+                range=("1", "8", "0.1")
+                readonly=ed.readonly
+                value=Signal::derive(move || retry.with(|r| r.multiplier.clone()))
+                on_input=Callback::new(ed.edit(|r, v| r.multiplier = v))
+                error=Signal::derive(ed.field_error("multiplier"))
+            />
+            <SliderField
+                id="retry-max"
+                label=t!("retry-max")
+                slider_label=t!("retry-max-slider")
+                field="max_retries"
+                range=("1", "16", "1")
+                readonly=ed.readonly
+                value=Signal::derive(move || retry.with(|r| r.max_retries.clone()))
+                on_input=Callback::new(ed.edit(|r, v| r.max_retries = v))
+                error=Signal::derive(ed.field_error("max_retries"))
+            />
+            <JitterAndCap ed />
+            <AssumptionFields assume />
+        </div>
+    }
+}
+
+/// The first interval: a slider over common stops and a field that takes any value.
+#[component]
+fn FirstInterval(ed: Editing) -> impl IntoView {
+    let retry = ed.retry;
+    let first_index =
+        move || retry.with(|r| duration::parse_ms(&r.first).map(nearest_step).unwrap_or(0));
+    view! {
+        <div class="control">
+            <label for="retry-first">{t!("retry-first")}</label>
+            <input
+                type="range"
+                aria-label=t!("retry-first-slider")
+                min="0"
+                max=(FIRST_STEPS_MS.len() - 1).to_string()
+                step="1"
+                disabled=ed.readonly
+                prop:value=move || first_index().to_string()
+                on:input=ed.edit(|r, v| {
+                    if let Some(ms) = v.parse::<usize>().ok().and_then(|i| FIRST_STEPS_MS.get(i)) {
+                        r.first = duration::format_ms(*ms);
+                    }
+                })
+            />
+            <input
+                id="retry-first"
+                name="retry_first"
+                type="text"
+                disabled=ed.readonly
+                prop:value=move || retry.with(|r| r.first.clone())
+                on:input=ed.edit(|r, v| r.first = v)
+            />
+            <p class="field-error" data-field="retry.first">{ed.field_error("first")}</p>
+        </div>
+    }
+}
+
+#[component]
+fn JitterAndCap(ed: Editing) -> impl IntoView {
+    let retry = ed.retry;
+    let jitters = Jitter::ALL
+        .iter()
+        .map(|j| view! { <option value=j.as_str()>{jitter_name(*j)}</option> })
+        .collect_view();
+    view! {
+        <div class="control">
+            <label for="retry-jitter">{t!("retry-jitter")}</label>
+            <select
+                id="retry-jitter"
+                disabled=ed.readonly
+                prop:value=move || retry.with(|r| r.jitter.clone())
+                on:change=ed.edit(|r, v| r.jitter = v)
+            >
+                {jitters}
+            </select>
+            <label for="retry-cap">{t!("retry-cap")}</label>
+            <input
+                id="retry-cap"
+                type="text"
+                placeholder=t!("retry-cap-none")
+                disabled=ed.readonly
+                prop:value=move || retry.with(|r| r.cap.clone())
+                on:input=ed.edit(|r, v| r.cap = v)
+            />
+            <p class="field-error" data-field="retry.cap">{ed.field_error("cap")}</p>
+        </div>
+    }
+}
+
+/// The tolerance and the per-attempt success chance: the reader's, not the job's.
+#[component]
+fn AssumptionFields(assume: Assumptions) -> impl IntoView {
+    let Assumptions {
+        tolerance,
+        tolerance_ms,
+        success_pct,
+    } = assume;
+    let tolerance_error = move || {
+        tolerance_ms
+            .get()
+            .err()
+            .map(|e| t!("retry-tolerance-error", error = e.explain(current())))
+    };
+    view! {
+        <div class="control">
+            <label for="retry-tolerance">{t!("retry-tolerance")}</label>
+            <input
+                id="retry-tolerance"
+                type="text"
+                placeholder=t!("retry-tolerance-example")
+                prop:value=move || tolerance.get()
+                on:input=move |ev| tolerance.set(event_target_value(&ev))
+            />
+            <p class="field-error">{tolerance_error}</p>
+            <label for="retry-success">
+                {move || t!("retry-success-chance", pct = success_pct.get())}
+            </label>
+            <input
+                id="retry-success"
+                type="range"
+                min="1"
+                max="99"
+                step="1"
+                prop:value=move || success_pct.get().to_string()
+                on:input=move |ev| {
+                    if let Ok(v) = event_target_value(&ev).parse() {
+                        success_pct.set(v);
+                    }
+                }
+            />
+        </div>
+    }
+}
+
+/// The curve, the facts and the warnings, redrawn on every edit; `redraw_ms` is set to how
+/// long the last redraw took.
+#[component]
+fn RetryOutput(
+    ed: Editing,
+    assume: Assumptions,
+    warnings: Memo<Vec<Warning>>,
+    evidence: Memo<Option<Replay>>,
+    redraw_ms: RwSignal<Option<f64>>,
+) -> impl IntoView {
+    let parsed = ed.parsed;
+    let chart = Signal::derive(move || {
+        parsed.get().ok().map(|policy| {
+            let recovery = evidence.with(|r| r.as_ref().map(|r| r.recovered_by_retry.clone()));
+            warnings.with(|w| retry_chart(&policy, w, recovery.as_deref()))
+        })
+    });
+    let on_drawn = Callback::new(move |()| {
+        if let (Some(start), Some(end)) = (ed.input_at.get_value(), now_ms()) {
+            ed.input_at.set_value(None);
+            redraw_ms.set(Some(end - start));
+        }
+    });
+    view! {
+        <div class="retry-output">
+            <div class="retry-chart">
+                <EChart id="retry-chart" chart=chart height=320 on_drawn=on_drawn />
+            </div>
+            <aside class="retry-facts">
+                {move || facts(parsed.get(), evidence.get(), assume.success())}
+                <ul class="warnings" data-testid="warnings">
+                    {move || warnings.get().into_iter().map(warning_item).collect_view()}
+                </ul>
+            </aside>
+        </div>
+    }
+}
+
+/// The total wait, the chance of recovery (replayed from the job's past when there is one)
+/// and how sensitive the last retry is to M and C.
+fn facts(
+    parsed: Result<RetryPolicy, Vec<RetryError>>,
+    evidence: Option<Replay>,
+    success: f64,
+) -> AnyView {
+    let Ok(policy) = parsed else {
+        return view! { <p class="muted">{t!("retry-fix-fields")}</p> }.into_any();
+    };
+    let c = policy.max_retries();
+    let (recovery_label, recovery) = match evidence {
+        Some(replayed) => (t!("retry-recovered-past", count = c), replayed.recovered),
+        None => (
+            t!("retry-recovered-within", count = c),
+            success_probability(success, u32::from(c)),
+        ),
+    };
+    let per_m = t!(
+        "retry-per-m",
+        wait = human_ms(policy.sensitivity_to_multiplier(c) * 0.1)
+    );
+    let per_retry = t!(
+        "retry-per-retry",
+        wait = human_ms(policy.sensitivity_to_retries(c))
+    );
+    view! {
+        <dl class="facts">
+            <dt>{t!("retry-total-wait")}</dt>
+            <dd data-testid="total-wait">{human_ms(policy.total_ms())}</dd>
+            <dt>{recovery_label}</dt>
+            <dd data-testid="recovery">{current().percent(recovery)}</dd>
+            <dt>{t!("retry-dm", retry = c)}</dt>
+            <dd data-testid="sensitivity-m">{per_m}</dd>
+            <dt>{t!("retry-dn", retry = c)}</dt>
+            <dd data-testid="sensitivity-n">{per_retry}</dd>
+        </dl>
+    }
+    .into_any()
+}
+
+/// One warning, led by the retries it is about.
+fn warning_item(w: Warning) -> impl IntoView {
+    let retries = match (w.retries.first(), w.retries.last()) {
+        (Some(a), Some(b)) if a == b => t!("retry-one", retry = *a),
+        (Some(a), Some(b)) => t!("retry-range", first = *a, last = *b),
+        _ => String::new(),
+    };
+    view! {
+        <li class="warning" data-kind=format!("{:?}", w.kind)>
+            <strong>{retries}</strong>
+            " "
+            {w.problem.explain(current())}
+        </li>
+    }
 }
 
 /// A slider and a number field for one value, kept in step, with the value's error below.

@@ -19,28 +19,39 @@ use crate::components::form::LocaleSelect;
 use crate::components::layout::use_is_admin;
 use crate::domain::chat::ChannelKind;
 use crate::domain::chat::DeliveryStatus;
-use crate::views::channels::DeliveryRow;
+use crate::views::channels::{ChannelRow, DeliveryRow};
 
-#[component]
-pub fn ChannelsCard() -> impl IntoView {
-    let is_admin = use_is_admin();
-    let add = ServerAction::<AddChannel>::new();
-    let test = ServerAction::<TestChannel>::new();
-    let remove = ServerAction::<RemoveChannel>::new();
-    let change = ServerAction::<EditChannel>::new();
-    let channels = Resource::new(
-        move || {
-            (
-                add.version().get(),
-                test.version().get(),
-                remove.version().get(),
-                change.version().get(),
-            )
-        },
-        |_| list_channels(),
-    );
-    let tested = move || {
-        test.value().get().map(|result| match result {
+/// The card's server actions: the list reloads when one of them answers.
+#[derive(Clone, Copy)]
+struct Actions {
+    add: ServerAction<AddChannel>,
+    test: ServerAction<TestChannel>,
+    remove: ServerAction<RemoveChannel>,
+    change: ServerAction<EditChannel>,
+}
+
+impl Actions {
+    fn new() -> Self {
+        Self {
+            add: ServerAction::new(),
+            test: ServerAction::new(),
+            remove: ServerAction::new(),
+            change: ServerAction::new(),
+        }
+    }
+
+    fn changes(&self) -> [usize; 4] {
+        [
+            self.add.version().get(),
+            self.test.version().get(),
+            self.remove.version().get(),
+            self.change.version().get(),
+        ]
+    }
+
+    /// What the platform said to the last test message.
+    fn tested(&self) -> Option<AnyView> {
+        self.test.value().get().map(|result| match result {
             Ok(t) if t.accepted => view! {
                 <p class="ok" role="status">{format!("{} accepted: {}", t.name, t.answer)}</p>
             }
@@ -51,35 +62,35 @@ pub fn ChannelsCard() -> impl IntoView {
             .into_any(),
             Err(e) => view! { <p class="error" role="alert">{e.explain(current())}</p> }.into_any(),
         })
-    };
-    let add_error = move || {
-        add.value()
-            .get()
-            .and_then(Result::err)
-            .map(|e: AppError| e.explain(current()))
-    };
-    let row_error = move || {
-        [remove.value().get(), change.value().get()]
+    }
+
+    /// Why the last edit or removal was refused.
+    fn row_error(&self) -> Option<String> {
+        [self.remove.value().get(), self.change.value().get()]
             .into_iter()
             .flatten()
             .find_map(Result::err)
             .map(|e: AppError| e.explain(current()))
-    };
+    }
+}
+
+#[component]
+pub fn ChannelsCard() -> impl IntoView {
+    let is_admin = use_is_admin();
+    let actions = Actions::new();
+    let channels = Resource::new(move || actions.changes(), |_| list_channels());
     let changed = move || {
-        change
+        actions
+            .change
             .value()
             .get()
             .and_then(Result::ok)
             .map(|()| t!("account-language-saved"))
     };
-    let time = crate::i18n::stamp_minutes;
-
     view! {
         <section class="card" data-testid="channels">
             <h2>{t!("channels-heading")}</h2>
-            <p class="muted">
-                {t!("channels-explained")}
-            </p>
+            <p class="muted">{t!("channels-explained")}</p>
             <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
                 {move || Suspend::new(async move {
                     let admin = is_admin.await;
@@ -87,135 +98,152 @@ pub fn ChannelsCard() -> impl IntoView {
                         Ok(rows) if rows.is_empty() => {
                             view! { <p class="muted">{t!("channels-none")}</p> }.into_any()
                         }
-                        Ok(rows) => view! {
-                            <div class="table-scroll">
-                                <table tabindex="0" class="table" data-testid="channel-list">
-                                    <thead>
-                                        <tr>
-                                            <th>{t!("jobs-col-name")}</th>
-                                            <th>{t!("jobs-filter-kind")}</th>
-                                            <th>{t!("channels-where")}</th>
-                                            <th>{t!("channels-last-answer")}</th>
-                                            {admin.then(|| view! { <th></th> })}
-                                        </tr>
-                                    </thead>
-                                    <tbody>
-                                        {rows
-                                            .into_iter()
-                                            .map(|c| {
-                                                let name = c.name.clone();
-                                                let is_email = c.kind == ChannelKind::Email;
-                                                let current_to = if is_email { c.target.clone() } else { String::new() };
-                                                let current_locale = c.locale.clone();
-                                                view! {
-                                                    <tr>
-                                                        <td>{c.name}</td>
-                                                        <td>{channel_kind(c.kind)}{c.signed.then(|| format!(" {}", t!("channels-signed")))}</td>
-                                                        <td>{c.target}</td>
-                                                        <td class="ua">
-                                                            {c.last_answer.unwrap_or_else(|| "—".into())}
-                                                            {c.last_delivery_at.map(|t| format!(" ({})", time(t)))}
-                                                        </td>
-                                                        {admin.then(move || {
-                                                            let for_test = name.clone();
-                                                            let for_edit = name.clone();
-                                                            view! {
-                                                            <td class="row-actions">
-                                                                <ActionForm action=test>
-                                                                    <input type="hidden" name="name" value=for_test />
-                                                                    <button type="submit">{t!("channels-send-test")}</button>
-                                                                </ActionForm>
-                                                                <details class="edit-channel">
-                                                                    <summary>{t!("channels-edit")}</summary>
-                                                                    <ActionForm action=change attr:class="form">
-                                                                        <input type="hidden" name="name" value=for_edit />
-                                                                        {if is_email {
-                                                                            view! {
-                                                                                <label>{t!("channels-addresses-edit")}
-                                                                                    <input name="to" type="text" value=current_to autocomplete="off" />
-                                                                                </label>
-                                                                            }.into_any()
-                                                                        } else {
-                                                                            view! {
-                                                                                <label>{t!("channels-new-url")}
-                                                                                    <input name="url" type="password" autocomplete="off" />
-                                                                                </label>
-                                                                                <label>{t!("channels-new-secret")}
-                                                                                    <input name="secret" type="password" autocomplete="off" />
-                                                                                </label>
-                                                                                <label class="check">
-                                                                                    <input name="clear_secret" type="checkbox" value="1" />
-                                                                                    {t!("channels-remove-secret")}
-                                                                                </label>
-                                                                            }.into_any()
-                                                                        }}
-                                                                        <label>{t!("channels-locale")}
-                                                                            <LocaleSelect name="locale" chosen=current_locale.clone() default_label=t!("channels-locale-default") />
-                                                                        </label>
-                                                                        <button type="submit">{t!("account-language-save")}</button>
-                                                                    </ActionForm>
-                                                                </details>
-                                                                <ActionForm action=remove>
-                                                                    <input type="hidden" name="name" value=name />
-                                                                    <button type="submit" class="link">{t!("channels-remove")}</button>
-                                                                </ActionForm>
-                                                            </td>
-                                                        }})}
-                                                    </tr>
-                                                }
-                                            })
-                                            .collect_view()}
-                                    </tbody>
-                                </table>
-                            </div>
-                        }
-                        .into_any(),
+                        Ok(rows) => channel_table(rows, admin.then_some(actions)).into_any(),
                         Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
                     }
                 })}
             </Transition>
-            <div data-testid="channel-test-answer">{tested}</div>
-            <p class="error" role="alert">{row_error}</p>
+            <div data-testid="channel-test-answer">{move || actions.tested()}</div>
+            <p class="error" role="alert">{move || actions.row_error()}</p>
             <p class="ok" role="status">{changed}</p>
             <Suspense fallback=|| ()>
                 {move || Suspend::new(async move {
-                    is_admin.await.then(|| view! {
-                        <h3>{t!("channels-add-heading")}</h3>
-                        <ActionForm action=add attr:class="form inline-form" attr:data-testid="add-channel">
-                            <div>
-                                <label for="channel-name">{t!("jobs-col-name")}</label>
-                                <input id="channel-name" name="name" type="text" autocomplete="off" />
-                            </div>
-                            <div>
-                                <label for="channel-kind">{t!("jobs-filter-kind")}</label>
-                                <select id="channel-kind" name="kind">
-                                    {ChannelKind::ALL
-                                        .iter()
-                                        .map(|k| view! { <option value=k.as_str()>{channel_kind(*k)}</option> })
-                                        .collect_view()}
-                                </select>
-                            </div>
-                            <div>
-                                <label for="channel-url">{t!("channels-url")}</label>
-                                <input id="channel-url" name="url" type="password" autocomplete="off" />
-                            </div>
-                            <div>
-                                <label for="channel-secret">{t!("channels-secret")}</label>
-                                <input id="channel-secret" name="secret" type="password" autocomplete="off" />
-                            </div>
-                            <div>
-                                <label for="channel-to">{t!("channels-addresses")}</label>
-                                <input id="channel-to" name="to" type="text" autocomplete="off" />
-                            </div>
-                            <div>
-                                <button type="submit">{t!("channels-add")}</button>
-                            </div>
-                        </ActionForm>
-                        <p class="error" role="alert">{add_error}</p>
-                    })
+                    is_admin.await.then(|| view! { <AddChannelForm add=actions.add /> })
                 })}
             </Suspense>
         </section>
+    }
+}
+
+/// The channels, with an admin's actions on each (`actions` is `None` for everyone else).
+fn channel_table(rows: Vec<ChannelRow>, actions: Option<Actions>) -> impl IntoView {
+    view! {
+        <div class="table-scroll">
+            <table tabindex="0" class="table" data-testid="channel-list">
+                <thead>
+                    <tr>
+                        <th>{t!("jobs-col-name")}</th>
+                        <th>{t!("jobs-filter-kind")}</th>
+                        <th>{t!("channels-where")}</th>
+                        <th>{t!("channels-last-answer")}</th>
+                        {actions.map(|_| view! { <th></th> })}
+                    </tr>
+                </thead>
+                <tbody>{rows.into_iter().map(|c| channel_row(c, actions)).collect_view()}</tbody>
+            </table>
+        </div>
+    }
+}
+
+fn channel_row(c: ChannelRow, actions: Option<Actions>) -> impl IntoView {
+    let signed = c.signed.then(|| format!(" {}", t!("channels-signed")));
+    let last_at = c
+        .last_delivery_at
+        .map(|t| format!(" ({})", crate::i18n::stamp_minutes(t)));
+    let cells = actions.map(|actions| view! { <ChannelActions channel=c.clone() actions /> });
+    view! {
+        <tr>
+            <td>{c.name}</td>
+            <td>{channel_kind(c.kind)}{signed}</td>
+            <td>{c.target}</td>
+            <td class="ua">{c.last_answer.unwrap_or_else(|| "—".into())}{last_at}</td>
+            {cells}
+        </tr>
+    }
+}
+
+/// Send test, Edit (a URL, a secret or addresses, and the language) and Remove.
+#[component]
+fn ChannelActions(channel: ChannelRow, actions: Actions) -> impl IntoView {
+    let (for_test, for_edit, name) = (channel.name.clone(), channel.name.clone(), channel.name);
+    let locale = channel.locale;
+    let fields = if channel.kind == ChannelKind::Email {
+        view! {
+            <label>{t!("channels-addresses-edit")}
+                <input name="to" type="text" value=channel.target autocomplete="off" />
+            </label>
+        }
+        .into_any()
+    } else {
+        view! {
+            <label>{t!("channels-new-url")}
+                <input name="url" type="password" autocomplete="off" />
+            </label>
+            <label>{t!("channels-new-secret")}
+                <input name="secret" type="password" autocomplete="off" />
+            </label>
+            <label class="check">
+                <input name="clear_secret" type="checkbox" value="1" />
+                {t!("channels-remove-secret")}
+            </label>
+        }
+        .into_any()
+    };
+    view! {
+        <td class="row-actions">
+            <ActionForm action=actions.test>
+                <input type="hidden" name="name" value=for_test />
+                <button type="submit">{t!("channels-send-test")}</button>
+            </ActionForm>
+            <details class="edit-channel">
+                <summary>{t!("channels-edit")}</summary>
+                <ActionForm action=actions.change attr:class="form">
+                    <input type="hidden" name="name" value=for_edit />
+                    {fields}
+                    <label>{t!("channels-locale")}
+                        <LocaleSelect name="locale" chosen=locale default_label=t!("channels-locale-default") />
+                    </label>
+                    <button type="submit">{t!("account-language-save")}</button>
+                </ActionForm>
+            </details>
+            <ActionForm action=actions.remove>
+                <input type="hidden" name="name" value=name />
+                <button type="submit" class="link">{t!("channels-remove")}</button>
+            </ActionForm>
+        </td>
+    }
+}
+
+#[component]
+fn AddChannelForm(add: ServerAction<AddChannel>) -> impl IntoView {
+    let add_error = move || {
+        add.value()
+            .get()
+            .and_then(Result::err)
+            .map(|e: AppError| e.explain(current()))
+    };
+    let kinds = ChannelKind::ALL
+        .iter()
+        .map(|k| view! { <option value=k.as_str()>{channel_kind(*k)}</option> })
+        .collect_view();
+    view! {
+        <h3>{t!("channels-add-heading")}</h3>
+        <ActionForm action=add attr:class="form inline-form" attr:data-testid="add-channel">
+            <div>
+                <label for="channel-name">{t!("jobs-col-name")}</label>
+                <input id="channel-name" name="name" type="text" autocomplete="off" />
+            </div>
+            <div>
+                <label for="channel-kind">{t!("jobs-filter-kind")}</label>
+                <select id="channel-kind" name="kind">{kinds}</select>
+            </div>
+            <div>
+                <label for="channel-url">{t!("channels-url")}</label>
+                <input id="channel-url" name="url" type="password" autocomplete="off" />
+            </div>
+            <div>
+                <label for="channel-secret">{t!("channels-secret")}</label>
+                <input id="channel-secret" name="secret" type="password" autocomplete="off" />
+            </div>
+            <div>
+                <label for="channel-to">{t!("channels-addresses")}</label>
+                <input id="channel-to" name="to" type="text" autocomplete="off" />
+            </div>
+            <div>
+                <button type="submit">{t!("channels-add")}</button>
+            </div>
+        </ActionForm>
+        <p class="error" role="alert">{add_error}</p>
     }
 }
 

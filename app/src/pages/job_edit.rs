@@ -135,6 +135,105 @@ pub fn JobEditPage() -> impl IntoView {
     }
 }
 
+/// What every section of the form edits and reads.
+#[derive(Clone, Copy)]
+struct Editing {
+    job: RwSignal<JobInput>,
+    readonly: bool,
+    /// The last save's refusal, for the message beside each field.
+    saved_error: Signal<Option<AppError>>,
+}
+
+impl Editing {
+    /// The last save's message for `field`, if it named that field.
+    fn error_for(self, field: &'static str) -> impl Fn() -> Option<String> + Send + Sync + Copy {
+        move || self.saved_error.get().and_then(|e| e.for_field(field))
+    }
+}
+
+/// The schedule as typed, read in the job's zone: the next fire times (or what is wrong) and
+/// the shortest gap between two.
+#[derive(Clone, Copy)]
+struct Preview {
+    zone: RwSignal<Result<ZoneTable, String>>,
+    /// Asks for a zone's table as its name is typed.
+    lookup: Action<String, (String, Result<JobZone, AppError>)>,
+    schedule: Memo<Fires>,
+}
+
+/// The next fire times and the shortest gap between two, or what is wrong with the schedule.
+type Fires = Result<(Vec<String>, Option<u64>), String>;
+
+impl Preview {
+    fn new(job: RwSignal<JobInput>, zone: Result<JobZone, AppError>) -> Self {
+        let zone = RwSignal::new(zone_table(zone));
+        // An answer for a name the field no longer holds is dropped, so the previews follow
+        // the last name typed.
+        let lookup = Action::new(|name: &String| {
+            let name = name.clone();
+            async move {
+                let answer = get_job_zone(name.clone()).await;
+                (name, answer)
+            }
+        });
+        Effect::new(move |_| {
+            if let Some((name, answer)) = lookup.value().get()
+                && job.with_untracked(|j| j.timezone == name)
+            {
+                zone.set(zone_table(answer));
+            }
+        });
+        let schedule = Memo::new(move |_| {
+            job.with(|j| {
+                let cron = CronExpr::parse(&j.cron).map_err(|e| e.explain(current()))?;
+                let tz = zone.get()?;
+                let now = chrono::Utc::now();
+                let next: Vec<String> = cron
+                    .next_fire_times(&tz, now, 5)
+                    .iter()
+                    .map(format_fire_time)
+                    .collect();
+                Ok::<_, String>((next, cron.shortest_gap_ms(&tz, now)))
+            })
+        });
+        Self {
+            zone,
+            lookup,
+            schedule,
+        }
+    }
+}
+
+/// Saves the form; a new job's page opens once it is saved.
+fn save_action(id: Option<i64>) -> ServerAction<SaveJob> {
+    let save = ServerAction::<SaveJob>::new();
+    let navigate = use_navigate();
+    Effect::new(move |_| {
+        if let Some(Ok(saved_id)) = save.value().get()
+            && id.is_none()
+        {
+            navigate(&format!("/jobs/{saved_id}?saved=1"), Default::default());
+        }
+    });
+    save
+}
+
+/// What the last save said, over the form: how many fields it refused, or why it failed.
+fn save_summary(error: Option<AppError>) -> Option<String> {
+    error.map(|e| match e {
+        AppError::Fields(list) => t!(
+            "job-not-saved-fields",
+            count = list.len(),
+            fields = list
+                .iter()
+                .map(|f| f.field.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        other => t!("job-not-saved", error = other.explain(current())),
+    })
+}
+
 #[component]
 fn JobForm(
     id: Option<i64>,
@@ -152,275 +251,41 @@ fn JobForm(
     // The policy saved with the job: the evidence panel replays it beside the edited one.
     let in_force = id.and_then(|_| crate::domain::retry::RetryPolicy::parse(&input.retry).ok());
     let job = RwSignal::new(input);
-    let save = ServerAction::<SaveJob>::new();
-    let navigate = use_navigate();
-
+    let save = save_action(id);
     let saved_error = Signal::derive(move || save.value().get().and_then(Result::err));
-    Effect::new(move |_| {
-        if let Some(Ok(saved_id)) = save.value().get()
-            && id.is_none()
-        {
-            navigate(&format!("/jobs/{saved_id}?saved=1"), Default::default());
-        }
-    });
+    let ed = Editing {
+        job,
+        readonly,
+        saved_error,
+    };
+    let preview = Preview::new(job, zone);
+    let known_zone = Signal::derive(move || preview.zone.get().ok());
+    let cron_period = Signal::derive(move || preview.schedule.get().ok().and_then(|(_, gap)| gap));
     let saved_note =
         move || matches!(save.value().get(), Some(Ok(_))).then(|| t!("account-language-saved"));
-
-    let kind = move || job.with(|j| j.kind.clone());
-    let zone = RwSignal::new(zone_table(zone));
-    // Each edit of the zone field asks for that zone's table; an answer for a name the field no
-    // longer holds is dropped, so the previews follow the last name typed.
-    let lookup = Action::new(|name: &String| {
-        let name = name.clone();
-        async move {
-            let answer = get_job_zone(name.clone()).await;
-            (name, answer)
-        }
-    });
-    Effect::new(move |_| {
-        if let Some((name, answer)) = lookup.value().get()
-            && job.with_untracked(|j| j.timezone == name)
-        {
-            zone.set(zone_table(answer));
-        }
-    });
-    let known_zone = Signal::derive(move || zone.get().ok());
-    let schedule = Memo::new(move |_| {
-        job.with(|j| {
-            let cron = CronExpr::parse(&j.cron).map_err(|e| e.explain(current()))?;
-            let tz = zone.get()?;
-            let now = chrono::Utc::now();
-            let next: Vec<String> = cron
-                .next_fire_times(&tz, now, 5)
-                .iter()
-                .map(format_fire_time)
-                .collect();
-            Ok::<_, String>((next, cron.shortest_gap_ms(&tz, now)))
-        })
-    });
-    let cron_period = Signal::derive(move || schedule.get().ok().and_then(|(_, gap)| gap));
-
-    let error_for =
-        move |field: &'static str| move || saved_error.get().and_then(|e| e.for_field(field));
-    let summary = move || {
-        saved_error.get().map(|e| match e {
-            AppError::Fields(list) => t!(
-                "job-not-saved-fields",
-                count = list.len(),
-                fields = list
-                    .iter()
-                    .map(|f| f.field.as_str())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            other => t!("job-not-saved", error = other.explain(current())),
-        })
-    };
-
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
         let mut input = job.get();
         input.retry = retry.get();
         save.dispatch(SaveJob { id, input });
     };
-
     view! {
         <Title text=title.clone() />
         <h1>{title}</h1>
         {readonly.then(|| view! { <p class="notice">{t!("job-read-only")}</p> })}
         <form class="job-form" on:submit=on_submit novalidate>
-            {view! {
-            <section class="card">
-                <h2>{t!("job-basics")}</h2>
-                <div class="grid2">
-                    <Field label=t!("jobs-col-name") field="name" job readonly error=error_for("name")
-                        get=|j| j.name.clone() set=|j, v| j.name = v />
-                    <Choice label=t!("jobs-filter-kind") field="kind" job readonly error=error_for("kind")
-                        get=|j| j.kind.clone() set=|j, v| j.kind = v
-                        options=KINDS />
-                </div>
-                <Field label=t!("job-description") field="description" job readonly error=error_for("description")
-                    get=|j| j.description.clone() set=|j, v| j.description = v />
-                <Field label=t!("job-tags") field="tags" job readonly error=error_for("tags")
-                    get=|j| j.tags.clone() set=|j, v| j.tags = v />
-                <label class="check">
-                    <input type="checkbox" disabled=readonly
-                        prop:checked=move || job.with(|j| j.enabled)
-                        on:change=move |ev| job.update(|j| j.enabled = event_target_checked(&ev)) />
-                    " "{t!("job-state-enabled")}
-                </label>
-            </section>
-            }.into_any()}
-
-            {view! {
-            <section class="card">
-                <h2>{t!("job-what-runs")}</h2>
-                <Show when=move || kind() == Kind::Http.as_str()>
-                    <div class="grid2">
-                        <Choice label=t!("hits-method") field="http_method" job readonly error=error_for("http_method")
-                            get=|j| j.http_method.clone() set=|j, v| j.http_method = v
-                            options=&[("GET", "GET"), ("POST", "POST"), ("PUT", "PUT"), ("PATCH", "PATCH"), ("DELETE", "DELETE"), ("HEAD", "HEAD")] />
-                        <Field label=t!("channels-url") field="http_url" job readonly error=error_for("http_url")
-                            get=|j| j.http_url.clone() set=|j, v| j.http_url = v />
-                    </div>
-                    <Field label=t!("job-http-headers") field="http_headers" job readonly multiline=true
-                        error=error_for("http_headers") get=|j| j.http_headers.clone() set=|j, v| j.http_headers = v />
-                    <Field label=t!("job-http-body") field="http_body" job readonly multiline=true error=error_for("http_body")
-                        get=|j| j.http_body.clone() set=|j, v| j.http_body = v />
-                    <Field label=t!("job-http-expected") field="http_expected" job readonly
-                        error=error_for("http_expected") get=|j| j.http_expected.clone() set=|j, v| j.http_expected = v />
-                    <Choice label=t!("job-http-redirects") field="http_follow_redirects" job readonly error=error_for("http_follow_redirects")
-                        get=|j| j.http_follow_redirects.clone() set=|j, v| j.http_follow_redirects = v
-                        options=&[("same-origin", key!("job-redirects-same-origin")), ("any", key!("job-redirects-any")), ("none", key!("job-redirects-none"))] />
-                </Show>
-                <Show when=move || kind() == Kind::Command.as_str()>
-                    <Field label=t!("job-command-program") field="command_program" job readonly error=error_for("command_program")
-                        get=|j| j.command_program.clone() set=|j, v| j.command_program = v />
-                    <Field label=t!("job-command-args") field="command_args" job readonly multiline=true
-                        error=error_for("command_args") get=|j| j.command_args.clone() set=|j, v| j.command_args = v />
-                    <Field label=t!("job-transient-codes") field="command_transient_codes" job readonly
-                        error=error_for("command_transient_codes") get=|j| j.command_transient_codes.clone()
-                        set=|j, v| j.command_transient_codes = v />
-                </Show>
-                <Show when=move || kind() == Kind::Builtin.as_str()>
-                    <label for="job-builtin_task">{t!("job-builtin-task")}</label>
-                    <select id="job-builtin_task" disabled=readonly
-                        prop:value=move || job.with(|j| j.builtin_task.clone())
-                        on:change=move |ev| job.update(|j| j.builtin_task = event_target_value(&ev))>
-                        {BUILTIN_TASKS
-                            .iter()
-                            .map(|(name, about)| view! { <option value=*name title=*about>{*name}</option> })
-                            .collect_view()}
-                    </select>
-                    <p class="field-error">{error_for("builtin_task")}</p>
-                    <Field label=t!("job-builtin-params") field="builtin_params" job readonly multiline=true
-                        error=error_for("builtin_params") get=|j| j.builtin_params.clone() set=|j, v| j.builtin_params = v />
-                </Show>
-            </section>
-            }.into_any()}
-
-            {view! {
-            <section class="card">
-                <h2>{t!("jobs-col-schedule")}</h2>
-                <div class="grid2">
-                    <Field label=t!("job-cron") field="cron" job readonly
-                        error=error_for("cron") get=|j| j.cron.clone() set=|j, v| j.cron = v />
-                    <div>
-                        <label for="job-timezone">{t!("job-timezone")}</label>
-                        <input id="job-timezone" type="text" list="tz-names" disabled=readonly
-                            prop:value=move || job.with(|j| j.timezone.clone())
-                            on:input=move |ev| {
-                                let name = event_target_value(&ev);
-                                job.update(|j| j.timezone = name.clone());
-                                lookup.dispatch(name);
-                            } />
-                        <datalist id="tz-names">
-                            {zone_names.lines().map(|name| view! { <option value=name.to_string()></option> }).collect_view()}
-                        </datalist>
-                        <p class="field-error">{error_for("timezone")}</p>
-                    </div>
-                </div>
-                <div data-testid="cron-preview">
-                    {move || match schedule.get() {
-                        Ok((next, _)) => view! {
-                            <p class="muted">{t!("job-next-fires")}</p>
-                            <ol class="fire-times">{next.into_iter().map(|t| view! { <li>{t}</li> }).collect_view()}</ol>
-                        }.into_any(),
-                        Err(message) => view! { <p class="field-error" data-testid="cron-error">{message}</p> }.into_any(),
-                    }}
-                </div>
-                <div class="grid2">
-                    <Choice label=t!("job-overlap") field="overlap" job readonly error=error_for("overlap")
-                        get=|j| j.overlap.clone() set=|j, v| j.overlap = v
-                        options=OVERLAPS />
-                    <Choice label=t!("job-misfire") field="misfire" job readonly error=error_for("misfire")
-                        get=|j| j.misfire.clone() set=|j, v| j.misfire = v
-                        options=MISFIRES />
-                </div>
-            </section>
-            }.into_any()}
-
-            {view! {
+            <BasicsSection ed />
+            <WhatRunsSection ed />
+            <ScheduleSection ed preview zone_names />
             <section class="card">
                 <h2>{t!("job-retry-policy")}</h2>
                 <RetryEditor retry cron_period_ms=cron_period zone=known_zone saved_errors=saved_error readonly
                     history in_force />
             </section>
-            }.into_any()}
-
-            {view! {
-            <section class="card">
-                <h2>{t!("job-timeout-heading")}</h2>
-                <div class="grid3">
-                    <Choice label=t!("job-timeout-mode") field="timeout_mode" job readonly error=error_for("timeout_mode")
-                        get=|j| j.timeout_mode.clone() set=|j, v| j.timeout_mode = v
-                        options=TIMEOUT_MODES />
-                    <Field label=t!("job-timeout-static") field="timeout_static" job readonly
-                        error=error_for("timeout_static") get=|j| j.timeout_static.clone() set=|j, v| j.timeout_static = v />
-                    <Field label=t!("job-timeout-cap") field="timeout_hard_cap" job readonly error=error_for("timeout_hard_cap")
-                        get=|j| j.timeout_hard_cap.clone() set=|j, v| j.timeout_hard_cap = v />
-                </div>
-                <div class="grid3">
-                    <Field label=t!("job-timeout-stall") field="timeout_stall" job readonly
-                        error=error_for("timeout_stall") get=|j| j.timeout_stall.clone() set=|j, v| j.timeout_stall = v />
-                </div>
-                {id.map(|id| view! { <EffectiveTimeoutNote id /> })}
-                <Show when=move || job.with(|j| j.timeout_mode != TimeoutMode::Static.as_str())>
-                    <div class="grid3">
-                        <Field label=t!("job-timeout-window") field="timeout_window" job readonly
-                            error=error_for("timeout_window") get=|j| j.timeout_window.clone() set=|j, v| j.timeout_window = v />
-                        <Field label=t!("job-timeout-factor") field="timeout_factor" job readonly error=error_for("timeout_factor")
-                            get=|j| j.timeout_factor.clone() set=|j, v| j.timeout_factor = v />
-                        <Field label=t!("job-timeout-floor") field="timeout_floor" job readonly error=error_for("timeout_floor")
-                            get=|j| j.timeout_floor.clone() set=|j, v| j.timeout_floor = v />
-                    </div>
-                </Show>
-            </section>
-            }.into_any()}
-
-            {view! {
-            <section class="card">
-                <h2>{t!("job-exhausted-heading")}</h2>
-                <div class="grid2">
-                    <Choice label=t!("job-exhausted-then") field="on_exhausted" job readonly error=error_for("on_exhausted")
-                        get=|j| j.on_exhausted.clone() set=|j, v| j.on_exhausted = v
-                        options=EXHAUSTED />
-                    <Show when=move || job.with(|j| j.on_exhausted == ExhaustedAction::Fallback.as_str())>
-                        <Field label=t!("job-fallback") field="fallback_job" job readonly error=error_for("fallback_job")
-                            get=|j| j.fallback_job.clone() set=|j, v| j.fallback_job = v />
-                    </Show>
-                </div>
-                <Field label=t!("job-dependants") field="dependants"
-                    job readonly error=error_for("dependants") get=|j| j.dependants.clone() set=|j, v| j.dependants = v />
-                <Field label=t!("job-parameters")
-                    field="parameters" job readonly error=error_for("parameters") multiline=true
-                    get=|j| j.parameters.clone() set=|j, v| j.parameters = v />
-            </section>
-            }.into_any()}
-
-            {view! {
-            <section class="card">
-                <h2>{t!("job-alerts")}</h2>
-                <div class="grid3">
-                    <Field label=t!("job-alert-to") field="alert_to" job readonly error=error_for("alert_to")
-                        get=|j| j.alert_to.clone() set=|j, v| j.alert_to = v />
-                    <Field label=t!("job-escalate-after") field="escalate_after" job readonly
-                        error=error_for("escalate_after") get=|j| j.escalate_after.clone() set=|j, v| j.escalate_after = v />
-                    <Field label=t!("mail-routes-escalate-to") field="escalate_to" job readonly error=error_for("escalate_to")
-                        get=|j| j.escalate_to.clone() set=|j, v| j.escalate_to = v />
-                </div>
-                <div class="grid2">
-                    <ChannelPicker label=t!("job-alert-channels") field="alert_channels" job readonly
-                        error=error_for("alert_channels")
-                        get=|j| j.alert_channels.clone() set=|j, v| j.alert_channels = v />
-                    <ChannelPicker label=t!("job-escalate-channels") field="escalate_channels"
-                        job readonly error=error_for("escalate_channels")
-                        get=|j| j.escalate_channels.clone() set=|j, v| j.escalate_channels = v />
-                </div>
-            </section>
-            }.into_any()}
-
-            <p class="error" role="alert" data-testid="save-error">{summary}</p>
+            <TimeoutSection ed id />
+            <ExhaustedSection ed />
+            <AlertsSection ed />
+            <p class="error" role="alert" data-testid="save-error">{move || save_summary(saved_error.get())}</p>
             <p class="ok" role="status" data-testid="save-ok">{saved_note}</p>
             {(!readonly).then(|| view! {
                 <button type="submit" disabled=move || save.pending().get()>
@@ -430,6 +295,245 @@ fn JobForm(
         </form>
     }
     .into_any()
+}
+
+#[component]
+fn BasicsSection(ed: Editing) -> impl IntoView {
+    let Editing { job, readonly, .. } = ed;
+    view! {
+        <section class="card">
+            <h2>{t!("job-basics")}</h2>
+            <div class="grid2">
+                <Field label=t!("jobs-col-name") field="name" job readonly error=ed.error_for("name")
+                    get=|j| j.name.clone() set=|j, v| j.name = v />
+                <Choice label=t!("jobs-filter-kind") field="kind" job readonly error=ed.error_for("kind")
+                    get=|j| j.kind.clone() set=|j, v| j.kind = v
+                    options=KINDS />
+            </div>
+            <Field label=t!("job-description") field="description" job readonly error=ed.error_for("description")
+                get=|j| j.description.clone() set=|j, v| j.description = v />
+            <Field label=t!("job-tags") field="tags" job readonly error=ed.error_for("tags")
+                get=|j| j.tags.clone() set=|j, v| j.tags = v />
+            <label class="check">
+                <input type="checkbox" disabled=readonly
+                    prop:checked=move || job.with(|j| j.enabled)
+                    on:change=move |ev| job.update(|j| j.enabled = event_target_checked(&ev)) />
+                " "{t!("job-state-enabled")}
+            </label>
+        </section>
+    }
+}
+
+/// The fields of the job's kind: a request, a command or a built-in task.
+#[component]
+fn WhatRunsSection(ed: Editing) -> impl IntoView {
+    let kind = move || ed.job.with(|j| j.kind.clone());
+    view! {
+        <section class="card">
+            <h2>{t!("job-what-runs")}</h2>
+            <Show when=move || kind() == Kind::Http.as_str()>
+                <HttpFields ed />
+            </Show>
+            <Show when=move || kind() == Kind::Command.as_str()>
+                <CommandFields ed />
+            </Show>
+            <Show when=move || kind() == Kind::Builtin.as_str()>
+                <BuiltinFields ed />
+            </Show>
+        </section>
+    }
+}
+
+#[component]
+fn HttpFields(ed: Editing) -> impl IntoView {
+    let Editing { job, readonly, .. } = ed;
+    view! {
+        <div class="grid2">
+            <Choice label=t!("hits-method") field="http_method" job readonly error=ed.error_for("http_method")
+                get=|j| j.http_method.clone() set=|j, v| j.http_method = v
+                options=&[("GET", "GET"), ("POST", "POST"), ("PUT", "PUT"), ("PATCH", "PATCH"), ("DELETE", "DELETE"), ("HEAD", "HEAD")] />
+            <Field label=t!("channels-url") field="http_url" job readonly error=ed.error_for("http_url")
+                get=|j| j.http_url.clone() set=|j, v| j.http_url = v />
+        </div>
+        <Field label=t!("job-http-headers") field="http_headers" job readonly multiline=true
+            error=ed.error_for("http_headers") get=|j| j.http_headers.clone() set=|j, v| j.http_headers = v />
+        <Field label=t!("job-http-body") field="http_body" job readonly multiline=true error=ed.error_for("http_body")
+            get=|j| j.http_body.clone() set=|j, v| j.http_body = v />
+        <Field label=t!("job-http-expected") field="http_expected" job readonly
+            error=ed.error_for("http_expected") get=|j| j.http_expected.clone() set=|j, v| j.http_expected = v />
+        <Choice label=t!("job-http-redirects") field="http_follow_redirects" job readonly error=ed.error_for("http_follow_redirects")
+            get=|j| j.http_follow_redirects.clone() set=|j, v| j.http_follow_redirects = v
+            options=&[("same-origin", key!("job-redirects-same-origin")), ("any", key!("job-redirects-any")), ("none", key!("job-redirects-none"))] />
+    }
+}
+
+#[component]
+fn CommandFields(ed: Editing) -> impl IntoView {
+    let Editing { job, readonly, .. } = ed;
+    view! {
+        <Field label=t!("job-command-program") field="command_program" job readonly error=ed.error_for("command_program")
+            get=|j| j.command_program.clone() set=|j, v| j.command_program = v />
+        <Field label=t!("job-command-args") field="command_args" job readonly multiline=true
+            error=ed.error_for("command_args") get=|j| j.command_args.clone() set=|j, v| j.command_args = v />
+        <Field label=t!("job-transient-codes") field="command_transient_codes" job readonly
+            error=ed.error_for("command_transient_codes") get=|j| j.command_transient_codes.clone()
+            set=|j, v| j.command_transient_codes = v />
+    }
+}
+
+#[component]
+fn BuiltinFields(ed: Editing) -> impl IntoView {
+    let Editing { job, readonly, .. } = ed;
+    let tasks = BUILTIN_TASKS
+        .iter()
+        .map(|(name, about)| view! { <option value=*name title=*about>{*name}</option> })
+        .collect_view();
+    view! {
+        <label for="job-builtin_task">{t!("job-builtin-task")}</label>
+        <select id="job-builtin_task" disabled=readonly
+            prop:value=move || job.with(|j| j.builtin_task.clone())
+            on:change=move |ev| job.update(|j| j.builtin_task = event_target_value(&ev))>
+            {tasks}
+        </select>
+        <p class="field-error">{ed.error_for("builtin_task")}</p>
+        <Field label=t!("job-builtin-params") field="builtin_params" job readonly multiline=true
+            error=ed.error_for("builtin_params") get=|j| j.builtin_params.clone() set=|j, v| j.builtin_params = v />
+    }
+}
+
+/// The cron expression and its zone, the next fire times they make, overlap and misfire.
+#[component]
+fn ScheduleSection(ed: Editing, preview: Preview, zone_names: String) -> impl IntoView {
+    let Editing { job, readonly, .. } = ed;
+    let names = zone_names
+        .lines()
+        .map(|name| view! { <option value=name.to_string()></option> })
+        .collect_view();
+    let fires = move || {
+        match preview.schedule.get() {
+        Ok((next, _)) => view! {
+            <p class="muted">{t!("job-next-fires")}</p>
+            <ol class="fire-times">{next.into_iter().map(|t| view! { <li>{t}</li> }).collect_view()}</ol>
+        }
+        .into_any(),
+        Err(message) => view! { <p class="field-error" data-testid="cron-error">{message}</p> }.into_any(),
+    }
+    };
+    view! {
+        <section class="card">
+            <h2>{t!("jobs-col-schedule")}</h2>
+            <div class="grid2">
+                <Field label=t!("job-cron") field="cron" job readonly
+                    error=ed.error_for("cron") get=|j| j.cron.clone() set=|j, v| j.cron = v />
+                <div>
+                    <label for="job-timezone">{t!("job-timezone")}</label>
+                    <input id="job-timezone" type="text" list="tz-names" disabled=readonly
+                        prop:value=move || job.with(|j| j.timezone.clone())
+                        on:input=move |ev| {
+                            let name = event_target_value(&ev);
+                            job.update(|j| j.timezone = name.clone());
+                            preview.lookup.dispatch(name);
+                        } />
+                    <datalist id="tz-names">{names}</datalist>
+                    <p class="field-error">{ed.error_for("timezone")}</p>
+                </div>
+            </div>
+            <div data-testid="cron-preview">{fires}</div>
+            <div class="grid2">
+                <Choice label=t!("job-overlap") field="overlap" job readonly error=ed.error_for("overlap")
+                    get=|j| j.overlap.clone() set=|j, v| j.overlap = v
+                    options=OVERLAPS />
+                <Choice label=t!("job-misfire") field="misfire" job readonly error=ed.error_for("misfire")
+                    get=|j| j.misfire.clone() set=|j, v| j.misfire = v
+                    options=MISFIRES />
+            </div>
+        </section>
+    }
+}
+
+#[component]
+fn TimeoutSection(ed: Editing, id: Option<i64>) -> impl IntoView {
+    let Editing { job, readonly, .. } = ed;
+    view! {
+        <section class="card">
+            <h2>{t!("job-timeout-heading")}</h2>
+            <div class="grid3">
+                <Choice label=t!("job-timeout-mode") field="timeout_mode" job readonly error=ed.error_for("timeout_mode")
+                    get=|j| j.timeout_mode.clone() set=|j, v| j.timeout_mode = v
+                    options=TIMEOUT_MODES />
+                <Field label=t!("job-timeout-static") field="timeout_static" job readonly
+                    error=ed.error_for("timeout_static") get=|j| j.timeout_static.clone() set=|j, v| j.timeout_static = v />
+                <Field label=t!("job-timeout-cap") field="timeout_hard_cap" job readonly error=ed.error_for("timeout_hard_cap")
+                    get=|j| j.timeout_hard_cap.clone() set=|j, v| j.timeout_hard_cap = v />
+            </div>
+            <div class="grid3">
+                <Field label=t!("job-timeout-stall") field="timeout_stall" job readonly
+                    error=ed.error_for("timeout_stall") get=|j| j.timeout_stall.clone() set=|j, v| j.timeout_stall = v />
+            </div>
+            {id.map(|id| view! { <EffectiveTimeoutNote id /> })}
+            <Show when=move || job.with(|j| j.timeout_mode != TimeoutMode::Static.as_str())>
+                <div class="grid3">
+                    <Field label=t!("job-timeout-window") field="timeout_window" job readonly
+                        error=ed.error_for("timeout_window") get=|j| j.timeout_window.clone() set=|j, v| j.timeout_window = v />
+                    <Field label=t!("job-timeout-factor") field="timeout_factor" job readonly error=ed.error_for("timeout_factor")
+                        get=|j| j.timeout_factor.clone() set=|j, v| j.timeout_factor = v />
+                    <Field label=t!("job-timeout-floor") field="timeout_floor" job readonly error=ed.error_for("timeout_floor")
+                        get=|j| j.timeout_floor.clone() set=|j, v| j.timeout_floor = v />
+                </div>
+            </Show>
+        </section>
+    }
+}
+
+/// What happens when the retries run out, what else runs after the job, its parameters.
+#[component]
+fn ExhaustedSection(ed: Editing) -> impl IntoView {
+    let Editing { job, readonly, .. } = ed;
+    view! {
+        <section class="card">
+            <h2>{t!("job-exhausted-heading")}</h2>
+            <div class="grid2">
+                <Choice label=t!("job-exhausted-then") field="on_exhausted" job readonly error=ed.error_for("on_exhausted")
+                    get=|j| j.on_exhausted.clone() set=|j, v| j.on_exhausted = v
+                    options=EXHAUSTED />
+                <Show when=move || job.with(|j| j.on_exhausted == ExhaustedAction::Fallback.as_str())>
+                    <Field label=t!("job-fallback") field="fallback_job" job readonly error=ed.error_for("fallback_job")
+                        get=|j| j.fallback_job.clone() set=|j, v| j.fallback_job = v />
+                </Show>
+            </div>
+            <Field label=t!("job-dependants") field="dependants"
+                job readonly error=ed.error_for("dependants") get=|j| j.dependants.clone() set=|j, v| j.dependants = v />
+            <Field label=t!("job-parameters")
+                field="parameters" job readonly error=ed.error_for("parameters") multiline=true
+                get=|j| j.parameters.clone() set=|j, v| j.parameters = v />
+        </section>
+    }
+}
+
+#[component]
+fn AlertsSection(ed: Editing) -> impl IntoView {
+    let Editing { job, readonly, .. } = ed;
+    view! {
+        <section class="card">
+            <h2>{t!("job-alerts")}</h2>
+            <div class="grid3">
+                <Field label=t!("job-alert-to") field="alert_to" job readonly error=ed.error_for("alert_to")
+                    get=|j| j.alert_to.clone() set=|j, v| j.alert_to = v />
+                <Field label=t!("job-escalate-after") field="escalate_after" job readonly
+                    error=ed.error_for("escalate_after") get=|j| j.escalate_after.clone() set=|j, v| j.escalate_after = v />
+                <Field label=t!("mail-routes-escalate-to") field="escalate_to" job readonly error=ed.error_for("escalate_to")
+                    get=|j| j.escalate_to.clone() set=|j, v| j.escalate_to = v />
+            </div>
+            <div class="grid2">
+                <ChannelPicker label=t!("job-alert-channels") field="alert_channels" job readonly
+                    error=ed.error_for("alert_channels")
+                    get=|j| j.alert_channels.clone() set=|j, v| j.alert_channels = v />
+                <ChannelPicker label=t!("job-escalate-channels") field="escalate_channels"
+                    job readonly error=ed.error_for("escalate_channels")
+                    get=|j| j.escalate_channels.clone() set=|j, v| j.escalate_channels = v />
+            </div>
+        </section>
+    }
 }
 
 /// The server's answer for a zone as the previews use it, or what to say instead.

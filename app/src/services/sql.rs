@@ -331,6 +331,22 @@ pub fn skip_locked(backend: DatabaseBackend) -> &'static str {
     }
 }
 
+/// Begins a transaction that reads and then writes. On SQLite it takes the write lock first,
+/// with a write that changes nothing: in WAL mode a transaction that has read and then writes
+/// fails at once, not after the busy timeout, when another connection (the engine, on a busy
+/// day) committed in between. PostgreSQL needs nothing of the kind.
+pub async fn begin_write(
+    db: &sea_orm::DatabaseConnection,
+) -> Result<sea_orm::DatabaseTransaction, sea_orm::DbErr> {
+    use sea_orm::{ConnectionTrait, TransactionTrait};
+    let txn = db.begin().await?;
+    if txn.get_database_backend() == DatabaseBackend::Sqlite {
+        txn.execute_unprepared("UPDATE audit_log SET id = id WHERE 0")
+            .await?;
+    }
+    Ok(txn)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -370,20 +386,4 @@ mod tests {
             );
         }
     }
-}
-
-/// Begins a transaction that reads and then writes. On SQLite it takes the write lock first,
-/// with a write that changes nothing: in WAL mode a transaction that has read and then writes
-/// fails at once, not after the busy timeout, when another connection (the engine, on a busy
-/// day) committed in between. PostgreSQL needs nothing of the kind.
-pub async fn begin_write(
-    db: &sea_orm::DatabaseConnection,
-) -> Result<sea_orm::DatabaseTransaction, sea_orm::DbErr> {
-    use sea_orm::{ConnectionTrait, TransactionTrait};
-    let txn = db.begin().await?;
-    if txn.get_database_backend() == DatabaseBackend::Sqlite {
-        txn.execute_unprepared("UPDATE audit_log SET id = id WHERE 0")
-            .await?;
-    }
-    Ok(txn)
 }
