@@ -143,7 +143,7 @@ test("the last hour includes hits this server has not written yet", async ({ bro
   await hydrated(page);
   const flushJob = page.locator('tr[data-job="traffic-flush"]');
   await jobAction(flushJob, "Disable");
-  await expect(flushJob.locator(".pill.off")).toBeVisible();
+  await expect(flushJob.locator(".states .pill.off")).toBeVisible();
   try {
     await expect.poll(() => unfinishedRuns("traffic-flush")).toBe(0);
     await page.goto("/traffic");
@@ -171,7 +171,7 @@ test("the last hour includes hits this server has not written yet", async ({ bro
     await page.goto("/jobs");
     await hydrated(page);
     await jobAction(flushJob, "Enable");
-    await expect(flushJob.locator(".pill.ok")).toBeVisible();
+    await expect(flushJob.locator(".states .pill.ok")).toBeVisible();
   }
 });
 

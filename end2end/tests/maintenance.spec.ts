@@ -123,5 +123,5 @@ test("pause all stops new cron runs, shows who and why on every page, asks befor
   await page.goto("/jobs?q=maint-ticker");
   await hydrated(page);
   await jobAction(page.locator('tr[data-job="maint-ticker"]'), "Disable");
-  await expect(page.locator('tr[data-job="maint-ticker"] .pill.off')).toBeVisible();
+  await expect(page.locator('tr[data-job="maint-ticker"] .states .pill.off')).toBeVisible();
 });

@@ -166,6 +166,9 @@ impl Application {
     /// running attempts their grace period and hands back the rest, the traffic buffer is
     /// written, and the node is marked stopped.
     pub async fn run_until_stopped(self, shutdown: Shutdown) -> anyhow::Result<()> {
+        let site = web::assets::Site::choose(self.config.site_root.as_deref());
+        describe(&site);
+        let background = self.start_background(&shutdown).await?;
         let Application {
             config,
             db,
@@ -175,46 +178,97 @@ impl Application {
             me,
             engine,
             engine_health,
-            mail_sender,
             secret_key,
             ..
         } = self;
-        let site = web::assets::Site::choose(config.site_root.as_deref());
-        match site.describe() {
-            Some(from) => tracing::info!(site = %from, "the site's files"),
-            None => tracing::warn!(
-                "the built site is missing: pages will not become interactive (run `make site`, \
-                 or build with `make build`, which puts it in the binary)"
-            ),
+        crate::metrics::set_node(&me.node_id);
+        let state = web::state(&config, db.clone(), secret_key, &site);
+        let metrics = metrics_listener.map(|listener| {
+            tracing::info!(addr = ?config.metrics_addr, "metrics served without a token on metrics_addr");
+            let router = crate::web::metrics::router(crate::web::metrics::Scrape {
+                app: state.clone(),
+                recorder: recorder.clone(),
+                open: true,
+            });
+            tokio::spawn(web::serve(listener, router, shutdown.clone().wait()))
+        });
+        let traffic = web::Traffic {
+            recorder: recorder.clone(),
+            capture_pages: config.traffic_capture,
+        };
+        let health = engine.is_some().then_some(engine_health);
+        let router = web::router(state, traffic, site, health);
+        tracing::info!(addr = %me.addr, database = %db::redacted(&config.database_url), "Bulwark is serving");
+        let served = web::serve(listener, router, shutdown.wait()).await;
+        if let Some(metrics) = metrics
+            && let Ok(Err(e)) = metrics.await
+        {
+            tracing::error!(error = %e, "the metrics listener stopped with an error");
         }
+        let duties = background.wait().await;
+        // The web server has drained: no hit can arrive after this flush.
+        flush_traffic(&db, &recorder, config.traffic_ip).await;
+        if let Err(e) = cluster::mark_stopped(&db, &me.node_id).await {
+            tracing::warn!(error = %e, "could not mark this node stopped; it will show as lost");
+        }
+        duties.stop().await;
+        served.context("the web server stopped with an error")
+    }
+
+    /// Starts what runs beside the web server.
+    async fn start_background(&self, shutdown: &Shutdown) -> anyhow::Result<Background> {
         let duties = Duties::start()
             .await
             .context("cannot start the node's scheduler of duties")?;
+        let db = &self.db;
         let mut node_duties = cluster::start(
             &duties,
             db.clone(),
-            me.clone(),
-            recorder.clone(),
-            config.traffic_ip,
+            self.me.clone(),
+            self.recorder.clone(),
+            self.config.traffic_ip,
         )
         .await;
         node_duties.extend(crate::upkeep::start(&duties, db.clone()).await);
         let sites = tokio::spawn(crate::traffic::keep_sites_current(
             db.clone(),
-            recorder.clone(),
+            self.recorder.clone(),
             shutdown.clone().wait(),
         ));
-        let engine_health = engine.is_some().then(|| engine_health.clone());
-        let engine = engine.map(|engine_config| {
+        let engine = self.engine.clone().map(|engine_config| {
             let engine = Engine::new(db.clone(), engine_config)
                 .with_duties(duties.clone())
-                .with_health(engine_health.clone().unwrap_or_default());
+                .with_health(self.engine_health.clone());
             tokio::spawn(engine.run(shutdown.clone().wait()))
         });
+        let (mail, chat) = if self.mail_sender {
+            let (mail, chat) = self.senders()?;
+            (
+                Some(tokio::spawn(mail.run(shutdown.clone().wait()))),
+                Some(tokio::spawn(chat.run(shutdown.clone().wait()))),
+            )
+        } else {
+            (None, None)
+        };
+        Ok(Background {
+            duties,
+            node_duties,
+            sites,
+            engine,
+            mail,
+            chat,
+        })
+    }
+
+    /// The mail and channel outboxes' senders.
+    fn senders(
+        &self,
+    ) -> anyhow::Result<(mail::sender::Sender, crate::channels::sender::ChannelSender)> {
+        let config = &self.config;
         let mailer = mail::sender::Sender {
-            db: db.clone(),
+            db: self.db.clone(),
             settings: config.mail_settings()?,
-            name: me.node_id.clone(),
+            name: self.me.node_id.clone(),
         };
         match &mailer.settings.server {
             Some(server) => tracing::info!(%server, "mail goes through SMTP"),
@@ -223,90 +277,83 @@ impl Application {
                 "no smtp_url: mail is kept in the outbox and written as .eml files"
             ),
         }
-        let mail = mail_sender.then(|| tokio::spawn(mailer.run(shutdown.clone().wait())));
-        let chat = mail_sender.then(|| {
-            let sender = crate::channels::sender::ChannelSender::new(
-                db.clone(),
-                secret_key.clone(),
-                me.node_id.clone(),
-                config.public_url(),
-                config.locale(),
-                config.outbound_deny(),
-            );
-            tokio::spawn(sender.run(shutdown.clone().wait()))
-        });
-        crate::metrics::set_node(&me.node_id);
-        let state = web::state(&config, db.clone(), secret_key, &site);
-        // `/metrics` without a token, on a listener of its own, when one is configured.
-        let metrics = match metrics_listener {
-            None => None,
-            Some(listener) => {
-                tracing::info!(addr = ?config.metrics_addr, "metrics served without a token on metrics_addr");
-                let router = crate::web::metrics::router(crate::web::metrics::Scrape {
-                    app: state.clone(),
-                    recorder: recorder.clone(),
-                    open: true,
-                });
-                Some(tokio::spawn(web::serve(
-                    listener,
-                    router,
-                    shutdown.clone().wait(),
-                )))
-            }
-        };
-        let router = web::router(
-            state,
-            web::Traffic {
-                recorder: recorder.clone(),
-                capture_pages: config.traffic_capture,
-            },
-            site,
-            engine_health,
+        let chat = crate::channels::sender::ChannelSender::new(
+            self.db.clone(),
+            self.secret_key.clone(),
+            self.me.node_id.clone(),
+            config.public_url(),
+            config.locale(),
+            config.outbound_deny(),
         );
-        tracing::info!(addr = %me.addr, database = %db::redacted(&config.database_url), "Bulwark is serving");
-        let served = web::serve(listener, router, shutdown.wait()).await;
-        if let Some(metrics) = metrics
-            && let Ok(Err(e)) = metrics.await
-        {
-            tracing::error!(error = %e, "the metrics listener stopped with an error");
-        }
-        if let Some(engine) = engine
+        Ok((mailer, chat))
+    }
+}
+
+/// What runs beside the web server: the node's duties, the sites reloader, the engine and the
+/// two outbox senders. Started before the server serves, awaited once it has drained.
+struct Background {
+    duties: Duties,
+    node_duties: Vec<uuid::Uuid>,
+    sites: tokio::task::JoinHandle<()>,
+    engine: Option<tokio::task::JoinHandle<()>>,
+    mail: Option<tokio::task::JoinHandle<()>>,
+    chat: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl Background {
+    /// Waits for each task to end (the shutdown has told them to), logging any that failed;
+    /// returns the scheduler of duties, stopped last.
+    async fn wait(self) -> Duties {
+        let failed = |what: &str, e: tokio::task::JoinError| {
+            tracing::error!(error = %e, "the {what} failed");
+        };
+        if let Some(engine) = self.engine
             && let Err(e) = engine.await
         {
-            tracing::error!(error = %e, "the engine task failed");
+            failed("engine task", e);
         }
-        for id in &node_duties {
-            duties.remove(id).await;
+        for id in &self.node_duties {
+            self.duties.remove(id).await;
         }
-        if let Err(e) = sites.await {
-            tracing::error!(error = %e, "the traffic sites reloader failed");
+        if let Err(e) = self.sites.await {
+            failed("traffic sites reloader", e);
         }
-        if let Some(mail) = mail
+        if let Some(mail) = self.mail
             && let Err(e) = mail.await
         {
-            tracing::error!(error = %e, "the mail sender failed");
+            failed("mail sender", e);
         }
-        if let Some(chat) = chat
+        if let Some(chat) = self.chat
             && let Err(e) = chat.await
         {
-            tracing::error!(error = %e, "the channel sender failed");
+            failed("channel sender", e);
         }
-        // The web server has drained: no hit can arrive after this flush.
-        match store::flush(&db, &recorder.buffer, config.traffic_ip).await {
-            Ok(report) => tracing::info!(
-                rows = report.rows,
-                hits = report.hits,
-                "traffic flushed on shutdown"
-            ),
-            Err(e) => {
-                tracing::error!(error = %e, "the traffic flush on shutdown failed: those hits are lost")
-            }
+        self.duties
+    }
+}
+
+/// Says where the site's files come from, or that they are missing.
+fn describe(site: &web::assets::Site) {
+    match site.describe() {
+        Some(from) => tracing::info!(site = %from, "the site's files"),
+        None => tracing::warn!(
+            "the built site is missing: pages will not become interactive (run `make site`, \
+             or build with `make build`, which puts it in the binary)"
+        ),
+    }
+}
+
+/// Writes what is left of the traffic buffer.
+async fn flush_traffic(db: &DatabaseConnection, recorder: &Recorder, privacy: store::IpPrivacy) {
+    match store::flush(db, &recorder.buffer, privacy).await {
+        Ok(report) => tracing::info!(
+            rows = report.rows,
+            hits = report.hits,
+            "traffic flushed on shutdown"
+        ),
+        Err(e) => {
+            tracing::error!(error = %e, "the traffic flush on shutdown failed: those hits are lost")
         }
-        if let Err(e) = cluster::mark_stopped(&db, &me.node_id).await {
-            tracing::warn!(error = %e, "could not mark this node stopped; it will show as lost");
-        }
-        duties.stop().await;
-        served.context("the web server stopped with an error")
     }
 }
 

@@ -35,74 +35,6 @@ pub fn needs_log_scale(policy: &RetryPolicy) -> bool {
 pub fn retry_chart(policy: &RetryPolicy, warnings: &[Warning], recovery: Option<&[f64]>) -> Chart {
     let log = needs_log_scale(policy);
     let labels: Vec<String> = (1..=policy.max_retries()).map(|n| n.to_string()).collect();
-    let delays: Vec<f64> = policy.delays_ms().into_iter().map(seconds).collect();
-    let cumulative: Vec<f64> = policy.cumulative_ms().into_iter().map(seconds).collect();
-
-    // On a log axis a zero cannot be drawn: the band then starts at a tenth of the first delay.
-    let floor = if log {
-        seconds(policy.delay_ms(1)) / 10.0
-    } else {
-        0.0
-    };
-    let envelope = policy.jitter_envelope_ms();
-    let band_low: Vec<f64> = envelope
-        .iter()
-        .map(|(lo, _)| seconds(*lo).max(floor))
-        .collect();
-    let band_size: Vec<f64> = envelope
-        .iter()
-        .zip(&band_low)
-        .map(|((_, hi), lo)| (seconds(*hi) - lo).max(0.0))
-        .collect();
-
-    let mut delay_series = Bar::new()
-        .name(crate::t!("retry-chart-wait"))
-        .item_style(ItemStyle::new().color("#1f5fbf"))
-        .data(delays);
-    if let Some(cap) = policy.cap_ms() {
-        delay_series = delay_series.mark_line(
-            MarkLine::new()
-                .symbol(vec![Symbol::None, Symbol::None])
-                .line_style(
-                    LineStyle::new()
-                        .color("#b35c00")
-                        .type_(LineStyleType::Dashed),
-                )
-                .data(vec![MarkLineVariant::Simple(
-                    MarkLineData::new()
-                        .name(crate::t!("retry-chart-cap"))
-                        .y_axis(seconds(cap as f64)),
-                )]),
-        );
-    }
-
-    let mut total_series = Line::new()
-        .name(crate::t!("retry-chart-total"))
-        .item_style(ItemStyle::new().color("#16202e"))
-        .data(cumulative);
-    let areas: Vec<(MarkAreaData, MarkAreaData)> = warnings
-        .iter()
-        .filter_map(|w| {
-            let first = w.retries.first()?;
-            let last = w.retries.last()?;
-            Some((
-                MarkAreaData::new()
-                    .name(format!("{:?}", w.kind))
-                    .x_axis(first.to_string()),
-                MarkAreaData::new().x_axis(last.to_string()),
-            ))
-        })
-        .collect();
-    if !areas.is_empty() {
-        total_series = total_series.mark_area(
-            MarkArea::new()
-                .silent(true)
-                .label(Label::new().show(false))
-                .item_style(ItemStyle::new().color("rgba(201, 42, 42, 0.08)"))
-                .data(areas),
-        );
-    }
-
     let mut chart = Chart::new()
         .tooltip(Tooltip::new().trigger(Trigger::Axis))
         .legend(Legend::new().bottom(0))
@@ -122,55 +54,138 @@ pub fn retry_chart(policy: &RetryPolicy, warnings: &[Warning], recovery: Option<
                     crate::t!("retry-chart-seconds")
                 }),
         )
-        .series(delay_series)
-        .series(total_series);
+        .series(delay_series(policy))
+        .series(total_series(policy, warnings));
     if let Some(recovery) = recovery {
-        chart = chart
-            .y_axis(
-                Axis::new()
-                    .type_(AxisType::Value)
-                    .name(crate::t!("retry-chart-recovered-axis"))
-                    .min(0)
-                    .max(100),
-            )
-            .series(
-                Line::new()
-                    .name(crate::t!("retry-chart-recovered"))
-                    .y_axis_index(1)
-                    .item_style(ItemStyle::new().color("#2b8a3e"))
-                    .data(
-                        recovery
-                            .iter()
-                            .map(|share| share * 100.0)
-                            .collect::<Vec<f64>>(),
-                    ),
-            );
+        chart = with_recovery(chart, recovery);
     }
-
     if policy.jitter() != crate::domain::retry::Jitter::None {
-        chart = chart
-            .series(
-                Line::new()
-                    .name(crate::t!("retry-chart-jitter-floor"))
-                    .stack("jitter")
-                    .show_symbol(false)
-                    .silent(true)
-                    .line_style(LineStyle::new().opacity(0))
-                    .data(band_low),
-            )
-            .series(
-                Line::new()
-                    .name(crate::t!("retry-chart-jitter-range"))
-                    .stack("jitter")
-                    .show_symbol(false)
-                    .silent(true)
-                    .item_style(ItemStyle::new().color("#74a9e8"))
-                    .line_style(LineStyle::new().opacity(0))
-                    .area_style(AreaStyle::new().opacity(0.35))
-                    .data(band_size),
-            );
+        chart = with_jitter_band(chart, policy, log);
     }
     chart
+}
+
+/// The wait before each retry, with the cap as a dashed line when there is one.
+fn delay_series(policy: &RetryPolicy) -> Bar {
+    let delays: Vec<f64> = policy.delays_ms().into_iter().map(seconds).collect();
+    let series = Bar::new()
+        .name(crate::t!("retry-chart-wait"))
+        .item_style(ItemStyle::new().color("#1f5fbf"))
+        .data(delays);
+    let Some(cap) = policy.cap_ms() else {
+        return series;
+    };
+    series.mark_line(
+        MarkLine::new()
+            .symbol(vec![Symbol::None, Symbol::None])
+            .line_style(
+                LineStyle::new()
+                    .color("#b35c00")
+                    .type_(LineStyleType::Dashed),
+            )
+            .data(vec![MarkLineVariant::Simple(
+                MarkLineData::new()
+                    .name(crate::t!("retry-chart-cap"))
+                    .y_axis(seconds(cap as f64)),
+            )]),
+    )
+}
+
+/// The total wait so far, with the retries each warning concerns shaded.
+fn total_series(policy: &RetryPolicy, warnings: &[Warning]) -> Line {
+    let cumulative: Vec<f64> = policy.cumulative_ms().into_iter().map(seconds).collect();
+    let series = Line::new()
+        .name(crate::t!("retry-chart-total"))
+        .item_style(ItemStyle::new().color("#16202e"))
+        .data(cumulative);
+    let areas: Vec<(MarkAreaData, MarkAreaData)> = warnings
+        .iter()
+        .filter_map(|w| {
+            let first = w.retries.first()?;
+            let last = w.retries.last()?;
+            Some((
+                MarkAreaData::new()
+                    .name(format!("{:?}", w.kind))
+                    .x_axis(first.to_string()),
+                MarkAreaData::new().x_axis(last.to_string()),
+            ))
+        })
+        .collect();
+    if areas.is_empty() {
+        return series;
+    }
+    series.mark_area(
+        MarkArea::new()
+            .silent(true)
+            .label(Label::new().show(false))
+            .item_style(ItemStyle::new().color("rgba(201, 42, 42, 0.08)"))
+            .data(areas),
+    )
+}
+
+/// The share of past failures each retry recovered, on a second axis in percent.
+fn with_recovery(chart: Chart, recovery: &[f64]) -> Chart {
+    chart
+        .y_axis(
+            Axis::new()
+                .type_(AxisType::Value)
+                .name(crate::t!("retry-chart-recovered-axis"))
+                .min(0)
+                .max(100),
+        )
+        .series(
+            Line::new()
+                .name(crate::t!("retry-chart-recovered"))
+                .y_axis_index(1)
+                .item_style(ItemStyle::new().color("#2b8a3e"))
+                .data(
+                    recovery
+                        .iter()
+                        .map(|share| share * 100.0)
+                        .collect::<Vec<f64>>(),
+                ),
+        )
+}
+
+/// The jitter range as a shaded band: an invisible floor with the band's height stacked on it.
+fn with_jitter_band(chart: Chart, policy: &RetryPolicy, log: bool) -> Chart {
+    // On a log axis a zero cannot be drawn: the band then starts at a tenth of the first delay.
+    let floor = if log {
+        seconds(policy.delay_ms(1)) / 10.0
+    } else {
+        0.0
+    };
+    let envelope = policy.jitter_envelope_ms();
+    let band_low: Vec<f64> = envelope
+        .iter()
+        .map(|(lo, _)| seconds(*lo).max(floor))
+        .collect();
+    let band_size: Vec<f64> = envelope
+        .iter()
+        .zip(&band_low)
+        .map(|((_, hi), lo)| (seconds(*hi) - lo).max(0.0))
+        .collect();
+    chart
+        .series(
+            Line::new()
+                .name(crate::t!("retry-chart-jitter-floor"))
+                .stack("jitter")
+                .show_symbol(false)
+                .silent(true)
+                .line_style(LineStyle::new().opacity(0))
+                .data(band_low),
+        )
+        .series(
+            Line::new()
+                .name(crate::t!("retry-chart-jitter-range"))
+                .stack("jitter")
+                .show_symbol(false)
+                .silent(true)
+                .item_style(ItemStyle::new().color("#74a9e8"))
+                .line_style(LineStyle::new().opacity(0))
+                .area_style(AreaStyle::new().opacity(0.35))
+                .data(band_size),
+        )
 }
 
 #[cfg(test)]

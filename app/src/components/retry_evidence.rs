@@ -51,60 +51,9 @@ pub fn RetryEvidence(
     retry: RwSignal<RetryInput>,
     #[prop(default = false)] readonly: bool,
 ) -> impl IntoView {
-    let short = |body: AnyView| {
-        view! {
-            <section class="retry-evidence" data-testid="retry-evidence">
-                <h3>{t!("evidence-title")}</h3>
-                {body}
-            </section>
-        }
-        .into_any()
-    };
     let episodes = match history {
-        JobHistory::Unsaved => {
-            return short(
-                view! { <p class="muted" data-testid="evidence-few">{t!("evidence-new-job")}</p> }
-                    .into_any(),
-            );
-        }
-        JobHistory::Unavailable(reason) => {
-            return short(
-                view! {
-                    <p class="error" data-testid="evidence-few">
-                        {t!("evidence-unavailable", error = reason)}
-                    </p>
-                }
-                .into_any(),
-            );
-        }
-        JobHistory::Episodes(e) if e.len() < MIN_EPISODES => {
-            return short(
-                view! {
-                    <p class="muted" data-testid="evidence-few">
-                        {t!("evidence-too-few", count = e.len(), needed = MIN_EPISODES)}
-                    </p>
-                }
-                .into_any(),
-            );
-        }
-        JobHistory::Episodes(e) => StoredValue::new(e),
-    };
-
-    let target = RwSignal::new(TARGETS[0].1);
-    let suggestion = RwSignal::new(None::<Option<Suggestion>>);
-    // A suggestion answers the policy it was asked from; editing makes it stale.
-    Effect::new(move |_| {
-        retry.track();
-        suggestion.set(None);
-    });
-
-    let pct = |share: f64| crate::i18n::current().percent(share);
-    let summary = move |r: &Replay| {
-        t!(
-            "evidence-summary",
-            recovered = pct(r.recovered),
-            wait = human_ms(r.expected_wait_ms)
-        )
+        JobHistory::Episodes(e) if e.len() >= MIN_EPISODES => StoredValue::new(e),
+        short => return too_little(short),
     };
     // The policy in force does not move while the page is open: replayed once.
     let now = episodes.with_value(|e| in_force.map(|p| replay(&p, e)));
@@ -113,32 +62,18 @@ pub fn RetryEvidence(
     let count = episodes.with_value(Vec::len);
     let rows = move || {
         edited_replay.with(|r| {
-            let r = r.as_ref()?;
             let starts = edited.get().map(|p| p.cumulative_ms()).unwrap_or_default();
-            let rows = (1u8..)
-                .zip(&r.recovered_by_retry)
-                .map(|(n, share)| {
-                    let idle = r.idle_retries.contains(&n);
-                    let start = starts.get(usize::from(n) - 1).copied().unwrap_or_default();
-                    let before = now
-                        .as_ref()
-                        .and_then(|f| f.recovered_by_retry.get(usize::from(n) - 1))
-                        .map_or_else(|| "—".to_string(), |s| pct(*s));
-                    view! {
-                        <tr class:idle=idle data-retry=n>
-                            <td>{n}</td>
-                            <td>{human_ms(start)}</td>
-                            <td data-testid="evidence-recovered">{pct(*share)}</td>
-                            <td>{before}</td>
-                            <td class="muted">{idle.then(|| t!("evidence-idle"))}</td>
-                        </tr>
-                    }
-                })
-                .collect_view();
-            Some(rows)
+            r.as_ref().map(|r| retry_rows(r, &starts, now.as_ref()))
         })
     };
     let edited_summary = move || edited_replay.with(|r| r.as_ref().map(summary));
+    let chosen = Chosen {
+        edited,
+        in_force,
+        retry,
+        episodes,
+        readonly,
+    };
     view! {
         <section class="retry-evidence" data-testid="retry-evidence">
             <h3>{t!("evidence-title")}</h3>
@@ -163,47 +98,143 @@ pub fn RetryEvidence(
                 <dt>{t!("evidence-col-in-force")}</dt>
                 <dd data-testid="evidence-in-force">{in_force_summary}</dd>
             </dl>
-            <div class="suggest" role="group" aria-label=t!("evidence-suggest")>
-                <label for="evidence-target">{t!("evidence-target")}</label>
-                <select
-                    id="evidence-target"
-                    disabled=readonly
-                    on:change=move |ev| {
-                        let chosen = event_target_value(&ev);
-                        if let Some((_, share)) = TARGETS
-                            .iter()
-                            .find(|(pct, _)| pct.to_string() == chosen)
-                        {
-                            target.set(*share);
-                            suggestion.set(None);
-                        }
-                    }
-                >
-                    {TARGETS
-                        .iter()
-                        .map(|(pct, _)| view! { <option value=pct.to_string()>{format!("{pct} %")}</option> })
-                        .collect_view()}
-                </select>
-                <button
-                    type="button"
-                    class="secondary"
-                    data-testid="evidence-suggest"
-                    disabled=readonly
-                    on:click=move |_| {
-                        let from = edited.get_untracked().or(in_force);
-                        let proposed = from.and_then(|p| {
-                            episodes.with_value(|e| suggest(&p, e, target.get_untracked()))
-                        });
-                        suggestion.set(Some(proposed));
-                    }
-                >
-                    {t!("evidence-suggest")}
-                </button>
-            </div>
-            {move || suggestion.get().map(|s| view! { <SuggestedChange suggestion=s retry edited /> })}
+            <Suggest chosen />
         </section>
     }
     .into_any()
+}
+
+/// The panel when there is nothing to replay: a job not saved yet, episodes that could not
+/// be read, or too few of them.
+fn too_little(history: JobHistory) -> AnyView {
+    let body = match history {
+        JobHistory::Unavailable(reason) => view! {
+            <p class="error" data-testid="evidence-few">{t!("evidence-unavailable", error = reason)}</p>
+        }
+        .into_any(),
+        JobHistory::Episodes(e) => view! {
+            <p class="muted" data-testid="evidence-few">
+                {t!("evidence-too-few", count = e.len(), needed = MIN_EPISODES)}
+            </p>
+        }
+        .into_any(),
+        JobHistory::Unsaved => {
+            view! { <p class="muted" data-testid="evidence-few">{t!("evidence-new-job")}</p> }
+                .into_any()
+        }
+    };
+    view! {
+        <section class="retry-evidence" data-testid="retry-evidence">
+            <h3>{t!("evidence-title")}</h3>
+            {body}
+        </section>
+    }
+    .into_any()
+}
+
+fn pct(share: f64) -> String {
+    crate::i18n::current().percent(share)
+}
+
+/// A replay in a line: how much it recovers and the wait it costs.
+fn summary(r: &Replay) -> String {
+    t!(
+        "evidence-summary",
+        recovered = pct(r.recovered),
+        wait = human_ms(r.expected_wait_ms)
+    )
+}
+
+/// One row per retry: when it starts, what the edited policy recovers by it and what the
+/// policy in force (`before`) did.
+fn retry_rows(edited: &Replay, starts: &[f64], before: Option<&Replay>) -> AnyView {
+    (1u8..)
+        .zip(&edited.recovered_by_retry)
+        .map(|(n, share)| {
+            let idle = edited.idle_retries.contains(&n);
+            let start = starts.get(usize::from(n) - 1).copied().unwrap_or_default();
+            let before = before
+                .and_then(|f| f.recovered_by_retry.get(usize::from(n) - 1))
+                .map_or_else(|| "—".to_string(), |s| pct(*s));
+            view! {
+                <tr class:idle=idle data-retry=n>
+                    <td>{n}</td>
+                    <td>{human_ms(start)}</td>
+                    <td data-testid="evidence-recovered">{pct(*share)}</td>
+                    <td>{before}</td>
+                    <td class="muted">{idle.then(|| t!("evidence-idle"))}</td>
+                </tr>
+            }
+        })
+        .collect_view()
+        .into_any()
+}
+
+/// What "Suggest" starts from and where "Apply" writes.
+#[derive(Clone, Copy)]
+struct Chosen {
+    edited: Signal<Option<RetryPolicy>>,
+    in_force: Option<RetryPolicy>,
+    retry: RwSignal<RetryInput>,
+    episodes: StoredValue<Vec<Episode>>,
+    readonly: bool,
+}
+
+/// A recovery target and "Suggest a policy", then the suggestion as a change.
+#[component]
+fn Suggest(chosen: Chosen) -> impl IntoView {
+    let Chosen {
+        edited,
+        in_force,
+        retry,
+        episodes,
+        readonly,
+    } = chosen;
+    let target = RwSignal::new(TARGETS[0].1);
+    let suggestion = RwSignal::new(None::<Option<Suggestion>>);
+    // A suggestion answers the policy it was asked from; editing makes it stale.
+    Effect::new(move |_| {
+        retry.track();
+        suggestion.set(None);
+    });
+    let targets = TARGETS
+        .iter()
+        .map(|(pct, _)| view! { <option value=pct.to_string()>{format!("{pct} %")}</option> })
+        .collect_view();
+    view! {
+        <div class="suggest" role="group" aria-label=t!("evidence-suggest")>
+            <label for="evidence-target">{t!("evidence-target")}</label>
+            <select
+                id="evidence-target"
+                disabled=readonly
+                on:change=move |ev| {
+                    let chosen = event_target_value(&ev);
+                    if let Some((_, share)) = TARGETS.iter().find(|(pct, _)| pct.to_string() == chosen) {
+                        target.set(*share);
+                        suggestion.set(None);
+                    }
+                }
+            >
+                {targets}
+            </select>
+            <button
+                type="button"
+                class="secondary"
+                data-testid="evidence-suggest"
+                disabled=readonly
+                on:click=move |_| {
+                    let from = edited.get_untracked().or(in_force);
+                    let proposed = from.and_then(|p| {
+                        episodes.with_value(|e| suggest(&p, e, target.get_untracked()))
+                    });
+                    suggestion.set(Some(proposed));
+                }
+            >
+                {t!("evidence-suggest")}
+            </button>
+        </div>
+        {move || suggestion.get().map(|s| view! { <SuggestedChange suggestion=s retry edited /> })}
+    }
 }
 
 /// The suggested policy as a change from the fields, with "Apply".

@@ -117,9 +117,81 @@ fn percent(rate: f64) -> String {
     crate::i18n::current().percent(rate)
 }
 
-/// The tiles, in reading order.
+impl TileView {
+    fn new(key: &'static str, label: String, value: String, href: &str) -> Self {
+        Self {
+            key,
+            label,
+            value,
+            detail: String::new(),
+            href: href.into(),
+            alarm: false,
+        }
+    }
+
+    fn detail(self, detail: String) -> Self {
+        Self { detail, ..self }
+    }
+
+    fn alarm(self, alarm: bool) -> Self {
+        Self { alarm, ..self }
+    }
+}
+
+/// The tiles, in reading order: the runs, what needs attention, then deliveries, nodes and
+/// traffic.
 pub fn tiles(t: &Tiles, now: DateTime<Utc>) -> Vec<TileView> {
+    let mut tiles = run_tiles(t);
+    tiles.extend(attention_tiles(t, now));
+    tiles.extend(system_tiles(t));
+    tiles
+}
+
+/// Runs in 24 hours, their success rate, and what is running or waiting to retry.
+fn run_tiles(t: &Tiles) -> Vec<TileView> {
     let (rate, rate_before) = t.success_rate();
+    let success_detail = match (rate, rate_before) {
+        (Some(_), Some(before)) => t!(
+            "overview-success-detail",
+            dead = t.dead.now,
+            before = percent(before)
+        ),
+        (Some(_), None) => t!("overview-success-dead", dead = t.dead.now),
+        (None, _) => t!("overview-success-none"),
+    };
+    vec![
+        TileView::new(
+            "runs",
+            t!("overview-tile-runs"),
+            t.runs.now.to_string(),
+            "/runs?since=24",
+        )
+        .detail(versus(t.runs.now, t.runs.before)),
+        TileView::new(
+            "success",
+            t!("overview-tile-success"),
+            rate.map_or("—".into(), percent),
+            "/runs?since=24&status=dead",
+        )
+        .detail(success_detail)
+        .alarm(t.dead.now > 0),
+        TileView::new(
+            "running",
+            t!("overview-tile-running"),
+            t.running.to_string(),
+            "/runs?status=running",
+        ),
+        TileView::new(
+            "retrying",
+            t!("overview-tile-retrying"),
+            t.retry_wait.to_string(),
+            "/runs?status=retry_wait",
+        ),
+    ]
+}
+
+/// The failed queue, failing jobs and how late runs start.
+fn attention_tiles(t: &Tiles, now: DateTime<Utc>) -> Vec<TileView> {
     let failed_detail = match t.failed_oldest {
         Some(oldest) => t!(
             "overview-failed-detail",
@@ -128,120 +200,91 @@ pub fn tiles(t: &Tiles, now: DateTime<Utc>) -> Vec<TileView> {
         ),
         None => t!("overview-failed-empty"),
     };
+    let escalated = if t.escalated_jobs > 0 {
+        t!("overview-failing-escalated", n = t.escalated_jobs)
+    } else {
+        String::new()
+    };
+    let late_before = t
+        .late_p95_before_ms
+        .map(|ms| t!("overview-late-before", before = duration(ms as f64)))
+        .unwrap_or_default();
     vec![
-        TileView {
-            key: "runs",
-            label: t!("overview-tile-runs"),
-            value: t.runs.now.to_string(),
-            detail: versus(t.runs.now, t.runs.before),
-            href: "/runs?since=24".into(),
-            alarm: false,
-        },
-        TileView {
-            key: "success",
-            label: t!("overview-tile-success"),
-            value: rate.map_or("—".into(), percent),
-            detail: match (rate, rate_before) {
-                (Some(_), Some(before)) => t!(
-                    "overview-success-detail",
-                    dead = t.dead.now,
-                    before = percent(before)
-                ),
-                (Some(_), None) => t!("overview-success-dead", dead = t.dead.now),
-                (None, _) => t!("overview-success-none"),
-            },
-            href: "/runs?since=24&status=dead".into(),
-            alarm: t.dead.now > 0,
-        },
-        TileView {
-            key: "running",
-            label: t!("overview-tile-running"),
-            value: t.running.to_string(),
-            detail: String::new(),
-            href: "/runs?status=running".into(),
-            alarm: false,
-        },
-        TileView {
-            key: "retrying",
-            label: t!("overview-tile-retrying"),
-            value: t.retry_wait.to_string(),
-            detail: String::new(),
-            href: "/runs?status=retry_wait".into(),
-            alarm: false,
-        },
-        TileView {
-            key: "failed",
-            label: t!("overview-tile-failed"),
-            value: t.failed_queue.to_string(),
-            detail: failed_detail,
-            href: "/failed".into(),
-            alarm: t.failed_queue > 0,
-        },
-        TileView {
-            key: "failing",
-            label: t!("overview-tile-failing"),
-            value: t.failing_jobs.to_string(),
-            detail: if t.escalated_jobs > 0 {
-                t!("overview-failing-escalated", n = t.escalated_jobs)
-            } else {
-                String::new()
-            },
-            href: "/jobs?state=failing".into(),
-            alarm: t.failing_jobs > 0,
-        },
-        TileView {
-            key: "late",
-            label: t!("overview-tile-late"),
-            value: t.late_p95_ms.map_or("—".into(), |ms| duration(ms as f64)),
-            detail: t
-                .late_p95_before_ms
-                .map(|ms| t!("overview-late-before", before = duration(ms as f64)))
-                .unwrap_or_default(),
-            href: "/runs?since=24".into(),
-            alarm: t.late_p95_ms.is_some_and(|ms| ms > 60_000),
-        },
-        TileView {
-            key: "deliveries",
-            label: t!("overview-tile-deliveries"),
-            value: (t.mail_failed + t.chat_failed).to_string(),
-            detail: t!(
-                "overview-deliveries-detail",
-                mail = t.mail_failed,
-                chat = t.chat_failed,
-                waiting = t.deliveries_waiting
-            ),
-            href: if t.chat_failed > 0 && t.mail_failed == 0 {
-                "/channels".into()
-            } else {
-                "/notifications?status=failed".into()
-            },
-            alarm: t.mail_failed + t.chat_failed > 0,
-        },
-        TileView {
-            key: "nodes",
-            label: t!("overview-tile-nodes"),
-            value: t!("overview-nodes-live", n = t.nodes_live),
-            detail: if t.nodes_lost > 0 {
-                t!("overview-nodes-lost", n = t.nodes_lost)
-            } else {
-                t!("overview-nodes-none-lost")
-            },
-            href: "/settings#nodes".into(),
-            alarm: t.nodes_lost > 0 || t.nodes_live == 0,
-        },
-        TileView {
-            key: "traffic",
-            label: t!("overview-tile-traffic"),
-            value: t!("overview-traffic-people", n = t.people.now),
-            detail: t!(
-                "overview-traffic-detail",
-                bots = t.bots.now,
-                people_before = t.people.before,
-                bots_before = t.bots.before
-            ),
-            href: "/traffic?range=today".into(),
-            alarm: false,
-        },
+        TileView::new(
+            "failed",
+            t!("overview-tile-failed"),
+            t.failed_queue.to_string(),
+            "/failed",
+        )
+        .detail(failed_detail)
+        .alarm(t.failed_queue > 0),
+        TileView::new(
+            "failing",
+            t!("overview-tile-failing"),
+            t.failing_jobs.to_string(),
+            "/jobs?state=failing",
+        )
+        .detail(escalated)
+        .alarm(t.failing_jobs > 0),
+        TileView::new(
+            "late",
+            t!("overview-tile-late"),
+            t.late_p95_ms.map_or("—".into(), |ms| duration(ms as f64)),
+            "/runs?since=24",
+        )
+        .detail(late_before)
+        .alarm(t.late_p95_ms.is_some_and(|ms| ms > 60_000)),
+    ]
+}
+
+/// Mail and chat deliveries, the nodes, and the day's traffic.
+fn system_tiles(t: &Tiles) -> Vec<TileView> {
+    let deliveries_href = if t.chat_failed > 0 && t.mail_failed == 0 {
+        "/channels"
+    } else {
+        "/notifications?status=failed"
+    };
+    let deliveries = t!(
+        "overview-deliveries-detail",
+        mail = t.mail_failed,
+        chat = t.chat_failed,
+        waiting = t.deliveries_waiting
+    );
+    let lost = if t.nodes_lost > 0 {
+        t!("overview-nodes-lost", n = t.nodes_lost)
+    } else {
+        t!("overview-nodes-none-lost")
+    };
+    let traffic = t!(
+        "overview-traffic-detail",
+        bots = t.bots.now,
+        people_before = t.people.before,
+        bots_before = t.bots.before
+    );
+    vec![
+        TileView::new(
+            "deliveries",
+            t!("overview-tile-deliveries"),
+            (t.mail_failed + t.chat_failed).to_string(),
+            deliveries_href,
+        )
+        .detail(deliveries)
+        .alarm(t.mail_failed + t.chat_failed > 0),
+        TileView::new(
+            "nodes",
+            t!("overview-tile-nodes"),
+            t!("overview-nodes-live", n = t.nodes_live),
+            "/settings#nodes",
+        )
+        .detail(lost)
+        .alarm(t.nodes_lost > 0 || t.nodes_live == 0),
+        TileView::new(
+            "traffic",
+            t!("overview-tile-traffic"),
+            t!("overview-traffic-people", n = t.people.now),
+            "/traffic?range=today",
+        )
+        .detail(traffic),
     ]
 }
 

@@ -18,7 +18,7 @@ use crate::api::notifications::{
 use crate::components::form::{LocaleSelect, field_error};
 use crate::components::layout::{use_current_user, use_is_admin};
 use crate::domain::mail::MailStatus;
-use crate::views::notifications::{MailSettingsView, OutboxRow};
+use crate::views::notifications::{AlertRoute, MailSettingsView, OutboxRow};
 
 #[component]
 pub fn NotificationsPage() -> impl IntoView {
@@ -54,27 +54,100 @@ fn SettingsCard(
     test: ServerAction<SendTestMail>,
 ) -> impl IntoView {
     let me = use_current_user();
-    let MailSettingsView {
-        route,
-        digest_to,
-        digest_channels,
-        digest_time,
-        digest_timezone,
-        digest_job_id,
-        routes,
-        mail_locale,
-        default_locale,
-    } = view;
-    let default_name = crate::i18n::Locale::parse(&default_locale)
+    let MailSettingsView { route, routes, .. } = view.clone();
+    let settings = view;
+    view! {
+        <section class="card">
+            <h2>{t!("mail-heading")}</h2>
+            <p data-testid="mail-route">{t!("mail-route")}" " <b>{route}</b></p>
+            <Suspense fallback=|| ()>
+                {move || {
+                    let settings = settings.clone();
+                    Suspend::new(async move {
+                        if !me.await.map(|u| u.is_admin()).unwrap_or(false) {
+                            return digest_summary(&settings).into_any();
+                        }
+                        view! {
+                            <DigestForm settings save />
+                            <TestMailForm test />
+                        }
+                        .into_any()
+                    })
+                }}
+            </Suspense>
+            <h3>{t!("mail-routes-heading")}</h3>
+            <p class="muted">{t!("mail-routes-explained")}</p>
+            {routes_table(routes)}
+        </section>
+    }
+}
+
+/// Who gets the digest when, as a viewer reads it.
+fn digest_summary(settings: &MailSettingsView) -> impl IntoView {
+    let to = if settings.digest_to.is_empty() {
+        t!("mail-digest-everyone")
+    } else {
+        settings.digest_to.clone()
+    };
+    let channels = if settings.digest_channels.is_empty() {
+        String::new()
+    } else {
+        let channels = settings.digest_channels.clone();
+        format!(" {}", t!("mail-digest-and-channels", channels = channels))
+    };
+    let time = format!("{} ({})", settings.digest_time, settings.digest_timezone);
+    view! {
+        <p>{t!("mail-digest-summary", to = to, channels = channels, time = time)}</p>
+        <p class="muted">{t!("mail-viewer-note")}</p>
+    }
+}
+
+/// The digest's recipients, channels and time, and the language of mails.
+#[component]
+fn DigestForm(settings: MailSettingsView, save: ServerAction<SaveMailSettings>) -> impl IntoView {
+    let default_name = crate::i18n::Locale::parse(&settings.default_locale)
         .unwrap_or_default()
         .name();
+    let job_link = settings
+        .digest_job_id
+        .map(|id| format!("/jobs/{id}"))
+        .unwrap_or_default();
     let saved = move || {
         save.value()
             .get()
             .and_then(Result::ok)
             .map(|_| t!("account-language-saved"))
     };
-    let test_result = move || {
+    view! {
+        <h3>{t!("mail-digest-heading")}</h3>
+        <ActionForm action=save attr:class="form" attr:data-testid="digest-settings">
+            <label for="digest-to">{t!("mail-digest-to")}</label>
+            <textarea id="digest-to" name="digest_to" rows="2">{settings.digest_to}</textarea>
+            <p class="field-error" data-field="digest_to">{field_error(save.value(), "digest_to")}</p>
+            <label for="digest-channels">{t!("mail-digest-channels")}</label>
+            <input id="digest-channels" name="digest_channels" type="text" value=settings.digest_channels placeholder="ops-dingtalk" />
+            <p class="field-error" data-field="digest_channels">{field_error(save.value(), "digest_channels")}</p>
+            <label for="digest-time">{t!("mail-digest-time", zone = settings.digest_timezone)}</label>
+            <input id="digest-time" name="digest_time" type="text" value=settings.digest_time placeholder="08:00" />
+            <p class="field-error" data-field="digest_time">{field_error(save.value(), "digest_time")}</p>
+            <label for="mail-locale">{t!("mail-locale")}</label>
+            <LocaleSelect id="mail-locale" name="mail_locale" chosen=settings.mail_locale default_label=t!("mail-locale-default", name = default_name) />
+            <p class="field-error" data-field="mail_locale">{field_error(save.value(), "mail_locale")}</p>
+            <p class="muted">
+                {t!("mail-digest-job-before")}" "
+                <a href=job_link>{t!("mail-digest-job")}</a>
+                {t!("mail-digest-job-after")}
+            </p>
+            <button type="submit">{t!("account-language-save")}</button>
+        </ActionForm>
+        <p class="ok" role="status">{saved}</p>
+    }
+}
+
+/// A test mail to any address, and the SMTP server's answer to it.
+#[component]
+fn TestMailForm(test: ServerAction<SendTestMail>) -> impl IntoView {
+    let result = move || {
         test.value().get().map(|result| match result {
             Ok(r) if r.delivered => view! {
                 <p class="ok" data-testid="test-mail-result">{t!("mail-test-delivered", status = mail_status(r.status), answer = r.answer.clone())}</p>
@@ -90,124 +163,54 @@ fn SettingsCard(
             Err(e) => view! { <p class="error" data-testid="test-mail-result">{e.explain(current())}</p> }.into_any(),
         })
     };
-    let job_link = digest_job_id.map(|id| format!("/jobs/{id}"));
-    let shown_to = if digest_to.is_empty() {
-        t!("mail-digest-everyone")
-    } else {
-        digest_to.clone()
-    };
-    let shown_time = format!("{digest_time} ({digest_timezone})");
-    let shown_channels = if digest_channels.is_empty() {
-        String::new()
-    } else {
-        format!(
-            " {}",
-            t!(
-                "mail-digest-and-channels",
-                channels = digest_channels.clone()
-            )
-        )
-    };
     view! {
-        <section class="card">
-            <h2>{t!("mail-heading")}</h2>
-            <p data-testid="mail-route">{t!("mail-route")}" " <b>{route}</b></p>
-            <Suspense fallback=|| ()>
-                {move || {
-                    let digest_to = digest_to.clone();
-                    let digest_channels = digest_channels.clone();
-                    let shown_channels = shown_channels.clone();
-                    let digest_time = digest_time.clone();
-                    let shown_to = shown_to.clone();
-                    let shown_time = shown_time.clone();
-                    let job_link = job_link.clone();
-                    let digest_timezone = digest_timezone.clone();
-                    let mail_locale = mail_locale.clone();
-                    let default_name = default_name.clone();
-                    Suspend::new(async move {
-                        let admin = me.await.map(|u| u.is_admin()).unwrap_or(false);
-                        if !admin {
-                            return view! {
-                                <p>{t!("mail-digest-summary", to = shown_to, channels = shown_channels, time = shown_time)}</p>
-                                <p class="muted">{t!("mail-viewer-note")}</p>
-                            }
-                                .into_any();
-                        }
-                        view! {
-                            <h3>{t!("mail-digest-heading")}</h3>
-                            <ActionForm action=save attr:class="form" attr:data-testid="digest-settings">
-                                <label for="digest-to">{t!("mail-digest-to")}</label>
-                                <textarea id="digest-to" name="digest_to" rows="2">{digest_to}</textarea>
-                                <p class="field-error" data-field="digest_to">{field_error(save.value(), "digest_to")}</p>
-                                <label for="digest-channels">{t!("mail-digest-channels")}</label>
-                                <input id="digest-channels" name="digest_channels" type="text" value=digest_channels placeholder="ops-dingtalk" />
-                                <p class="field-error" data-field="digest_channels">{field_error(save.value(), "digest_channels")}</p>
-                                <label for="digest-time">{t!("mail-digest-time", zone = digest_timezone.clone())}</label>
-                                <input id="digest-time" name="digest_time" type="text" value=digest_time placeholder="08:00" />
-                                <p class="field-error" data-field="digest_time">{field_error(save.value(), "digest_time")}</p>
-                                <label for="mail-locale">{t!("mail-locale")}</label>
-                                <LocaleSelect id="mail-locale" name="mail_locale" chosen=mail_locale default_label=t!("mail-locale-default", name = default_name) />
-                                <p class="field-error" data-field="mail_locale">{field_error(save.value(), "mail_locale")}</p>
-                                <p class="muted">
-                                    {t!("mail-digest-job-before")}" "
-                                    <a href=job_link.unwrap_or_default()>{t!("mail-digest-job")}</a>
-                                    {t!("mail-digest-job-after")}
-                                </p>
-                                <button type="submit">{t!("account-language-save")}</button>
-                            </ActionForm>
-                            <p class="ok" role="status">{saved}</p>
-                            <h3>{t!("mail-test-heading")}</h3>
-                            <ActionForm action=test attr:class="form inline-form" attr:data-testid="test-mail">
-                                <div>
-                                    <label for="test-to">{t!("mail-to")}</label>
-                                    <input id="test-to" name="to" type="text" placeholder="you@example.com" />
-                                    <p class="field-error">{field_error(test.value(), "to")}</p>
-                                </div>
-                                <div>
-                                    <button type="submit">{t!("mail-test-send")}</button>
-                                </div>
-                            </ActionForm>
-                            {test_result}
-                        }
-                            .into_any()
-                    })
-                }}
-            </Suspense>
-            <h3>{t!("mail-routes-heading")}</h3>
-            <p class="muted">
-                {t!("mail-routes-explained")}
-            </p>
-            <table tabindex="0" class="table" data-testid="alert-routes">
-                <thead>
-                    <tr>
-                        <th>{t!("runs-filter-job")}</th>
-                        <th>{t!("mail-routes-to")}</th>
-                        <th>{t!("mail-routes-after")}</th>
-                        <th>{t!("mail-routes-escalate-to")}</th>
-                        <th>{t!("channels-heading")}</th>
-                        <th>{t!("mail-routes-escalate-channels")}</th>
-                    </tr>
-                </thead>
-                <tbody>
-                    {routes
-                        .into_iter()
-                        .map(|r| {
-                            let none = |s: String| if s.is_empty() { "—".to_string() } else { s };
-                            view! {
-                                <tr>
-                                    <td><a href=format!("/jobs/{}", r.job_id)>{r.job}</a></td>
-                                    <td>{none(r.to)}</td>
-                                    <td>{t!("mail-routes-failed-runs", count = r.escalate_after)}</td>
-                                    <td>{none(r.escalate_to)}</td>
-                                    <td>{none(r.channels)}</td>
-                                    <td>{none(r.escalate_channels)}</td>
-                                </tr>
-                            }
-                        })
-                        .collect_view()}
-                </tbody>
-            </table>
-        </section>
+        <h3>{t!("mail-test-heading")}</h3>
+        <ActionForm action=test attr:class="form inline-form" attr:data-testid="test-mail">
+            <div>
+                <label for="test-to">{t!("mail-to")}</label>
+                <input id="test-to" name="to" type="text" placeholder="you@example.com" />
+                <p class="field-error">{field_error(test.value(), "to")}</p>
+            </div>
+            <div>
+                <button type="submit">{t!("mail-test-send")}</button>
+            </div>
+        </ActionForm>
+        {result}
+    }
+}
+
+/// Each job's alert recipients and channels, and where its alerts escalate.
+fn routes_table(routes: Vec<AlertRoute>) -> impl IntoView {
+    let none = |s: String| if s.is_empty() { "—".to_string() } else { s };
+    let rows = routes
+        .into_iter()
+        .map(|r| {
+            view! {
+                <tr>
+                    <td><a href=format!("/jobs/{}", r.job_id)>{r.job}</a></td>
+                    <td>{none(r.to)}</td>
+                    <td>{t!("mail-routes-failed-runs", count = r.escalate_after)}</td>
+                    <td>{none(r.escalate_to)}</td>
+                    <td>{none(r.channels)}</td>
+                    <td>{none(r.escalate_channels)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <table tabindex="0" class="table" data-testid="alert-routes">
+            <thead>
+                <tr>
+                    <th>{t!("runs-filter-job")}</th>
+                    <th>{t!("mail-routes-to")}</th>
+                    <th>{t!("mail-routes-after")}</th>
+                    <th>{t!("mail-routes-escalate-to")}</th>
+                    <th>{t!("channels-heading")}</th>
+                    <th>{t!("mail-routes-escalate-channels")}</th>
+                </tr>
+            </thead>
+            <tbody>{rows}</tbody>
+        </table>
     }
 }
 

@@ -10,7 +10,7 @@ use leptos_router::hooks::use_params_map;
 
 use crate::api::failed::{ResolveRun, RetriggerRun, audit_entries};
 use crate::api::runs::{ReleaseRun, get_run};
-use crate::components::layout::use_current_user;
+use crate::components::layout::{UserResource, use_current_user};
 use crate::components::status::{outcome_pill, status_pill, when};
 use crate::components::ticker::use_ticker;
 use crate::domain::retry::RetryInput;
@@ -64,17 +64,53 @@ pub fn RunDetailPage() -> impl IntoView {
 fn RunStory(run: RunView) -> impl IntoView {
     let title = t!("run-title", run = run.id, job = run.job.clone());
     let in_queue = run.in_failed_queue();
-    let subject = format!("run {}", run.id);
-    let audit = Resource::new(
-        move || subject.clone(),
-        |subject| audit_entries(Some(subject)),
-    );
     let me = use_current_user();
-    let policy = run.policy.clone().unwrap_or_default();
+    let id = run.id;
+    let held = (run.status == RunStatus::Blocked).then(|| {
+        let why = run.last_error.clone().unwrap_or_else(|| t!("run-held"));
+        view! { <HeldCard id why me /> }
+    });
+    let retrigger = in_queue.then(|| {
+        view! {
+            <Suspense fallback=|| ()>
+                {move || Suspend::new(async move {
+                    me.await.ok().filter(|u| u.is_admin()).map(|_| view! { <RetriggerPanel id /> })
+                })}
+            </Suspense>
+        }
+    });
+    let attempts = run.attempts.clone();
     view! {
         <Title text=title.clone() />
         <h1>{title}</h1>
-        {view! {
+        <RunFacts run />
+        {held}
+        {retrigger}
+        <AttemptsCard attempts />
+        <AuditCard id />
+    }
+    .into_any()
+}
+
+/// What the run is: its status, job, trigger, times, error, policy, overrides, parameters and
+/// where it came from and went.
+#[component]
+fn RunFacts(run: RunView) -> impl IntoView {
+    let error = view! {
+        {run.last_error_class.map(|c| format!("{}: ", error_class(c)))}
+        {run.last_error.clone().unwrap_or_else(|| "—".into())}
+    };
+    let cancel_requested = run
+        .cancel_requested_at
+        .filter(|_| run.status == RunStatus::Running)
+        .map(|at| view! {
+            <dt>{t!("run-cancel-requested")}</dt>
+            <dd data-testid="run-cancel-requested">{t!("run-cancel-requested-at", at = when(at))}</dd>
+        });
+    let params = run.params.clone().map(|p| view! {
+        <dt>{t!("run-parameters")}</dt><dd class="small" data-testid="run-params"><code>{p}</code></dd>
+    });
+    view! {
         <section class="card">
             <dl class="facts wide" data-testid="run-facts">
                 <dt>{t!("runs-filter-status")}</dt><dd data-testid="run-status">{status_pill(run.status)}</dd>
@@ -85,92 +121,128 @@ fn RunStory(run: RunView) -> impl IntoView {
                 <dt>{t!("run-finished")}</dt><dd>{run.finished_at.map(when).unwrap_or_else(|| "—".into())}</dd>
                 <dt>{t!("run-idempotency-key")}</dt><dd><code>{run.idempotency_key.clone()}</code></dd>
                 <dt>{t!("runs-col-error")}</dt>
-                <dd>{run.last_error_class.map(|c| format!("{}: ", error_class(c)))}{run.last_error.clone().unwrap_or_else(|| "—".into())}</dd>
+                <dd>{error}</dd>
                 <dt>{t!("run-policy")}</dt>
-                <dd data-testid="run-policy">
-                    {match crate::i18n::policy::snapshot(current(), &policy) {
-                        Some(text) => view! {
-                            {text}
-                            <details class="small"><summary>{t!("run-policy-recorded")}</summary><code>{policy.clone()}</code></details>
-                        }.into_any(),
-                        None if policy.is_empty() => view! { "—" }.into_any(),
-                        None => view! { <code class="small">{policy.clone()}</code> }.into_any(),
-                    }}
-                </dd>
-                {run.override_timeout_ms.map(|ms| view! { <dt>{t!("run-timeout-override")}</dt><dd>{t!("run-this-run-only", what = duration(ms as f64))}</dd> })}
-                {run.override_retry.clone().map(|r| view! {
-                    <dt>{t!("run-retry-override")}</dt>
-                    <dd>{crate::i18n::policy::retry_override(current(), &r).map_or_else(|| view! { <code class="small">{r.clone()}</code> }.into_any(), |text| t!("run-this-run-only", what = text).into_any())}</dd>
-                })}
-                {run.cancel_requested_at.filter(|_| run.status == RunStatus::Running).map(|at| view! {
-                    <dt>{t!("run-cancel-requested")}</dt>
-                    <dd data-testid="run-cancel-requested">{t!("run-cancel-requested-at", at = when(at))}</dd>
-                })}
-                {run.params.clone().map(|p| view! { <dt>{t!("run-parameters")}</dt><dd class="small" data-testid="run-params"><code>{p}</code></dd> })}
-                {run.retrigger_of.map(|id| view! { <dt>{t!("run-retrigger-of")}</dt><dd><a href=format!("/runs/{id}")>{format!("#{id}")}</a></dd> })}
-                {(!run.retriggered_as.is_empty()).then(|| view! {
-                    <dt>{t!("run-retriggered-as")}</dt>
-                    <dd data-testid="retriggered-as">{run.retriggered_as.iter().map(|id| view! { <a href=format!("/runs/{id}")>{format!("#{id} ")}</a> }).collect_view()}</dd>
-                })}
-                {run.resolution.map(|r| view! {
-                    <dt>{t!("run-left-queue")}</dt>
-                    <dd data-testid="resolution">
-                        {t!("run-resolution", how = r.to_string(), by = run.resolved_by.clone().unwrap_or_default(), at = run.resolved_at.map(when).unwrap_or_default())}
-                        {run.resolution_reason.clone().map(|why| format!(": {why}"))}
-                    </dd>
-                })}
+                <dd data-testid="run-policy">{policy_text(run.policy.clone().unwrap_or_default())}</dd>
+                {overrides(&run)}
+                {cancel_requested}
+                {params}
+                {lineage(&run)}
             </dl>
         </section>
-        }.into_any()}
-        {(run.status == RunStatus::Blocked).then(|| {
-            let id = run.id;
-            let release = ServerAction::<ReleaseRun>::new();
-            view! {
-                <section class="card" data-testid="held">
-                    <p>{run.last_error.clone().unwrap_or_else(|| t!("run-held"))}</p>
-                    <Suspense fallback=|| ()>
-                        {move || Suspend::new(async move {
-                            me.await.ok().filter(|u| u.is_admin()).map(|_| view! {
-                                <button type="button" on:click=move |_| { release.dispatch(ReleaseRun { id }); }>{t!("run-release")}</button>
-                            })
-                        })}
-                    </Suspense>
-                    <p class="error">{move || release.value().get().and_then(Result::err).map(|e| e.explain(current()))}</p>
-                </section>
-            }
-            .into_any()
-        })}
-        {move || {
-            let id = run.id;
-            in_queue.then(|| view! {
-                <Suspense fallback=|| ()>
-                    {move || Suspend::new(async move {
-                        me.await.ok().filter(|u| u.is_admin()).map(|_| view! { <RetriggerPanel id /> })
-                    })}
-                </Suspense>
-            })
-        }}
-        {view! {
+    }
+}
+
+/// The retry policy the run was recorded with, in words when it reads as one.
+fn policy_text(policy: String) -> AnyView {
+    match crate::i18n::policy::snapshot(current(), &policy) {
+        Some(text) => view! {
+            {text}
+            <details class="small"><summary>{t!("run-policy-recorded")}</summary><code>{policy.clone()}</code></details>
+        }
+        .into_any(),
+        None if policy.is_empty() => view! { "—" }.into_any(),
+        None => view! { <code class="small">{policy.clone()}</code> }.into_any(),
+    }
+}
+
+/// A timeout or retry policy given to this run alone (a re-trigger's).
+fn overrides(run: &RunView) -> impl IntoView + use<> {
+    let timeout = run.override_timeout_ms.map(|ms| {
+        view! { <dt>{t!("run-timeout-override")}</dt><dd>{t!("run-this-run-only", what = duration(ms as f64))}</dd> }
+    });
+    let retry = run.override_retry.clone().map(|r| {
+        let text = crate::i18n::policy::retry_override(current(), &r).map_or_else(
+            || view! { <code class="small">{r.clone()}</code> }.into_any(),
+            |text| t!("run-this-run-only", what = text).into_any(),
+        );
+        view! { <dt>{t!("run-retry-override")}</dt><dd>{text}</dd> }
+    });
+    view! { {timeout} {retry} }
+}
+
+/// The run this one re-triggers, the runs that re-triggered it, and how it left the failed
+/// queue.
+fn lineage(run: &RunView) -> impl IntoView + use<> {
+    let of = run.retrigger_of.map(|id| {
+        view! { <dt>{t!("run-retrigger-of")}</dt><dd><a href=format!("/runs/{id}")>{format!("#{id}")}</a></dd> }
+    });
+    let again = (!run.retriggered_as.is_empty()).then(|| {
+        let links = run
+            .retriggered_as
+            .iter()
+            .map(|id| view! { <a href=format!("/runs/{id}")>{format!("#{id} ")}</a> })
+            .collect_view();
+        view! { <dt>{t!("run-retriggered-as")}</dt><dd data-testid="retriggered-as">{links}</dd> }
+    });
+    let by = run.resolved_by.clone().unwrap_or_default();
+    let at = run.resolved_at.map(when).unwrap_or_default();
+    let reason = run.resolution_reason.clone().map(|why| format!(": {why}"));
+    let left = run.resolution.map(|r| {
+        view! {
+            <dt>{t!("run-left-queue")}</dt>
+            <dd data-testid="resolution">
+                {t!("run-resolution", how = r.to_string(), by = by, at = at)}
+                {reason}
+            </dd>
+        }
+    });
+    view! { {of} {again} {left} }
+}
+
+/// A run held because a job it depends on is failing; admins release it.
+#[component]
+fn HeldCard(id: i64, why: String, me: UserResource) -> impl IntoView {
+    let release = ServerAction::<ReleaseRun>::new();
+    view! {
+        <section class="card" data-testid="held">
+            <p>{why}</p>
+            <Suspense fallback=|| ()>
+                {move || Suspend::new(async move {
+                    me.await.ok().filter(|u| u.is_admin()).map(|_| view! {
+                        <button type="button" on:click=move |_| { release.dispatch(ReleaseRun { id }); }>{t!("run-release")}</button>
+                    })
+                })}
+            </Suspense>
+            <p class="error">{move || release.value().get().and_then(Result::err).map(|e| e.explain(current()))}</p>
+        </section>
+    }
+}
+
+#[component]
+fn AttemptsCard(attempts: Vec<AttemptView>) -> impl IntoView {
+    let listed = if attempts.is_empty() {
+        view! { <p class="muted">{t!("run-no-attempt")}</p> }.into_any()
+    } else {
+        view! {
+            <table tabindex="0" class="table compact" data-testid="attempts">
+                <thead>
+                    <tr>
+                        <th>"#"</th><th>{t!("run-col-started")}</th><th>{t!("run-col-duration")}</th><th>{t!("run-col-timeout")}</th>
+                        <th>{t!("run-col-outcome")}</th><th>{t!("failed-col-class")}</th><th>{t!("run-col-message")}</th><th>{t!("run-col-node")}</th><th>{t!("run-col-load")}</th>
+                    </tr>
+                </thead>
+                <tbody>{attempts.iter().map(attempt_row).collect_view()}</tbody>
+            </table>
+        }
+        .into_any()
+    };
+    view! {
         <section class="card">
             <h2>{t!("runs-col-attempts")}</h2>
-            {if run.attempts.is_empty() {
-                view! { <p class="muted">{t!("run-no-attempt")}</p> }.into_any()
-            } else {
-                view! {
-                    <table tabindex="0" class="table compact" data-testid="attempts">
-                        <thead>
-                            <tr>
-                                <th>"#"</th><th>{t!("run-col-started")}</th><th>{t!("run-col-duration")}</th><th>{t!("run-col-timeout")}</th>
-                                <th>{t!("run-col-outcome")}</th><th>{t!("failed-col-class")}</th><th>{t!("run-col-message")}</th><th>{t!("run-col-node")}</th><th>{t!("run-col-load")}</th>
-                            </tr>
-                        </thead>
-                        <tbody>{run.attempts.iter().map(attempt_row).collect_view()}</tbody>
-                    </table>
-                }
-                .into_any()
-            }}
+            {listed}
         </section>
-        }.into_any()}
+    }
+}
+
+/// Who did what to the run, newest first.
+#[component]
+fn AuditCard(id: i64) -> impl IntoView {
+    let audit = Resource::new(
+        move || format!("run {id}"),
+        |subject| audit_entries(Some(subject)),
+    );
+    view! {
         <section class="card">
             <h2>{t!("run-audit")}</h2>
             <Suspense fallback=|| ()>
@@ -190,7 +262,6 @@ fn RunStory(run: RunView) -> impl IntoView {
             </Suspense>
         </section>
     }
-    .into_any()
 }
 
 /// Re-trigger this dead run — now, or once with another timeout or retry policy — or take it

@@ -10,29 +10,16 @@ use crate::api::tokens::{CreateToken, RevokeToken, list_tokens};
 use crate::components::form::{field_error, other_error};
 use crate::domain::api_token::Scope;
 use crate::t;
+use crate::views::tokens::TokenInfo;
 
 #[component]
 pub fn TokensCard(is_admin: Resource<bool>) -> impl IntoView {
     let create = ServerAction::<CreateToken>::new();
-    let locale = crate::i18n::current();
     let revoke = ServerAction::<RevokeToken>::new();
     let tokens = Resource::new(
         move || (create.version().get(), revoke.version().get()),
         |_| list_tokens(),
     );
-    let created = move || {
-        create.value().get().and_then(Result::ok).map(|c| {
-            view! {
-                <div class="ok" role="status" data-testid="new-token">
-                    <p>{t!("tokens-created", name = c.info.name.clone())}</p>
-                    <code class="token">{c.token}</code>
-                </div>
-            }
-        })
-    };
-    let time = |t: Option<chrono::DateTime<chrono::Utc>>| {
-        t.map_or_else(|| "—".to_string(), crate::i18n::stamp_minutes)
-    };
     view! {
         <section class="card">
             <h2>{t!("tokens-heading")}</h2>
@@ -43,68 +30,11 @@ pub fn TokensCard(is_admin: Resource<bool>) -> impl IntoView {
             <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
                 {move || Suspend::new(async move {
                     let admin = is_admin.await;
-                    let now = chrono::Utc::now();
                     match tokens.await {
                         Ok(rows) if rows.is_empty() => {
                             view! { <p class="muted" data-testid="tokens">{t!("tokens-none")}</p> }.into_any()
                         }
-                        Ok(rows) => view! {
-                            <div class="table-scroll">
-                                <table tabindex="0" class="table" data-testid="tokens">
-                                    <thead>
-                                        <tr>
-                                            <th>{t!("jobs-col-name")}</th>
-                                            <th>{t!("tokens-scope")}</th>
-                                            <th>{t!("tokens-owner")}</th>
-                                            <th>{t!("jobs-filter-state")}</th>
-                                            <th>{t!("tokens-created-col")}</th>
-                                            <th>{t!("tokens-expires-col")}</th>
-                                            <th>{t!("tokens-last-used")}</th>
-                                            {admin.then(|| view! { <th></th> })}
-                                        </tr>
-                                    </thead>
-                                    <tbody>
-                                        {rows
-                                            .into_iter()
-                                            .map(|t| {
-                                                let state = t.state(now);
-                                                let last_used = match (&t.last_used_at, &t.last_used_from) {
-                                                    (Some(at), Some(from)) => t!("tokens-used-from", at = time(Some(*at)), from = from.clone()),
-                                                    (at, _) => time(*at),
-                                                };
-                                                let name = t.name.clone();
-                                                let row_name = t.name.clone();
-                                                view! {
-                                                    <tr data-token=row_name data-state=state>
-                                                        <td>{t.name}</td>
-                                                        <td>{scope_text(t.scope, &t.tags)}</td>
-                                                        <td>{t.owner.clone().unwrap_or_else(|| "—".to_string())}</td>
-                                                        <td>{locale.text(match state {
-                                                            "revoked" => crate::key!("tokens-state-revoked"),
-                                                            "expired" => crate::key!("tokens-state-expired"),
-                                                            "stopped" => crate::key!("tokens-state-stopped"),
-                                                            _ => crate::key!("tokens-state-active"),
-                                                        })}</td>
-                                                        <td>{t!("tokens-created-by", at = time(Some(t.created_at)), by = t.created_by.clone())}</td>
-                                                        <td>{t.expires_at.map_or_else(|| t!("tokens-never"), |at| time(Some(at)))}</td>
-                                                        <td>{last_used}</td>
-                                                        {(admin && state == "active").then(move || view! {
-                                                            <td>
-                                                                <ActionForm action=revoke>
-                                                                    <input type="hidden" name="name" value=name />
-                                                                    <button type="submit" class="link">{t!("tokens-revoke")}</button>
-                                                                </ActionForm>
-                                                            </td>
-                                                        })}
-                                                    </tr>
-                                                }
-                                            })
-                                            .collect_view()}
-                                    </tbody>
-                                </table>
-                            </div>
-                        }
-                        .into_any(),
+                        Ok(rows) => token_table(rows, admin.then_some(revoke)).into_any(),
                         Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
                     }
                 })}
@@ -112,43 +42,134 @@ pub fn TokensCard(is_admin: Resource<bool>) -> impl IntoView {
             <p class="error" role="alert">{other_error(revoke.value())}</p>
             <Suspense fallback=|| ()>
                 {move || Suspend::new(async move {
-                    is_admin.await.then(|| view! {
-                        <ActionForm action=create attr:class="form inline-form" attr:data-testid="create-token">
-                            <div>
-                                <label for="token-name">{t!("jobs-col-name")}</label>
-                                <input id="token-name" name="name" type="text" autocomplete="off" placeholder="deploy-pipeline" />
-                                <p class="field-error">{field_error(create.value(), "name")}</p>
-                            </div>
-                            <div>
-                                <label for="token-scope">{t!("tokens-scope")}</label>
-                                <select id="token-scope" name="scope">
-                                    {Scope::ALL
-                                        .iter()
-                                        .map(|s| view! { <option value=s.as_str()>{scope_name(*s)}</option> })
-                                        .collect_view()}
-                                </select>
-                                <p class="field-error">{field_error(create.value(), "scope")}</p>
-                            </div>
-                            <div>
-                                <label for="token-tags">{t!("tokens-tags-label")}</label>
-                                <input id="token-tags" name="tags" type="text" autocomplete="off" placeholder="deploy" />
-                                <p class="field-error">{field_error(create.value(), "tags")}</p>
-                            </div>
-                            <div>
-                                <label for="token-expires">{t!("tokens-expires-label")}</label>
-                                <input id="token-expires" name="expires" type="text" autocomplete="off" placeholder="90d" />
-                                <p class="field-error">{field_error(create.value(), "expires")}</p>
-                            </div>
-                            <div>
-                                <button type="submit">{t!("tokens-create")}</button>
-                            </div>
-                        </ActionForm>
-                        {created}
-                        <p class="error" role="alert">{other_error(create.value())}</p>
-                    })
+                    is_admin.await.then(|| view! { <CreateTokenForm create /> })
                 })}
             </Suspense>
         </section>
+    }
+}
+
+/// The tokens, with Revoke on the working ones for admins (`revoke` is `None` for everyone
+/// else).
+fn token_table(rows: Vec<TokenInfo>, revoke: Option<ServerAction<RevokeToken>>) -> impl IntoView {
+    let now = chrono::Utc::now();
+    view! {
+        <div class="table-scroll">
+            <table tabindex="0" class="table" data-testid="tokens">
+                <thead>
+                    <tr>
+                        <th>{t!("jobs-col-name")}</th>
+                        <th>{t!("tokens-scope")}</th>
+                        <th>{t!("tokens-owner")}</th>
+                        <th>{t!("jobs-filter-state")}</th>
+                        <th>{t!("tokens-created-col")}</th>
+                        <th>{t!("tokens-expires-col")}</th>
+                        <th>{t!("tokens-last-used")}</th>
+                        {revoke.map(|_| view! { <th></th> })}
+                    </tr>
+                </thead>
+                <tbody>{rows.into_iter().map(|t| token_row(t, now, revoke)).collect_view()}</tbody>
+            </table>
+        </div>
+    }
+}
+
+fn time(at: Option<chrono::DateTime<chrono::Utc>>) -> String {
+    at.map_or_else(|| "—".to_string(), crate::i18n::stamp_minutes)
+}
+
+fn token_row(
+    t: TokenInfo,
+    now: chrono::DateTime<chrono::Utc>,
+    revoke: Option<ServerAction<RevokeToken>>,
+) -> impl IntoView {
+    let state = t.state(now);
+    let last_used = match (&t.last_used_at, &t.last_used_from) {
+        (Some(at), Some(from)) => {
+            t!(
+                "tokens-used-from",
+                at = time(Some(*at)),
+                from = from.clone()
+            )
+        }
+        (at, _) => time(*at),
+    };
+    let state_text = current().text(match state {
+        "revoked" => crate::key!("tokens-state-revoked"),
+        "expired" => crate::key!("tokens-state-expired"),
+        "stopped" => crate::key!("tokens-state-stopped"),
+        _ => crate::key!("tokens-state-active"),
+    });
+    let (name, row_name) = (t.name.clone(), t.name.clone());
+    let revoke_cell = revoke.filter(|_| state == "active").map(move |revoke| {
+        view! {
+            <td>
+                <ActionForm action=revoke>
+                    <input type="hidden" name="name" value=name />
+                    <button type="submit" class="link">{t!("tokens-revoke")}</button>
+                </ActionForm>
+            </td>
+        }
+    });
+    view! {
+        <tr data-token=row_name data-state=state>
+            <td>{t.name}</td>
+            <td>{scope_text(t.scope, &t.tags)}</td>
+            <td>{t.owner.clone().unwrap_or_else(|| "—".to_string())}</td>
+            <td>{state_text}</td>
+            <td>{t!("tokens-created-by", at = time(Some(t.created_at)), by = t.created_by.clone())}</td>
+            <td>{t.expires_at.map_or_else(|| t!("tokens-never"), |at| time(Some(at)))}</td>
+            <td>{last_used}</td>
+            {revoke_cell}
+        </tr>
+    }
+}
+
+/// Name, scope, tags and expiry; the new token shown once, to copy.
+#[component]
+fn CreateTokenForm(create: ServerAction<CreateToken>) -> impl IntoView {
+    let created = move || {
+        create.value().get().and_then(Result::ok).map(|c| {
+            view! {
+                <div class="ok" role="status" data-testid="new-token">
+                    <p>{t!("tokens-created", name = c.info.name.clone())}</p>
+                    <code class="token">{c.token}</code>
+                </div>
+            }
+        })
+    };
+    let scopes = Scope::ALL
+        .iter()
+        .map(|s| view! { <option value=s.as_str()>{scope_name(*s)}</option> })
+        .collect_view();
+    view! {
+        <ActionForm action=create attr:class="form inline-form" attr:data-testid="create-token">
+            <div>
+                <label for="token-name">{t!("jobs-col-name")}</label>
+                <input id="token-name" name="name" type="text" autocomplete="off" placeholder="deploy-pipeline" />
+                <p class="field-error">{field_error(create.value(), "name")}</p>
+            </div>
+            <div>
+                <label for="token-scope">{t!("tokens-scope")}</label>
+                <select id="token-scope" name="scope">{scopes}</select>
+                <p class="field-error">{field_error(create.value(), "scope")}</p>
+            </div>
+            <div>
+                <label for="token-tags">{t!("tokens-tags-label")}</label>
+                <input id="token-tags" name="tags" type="text" autocomplete="off" placeholder="deploy" />
+                <p class="field-error">{field_error(create.value(), "tags")}</p>
+            </div>
+            <div>
+                <label for="token-expires">{t!("tokens-expires-label")}</label>
+                <input id="token-expires" name="expires" type="text" autocomplete="off" placeholder="90d" />
+                <p class="field-error">{field_error(create.value(), "expires")}</p>
+            </div>
+            <div>
+                <button type="submit">{t!("tokens-create")}</button>
+            </div>
+        </ActionForm>
+        {created}
+        <p class="error" role="alert">{other_error(create.value())}</p>
     }
 }
 

@@ -81,11 +81,41 @@ async fn suite(
 ) -> anyhow::Result<()> {
     let db = crate::db::connect(url).await?;
     crate::db::migrate(&db).await?;
-    let started = Instant::now();
     let now = Utc::now();
+    prepare(&db, label, args, fill, now).await?;
+    let tz = app::domain::cron::parse_timezone("UTC")?;
+    let today = traffic_range::today(now, tz);
+    for preset in Preset::ALL {
+        let range = traffic_range::resolve(RangeSpec::Preset(preset), today, tz, 90)?;
+        let bench = Range {
+            db: &db,
+            label,
+            name: preset.as_str(),
+            query: StatsQuery::everyone(range.from, range.to, tz),
+        };
+        bench.dashboard(args.rounds, &range, tz).await?;
+        bench.parts(range.bucket).await?;
+        if args.before.iter().any(|p| p == preset.as_str()) {
+            bench.against_minute_rows().await?;
+        }
+    }
+    db.close().await.ok();
+    Ok(())
+}
+
+/// The traffic to read (generated when `fill`), fresh statistics on PostgreSQL, and the
+/// blocks the daily traffic-clean job builds.
+async fn prepare(
+    db: &sea_orm::DatabaseConnection,
+    label: &str,
+    args: &DashboardBenchArgs,
+    fill: bool,
+    now: chrono::DateTime<Utc>,
+) -> anyhow::Result<()> {
+    let started = Instant::now();
     if fill {
         let rows = crate::traffic::generate::generate(
-            &db,
+            db,
             "shop.example.com",
             args.days,
             args.per_day,
@@ -112,34 +142,62 @@ async fn suite(
     }
     // What the daily traffic-clean job (or else the first look at each range) does.
     let timer = Instant::now();
-    let built = app::services::traffic::blocks::warm(&db, 91).await?;
+    let built = app::services::traffic::blocks::warm(db, 91).await?;
     println!(
         "{label}: built {built} traffic blocks in {:.1} s (the daily traffic-clean job does this; \
          a day's new blocks cost little)",
         timer.elapsed().as_secs_f64()
     );
-    let tz = app::domain::cron::parse_timezone("UTC")?;
-    let today = traffic_range::today(now, tz);
-    for preset in Preset::ALL {
-        let range = traffic_range::resolve(RangeSpec::Preset(preset), today, tz, 90)?;
-        let query = StatsQuery::everyone(range.from, range.to, tz);
-        // What the page asks: this range, the previous one, and the series.
-        let before = traffic_range::previous(&range, tz);
+    Ok(())
+}
+
+fn ms_since(timer: Instant) -> f64 {
+    timer.elapsed().as_secs_f64() * 1000.0
+}
+
+/// One preset range, timed.
+struct Range<'a> {
+    db: &'a sea_orm::DatabaseConnection,
+    label: &'a str,
+    name: &'static str,
+    query: StatsQuery,
+}
+
+impl Range<'_> {
+    /// What the page asks (this range, the previous one and the series), `rounds` times; then
+    /// the hits list's first page and its 201st.
+    async fn dashboard(
+        &self,
+        rounds: u32,
+        range: &traffic_range::Resolved,
+        tz: chrono_tz::Tz,
+    ) -> anyhow::Result<()> {
+        let before = traffic_range::previous(range, tz);
         let previous = StatsQuery {
             from: before.from,
             to: before.to,
-            ..query.clone()
+            ..self.query.clone()
         };
         let (mut page_ms, mut slowest_ms) = (f64::MAX, 0f64);
-        for _ in 0..args.rounds {
+        for _ in 0..rounds {
             let timer = Instant::now();
-            traffic::dashboard(&db, &query, &previous, range.bucket).await?;
-            let ms = timer.elapsed().as_secs_f64() * 1000.0;
+            traffic::dashboard(self.db, &self.query, &previous, range.bucket).await?;
+            let ms = ms_since(timer);
             page_ms = page_ms.min(ms);
             slowest_ms = slowest_ms.max(ms);
         }
+        let (first_ms, deep_ms) = self.hits().await?;
+        println!(
+            "{}: {:<12} dashboard {page_ms:>8.1} ms (slowest of {} {slowest_ms:.1})   hits list first page {first_ms:>6.1} ms, page 201 {deep_ms:>6.1} ms",
+            self.label, self.name, rounds
+        );
+        Ok(())
+    }
+
+    /// The hits list's first page, and the page after walking 200 deep (10,000 rows).
+    async fn hits(&self) -> anyhow::Result<(f64, f64)> {
         let mut hits = HitsQuery {
-            stats: query.clone(),
+            stats: self.query.clone(),
             path: None,
             ip: None,
             sort: HitSort::Newest,
@@ -147,72 +205,67 @@ async fn suite(
             limit: 50,
         };
         let timer = Instant::now();
-        let (_, mut next) = traffic::hits(&db, &hits).await?;
-        let first_ms = timer.elapsed().as_secs_f64() * 1000.0;
-        // Walk 200 pages deep (10,000 rows), then time the next one.
+        let (_, mut next) = traffic::hits(self.db, &hits).await?;
+        let first_ms = ms_since(timer);
         for _ in 0..200 {
             let Some(cursor) = next else { break };
             hits.after = Some(cursor);
-            next = traffic::hits(&db, &hits).await?.1;
+            next = traffic::hits(self.db, &hits).await?.1;
         }
         hits.after = next;
         let timer = Instant::now();
-        traffic::hits(&db, &hits).await?;
-        let deep_ms = timer.elapsed().as_secs_f64() * 1000.0;
-        println!(
-            "{label}: {:<12} dashboard {page_ms:>8.1} ms (slowest of {} {slowest_ms:.1})   hits list first page {first_ms:>6.1} ms, page 201 {deep_ms:>6.1} ms",
-            preset.as_str(),
-            args.rounds
-        );
-        // Where the time goes, part by part, for this range.
-        {
-            use app::services::traffic::rollup_read::{self as rollup, Scope};
-            let scope = Scope {
-                from: query.from,
-                to: query.to,
-                zone: query.zone,
-                visitors: query.visitors,
-                category: None,
-                source: None,
-                site: None,
-            };
-            let t = Instant::now();
-            rollup::views_by_part(&db, &scope).await?;
-            let sums = t.elapsed().as_secs_f64() * 1000.0;
-            let t = Instant::now();
-            rollup::distinct_counts(&db, &scope).await?;
-            let sets = t.elapsed().as_secs_f64() * 1000.0;
-            let t = Instant::now();
-            rollup::top_pages(&db, &scope, 20).await?;
-            let top = t.elapsed().as_secs_f64() * 1000.0;
-            let t = Instant::now();
-            rollup::series(&db, &scope, range.bucket).await?;
-            let chart = t.elapsed().as_secs_f64() * 1000.0;
-            let t = Instant::now();
-            rollup::people(&db, &scope).await?;
-            let people = t.elapsed().as_secs_f64() * 1000.0;
-            println!(
-                "{label}: {:<12} parts: sums {sums:.1} ms, distinct sets {sets:.1} ms, top pages {top:.1} ms, series {chart:.1} ms, people's lists {people:.1} ms",
-                preset.as_str()
-            );
-        }
-        if args.before.iter().any(|p| p == preset.as_str()) {
-            let timer = Instant::now();
-            let from_rows = traffic::stats_from_rows(&db, &query).await?;
-            let rows_ms = timer.elapsed().as_secs_f64() * 1000.0;
-            let same = from_rows == traffic::stats(&db, &query).await?;
-            println!(
-                "{label}: {:<12} the same figures from the minute rows {rows_ms:>9.1} ms (one range, no comparison or chart); identical: {}",
-                preset.as_str(),
-                if same { "yes" } else { "NO" }
-            );
-            anyhow::ensure!(
-                same,
-                "rollups and minute rows disagree for {}",
-                preset.as_str()
-            );
-        }
+        traffic::hits(self.db, &hits).await?;
+        Ok((first_ms, ms_since(timer)))
     }
-    db.close().await.ok();
-    Ok(())
+
+    /// Where the time goes, part by part.
+    async fn parts(&self, bucket: app::domain::traffic_range::Bucket) -> anyhow::Result<()> {
+        use app::services::traffic::rollup_read::{self as rollup, Scope};
+        let (db, query) = (self.db, &self.query);
+        let scope = Scope {
+            from: query.from,
+            to: query.to,
+            zone: query.zone,
+            visitors: query.visitors,
+            category: None,
+            source: None,
+            site: None,
+        };
+        let t = Instant::now();
+        rollup::views_by_part(db, &scope).await?;
+        let sums = ms_since(t);
+        let t = Instant::now();
+        rollup::distinct_counts(db, &scope).await?;
+        let sets = ms_since(t);
+        let t = Instant::now();
+        rollup::top_pages(db, &scope, 20).await?;
+        let top = ms_since(t);
+        let t = Instant::now();
+        rollup::series(db, &scope, bucket).await?;
+        let chart = ms_since(t);
+        let t = Instant::now();
+        rollup::people(db, &scope).await?;
+        let people = ms_since(t);
+        println!(
+            "{}: {:<12} parts: sums {sums:.1} ms, distinct sets {sets:.1} ms, top pages {top:.1} ms, series {chart:.1} ms, people's lists {people:.1} ms",
+            self.label, self.name
+        );
+        Ok(())
+    }
+
+    /// The same figures from the minute rows, timed, and checked equal to the rollups'.
+    async fn against_minute_rows(&self) -> anyhow::Result<()> {
+        let timer = Instant::now();
+        let from_rows = traffic::stats_from_rows(self.db, &self.query).await?;
+        let rows_ms = ms_since(timer);
+        let same = from_rows == traffic::stats(self.db, &self.query).await?;
+        println!(
+            "{}: {:<12} the same figures from the minute rows {rows_ms:>9.1} ms (one range, no comparison or chart); identical: {}",
+            self.label,
+            self.name,
+            if same { "yes" } else { "NO" }
+        );
+        anyhow::ensure!(same, "rollups and minute rows disagree for {}", self.name);
+        Ok(())
+    }
 }
