@@ -20,7 +20,7 @@ use crate::api::failed::{
 use crate::components::layout::use_current_user;
 use crate::components::status::when;
 use crate::domain::run::ErrorClass;
-use crate::views::failed::{DeadRun, QueueFilter};
+use crate::views::failed::{DeadRun, QueueFilter, QueuePage};
 
 fn query_string(filter: &QueueFilter, cursor: Option<&str>) -> String {
     let pairs = [
@@ -81,11 +81,77 @@ pub fn FailedPage() -> impl IntoView {
             .and_then(Result::ok)
             .map(|id| (true, t!("failed-retriggered-one", run = id)))
     };
-
     view! {
         <Title text=t!("nav-failed") />
         <h1>{t!("nav-failed")}</h1>
         <p class="lead">{t!("failed-lead")}</p>
+        <QueueFilters />
+        <p role="status" data-testid="queue-outcome">
+            {move || outcome().map(|(ok, text)| view! { <span class=if ok { "ok" } else { "error" }>{text}</span> })}
+        </p>
+        <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
+            {move || Suspend::new(async move {
+                let admin = me.await.map(|u| u.is_admin()).unwrap_or(false);
+                match page.await {
+                    Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
+                    Ok(page) => {
+                        let f = filter.get_untracked();
+                        let next_link = page.next.clone().map(|c| query_string(&f, Some(&c)));
+                        view! {
+                            {counts(&page)}
+                            {admin.then(|| view! { <BulkBar selected filter many matching=page.matching /> })}
+                            <QueueTable rows=page.rows admin selected retrigger resolve />
+                            <p class="paging">
+                                <A href=query_string(&f, None)>{t!("paging-newest")}</A>
+                                {next_link.map(|href| view! { " · " <A href=href>{t!("paging-older")}</A> })}
+                            </p>
+                        }
+                        .into_any()
+                    }
+                }
+            })}
+        </Transition>
+    }
+}
+
+/// How many runs match, by job and by class, each a link to the queue filtered by it.
+fn counts(page: &QueuePage) -> impl IntoView + use<> {
+    let jobs = page
+        .per_job
+        .iter()
+        .map(|(name, n)| {
+            let only = QueueFilter { job: Some(name.clone()), ..Default::default() };
+            view! { <A href=query_string(&only, None) attr:class="chip">{format!("{name} {n}")}</A> }
+        })
+        .collect_view();
+    let classes = page
+        .per_class
+        .iter()
+        .map(|(class, n)| match class {
+            Some(class) => {
+                let only = QueueFilter { class: Some(class.as_str().into()), ..Default::default() };
+                view! { <A href=query_string(&only, None) attr:class="chip">{format!("{} {n}", error_class(*class))}</A> }.into_any()
+            }
+            None => view! { <span class="chip">{t!("failed-class-unknown", count = *n)}</span> }.into_any(),
+        })
+        .collect_view();
+    view! {
+        <section class="card counts" data-testid="queue-counts">
+            <strong data-testid="matching">{page.matching}</strong>" "{t!("failed-matching", count = page.matching)}" "
+            <span class="muted">{t!("failed-by-job")}" "</span>
+            {jobs}
+            <span class="muted">" "{t!("failed-by-class")}" "</span>
+            {classes}
+        </section>
+    }
+}
+
+/// The filter form: a GET of this page, so the URL says what is shown.
+#[component]
+fn QueueFilters() -> impl IntoView {
+    let query = use_query_map();
+    let param = move |key: &str| query.with(|q| q.get(key).filter(|v| !v.is_empty()));
+    view! {
         <Form method="GET" action="" attr:class="filters card">
             <div><label for="q-job">{t!("runs-filter-job")}</label>
                 <input id="q-job" name="job" type="text" prop:value=move || param("job").unwrap_or_default() /></div>
@@ -105,46 +171,6 @@ pub fn FailedPage() -> impl IntoView {
                 <input id="q-tag" name="tag" type="text" autocomplete="off" prop:value=move || param("tag").unwrap_or_default() /></div>
             <div><button type="submit">{t!("filter-apply")}</button></div>
         </Form>
-        <p role="status" data-testid="queue-outcome">
-            {move || outcome().map(|(ok, text)| view! { <span class=if ok { "ok" } else { "error" }>{text}</span> })}
-        </p>
-        <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
-            {move || Suspend::new(async move {
-                let admin = me.await.map(|u| u.is_admin()).unwrap_or(false);
-                match page.await {
-                    Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
-                    Ok(page) => {
-                        let f = filter.get_untracked();
-                        let next_link = page.next.clone().map(|c| query_string(&f, Some(&c)));
-                        view! {
-                            <section class="card counts" data-testid="queue-counts">
-                                <strong data-testid="matching">{page.matching}</strong>" "{t!("failed-matching", count = page.matching)}" "
-                                <span class="muted">{t!("failed-by-job")}" "</span>
-                                {page.per_job.iter().map(|(name, n)| {
-                                    let href = query_string(&QueueFilter { job: Some(name.clone()), ..Default::default() }, None);
-                                    view! { <A href=href attr:class="chip">{format!("{name} {n}")}</A> }
-                                }).collect_view()}
-                                <span class="muted">" "{t!("failed-by-class")}" "</span>
-                                {page.per_class.iter().map(|(class, n)| match class {
-                                    Some(class) => {
-                                        let href = query_string(&QueueFilter { class: Some(class.as_str().into()), ..Default::default() }, None);
-                                        view! { <A href=href attr:class="chip">{format!("{} {n}", error_class(*class))}</A> }.into_any()
-                                    }
-                                    None => view! { <span class="chip">{t!("failed-class-unknown", count = *n)}</span> }.into_any(),
-                                }).collect_view()}
-                            </section>
-                            {admin.then(|| view! { <BulkBar selected filter many matching=page.matching /> })}
-                            <QueueTable rows=page.rows admin selected retrigger resolve />
-                            <p class="paging">
-                                <A href=query_string(&f, None)>{t!("paging-newest")}</A>
-                                {next_link.map(|href| view! { " · " <A href=href>{t!("paging-older")}</A> })}
-                            </p>
-                        }
-                        .into_any()
-                    }
-                }
-            })}
-        </Transition>
     }
 }
 

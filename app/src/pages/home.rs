@@ -24,7 +24,7 @@ use crate::components::ticker::use_ticker;
 use crate::i18n::duration;
 use crate::i18n::words::error_class;
 use crate::t;
-use crate::views::overview::{Overview, Tiles};
+use crate::views::overview::{Attention, Failure, NextFire, Overview, SlowAttempt, Tiles};
 use crate::views::runs::HourBucket;
 
 /// Stacked bars per hour (succeeded, failed, still in progress) and the share of the ended
@@ -352,111 +352,156 @@ pub fn HomePage() -> impl IntoView {
 #[component]
 fn OverviewBody(o: Overview, admin: bool, retrigger: ServerAction<RetriggerRun>) -> impl IntoView {
     let now = o.now;
+    let tile_links = tiles(&o.tiles, now)
+        .into_iter()
+        .map(|t| {
+            let class = if t.alarm {
+                "card tile alarm"
+            } else {
+                "card tile"
+            };
+            view! {
+                <a class=class href=t.href data-testid=format!("tile-{}", t.key)>
+                    <span class="muted">{t.label}</span>
+                    <strong class="value">{t.value}</strong>
+                    <span class="muted small">{t.detail}</span>
+                </a>
+            }
+        })
+        .collect_view();
+    let retrigger = admin.then_some(retrigger);
     view! {
-        <section class="tiles" aria-label=t!("overview-tiles-label")>
-            {tiles(&o.tiles, now)
-                .into_iter()
-                .map(|t| {
-                    let class = if t.alarm { "card tile alarm" } else { "card tile" };
-                    view! {
-                        <a class=class href=t.href data-testid=format!("tile-{}", t.key)>
-                            <span class="muted">{t.label}</span>
-                            <strong class="value">{t.value}</strong>
-                            <span class="muted small">{t.detail}</span>
-                        </a>
-                    }
-                })
-                .collect_view()}
-        </section>
+        <section class="tiles" aria-label=t!("overview-tiles-label")>{tile_links}</section>
         <section class="card" data-testid="attention">
             <h2>{t!("overview-attention-heading")}</h2>
-            {if o.attention.is_empty() {
-                view! { <p class="muted">{t!("overview-attention-none")}</p> }.into_any()
-            } else {
-                view! {
-                    <div class="table-scroll">
-                        <table tabindex="0" class="table">
-                            <thead><tr><th>{t!("overview-attention-job")}</th><th>{t!("overview-attention-run")}</th><th>{t!("overview-attention-since")}</th><th>{t!("overview-attention-error")}</th>{admin.then(|| view! { <th><span class="visually-hidden">{t!("table-actions")}</span></th> })}</tr></thead>
-                            <tbody>
-                                {o.attention.into_iter().map(|a| {
-                                    let id = a.run_id;
-                                    view! {
-                                        <tr data-job=a.job.clone()>
-                                            <td><a href=format!("/jobs/{}", a.job_id)>{a.job.clone()}</a></td>
-                                            <td><a href=format!("/runs/{id}")>{format!("#{id} ")}</a>{status_pill(a.status)}</td>
-                                            <td title=when(a.since)>{ago(a.since, now)}</td>
-                                            <td class="small">{a.error_class.map(|c| format!("{}: ", error_class(c)))}{a.error.clone().unwrap_or_default()}</td>
-                                            {admin.then(|| view! {
-                                                <td class="actions">
-                                                    {a.in_failed_queue.then(|| view! {
-                                                        <button type="button" class="secondary" on:click=move |_| {
-                                                            if !crate::components::layout::confirm_while_paused() { return; }
-                                                            retrigger.dispatch(RetriggerRun { id, timeout: None, retry: None });
-                                                        }>{t!("action-retrigger")}</button>
-                                                    })}
-                                                </td>
-                                            })}
-                                        </tr>
-                                    }
-                                }).collect_view()}
-                            </tbody>
-                        </table>
-                    </div>
-                }.into_any()
-            }}
-            {(!o.slow.is_empty()).then(|| view! {
-                <h3>{t!("overview-slow-heading")}</h3>
-                <p class="muted small">{t!("overview-slow-explained")}</p>
-                <ul class="plain" data-testid="slow">
-                    {o.slow.into_iter().map(|s| view! {
-                        <li>
-                            <a href=format!("/runs/{}", s.run_id)>{t!("overview-slow-attempt", job = s.job.clone(), run = s.run_id, attempt = s.attempt)}</a>
-                            " — "
-                            {if s.running {
-                                t!("overview-slow-running", time = duration(s.duration_ms as f64))
-                            } else {
-                                duration(s.duration_ms as f64)
-                            }}
-                        </li>
-                    }).collect_view()}
-                </ul>
-            })}
+            {attention_table(o.attention, now, retrigger)}
+            {slow_list(o.slow)}
         </section>
         <div class="two-up">
             <section class="card" data-testid="next-fires">
                 <h2>{t!("overview-next-heading")}</h2>
-                {if o.next_fires.is_empty() {
-                    view! { <p class="muted">{t!("overview-next-none")}</p> }.into_any()
-                } else {
-                    view! {
-                        <ol class="plain">
-                            {o.next_fires.into_iter().map(|f| view! {
-                                <li><a href=format!("/jobs/{}", f.job_id)>{f.job}</a>" "<span class="muted" title=when(f.at)>{in_time(f.at, now)}</span></li>
-                            }).collect_view()}
-                        </ol>
-                    }.into_any()
-                }}
+                {next_fires(o.next_fires, now)}
             </section>
             <section class="card" data-testid="last-failures">
                 <h2>{t!("overview-failures-heading")}</h2>
-                {if o.failures.is_empty() {
-                    view! { <p class="muted">{t!("overview-failures-none")}</p> }.into_any()
-                } else {
-                    view! {
-                        <ol class="plain">
-                            {o.failures.into_iter().map(|f| view! {
-                                <li>
-                                    <a href=format!("/runs/{}", f.run_id)>{format!("{} #{}", f.job, f.run_id)}</a>
-                                    " "<span class="muted" title=when(f.finished_at)>{ago(f.finished_at, now)}</span>
-                                    <div class="small">{f.error_class.map(|c| format!("{}: ", error_class(c)))}{f.error.unwrap_or_default()}</div>
-                                </li>
-                            }).collect_view()}
-                        </ol>
-                    }.into_any()
-                }}
+                {last_failures(o.failures, now)}
             </section>
         </div>
     }
+}
+
+/// The runs that need someone, with Re-trigger for admins (`retrigger` is `None` for
+/// everyone else).
+fn attention_table(
+    attention: Vec<Attention>,
+    now: DateTime<Utc>,
+    retrigger: Option<ServerAction<RetriggerRun>>,
+) -> AnyView {
+    if attention.is_empty() {
+        return view! { <p class="muted">{t!("overview-attention-none")}</p> }.into_any();
+    }
+    let rows = attention
+        .into_iter()
+        .map(|a| attention_row(a, now, retrigger))
+        .collect_view();
+    view! {
+        <div class="table-scroll">
+            <table tabindex="0" class="table">
+                <thead><tr><th>{t!("overview-attention-job")}</th><th>{t!("overview-attention-run")}</th><th>{t!("overview-attention-since")}</th><th>{t!("overview-attention-error")}</th>{retrigger.map(|_| view! { <th><span class="visually-hidden">{t!("table-actions")}</span></th> })}</tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+    }
+    .into_any()
+}
+
+fn attention_row(
+    a: Attention,
+    now: DateTime<Utc>,
+    retrigger: Option<ServerAction<RetriggerRun>>,
+) -> impl IntoView {
+    let id = a.run_id;
+    let in_queue = a.in_failed_queue;
+    let action = retrigger.map(|retrigger| {
+        view! {
+            <td class="actions">
+                {in_queue.then(|| view! {
+                    <button type="button" class="secondary" on:click=move |_| {
+                        if !crate::components::layout::confirm_while_paused() { return; }
+                        retrigger.dispatch(RetriggerRun { id, timeout: None, retry: None });
+                    }>{t!("action-retrigger")}</button>
+                })}
+            </td>
+        }
+    });
+    view! {
+        <tr data-job=a.job.clone()>
+            <td><a href=format!("/jobs/{}", a.job_id)>{a.job.clone()}</a></td>
+            <td><a href=format!("/runs/{id}")>{format!("#{id} ")}</a>{status_pill(a.status)}</td>
+            <td title=when(a.since)>{ago(a.since, now)}</td>
+            <td class="small">{a.error_class.map(|c| format!("{}: ", error_class(c)))}{a.error.clone().unwrap_or_default()}</td>
+            {action}
+        </tr>
+    }
+}
+
+/// Attempts that ran (or are running) far longer than their job usually takes.
+fn slow_list(slow: Vec<SlowAttempt>) -> Option<impl IntoView> {
+    (!slow.is_empty()).then(|| {
+        let items = slow
+            .into_iter()
+            .map(|s| {
+                let time = duration(s.duration_ms as f64);
+                let time = if s.running {
+                    t!("overview-slow-running", time = time)
+                } else {
+                    time
+                };
+                view! {
+                    <li>
+                        <a href=format!("/runs/{}", s.run_id)>{t!("overview-slow-attempt", job = s.job.clone(), run = s.run_id, attempt = s.attempt)}</a>
+                        " — "
+                        {time}
+                    </li>
+                }
+            })
+            .collect_view();
+        view! {
+            <h3>{t!("overview-slow-heading")}</h3>
+            <p class="muted small">{t!("overview-slow-explained")}</p>
+            <ul class="plain" data-testid="slow">{items}</ul>
+        }
+    })
+}
+
+fn next_fires(fires: Vec<NextFire>, now: DateTime<Utc>) -> AnyView {
+    if fires.is_empty() {
+        return view! { <p class="muted">{t!("overview-next-none")}</p> }.into_any();
+    }
+    let items = fires
+        .into_iter()
+        .map(|f| view! {
+            <li><a href=format!("/jobs/{}", f.job_id)>{f.job}</a>" "<span class="muted" title=when(f.at)>{in_time(f.at, now)}</span></li>
+        })
+        .collect_view();
+    view! { <ol class="plain">{items}</ol> }.into_any()
+}
+
+fn last_failures(failures: Vec<Failure>, now: DateTime<Utc>) -> AnyView {
+    if failures.is_empty() {
+        return view! { <p class="muted">{t!("overview-failures-none")}</p> }.into_any();
+    }
+    let items = failures
+        .into_iter()
+        .map(|f| view! {
+            <li>
+                <a href=format!("/runs/{}", f.run_id)>{format!("{} #{}", f.job, f.run_id)}</a>
+                " "<span class="muted" title=when(f.finished_at)>{ago(f.finished_at, now)}</span>
+                <div class="small">{f.error_class.map(|c| format!("{}: ", error_class(c)))}{f.error.unwrap_or_default()}</div>
+            </li>
+        })
+        .collect_view();
+    view! { <ol class="plain">{items}</ol> }.into_any()
 }
 
 /// `in 4 min`.

@@ -18,6 +18,7 @@ use crate::components::layout::use_current_user;
 use crate::components::retry_editor::RetryEditor;
 use crate::components::retry_evidence::JobHistory;
 use crate::domain::cron::{CronExpr, format_fire_time};
+use crate::domain::job::params::Parameter;
 use crate::domain::job::{
     BUILTIN_TASKS, ExhaustedAction, JobInput, Kind, Misfire, Overlap, TimeoutMode, WhenPaused,
 };
@@ -716,12 +717,9 @@ fn ChannelPicker(
 /// Run now for a job that takes parameters: a field per declared parameter, its default
 /// filled in; the server checks the values again and names each problem.
 #[component]
-fn RunWithParameters(
-    id: i64,
-    declared: Vec<crate::domain::job::params::Parameter>,
-) -> impl IntoView {
+fn RunWithParameters(id: i64, declared: Vec<Parameter>) -> impl IntoView {
     use crate::api::runs::RunJobNow;
-    use crate::domain::job::params::{ParamType, as_text, from_text};
+    use crate::domain::job::params::as_text;
     let run_now = ServerAction::<RunJobNow>::new();
     let navigate = leptos_router::hooks::use_navigate();
     Effect::new(move |_| {
@@ -729,7 +727,7 @@ fn RunWithParameters(
             navigate(&format!("/runs/{run_id}"), Default::default());
         }
     });
-    let values: Vec<(crate::domain::job::params::Parameter, RwSignal<String>)> = declared
+    let values: Vec<(Parameter, RwSignal<String>)> = declared
         .into_iter()
         .map(|p| {
             let initial = p.default.as_ref().map(as_text).unwrap_or_default();
@@ -739,34 +737,9 @@ fn RunWithParameters(
     let fields = values.clone();
     let submit = move |ev: leptos::ev::SubmitEvent| {
         ev.prevent_default();
-        let mut object = serde_json::Map::new();
-        for (p, value) in &values {
-            let text = value.get_untracked();
-            if text.is_empty() && p.kind != ParamType::String {
-                continue;
-            }
-            // What does not read as its type is sent as typed: the server names the problem.
-            let typed = match p.kind {
-                ParamType::String => serde_json::Value::String(text),
-                kind => from_text(kind, text.trim()).unwrap_or(serde_json::Value::String(text)),
-            };
-            object.insert(p.name.clone(), typed);
-        }
-        if !crate::components::layout::confirm_while_paused() {
-            return;
-        }
-        run_now.dispatch(RunJobNow {
-            id,
-            params: Some(serde_json::Value::Object(object).to_string()),
-        });
-    };
-    let error_for = move |name: String| {
-        move || {
-            run_now
-                .value()
-                .get()
-                .and_then(Result::err)
-                .and_then(|e| e.for_field(&format!("params.{name}")))
+        let params = Some(typed_values(&values).to_string());
+        if crate::components::layout::confirm_while_paused() {
+            run_now.dispatch(RunJobNow { id, params });
         }
     };
     let other = move || {
@@ -777,45 +750,86 @@ fn RunWithParameters(
             .filter(|e| !matches!(e, crate::api::AppError::Fields(_)))
             .map(|e| e.explain(current()))
     };
+    let errors = Signal::derive(move || run_now.value().get().and_then(Result::err));
     view! {
         <section class="card" id="run" data-testid="run-with-parameters">
             <h2>{t!("jobs-run-now")}</h2>
             <form class="form" on:submit=submit>
-                {fields
-                    .into_iter()
-                    .map(|(p, value)| {
-                        let field_id = format!("param-{}", p.name);
-                        let label = if p.required {
-                            t!("job-param-required", name = p.name.clone(), kind = p.kind.to_string())
-                        } else {
-                            t!("job-param", name = p.name.clone(), kind = p.kind.to_string())
-                        };
-                        let control = match p.kind {
-                            ParamType::Bool => view! {
-                                <select id=field_id.clone() prop:value=move || value.get()
-                                    on:change=move |ev| value.set(event_target_value(&ev))>
-                                    <option value="false">{t!("no")}</option>
-                                    <option value="true">{t!("yes")}</option>
-                                </select>
-                            }.into_any(),
-                            _ => view! {
-                                <input id=field_id.clone() type="text" prop:value=move || value.get()
-                                    on:input=move |ev| value.set(event_target_value(&ev)) />
-                            }.into_any(),
-                        };
-                        view! {
-                            <div class="field">
-                                <label for=field_id>{label}</label>
-                                {control}
-                                <p class="field-error" data-field=format!("params.{}", p.name)>{error_for(p.name.clone())}</p>
-                            </div>
-                        }
-                    })
-                    .collect_view()}
+                {fields.into_iter().map(|(p, value)| param_field(p, value, errors)).collect_view()}
                 <p class="error" role="alert">{other}</p>
                 <button type="submit" disabled=move || run_now.pending().get()>{t!("job-start-run")}</button>
             </form>
         </section>
+    }
+}
+
+/// The values as typed, each read as its parameter's type; what does not read as its type is
+/// sent as typed, and the server names the problem. An empty field of a type other than
+/// text is left out (its default, if any, applies).
+fn typed_values(values: &[(Parameter, RwSignal<String>)]) -> serde_json::Value {
+    use crate::domain::job::params::{ParamType, from_text};
+    let mut object = serde_json::Map::new();
+    for (p, value) in values {
+        let text = value.get_untracked();
+        if text.is_empty() && p.kind != ParamType::String {
+            continue;
+        }
+        let typed = match p.kind {
+            ParamType::String => serde_json::Value::String(text),
+            kind => from_text(kind, text.trim()).unwrap_or(serde_json::Value::String(text)),
+        };
+        object.insert(p.name.clone(), typed);
+    }
+    serde_json::Value::Object(object)
+}
+
+/// One parameter's field (a yes/no choice for a boolean), with the server's word on it.
+fn param_field(
+    p: Parameter,
+    value: RwSignal<String>,
+    errors: Signal<Option<AppError>>,
+) -> impl IntoView {
+    use crate::domain::job::params::ParamType;
+    let field_id = format!("param-{}", p.name);
+    let label = if p.required {
+        t!(
+            "job-param-required",
+            name = p.name.clone(),
+            kind = p.kind.to_string()
+        )
+    } else {
+        t!(
+            "job-param",
+            name = p.name.clone(),
+            kind = p.kind.to_string()
+        )
+    };
+    let control = match p.kind {
+        ParamType::Bool => view! {
+            <select id=field_id.clone() prop:value=move || value.get()
+                on:change=move |ev| value.set(event_target_value(&ev))>
+                <option value="false">{t!("no")}</option>
+                <option value="true">{t!("yes")}</option>
+            </select>
+        }
+        .into_any(),
+        _ => view! {
+            <input id=field_id.clone() type="text" prop:value=move || value.get()
+                on:input=move |ev| value.set(event_target_value(&ev)) />
+        }
+        .into_any(),
+    };
+    let field = format!("params.{}", p.name);
+    let error = {
+        let field = field.clone();
+        move || errors.get().and_then(|e| e.for_field(&field))
+    };
+    view! {
+        <div class="field">
+            <label for=field_id>{label}</label>
+            {control}
+            <p class="field-error" data-field=field>{error}</p>
+        </div>
     }
 }
 

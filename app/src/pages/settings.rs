@@ -18,6 +18,7 @@ use crate::domain::node::{
     DEFAULT_LEASE_SECONDS, HEARTBEAT_SECONDS, LOST_AFTER_SECONDS, NodeState, skew_warning,
 };
 use crate::views::nodes::NodeView;
+use crate::views::secrets::SecretRow;
 
 #[component]
 pub fn SettingsPage() -> impl IntoView {
@@ -98,16 +99,6 @@ fn SecretsCard(is_admin: Resource<bool>) -> impl IntoView {
         move || (set.version().get(), remove.version().get()),
         |_| list_secrets(),
     );
-    let field_error = move |field| field_error(set.value(), field);
-    let done = move || {
-        set.value().get().and_then(Result::ok).map(|created| {
-            if created {
-                t!("secrets-set-done")
-            } else {
-                t!("secrets-replaced")
-            }
-        })
-    };
     let removed_error = move || {
         remove
             .value()
@@ -118,9 +109,7 @@ fn SecretsCard(is_admin: Resource<bool>) -> impl IntoView {
     view! {
         <section class="card">
             <h2>{t!("secrets-heading")}</h2>
-            <p class="muted">
-                {t!("secrets-explained", reference = "${secret:NAME}")}
-            </p>
+            <p class="muted">{t!("secrets-explained", reference = "${secret:NAME}")}</p>
             <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
                 {move || Suspend::new(async move {
                     let admin = is_admin.await;
@@ -128,42 +117,7 @@ fn SecretsCard(is_admin: Resource<bool>) -> impl IntoView {
                         Ok(rows) if rows.is_empty() => {
                             view! { <p class="muted" data-testid="secrets">{t!("secrets-none")}</p> }.into_any()
                         }
-                        Ok(rows) => {
-                            view! {
-                                <table tabindex="0" class="table" data-testid="secrets">
-                                    <thead>
-                                        <tr>
-                                            <th>{t!("jobs-col-name")}</th>
-                                            <th>{t!("secrets-set-at")}</th>
-                                            {admin.then(|| view! { <th></th> })}
-                                        </tr>
-                                    </thead>
-                                    <tbody>
-                                        {rows
-                                            .into_iter()
-                                            .map(|s| {
-                                                let name = s.name.clone();
-                                                view! {
-                                                    <tr>
-                                                        <td><code>{s.name}</code></td>
-                                                        <td>{crate::i18n::stamp_minutes(s.updated_at)}</td>
-                                                        {admin.then(move || view! {
-                                                            <td>
-                                                                <ActionForm action=remove>
-                                                                    <input type="hidden" name="name" value=name />
-                                                                    <button type="submit" class="link">{t!("channels-remove")}</button>
-                                                                </ActionForm>
-                                                            </td>
-                                                        })}
-                                                    </tr>
-                                                }
-                                            })
-                                            .collect_view()}
-                                    </tbody>
-                                </table>
-                            }
-                                .into_any()
-                        }
+                        Ok(rows) => secret_table(rows, admin.then_some(remove)).into_any(),
                         Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
                     }
                 })}
@@ -171,27 +125,85 @@ fn SecretsCard(is_admin: Resource<bool>) -> impl IntoView {
             <p class="error" role="alert">{removed_error}</p>
             <Suspense fallback=|| ()>
                 {move || Suspend::new(async move {
-                    is_admin.await.then(|| view! {
-                        <ActionForm action=set attr:class="form inline-form" attr:data-testid="set-secret">
-                            <div>
-                                <label for="secret-name">{t!("jobs-col-name")}</label>
-                                <input id="secret-name" name="name" type="text" autocomplete="off" />
-                                <p class="field-error">{field_error("name")}</p>
-                            </div>
-                            <div>
-                                <label for="secret-value">{t!("secrets-value")}</label>
-                                <input id="secret-value" name="value" type="password" autocomplete="off" />
-                                <p class="field-error">{field_error("value")}</p>
-                            </div>
-                            <div>
-                                <button type="submit">{t!("secrets-set")}</button>
-                            </div>
-                        </ActionForm>
-                        <p class="ok" role="status">{done}</p>
-                    })
+                    is_admin.await.then(|| view! { <SetSecretForm set /> })
                 })}
             </Suspense>
         </section>
+    }
+}
+
+/// The secrets' names and when each was set, with Remove for admins (`remove` is `None` for
+/// everyone else).
+fn secret_table(
+    rows: Vec<SecretRow>,
+    remove: Option<ServerAction<crate::api::secrets::RemoveSecret>>,
+) -> impl IntoView {
+    let rows = rows
+        .into_iter()
+        .map(|s| {
+            let name = s.name.clone();
+            let action = remove.map(move |remove| {
+                view! {
+                    <td>
+                        <ActionForm action=remove>
+                            <input type="hidden" name="name" value=name />
+                            <button type="submit" class="link">{t!("channels-remove")}</button>
+                        </ActionForm>
+                    </td>
+                }
+            });
+            view! {
+                <tr>
+                    <td><code>{s.name}</code></td>
+                    <td>{crate::i18n::stamp_minutes(s.updated_at)}</td>
+                    {action}
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <table tabindex="0" class="table" data-testid="secrets">
+            <thead>
+                <tr>
+                    <th>{t!("jobs-col-name")}</th>
+                    <th>{t!("secrets-set-at")}</th>
+                    {remove.map(|_| view! { <th></th> })}
+                </tr>
+            </thead>
+            <tbody>{rows}</tbody>
+        </table>
+    }
+}
+
+#[component]
+fn SetSecretForm(set: ServerAction<crate::api::secrets::SetSecret>) -> impl IntoView {
+    let field_error = move |field| field_error(set.value(), field);
+    let done = move || {
+        set.value().get().and_then(Result::ok).map(|created| {
+            if created {
+                t!("secrets-set-done")
+            } else {
+                t!("secrets-replaced")
+            }
+        })
+    };
+    view! {
+        <ActionForm action=set attr:class="form inline-form" attr:data-testid="set-secret">
+            <div>
+                <label for="secret-name">{t!("jobs-col-name")}</label>
+                <input id="secret-name" name="name" type="text" autocomplete="off" />
+                <p class="field-error">{field_error("name")}</p>
+            </div>
+            <div>
+                <label for="secret-value">{t!("secrets-value")}</label>
+                <input id="secret-value" name="value" type="password" autocomplete="off" />
+                <p class="field-error">{field_error("value")}</p>
+            </div>
+            <div>
+                <button type="submit">{t!("secrets-set")}</button>
+            </div>
+        </ActionForm>
+        <p class="ok" role="status">{done}</p>
     }
 }
 

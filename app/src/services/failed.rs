@@ -130,6 +130,20 @@ pub async fn page(
     } else {
         None
     };
+    Ok(QueuePage {
+        rows: dead_runs(db, runs).await?,
+        next,
+        matching: count(db, filter).await?,
+        per_job: per_job(db).await?,
+        per_class: per_class(db).await?,
+    })
+}
+
+/// The page's runs with when each first failed.
+async fn dead_runs(
+    db: &DatabaseConnection,
+    runs: Vec<(job_run::Model, Option<job::Model>)>,
+) -> Result<Vec<DeadRun>, DbErr> {
     let ids: Vec<i64> = runs.iter().map(|(r, _)| r.id).collect();
     let first_failures: HashMap<i64, Option<DateTime<Utc>>> = job_attempt::Entity::find()
         .select_only()
@@ -142,7 +156,7 @@ pub async fn page(
         .await?
         .into_iter()
         .collect();
-    let rows = runs
+    Ok(runs
         .into_iter()
         .map(|(r, j)| DeadRun {
             id: r.id,
@@ -154,9 +168,11 @@ pub async fn page(
             error_class: r.last_error_class,
             message: r.last_error,
         })
-        .collect();
+        .collect())
+}
 
-    let matching = count(db, filter).await?;
+/// How many runs of each job the whole queue holds, most first.
+async fn per_job(db: &DatabaseConnection) -> Result<Vec<(String, u64)>, DbErr> {
     let per_job_ids: Vec<(i64, i64)> = job_run::Entity::find()
         .select_only()
         .column(job_run::Column::JobId)
@@ -178,16 +194,16 @@ pub async fn page(
     let mut per_job: Vec<(String, u64)> = per_job_ids
         .into_iter()
         .map(|(id, n)| {
-            (
-                names
-                    .get(&id)
-                    .cloned()
-                    .unwrap_or_else(|| format!("job {id}")),
-                n as u64,
-            )
+            let name = names.get(&id).cloned();
+            (name.unwrap_or_else(|| format!("job {id}")), n as u64)
         })
         .collect();
     per_job.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    Ok(per_job)
+}
+
+/// How many runs of each error class the whole queue holds, most first.
+async fn per_class(db: &DatabaseConnection) -> Result<Vec<(Option<ErrorClass>, u64)>, DbErr> {
     let mut per_class: Vec<(Option<ErrorClass>, u64)> = job_run::Entity::find()
         .select_only()
         .column(job_run::Column::LastErrorClass)
@@ -201,13 +217,7 @@ pub async fn page(
         .map(|(c, n)| (c, u64::try_from(n).unwrap_or(0)))
         .collect();
     per_class.sort_by_key(|(_, n)| std::cmp::Reverse(*n));
-    Ok(QueuePage {
-        rows,
-        next,
-        matching,
-        per_job,
-        per_class,
-    })
+    Ok(per_class)
 }
 
 pub async fn count(db: &DatabaseConnection, filter: &QueueQuery) -> Result<u64, FailedError> {

@@ -18,6 +18,7 @@ use std::time::Duration;
 
 use app::domain::run::ErrorClass;
 use app::domain::timeout;
+use chrono::{DateTime, Utc};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
 
@@ -52,12 +53,7 @@ pub async fn run(
         let started = crate::clock::now();
         if lease::expired(&fence) {
             if shared.leases.cancel_requested(claimed.run.id) {
-                return Left::Finished(Box::new(finished(
-                    &claimed,
-                    started,
-                    super::settle::interrupted("cancelled".into(), String::new()),
-                    Ending::Cancelled,
-                )));
+                return cancelled(&claimed, started);
             }
             // Claimed ahead and waited in the queue while renewals failed: not started at all.
             tracing::warn!("lease lost before the attempt started: not started; nothing written");
@@ -65,48 +61,8 @@ pub async fn run(
                 run_id: claimed.run.id,
             };
         }
-        let spec = claimed.spec.clone();
-        let (live_sender, live) = tokio::sync::watch::channel(String::new());
-        // Started by the first output the attempt publishes, and stopped with the attempt: most
-        // attempts print nothing while they run and then cost no task at all.
-        let live_writer = Arc::new(std::sync::Mutex::new(None));
-        let _stop_live_writer = LiveWriter(live_writer.clone());
-        let start_live_writer = {
-            let db = shared.db.clone();
-            let attempt_id = claimed.attempt_id;
-            move || {
-                let task = tokio::spawn(write_live_output(db, attempt_id, live));
-                if let Ok(mut slot) = live_writer.lock() {
-                    *slot = Some(task);
-                }
-            }
-        };
-        let work = match &spec {
-            Ok(spec) => {
-                let input = AttemptInput {
-                    timeout: Duration::from_millis(claimed.timeout.ms),
-                    idempotency_key: claimed.run.idempotency_key.clone(),
-                    run_id: claimed.run.id,
-                    attempt: claimed.run.attempts,
-                    job_name: claimed.job.name.clone(),
-                    timezone: spec.timezone,
-                    stall: spec.timeout.stall_ms.map(Duration::from_millis),
-                    params: run_params(&spec.parameters, claimed.run.params.as_deref()),
-                    live: executor::LiveOutput::new(live_sender, start_live_writer),
-                    params_as_written: claimed.job.params_as_written,
-                };
-                let shared = shared.clone();
-                let spec = spec.clone();
-                tokio::spawn(async move { executor::execute(&shared, &spec, &input).await })
-            }
-            Err(message) => {
-                let message = message.clone();
-                tokio::spawn(async move {
-                    Execution::failed(ErrorClass::Permanent, message, String::new())
-                })
-            }
-        };
-        let mut work = AbortOnDrop(work);
+        let (live, _stop_live_writer) = live_output(&shared, &claimed);
+        let mut work = AbortOnDrop(spawn_work(&shared, &claimed, live));
         let execution = tokio::select! {
             joined = &mut work.0 => match joined {
                 Ok(execution) => execution,
@@ -120,45 +76,110 @@ pub async fn run(
                 work.stop().await;
                 if shared.leases.cancel_requested(claimed.run.id) {
                     tracing::info!("cancelled by request: the attempt was stopped");
-                    return Left::Finished(Box::new(finished(
-                        &claimed,
-                        started,
-                        super::settle::interrupted("cancelled".into(), String::new()),
-                        Ending::Cancelled,
-                    )));
+                    return cancelled(&claimed, started);
                 }
                 tracing::warn!("lease lost or about to run out without renewal: the attempt was stopped; nothing written");
                 return Left::Abandoned { run_id: claimed.run.id };
             }
             () = hand_back.cancelled() => {
                 work.stop().await;
-                let node = &shared.config.node_id;
-                return Left::Finished(Box::new(finished(
-                    &claimed,
-                    started,
-                    super::settle::interrupted(
-                        format!("interrupted: node {node} shut down before the attempt finished"),
-                        String::new(),
-                    ),
-                    Ending::HandedBack,
-                )));
+                return handed_back(&shared.config.node_id, &claimed, started);
             }
         };
         if execution.report.class == Some(ErrorClass::Timeout) {
-            tracing::warn!(
-                scheduled_for = %claimed.run.scheduled_for,
-                elapsed_ms = (crate::clock::now() - started).num_milliseconds(),
-                timeout_ms = claimed.timeout.ms,
-                kind = ?execution.report.timeout_kind,
-                load = ?executor::load_average(),
-                output_tail = %execution.output_tail,
-                "attempt timed out"
-            );
+            log_timeout(&claimed, started, &execution);
         }
         Left::Finished(Box::new(finished(&claimed, started, execution, Ending::Ran)))
     }
     .instrument(span)
     .await
+}
+
+/// Cancelled by request: written back as cancelled.
+fn cancelled(claimed: &Claimed, started: DateTime<Utc>) -> Left {
+    let interrupted = super::settle::interrupted("cancelled".into(), String::new());
+    Left::Finished(Box::new(finished(
+        claimed,
+        started,
+        interrupted,
+        Ending::Cancelled,
+    )))
+}
+
+/// Stopped because this node is shutting down: handed back for another attempt.
+fn handed_back(node: &str, claimed: &Claimed, started: DateTime<Utc>) -> Left {
+    let interrupted = super::settle::interrupted(
+        format!("interrupted: node {node} shut down before the attempt finished"),
+        String::new(),
+    );
+    Left::Finished(Box::new(finished(
+        claimed,
+        started,
+        interrupted,
+        Ending::HandedBack,
+    )))
+}
+
+/// Where the attempt's output goes while it runs, and the guard that stops the task writing it
+/// down when the attempt ends. The task starts with the first output the attempt publishes:
+/// most attempts print nothing while they run and then cost no task at all.
+fn live_output(shared: &Shared, claimed: &Claimed) -> (executor::LiveOutput, LiveWriter) {
+    let (live_sender, live) = tokio::sync::watch::channel(String::new());
+    let live_writer = Arc::new(std::sync::Mutex::new(None));
+    let stop = LiveWriter(live_writer.clone());
+    let db = shared.db.clone();
+    let attempt_id = claimed.attempt_id;
+    let start = move || {
+        let task = tokio::spawn(write_live_output(db, attempt_id, live));
+        if let Ok(mut slot) = live_writer.lock() {
+            *slot = Some(task);
+        }
+    };
+    (executor::LiveOutput::new(live_sender, start), stop)
+}
+
+/// Starts the attempt's work: the job's request, command or task, or — when its stored
+/// definition cannot be read — a permanent failure saying why.
+fn spawn_work(
+    shared: &Arc<Shared>,
+    claimed: &Claimed,
+    live: executor::LiveOutput,
+) -> tokio::task::JoinHandle<Execution> {
+    let spec = match &claimed.spec {
+        Ok(spec) => spec.clone(),
+        Err(message) => {
+            let message = message.clone();
+            return tokio::spawn(async move {
+                Execution::failed(ErrorClass::Permanent, message, String::new())
+            });
+        }
+    };
+    let input = AttemptInput {
+        timeout: Duration::from_millis(claimed.timeout.ms),
+        idempotency_key: claimed.run.idempotency_key.clone(),
+        run_id: claimed.run.id,
+        attempt: claimed.run.attempts,
+        job_name: claimed.job.name.clone(),
+        timezone: spec.timezone,
+        stall: spec.timeout.stall_ms.map(Duration::from_millis),
+        params: run_params(&spec.parameters, claimed.run.params.as_deref()),
+        live,
+        params_as_written: claimed.job.params_as_written,
+    };
+    let shared = shared.clone();
+    tokio::spawn(async move { executor::execute(&shared, &spec, &input).await })
+}
+
+fn log_timeout(claimed: &Claimed, started: DateTime<Utc>, execution: &Execution) {
+    tracing::warn!(
+        scheduled_for = %claimed.run.scheduled_for,
+        elapsed_ms = (crate::clock::now() - started).num_milliseconds(),
+        timeout_ms = claimed.timeout.ms,
+        kind = ?execution.report.timeout_kind,
+        load = ?executor::load_average(),
+        output_tail = %execution.output_tail,
+        "attempt timed out"
+    );
 }
 
 /// A claimed run given back before its attempt started (the node is shutting down): written

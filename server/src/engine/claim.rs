@@ -101,7 +101,6 @@ pub async fn claim_due(
         return Ok(Vec::new());
     }
     let db = &shared.db;
-    let backend = db.get_database_backend();
     let paused = shared.pauses.get(db, now).await?;
     let round = shared
         .claim_rounds
@@ -109,6 +108,43 @@ pub async fn claim_due(
     // Before the transaction begins: the lease the database writes starts later than this.
     let sent = Instant::now();
     let txn = db.begin().await?;
+    let mut runs = take_due(shared, &txn, &paused, now, (limit, round)).await?;
+    if runs.is_empty() {
+        txn.commit().await?;
+        return Ok(Vec::new());
+    }
+    runs.sort_by_key(|r| r.id);
+    let job_ids: Vec<i64> = runs.iter().map(|r| r.job_id).collect();
+    let prepared = prepare(shared, &txn, runs).await?;
+    let attempt_ids = insert_attempts(shared, &txn, &prepared, now).await?;
+    txn.commit().await?;
+    reread_stale(shared, &job_ids);
+    Ok(prepared
+        .into_iter()
+        .filter_map(|p| {
+            Some(Claimed {
+                attempt_id: *attempt_ids.get(&p.run.id)?,
+                run: p.run,
+                job: p.job,
+                spec: p.spec,
+                timeout: p.timeout,
+                history: p.history,
+                lease_sent: sent,
+            })
+        })
+        .collect())
+}
+
+/// Marks up to `limit` due runs running under this node's lease, class by class as
+/// [`shares`] says for this `round`; returns them.
+async fn take_due(
+    shared: &Shared,
+    txn: &sea_orm::DatabaseTransaction,
+    paused: &Paused,
+    now: DateTime<Utc>,
+    (limit, round): (usize, u64),
+) -> Result<Vec<job_run::Model>, DbErr> {
+    let backend = txn.get_database_backend();
     let mut runs = Vec::with_capacity(limit);
     for (i, most) in shares(limit, round) {
         let left = (limit - runs.len()).min(most);
@@ -117,7 +153,7 @@ pub async fn claim_due(
         }
         let class = CLASSES[i];
         let mut b = Binder::new(backend);
-        let Some(unpaused) = unpaused(&paused, i, &mut b) else {
+        let Some(unpaused) = unpaused(paused, i, &mut b) else {
             continue;
         };
         let sql = format!(
@@ -137,19 +173,31 @@ pub async fn claim_due(
         runs.extend(
             job_run::Entity::find()
                 .from_raw_sql(b.statement(sql))
-                .all(&txn)
+                .all(txn)
                 .await?,
         );
     }
-    if runs.is_empty() {
-        txn.commit().await?;
-        return Ok(Vec::new());
-    }
-    runs.sort_by_key(|r| r.id);
-    let job_ids: Vec<i64> = runs.iter().map(|r| r.job_id).collect();
-    let jobs = shared.specs.get_many(&txn, &job_ids).await?;
-    let load = super::executor::load_average();
+    Ok(runs)
+}
 
+/// A claimed run with what its attempt needs, before the attempt's row exists.
+struct Prepared {
+    run: job_run::Model,
+    job: Arc<CachedJob>,
+    spec: Result<Arc<JobSpec>, String>,
+    timeout: EffectiveTimeout,
+    history: Vec<u64>,
+}
+
+/// Each run's job (with the run's overrides), recent durations and effective timeout; a run
+/// whose job was deleted in between is dropped.
+async fn prepare(
+    shared: &Shared,
+    txn: &sea_orm::DatabaseTransaction,
+    runs: Vec<job_run::Model>,
+) -> Result<Vec<Prepared>, DbErr> {
+    let job_ids: Vec<i64> = runs.iter().map(|r| r.job_id).collect();
+    let jobs = shared.specs.get_many(txn, &job_ids).await?;
     let mut prepared = Vec::with_capacity(runs.len());
     for run in runs {
         let Some(job) = jobs.get(&run.job_id).cloned() else {
@@ -164,7 +212,7 @@ pub async fn claim_due(
             Ok(spec) => {
                 let history = shared
                     .histories
-                    .recent(&txn, run.job_id, spec.timeout.window.max(20))
+                    .recent(txn, run.job_id, spec.timeout.window.max(20))
                     .await?;
                 (timeout::effective(&spec.timeout, &history), history)
             }
@@ -176,10 +224,24 @@ pub async fn claim_due(
                 Vec::new(),
             ),
         };
-        prepared.push((run, job, spec, timeout, history));
+        prepared.push(Prepared {
+            run,
+            job,
+            spec,
+            timeout,
+            history,
+        });
     }
+    Ok(prepared)
+}
 
-    let mut attempt_ids = std::collections::HashMap::with_capacity(prepared.len());
+/// One attempt row per prepared run, 500 to a statement; the attempts' ids by run id.
+async fn insert_attempts(
+    shared: &Shared,
+    txn: &sea_orm::DatabaseTransaction,
+    prepared: &[Prepared],
+    now: DateTime<Utc>,
+) -> Result<std::collections::HashMap<i64, i64>, DbErr> {
     const COLUMNS: &[(&str, &str)] = &[
         ("run", "bigint"),
         ("number", "integer"),
@@ -188,18 +250,20 @@ pub async fn claim_due(
         ("node", "text"),
         ("load", "double precision"),
     ];
+    let load = super::executor::load_average();
+    let mut attempt_ids = std::collections::HashMap::with_capacity(prepared.len());
     for chunk in prepared.chunks(500) {
-        let mut b = Binder::new(backend);
+        let mut b = Binder::new(txn.get_database_backend());
         let values = Values {
             columns: COLUMNS,
             rows: chunk
                 .iter()
-                .map(|(run, _, _, timeout, _)| {
+                .map(|p| {
                     vec![
-                        run.id.into(),
-                        run.attempts.into(),
+                        p.run.id.into(),
+                        p.run.attempts.into(),
                         now.into(),
-                        (timeout.ms as i64).into(),
+                        (p.timeout.ms as i64).into(),
                         shared.config.node_id.clone().into(),
                         load.into(),
                     ]
@@ -226,23 +290,7 @@ pub async fn claim_due(
             );
         }
     }
-    txn.commit().await?;
-    reread_stale(shared, &job_ids);
-
-    Ok(prepared
-        .into_iter()
-        .filter_map(|(run, job, spec, timeout, history)| {
-            Some(Claimed {
-                attempt_id: *attempt_ids.get(&run.id)?,
-                run,
-                job,
-                spec,
-                timeout,
-                history,
-                lease_sent: sent,
-            })
-        })
-        .collect())
+    Ok(attempt_ids)
 }
 
 /// Starts reading again, on a connection of its own, the histories of `job_ids` that have

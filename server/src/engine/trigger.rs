@@ -110,35 +110,78 @@ async fn batch(
         txn.commit().await?;
         return Ok((0, 0));
     }
-    let taken = jobs.len() as u64;
-    let ids: Vec<i64> = jobs.iter().map(|j| j.id).collect();
-    let last_ticks = last_ticks(
-        &txn,
-        &jobs
-            .iter()
-            .filter(|j| j.next_fire_at.is_none())
-            .map(|j| j.id)
-            .collect::<Vec<_>>(),
-    )
-    .await?;
-    let busy = lanes::busy(&txn, &ids).await?;
-
+    let planning = Planning::read(&txn, &jobs, now, misfire_after, holds).await?;
     let mut rows = Vec::new();
     let mut next: Vec<(i64, Option<DateTime<Utc>>)> = Vec::with_capacity(jobs.len());
     for job in &jobs {
+        next.push((job.id, planning.plan(job, &mut rows)));
+    }
+    let due = lanes::place(&txn, &mut rows).await?;
+    let inserted = insert_ticks(&txn, &rows).await?;
+    set_next_fire(&txn, &next).await?;
+    let mut wake = app::wake::Wake::default();
+    if due > 0 {
+        wake = app::wake::runs_changed_in(&txn).await;
+    }
+    txn.commit().await?;
+    wake.after_commit();
+    Ok((inserted, jobs.len() as u64))
+}
+
+/// What planning a batch's ticks reads besides the jobs: when each job without a next tick
+/// last ticked, and which jobs have a run under way.
+struct Planning<'a> {
+    now: DateTime<Utc>,
+    misfire_after: chrono::Duration,
+    holds: &'a HashMap<String, String>,
+    last_ticks: HashMap<i64, DateTime<Utc>>,
+    busy: std::collections::HashSet<i64>,
+}
+
+impl<'a> Planning<'a> {
+    async fn read(
+        txn: &sea_orm::DatabaseTransaction,
+        jobs: &[job::Model],
+        now: DateTime<Utc>,
+        misfire_after: chrono::Duration,
+        holds: &'a HashMap<String, String>,
+    ) -> Result<Self, DbErr> {
+        let ids: Vec<i64> = jobs.iter().map(|j| j.id).collect();
+        let without_next: Vec<i64> = jobs
+            .iter()
+            .filter(|j| j.next_fire_at.is_none())
+            .map(|j| j.id)
+            .collect();
+        Ok(Self {
+            now,
+            misfire_after,
+            holds,
+            last_ticks: last_ticks(txn, &without_next).await?,
+            busy: lanes::busy(txn, &ids).await?,
+        })
+    }
+
+    /// Adds the job's due ticks to `rows` as its misfire and overlap policies plan them;
+    /// returns its next fire time.
+    fn plan(
+        &self,
+        job: &job::Model,
+        rows: &mut Vec<job_run::ActiveModel>,
+    ) -> Option<DateTime<Utc>> {
+        let now = self.now;
         let spec = match to_spec(job) {
             Ok(spec) => spec,
             Err(e) => {
                 tracing::error!(job = %job.name, error = %e, "job definition unreadable; not triggered (looked at again in a minute)");
-                next.push((job.id, Some(now + chrono::Duration::minutes(1))));
-                continue;
+                return Some(now + chrono::Duration::minutes(1));
             }
         };
         // Ticks from the one not yet recorded; a job without one (an upgrade) counts from its
         // last recorded tick, or from when it was last defined.
         let after = match job.next_fire_at {
             Some(at) => at - chrono::Duration::milliseconds(1),
-            None => last_ticks
+            None => self
+                .last_ticks
                 .get(&job.id)
                 .copied()
                 .map_or(job.updated_at, |last| last.max(job.updated_at)),
@@ -148,11 +191,11 @@ async fn batch(
             &due.last,
             Situation {
                 now,
-                misfire_after,
+                misfire_after: self.misfire_after,
                 misfire: spec.misfire,
                 overlap: spec.overlap,
-                busy: busy.contains(&job.id),
-                hold: holds.get(&job.name).map(String::as_str),
+                busy: self.busy.contains(&job.id),
+                hold: self.holds.get(&job.name).map(String::as_str),
             },
         );
         if plan.unrecorded_missed > 0 || due.more {
@@ -174,16 +217,19 @@ async fn batch(
                 .iter()
                 .map(|p| tick_row(job, p, policy.clone(), now)),
         );
-        next.push((
-            job.id,
-            spec.cron
-                .next_after(&spec.timezone, now)
-                .ok()
-                .map(|t| t.with_timezone(&Utc)),
-        ));
+        spec.cron
+            .next_after(&spec.timezone, now)
+            .ok()
+            .map(|t| t.with_timezone(&Utc))
     }
+}
 
-    let due = lanes::place(&txn, &mut rows).await?;
+/// Inserts the ticks' runs, 200 to a statement; a tick already recorded (by another node, or
+/// before a restart) is passed over. Returns how many were inserted.
+async fn insert_ticks(
+    txn: &sea_orm::DatabaseTransaction,
+    rows: &[job_run::ActiveModel],
+) -> Result<u64, DbErr> {
     let mut inserted = 0;
     for chunk in rows.chunks(200) {
         match job_run::Entity::insert_many(chunk.to_vec())
@@ -192,7 +238,7 @@ async fn batch(
                     .do_nothing()
                     .to_owned(),
             )
-            .exec_without_returning(&txn)
+            .exec_without_returning(txn)
             .await
         {
             Ok(n) => inserted += n,
@@ -200,14 +246,7 @@ async fn batch(
             Err(e) => return Err(e),
         }
     }
-    set_next_fire(&txn, &next).await?;
-    let mut wake = app::wake::Wake::default();
-    if due > 0 {
-        wake = app::wake::runs_changed_in(&txn).await;
-    }
-    txn.commit().await?;
-    wake.after_commit();
-    Ok((inserted, taken))
+    Ok(inserted)
 }
 
 fn tick_row(

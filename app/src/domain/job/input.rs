@@ -164,7 +164,16 @@ impl JobSpec {
             tags: self.tags.join(", "),
             ..JobInput::default()
         };
-        match &self.kind {
+        self.kind.fill(&mut input);
+        input
+    }
+}
+
+impl JobKind {
+    /// Writes the kind's own fields into a form.
+    fn fill(&self, input: &mut JobInput) {
+        let lines = |items: Vec<String>, sep: &str| items.join(sep);
+        match self {
             JobKind::Http {
                 method,
                 url,
@@ -176,23 +185,12 @@ impl JobSpec {
                 input.http_follow_redirects = follow_redirects.as_str().to_string();
                 input.http_method = method.clone();
                 input.http_url = url.clone();
-                input.http_headers = headers
-                    .iter()
-                    .map(|(k, v)| format!("{k}: {v}"))
-                    .collect::<Vec<_>>()
-                    .join("\n");
+                input.http_headers = lines(
+                    headers.iter().map(|(k, v)| format!("{k}: {v}")).collect(),
+                    "\n",
+                );
                 input.http_body = body.clone();
-                input.http_expected = expected
-                    .iter()
-                    .map(|(lo, hi)| {
-                        if lo == hi {
-                            lo.to_string()
-                        } else {
-                            format!("{lo}-{hi}")
-                        }
-                    })
-                    .collect::<Vec<_>>()
-                    .join(", ");
+                input.http_expected = lines(expected.iter().map(status_range).collect(), ", ");
             }
             JobKind::Command {
                 program,
@@ -201,22 +199,26 @@ impl JobSpec {
             } => {
                 input.command_program = program.clone();
                 input.command_args = args.join("\n");
-                input.command_transient_codes = transient_codes
-                    .iter()
-                    .map(i32::to_string)
-                    .collect::<Vec<_>>()
-                    .join(", ");
+                input.command_transient_codes =
+                    lines(transient_codes.iter().map(i32::to_string).collect(), ", ");
             }
             JobKind::Builtin { task, params } => {
                 input.builtin_task = task.clone();
-                input.builtin_params = params
-                    .iter()
-                    .map(|(k, v)| format!("{k}={v}"))
-                    .collect::<Vec<_>>()
-                    .join("\n");
+                input.builtin_params = lines(
+                    params.iter().map(|(k, v)| format!("{k}={v}")).collect(),
+                    "\n",
+                );
             }
         }
-        input
+    }
+}
+
+/// `200` or `200-299`.
+fn status_range((lo, hi): &(u16, u16)) -> String {
+    if lo == hi {
+        lo.to_string()
+    } else {
+        format!("{lo}-{hi}")
     }
 }
 

@@ -282,24 +282,13 @@ fn parse_line(n: usize, line: &str) -> Result<Parameter, Problem> {
 
 /// One ` | option: value` of a declaration's line, into `p`.
 fn parse_option(n: usize, p: &mut Parameter, segment: &str) -> Result<(), Problem> {
-    let Some((option, value)) = segment.split_once(':') else {
-        return Err(problem!(
-            "error-param-option",
-            line = n,
-            text = segment.to_string()
-        ));
-    };
+    let unknown = || problem!("error-param-option", line = n, text = segment.to_string());
+    let (option, value) = segment.split_once(':').ok_or_else(unknown)?;
     let (option, value) = (option.trim(), value.trim());
     let applies = match option {
         "choices" | "pattern" | "max_length" => p.kind == ParamType::String,
         "min" | "max" => p.kind == ParamType::Number,
-        _ => {
-            return Err(problem!(
-                "error-param-option",
-                line = n,
-                text = segment.to_string()
-            ));
-        }
+        _ => return Err(unknown()),
     };
     if !applies {
         return Err(problem!(
@@ -309,36 +298,9 @@ fn parse_option(n: usize, p: &mut Parameter, segment: &str) -> Result<(), Proble
             kind = p.kind.to_string()
         ));
     }
-    let number = || {
-        value
-            .parse::<f64>()
-            .ok()
-            .filter(|v| v.is_finite())
-            .ok_or_else(|| {
-                problem!(
-                    "error-param-option-number",
-                    line = n,
-                    option = option.to_string(),
-                    text = value.to_string()
-                )
-            })
-    };
+    let number = || option_number(n, option, value);
     match option {
-        "choices" => {
-            p.choices = value
-                .split(',')
-                .map(str::trim)
-                .filter(|c| !c.is_empty())
-                .map(str::to_string)
-                .collect();
-            if p.choices.is_empty() {
-                return Err(problem!(
-                    "error-param-choices-empty",
-                    line = n,
-                    name = p.name.clone()
-                ));
-            }
-        }
+        "choices" => p.choices = parse_choices(n, &p.name, value)?,
         "pattern" => {
             compile(value).map_err(|e| {
                 problem!(
@@ -353,12 +315,7 @@ fn parse_option(n: usize, p: &mut Parameter, segment: &str) -> Result<(), Proble
         "max_length" => {
             let max = number()?;
             if max < 1.0 || max.fract() != 0.0 || max > f64::from(u32::MAX) {
-                return Err(problem!(
-                    "error-param-option-number",
-                    line = n,
-                    option = option.to_string(),
-                    text = value.to_string()
-                ));
+                return Err(option_number_problem(n, option, value));
             }
             p.max_length = Some(max as u32);
         }
@@ -366,6 +323,42 @@ fn parse_option(n: usize, p: &mut Parameter, segment: &str) -> Result<(), Proble
         _ => p.max = Some(number()?),
     }
     Ok(())
+}
+
+/// `choices: a, b, c`: at least one.
+fn parse_choices(n: usize, name: &str, value: &str) -> Result<Vec<String>, Problem> {
+    let choices: Vec<String> = value
+        .split(',')
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .map(str::to_string)
+        .collect();
+    if choices.is_empty() {
+        return Err(problem!(
+            "error-param-choices-empty",
+            line = n,
+            name = name.to_string()
+        ));
+    }
+    Ok(choices)
+}
+
+/// An option's finite number.
+fn option_number(n: usize, option: &str, value: &str) -> Result<f64, Problem> {
+    value
+        .parse::<f64>()
+        .ok()
+        .filter(|v| v.is_finite())
+        .ok_or_else(|| option_number_problem(n, option, value))
+}
+
+fn option_number_problem(n: usize, option: &str, value: &str) -> Problem {
+    problem!(
+        "error-param-option-number",
+        line = n,
+        option = option.to_string(),
+        text = value.to_string()
+    )
 }
 
 /// The declarations as the editor shows them (what [`parse_declarations`] reads back).

@@ -389,24 +389,7 @@ fn parse_statuses(text: &str) -> Option<Vec<(u16, u16)>> {
 }
 
 fn parse_timeout(input: &JobInput, fail: &mut impl FnMut(&str, Problem)) -> Option<TimeoutPolicy> {
-    let mut ms = |field: &str, text: &str| match duration::parse_ms(text) {
-        Ok(0) => {
-            fail(field, problem!("job-error-positive", label = label(field)));
-            None
-        }
-        Ok(v) => Some(v),
-        Err(e) => {
-            fail(
-                field,
-                problem!(
-                    "job-error-duration",
-                    label = label(field),
-                    error = e.problem()
-                ),
-            );
-            None
-        }
-    };
+    let mut ms = |field: &str, text: &str| positive_ms(field, text, fail);
     let static_ms = ms("timeout_static", &input.timeout_static);
     let floor_ms = ms("timeout_floor", &input.timeout_floor);
     let hard_cap_ms = ms("timeout_hard_cap", &input.timeout_hard_cap);
@@ -422,58 +405,69 @@ fn parse_timeout(input: &JobInput, fail: &mut impl FnMut(&str, Problem)) -> Opti
             )
         })
         .ok();
-    let window = match input.timeout_window.trim().parse::<u32>() {
-        Ok(n) if (5..=1000).contains(&n) => Some(n),
-        _ => {
-            fail(
-                "timeout_window",
-                problem!(
-                    "job-error-window",
-                    text = input.timeout_window.trim().to_string()
-                ),
-            );
-            None
-        }
+    let window = parse_window(&input.timeout_window, fail);
+    let factor_x10 = parse_factor(&input.timeout_factor, fail);
+    let policy = TimeoutPolicy {
+        static_ms: static_ms?,
+        mode: mode?,
+        window: window?,
+        factor_x10: factor_x10?,
+        floor_ms: floor_ms?,
+        hard_cap_ms: hard_cap_ms?,
+        stall_ms: stall_ms?,
     };
-    let factor_x10 = match Multiplier::parse(&input.timeout_factor) {
-        Ok(m) => Some(u32::from(m.tenths())),
-        Err(_) => {
-            fail(
-                "timeout_factor",
-                problem!(
-                    "job-error-factor",
-                    text = input.timeout_factor.trim().to_string()
-                ),
-            );
-            None
-        }
-    };
-    let (static_ms, mode, window, factor_x10, floor_ms, hard_cap_ms, stall_ms) = (
-        static_ms?,
-        mode?,
-        window?,
-        factor_x10?,
-        floor_ms?,
-        hard_cap_ms?,
-        stall_ms?,
-    );
-    if floor_ms > hard_cap_ms {
+    if policy.floor_ms > policy.hard_cap_ms {
         fail("timeout_floor", problem!("job-error-floor-cap"));
         return None;
     }
-    if static_ms > hard_cap_ms {
+    if policy.static_ms > policy.hard_cap_ms {
         fail("timeout_static", problem!("job-error-static-cap"));
         return None;
     }
-    Some(TimeoutPolicy {
-        static_ms,
-        mode,
-        window,
-        factor_x10,
-        floor_ms,
-        hard_cap_ms,
-        stall_ms,
-    })
+    Some(policy)
+}
+
+/// A duration above zero, in milliseconds.
+fn positive_ms(field: &str, text: &str, fail: &mut impl FnMut(&str, Problem)) -> Option<u64> {
+    match duration::parse_ms(text) {
+        Ok(0) => {
+            fail(field, problem!("job-error-positive", label = label(field)));
+            None
+        }
+        Ok(v) => Some(v),
+        Err(e) => {
+            let error = e.problem();
+            fail(
+                field,
+                problem!("job-error-duration", label = label(field), error = error),
+            );
+            None
+        }
+    }
+}
+
+/// How many recent durations the adaptive timeout reads: 5 to 1,000.
+fn parse_window(text: &str, fail: &mut impl FnMut(&str, Problem)) -> Option<u32> {
+    match text.trim().parse::<u32>() {
+        Ok(n) if (5..=1000).contains(&n) => Some(n),
+        _ => {
+            let text = text.trim().to_string();
+            fail("timeout_window", problem!("job-error-window", text = text));
+            None
+        }
+    }
+}
+
+/// The adaptive timeout's factor, in tenths.
+fn parse_factor(text: &str, fail: &mut impl FnMut(&str, Problem)) -> Option<u32> {
+    match Multiplier::parse(text) {
+        Ok(m) => Some(u32::from(m.tenths())),
+        Err(_) => {
+            let text = text.trim().to_string();
+            fail("timeout_factor", problem!("job-error-factor", text = text));
+            None
+        }
+    }
 }
 
 /// A word of a [`crate::text_enum!`] enum as typed (surrounding blanks ignored).
