@@ -154,6 +154,16 @@ impl MigrationTrait for Migration {
 }
 
 async fn create_rollups(manager: &SchemaManager<'_>) -> Result<(), DbErr> {
+    create_hourly(manager).await?;
+    create_daily_pages(manager).await?;
+    create_daily_sets(manager).await?;
+    create_ids(manager).await?;
+    create_blocks(manager).await?;
+    create_facts(manager).await
+}
+
+/// The views per hour, site and part.
+async fn create_hourly(manager: &SchemaManager<'_>) -> Result<(), DbErr> {
     manager
         .create_table(
             Table::create()
@@ -173,7 +183,11 @@ async fn create_rollups(manager: &SchemaManager<'_>) -> Result<(), DbErr> {
                 .to_owned(),
         )
         .await?;
+    Ok(())
+}
 
+/// The views per day and page, with the indexes the top pages read.
+async fn create_daily_pages(manager: &SchemaManager<'_>) -> Result<(), DbErr> {
     // `path` is the page's key: the path for the console's pages, host and path for a site's,
     // so one key never names two sites' pages.
     manager
@@ -225,7 +239,11 @@ async fn create_rollups(manager: &SchemaManager<'_>) -> Result<(), DbErr> {
         }
         manager.create_index(index.to_owned()).await?;
     }
+    Ok(())
+}
 
+/// The distinct visitors, addresses and pages per day, site and part.
+async fn create_daily_sets(manager: &SchemaManager<'_>) -> Result<(), DbErr> {
     manager
         .create_table(
             Table::create()
@@ -257,7 +275,11 @@ async fn create_rollups(manager: &SchemaManager<'_>) -> Result<(), DbErr> {
                 .to_owned(),
         )
         .await?;
+    Ok(())
+}
 
+/// The ids the sets number addresses, visitors and pages by.
+async fn create_ids(manager: &SchemaManager<'_>) -> Result<(), DbErr> {
     manager
         .create_table(
             Table::create()
@@ -289,7 +311,11 @@ async fn create_rollups(manager: &SchemaManager<'_>) -> Result<(), DbErr> {
                 .to_owned(),
         )
         .await?;
+    Ok(())
+}
 
+/// Several days' sets merged, so a long range reads a few rows.
+async fn create_blocks(manager: &SchemaManager<'_>) -> Result<(), DbErr> {
     manager
         .create_table(
             Table::create()
@@ -316,7 +342,11 @@ async fn create_rollups(manager: &SchemaManager<'_>) -> Result<(), DbErr> {
                 .to_owned(),
         )
         .await?;
+    Ok(())
+}
 
+/// The views per day, site and fact (a referrer, a country, a browser).
+async fn create_facts(manager: &SchemaManager<'_>) -> Result<(), DbErr> {
     manager
         .create_table(
             Table::create()
