@@ -23,112 +23,10 @@ pub struct Migration;
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
-        manager
-            .create_table(
-                Table::create()
-                    .table(Hourly::Table)
-                    .col(big_integer(Hourly::Hour))
-                    .col(string_len(Hourly::Part, 40))
-                    .col(boolean(Hourly::Generated))
-                    .col(big_integer(Hourly::Views))
-                    .primary_key(
-                        Index::create()
-                            .col(Hourly::Hour)
-                            .col(Hourly::Part)
-                            .col(Hourly::Generated),
-                    )
-                    .to_owned(),
-            )
-            .await?;
-
-        manager
-            .create_table(
-                Table::create()
-                    .table(DailyPages::Table)
-                    .col(integer(DailyPages::Day))
-                    .col(string_len(DailyPages::View, 40))
-                    .col(text(DailyPages::Path))
-                    .col(big_integer(DailyPages::Views))
-                    .primary_key(
-                        Index::create()
-                            .col(DailyPages::Day)
-                            .col(DailyPages::View)
-                            .col(DailyPages::Path),
-                    )
-                    .to_owned(),
-            )
-            .await?;
-        // A day's most viewed paths, read from the top of this index.
-        manager
-            .create_index(
-                Index::create()
-                    .name("idx_traffic_daily_pages_rank")
-                    .table(DailyPages::Table)
-                    .col(DailyPages::View)
-                    .col(DailyPages::Day)
-                    .col(DailyPages::Views)
-                    .to_owned(),
-            )
-            .await?;
-        // One path's total over a range.
-        manager
-            .create_index(
-                Index::create()
-                    .name("idx_traffic_daily_pages_path")
-                    .table(DailyPages::Table)
-                    .col(DailyPages::View)
-                    .col(DailyPages::Path)
-                    .col(DailyPages::Day)
-                    .to_owned(),
-            )
-            .await?;
-
-        manager
-            .create_table(
-                Table::create()
-                    .table(DailySets::Table)
-                    .col(integer(DailySets::Day))
-                    .col(string_len(DailySets::Part, 40))
-                    .col(big_integer(DailySets::Visits))
-                    .col(blob(DailySets::Ips))
-                    .col(blob(DailySets::Visitors))
-                    .col(blob(DailySets::Paths))
-                    .primary_key(Index::create().col(DailySets::Day).col(DailySets::Part))
-                    .to_owned(),
-            )
-            .await?;
-
-        manager
-            .create_table(
-                Table::create()
-                    .table(Ids::Table)
-                    .col(big_pk_auto(Ids::Id))
-                    .col(small_integer(Ids::Kind))
-                    .col(big_integer(Ids::Digest))
-                    .col(integer(Ids::LastDay))
-                    .to_owned(),
-            )
-            .await?;
-        manager
-            .create_index(
-                Index::create()
-                    .name("uq_traffic_ids_kind_digest")
-                    .table(Ids::Table)
-                    .col(Ids::Kind)
-                    .col(Ids::Digest)
-                    .unique()
-                    .to_owned(),
-            )
-            .await?;
-        manager
-            .create_index(
-                Index::create()
-                    .name("idx_traffic_ids_last_day")
-                    .table(Ids::Table)
-                    .col(Ids::LastDay)
-                    .to_owned(),
-            )
-            .await
+        create_hourly(manager).await?;
+        create_daily_pages(manager).await?;
+        create_daily_sets(manager).await?;
+        create_ids(manager).await
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
@@ -144,6 +42,128 @@ impl MigrationTrait for Migration {
         }
         Ok(())
     }
+}
+
+/// The Hourly table.
+async fn create_hourly(manager: &SchemaManager<'_>) -> Result<(), DbErr> {
+    manager
+        .create_table(
+            Table::create()
+                .table(Hourly::Table)
+                .col(big_integer(Hourly::Hour))
+                .col(string_len(Hourly::Part, 40))
+                .col(boolean(Hourly::Generated))
+                .col(big_integer(Hourly::Views))
+                .primary_key(
+                    Index::create()
+                        .col(Hourly::Hour)
+                        .col(Hourly::Part)
+                        .col(Hourly::Generated),
+                )
+                .to_owned(),
+        )
+        .await?;
+    Ok(())
+}
+
+/// The DailyPages table and its indexes.
+async fn create_daily_pages(manager: &SchemaManager<'_>) -> Result<(), DbErr> {
+    manager
+        .create_table(
+            Table::create()
+                .table(DailyPages::Table)
+                .col(integer(DailyPages::Day))
+                .col(string_len(DailyPages::View, 40))
+                .col(text(DailyPages::Path))
+                .col(big_integer(DailyPages::Views))
+                .primary_key(
+                    Index::create()
+                        .col(DailyPages::Day)
+                        .col(DailyPages::View)
+                        .col(DailyPages::Path),
+                )
+                .to_owned(),
+        )
+        .await?;
+    // A day's most viewed paths, read from the top of this index.
+    manager
+        .create_index(
+            Index::create()
+                .name("idx_traffic_daily_pages_rank")
+                .table(DailyPages::Table)
+                .col(DailyPages::View)
+                .col(DailyPages::Day)
+                .col(DailyPages::Views)
+                .to_owned(),
+        )
+        .await?;
+    // One path's total over a range.
+    manager
+        .create_index(
+            Index::create()
+                .name("idx_traffic_daily_pages_path")
+                .table(DailyPages::Table)
+                .col(DailyPages::View)
+                .col(DailyPages::Path)
+                .col(DailyPages::Day)
+                .to_owned(),
+        )
+        .await?;
+    Ok(())
+}
+
+/// The DailySets table.
+async fn create_daily_sets(manager: &SchemaManager<'_>) -> Result<(), DbErr> {
+    manager
+        .create_table(
+            Table::create()
+                .table(DailySets::Table)
+                .col(integer(DailySets::Day))
+                .col(string_len(DailySets::Part, 40))
+                .col(big_integer(DailySets::Visits))
+                .col(blob(DailySets::Ips))
+                .col(blob(DailySets::Visitors))
+                .col(blob(DailySets::Paths))
+                .primary_key(Index::create().col(DailySets::Day).col(DailySets::Part))
+                .to_owned(),
+        )
+        .await?;
+    Ok(())
+}
+
+/// The Ids table and its indexes.
+async fn create_ids(manager: &SchemaManager<'_>) -> Result<(), DbErr> {
+    manager
+        .create_table(
+            Table::create()
+                .table(Ids::Table)
+                .col(big_pk_auto(Ids::Id))
+                .col(small_integer(Ids::Kind))
+                .col(big_integer(Ids::Digest))
+                .col(integer(Ids::LastDay))
+                .to_owned(),
+        )
+        .await?;
+    manager
+        .create_index(
+            Index::create()
+                .name("uq_traffic_ids_kind_digest")
+                .table(Ids::Table)
+                .col(Ids::Kind)
+                .col(Ids::Digest)
+                .unique()
+                .to_owned(),
+        )
+        .await?;
+    manager
+        .create_index(
+            Index::create()
+                .name("idx_traffic_ids_last_day")
+                .table(Ids::Table)
+                .col(Ids::LastDay)
+                .to_owned(),
+        )
+        .await
 }
 
 #[derive(DeriveIden)]

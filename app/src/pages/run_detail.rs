@@ -293,44 +293,10 @@ fn RetriggerPanel(id: i64) -> impl IntoView {
             .or_else(|| resolve.value().get().and_then(Result::err))
             .map(|e| e.explain(current()))
     };
-    let retry_field = move |label: &'static str,
-                            get: fn(&RetryInput) -> String,
-                            set: fn(&mut RetryInput, String)| {
-        view! {
-            <label>{label}
-                <input type="text" class="narrow" prop:value=move || retry.with(get)
-                    on:input=move |ev| { let v = event_target_value(&ev); retry.update(|r| set(r, v)); } />
-            </label>
-        }
-        .into_any()
-    };
     view! {
         <section class="card" data-testid="retrigger-panel">
             <h2>{t!("overview-tile-failed")}</h2>
-            {view! {
-            <div class="grid3">
-                <div>
-                    <label for="override-timeout">{t!("run-override-timeout")}</label>
-                    <input id="override-timeout" type="text" placeholder=t!("run-override-timeout-example") prop:value=move || timeout.get()
-                        on:input=move |ev| timeout.set(event_target_value(&ev)) />
-                </div>
-                <div>
-                    <label class="check">
-                        <input type="checkbox" prop:checked=move || custom_retry.get()
-                            on:change=move |ev| custom_retry.set(event_target_checked(&ev)) />
-                        " "{t!("run-override-retry")}
-                    </label>
-                    <Show when=move || custom_retry.get()>
-                        <div class="inline-fields">
-                            {retry_field("F", |r| r.first.clone(), |r, v| r.first = v)}
-                            {retry_field("M", |r| r.multiplier.clone(), |r, v| r.multiplier = v)}
-                            {retry_field("C", |r| r.max_retries.clone(), |r, v| r.max_retries = v)}
-                        </div>
-                    </Show>
-                </div>
-            </div>
-            }.into_any()}
-            {view! {
+            <Overrides timeout custom_retry retry />
             <p class="actions">
                 <button type="button" on:click=move |_| {
                     if !crate::components::layout::confirm_while_paused() { return; }
@@ -344,11 +310,53 @@ fn RetriggerPanel(id: i64) -> impl IntoView {
                 " "
                 <super::failed::RowActionsResolveOnly id resolve />
             </p>
-            }.into_any()}
             <p class="error" role="alert">{error}</p>
         </section>
     }
     .into_any()
+}
+
+/// Another timeout, or another retry policy (F, M, C), for the re-triggered run alone.
+#[component]
+fn Overrides(
+    timeout: RwSignal<String>,
+    custom_retry: RwSignal<bool>,
+    retry: RwSignal<RetryInput>,
+) -> impl IntoView {
+    let retry_field = move |label: &'static str,
+                            get: fn(&RetryInput) -> String,
+                            set: fn(&mut RetryInput, String)| {
+        view! {
+            <label>{label}
+                <input type="text" class="narrow" prop:value=move || retry.with(get)
+                    on:input=move |ev| { let v = event_target_value(&ev); retry.update(|r| set(r, v)); } />
+            </label>
+        }
+        .into_any()
+    };
+    view! {
+        <div class="grid3">
+            <div>
+                <label for="override-timeout">{t!("run-override-timeout")}</label>
+                <input id="override-timeout" type="text" placeholder=t!("run-override-timeout-example") prop:value=move || timeout.get()
+                    on:input=move |ev| timeout.set(event_target_value(&ev)) />
+            </div>
+            <div>
+                <label class="check">
+                    <input type="checkbox" prop:checked=move || custom_retry.get()
+                        on:change=move |ev| custom_retry.set(event_target_checked(&ev)) />
+                    " "{t!("run-override-retry")}
+                </label>
+                <Show when=move || custom_retry.get()>
+                    <div class="inline-fields">
+                        {retry_field("F", |r| r.first.clone(), |r, v| r.first = v)}
+                        {retry_field("M", |r| r.multiplier.clone(), |r, v| r.multiplier = v)}
+                        {retry_field("C", |r| r.max_retries.clone(), |r, v| r.max_retries = v)}
+                    </div>
+                </Show>
+            </div>
+        </div>
+    }
 }
 
 fn attempt_row(a: &AttemptView) -> impl IntoView + use<> {

@@ -25,7 +25,7 @@ use crate::api::traffic::{traffic_dashboard, traffic_live};
 use crate::components::chart::EChart;
 use crate::components::ticker::use_ticker;
 use crate::domain::traffic_range::{Bucket, Preset};
-use crate::views::traffic::{Dashboard, LiveMinute, SeriesPoint, TrafficStats};
+use crate::views::traffic::{Dashboard, LiveMinute, SeriesPoint, TopPage, TrafficStats};
 
 const PEOPLE: &str = "#1c7ed6";
 const BOTS: &str = "#f08c00";
@@ -222,19 +222,6 @@ pub fn TrafficPage() -> impl IntoView {
         move || filters.get(),
         |f| traffic_dashboard(f.range, f.from, f.to, f.kind, f.category, f.source, f.site),
     );
-    let loaded = move || data.get().and_then(Result::ok);
-    let hits = Signal::derive(move || loaded().map(|d| hits_chart(&d.series, d.bucket)));
-    let sources = Signal::derive(move || {
-        loaded()
-            .filter(|d| !d.current.by_source.is_empty())
-            .map(|d| sources_chart(&d.current))
-    });
-    let categories = Signal::derive(move || {
-        loaded()
-            .filter(|d| !d.current.by_category.is_empty())
-            .map(|d| categories_chart(&d.current))
-    });
-
     view! {
         <Title text=t!("nav-traffic") />
         <h1>{t!("nav-traffic")}</h1>
@@ -253,6 +240,26 @@ pub fn TrafficPage() -> impl IntoView {
             }}
         </Transition>
         <LiveStrip />
+        <TrafficCharts data />
+    }
+}
+
+/// Hits over time, and bots by category and by source: charts with their words below.
+#[component]
+fn TrafficCharts(data: Resource<Result<Dashboard, crate::api::AppError>>) -> impl IntoView {
+    let loaded = move || data.get().and_then(Result::ok);
+    let hits = Signal::derive(move || loaded().map(|d| hits_chart(&d.series, d.bucket)));
+    let sources = Signal::derive(move || {
+        loaded()
+            .filter(|d| !d.current.by_source.is_empty())
+            .map(|d| sources_chart(&d.current))
+    });
+    let categories = Signal::derive(move || {
+        loaded()
+            .filter(|d| !d.current.by_category.is_empty())
+            .map(|d| categories_chart(&d.current))
+    });
+    view! {
         <section class="card">
             <h2>{t!("traffic-over-time")}</h2>
             <EChart id="traffic-hits-chart" chart=hits />
@@ -647,9 +654,6 @@ fn BotChips(
 #[component]
 fn TopPages(dashboard: Dashboard, filters: Filters) -> impl IntoView {
     let top = dashboard.current.top_pages.clone();
-    // When the list holds pages of several sites, a path alone does not say whose page it is.
-    let show_host = top.iter().any(|p| p.site != top[0].site);
-    let max = top.iter().map(|p| p.count).max().unwrap_or(1).max(1);
     let categories = dashboard
         .current
         .by_category
@@ -664,77 +668,79 @@ fn TopPages(dashboard: Dashboard, filters: Filters) -> impl IntoView {
         .by_source
         .iter()
         .map(|(source, n)| {
-            (
-                source.clone(),
-                *n,
-                filters.with_source(Some(source)),
-                source.clone(),
-            )
+            let href = filters.with_source(Some(source));
+            (source.clone(), *n, href, source.clone())
         })
         .collect();
+    let listed = if top.is_empty() {
+        view! { <p class="muted">{t!("traffic-no-views")}</p> }.into_any()
+    } else {
+        top_pages_table(top, &filters).into_any()
+    };
     view! {
         <BotChips title=t!("traffic-bot-categories") testid="categories" chips=categories />
         <BotChips title=t!("traffic-bot-sources") testid="sources" chips=sources />
         <section class="card">
             <h2>{t!("traffic-top-pages")}</h2>
             <p class="muted small">{t!("traffic-top-pages-explained")}" " <a href="/traffic/hits">{t!("traffic-all-hits")}</a></p>
-            {if top.is_empty() {
-                view! { <p class="muted">{t!("traffic-no-views")}</p> }.into_any()
-            } else {
-                view! {
-                    <table tabindex="0" class="table" data-testid="top-pages">
-                        <thead>
-                            <tr><th>{t!("traffic-page")}</th><th>{t!("traffic-hits")}</th><th>{t!("traffic-people-title")}</th><th>{t!("traffic-bots-title")}</th><th></th></tr>
-                        </thead>
-                        <tbody>
-                            {top
-                                .into_iter()
-                                .map(|p| {
-                                    let human_pct = p.human * 100 / max;
-                                    let bot_pct = p.bot * 100 / max;
-                                    let key = p.path.clone();
-                                    let shown = if show_host {
-                                        format!("{}{}", p.site, p.path)
-                                    } else {
-                                        p.path.clone()
-                                    };
-                                    let hits = format!(
-                                        "/traffic/hits{}",
-                                        crate::pages::traffic_hits::hits_query_string(
-                                            &crate::views::traffic::HitsFilter {
-                                                range: filters.range.clone(),
-                                                from: filters.from.clone(),
-                                                to: filters.to.clone(),
-                                                kind: filters.kind.clone(),
-                                                category: filters.category.clone(),
-                                                source: filters.source.clone(),
-                                                site: Some(p.site.clone()),
-                                                path: Some(p.path.clone()),
-                                                ..Default::default()
-                                            },
-                                            None,
-                                        )
-                                    );
-                                    view! {
-                                        <tr data-path=key>
-                                            <td><a href=hits><code>{shown}</code></a></td>
-                                            <td>{p.count}</td>
-                                            <td>{p.human}</td>
-                                            <td>{p.bot}</td>
-                                            <td class="bar-cell">
-                                                <span class="bar" style=format!("width:{human_pct}%;background:{PEOPLE}")></span>
-                                                <span class="bar" style=format!("width:{bot_pct}%;background:{BOTS}")></span>
-                                            </td>
-                                        </tr>
-                                    }
-                                })
-                                .collect_view()}
-                        </tbody>
-                    </table>
-                }
-                    .into_any()
-            }}
+            {listed}
         </section>
+    }
+}
+
+/// The pages most viewed, each with its people and bots as bars and a link to its hits.
+fn top_pages_table(top: Vec<TopPage>, filters: &Filters) -> impl IntoView {
+    // When the list holds pages of several sites, a path alone does not say whose page it is.
+    let show_host = top.iter().any(|p| p.site != top[0].site);
+    let max = top.iter().map(|p| p.count).max().unwrap_or(1).max(1);
+    let rows = top
+        .into_iter()
+        .map(|p| top_page_row(p, filters, show_host, max))
+        .collect_view();
+    view! {
+        <table tabindex="0" class="table" data-testid="top-pages">
+            <thead>
+                <tr><th>{t!("traffic-page")}</th><th>{t!("traffic-hits")}</th><th>{t!("traffic-people-title")}</th><th>{t!("traffic-bots-title")}</th><th></th></tr>
+            </thead>
+            <tbody>{rows}</tbody>
+        </table>
+    }
+}
+
+fn top_page_row(p: TopPage, filters: &Filters, show_host: bool, max: i64) -> impl IntoView {
+    let human_pct = p.human * 100 / max;
+    let bot_pct = p.bot * 100 / max;
+    let shown = if show_host {
+        format!("{}{}", p.site, p.path)
+    } else {
+        p.path.clone()
+    };
+    let only_this = crate::views::traffic::HitsFilter {
+        range: filters.range.clone(),
+        from: filters.from.clone(),
+        to: filters.to.clone(),
+        kind: filters.kind.clone(),
+        category: filters.category.clone(),
+        source: filters.source.clone(),
+        site: Some(p.site.clone()),
+        path: Some(p.path.clone()),
+        ..Default::default()
+    };
+    let hits = format!(
+        "/traffic/hits{}",
+        crate::pages::traffic_hits::hits_query_string(&only_this, None)
+    );
+    view! {
+        <tr data-path=p.path.clone()>
+            <td><a href=hits><code>{shown}</code></a></td>
+            <td>{p.count}</td>
+            <td>{p.human}</td>
+            <td>{p.bot}</td>
+            <td class="bar-cell">
+                <span class="bar" style=format!("width:{human_pct}%;background:{PEOPLE}")></span>
+                <span class="bar" style=format!("width:{bot_pct}%;background:{BOTS}")></span>
+            </td>
+        </tr>
     }
 }
 

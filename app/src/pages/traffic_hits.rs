@@ -57,7 +57,6 @@ pub fn TrafficHitsPage() -> impl IntoView {
         move || (filter.get(), after.get()),
         |(f, a)| traffic_hits(f, a),
     );
-    let value = move |k: &'static str| move || query.with(|q| q.get(k).unwrap_or_default());
     let csv = move || {
         format!(
             "/traffic/hits.csv{}",
@@ -69,50 +68,7 @@ pub fn TrafficHitsPage() -> impl IntoView {
         <Title text=t!("hits-title") />
         <h1>{t!("hits-title")}</h1>
         <p><a href="/traffic">{t!("sites-back")}</a></p>
-        <Form method="GET" action="" attr:class="filters card">
-            <div>
-                <label for="h-range">{t!("traffic-range")}</label>
-                <select id="h-range" name="range" prop:value=value("range")>
-                    <option value="">{t!("traffic-range-7d")}</option>
-                    <option value="today">{t!("traffic-range-today")}</option>
-                    <option value="yesterday">{t!("traffic-range-yesterday")}</option>
-                    <option value="30d">{t!("traffic-range-30d")}</option>
-                    <option value="90d">{t!("traffic-range-90d")}</option>
-                </select>
-            </div>
-            <div><label for="h-from">{t!("failed-filter-from")}</label><input id="h-from" name="from" type="date" prop:value=value("from") /></div>
-            <div><label for="h-to">{t!("failed-filter-to")}</label><input id="h-to" name="to" type="date" prop:value=value("to") /></div>
-            <div>
-                <label for="h-type">{t!("traffic-visitors")}</label>
-                <select id="h-type" name="type" prop:value=value("type")>
-                    <option value="">{t!("traffic-everyone")}</option>
-                    <option value="human">{t!("traffic-people")}</option>
-                    <option value="bot">{t!("traffic-bots")}</option>
-                </select>
-            </div>
-            <div>
-                <label for="h-category">{t!("traffic-bot-category")}</label>
-                <select id="h-category" name="category" prop:value=value("category")>
-                    <option value="">{t!("filter-any")}</option>
-                    {crate::domain::bots::BotCategory::ALL
-                        .iter()
-                        .map(|c| view! { <option value=c.as_str()>{bot_category(*c)}</option> })
-                        .collect_view()}
-                </select>
-            </div>
-            <div><label for="h-source">{t!("traffic-bot-source")}</label><input id="h-source" name="source" type="text" prop:value=value("source") /></div>
-            <div><label for="h-site">{t!("traffic-site")}</label><input id="h-site" name="site" type="text" placeholder=t!("traffic-all-sites") prop:value=value("site") /></div>
-            <div><label for="h-path">{t!("hits-path")}</label><input id="h-path" name="path" type="text" prop:value=value("path") /></div>
-            <div><label for="h-ip">{t!("hits-ip")}</label><input id="h-ip" name="ip" type="text" prop:value=value("ip") /></div>
-            <div>
-                <label for="h-sort">{t!("hits-sort")}</label>
-                <select id="h-sort" name="sort" prop:value=value("sort")>
-                    <option value="">{t!("hits-sort-newest")}</option>
-                    <option value="count">{t!("hits-sort-count")}</option>
-                </select>
-            </div>
-            <div><button type="submit">{t!("filter-apply")}</button></div>
-        </Form>
+        <HitsFilters />
         <p><a href=csv rel="external" download="" data-testid="export-csv">{t!("hits-export")}</a></p>
         <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
             {move || match page.get() {
@@ -128,6 +84,59 @@ pub fn TrafficHitsPage() -> impl IntoView {
                 }
             }}
         </Transition>
+    }
+}
+
+/// The filter form: a GET of this page, so the URL says what is shown.
+#[component]
+fn HitsFilters() -> impl IntoView {
+    let query = use_query_map();
+    let value = move |k: &'static str| move || query.with(|q| q.get(k).unwrap_or_default());
+    view! {
+            <Form method="GET" action="" attr:class="filters card">
+                <div>
+                    <label for="h-range">{t!("traffic-range")}</label>
+                    <select id="h-range" name="range" prop:value=value("range")>
+                        <option value="">{t!("traffic-range-7d")}</option>
+                        <option value="today">{t!("traffic-range-today")}</option>
+                        <option value="yesterday">{t!("traffic-range-yesterday")}</option>
+                        <option value="30d">{t!("traffic-range-30d")}</option>
+                        <option value="90d">{t!("traffic-range-90d")}</option>
+                    </select>
+                </div>
+                <div><label for="h-from">{t!("failed-filter-from")}</label><input id="h-from" name="from" type="date" prop:value=value("from") /></div>
+                <div><label for="h-to">{t!("failed-filter-to")}</label><input id="h-to" name="to" type="date" prop:value=value("to") /></div>
+                <div>
+                    <label for="h-type">{t!("traffic-visitors")}</label>
+                    <select id="h-type" name="type" prop:value=value("type")>
+                        <option value="">{t!("traffic-everyone")}</option>
+                        <option value="human">{t!("traffic-people")}</option>
+                        <option value="bot">{t!("traffic-bots")}</option>
+                    </select>
+                </div>
+                <div>
+                    <label for="h-category">{t!("traffic-bot-category")}</label>
+                    <select id="h-category" name="category" prop:value=value("category")>
+                        <option value="">{t!("filter-any")}</option>
+                        {crate::domain::bots::BotCategory::ALL
+                            .iter()
+                            .map(|c| view! { <option value=c.as_str()>{bot_category(*c)}</option> })
+                            .collect_view()}
+                    </select>
+                </div>
+                <div><label for="h-source">{t!("traffic-bot-source")}</label><input id="h-source" name="source" type="text" prop:value=value("source") /></div>
+                <div><label for="h-site">{t!("traffic-site")}</label><input id="h-site" name="site" type="text" placeholder=t!("traffic-all-sites") prop:value=value("site") /></div>
+                <div><label for="h-path">{t!("hits-path")}</label><input id="h-path" name="path" type="text" prop:value=value("path") /></div>
+                <div><label for="h-ip">{t!("hits-ip")}</label><input id="h-ip" name="ip" type="text" prop:value=value("ip") /></div>
+                <div>
+                    <label for="h-sort">{t!("hits-sort")}</label>
+                    <select id="h-sort" name="sort" prop:value=value("sort")>
+                        <option value="">{t!("hits-sort-newest")}</option>
+                        <option value="count">{t!("hits-sort-count")}</option>
+                    </select>
+                </div>
+                <div><button type="submit">{t!("filter-apply")}</button></div>
+            </Form>
     }
 }
 

@@ -47,19 +47,9 @@ pub fn TrafficSitesPage() -> impl IntoView {
                     Err(e) => view! { <p class="error" role="alert">{e.explain(current())}</p> }.into_any(),
                     Ok(p) => {
                         let mode = if p.open {
-                            view! {
-                                <p class="warn" data-testid="sites-open">
-                                    {t!("sites-open")}
-                                </p>
-                            }
-                                .into_any()
+                            view! { <p class="warn" data-testid="sites-open">{t!("sites-open")}</p> }.into_any()
                         } else {
-                            view! {
-                                <p class="muted" data-testid="sites-closed">
-                                    {t!("sites-closed")}
-                                </p>
-                            }
-                                .into_any()
+                            view! { <p class="muted" data-testid="sites-closed">{t!("sites-closed")}</p> }.into_any()
                         };
                         let console_url = p.console_url.clone();
                         view! {
@@ -83,22 +73,27 @@ pub fn TrafficSitesPage() -> impl IntoView {
         <p class="error" role="alert">{other_error(remove.value())}</p>
         <Suspense fallback=|| ()>
             {move || Suspend::new(async move {
-                is_admin.await.then(|| view! {
-                    <section class="card">
-                        <h2>{t!("sites-register-heading")}</h2>
-                        <ActionForm action=add attr:class="form inline-form" attr:data-testid="add-site">
-                            <div>
-                                <label for="site-host">{t!("sites-host")}</label>
-                                <input id="site-host" name="host" type="text" autocomplete="off" placeholder="shop.example.com" />
-                                <p class="field-error">{field_error(add.value(), "host")}</p>
-                            </div>
-                            <div><button type="submit">{t!("sites-register")}</button></div>
-                        </ActionForm>
-                        <p class="error" role="alert">{other_error(add.value())}</p>
-                    </section>
-                })
+                is_admin.await.then(|| view! { <RegisterSite add /> })
             })}
         </Suspense>
+    }
+}
+
+#[component]
+fn RegisterSite(add: ServerAction<AddSite>) -> impl IntoView {
+    view! {
+        <section class="card">
+            <h2>{t!("sites-register-heading")}</h2>
+            <ActionForm action=add attr:class="form inline-form" attr:data-testid="add-site">
+                <div>
+                    <label for="site-host">{t!("sites-host")}</label>
+                    <input id="site-host" name="host" type="text" autocomplete="off" placeholder="shop.example.com" />
+                    <p class="field-error">{field_error(add.value(), "host")}</p>
+                </div>
+                <div><button type="submit">{t!("sites-register")}</button></div>
+            </ActionForm>
+            <p class="error" role="alert">{other_error(add.value())}</p>
+        </section>
     }
 }
 

@@ -595,50 +595,9 @@ pub async fn bulk(
     let mut changed = Vec::new();
     for row in rows {
         let name = row.name.clone();
-        let mut model = row.clone().into_active_model();
-        match action {
-            BulkAction::Enable | BulkAction::Disable => {
-                let enabled = action == BulkAction::Enable;
-                if row.enabled == enabled {
-                    continue;
-                }
-                let spec = to_spec(&row)?;
-                model.enabled = Set(enabled);
-                model.next_fire_at = Set(next_fire_at(enabled, &spec.cron, spec.timezone, now));
-            }
-            BulkAction::Pause | BulkAction::Resume => {
-                let paused = action == BulkAction::Pause;
-                // A held job is released by an edit or a confirmation, not by a resume.
-                if row.paused == paused || (!paused && row.params_held.is_some()) {
-                    continue;
-                }
-                model.paused = Set(paused);
-            }
-            BulkAction::Tag | BulkAction::Untag => {
-                let tag = tag.clone().unwrap_or_default();
-                let mut list = tags::from_column(&row.tags);
-                let had = list.contains(&tag);
-                if action == BulkAction::Tag && !had {
-                    if list.len() >= tags::MAX_TAGS {
-                        return Err(JobError::Invalid(vec![FieldProblem::new(
-                            "tag",
-                            crate::problem!(
-                                "job-error-tags-full",
-                                name = name,
-                                max = tags::MAX_TAGS
-                            ),
-                        )]));
-                    }
-                    list.push(tag);
-                    list.sort();
-                } else if action == BulkAction::Untag && had {
-                    list.retain(|t| *t != tag);
-                } else {
-                    continue;
-                }
-                model.tags = Set(serde_json::to_string(&list).map_err(JobError::Encode)?);
-            }
-        }
+        let Some(mut model) = bulk_change(&row, action, tag.as_deref(), now)? else {
+            continue;
+        };
         model.updated_at = Set(now);
         model.update(&txn).await?;
         let detail = serde_json::json!({ "bulk": true, "tag": tag });
@@ -654,6 +613,61 @@ pub async fn bulk(
     txn.commit().await?;
     wake.after_commit();
     Ok(changed)
+}
+
+/// `action` applied to one job's row, or `None` when the job is in the asked state already
+/// (or, to Resume, held).
+fn bulk_change(
+    row: &job::Model,
+    action: crate::views::jobs::BulkAction,
+    tag: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<Option<job::ActiveModel>, JobError> {
+    use crate::domain::job::tags;
+    use crate::views::jobs::BulkAction;
+    let mut model = row.clone().into_active_model();
+    match action {
+        BulkAction::Enable | BulkAction::Disable => {
+            let enabled = action == BulkAction::Enable;
+            if row.enabled == enabled {
+                return Ok(None);
+            }
+            let spec = to_spec(row)?;
+            model.enabled = Set(enabled);
+            model.next_fire_at = Set(next_fire_at(enabled, &spec.cron, spec.timezone, now));
+        }
+        BulkAction::Pause | BulkAction::Resume => {
+            let paused = action == BulkAction::Pause;
+            // A held job is released by an edit or a confirmation, not by a resume.
+            if row.paused == paused || (!paused && row.params_held.is_some()) {
+                return Ok(None);
+            }
+            model.paused = Set(paused);
+        }
+        BulkAction::Tag | BulkAction::Untag => {
+            let tag = tag.unwrap_or_default().to_string();
+            let mut list = tags::from_column(&row.tags);
+            let had = list.contains(&tag);
+            if action == BulkAction::Tag && !had {
+                if list.len() >= tags::MAX_TAGS {
+                    let full = crate::problem!(
+                        "job-error-tags-full",
+                        name = row.name.clone(),
+                        max = tags::MAX_TAGS
+                    );
+                    return Err(JobError::Invalid(vec![FieldProblem::new("tag", full)]));
+                }
+                list.push(tag);
+                list.sort();
+            } else if action == BulkAction::Untag && had {
+                list.retain(|t| *t != tag);
+            } else {
+                return Ok(None);
+            }
+            model.tags = Set(serde_json::to_string(&list).map_err(JobError::Encode)?);
+        }
+    }
+    Ok(Some(model))
 }
 
 /// The ids of the jobs with `tag` (a checked tag), as a subquery for `job_id IN (…)`. Tags are
