@@ -40,31 +40,7 @@ pub async fn record_batch(
     if ended.is_empty() {
         return Ok(Vec::new());
     }
-    let mut ids: Vec<i64> = ended.iter().map(|(id, ..)| *id).collect();
-    ids.sort_unstable();
-    ids.dedup();
-    let mut states: HashMap<i64, (AlertState, Option<i64>)> = HashMap::new();
-    for chunk in ids.chunks(500) {
-        for row in job_alert::Entity::find()
-            .filter(job_alert::Column::JobId.is_in(chunk.to_vec()))
-            .all(db)
-            .await?
-        {
-            states.insert(
-                row.job_id,
-                (
-                    AlertState {
-                        episode: row.episode,
-                        open: row.open,
-                        opened_at: row.opened_at,
-                        failed_runs: row.failed_runs,
-                        escalated: row.escalated,
-                    },
-                    row.first_run_id,
-                ),
-            );
-        }
-    }
+    let mut states = read_states(db, ended).await?;
     let mut changed: HashMap<i64, ()> = HashMap::new();
     let mut all_fired = Vec::new();
     for (job_id, spec, name, settled) in ended {
@@ -100,36 +76,74 @@ pub async fn record_batch(
         all_fired.extend(fired);
     }
     for job_id in changed.keys() {
-        let Some((state, first_run)) = states.get(job_id) else {
-            continue;
-        };
-        job_alert::Entity::insert(job_alert::ActiveModel {
-            job_id: Set(*job_id),
-            episode: Set(state.episode),
-            open: Set(state.open),
-            opened_at: Set(state.opened_at),
-            first_run_id: Set(*first_run),
-            failed_runs: Set(state.failed_runs),
-            escalated: Set(state.escalated),
-            updated_at: Set(now),
-        })
-        .on_conflict(
-            OnConflict::column(job_alert::Column::JobId)
-                .update_columns([
-                    job_alert::Column::Episode,
-                    job_alert::Column::Open,
-                    job_alert::Column::OpenedAt,
-                    job_alert::Column::FirstRunId,
-                    job_alert::Column::FailedRuns,
-                    job_alert::Column::Escalated,
-                    job_alert::Column::UpdatedAt,
-                ])
-                .to_owned(),
-        )
-        .exec_without_returning(db)
-        .await?;
+        if let Some((state, first_run)) = states.get(job_id) {
+            write_state(db, *job_id, state, *first_run, now).await?;
+        }
     }
     Ok(all_fired)
+}
+
+/// Each ended run's job's alert state and the run its open episode began with.
+async fn read_states(
+    db: &impl ConnectionTrait,
+    ended: &[Ended<'_>],
+) -> Result<HashMap<i64, (AlertState, Option<i64>)>, DbErr> {
+    let mut ids: Vec<i64> = ended.iter().map(|(id, ..)| *id).collect();
+    ids.sort_unstable();
+    ids.dedup();
+    let mut states = HashMap::new();
+    for chunk in ids.chunks(500) {
+        for row in job_alert::Entity::find()
+            .filter(job_alert::Column::JobId.is_in(chunk.to_vec()))
+            .all(db)
+            .await?
+        {
+            let state = AlertState {
+                episode: row.episode,
+                open: row.open,
+                opened_at: row.opened_at,
+                failed_runs: row.failed_runs,
+                escalated: row.escalated,
+            };
+            states.insert(row.job_id, (state, row.first_run_id));
+        }
+    }
+    Ok(states)
+}
+
+async fn write_state(
+    db: &impl ConnectionTrait,
+    job_id: i64,
+    state: &AlertState,
+    first_run: Option<i64>,
+    now: DateTime<Utc>,
+) -> Result<(), DbErr> {
+    job_alert::Entity::insert(job_alert::ActiveModel {
+        job_id: Set(job_id),
+        episode: Set(state.episode),
+        open: Set(state.open),
+        opened_at: Set(state.opened_at),
+        first_run_id: Set(first_run),
+        failed_runs: Set(state.failed_runs),
+        escalated: Set(state.escalated),
+        updated_at: Set(now),
+    })
+    .on_conflict(
+        OnConflict::column(job_alert::Column::JobId)
+            .update_columns([
+                job_alert::Column::Episode,
+                job_alert::Column::Open,
+                job_alert::Column::OpenedAt,
+                job_alert::Column::FirstRunId,
+                job_alert::Column::FailedRuns,
+                job_alert::Column::Escalated,
+                job_alert::Column::UpdatedAt,
+            ])
+            .to_owned(),
+    )
+    .exec_without_returning(db)
+    .await?;
+    Ok(())
 }
 
 /// Queues what `fired` calls for: a mail to the job's addresses and its e-mail channels, and a

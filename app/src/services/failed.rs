@@ -303,30 +303,8 @@ pub async fn retrigger(
     if taken.rows_affected == 0 {
         return Err(FailedError::NotInQueue(id));
     }
-    let mut new_run = vec![job_run::ActiveModel {
-        job_id: Set(dead.job_id),
-        trigger: Set(Trigger::Retrigger),
-        scheduled_for: Set(start_at),
-        status: Set(RunStatus::Pending),
-        attempts: Set(0),
-        // The job may have done its work before failing to report it: the same key lets it
-        // refuse to do it twice.
-        idempotency_key: Set(dead.idempotency_key.clone()),
-        retrigger_of: Set(Some(dead.id)),
-        // The same parameters as the run it repeats.
-        params: Set(dead.params.clone()),
-        override_timeout_ms: Set(overrides.timeout_ms.map(|ms| ms as i64)),
-        override_retry: Set(overrides
-            .retry
-            .as_ref()
-            .map(serde_json::to_string)
-            .transpose()
-            .map_err(FailedError::Encode)?),
-        policy: Set(job_row.as_ref().and_then(super::runs::policy_snapshot)),
-        created_at: Set(now),
-        updated_at: Set(now),
-        ..Default::default()
-    }];
+    let policy = job_row.as_ref().and_then(super::runs::policy_snapshot);
+    let mut new_run = vec![repeat_of(&dead, overrides, policy, start_at, now)?];
     let due = super::lanes::place(&txn, &mut new_run).await?;
     let new_id = job_run::Entity::insert(new_run.remove(0))
         .exec(&txn)
@@ -354,6 +332,41 @@ pub async fn retrigger(
     txn.commit().await?;
     wake.after_commit();
     Ok(new_id)
+}
+
+/// The run that repeats `dead`: pending from `start_at`, with its overrides.
+fn repeat_of(
+    dead: &job_run::Model,
+    overrides: &Overrides,
+    policy: Option<String>,
+    start_at: DateTime<Utc>,
+    now: DateTime<Utc>,
+) -> Result<job_run::ActiveModel, FailedError> {
+    let override_retry = overrides
+        .retry
+        .as_ref()
+        .map(serde_json::to_string)
+        .transpose()
+        .map_err(FailedError::Encode)?;
+    Ok(job_run::ActiveModel {
+        job_id: Set(dead.job_id),
+        trigger: Set(Trigger::Retrigger),
+        scheduled_for: Set(start_at),
+        status: Set(RunStatus::Pending),
+        attempts: Set(0),
+        // The job may have done its work before failing to report it: the same key lets it
+        // refuse to do it twice.
+        idempotency_key: Set(dead.idempotency_key.clone()),
+        retrigger_of: Set(Some(dead.id)),
+        // The same parameters as the run it repeats.
+        params: Set(dead.params.clone()),
+        override_timeout_ms: Set(overrides.timeout_ms.map(|ms| ms as i64)),
+        override_retry: Set(override_retry),
+        policy: Set(policy),
+        created_at: Set(now),
+        updated_at: Set(now),
+        ..Default::default()
+    })
 }
 
 /// Re-triggers the runs in `ids`, or every run matching `filter`, spaced so that at most

@@ -294,67 +294,97 @@ pub async fn cancel(
     id: i64,
     now: DateTime<Utc>,
 ) -> Result<job_run::Model, CancelError> {
-    use sea_orm::sea_query::Expr;
     let run = job_run::Entity::find_by_id(id)
         .one(db)
         .await?
         .ok_or(CancelError::NotFound(id))?;
     let txn = db.begin().await?;
     super::lanes::lock(&txn, &[run.job_id]).await?;
-    let changed = job_run::Entity::update_many()
+    if end_waiting(&txn, id, now).await? == 0 {
+        return ask_to_stop(db, txn, &run, now).await;
+    }
+    close_open_attempt(&txn, id, now).await?;
+    super::lanes::promote(&txn, &[run.job_id], now).await?;
+    txn.commit().await?;
+    crate::wake::runs_changed(db).await;
+    job_run::Entity::find_by_id(id)
+        .one(db)
+        .await?
+        .ok_or(CancelError::NotFound(id))
+}
+
+/// Ends the run cancelled if it is waiting (pending, due, in retry wait); how many rows that
+/// changed (0 when it is running or has ended).
+async fn end_waiting(
+    txn: &sea_orm::DatabaseTransaction,
+    id: i64,
+    now: DateTime<Utc>,
+) -> Result<u64, DbErr> {
+    use sea_orm::sea_query::Expr;
+    let none_at = || Expr::value(Option::<DateTime<Utc>>::None);
+    Ok(job_run::Entity::update_many()
         .col_expr(job_run::Column::Status, Expr::value(RunStatus::Cancelled))
         .col_expr(job_run::Column::FinishedAt, Expr::value(now))
         .col_expr(job_run::Column::UpdatedAt, Expr::value(now))
-        .col_expr(
-            job_run::Column::DueAt,
-            Expr::value(Option::<DateTime<Utc>>::None),
-        )
-        .col_expr(
-            job_run::Column::NextAttemptAt,
-            Expr::value(Option::<DateTime<Utc>>::None),
-        )
+        .col_expr(job_run::Column::DueAt, none_at())
+        .col_expr(job_run::Column::NextAttemptAt, none_at())
         .col_expr(
             job_run::Column::LeaseOwner,
             Expr::value(Option::<String>::None),
         )
-        .col_expr(
-            job_run::Column::LeaseExpiresAt,
-            Expr::value(Option::<DateTime<Utc>>::None),
-        )
+        .col_expr(job_run::Column::LeaseExpiresAt, none_at())
         .filter(job_run::Column::Id.eq(id))
         .filter(job_run::Column::Status.is_in(RunStatus::ACTIVE.iter().copied()))
         .filter(job_run::Column::Status.ne(RunStatus::Running))
+        .exec(txn)
+        .await?
+        .rows_affected)
+}
+
+/// A running run is asked to stop (once; a second cancel finds it asked already); a run that
+/// has ended cannot be cancelled.
+async fn ask_to_stop(
+    db: &DatabaseConnection,
+    txn: sea_orm::DatabaseTransaction,
+    run: &job_run::Model,
+    now: DateTime<Utc>,
+) -> Result<job_run::Model, CancelError> {
+    use sea_orm::sea_query::Expr;
+    let id = run.id;
+    let asked = job_run::Entity::update_many()
+        .col_expr(job_run::Column::CancelRequestedAt, Expr::value(now))
+        .filter(job_run::Column::Id.eq(id))
+        .filter(job_run::Column::Status.eq(RunStatus::Running))
+        .filter(job_run::Column::CancelRequestedAt.is_null())
         .exec(&txn)
         .await?
         .rows_affected;
-    if changed == 0 {
-        // Running: asked to stop (once; a second cancel finds it asked already).
-        let asked = job_run::Entity::update_many()
-            .col_expr(job_run::Column::CancelRequestedAt, Expr::value(now))
-            .filter(job_run::Column::Id.eq(id))
-            .filter(job_run::Column::Status.eq(RunStatus::Running))
-            .filter(job_run::Column::CancelRequestedAt.is_null())
-            .exec(&txn)
-            .await?
-            .rows_affected;
-        let current = job_run::Entity::find_by_id(id).one(&txn).await?;
-        if let Some(current) = current.filter(|r| r.status == RunStatus::Running) {
-            txn.commit().await?;
-            if asked > 0 {
-                tracing::info!(
-                    run = id,
-                    "cancel requested: the node running it stops it at its next lease renewal"
-                );
-            }
-            return Ok(current);
+    let current = job_run::Entity::find_by_id(id).one(&txn).await?;
+    if let Some(current) = current.filter(|r| r.status == RunStatus::Running) {
+        txn.commit().await?;
+        if asked > 0 {
+            tracing::info!(
+                run = id,
+                "cancel requested: the node running it stops it at its next lease renewal"
+            );
         }
-        let _ = txn.rollback().await;
-        let now_status = job_run::Entity::find_by_id(id)
-            .one(db)
-            .await?
-            .map_or(run.status, |r| r.status);
-        return Err(CancelError::Ended(id, now_status));
+        return Ok(current);
     }
+    let _ = txn.rollback().await;
+    let now_status = job_run::Entity::find_by_id(id)
+        .one(db)
+        .await?
+        .map_or(run.status, |r| r.status);
+    Err(CancelError::Ended(id, now_status))
+}
+
+/// The cancelled run's unfinished attempt, if any, ends interrupted.
+async fn close_open_attempt(
+    txn: &sea_orm::DatabaseTransaction,
+    id: i64,
+    now: DateTime<Utc>,
+) -> Result<(), DbErr> {
+    use sea_orm::sea_query::Expr;
     job_attempt::Entity::update_many()
         .col_expr(job_attempt::Column::FinishedAt, Expr::value(now))
         .col_expr(
@@ -367,15 +397,9 @@ pub async fn cancel(
         )
         .filter(job_attempt::Column::RunId.eq(id))
         .filter(job_attempt::Column::FinishedAt.is_null())
-        .exec(&txn)
+        .exec(txn)
         .await?;
-    super::lanes::promote(&txn, &[run.job_id], now).await?;
-    txn.commit().await?;
-    crate::wake::runs_changed(db).await;
-    job_run::Entity::find_by_id(id)
-        .one(db)
-        .await?
-        .ok_or(CancelError::NotFound(id))
+    Ok(())
 }
 
 /// Enough randomness that two manual runs in the same millisecond get different keys.

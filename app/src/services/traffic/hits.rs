@@ -94,9 +94,49 @@ pub async fn hits(
     db: &impl ConnectionTrait,
     query: &HitsQuery,
 ) -> Result<(Vec<traffic_statistic::Model>, Option<HitCursor>), DbErr> {
-    use crate::domain::bots::{self, BotCategory};
-    use sea_orm::{ColumnTrait, Condition, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+    use sea_orm::{EntityTrait, QueryFilter, QueryOrder, QuerySelect};
     use traffic_statistic::{Column, Entity};
+    let mut select = Entity::find().filter(hits_condition(query));
+    if let Some(after) = query
+        .after
+        .as_ref()
+        .and_then(|a| after_cursor(a, query.sort))
+    {
+        select = select.filter(after);
+    }
+    select = match query.sort {
+        HitSort::Newest => select.order_by_desc(Column::StatDate),
+        HitSort::MostHits => select.order_by_desc(Column::Count),
+    };
+    let mut rows = select
+        .order_by_desc(Column::Id)
+        .limit(query.limit + 1)
+        .all(db)
+        .await?;
+    let more = rows.len() as u64 > query.limit;
+    rows.truncate(query.limit as usize);
+    let next = more
+        .then(|| rows.last())
+        .flatten()
+        .map(|last| match query.sort {
+            HitSort::Newest => HitCursor::Newest {
+                at: last.stat_date,
+                id: last.id,
+            },
+            HitSort::MostHits => HitCursor::MostHits {
+                count: last.count,
+                id: last.id,
+            },
+        });
+    Ok((rows, next))
+}
+
+/// The rows the query asks for: its range, visitors, bot category or source, site, path and
+/// address.
+fn hits_condition(query: &HitsQuery) -> sea_orm::Condition {
+    use crate::domain::bots::{self, BotCategory};
+    use sea_orm::{ColumnTrait, Condition};
+    use traffic_statistic::Column;
     let s = &query.stats;
     let mut condition = Condition::all()
         .add(Column::StatDate.gte(s.start()))
@@ -134,48 +174,28 @@ pub async fn hits(
     if let Some(ip) = query.ip.as_deref().filter(|p| !p.is_empty()) {
         condition = condition.add(Column::Ip.eq(ip));
     }
-    let mut select = Entity::find();
-    select = match (&query.after, query.sort) {
-        (Some(HitCursor::Newest { at, id }), HitSort::Newest) => select.filter(
+    condition
+}
+
+/// The rows after `cursor` in the `sort` order (a cursor of the other order is ignored).
+fn after_cursor(cursor: &HitCursor, sort: HitSort) -> Option<sea_orm::Condition> {
+    use sea_orm::{ColumnTrait, Condition};
+    use traffic_statistic::Column;
+    Some(match (cursor, sort) {
+        (HitCursor::Newest { at, id }, HitSort::Newest) => {
             Condition::any().add(Column::StatDate.lt(*at)).add(
                 Condition::all()
                     .add(Column::StatDate.eq(*at))
                     .add(Column::Id.lt(*id)),
-            ),
-        ),
-        (Some(HitCursor::MostHits { count, id }), HitSort::MostHits) => select.filter(
+            )
+        }
+        (HitCursor::MostHits { count, id }, HitSort::MostHits) => {
             Condition::any().add(Column::Count.lt(*count)).add(
                 Condition::all()
                     .add(Column::Count.eq(*count))
                     .add(Column::Id.lt(*id)),
-            ),
-        ),
-        _ => select,
-    };
-    select = match query.sort {
-        HitSort::Newest => select.order_by_desc(Column::StatDate),
-        HitSort::MostHits => select.order_by_desc(Column::Count),
-    };
-    let mut rows = select
-        .filter(condition)
-        .order_by_desc(Column::Id)
-        .limit(query.limit + 1)
-        .all(db)
-        .await?;
-    let more = rows.len() as u64 > query.limit;
-    rows.truncate(query.limit as usize);
-    let next = more
-        .then(|| rows.last())
-        .flatten()
-        .map(|last| match query.sort {
-            HitSort::Newest => HitCursor::Newest {
-                at: last.stat_date,
-                id: last.id,
-            },
-            HitSort::MostHits => HitCursor::MostHits {
-                count: last.count,
-                id: last.id,
-            },
-        });
-    Ok((rows, next))
+            )
+        }
+        _ => return None,
+    })
 }

@@ -198,6 +198,13 @@ pub async fn apply(txn: &impl ConnectionTrait, delta: &Delta) -> Result<(), Traf
 /// Adds the hourly views, the pages' and the facts' daily views.
 async fn add_counts(txn: &impl ConnectionTrait, delta: &Delta) -> Result<(), TrafficError> {
     // First, so a rebuild holding this table waits for us and we wait for it (see `rebuild`).
+    add_hourly(txn, delta).await?;
+    add_pages(txn, delta).await?;
+    add_facts(txn, delta).await
+}
+
+/// The views per hour, site and part.
+async fn add_hourly(txn: &impl ConnectionTrait, delta: &Delta) -> Result<(), TrafficError> {
     upsert(
         txn,
         "traffic_hourly",
@@ -224,7 +231,11 @@ async fn add_counts(txn: &impl ConnectionTrait, delta: &Delta) -> Result<(), Tra
         "hour, site, part, generated",
         "views = traffic_hourly.views + excluded.views",
     )
-    .await?;
+    .await
+}
+
+/// The views per day and page.
+async fn add_pages(txn: &impl ConnectionTrait, delta: &Delta) -> Result<(), TrafficError> {
     upsert(
         txn,
         "traffic_daily_pages",
@@ -249,7 +260,11 @@ async fn add_counts(txn: &impl ConnectionTrait, delta: &Delta) -> Result<(), Tra
         "day, view, path",
         "views = traffic_daily_pages.views + excluded.views",
     )
-    .await?;
+    .await
+}
+
+/// The views per day, site and fact.
+async fn add_facts(txn: &impl ConnectionTrait, delta: &Delta) -> Result<(), TrafficError> {
     upsert(
         txn,
         "traffic_daily_facts",
@@ -274,8 +289,7 @@ async fn add_counts(txn: &impl ConnectionTrait, delta: &Delta) -> Result<(), Tra
         "day, site, kind, value",
         "views = traffic_daily_facts.views + excluded.views",
     )
-    .await?;
-    Ok(())
+    .await
 }
 
 /// Adds a day's new members (addresses, visitors, paths, by their ids) to its stored sets.

@@ -26,7 +26,9 @@ use crate::domain::filters::TrafficFilter;
 use crate::domain::traffic_parts::{Part, Parts};
 use crate::domain::traffic_range::{self, Bucket, Resolved, VisitorType};
 use crate::services::sql::Binder;
-use crate::views::traffic::{LiveMinute, Ranked, SeriesPoint, TopPage, TrafficStats};
+use crate::views::traffic::{
+    LiveMinute, PeopleBreakdown, Ranked, SeriesPoint, TopPage, TrafficStats,
+};
 
 /// Which rows the figures count: whole local days `from..=to` in `zone`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -258,9 +260,23 @@ pub async fn stats_from_rows(
 ) -> Result<TrafficStats, DbErr> {
     let backend = db.get_database_backend();
     let filter = Filter::new(backend, query.start(), query.end(), query);
-    let where_ = &filter.sql;
     let mut stats = TrafficStats::default();
+    totals_from_rows(db, &filter, &mut stats).await?;
+    stats.visits = visits_from_rows(db, query).await?;
+    bots_from_rows(db, &filter, &mut stats).await?;
+    top_pages_from_rows(db, &filter, &mut stats).await?;
+    if Parts::for_filter(query.scope().who()).contains(&Part::Human) {
+        people_from_rows(db, &filter, &mut stats.people).await?;
+    }
+    Ok(stats)
+}
 
+async fn totals_from_rows(
+    db: &impl ConnectionTrait,
+    filter: &Filter,
+    stats: &mut TrafficStats,
+) -> Result<(), DbErr> {
+    let where_ = &filter.sql;
     let totals = db
         .query_one_raw(filter.statement(format!(
             "SELECT CAST(COALESCE(SUM(count), 0) AS BIGINT) AS views, \
@@ -278,14 +294,19 @@ pub async fn stats_from_rows(
         stats.unique_ips = row.try_get("", "ips")?;
         stats.unique_pages = row.try_get("", "pages")?;
     }
+    Ok(())
+}
 
-    // Visits: distinct (ip, user agent) within each local day, summed over the days.
+/// Visits: distinct (ip, user agent) within each local day, summed over the days.
+async fn visits_from_rows(db: &impl ConnectionTrait, query: &StatsQuery) -> Result<i64, DbErr> {
+    let mut visits = 0;
     for day in query.from.iter_days().take_while(|d| *d <= query.to) {
         let day_query = StatsQuery {
             from: day,
             to: day,
             ..query.clone()
         };
+        let backend = db.get_database_backend();
         let filter = Filter::new(backend, day_query.start(), day_query.end(), query);
         let where_ = &filter.sql;
         if let Some(row) = db
@@ -295,10 +316,18 @@ pub async fn stats_from_rows(
             )))
             .await?
         {
-            stats.visits += row.try_get::<i64>("", "visits")?;
+            visits += row.try_get::<i64>("", "visits")?;
         }
     }
+    Ok(visits)
+}
 
+async fn bots_from_rows(
+    db: &impl ConnectionTrait,
+    filter: &Filter,
+    stats: &mut TrafficStats,
+) -> Result<(), DbErr> {
+    let where_ = &filter.sql;
     for row in db
         .query_all_raw(filter.statement(format!(
             "SELECT spider_source AS source, CAST(SUM(count) AS BIGINT) AS n \
@@ -315,7 +344,15 @@ pub async fn stats_from_rows(
             .or_default() += n;
         *stats.by_source.entry(source).or_default() += n;
     }
+    Ok(())
+}
 
+async fn top_pages_from_rows(
+    db: &impl ConnectionTrait,
+    filter: &Filter,
+    stats: &mut TrafficStats,
+) -> Result<(), DbErr> {
+    let where_ = &filter.sql;
     for row in db
         .query_all_raw(filter.statement(format!(
             "SELECT site, path, CAST(SUM(count) AS BIGINT) AS n, \
@@ -334,38 +371,44 @@ pub async fn stats_from_rows(
             bot: row.try_get("", "bot")?,
         });
     }
+    Ok(())
+}
 
-    if Parts::for_filter(query.scope().who()).contains(&Part::Human) {
-        let people = &mut stats.people;
-        for (list, value, arrivals) in [
-            (&mut people.referrers, "ref_domain", true),
-            (&mut people.landing_pages, "site || path", true),
-            (&mut people.browsers, "browser", false),
-            (&mut people.systems, "os", false),
-            (&mut people.devices, "device", false),
-        ] {
-            let arrivals = if arrivals {
-                " AND ref_domain IS NOT NULL"
-            } else {
-                ""
-            };
-            for row in db
-                .query_all_raw(filter.statement(format!(
-                    "SELECT {value} AS value, CAST(SUM(count) AS BIGINT) AS n \
-                     FROM traffic_statistics WHERE {where_} AND NOT is_bot{arrivals} \
-                     GROUP BY {value} ORDER BY n DESC, value LIMIT {}",
-                    rollup::PEOPLE_TOP
-                )))
-                .await?
-            {
-                list.push(Ranked {
-                    name: row.try_get("", "value")?,
-                    views: row.try_get("", "n")?,
-                });
-            }
+/// People's referrers, landing pages, browsers, systems and devices.
+async fn people_from_rows(
+    db: &impl ConnectionTrait,
+    filter: &Filter,
+    people: &mut PeopleBreakdown,
+) -> Result<(), DbErr> {
+    let where_ = &filter.sql;
+    for (list, value, arrivals) in [
+        (&mut people.referrers, "ref_domain", true),
+        (&mut people.landing_pages, "site || path", true),
+        (&mut people.browsers, "browser", false),
+        (&mut people.systems, "os", false),
+        (&mut people.devices, "device", false),
+    ] {
+        let arrivals = if arrivals {
+            " AND ref_domain IS NOT NULL"
+        } else {
+            ""
+        };
+        for row in db
+            .query_all_raw(filter.statement(format!(
+                "SELECT {value} AS value, CAST(SUM(count) AS BIGINT) AS n \
+                 FROM traffic_statistics WHERE {where_} AND NOT is_bot{arrivals} \
+                 GROUP BY {value} ORDER BY n DESC, value LIMIT {}",
+                rollup::PEOPLE_TOP
+            )))
+            .await?
+        {
+            list.push(Ranked {
+                name: row.try_get("", "value")?,
+                views: row.try_get("", "n")?,
+            });
         }
     }
-    Ok(stats)
+    Ok(())
 }
 
 /// Sixty minutes from `since`: stored hits per minute plus `unflushed` ones.
