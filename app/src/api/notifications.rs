@@ -58,17 +58,10 @@ pub async fn resend_mail(id: i64) -> Result<OutboxRow, AppError> {
             let admin = super::auth::require_admin("resend mail")?;
             let state = super::state()?;
             let now = crate::clock::now();
-            if !crate::services::outbox::resend(&state.db, id, now).await? {
+            let who = super::actor(&admin);
+            if !crate::services::outbox::resend(&state.db, id, &who, now).await? {
                 return Err(AppError::NotFound(crate::t!("noun-mail", id = id)));
             }
-            super::audit(
-                &state,
-                &admin,
-                "mail.resend",
-                &format!("mail {id}"),
-                serde_json::json!({}),
-            )
-            .await?;
             crate::services::notifications::deliver_now(state.mailer.as_deref()).await;
             let row = crate::services::outbox::get(&state.db, id)
                 .await?

@@ -241,17 +241,11 @@ pub async fn reset_password(username: String, password: String) -> Result<(), Ap
             let admin = super::auth::require_admin("reset passwords")?;
             let new = NewPassword::parse(&password)?;
             let state = super::state()?;
-            crate::services::users::set_password(&state.db, &username, &new, true)
+            let who = super::actor(&admin);
+            crate::services::users::set_password(&state.db, &username, &new, true, &who)
                 .await
                 .map_err(AppError::from)?;
-            super::audit(
-                &state,
-                &admin,
-                "user.password_reset",
-                &username,
-                serde_json::json!({}),
-            )
-            .await
+            Ok(())
         }
         .await,
     )
@@ -287,30 +281,23 @@ pub async fn manage_user(username: String, action: String) -> Result<bool, AppEr
                     ));
                 }
             };
-            let changed = match change {
-                Some(change) => users::change(&state.db, &username, change, now)
+            let who = super::actor(&admin);
+            if let Some(change) = change {
+                return users::change(&state.db, &username, change, &who, now)
                     .await
-                    .map_err(AppError::from)?,
-                None => {
-                    let account = users::find_by_username(&state.db, &username)
-                        .await?
-                        .ok_or_else(|| {
-                            AppError::NotFound(crate::t!("noun-user", name = username.clone()))
-                        })?;
-                    crate::services::sessions::end_all(&state.db, account.id, None).await? > 0
-                }
-            };
-            if changed {
-                super::audit(
-                    &state,
-                    &admin,
-                    &format!("user.{}", action.replace('-', "_")),
-                    &username,
-                    serde_json::json!({}),
-                )
-                .await?;
+                    .map_err(AppError::from);
             }
-            Ok(changed)
+            let account = users::find_by_username(&state.db, &username)
+                .await?
+                .ok_or_else(|| {
+                    AppError::NotFound(crate::t!("noun-user", name = username.clone()))
+                })?;
+            let ended = crate::services::sessions::end_all(&state.db, account.id, None).await? > 0;
+            if ended {
+                let detail = serde_json::json!({});
+                super::audit(&state, &admin, "user.end_sessions", &username, detail).await?;
+            }
+            Ok(ended)
         }
         .await,
     )

@@ -155,10 +155,16 @@ pub async fn record(
     Ok(result.rows_affected > 0)
 }
 
-/// Puts a mail back in the queue, due now, whatever became of it; false if there is no such
-/// mail.
-pub async fn resend(db: &impl ConnectionTrait, id: i64, now: DateTime<Utc>) -> Result<bool, DbErr> {
+/// Puts a mail back in the queue, due now, whatever became of it, and records who did; false
+/// if there is no such mail.
+pub async fn resend(
+    db: &sea_orm::DatabaseConnection,
+    id: i64,
+    who: &super::audit::Actor<'_>,
+    now: DateTime<Utc>,
+) -> Result<bool, DbErr> {
     use sea_orm::sea_query::Expr;
+    let txn = super::sql::begin_write(db).await?;
     let result = Entity::update_many()
         .col_expr(Column::Status, Expr::value(MailStatus::Pending))
         .col_expr(Column::Attempts, Expr::value(0))
@@ -169,9 +175,15 @@ pub async fn resend(db: &impl ConnectionTrait, id: i64, now: DateTime<Utc>) -> R
             Expr::value(Option::<DateTime<Utc>>::None),
         )
         .filter(Column::Id.eq(id))
-        .exec(db)
+        .exec(&txn)
         .await?;
-    Ok(result.rows_affected > 0)
+    if result.rows_affected == 0 {
+        return Ok(false);
+    }
+    let (subject, detail) = (format!("mail {id}"), serde_json::json!({}));
+    super::audit::record(&txn, who, "mail.resend", &subject, detail, now).await?;
+    txn.commit().await?;
+    Ok(true)
 }
 
 /// The newest mails first, optionally of one status.

@@ -150,14 +150,15 @@ pub async fn set_locale(
     Ok(())
 }
 
-/// An administrator (or the operator, from the command line) sets a password. With
-/// `must_change` the user has to choose their own at the next sign-in. Every session of the
-/// user ends.
+/// An administrator (or the operator, from the command line) sets a password, recorded as
+/// `who`'s doing. With `must_change` the user has to choose their own at the next sign-in.
+/// Every session of the user ends.
 pub async fn set_password(
     db: &DatabaseConnection,
     username: &str,
     new: &NewPassword,
     must_change: bool,
+    who: &super::audit::Actor<'_>,
 ) -> Result<(), ManageError> {
     let account = existing(db, username).await?;
     let hash = passwords::hash(new.expose().to_string()).await?;
@@ -169,6 +170,8 @@ pub async fn set_password(
         .exec(&txn)
         .await?;
     super::sessions::end_all(&txn, account.id, None).await?;
+    let (action, detail) = ("user.password_reset", serde_json::json!({}));
+    super::audit::record(&txn, who, action, username, detail, crate::clock::now()).await?;
     txn.commit().await?;
     Ok(())
 }
@@ -183,12 +186,27 @@ pub enum Change {
     Delete,
 }
 
-/// Applies `change` to `username`'s account in a transaction that commits only if an enabled
-/// administrator remains; returns false when the account already was that way.
+impl Change {
+    /// What the audit log calls it.
+    pub fn audit_action(self) -> &'static str {
+        match self {
+            Change::Role(Role::Admin) => "user.admin",
+            Change::Role(Role::Viewer) => "user.viewer",
+            Change::Disabled(true) => "user.disable",
+            Change::Disabled(false) => "user.enable",
+            Change::Delete => "user.delete",
+        }
+    }
+}
+
+/// Applies `change` to `username`'s account, recorded as `who`'s doing, in a transaction that
+/// commits only if an enabled administrator remains; returns false (and records nothing) when
+/// the account already was that way.
 pub async fn change(
     db: &DatabaseConnection,
     username: &str,
     change: Change,
+    who: &super::audit::Actor<'_>,
     now: chrono::DateTime<Utc>,
 ) -> Result<bool, ManageError> {
     let txn = db.begin().await?;
@@ -244,6 +262,10 @@ pub async fn change(
     if admins == 0 {
         txn.rollback().await?;
         return Err(ManageError::LastAdmin(username.to_string()));
+    }
+    if changed {
+        let detail = serde_json::json!({});
+        super::audit::record(&txn, who, change.audit_action(), username, detail, now).await?;
     }
     txn.commit().await?;
     Ok(changed)

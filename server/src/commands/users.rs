@@ -18,28 +18,26 @@ fn explain(e: ManageError) -> anyhow::Error {
 /// `user passwd USER`: sets the password read from stdin and ends the user's sessions.
 pub async fn passwd(db: &DatabaseConnection, username: &str, password: &str) -> anyhow::Result<()> {
     let password = NewPassword::parse(password)?;
-    users::set_password(db, username, &password, false)
+    users::set_password(db, username, &password, false, &super::cli())
         .await
         .map_err(explain)?;
-    audited(db, "user.password_reset", username).await?;
     println!("password of {username} changed; their sessions ended");
     Ok(())
 }
 
 /// `user role|disable|enable|delete USER`.
 pub async fn change(db: &DatabaseConnection, username: &str, change: Change) -> anyhow::Result<()> {
-    let changed = users::change(db, username, change, crate::clock::now())
+    let changed = users::change(db, username, change, &super::cli(), crate::clock::now())
         .await
         .map_err(explain)?;
-    let (action, done) = match change {
-        Change::Role(Role::Admin) => ("user.admin", "is now an admin"),
-        Change::Role(Role::Viewer) => ("user.viewer", "is now a viewer"),
-        Change::Disabled(true) => ("user.disable", "is disabled; their sessions ended"),
-        Change::Disabled(false) => ("user.enable", "is enabled"),
-        Change::Delete => ("user.delete", "is deleted"),
+    let done = match change {
+        Change::Role(Role::Admin) => "is now an admin",
+        Change::Role(Role::Viewer) => "is now a viewer",
+        Change::Disabled(true) => "is disabled; their sessions ended",
+        Change::Disabled(false) => "is enabled",
+        Change::Delete => "is deleted",
     };
     if changed {
-        audited(db, action, username).await?;
         println!("{username} {done}");
     } else {
         println!(

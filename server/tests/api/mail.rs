@@ -192,7 +192,12 @@ async fn a_wrong_password_is_refused_in_the_servers_words(app: TestApp) {
     assert!(sink.mails().is_empty());
 
     // Fixed password, resend: delivered.
-    assert!(outbox::resend(&app.db, row.id, Utc::now()).await.unwrap());
+    let who = app::services::audit::Actor::named("test");
+    assert!(
+        outbox::resend(&app.db, row.id, &who, Utc::now())
+            .await
+            .unwrap()
+    );
     let right = sender(
         &app,
         settings(Some(sink.url(Some(("bulwark", "right")))), dir.path()),

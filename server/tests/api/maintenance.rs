@@ -483,8 +483,8 @@ async fn refuse_audit_rows(db: &sea_orm::DatabaseConnection) {
 }
 
 /// A change and its audit row are stored together or not at all: with the audit log refusing
-/// rows, saving, enabling, pausing, tagging and deleting a job and pausing everything all fail
-/// and change nothing.
+/// rows, saving, enabling, pausing, tagging and deleting a job, pausing everything and
+/// disabling an account all fail and change nothing.
 async fn a_change_is_not_stored_without_its_audit_row(app: TestApp) {
     use app::services::audit::Actor;
     use app::views::jobs::BulkAction;
@@ -514,6 +514,9 @@ async fn a_change_is_not_stored_without_its_audit_row(app: TestApp) {
     assert!(jobs::delete(&app.db, job.id, &who, now).await.is_err());
     let pause = maintenance::schedule(&app.db, window("deploy", now, None), &who, now).await;
     assert!(pause.is_err(), "{pause:?}");
+    use app::services::users::{self, Change};
+    let disable = users::change(&app.db, "viewer", Change::Disabled(true), &who, now).await;
+    assert!(disable.is_err(), "{disable:?}");
 
     let stored = jobs::get(&app.db, job.id).await.unwrap();
     assert!(stored.enabled && !stored.paused, "{stored:?}");
@@ -526,5 +529,7 @@ async fn a_change_is_not_stored_without_its_audit_row(app: TestApp) {
     assert_eq!(unaudited, 0);
     let status = maintenance::status(&app.db, now).await.unwrap();
     assert!(status.active.is_empty(), "{status:?}");
+    let viewer = users::find_by_username(&app.db, "viewer").await.unwrap();
+    assert!(viewer.is_some_and(|v| v.disabled_at.is_none()));
 }
 on_both_backends!(a_change_is_not_stored_without_its_audit_row);

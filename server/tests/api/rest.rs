@@ -796,6 +796,7 @@ async fn a_token_works_only_while_its_owner_allows_it(app: TestApp) {
         &app.db,
         "ops",
         Change::Role(app::domain::account::Role::Viewer),
+        &app::services::audit::Actor::named("test"),
         now,
     )
     .await
@@ -820,17 +821,29 @@ async fn a_token_works_only_while_its_owner_allows_it(app: TestApp) {
         ["grafana"]
     );
 
-    users::change(&app.db, "ops", Change::Disabled(true), now)
-        .await
-        .unwrap();
+    users::change(
+        &app.db,
+        "ops",
+        Change::Disabled(true),
+        &app::services::audit::Actor::named("test"),
+        now,
+    )
+    .await
+    .unwrap();
     assert_eq!(
         works(read.clone()).await,
         401,
         "a disabled owner stops every token"
     );
-    users::change(&app.db, "ops", Change::Delete, now)
-        .await
-        .unwrap();
+    users::change(
+        &app.db,
+        "ops",
+        Change::Delete,
+        &app::services::audit::Actor::named("test"),
+        now,
+    )
+    .await
+    .unwrap();
     users::create(
         &app.db,
         &username,
