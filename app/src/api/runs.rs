@@ -98,27 +98,19 @@ pub async fn run_job_now(id: i64, params: Option<String>) -> Result<i64, AppErro
                         )
                     })?,
                 };
-            let run = match crate::services::runs::start(
-                &state.db,
-                &job,
-                &given,
-                None,
-                false,
-                crate::clock::now(),
-            )
-            .await
-            .map_err(AppError::from)?
-            {
-                Triggered::Created(run) | Triggered::Existing(run) => run,
+            let who = super::actor(&admin);
+            let by = crate::services::runs::Asker {
+                who: &who,
+                action: "run.manual",
             };
-            super::audit(
-                &state,
-                &admin,
-                "run.manual",
-                &job.name,
-                serde_json::json!({ "run": run.id }),
-            )
-            .await?;
+            let now = crate::clock::now();
+            let run =
+                match crate::services::runs::start(&state.db, &job, &given, None, false, by, now)
+                    .await
+                    .map_err(AppError::from)?
+                {
+                    Triggered::Created(run) | Triggered::Existing(run) => run,
+                };
             Ok(run.id)
         }
         .await,

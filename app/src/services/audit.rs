@@ -8,6 +8,7 @@ use crate::views::audit::AuditEntry;
 
 /// Who an audit row is about. `id` is `None` for anonymous actions (a failed login) and for
 /// what no account does (the command line, a job's hook).
+#[derive(Debug)]
 pub struct Actor<'a> {
     pub id: Option<i64>,
     pub name: &'a str,

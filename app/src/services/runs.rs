@@ -117,6 +117,7 @@ pub async fn start(
     given: &serde_json::Map<String, serde_json::Value>,
     request_key: Option<&str>,
     waits_for_pause: bool,
+    by: Asker<'_>,
     now: DateTime<Utc>,
 ) -> Result<Triggered, StartError> {
     let spec = super::jobs::to_spec(job)?;
@@ -134,6 +135,7 @@ pub async fn start(
         params: params.clone(),
         key: request_key,
         waits_for_pause,
+        by: Some(by),
     };
     match trigger(db, job.id, request, now).await? {
         // The same key with other values is another request, not a retry of the first: it is
@@ -189,6 +191,16 @@ pub struct Request<'a> {
     pub key: Option<&'a str>,
     /// Not claimed while the job is paused.
     pub waits_for_pause: bool,
+    /// Who asked, recorded in the audit log with the new run (not when a key finds one).
+    pub by: Option<Asker<'a>>,
+}
+
+/// Who asked for a run, and what the audit log calls the asking.
+#[derive(Debug, Clone, Copy)]
+pub struct Asker<'a> {
+    pub who: &'a super::audit::Actor<'a>,
+    /// `run.manual` from the console, `run.triggered` from the API and trigger URLs.
+    pub action: &'static str,
 }
 
 /// Starts a run of `job_id` now with the request's parameters unless a run with `request_key` exists for the job, in which case that
@@ -204,6 +216,7 @@ pub async fn trigger(
         params,
         key: request_key,
         waits_for_pause,
+        by,
     } = request;
     if let Some(key) = request_key
         && let Some(existing) = by_request_key(db, job_id, key).await?
@@ -211,11 +224,8 @@ pub async fn trigger(
         return Ok(Triggered::Existing(existing));
     }
     // Read before the transaction: a SQLite transaction must write first (services::lanes).
-    let policy = job::Entity::find_by_id(job_id)
-        .one(db)
-        .await?
-        .as_ref()
-        .and_then(policy_snapshot);
+    let job_row = job::Entity::find_by_id(job_id).one(db).await?;
+    let policy = job_row.as_ref().and_then(policy_snapshot);
     let run = job_run::ActiveModel {
         policy: Set(policy),
         job_id: Set(job_id),
@@ -251,6 +261,11 @@ pub async fn trigger(
             return Err(e);
         }
     };
+    if let Some(by) = by {
+        let subject = job_row.map(|j| j.name).unwrap_or_default();
+        let detail = serde_json::json!({ "run": id, "idempotency_key": request_key });
+        super::audit::record(&txn, by.who, by.action, &subject, detail, now).await?;
+    }
     txn.commit().await?;
     wake.after_commit();
     job_run::Entity::find_by_id(id)
@@ -289,9 +304,12 @@ pub enum CancelError {
 /// node running it learns of the request at its next lease renewal, stops the attempt and
 /// writes the run back as cancelled (a node that died meanwhile: recovery does) — and only
 /// then does the job's next run start, so two never run side by side.
+///
+/// The cancelling, or the request to stop, is recorded as `who`'s doing with it.
 pub async fn cancel(
     db: &DatabaseConnection,
     id: i64,
+    who: &super::audit::Actor<'_>,
     now: DateTime<Utc>,
 ) -> Result<job_run::Model, CancelError> {
     let run = job_run::Entity::find_by_id(id)
@@ -301,10 +319,11 @@ pub async fn cancel(
     let txn = db.begin().await?;
     super::lanes::lock(&txn, &[run.job_id]).await?;
     if end_waiting(&txn, id, now).await? == 0 {
-        return ask_to_stop(db, txn, &run, now).await;
+        return ask_to_stop(db, txn, &run, who, now).await;
     }
     close_open_attempt(&txn, id, now).await?;
     super::lanes::promote(&txn, &[run.job_id], now).await?;
+    record_cancel(&txn, id, who, now).await?;
     txn.commit().await?;
     crate::wake::runs_changed(db).await;
     job_run::Entity::find_by_id(id)
@@ -347,6 +366,7 @@ async fn ask_to_stop(
     db: &DatabaseConnection,
     txn: sea_orm::DatabaseTransaction,
     run: &job_run::Model,
+    who: &super::audit::Actor<'_>,
     now: DateTime<Utc>,
 ) -> Result<job_run::Model, CancelError> {
     use sea_orm::sea_query::Expr;
@@ -361,6 +381,9 @@ async fn ask_to_stop(
         .rows_affected;
     let current = job_run::Entity::find_by_id(id).one(&txn).await?;
     if let Some(current) = current.filter(|r| r.status == RunStatus::Running) {
+        if asked > 0 {
+            record_cancel(&txn, id, who, now).await?;
+        }
         txn.commit().await?;
         if asked > 0 {
             tracing::info!(
@@ -376,6 +399,16 @@ async fn ask_to_stop(
         .await?
         .map_or(run.status, |r| r.status);
     Err(CancelError::Ended(id, now_status))
+}
+
+async fn record_cancel(
+    txn: &sea_orm::DatabaseTransaction,
+    id: i64,
+    who: &super::audit::Actor<'_>,
+    now: DateTime<Utc>,
+) -> Result<i64, DbErr> {
+    let (subject, detail) = (format!("run {id}"), serde_json::json!({}));
+    super::audit::record(txn, who, "run.cancelled", &subject, detail, now).await
 }
 
 /// The cancelled run's unfinished attempt, if any, ends interrupted.

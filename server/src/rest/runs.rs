@@ -217,22 +217,15 @@ pub(crate) async fn start(
     actor: &app::services::audit::Actor<'_>,
 ) -> Result<(StatusCode, Json<TriggeredRun>), Problem> {
     let now = crate::clock::now();
-    let started = runs::start(&state.db, job, &body.params, key, waits_for_pause, now)
+    let by = runs::Asker {
+        who: actor,
+        action: "run.triggered",
+    };
+    let started = runs::start(&state.db, job, &body.params, key, waits_for_pause, by, now)
         .await
         .map_err(AppError::from)?;
     let (status, run, replay) = match started {
-        Triggered::Created(run) => {
-            app::services::audit::record(
-                &state.db,
-                actor,
-                "run.triggered",
-                &job.name,
-                serde_json::json!({ "run": run.id, "idempotency_key": key }),
-                now,
-            )
-            .await?;
-            (StatusCode::CREATED, run, false)
-        }
+        Triggered::Created(run) => (StatusCode::CREATED, run, false),
         Triggered::Existing(run) => (StatusCode::OK, run, true),
     };
     Ok((
@@ -262,7 +255,7 @@ pub async fn cancel(
     State(state): State<AppState>,
     Path(id): Path<i64>,
 ) -> Result<Json<RunView>, Problem> {
-    match runs::cancel(&state.db, id, crate::clock::now()).await {
+    match runs::cancel(&state.db, id, &caller.as_actor(), crate::clock::now()).await {
         Ok(_) => {}
         Err(CancelError::NotFound(_)) => {
             return Err(Problem::not_found(app::t!("noun-run", id = id)));
@@ -272,13 +265,5 @@ pub async fn cancel(
         }
         Err(CancelError::Db(e)) => return Err(e.into()),
     }
-    caller
-        .audit(
-            &state,
-            "run.cancelled",
-            &format!("run {id}"),
-            serde_json::json!({}),
-        )
-        .await?;
     get(Runner(caller), State(state), Path(id)).await
 }
