@@ -650,7 +650,8 @@ async fn user(command: UserCommand, config: &Config) -> anyhow::Result<()> {
             let username = Username::parse(&username)?;
             let password = NewPassword::parse(&read_password()?)?;
             let db = connect(config).await?;
-            return match app::services::users::create(&db, &username, role, &password).await {
+            let cli = crate::commands::cli();
+            return match app::services::users::add(&db, &username, role, &password, &cli).await {
                 Ok(user) => {
                     println!("added {} ({})", user.username, user.role);
                     Ok(())

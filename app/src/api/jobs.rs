@@ -223,12 +223,11 @@ pub async fn confirm_job_params(id: i64) -> Result<(), AppError> {
             let row = crate::services::jobs::get(&state.db, id)
                 .await
                 .map_err(AppError::from)?;
-            let confirmed =
-                crate::services::held::confirm(&state.db, &row.name, crate::clock::now())
-                    .await
-                    .map_err(AppError::from)?;
-            let detail = serde_json::json!({ "misplaced": confirmed });
-            super::audit(&state, &admin, "job.params_as_written", &row.name, detail).await
+            let who = super::actor(&admin);
+            crate::services::held::confirm(&state.db, &row.name, &who, crate::clock::now())
+                .await
+                .map_err(AppError::from)?;
+            Ok(())
         }
         .await,
     )

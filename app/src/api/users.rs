@@ -52,7 +52,8 @@ pub async fn create_user(
             let role = Role::parse_field(&role)?;
             let password = NewPassword::parse(&password)?;
             let state = super::state()?;
-            let created = users::create(&state.db, &username, role, &password)
+            let who = super::actor(&admin);
+            let created = users::add(&state.db, &username, role, &password, &who)
                 .await
                 .map_err(|e| match e {
                     users::CreateUserError::Taken(name) => AppError::invalid(
@@ -62,14 +63,6 @@ pub async fn create_user(
                     users::CreateUserError::Invalid(e) => e.into(),
                     other => AppError::internal(&other),
                 })?;
-            super::audit(
-                &state,
-                &admin,
-                "user.created",
-                created.username.as_str(),
-                serde_json::json!({ "role": role }),
-            )
-            .await?;
             Ok(UserRow::from(created))
         }
         .await,
@@ -124,23 +117,18 @@ pub async fn change_password(current: String, password: String) -> Result<(), Ap
                 }
                 other => AppError::from(other),
             })?;
+            let who = super::actor(&me);
             crate::services::users::change_own_password(
                 &state.db,
                 me.id,
                 &current,
                 &new,
                 keep.as_deref(),
+                &who,
             )
             .await
             .map_err(AppError::from)?;
-            super::audit(
-                &state,
-                &me,
-                "user.password_changed",
-                &me.username,
-                serde_json::json!({}),
-            )
-            .await
+            Ok(())
         }
         .await,
     )
@@ -204,27 +192,18 @@ pub async fn end_my_sessions(id: Option<String>, all: Option<bool>) -> Result<u6
         async {
             let me = super::auth::require_signed_in()?;
             let state = super::state()?;
+            use crate::services::sessions::{self, Which};
             let current = super::auth::request_session_id();
-            let ended = match (id, all.unwrap_or(false)) {
-                (_, true) => {
-                    crate::services::sessions::end_all(&state.db, me.id, current.as_deref()).await?
-                }
-                (Some(id), false) => {
-                    u64::from(crate::services::sessions::end_one(&state.db, me.id, &id).await?)
-                }
+            let which = match (id.as_deref(), all.unwrap_or(false)) {
+                (_, true) => Which::AllBut(current.as_deref()),
+                (Some(id), false) => Which::One(id),
                 (None, false) => {
                     return Err(AppError::invalid("id", crate::t!("error-name-session")));
                 }
             };
-            super::audit(
-                &state,
-                &me,
-                "user.sessions_ended",
-                &me.username,
-                serde_json::json!({ "ended": ended }),
-            )
-            .await?;
-            Ok(ended)
+            let (who, now) = (super::actor(&me), crate::clock::now());
+            let user = (me.id, me.username.as_str());
+            Ok(sessions::end(&state.db, user, which, &who, "user.sessions_ended", now).await?)
         }
         .await,
     )
@@ -292,12 +271,10 @@ pub async fn manage_user(username: String, action: String) -> Result<bool, AppEr
                 .ok_or_else(|| {
                     AppError::NotFound(crate::t!("noun-user", name = username.clone()))
                 })?;
-            let ended = crate::services::sessions::end_all(&state.db, account.id, None).await? > 0;
-            if ended {
-                let detail = serde_json::json!({});
-                super::audit(&state, &admin, "user.end_sessions", &username, detail).await?;
-            }
-            Ok(ended)
+            use crate::services::sessions::{self, Which};
+            let user = (account.id, username.as_str());
+            let action = "user.end_sessions";
+            Ok(sessions::end(&state.db, user, Which::AllBut(None), &who, action, now).await? > 0)
         }
         .await,
     )

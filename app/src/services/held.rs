@@ -73,16 +73,19 @@ pub async fn hold_misplaced(
     Ok(held)
 }
 
-/// Lets a flagged job run as written until its next edit, lifting its hold; returns the places
-/// confirmed. A field error when no job has that name, or when it is not flagged.
+/// Lets a flagged job run as written until its next edit, lifting its hold, and records who
+/// did; returns the places confirmed. A field error when no job has that name, or when it is
+/// not flagged.
 pub async fn confirm(
-    db: &impl ConnectionTrait,
+    db: &sea_orm::DatabaseConnection,
     name: &str,
+    who: &super::audit::Actor<'_>,
     now: DateTime<Utc>,
 ) -> Result<Vec<Misplaced>, JobError> {
+    let txn = super::sql::begin_write(db).await?;
     let row = job::Entity::find()
         .filter(job::Column::Name.eq(name))
-        .one(db)
+        .one(&txn)
         .await?
         .ok_or_else(|| JobError::Invalid(vec![not_found(name)]))?;
     let spec = to_spec(&row)?;
@@ -101,9 +104,14 @@ pub async fn confirm(
         model.paused = Set(false);
     }
     model.updated_at = Set(now);
-    model.update(db).await?;
-    crate::wake::jobs_changed(db).await;
-    crate::wake::runs_changed(db).await;
+    model.update(&txn).await?;
+    let detail = serde_json::json!({ "misplaced": misplaced });
+    super::audit::record(&txn, who, "job.params_as_written", name, detail, now).await?;
+    let wake = crate::wake::jobs_changed_in(&txn)
+        .await
+        .and(crate::wake::runs_changed_in(&txn).await);
+    txn.commit().await?;
+    wake.after_commit();
     Ok(misplaced)
 }
 

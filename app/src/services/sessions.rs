@@ -182,6 +182,38 @@ pub async fn end_all(
     Ok(delete.exec(db).await?.rows_affected)
 }
 
+/// Which of a user's sessions [`end`] ends.
+#[derive(Debug, Clone, Copy)]
+pub enum Which<'a> {
+    /// One, by its id; it must be theirs.
+    One(&'a str),
+    /// All of them but this one (the caller's own, when they stay signed in).
+    AllBut(Option<&'a str>),
+}
+
+/// Ends sessions of `user` (its id and name) and records who did as `action`; how many ended
+/// (nothing is recorded when none did).
+pub async fn end(
+    db: &sea_orm::DatabaseConnection,
+    user: (i64, &str),
+    which: Which<'_>,
+    who: &super::audit::Actor<'_>,
+    action: &str,
+    now: DateTime<Utc>,
+) -> Result<u64, DbErr> {
+    let txn = super::sql::begin_write(db).await?;
+    let ended = match which {
+        Which::One(id) => u64::from(end_one(&txn, user.0, id).await?),
+        Which::AllBut(keep) => end_all(&txn, user.0, keep).await?,
+    };
+    if ended > 0 {
+        let detail = serde_json::json!({ "ended": ended });
+        super::audit::record(&txn, who, action, user.1, detail, now).await?;
+    }
+    txn.commit().await?;
+    Ok(ended)
+}
+
 pub async fn delete(db: &impl ConnectionTrait, token: &str) -> Result<(), DbErr> {
     session::Entity::delete_by_id(token_hash(token))
         .exec(db)

@@ -118,6 +118,7 @@ pub async fn change_own_password(
     current: &str,
     new: &NewPassword,
     keep: Option<&str>,
+    who: &super::audit::Actor<'_>,
 ) -> Result<(), ManageError> {
     if current == new.expose() {
         return Err(ManageError::SamePassword);
@@ -131,6 +132,8 @@ pub async fn change_own_password(
         .exec(&txn)
         .await?;
     super::sessions::end_all(&txn, user_id, keep).await?;
+    let (action, detail) = ("user.password_changed", serde_json::json!({}));
+    super::audit::record(&txn, who, action, who.name, detail, crate::clock::now()).await?;
     txn.commit().await?;
     Ok(())
 }
@@ -271,7 +274,26 @@ pub async fn change(
     Ok(changed)
 }
 
-/// Creates an account. A name that is taken is refused whole: nothing is written.
+/// An administrator (or the operator) adds an account, recorded as `who`'s doing in the
+/// same transaction.
+pub async fn add(
+    db: &DatabaseConnection,
+    username: &Username,
+    role: Role,
+    password: &NewPassword,
+    who: &super::audit::Actor<'_>,
+) -> Result<UserSummary, CreateUserError> {
+    let txn = super::sql::begin_write(db).await?;
+    let created = create(&txn, username, role, password).await?;
+    let detail = serde_json::json!({ "role": role });
+    let now = crate::clock::now();
+    super::audit::record(&txn, who, "user.created", username.as_str(), detail, now).await?;
+    txn.commit().await?;
+    Ok(created)
+}
+
+/// Creates an account nobody is recorded for (the first administrator; what an administrator
+/// adds goes through [`add`]). A name that is taken is refused whole: nothing is written.
 pub async fn create(
     db: &impl ConnectionTrait,
     username: &Username,

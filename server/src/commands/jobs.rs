@@ -96,27 +96,19 @@ pub async fn check(
 ) -> anyhow::Result<()> {
     use app::services::held;
     if let Some(name) = confirm {
-        let confirmed =
-            held::confirm(db, name, crate::clock::now())
-                .await
-                .map_err(|e| match e {
-                    jobs::JobError::Invalid(errors) => anyhow::anyhow!(
-                        "{}",
-                        errors
-                            .into_iter()
-                            .map(|e| e.problem.to_string())
-                            .collect::<Vec<_>>()
-                            .join("; ")
-                    ),
-                    other => anyhow::Error::new(other).context("could not confirm the job"),
-                })?;
-        super::audited_with(
-            db,
-            "job.params_as_written",
-            name,
-            serde_json::json!({ "misplaced": confirmed }),
-        )
-        .await?;
+        held::confirm(db, name, &super::cli(), crate::clock::now())
+            .await
+            .map_err(|e| match e {
+                jobs::JobError::Invalid(errors) => anyhow::anyhow!(
+                    "{}",
+                    errors
+                        .into_iter()
+                        .map(|e| e.problem.to_string())
+                        .collect::<Vec<_>>()
+                        .join("; ")
+                ),
+                other => anyhow::Error::new(other).context("could not confirm the job"),
+            })?;
         eprintln!("{name} runs with its parameters as written until its next edit");
         return Ok(());
     }

@@ -1,7 +1,6 @@
 //! `bulwark user …`: accounts from the command line, for the operator who is locked out of the
 //! web console (or scripts it). Every change is audited with the actor `cli`.
 
-use super::audited;
 use anyhow::Context;
 use app::domain::account::{NewPassword, Role};
 use app::services::users::{self, Change, ManageError};
@@ -99,10 +98,19 @@ pub async fn sessions(
         .context("could not read the account")?
         .ok_or_else(|| anyhow::Error::new(ManageError::NotFound(username.to_string())))?;
     if end {
-        let ended = app::services::sessions::end_all(db, account.id, None)
-            .await
-            .context("could not end the sessions")?;
-        audited(db, "user.end_sessions", username).await?;
+        use app::services::sessions::{self, Which};
+        let (user, now) = ((account.id, username), crate::clock::now());
+        let cli = super::cli();
+        let ended = sessions::end(
+            db,
+            user,
+            Which::AllBut(None),
+            &cli,
+            "user.end_sessions",
+            now,
+        )
+        .await
+        .context("could not end the sessions")?;
         println!("{ended} session(s) of {username} ended");
         return Ok(());
     }
