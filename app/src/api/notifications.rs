@@ -92,7 +92,7 @@ pub async fn save_mail_settings(
     // The language of mails: a catalogue's tag, empty for `default_locale`, absent to keep it.
     mail_locale: Option<String>,
 ) -> Result<MailSettingsView, AppError> {
-    use crate::services::notifications::{SettingsError, save_digest_settings, set_mail_locale};
+    use crate::services::notifications::{DigestChange, SettingsError, save_settings};
     super::respond(
         async {
             let admin = super::auth::require_admin("change mail settings")?;
@@ -101,28 +101,18 @@ pub async fn save_mail_settings(
                 .map(|tag| super::locale_field("mail_locale", tag))
                 .transpose()?;
             let state = super::state()?;
-            save_digest_settings(&state.db, &digest_to, &digest_channels, &digest_time)
+            let digest = DigestChange {
+                to: &digest_to,
+                channels: &digest_channels,
+                time: &digest_time,
+            };
+            let (who, now) = (super::actor(&admin), crate::clock::now());
+            save_settings(&state.db, digest, locale, &who, now)
                 .await
                 .map_err(|e| match e {
                     SettingsError::Invalid(field, problem) => AppError::refused(field, &problem),
                     other => AppError::internal(&other),
                 })?;
-            if let Some(locale) = locale {
-                set_mail_locale(&state.db, locale).await?;
-            }
-            super::audit(
-                &state,
-                &admin,
-                "mail.settings",
-                "digest",
-                serde_json::json!({
-                    "to": digest_to,
-                    "channels": digest_channels,
-                    "time": digest_time,
-                    "mail_locale": mail_locale,
-                }),
-            )
-            .await?;
             settings_view(&state).await
         }
         .await,

@@ -85,16 +85,27 @@ pub async fn rekey(
     db: &sea_orm::DatabaseConnection,
     old: &SecretKey,
     new: &SecretKey,
+    who: &super::audit::Actor<'_>,
     now: DateTime<Utc>,
 ) -> Result<Vec<(Column, usize)>, SecretError> {
-    use sea_orm::TransactionTrait;
-    let txn = db.begin().await?;
+    let txn = super::sql::begin_write(db).await?;
     let mut counts = Vec::new();
     for column in Column::ALL {
         counts.push((column, column.reseal(&txn, old, new, now).await?));
     }
+    let detail = serde_json::json!({});
+    super::audit::record(&txn, who, "secret.rekeyed", &summary(&counts), detail, now).await?;
     txn.commit().await?;
     Ok(counts)
+}
+
+/// What a rekey sealed again, e.g. `3 secrets, 1 channel credentials`.
+pub fn summary(counts: &[(Column, usize)]) -> String {
+    counts
+        .iter()
+        .map(|(column, n)| format!("{n} {}", column.label()))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 #[cfg(test)]

@@ -3,7 +3,6 @@
 
 use std::path::Path;
 
-use super::audited;
 use anyhow::Context;
 use app::domain::secrets::SecretName;
 use app::services::secrets::{self, SecretKey};
@@ -65,14 +64,10 @@ pub async fn rekey(
     }
     let new = SecretKey::generate();
     new.write(new_file)?;
-    match app::services::sealed::rekey(db, old, &new, crate::clock::now()).await {
+    let now = crate::clock::now();
+    match app::services::sealed::rekey(db, old, &new, &super::cli(), now).await {
         Ok(counts) => {
-            let summary = counts
-                .iter()
-                .map(|(column, n)| format!("{n} {}", column.label()))
-                .collect::<Vec<_>>()
-                .join(", ");
-            audited(db, "secret.rekeyed", &summary).await?;
+            let summary = app::services::sealed::summary(&counts);
             println!(
                 "{summary} now sealed with the key in {}: set secret_key_file to it on every \
                  instance and restart them",

@@ -499,7 +499,8 @@ async fn a_rekey_reseals_every_sealed_column(app: TestApp) {
     let hook_id = hook.path.unwrap().trim_start_matches("/hooks/").to_string();
 
     let new = SecretKey::generate();
-    let counts = sealed::rekey(&app.db, &old, &new, chrono::Utc::now())
+    let who = app::services::audit::Actor::named("test");
+    let counts = sealed::rekey(&app.db, &old, &new, &who, chrono::Utc::now())
         .await
         .unwrap();
     let count = |column| counts.iter().find(|(c, _)| *c == column).unwrap().1;

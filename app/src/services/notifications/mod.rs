@@ -135,9 +135,56 @@ async fn put_setting(
     Ok(())
 }
 
+/// The digest's settings as typed.
+pub struct DigestChange<'a> {
+    pub to: &'a str,
+    pub channels: &'a str,
+    pub time: &'a str,
+}
+
+/// Saves the digest's settings and, when given, the language of mails (`Some(None)`: the
+/// configured default), and records who did, in one transaction: nothing changes unless all
+/// are valid.
+pub async fn save_settings(
+    db: &sea_orm::DatabaseConnection,
+    digest: DigestChange<'_>,
+    locale: Option<Option<Locale>>,
+    who: &crate::services::audit::Actor<'_>,
+    now: DateTime<Utc>,
+) -> Result<(), SettingsError> {
+    let txn = crate::services::sql::begin_write(db).await?;
+    store_digest_settings(&txn, digest.to, digest.channels, digest.time).await?;
+    if let Some(locale) = locale {
+        set_mail_locale(&txn, locale).await?;
+    }
+    let detail = serde_json::json!({
+        "to": digest.to,
+        "channels": digest.channels,
+        "time": digest.time,
+        "mail_locale": locale.map(|l| l.map(|l| l.tag())),
+    });
+    crate::services::audit::record(&txn, who, "mail.settings", "digest", detail, now).await?;
+    let wake = crate::wake::jobs_changed_in(&txn).await;
+    txn.commit().await?;
+    wake.after_commit();
+    Ok(())
+}
+
 /// Saves the recipients and channels and moves the digest job to `time`; nothing changes
-/// unless all are valid.
+/// unless all are valid. What an administrator saves goes through [`save_settings`].
 pub async fn save_digest_settings(
+    db: &impl ConnectionTrait,
+    recipients: &str,
+    channels: &str,
+    time: &str,
+) -> Result<(), SettingsError> {
+    store_digest_settings(db, recipients, channels, time).await?;
+    crate::wake::jobs_changed(db).await;
+    Ok(())
+}
+
+/// [`save_digest_settings`] without waking the triggers: the caller does once it commits.
+async fn store_digest_settings(
     db: &impl ConnectionTrait,
     recipients: &str,
     channels: &str,
@@ -202,7 +249,6 @@ pub async fn save_digest_settings(
     })
     .exec(db)
     .await?;
-    crate::wake::jobs_changed(db).await;
     Ok(())
 }
 
