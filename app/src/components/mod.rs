@@ -1,5 +1,6 @@
 //! Pieces the pages share.
 
+pub mod admin_list;
 pub mod chart;
 pub mod form;
 pub mod layout;

@@ -15,6 +15,7 @@ use crate::api::AppError;
 use crate::api::channels::{
     AddChannel, EditChannel, RemoveChannel, ResendDelivery, TestChannel, deliveries, list_channels,
 };
+use crate::components::admin_list::{AdminList, AdminOnly};
 use crate::components::form::LocaleSelect;
 use crate::components::layout::use_is_admin;
 use crate::domain::chat::ChannelKind;
@@ -91,26 +92,16 @@ pub fn ChannelsCard() -> impl IntoView {
         <section class="card" data-testid="channels">
             <h2>{t!("channels-heading")}</h2>
             <p class="muted">{t!("channels-explained")}</p>
-            <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
-                {move || Suspend::new(async move {
-                    let admin = is_admin.await;
-                    match channels.await {
-                        Ok(rows) if rows.is_empty() => {
-                            view! { <p class="muted">{t!("channels-none")}</p> }.into_any()
-                        }
-                        Ok(rows) => channel_table(rows, admin.then_some(actions)).into_any(),
-                        Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
-                    }
-                })}
-            </Transition>
+            <AdminList rows=channels is_admin table=move |rows, admin| {
+                if rows.is_empty() {
+                    return view! { <p class="muted">{t!("channels-none")}</p> }.into_any();
+                }
+                channel_table(rows, admin.then_some(actions)).into_any()
+            } />
             <div data-testid="channel-test-answer">{move || actions.tested()}</div>
             <p class="error" role="alert">{move || actions.row_error()}</p>
             <p class="ok" role="status">{changed}</p>
-            <Suspense fallback=|| ()>
-                {move || Suspend::new(async move {
-                    is_admin.await.then(|| view! { <AddChannelForm add=actions.add /> })
-                })}
-            </Suspense>
+            <AdminOnly is_admin><AddChannelForm add=actions.add /></AdminOnly>
         </section>
     }
 }

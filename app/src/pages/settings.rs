@@ -12,6 +12,7 @@ use leptos_meta::Title;
 
 use crate::api::nodes::list_nodes;
 use crate::api::users::{CreateUser, ManageUser, ResetPassword, list_users};
+use crate::components::admin_list::{AdminList, AdminOnly};
 use crate::components::form::{field_error, other_error};
 use crate::components::layout::use_is_admin;
 use crate::domain::node::{
@@ -46,15 +47,7 @@ pub fn SettingsPage() -> impl IntoView {
         </p>
         <section class="card">
             <h2>{t!("settings-users")}</h2>
-            <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
-                {move || Suspend::new(async move {
-                    let admin = is_admin.await;
-                    match users.await {
-                        Ok(rows) => view! { <UsersTable rows admin manage /> }.into_any(),
-                        Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
-                    }
-                })}
-            </Transition>
+            <AdminList rows=users is_admin table=move |rows, admin| view! { <UsersTable rows admin manage /> } />
             <Suspense fallback=|| ()>
                 {move || Suspend::new(async move {
                     if is_admin.await {
@@ -110,24 +103,14 @@ fn SecretsCard(is_admin: Resource<bool>) -> impl IntoView {
         <section class="card">
             <h2>{t!("secrets-heading")}</h2>
             <p class="muted">{t!("secrets-explained", reference = "${secret:NAME}")}</p>
-            <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
-                {move || Suspend::new(async move {
-                    let admin = is_admin.await;
-                    match secrets.await {
-                        Ok(rows) if rows.is_empty() => {
-                            view! { <p class="muted" data-testid="secrets">{t!("secrets-none")}</p> }.into_any()
-                        }
-                        Ok(rows) => secret_table(rows, admin.then_some(remove)).into_any(),
-                        Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
-                    }
-                })}
-            </Transition>
+            <AdminList rows=secrets is_admin table=move |rows, admin| {
+                if rows.is_empty() {
+                    return view! { <p class="muted" data-testid="secrets">{t!("secrets-none")}</p> }.into_any();
+                }
+                secret_table(rows, admin.then_some(remove)).into_any()
+            } />
             <p class="error" role="alert">{removed_error}</p>
-            <Suspense fallback=|| ()>
-                {move || Suspend::new(async move {
-                    is_admin.await.then(|| view! { <SetSecretForm set /> })
-                })}
-            </Suspense>
+            <AdminOnly is_admin><SetSecretForm set /></AdminOnly>
         </section>
     }
 }

@@ -4,9 +4,9 @@
 use leptos::prelude::*;
 
 use crate::i18n::current;
-use crate::i18n::errors::Explain;
 
 use crate::api::tokens::{CreateToken, RevokeToken, list_tokens};
+use crate::components::admin_list::{AdminList, AdminOnly};
 use crate::components::form::{field_error, other_error};
 use crate::domain::api_token::Scope;
 use crate::t;
@@ -27,24 +27,14 @@ pub fn TokensCard(is_admin: Resource<bool>) -> impl IntoView {
                 {t!("tokens-explained", header = "Authorization: Bearer <token>")}" "
                 <a href="/api-docs">{t!("tokens-api-reference")}</a>
             </p>
-            <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
-                {move || Suspend::new(async move {
-                    let admin = is_admin.await;
-                    match tokens.await {
-                        Ok(rows) if rows.is_empty() => {
-                            view! { <p class="muted" data-testid="tokens">{t!("tokens-none")}</p> }.into_any()
-                        }
-                        Ok(rows) => token_table(rows, admin.then_some(revoke)).into_any(),
-                        Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
-                    }
-                })}
-            </Transition>
+            <AdminList rows=tokens is_admin table=move |rows, admin| {
+                if rows.is_empty() {
+                    return view! { <p class="muted" data-testid="tokens">{t!("tokens-none")}</p> }.into_any();
+                }
+                token_table(rows, admin.then_some(revoke)).into_any()
+            } />
             <p class="error" role="alert">{other_error(revoke.value())}</p>
-            <Suspense fallback=|| ()>
-                {move || Suspend::new(async move {
-                    is_admin.await.then(|| view! { <CreateTokenForm create /> })
-                })}
-            </Suspense>
+            <AdminOnly is_admin><CreateTokenForm create /></AdminOnly>
         </section>
     }
 }

@@ -9,6 +9,7 @@ use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 
 use crate::api::traffic::{AddSite, RemoveSite, SetSiteExclusions, traffic_sites};
+use crate::components::admin_list::AdminOnly;
 use crate::components::form::{field_error, other_error};
 use crate::components::layout::use_is_admin;
 use crate::views::traffic::SiteInfo;
@@ -71,11 +72,7 @@ pub fn TrafficSitesPage() -> impl IntoView {
             })}
         </Transition>
         <p class="error" role="alert">{other_error(remove.value())}</p>
-        <Suspense fallback=|| ()>
-            {move || Suspend::new(async move {
-                is_admin.await.then(|| view! { <RegisterSite add /> })
-            })}
-        </Suspense>
+        <AdminOnly is_admin><RegisterSite add /></AdminOnly>
     }
 }
 
