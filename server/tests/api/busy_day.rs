@@ -304,14 +304,9 @@ async fn a_cancelled_run_holds_its_lane_until_its_attempt_has_stopped(app: TestA
         .unwrap();
     let engine = start(&app.db, engine_config("node-a"));
     let pid = wait_for_file(&pidfile, Duration::from_secs(10)).await;
-    let asked = runs::cancel(
-        &app.db,
-        first.id,
-        &app::services::audit::Actor::named("test"),
-        Utc::now(),
-    )
-    .await
-    .unwrap();
+    let asked = runs::cancel(&app.db, first.id, &crate::helpers::TESTER, Utc::now())
+        .await
+        .unwrap();
     assert_eq!(
         asked.status,
         RunStatus::Running,
@@ -352,14 +347,9 @@ async fn a_cancelled_run_holds_its_lane_until_its_attempt_has_stopped(app: TestA
         next.started_at,
         stopped.finished_at
     );
-    runs::cancel(
-        &app.db,
-        second.id,
-        &app::services::audit::Actor::named("test"),
-        Utc::now(),
-    )
-    .await
-    .unwrap();
+    runs::cancel(&app.db, second.id, &crate::helpers::TESTER, Utc::now())
+        .await
+        .unwrap();
     wait_for_status(
         &app.db,
         second.id,
@@ -388,7 +378,7 @@ async fn an_edit_keeps_a_due_tick(app: TestApp) {
         &app.db,
         Some(row.id),
         &spec,
-        &app::services::audit::Actor::named("test"),
+        &crate::helpers::TESTER,
         Utc::now(),
     )
     .await

@@ -111,7 +111,7 @@ async fn add(app: &TestApp, name: &str, kind: ChannelKind, url: &str, secret: Op
             secret: secret.map(str::to_string),
             to: Vec::new(),
         },
-        &app::services::audit::Actor::named("test"),
+        &crate::helpers::TESTER,
         Utc::now(),
     )
     .await
@@ -201,7 +201,7 @@ async fn an_episode_reaches_its_channels_and_escalation_its_own(app: TestApp) {
             to: vec!["lead@example.com".into()],
             ..Default::default()
         },
-        &app::services::audit::Actor::named("test"),
+        &crate::helpers::TESTER,
         Utc::now(),
     )
     .await
@@ -430,14 +430,9 @@ async fn platform_codes_are_final_and_server_errors_retried(app: TestApp) {
 
     // Re-sent by hand after fixing the channel: the same message again.
     assert!(
-        channel_outbox::resend(
-            &app.db,
-            rows[0].id,
-            &app::services::audit::Actor::named("test"),
-            t0
-        )
-        .await
-        .unwrap()
+        channel_outbox::resend(&app.db, rows[0].id, &crate::helpers::TESTER, t0)
+            .await
+            .unwrap()
     );
     assert_eq!(
         sender
@@ -634,14 +629,9 @@ async fn channels_are_checked_where_named_edited_in_place_and_kept_while_used(ap
     input.alert_channels = "ops-ding".into();
     define(&app.db, input).await;
     // In use: not removed, and the error says where.
-    let refused = channels::remove(
-        &app.db,
-        "ops-ding",
-        &app::services::audit::Actor::named("test"),
-        Utc::now(),
-    )
-    .await
-    .unwrap_err();
+    let refused = channels::remove(&app.db, "ops-ding", &crate::helpers::TESTER, Utc::now())
+        .await
+        .unwrap_err();
     assert!(refused.to_string().contains("job watched"), "{refused}");
 
     // A new URL, the secret kept: the next message goes to the new robot, still signed.
@@ -654,7 +644,7 @@ async fn channels_are_checked_where_named_edited_in_place_and_kept_while_used(ap
             url: Some(format!("{new}/robot/send?access_token=new")),
             ..Default::default()
         },
-        &app::services::audit::Actor::named("test"),
+        &crate::helpers::TESTER,
         Utc::now(),
     )
     .await
@@ -684,7 +674,7 @@ async fn channels_are_checked_where_named_edited_in_place_and_kept_while_used(ap
                 url: Some("ftp://elsewhere".into()),
                 ..Default::default()
             },
-            &app::services::audit::Actor::named("test"),
+            &crate::helpers::TESTER,
             Utc::now(),
         )
         .await
@@ -703,7 +693,7 @@ async fn channels_are_checked_where_named_edited_in_place_and_kept_while_used(ap
             clear_secret: true,
             ..Default::default()
         },
-        &app::services::audit::Actor::named("test"),
+        &crate::helpers::TESTER,
         Utc::now(),
     )
     .await
@@ -776,14 +766,9 @@ async fn the_digest_goes_to_chat_as_a_summary_linking_the_full_one(app: TestApp)
     );
     // In use by the digest: not removed.
     assert!(
-        channels::remove(
-            &app.db,
-            "ops-ding",
-            &app::services::audit::Actor::named("test"),
-            Utc::now()
-        )
-        .await
-        .is_err()
+        channels::remove(&app.db, "ops-ding", &crate::helpers::TESTER, Utc::now())
+            .await
+            .is_err()
     );
 }
 on_both_backends!(the_digest_goes_to_chat_as_a_summary_linking_the_full_one);
@@ -819,7 +804,7 @@ async fn alerts_speak_the_language_of_their_mails_and_of_each_channel(app: TestA
             locale: Some(Some(zh)),
             ..Default::default()
         },
-        &app::services::audit::Actor::named("test"),
+        &crate::helpers::TESTER,
         Utc::now(),
     )
     .await

@@ -109,7 +109,7 @@ async fn a_jobs_outages_are_replayed_against_a_policy(app: TestApp) {
         &app.db,
         Some(job.id),
         &spec,
-        &app::services::audit::Actor::named("test"),
+        &crate::helpers::TESTER,
         chrono::Utc::now(),
     )
     .await

@@ -19,6 +19,12 @@ use server::traffic::Recorder;
 
 pub const ADMIN_PASSWORD: &str = "admin-test-password";
 pub const VIEWER_PASSWORD: &str = "viewer-test-password";
+/// Who the tests' direct service calls are recorded as in the audit log.
+pub const TESTER: app::services::audit::Actor<'static> = app::services::audit::Actor {
+    id: None,
+    name: "test",
+    ip: None,
+};
 
 /// The application under test, serving on 127.0.0.1 at a random port.
 pub struct TestApp {
@@ -292,15 +298,9 @@ pub async fn disable_system_jobs(db: &DatabaseConnection) {
         .await
         .expect("read jobs")
     {
-        app::services::jobs::set_enabled(
-            db,
-            row.id,
-            false,
-            &app::services::audit::Actor::named("test"),
-            server::clock::now(),
-        )
-        .await
-        .expect("disable a system job");
+        app::services::jobs::set_enabled(db, row.id, false, &TESTER, server::clock::now())
+            .await
+            .expect("disable a system job");
     }
 }
 
@@ -325,15 +325,10 @@ pub async fn api_token(
         expires: "",
         owner: "admin",
     };
-    app::services::tokens::create(
-        db,
-        &new,
-        &app::services::audit::Actor::named("test"),
-        Utc::now(),
-    )
-    .await
-    .expect("the token is created")
-    .0
+    app::services::tokens::create(db, &new, &TESTER, Utc::now())
+        .await
+        .expect("the token is created")
+        .0
 }
 
 pub fn noop_job(name: &str) -> JobInput {

@@ -110,7 +110,7 @@ async fn a_signed_hook_holds_against_replays_junk_and_stopped_jobs(app: TestApp)
         &app.db,
         job.id,
         true,
-        &app::services::audit::Actor::named("test"),
+        &crate::helpers::TESTER,
         Utc::now(),
     )
     .await
@@ -120,20 +120,14 @@ async fn a_signed_hook_holds_against_replays_junk_and_stopped_jobs(app: TestApp)
         &app.db,
         job.id,
         false,
-        &app::services::audit::Actor::named("test"),
+        &crate::helpers::TESTER,
         Utc::now(),
     )
     .await
     .unwrap();
-    app::services::jobs::set_enabled(
-        &app.db,
-        job.id,
-        false,
-        &app::services::audit::Actor::named("test"),
-        Utc::now(),
-    )
-    .await
-    .unwrap();
+    app::services::jobs::set_enabled(&app.db, job.id, false, &crate::helpers::TESTER, Utc::now())
+        .await
+        .unwrap();
     assert_eq!(hook.signed("msg_5", body).await.0, 409);
 }
 on_both_backends!(a_signed_hook_holds_against_replays_junk_and_stopped_jobs);
@@ -300,7 +294,7 @@ async fn a_paused_job_queues_or_refuses_as_its_hook_says(app: TestApp) {
         &app.db,
         job.id,
         true,
-        &app::services::audit::Actor::named("test"),
+        &crate::helpers::TESTER,
         Utc::now(),
     )
     .await
@@ -317,7 +311,7 @@ async fn a_paused_job_queues_or_refuses_as_its_hook_says(app: TestApp) {
         &app.db,
         job.id,
         false,
-        &app::services::audit::Actor::named("test"),
+        &crate::helpers::TESTER,
         Utc::now(),
     )
     .await

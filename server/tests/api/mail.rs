@@ -194,7 +194,7 @@ async fn a_wrong_password_is_refused_in_the_servers_words(app: TestApp) {
     assert!(sink.mails().is_empty());
 
     // Fixed password, resend: delivered.
-    let who = app::services::audit::Actor::named("test");
+    let who = crate::helpers::TESTER;
     assert!(
         outbox::resend(&app.db, row.id, &who, Utc::now())
             .await

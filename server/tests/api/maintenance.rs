@@ -210,7 +210,7 @@ async fn a_paused_job_keeps_its_ticks_for_the_misfire_policy(app: TestApp) {
         &app.db,
         paused.id,
         true,
-        &app::services::audit::Actor::named("test"),
+        &crate::helpers::TESTER,
         at(12, 0, 40),
     )
     .await
@@ -235,7 +235,7 @@ async fn a_paused_job_keeps_its_ticks_for_the_misfire_policy(app: TestApp) {
         &app.db,
         paused.id,
         false,
-        &app::services::audit::Actor::named("test"),
+        &crate::helpers::TESTER,
         at(12, 3, 30),
     )
     .await
@@ -258,7 +258,7 @@ async fn a_paused_job_keeps_its_ticks_for_the_misfire_policy(app: TestApp) {
         &app.db,
         running.id,
         false,
-        &app::services::audit::Actor::named("test"),
+        &crate::helpers::TESTER,
         at(12, 3, 40),
     )
     .await
@@ -267,7 +267,7 @@ async fn a_paused_job_keeps_its_ticks_for_the_misfire_policy(app: TestApp) {
         &app.db,
         running.id,
         true,
-        &app::services::audit::Actor::named("test"),
+        &crate::helpers::TESTER,
         at(12, 6, 30),
     )
     .await

@@ -249,7 +249,7 @@ async fn a_job_saved_before_the_rules_is_held_until_confirmed(app: TestApp) {
         &app.db,
         held.id,
         false,
-        &app::services::audit::Actor::named("test"),
+        &crate::helpers::TESTER,
         Utc::now(),
     )
     .await;

@@ -148,7 +148,7 @@ async fn a_parameter_cannot_pull_a_secret_out(app: TestApp) {
         &app.secret_key,
         &app::domain::secrets::SecretName::parse("API_KEY").unwrap(),
         CANARY,
-        &app::services::audit::Actor::named("test"),
+        &crate::helpers::TESTER,
         Utc::now(),
     )
     .await

@@ -154,7 +154,7 @@ async fn nothing_goes_to_a_denied_network(app: TestApp) {
             secret: None,
             to: Vec::new(),
         },
-        &app::services::audit::Actor::named("test"),
+        &crate::helpers::TESTER,
         chrono::Utc::now(),
     )
     .await

@@ -104,15 +104,10 @@ async fn token(app: &TestApp, name: &str, scope: Scope, expires: &str) -> String
         expires,
         owner: "admin",
     };
-    tokens::create(
-        &app.db,
-        &new,
-        &app::services::audit::Actor::named("test"),
-        Utc::now(),
-    )
-    .await
-    .unwrap()
-    .0
+    tokens::create(&app.db, &new, &crate::helpers::TESTER, Utc::now())
+        .await
+        .unwrap()
+        .0
 }
 
 fn url(app: &TestApp, path: &str) -> String {
@@ -157,14 +152,9 @@ async fn every_operation_answers_each_caller_as_the_table_says(app: TestApp) {
         .await
         .unwrap();
     let revoked = token(&app, "leaked", Scope::Admin, "").await;
-    tokens::revoke(
-        &app.db,
-        "leaked",
-        &app::services::audit::Actor::named("test"),
-        Utc::now(),
-    )
-    .await
-    .unwrap();
+    tokens::revoke(&app.db, "leaked", &crate::helpers::TESTER, Utc::now())
+        .await
+        .unwrap();
     let wrong = format!("bwk_{}", "0".repeat(64));
 
     // The table and the document list the same operations.
@@ -681,15 +671,10 @@ async fn scoped(app: &TestApp, name: &str, scope: Scope, tags: &str, owner: &str
         expires: "",
         owner,
     };
-    tokens::create(
-        &app.db,
-        &new,
-        &app::services::audit::Actor::named("test"),
-        Utc::now(),
-    )
-    .await
-    .unwrap()
-    .0
+    tokens::create(&app.db, &new, &crate::helpers::TESTER, Utc::now())
+        .await
+        .unwrap()
+        .0
 }
 
 async fn a_trigger_token_starts_and_reads_only_its_jobs(app: TestApp) {
@@ -796,7 +781,7 @@ async fn a_token_works_only_while_its_owner_allows_it(app: TestApp) {
         &app.db,
         "ops",
         Change::Role(app::domain::account::Role::Viewer),
-        &app::services::audit::Actor::named("test"),
+        &crate::helpers::TESTER,
         now,
     )
     .await
@@ -825,7 +810,7 @@ async fn a_token_works_only_while_its_owner_allows_it(app: TestApp) {
         &app.db,
         "ops",
         Change::Disabled(true),
-        &app::services::audit::Actor::named("test"),
+        &crate::helpers::TESTER,
         now,
     )
     .await
@@ -835,15 +820,9 @@ async fn a_token_works_only_while_its_owner_allows_it(app: TestApp) {
         401,
         "a disabled owner stops every token"
     );
-    users::change(
-        &app.db,
-        "ops",
-        Change::Delete,
-        &app::services::audit::Actor::named("test"),
-        now,
-    )
-    .await
-    .unwrap();
+    users::change(&app.db, "ops", Change::Delete, &crate::helpers::TESTER, now)
+        .await
+        .unwrap();
     users::create(
         &app.db,
         &username,

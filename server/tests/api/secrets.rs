@@ -435,7 +435,7 @@ async fn a_secret_is_taken_out_in_its_printed_forms(app: TestApp) {
         &app.secret_key,
         &app::domain::secrets::SecretName::parse("TOKEN").unwrap(),
         "tok/3nc0ded value",
-        &app::services::audit::Actor::named("test"),
+        &crate::helpers::TESTER,
         chrono::Utc::now(),
     )
     .await
@@ -482,7 +482,7 @@ async fn a_rekey_reseals_every_sealed_column(app: TestApp) {
             secret: Some("whsec_c2lnbi00NTYtc2lnbi00NTY=".into()),
             to: Vec::new(),
         },
-        &app::services::audit::Actor::named("test"),
+        &crate::helpers::TESTER,
         chrono::Utc::now(),
     )
     .await
@@ -492,14 +492,14 @@ async fn a_rekey_reseals_every_sealed_column(app: TestApp) {
         secret: Some("hook-789"),
         when_paused: app::domain::job::WhenPaused::Refuse,
     };
-    let who = app::services::audit::Actor::named("test");
+    let who = crate::helpers::TESTER;
     let hook = hooks::create(&app.db, &old, &job, new_hook, &who, chrono::Utc::now())
         .await
         .unwrap();
     let hook_id = hook.path.unwrap().trim_start_matches("/hooks/").to_string();
 
     let new = SecretKey::generate();
-    let who = app::services::audit::Actor::named("test");
+    let who = crate::helpers::TESTER;
     let counts = sealed::rekey(&app.db, &old, &new, &who, chrono::Utc::now())
         .await
         .unwrap();

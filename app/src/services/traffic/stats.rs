@@ -299,6 +299,7 @@ async fn totals_from_rows(
 
 /// Visits: distinct (ip, user agent) within each local day, summed over the days.
 async fn visits_from_rows(db: &impl ConnectionTrait, query: &StatsQuery) -> Result<i64, DbErr> {
+    let backend = db.get_database_backend();
     let mut visits = 0;
     for day in query.from.iter_days().take_while(|d| *d <= query.to) {
         let day_query = StatsQuery {
@@ -306,7 +307,6 @@ async fn visits_from_rows(db: &impl ConnectionTrait, query: &StatsQuery) -> Resu
             to: day,
             ..query.clone()
         };
-        let backend = db.get_database_backend();
         let filter = Filter::new(backend, day_query.start(), day_query.end(), query);
         let where_ = &filter.sql;
         if let Some(row) = db
