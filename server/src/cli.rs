@@ -249,6 +249,38 @@ enum RunsCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Print an attempt's whole output, as the job wrote it.
+    Log {
+        /// The run's id.
+        id: i64,
+        /// Which attempt (default: the last).
+        #[arg(long)]
+        attempt: Option<i32>,
+        /// Keep printing what the attempt writes until it ends.
+        #[arg(long)]
+        follow: bool,
+        /// Start each line with its time and stream.
+        #[arg(long)]
+        timestamps: bool,
+    },
+    /// Find lines of runs' output, newest run first.
+    Search {
+        /// What to look for (at least three characters; case is ignored).
+        text: String,
+        #[arg(long)]
+        job: Option<String>,
+        /// Runs started this long ago at most (`7d`, `12h`).
+        #[arg(long)]
+        since: Option<String>,
+        #[arg(long, value_enum)]
+        status: Option<RunStatus>,
+        /// At most this many lines.
+        #[arg(long, default_value_t = 100)]
+        limit: usize,
+        /// One JSON object per line found: `run`, `attempt`, `line`, `text`.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -546,13 +578,44 @@ async fn jobs(command: JobsCommand, config: &Config) -> anyhow::Result<()> {
 }
 
 async fn runs(command: RunsCommand, config: &Config) -> anyhow::Result<()> {
-    let RunsCommand::List {
-        job,
-        status,
-        tag,
-        limit,
-        json,
-    } = command;
+    use crate::commands::run_logs;
+    let (job, status, tag, limit, json) = match command {
+        RunsCommand::List {
+            job,
+            status,
+            tag,
+            limit,
+            json,
+        } => (job, status, tag, limit, json),
+        RunsCommand::Log {
+            id,
+            attempt,
+            follow,
+            timestamps,
+        } => {
+            let how = run_logs::Printing { follow, timestamps };
+            return run_logs::print(&connect(config).await?, id, attempt, how).await;
+        }
+        RunsCommand::Search {
+            text,
+            job,
+            since,
+            status,
+            limit,
+            json,
+        } => {
+            let since = since.as_deref().map(run_logs::since).transpose()?;
+            let filter = app::services::run_logs::SearchFilter {
+                text,
+                job,
+                tag: None,
+                status,
+                since,
+                limit,
+            };
+            return run_logs::search(&connect(config).await?, &filter, json).await;
+        }
+    };
     let tag = tag
         .map(|t| app::domain::job::tags::parse_tag(&t))
         .transpose()

@@ -58,6 +58,9 @@ pub struct Config {
     /// Runs (and their attempts) are deleted this many days after they ended; dead runs in
     /// the failed queue stay until someone handles them.
     pub run_retention_days: u32,
+    /// Kept of each attempt's output, in MiB: a longer output keeps its first and last half
+    /// with a line between saying how much was left out.
+    pub run_log_max_mb: u32,
     /// The zone for Bulwark's own schedules (the traffic cleanup at 02:00) and for dates on
     /// the command line.
     pub timezone: String,
@@ -133,6 +136,7 @@ impl Default for Config {
             grace_seconds: 30,
             concurrency: 16,
             run_retention_days: 90,
+            run_log_max_mb: 10,
             timezone: "UTC".into(),
             default_locale: "en".into(),
             traffic_capture: true,
@@ -178,6 +182,7 @@ const ENV_KEYS: &[&str] = &[
     "grace_seconds",
     "concurrency",
     "run_retention_days",
+    "run_log_max_mb",
     "timezone",
     "default_locale",
     "traffic_capture",
@@ -256,6 +261,7 @@ impl Config {
         engine.grace = std::time::Duration::from_secs(self.grace_seconds);
         engine.concurrency = self.concurrency;
         engine.retention.run_days = self.run_retention_days;
+        engine.run_log_max_bytes = u64::from(self.run_log_max_mb) << 20;
         engine.allow_commands = self.allow_commands;
         engine.default_locale = self.locale();
         engine.outbound_deny = self.outbound_deny();
@@ -349,6 +355,9 @@ impl Config {
                 "run_retention_days",
                 "between 1 and 3650",
             ));
+        }
+        if !(1..=1024).contains(&config.run_log_max_mb) {
+            return Err(ConfigError::Range("run_log_max_mb", "between 1 and 1024"));
         }
         if config.concurrency == 0 {
             return Err(ConfigError::Range("concurrency", "at least 1"));

@@ -2,6 +2,7 @@
 //!
 //! - [`retry`]: the retry contract — delays, totals, sensitivities, jitter, warnings.
 //! - [`run`]: the run state machine, error classes, and the decision after each attempt.
+//! - [`run_log`]: an attempt's whole output: lines, streams, secrets taken out as it streams.
 //! - [`ticks`]: what becomes of a job's due cron ticks (misfire, overlap, holds).
 //! - [`timeout`]: static and learned (P95/P99) timeouts, slow-run detection.
 //! - [`job`]: a job definition as typed ([`job::input`]), parsed ([`job::parse`]) and shown
@@ -46,6 +47,7 @@ pub mod problem;
 pub mod recovery;
 pub mod retry;
 pub mod run;
+pub mod run_log;
 pub mod secrets;
 pub mod sites;
 pub mod text_enum;

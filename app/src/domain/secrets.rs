@@ -215,7 +215,7 @@ pub fn redact(text: &str, secrets: &[(String, String)]) -> String {
 const MIN_FORM: usize = 6;
 
 /// `value` and the encoded forms [`redact`] takes out, each once.
-fn forms(value: &str) -> Vec<String> {
+pub(crate) fn forms(value: &str) -> Vec<String> {
     use base64::Engine;
     use base64::engine::general_purpose::{STANDARD_NO_PAD, URL_SAFE_NO_PAD};
     use percent_encoding::{NON_ALPHANUMERIC, utf8_percent_encode};

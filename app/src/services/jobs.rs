@@ -372,6 +372,7 @@ pub async fn delete(
         .all(&txn)
         .await?;
     for chunk in run_ids.chunks(500) {
+        super::run_logs::delete_for_runs(&txn, chunk).await?;
         crate::entities::job_attempt::Entity::delete_many()
             .filter(crate::entities::job_attempt::Column::RunId.is_in(chunk.to_vec()))
             .exec(&txn)

@@ -23,6 +23,7 @@ pub mod outbox;
 pub mod overview;
 pub mod passwords;
 pub mod retention;
+pub mod run_logs;
 pub mod runs;
 pub mod sealed;
 pub mod secrets;

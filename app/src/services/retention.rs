@@ -1,7 +1,7 @@
 //! What Bulwark forgets, and when: the daily `cleanup` system job deletes, in batches so other
 //! writers get the database in between,
 //!
-//! - runs (with their attempts) that ended more than `run_retention_days` ago — except dead
+//! - runs (with their attempts and their output) that ended more than `run_retention_days` ago — except dead
 //!   runs still waiting in the failed queue, which stay until someone handles them;
 //! - audit entries after a year; mails and channel messages 30 days after they were delivered
 //!   (or written as .eml), and those that failed for good 30 days after they were queued;
@@ -159,6 +159,7 @@ async fn old_runs_batch(
     if ids.is_empty() {
         return Ok((0, 0));
     }
+    super::run_logs::delete_for_runs(db, &ids).await?;
     let mut b = Binder::new(backend);
     let list = b.bind_list(ids.iter().copied());
     let attempts = db

@@ -15,6 +15,7 @@ pub mod nodes;
 pub mod notifications;
 pub mod overview;
 pub mod query;
+pub mod run_logs;
 pub mod runs;
 pub mod secrets;
 pub mod tokens;

@@ -7,6 +7,7 @@ pub mod digest;
 pub mod jobs;
 pub mod maintenance;
 pub mod policy;
+pub mod run_logs;
 pub mod runs;
 pub mod secrets;
 pub mod sites;

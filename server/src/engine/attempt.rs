@@ -159,6 +159,7 @@ fn spawn_work(
         idempotency_key: claimed.run.idempotency_key.clone(),
         run_id: claimed.run.id,
         attempt: claimed.run.attempts,
+        attempt_id: claimed.attempt_id,
         job_name: claimed.job.name.clone(),
         timezone: spec.timezone,
         stall: spec.timeout.stall_ms.map(Duration::from_millis),

@@ -18,6 +18,8 @@ use tokio::time::Instant;
 
 use super::Shared;
 use super::builtin::{Progress, TaskContext};
+use super::run_log::Sink;
+use app::domain::run_log::Stream;
 
 /// Kept of an attempt's output: enough to see what went wrong, bounded for the database.
 pub const TAIL_BYTES: usize = 4096;
@@ -95,6 +97,8 @@ pub struct AttemptInput {
     pub run_id: i64,
     /// The attempt's number, from 1.
     pub attempt: i32,
+    /// The attempt's row, which its whole output (`run_log`) belongs to.
+    pub attempt_id: i64,
     pub job_name: String,
     /// The job's time zone (what "today" means to a built-in task).
     pub timezone: chrono_tz::Tz,
@@ -169,7 +173,7 @@ pub async fn execute(shared: &Shared, spec: &JobSpec, input: &AttemptInput) -> E
         }
     };
     if kind.secret_references().is_empty() && kind.param_references().is_empty() {
-        let mut execution = run(shared, kind, input, &input.live).await;
+        let mut execution = logged(shared, kind, input, &input.live, &[]).await;
         execution.output_tail = finish_tail(execution.output_tail, &[]);
         return execution;
     }
@@ -198,11 +202,31 @@ pub async fn execute(shared: &Shared, spec: &JobSpec, input: &AttemptInput) -> E
         .filter_map(|name| opened.get(&name).map(|value| (name, value.clone())))
         .collect();
     let live = input.live.redacting(&used);
-    let mut execution = run(shared, &filled, input, &live).await;
+    let mut execution = logged(shared, &filled, input, &live, &used).await;
     execution.output_tail = finish_tail(execution.output_tail, &used);
     execution.message = execution
         .message
         .map(|m| app::domain::secrets::redact(&m, &used));
+    execution
+}
+
+/// Runs the attempt with its whole output going to its log (`run_log`), `secrets` taken out;
+/// returns once the log is written.
+async fn logged(
+    shared: &Shared,
+    kind: &JobKind,
+    input: &AttemptInput,
+    live: &LiveOutput,
+    secrets: &[(String, String)],
+) -> Execution {
+    let owner = app::services::run_logs::Owner {
+        run_id: input.run_id,
+        attempt_id: input.attempt_id,
+    };
+    let max = shared.config.run_log_max_bytes;
+    let (writer, sink) = super::run_log::start(shared.db.clone(), owner, max, secrets);
+    let execution = run(shared, kind, input, live, sink).await;
+    writer.finish().await;
     execution
 }
 
@@ -284,6 +308,7 @@ async fn run(
     kind: &JobKind,
     input: &AttemptInput,
     live: &LiveOutput,
+    log: Sink,
 ) -> Execution {
     match kind {
         JobKind::Http {
@@ -298,7 +323,13 @@ async fn run(
                 return Execution::failed(ErrorClass::Permanent, denied.to_string(), String::new());
             }
             let client = shared.http.for_job(*follow_redirects, !body.is_empty());
-            http(client, method, url, headers, body, expected, input).await
+            let request = Request {
+                method,
+                url,
+                headers,
+                body,
+            };
+            http(client, &request, expected, input, &log).await
         }
         JobKind::Command {
             program,
@@ -312,7 +343,7 @@ async fn run(
                     String::new(),
                 );
             }
-            command(program, args, transient_codes, input, live).await
+            command(program, args, transient_codes, input, live, log).await
         }
         JobKind::Builtin { task, params } => {
             let Some(task_impl) = shared.builtins.get(task) else {
@@ -350,8 +381,14 @@ async fn run(
                 tokio::select! {
                     _ = publish.tick() => live.publish(progress.note()),
                     result = &mut task => break match result {
-                        Ok(output) => Execution::ok(tail(output.as_bytes())),
-                        Err(e) => Execution::failed(e.class, e.message, progress.note()),
+                        Ok(output) => {
+                            log.send(Stream::Stdout, output.as_bytes()).await;
+                            Execution::ok(tail(output.as_bytes()))
+                        }
+                        Err(e) => {
+                            log.send(Stream::Stderr, e.message.as_bytes()).await;
+                            Execution::failed(e.class, e.message, progress.note())
+                        }
                     },
                     () = tokio::time::sleep_until(deadline) => {
                         break timed_out(input.timeout, progress.note());
@@ -485,15 +522,27 @@ pub fn display_url(url: &str) -> String {
     }
 }
 
+/// An HTTP job's request, its parameters and secrets filled in.
+struct Request<'a> {
+    method: &'a str,
+    url: &'a str,
+    headers: &'a [(String, String)],
+    body: &'a str,
+}
+
 async fn http(
     client: &reqwest::Client,
-    method: &str,
-    url: &str,
-    headers: &[(String, String)],
-    body: &str,
+    request: &Request<'_>,
     expected: &[(u16, u16)],
     input: &AttemptInput,
+    log: &Sink,
 ) -> Execution {
+    let Request {
+        method,
+        url,
+        headers,
+        body,
+    } = *request;
     let method = match reqwest::Method::from_bytes(method.as_bytes()) {
         Ok(m) => m,
         Err(_) => {
@@ -552,7 +601,7 @@ async fn http(
         .get(reqwest::header::RETRY_AFTER)
         .and_then(|v| v.to_str().ok())
         .and_then(|v| parse_retry_after(v, crate::clock::now()));
-    let text = match tokio::time::timeout(input.timeout, body_tail(response)).await {
+    let text = match tokio::time::timeout(input.timeout, body_tail(response, log)).await {
         Ok(text) => text,
         Err(_) => return timed_out(input.timeout, String::new()),
     };
@@ -572,13 +621,15 @@ async fn http(
     execution
 }
 
-/// The last [`READ_BYTES`] of a response body, read chunk by chunk up to [`MAX_BODY_BYTES`].
-async fn body_tail(mut response: reqwest::Response) -> String {
+/// The last [`READ_BYTES`] of a response body, read chunk by chunk up to [`MAX_BODY_BYTES`];
+/// all of it goes to the attempt's log.
+async fn body_tail(mut response: reqwest::Response, log: &Sink) -> String {
     let mut kept: Vec<u8> = Vec::with_capacity(TAIL_BYTES * 2);
     let mut read = 0usize;
     loop {
         match response.chunk().await {
             Ok(Some(chunk)) => {
+                log.send(Stream::Stdout, &chunk).await;
                 read += chunk.len();
                 kept.extend_from_slice(&chunk);
                 if kept.len() > READ_BYTES * 2 {
@@ -608,6 +659,7 @@ async fn command(
     transient_codes: &[i32],
     input: &AttemptInput,
     live: &LiveOutput,
+    log: Sink,
 ) -> Execution {
     let mut cmd = tokio::process::Command::new(program);
     cmd.env_clear();
@@ -662,15 +714,16 @@ async fn command(
     }
     let output = Output::default();
     let readers = [
-        child
-            .stdout
-            .take()
-            .map(|s| tokio::spawn(collect(s, output.clone()))),
-        child
-            .stderr
-            .take()
-            .map(|s| tokio::spawn(collect(s, output.clone()))),
+        child.stdout.take().map(|s| {
+            let to = (output.clone(), log.clone(), Stream::Stdout);
+            tokio::spawn(collect(s, to))
+        }),
+        child.stderr.take().map(|s| {
+            let to = (output.clone(), log.clone(), Stream::Stderr);
+            tokio::spawn(collect(s, to))
+        }),
     ];
+    drop(log);
 
     let deadline = Instant::now() + input.timeout;
     let mut publish = tokio::time::interval(LIVE_EVERY);
@@ -692,8 +745,7 @@ async fn command(
     drop(group);
     let _ = child.kill().await;
     for reader in readers.into_iter().flatten() {
-        // A grandchild holding the pipe open must not hold the attempt.
-        let _ = tokio::time::timeout(Duration::from_secs(1), reader).await;
+        drain(reader, &output).await;
     }
     let text = output.tail();
     match ended {
@@ -751,50 +803,94 @@ fn kill_group(pid: Option<u32>) {
 #[cfg(not(unix))]
 fn kill_group(_pid: Option<u32>) {}
 
-/// A command's interleaved stdout and stderr (the last [`READ_BYTES`]), and when it last
-/// printed anything.
+/// A command's interleaved stdout and stderr (the last [`READ_BYTES`]), when it last printed
+/// anything, how much it printed, and how many readers are handing a piece to the log.
 #[derive(Clone)]
-struct Output(Arc<Mutex<(Vec<u8>, Instant)>>);
+struct Output(Arc<Mutex<Printed>>);
+
+struct Printed {
+    tail: Vec<u8>,
+    last: Instant,
+    total: u64,
+    handing: i32,
+}
 
 impl Default for Output {
     fn default() -> Self {
-        Output(Arc::new(Mutex::new((Vec::new(), Instant::now()))))
+        Output(Arc::new(Mutex::new(Printed {
+            tail: Vec::new(),
+            last: Instant::now(),
+            total: 0,
+            handing: 0,
+        })))
     }
 }
 
 impl Output {
     fn push(&self, bytes: &[u8]) {
         let mut out = self.lock();
-        out.0.extend_from_slice(bytes);
-        let excess = out.0.len().saturating_sub(READ_BYTES);
+        out.tail.extend_from_slice(bytes);
+        let excess = out.tail.len().saturating_sub(READ_BYTES);
         if excess > 0 {
-            out.0.drain(..excess);
+            out.tail.drain(..excess);
         }
-        out.1 = Instant::now();
+        out.last = Instant::now();
+        out.total += bytes.len() as u64;
+    }
+
+    fn handing(&self, change: i32) {
+        self.lock().handing += change;
+    }
+
+    fn is_handing(&self) -> bool {
+        self.lock().handing > 0
+    }
+
+    fn total(&self) -> u64 {
+        self.lock().total
     }
 
     fn last(&self) -> Instant {
-        self.lock().1
+        self.lock().last
     }
 
     fn tail(&self) -> String {
-        tail(&self.lock().0)
+        tail(&self.lock().tail)
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, (Vec<u8>, Instant)> {
+    fn lock(&self) -> std::sync::MutexGuard<'_, Printed> {
         self.0
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 }
 
-async fn collect(mut stream: impl AsyncRead + Unpin, output: Output) {
-    let mut chunk = [0u8; 4096];
+/// Reads one of a command's streams into its tail and its log.
+async fn collect(mut stream: impl AsyncRead + Unpin, (output, log, which): (Output, Sink, Stream)) {
+    let mut chunk = vec![0u8; 64 * 1024];
     while let Ok(n) = stream.read(&mut chunk).await {
         if n == 0 {
             break;
         }
         output.push(&chunk[..n]);
+        output.handing(1);
+        log.send(which, &chunk[..n]).await;
+        output.handing(-1);
+    }
+}
+
+/// Waits, once the command has exited, for a reader to hand on what is left in its pipe.
+/// While it waits on the log (the database is slow) or still reads, it is waited for; a
+/// reader that has read nothing for a second is left: a grandchild holds the pipe open, and
+/// must not hold the attempt.
+async fn drain(mut reader: tokio::task::JoinHandle<()>, output: &Output) {
+    let mut read = output.total();
+    loop {
+        match tokio::time::timeout(Duration::from_secs(1), &mut reader).await {
+            Ok(_) => return,
+            Err(_) if output.is_handing() || output.total() != read => read = output.total(),
+            Err(_) => return,
+        }
     }
 }
 

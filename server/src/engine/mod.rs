@@ -33,6 +33,7 @@ pub mod executor;
 pub mod lease;
 pub mod listen;
 pub mod recovery;
+pub mod run_log;
 pub mod settle;
 pub mod supervise;
 pub mod trigger;
@@ -80,6 +81,9 @@ pub struct EngineConfig {
     pub default_locale: app::i18n::Locale,
     /// Where HTTP jobs may not send (`outbound_deny`).
     pub outbound_deny: crate::outbound::Deny,
+    /// Kept of an attempt's output at most (`run_log_max_mb`): over it, the first and the
+    /// last half (`run_log`).
+    pub run_log_max_bytes: u64,
 }
 
 impl EngineConfig {
@@ -96,6 +100,7 @@ impl EngineConfig {
             secret_key: None,
             default_locale: app::i18n::Locale::english(),
             outbound_deny: crate::outbound::Deny::standard(),
+            run_log_max_bytes: 10 << 20,
         }
     }
 }

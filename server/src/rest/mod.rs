@@ -13,6 +13,7 @@ pub mod hooks;
 mod jobs;
 mod maintenance;
 pub mod problem;
+mod run_logs;
 mod runs;
 mod system;
 pub mod wire;
@@ -105,6 +106,8 @@ pub fn api() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(hooks::create, hooks::change, hooks::remove))
         .routes(routes!(runs::list))
         .routes(routes!(runs::get))
+        .routes(routes!(run_logs::log))
+        .routes(routes!(run_logs::search))
         .routes(routes!(runs::cancel))
         .routes(routes!(failed::list))
         .routes(routes!(failed::retrigger))

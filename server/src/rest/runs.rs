@@ -94,7 +94,7 @@ pub async fn list(
 
 /// The tag a list of runs is kept to for `caller`: a trigger token with tags lists one job
 /// it covers, or one of its tags (the only one, when it has one).
-async fn narrowed(
+pub(crate) async fn narrowed(
     state: &AppState,
     caller: &Caller,
     job: Option<&str>,

@@ -32,6 +32,7 @@ mod redirects;
 mod rest;
 mod retention;
 mod routes;
+mod run_logs;
 mod secrets;
 mod smtp;
 mod traffic;
