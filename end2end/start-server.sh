@@ -18,6 +18,8 @@ export BULWARK_SECRET_KEY_FILE="$PWD/$run_dir/secret.key"
 smtp_port="${BULWARK_E2E_SMTP_PORT:-3125}"
 export BULWARK_SMTP_URL="smtp://127.0.0.1:$smtp_port"
 export BULWARK_PUBLIC_URL="http://127.0.0.1:${BULWARK_E2E_PORT:-3100}"
+# The log viewer test prints about 15 MB: all of it is kept.
+export BULWARK_RUN_LOG_MAX_MB=50
 
 BULWARK_E2E_SMTP_PORT="$smtp_port" node smtp-sink.mjs "$run_dir/mail" &
 

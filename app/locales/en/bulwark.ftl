@@ -344,6 +344,31 @@ run-no-retry-spent = no retry spent
 run-no-retry-spent-title = Handed back at shutdown: the retry limit is not touched
 run-output-so-far = output so far
 run-output = output
+log-title = Output
+log-attempt = Attempt
+log-stream = Stream
+log-stream-both = stdout and stderr
+log-stream-stdout = stdout only
+log-stream-stderr = stderr only
+log-mark = Mark
+log-goto = Line
+log-goto-button = Go
+log-download = Download
+log-no-attempt = No attempt has started yet.
+log-summary = { $lines } lines, { $size } MB kept
+log-running = still running
+log-omitted = { $size } MB in { $lines } lines left out here (over run_log_max_mb)
+log-first = First
+log-earlier = Earlier
+log-later = Later
+log-last = Last
+log-empty = Nothing printed.
+log-search-too-short = Search for at least { $count } characters.
+runs-search = Search output
+runs-search-button = Search
+runs-search-none = No line of any run's output holds “{ $text }”.
+runs-search-found = { $count } lines found, newest run first
+runs-search-col-line = Line
 
 ## Maintenance
 

@@ -317,6 +317,31 @@ run-no-retry-spent = 未消耗重试次数
 run-no-retry-spent-title = 关机时交还：不计入重试上限
 run-output-so-far = 目前的输出
 run-output = 输出
+log-title = 输出
+log-attempt = 尝试
+log-stream = 输出流
+log-stream-both = stdout 和 stderr
+log-stream-stdout = 仅 stdout
+log-stream-stderr = 仅 stderr
+log-mark = 标记
+log-goto = 行号
+log-goto-button = 跳转
+log-download = 下载
+log-no-attempt = 还没有开始任何尝试。
+log-summary = 共 { $lines } 行，保存了 { $size } MB
+log-running = 仍在运行
+log-omitted = 此处省略了 { $lines } 行，共 { $size } MB（超过 run_log_max_mb）
+log-first = 开头
+log-earlier = 上一屏
+log-later = 下一屏
+log-last = 末尾
+log-empty = 没有输出。
+log-search-too-short = 请至少输入 { $count } 个字符。
+runs-search = 搜索输出
+runs-search-button = 搜索
+runs-search-none = 没有任何运行的输出包含“{ $text }”。
+runs-search-found = 找到 { $count } 行，最新的运行在前
+runs-search-col-line = 行
 
 ## Maintenance
 

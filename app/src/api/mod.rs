@@ -14,6 +14,7 @@ pub mod maintenance;
 pub mod nodes;
 pub mod notifications;
 pub mod overview;
+pub mod run_logs;
 pub mod runs;
 pub mod secrets;
 pub mod tokens;

@@ -248,8 +248,7 @@ impl Redactor {
     }
 }
 
-/// Trigrams of a search for the index (`app/src/services/run_logs.rs`): a term shorter than
-/// three characters has none, and cannot be looked up.
+/// The shortest text a search looks for: the indexes work on three characters at a time.
 pub const MIN_SEARCH_CHARS: usize = 3;
 
 /// Whether `line` contains `term`, ignoring case (as both databases' indexes do).

@@ -1,16 +1,18 @@
 //! One run's whole story: every attempt with its timing, timeout, outcome, class, message,
-//! output tail and node — updated live while the run is still going.
+//! output tail and node — updated live while the run is still going — and the attempts' whole
+//! output below.
 
 use leptos::prelude::*;
 
 use crate::i18n::current;
 use crate::i18n::errors::Explain;
 use leptos_meta::Title;
-use leptos_router::hooks::use_params_map;
+use leptos_router::hooks::{use_params_map, use_query_map};
 
 use crate::api::failed::{ResolveRun, RetriggerRun, audit_entries};
 use crate::api::runs::{ReleaseRun, get_run};
 use crate::components::layout::{UserResource, use_current_user};
+use crate::components::log_viewer::{LogViewer, use_log};
 use crate::components::status::{outcome_pill, status_pill, when};
 use crate::components::ticker::use_ticker;
 use crate::domain::retry::RetryInput;
@@ -48,6 +50,15 @@ pub fn RunDetailPage() -> impl IntoView {
         }
     });
 
+    // The log keeps its own place (screen, filter, marked term) while the story above it
+    // refreshes.
+    let query = use_query_map();
+    let from_query = move |key: &str| query.with_untracked(|q| q.get(key));
+    let log = use_log(
+        id,
+        from_query("attempt").and_then(|a| a.parse().ok()),
+        from_query("line").and_then(|l| l.parse().ok()),
+    );
     view! {
         <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
             {move || Suspend::new(async move {
@@ -57,6 +68,7 @@ pub fn RunDetailPage() -> impl IntoView {
                 }
             })}
         </Transition>
+        <LogViewer state=log />
     }
 }
 

@@ -1,4 +1,5 @@
-//! Runs: every execution of every job, newest first, refreshed while you watch.
+//! Runs: every execution of every job, newest first, refreshed while you watch; and a search
+//! through their output.
 
 use leptos::prelude::*;
 
@@ -8,12 +9,15 @@ use leptos_meta::Title;
 use leptos_router::components::Form;
 use leptos_router::hooks::use_query_map;
 
+use crate::api::run_logs::search_output;
 use crate::api::runs::list_runs;
+use crate::components::log_viewer::marked;
 use crate::components::status::{status_pill, when};
 use crate::components::ticker::use_ticker;
 use crate::domain::run::RunStatus;
 use crate::i18n::words::{error_class, run_status, trigger};
 use crate::t;
+use crate::views::run_logs::LogMatch;
 use crate::views::runs::RunView;
 
 #[component]
@@ -71,6 +75,7 @@ pub fn RunsPage() -> impl IntoView {
                 <button type="submit">{t!("filter-apply")}</button>
             </div>
         </Form>
+        <OutputSearch />
         <Transition fallback=|| view! { <p class="muted">{t!("loading")}</p> }>
             {move || Suspend::new(async move {
                 match runs.await {
@@ -136,5 +141,94 @@ fn RunsTable(rows: Vec<RunView>) -> impl IntoView {
                     .collect_view()}
             </tbody>
         </table>
+    }
+}
+
+/// Lines of runs' output holding a text (`?q=`), with the list's job, status and period
+/// filters; each links to its line on the run's page.
+#[component]
+fn OutputSearch() -> impl IntoView {
+    let query = use_query_map();
+    let param = move |key: &str| query.with(|q| q.get(key).filter(|v| !v.is_empty()));
+    let found = Resource::new(
+        move || (param("q"), param("job"), param("status"), param("since")),
+        |(q, job, status, since)| async move {
+            match q {
+                Some(text) => {
+                    let since = since.and_then(|s| s.parse().ok());
+                    search_output(text, job, status, since).await.map(Some)
+                }
+                None => Ok(None),
+            }
+        },
+    );
+    let hidden = move |key: &'static str| {
+        param(key).map(|v| view! { <input type="hidden" name=key value=v /> })
+    };
+    view! {
+        <Form method="GET" action="" attr:class="filters card" attr:role="search">
+            <div class="grow">
+                <label for="f-q">{t!("runs-search")}</label>
+                <input id="f-q" name="q" type="search" minlength="3" data-testid="output-search"
+                    prop:value=move || param("q").unwrap_or_default() />
+            </div>
+            {hidden("job")}{hidden("status")}{hidden("since")}
+            <div>
+                <button type="submit">{t!("runs-search-button")}</button>
+            </div>
+        </Form>
+        <Transition fallback=|| ()>
+            {move || Suspend::new(async move {
+                let term = param("q").unwrap_or_default();
+                match found.await {
+                    Ok(None) => ().into_any(),
+                    Ok(Some(hits)) if hits.is_empty() => view! {
+                        <p class="card muted" data-testid="search-none">{t!("runs-search-none", text = term)}</p>
+                    }.into_any(),
+                    Ok(Some(hits)) => view! { <SearchHits hits term /> }.into_any(),
+                    Err(e) => view! { <p class="error" role="alert">{e.explain(current())}</p> }.into_any(),
+                }
+            })}
+        </Transition>
+    }
+}
+
+#[component]
+fn SearchHits(hits: Vec<LogMatch>, term: String) -> impl IntoView {
+    let count = hits.len();
+    let rows = hits
+        .into_iter()
+        .map(|hit| {
+            let href = format!(
+                "/runs/{}?attempt={}&line={}#log",
+                hit.run, hit.attempt, hit.line
+            );
+            view! {
+                <tr data-run=hit.run data-line=hit.line>
+                    <td><a href=href>{format!("#{}", hit.run)}</a></td>
+                    <td>{hit.job}</td>
+                    <td>{hit.attempt}</td>
+                    <td>{hit.line}</td>
+                    <td class="log-text">{marked(&hit.text, &term)}</td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="card" data-testid="search-hits">
+            <p class="small muted">{t!("runs-search-found", count = count)}</p>
+            <table tabindex="0" class="table">
+                <thead>
+                    <tr>
+                        <th>{t!("runs-col-run")}</th>
+                        <th>{t!("runs-filter-job")}</th>
+                        <th>{t!("log-attempt")}</th>
+                        <th>{t!("runs-search-col-line")}</th>
+                        <th>{t!("log-title")}</th>
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </section>
     }
 }

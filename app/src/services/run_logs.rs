@@ -418,11 +418,9 @@ pub async fn page(
     let Some((attempt_id, number)) = attempt_id(db, run_id, attempt).await? else {
         return Ok(None);
     };
-    let Some(summary) = summaries(db, run_id)
-        .await?
-        .into_iter()
-        .find(|s| s.attempt == number)
-    else {
+    let all = summaries(db, run_id).await?;
+    let attempts = all.iter().map(|s| s.attempt).max().unwrap_or(0);
+    let Some(summary) = all.into_iter().find(|s| s.attempt == number) else {
         return Ok(None);
     };
     let wanted = |l: &LogLine| stream.is_none_or(|s| l.stream == s || l.stream == Stream::Note);
@@ -462,6 +460,8 @@ pub async fn page(
         }
     }
     Ok(Some(LogPage {
+        run: run_id,
+        attempts,
         more_before: lines.first().is_some_and(|l| l.number > 1),
         more_after: lines.last().is_some_and(|l| l.number < summary.last_line),
         summary,
@@ -479,6 +479,16 @@ pub struct SearchFilter {
     /// Runs created since.
     pub since: Option<DateTime<Utc>>,
     pub limit: usize,
+}
+
+/// `since` (`7d`, `12h`) before `now`: where a search by age starts.
+pub fn since(
+    text: &str,
+    now: DateTime<Utc>,
+) -> Result<DateTime<Utc>, crate::domain::duration::DurationError> {
+    let ms = crate::domain::duration::parse_ms(text)?;
+    let ms = i64::try_from(ms).unwrap_or(i64::MAX);
+    Ok(now - chrono::Duration::milliseconds(ms.min(100 * 365 * 86_400_000)))
 }
 
 /// Why a search could not be made.

@@ -44,7 +44,10 @@ pub enum Anchor {
 /// A screen of an attempt's log.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LogPage {
+    pub run: i64,
     pub summary: LogSummary,
+    /// How many attempts the run has had.
+    pub attempts: i32,
     pub lines: Vec<LogLine>,
     pub more_before: bool,
     pub more_after: bool,

@@ -69,10 +69,7 @@ fn write_chunk(
 
 /// `--since 7d`: that long before now.
 pub fn since(text: &str) -> anyhow::Result<chrono::DateTime<chrono::Utc>> {
-    let ms = app::domain::duration::parse_ms(text)
-        .map_err(|e| anyhow::anyhow!("--since {text}: {e}"))?;
-    let ms = i64::try_from(ms).context("--since: too long")?;
-    Ok(crate::clock::now() - chrono::Duration::milliseconds(ms))
+    run_logs::since(text, crate::clock::now()).map_err(|e| anyhow::anyhow!("--since {text}: {e}"))
 }
 
 /// Prints the lines found: one JSON object per line with `--json`, else `run/attempt:line`

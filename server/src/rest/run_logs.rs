@@ -52,15 +52,19 @@ pub async fn log(
     if !caller.covers(&[]) {
         covered(&state, &caller, &run.job).await?;
     }
-    let (attempt_id, number) = run_logs::attempt_id(&state.db, id, q.attempt)
-        .await?
-        .ok_or_else(|| {
-            Problem::new(
+    // A run that has not started has an empty log; an attempt it never had is not found.
+    let (chunks, number) = match run_logs::attempt_id(&state.db, id, q.attempt).await? {
+        Some((attempt_id, number)) => (run_logs::placed(&state.db, attempt_id, -1).await?, number),
+        None if q.attempt.is_none() => (Vec::new(), 0),
+        None => {
+            let n = q.attempt.unwrap_or_default();
+            let problem = Problem::new(
                 StatusCode::NOT_FOUND,
-                format!("run {id} has no attempt {}", q.attempt.unwrap_or(1)),
-            )
-        })?;
-    let chunks = run_logs::placed(&state.db, attempt_id, -1).await?;
+                format!("run {id} has no attempt {n}"),
+            );
+            return Err(problem);
+        }
+    };
     let total = chunks
         .last()
         .map_or(0, |c| c.byte_offset + i64::from(c.byte_len)) as u64;
@@ -150,6 +154,8 @@ fn stream(
             last > *range.start() && first <= *range.end()
         })
         .collect();
+    use futures_util::StreamExt;
+    // Fused: the compression layer polls once more after the end.
     futures_util::stream::unfold((db, wanted.into_iter()), move |(db, mut rest)| {
         let range = range.clone();
         async move {
@@ -158,6 +164,7 @@ fn stream(
             Some((piece, (db, rest)))
         }
     })
+    .fuse()
 }
 
 async fn piece(
@@ -223,7 +230,7 @@ pub async fn search(
     let tag = narrowed(&state, &caller, job.as_deref(), tag).await?;
     let since = match q.since.as_deref().filter(|s| !s.is_empty()) {
         Some(text) => Some(
-            crate::commands::run_logs::since(text)
+            run_logs::since(text, crate::clock::now())
                 .map_err(|e| Problem::invalid("since", e.to_string()))?,
         ),
         None => None,

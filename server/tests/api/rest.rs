@@ -61,6 +61,8 @@ fn operations() -> Vec<(&'static str, &'static str, Access, Option<Value>)> {
         ("delete", "/jobs/{name}/hook", Change, None),
         ("get", "/runs", Read, None),
         ("get", "/runs/{id}", Read, None),
+        ("get", "/runs/{id}/log", Read, None),
+        ("get", "/runs/search", Read, None),
         ("post", "/runs/{id}/cancel", Change, None),
         ("get", "/failed", Read, None),
         ("post", "/failed/{id}/retrigger", Change, None),
@@ -89,11 +91,13 @@ fn operations() -> Vec<(&'static str, &'static str, Access, Option<Value>)> {
 }
 
 /// The operations a trigger token may call (on the jobs it covers).
-const TRIGGER_MAY: [(&str, &str); 4] = [
+const TRIGGER_MAY: [(&str, &str); 6] = [
     ("get", "/jobs/{name}"),
     ("post", "/jobs/{name}/runs"),
     ("get", "/runs"),
     ("get", "/runs/{id}"),
+    ("get", "/runs/{id}/log"),
+    ("get", "/runs/search"),
 ];
 
 async fn token(app: &TestApp, name: &str, scope: Scope, expires: &str) -> String {
@@ -193,6 +197,12 @@ async fn every_operation_answers_each_caller_as_the_table_says(app: TestApp) {
             Access::Change => template
                 .replace("{name}", "no-such-thing")
                 .replace("{id}", "999999"),
+        };
+        // A search needs its text.
+        let path = if template == "/runs/search" {
+            format!("{path}?q=fixture")
+        } else {
+            path
         };
         let label = format!("{method} {template}");
         for (who, bearer) in [

@@ -117,6 +117,12 @@ fn server_functions() -> Vec<(&'static str, Access, Args)> {
         ("mail/test", Change, Form(&[("to", "not an address")])),
         ("runs/list", Read, Form(&[])),
         ("runs/get", Read, Form(&[("id", "999999")])),
+        (
+            "runs/log",
+            Read,
+            Form(&[("id", "999999"), ("anchor", "End")]),
+        ),
+        ("runs/search-output", Read, Form(&[("text", "fixture")])),
         ("runs/release", Change, Form(&[("id", "999999")])),
         ("dashboard/runs-per-hour", Read, Form(&[])),
         ("dashboard/overview", Read, Form(&[])),
