@@ -210,6 +210,9 @@ enum BenchCommand {
     /// The bot recogniser against a labelled set: recall, people flagged, sources named right,
     /// and User-Agents classified per second on one core.
     Bots(crate::bench::bots::BotsBenchArgs),
+    /// Run logs: storing a 15 MB log, its first screen, a jump, a search over many runs, and
+    /// memory while a job prints 1 GB (SQLite, PostgreSQL).
+    Logs(crate::bench::logs::LogsBenchArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -518,6 +521,7 @@ async fn bench(command: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Dashboard(args) => crate::bench::dashboard::dashboard(&args).await,
         BenchCommand::Bots(args) => crate::bench::bots::bots(&args),
         BenchCommand::Traffic(args) => crate::bench::traffic::traffic(&args).await,
+        BenchCommand::Logs(args) => crate::bench::logs::logs(&args).await,
     }
 }
 

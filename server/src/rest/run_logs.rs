@@ -110,7 +110,8 @@ pub async fn log(
 /// answer then, as the standard allows) or a header that is not a byte range; `Err` for a
 /// range outside the log.
 fn one_range(value: &HeaderValue, total: u64) -> Result<Option<RangeInclusive<u64>>, ()> {
-    let Some(parsed) = value
+    use http_range_header::StartPosition;
+    let Some(mut parsed) = value
         .to_str()
         .ok()
         .and_then(|v| http_range_header::parse_range_header(v).ok())
@@ -119,6 +120,12 @@ fn one_range(value: &HeaderValue, total: u64) -> Result<Option<RangeInclusive<u6
     };
     if parsed.ranges.len() != 1 {
         return Ok(None);
+    }
+    // A suffix longer than the log is the whole log (RFC 9110, 14.1.2), not an error.
+    if let StartPosition::FromLast(n) = parsed.ranges[0].start
+        && n > total
+    {
+        parsed.ranges[0].start = StartPosition::Index(0);
     }
     match parsed.validate(total) {
         Ok(mut ranges) if total > 0 => Ok(ranges.pop()),
