@@ -25,17 +25,10 @@ pub fn RunsPage() -> impl IntoView {
     let query = use_query_map();
     let param = move |key: &str| query.with(|q| q.get(key).filter(|v| !v.is_empty()));
     let tick = use_ticker(2_000);
+    let filters = move || (param("job"), param("status"), param("since"), param("tag"));
     let runs = Resource::new(
-        move || {
-            (
-                param("job"),
-                param("status"),
-                param("since"),
-                param("tag"),
-                tick.get(),
-            )
-        },
-        |(job, status, since, tag, _)| {
+        move || (filters(), tick.get()),
+        |((job, status, since, tag), _)| {
             list_runs(job, status, since.and_then(|s| s.parse().ok()), tag)
         },
     );

@@ -537,28 +537,17 @@ async fn http(
     input: &AttemptInput,
     log: &Sink,
 ) -> Execution {
-    let Request {
-        method,
-        url,
-        headers,
-        body,
-    } = *request;
-    let method = match reqwest::Method::from_bytes(method.as_bytes()) {
-        Ok(m) => m,
-        Err(_) => {
-            return Execution::failed(
-                ErrorClass::Permanent,
-                format!("invalid method {method}"),
-                String::new(),
-            );
-        }
+    let (url, body, request_headers) = (request.url, request.body, request.headers);
+    let Ok(method) = reqwest::Method::from_bytes(request.method.as_bytes()) else {
+        let message = format!("invalid method {}", request.method);
+        return Execution::failed(ErrorClass::Permanent, message, String::new());
     };
     let mut request = client
         .request(method, url)
         .header("Idempotency-Key", &input.idempotency_key)
         .header("Bulwark-Attempt", input.attempt)
         .timeout(input.timeout);
-    for (name, value) in headers {
+    for (name, value) in request_headers {
         request = request.header(name, value);
     }
     if !body.is_empty() {
@@ -713,17 +702,7 @@ async fn command(
         });
     }
     let output = Output::default();
-    let readers = [
-        child.stdout.take().map(|s| {
-            let to = (output.clone(), log.clone(), Stream::Stdout);
-            tokio::spawn(collect(s, to))
-        }),
-        child.stderr.take().map(|s| {
-            let to = (output.clone(), log.clone(), Stream::Stderr);
-            tokio::spawn(collect(s, to))
-        }),
-    ];
-    drop(log);
+    let readers = spawn_readers(&mut child, &output, log);
 
     let deadline = Instant::now() + input.timeout;
     let mut publish = tokio::time::interval(LIVE_EVERY);
@@ -863,6 +842,25 @@ impl Output {
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
+}
+
+/// A task per stream of `child`, reading it into `output` and `log`.
+fn spawn_readers(
+    child: &mut tokio::process::Child,
+    output: &Output,
+    log: Sink,
+) -> [Option<tokio::task::JoinHandle<()>>; 2] {
+    let to = |which| (output.clone(), log.clone(), which);
+    [
+        child
+            .stdout
+            .take()
+            .map(|s| tokio::spawn(collect(s, to(Stream::Stdout)))),
+        child
+            .stderr
+            .take()
+            .map(|s| tokio::spawn(collect(s, to(Stream::Stderr)))),
+    ]
 }
 
 /// Reads one of a command's streams into its tail and its log.
