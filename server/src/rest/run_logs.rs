@@ -227,14 +227,7 @@ pub async fn search(
     Query(q): Query<SearchQuery>,
 ) -> Result<Json<Page<LogMatch>>, Problem> {
     let job = q.job.filter(|j| !j.is_empty());
-    let tag = q
-        .tag
-        .as_deref()
-        .filter(|t| !t.is_empty())
-        .map(app::domain::job::tags::parse_tag)
-        .transpose()
-        .map_err(|e| Problem::from(app::api::AppError::refused("tag", &e)))?;
-    let tag = narrowed(&state, &caller, job.as_deref(), tag).await?;
+    let tag = narrowed(&state, &caller, job.as_deref(), q.tag.as_deref()).await?;
     let since = match q.since.as_deref().filter(|s| !s.is_empty()) {
         Some(text) => Some(
             run_logs::since(text, crate::clock::now())

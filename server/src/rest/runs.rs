@@ -60,15 +60,8 @@ pub async fn list(
     Query(q): Query<RunQuery>,
 ) -> Result<Json<Page<RunView>>, Problem> {
     let limit = q.limit.unwrap_or(50).clamp(1, 500);
-    let tag = q
-        .tag
-        .as_deref()
-        .filter(|t| !t.is_empty())
-        .map(app::domain::job::tags::parse_tag)
-        .transpose()
-        .map_err(|e| Problem::from(app::api::AppError::refused("tag", &e)))?;
     let job = q.job.filter(|j| !j.is_empty());
-    let tag = narrowed(&state, &caller, job.as_deref(), tag).await?;
+    let tag = narrowed(&state, &caller, job.as_deref(), q.tag.as_deref()).await?;
     let filter = RunFilter {
         job,
         status: q.status,
@@ -92,14 +85,19 @@ pub async fn list(
     Ok(Json(Page { items, next }))
 }
 
-/// The tag a list of runs is kept to for `caller`: a trigger token with tags lists one job
-/// it covers, or one of its tags (the only one, when it has one).
+/// The tag a list of runs is kept to for `caller` (`tag` as given, checked): a trigger token
+/// with tags lists one job it covers, or one of its tags (the only one, when it has one).
 pub(crate) async fn narrowed(
     state: &AppState,
     caller: &Caller,
     job: Option<&str>,
-    tag: Option<String>,
+    tag: Option<&str>,
 ) -> Result<Option<String>, Problem> {
+    let tag = tag
+        .filter(|t| !t.is_empty())
+        .map(app::domain::job::tags::parse_tag)
+        .transpose()
+        .map_err(|e| Problem::from(app::api::AppError::refused("tag", &e)))?;
     if caller.covers(&[]) {
         return Ok(tag);
     }
