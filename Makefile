@@ -250,7 +250,7 @@ screenshots: tools-test build
 # ---------------------------------------------------------------------------------------------
 # Benchmarks: numbers to read, never pass/fail.
 
-.PHONY: bench-traffic bench-cluster bench-engine bench-soak
+.PHONY: bench-traffic bench-cluster bench-engine bench-soak bench-logs
 # Engine throughput and lateness on fresh databases (PostgreSQL too when
 # BULWARK_TEST_POSTGRES_URL is set); add ARGS=--json for one JSON object.
 bench-engine:
@@ -264,6 +264,12 @@ MINUTES ?= 30
 bench-soak:
 	cargo build -p server --bin bulwark --profile server-release
 	$(CARGO_TARGET_DIR)/server-release/bulwark bench soak --minutes $(MINUTES) $(ARGS)
+
+# Run logs: storing a 15 MB log, its first screen, a search over 1,000 runs, memory while a job
+# prints 1 GB (PostgreSQL too when BULWARK_TEST_POSTGRES_URL is set); ARGS=--json.
+bench-logs:
+	cargo build -p server --bin bulwark --profile server-release
+	$(CARGO_TARGET_DIR)/server-release/bulwark bench logs $(ARGS)
 
 # The multi-instance proof at full size: 3 nodes, 200 jobs every second, 60 s, one SIGKILL.
 bench-cluster:

@@ -157,10 +157,12 @@ pub async fn store(
     if !text.is_empty() {
         let mut b = Binder::new(txn.get_database_backend());
         let sql = match txn.get_database_backend() {
+            // Lower-cased: a case-sensitive `LIKE` checks candidates several times faster
+            // than `ILIKE` (`search` lower-cases the text it looks for the same way).
             DatabaseBackend::Postgres => format!(
                 "INSERT INTO run_log_index (chunk_id, text) VALUES ({}, {})",
                 b.bind(id),
-                b.bind(text)
+                b.bind(text.to_lowercase())
             ),
             _ => format!(
                 "INSERT INTO run_log_index (rowid, text) VALUES ({}, {})",
@@ -551,7 +553,10 @@ async fn candidates(
     let (join, matched) = match backend {
         DatabaseBackend::Postgres => (
             "i.chunk_id",
-            format!("i.text ILIKE {} ESCAPE '\\'", b.bind(like_pattern(text))),
+            format!(
+                "i.text LIKE {} ESCAPE '\\'",
+                b.bind(like_pattern(&text.to_lowercase()))
+            ),
         ),
         _ => (
             "i.rowid",
@@ -594,7 +599,7 @@ async fn candidates(
         .collect()
 }
 
-/// `%text%` for `ILIKE`, its own `%`, `_` and `\` taken literally.
+/// `%text%` for `LIKE`, its own `%`, `_` and `\` taken literally.
 fn like_pattern(text: &str) -> String {
     let escaped = text
         .replace('\\', "\\\\")
