@@ -11,6 +11,7 @@
 //! out goes between the two.
 
 use std::collections::VecDeque;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use app::domain::run_log::{Redactor, Splitter, Stream};
@@ -27,40 +28,84 @@ const FLUSH_EARLY: Duration = Duration::from_secs(2);
 const FLUSH_LATER: Duration = Duration::from_secs(10);
 const EARLY_CHUNKS: i32 = 30;
 
-/// Where an attempt's output goes: clone it for each stream's reader.
+/// Where an attempt's output goes: clone it for each stream's reader. The writing task starts
+/// with the first piece of output: most attempts print nothing, and cost no task at all.
 #[derive(Clone)]
-pub struct Sink(Option<mpsc::Sender<(Stream, Vec<u8>)>>);
+pub struct Sink(Arc<Mutex<State>>);
+
+enum State {
+    /// No output yet: what starting the writer takes.
+    Planned(Box<Plan>),
+    Running {
+        tx: mpsc::Sender<(Stream, Vec<u8>)>,
+        close: Option<oneshot::Sender<()>>,
+        task: Option<tokio::task::JoinHandle<()>>,
+    },
+    Closed,
+}
+
+struct Plan {
+    db: DatabaseConnection,
+    owner: Owner,
+    log: Log,
+}
 
 impl Sink {
-    /// A sink that keeps nothing (attempts that have no log: tests, the bench's drains).
-    pub fn none() -> Sink {
-        Sink(None)
-    }
-
     /// Hands `bytes` on; waits while the writer is behind. False once the log is closed.
     pub async fn send(&self, stream: Stream, bytes: &[u8]) -> bool {
-        match &self.0 {
-            Some(tx) if !bytes.is_empty() => tx.send((stream, bytes.to_vec())).await.is_ok(),
-            Some(_) => true,
-            None => false,
+        if bytes.is_empty() {
+            return true;
+        }
+        let Some(tx) = self.sender() else {
+            return false;
+        };
+        tx.send((stream, bytes.to_vec())).await.is_ok()
+    }
+
+    /// The writer's queue, starting the writer on the first call.
+    fn sender(&self) -> Option<mpsc::Sender<(Stream, Vec<u8>)>> {
+        let mut state = lock(&self.0);
+        if let State::Planned(_) = &*state {
+            let State::Planned(plan) = std::mem::replace(&mut *state, State::Closed) else {
+                return None;
+            };
+            let (tx, rx) = mpsc::channel(QUEUE);
+            let (close, closed) = oneshot::channel();
+            let task = tokio::spawn(write(plan.db, plan.owner, plan.log, rx, closed));
+            *state = State::Running {
+                tx,
+                close: Some(close),
+                task: Some(task),
+            };
+        }
+        match &*state {
+            State::Running { tx, .. } => Some(tx.clone()),
+            _ => None,
         }
     }
 }
 
-/// The task writing one attempt's log. Dropped without [`Writer::finish`] (the attempt was
-/// stopped by its fence or the end of a shutdown's grace), it stops where it is.
-pub struct Writer {
-    close: Option<oneshot::Sender<()>>,
-    task: Option<tokio::task::JoinHandle<()>>,
+fn lock(state: &Mutex<State>) -> std::sync::MutexGuard<'_, State> {
+    state
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
 }
+
+/// The end of one attempt's log. Dropped without [`Writer::finish`] (the attempt was stopped
+/// by its fence or the end of a shutdown's grace), the writer stops where it is.
+pub struct Writer(Arc<Mutex<State>>);
 
 impl Writer {
     /// Ends the log: what is queued is written, then the tail of a log over its cap.
-    pub async fn finish(mut self) {
-        if let Some(close) = self.close.take() {
+    pub async fn finish(self) {
+        let (close, task) = match std::mem::replace(&mut *lock(&self.0), State::Closed) {
+            State::Running { close, task, .. } => (close, task),
+            _ => return,
+        };
+        if let Some(close) = close {
             let _ = close.send(());
         }
-        if let Some(task) = self.task.take()
+        if let Some(task) = task
             && let Err(e) = task.await
         {
             tracing::warn!(error = %e, "the output log's writer failed");
@@ -70,29 +115,30 @@ impl Writer {
 
 impl Drop for Writer {
     fn drop(&mut self) {
-        if let Some(task) = self.task.take() {
+        if let State::Running {
+            task: Some(task), ..
+        } = std::mem::replace(&mut *lock(&self.0), State::Closed)
+        {
             task.abort();
         }
     }
 }
 
-/// Starts the log of attempt `owner`, keeping at most `max_bytes`, with `secrets` (name,
-/// value) taken out before anything is kept.
+/// The log of attempt `owner`, keeping at most `max_bytes`, with `secrets` (name, value) taken
+/// out before anything is kept.
 pub fn start(
     db: DatabaseConnection,
     owner: Owner,
     max_bytes: u64,
     secrets: &[(String, String)],
 ) -> (Writer, Sink) {
-    let (tx, rx) = mpsc::channel(QUEUE);
-    let (close, closed) = oneshot::channel();
-    let log = Log::new(max_bytes, secrets);
-    let task = tokio::spawn(write(db, owner, log, rx, closed));
-    let writer = Writer {
-        close: Some(close),
-        task: Some(task),
+    let plan = Plan {
+        db,
+        owner,
+        log: Log::new(max_bytes, secrets),
     };
-    (writer, Sink(Some(tx)))
+    let state = Arc::new(Mutex::new(State::Planned(Box::new(plan))));
+    (Writer(state.clone()), Sink(state))
 }
 
 async fn write(
