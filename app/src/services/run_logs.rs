@@ -384,23 +384,64 @@ async fn seq_of_line(
     row.map(|r| r.try_get("", "seq")).transpose()
 }
 
-/// The lines of an opened chunk, numbered, with their arrival and text.
-pub fn lines_of(chunk: &NewChunk) -> impl Iterator<Item = (LogLine, &[u8])> + '_ {
+/// One stored line before it is shown: its number, its entry in the line table and its bytes
+/// (with their `\n`). Text is made only for the lines a screen or a search keeps.
+#[derive(Debug, Clone, Copy)]
+pub struct RawLine<'a> {
+    pub number: i64,
+    pub entry: Entry,
+    pub bytes: &'a [u8],
+    started_ms: i64,
+}
+
+impl RawLine<'_> {
+    pub fn at(&self) -> DateTime<Utc> {
+        DateTime::from_timestamp_millis(self.started_ms + i64::from(self.entry.after_ms))
+            .unwrap_or_default()
+    }
+
+    /// The line as the viewer and the API show it.
+    pub fn shown(&self) -> LogLine {
+        let bytes = self.bytes.strip_suffix(b"\n").unwrap_or(self.bytes);
+        LogLine {
+            number: self.number,
+            stream: self.entry.stream,
+            at: self.at(),
+            text: String::from_utf8_lossy(bytes).into_owned(),
+        }
+    }
+}
+
+/// The lines of an opened chunk, in order.
+pub fn lines_of(chunk: &NewChunk) -> impl Iterator<Item = RawLine<'_>> + '_ {
     let mut offset = 0usize;
     chunk.entries.iter().enumerate().map(move |(i, e)| {
         let bytes = &chunk.bytes[offset..offset + e.len as usize];
         offset += e.len as usize;
-        let at = DateTime::from_timestamp_millis(chunk.started_ms + i64::from(e.after_ms))
-            .unwrap_or_default();
-        let text = String::from_utf8_lossy(bytes.strip_suffix(b"\n").unwrap_or(bytes));
-        let line = LogLine {
+        RawLine {
             number: chunk.first_line + i as i64,
-            stream: e.stream,
-            at,
-            text: text.into_owned(),
-        };
-        (line, bytes)
+            entry: *e,
+            bytes,
+            started_ms: chunk.started_ms,
+        }
     })
+}
+
+/// A chunk as `runs log --timestamps` and the API's `?timestamps=true` print it: each line
+/// after its time (RFC 3339, UTC) and stream, ending in `\n`.
+pub fn stamped(chunk: &NewChunk) -> Vec<u8> {
+    let mut out = Vec::with_capacity(chunk.bytes.len() * 2);
+    for line in lines_of(chunk) {
+        let at = line
+            .at()
+            .to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+        out.extend_from_slice(format!("{at} {} ", line.entry.stream.as_str()).as_bytes());
+        out.extend_from_slice(line.bytes);
+        if !line.bytes.ends_with(b"\n") {
+            out.push(b'\n');
+        }
+    }
+    out
 }
 
 /// Chunks one screen may open at most, so a filter that matches little cannot make one
@@ -425,7 +466,10 @@ pub async fn page(
     let Some(summary) = all.into_iter().find(|s| s.attempt == number) else {
         return Ok(None);
     };
-    let wanted = |l: &LogLine| stream.is_none_or(|s| l.stream == s || l.stream == Stream::Note);
+    let wanted = |l: &RawLine| {
+        let of = l.entry.stream;
+        stream.is_none_or(|s| of == s || of == Stream::Note)
+    };
     let (way, start, keep) = match anchor {
         Anchor::End => (Way::Backward, i32::MAX, i64::MAX),
         Anchor::Before(n) => match seq_of_line(db, attempt_id, n).await? {
@@ -444,19 +488,22 @@ pub async fn page(
             break;
         };
         seq = at;
-        let found = lines_of(&chunk).map(|(l, _)| l).filter(|l| wanted(l));
+        let found = lines_of(&chunk).filter(|l| wanted(l));
         if way == Way::Forward {
-            lines.extend(found.filter(|l| l.number >= keep));
+            let room = count - lines.len();
+            let kept = found.filter(|l| l.number >= keep).take(room);
+            lines.extend(kept.map(|l| l.shown()));
             if lines.len() >= count {
-                lines.truncate(count);
                 break;
             }
         } else {
-            let mut before: Vec<LogLine> = found.filter(|l| l.number < keep).collect();
-            before.append(&mut lines);
-            lines = before;
+            let before: Vec<RawLine> = found.filter(|l| l.number < keep).collect();
+            let room = count - lines.len();
+            let skip = before.len().saturating_sub(room);
+            let mut shown: Vec<LogLine> = before[skip..].iter().map(RawLine::shown).collect();
+            shown.append(&mut lines);
+            lines = shown;
             if lines.len() >= count {
-                lines.drain(..lines.len() - count);
                 break;
             }
         }
@@ -521,8 +568,9 @@ pub async fn search(
         let Some(chunk) = chunk(db, id).await? else {
             continue;
         };
-        for (line, bytes) in lines_of(&chunk) {
-            if run_log::line_matches(bytes, text) {
+        for raw in lines_of(&chunk) {
+            if run_log::line_matches(raw.bytes, text) {
+                let line = raw.shown();
                 found.push(LogMatch {
                     run,
                     attempt,
@@ -660,7 +708,7 @@ mod tests {
         assert_eq!((packed.line_count, packed.stderr_lines), (3, 1));
         let opened = unpack(&packed).unwrap();
         assert_eq!(opened.bytes, chunk.bytes);
-        let lines: Vec<LogLine> = lines_of(&opened).map(|(l, _)| l).collect();
+        let lines: Vec<LogLine> = lines_of(&opened).map(|l| l.shown()).collect();
         assert_eq!(lines[1].number, 42);
         assert_eq!(lines[1].text, "\u{FFFD}\0two");
         assert_eq!(lines[2].at.timestamp_millis(), 1_300);

@@ -159,13 +159,17 @@ async fn write_log(db: &DatabaseConnection, owner: Owner, max: u64, bytes: &[u8]
 }
 
 async fn stored_mb(db: &DatabaseConnection, owner: Owner) -> anyhow::Result<f64> {
-    let mut bytes = 0usize;
-    for placed in run_logs::placed(db, owner.attempt_id, -1).await? {
-        if let Some(chunk) = run_logs::chunk(db, placed.id).await? {
-            let packed = run_logs::pack(&chunk)?;
-            bytes += packed.data.len() + packed.lines.len();
-        }
-    }
+    use sea_orm::ConnectionTrait;
+    let backend = db.get_database_backend();
+    let sql = format!(
+        "SELECT CAST(SUM(LENGTH(data) + LENGTH(lines)) AS BIGINT) AS n FROM run_log_chunks \
+         WHERE attempt_id = {}",
+        owner.attempt_id
+    );
+    let row = db
+        .query_one_raw(sea_orm::Statement::from_string(backend, sql))
+        .await?;
+    let bytes: i64 = row.map(|r| r.try_get("", "n")).transpose()?.unwrap_or(0);
     Ok(bytes as f64 / 1e6)
 }
 

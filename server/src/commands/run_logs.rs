@@ -53,18 +53,11 @@ fn write_chunk(
     chunk: &run_logs::NewChunk,
     timestamps: bool,
 ) -> std::io::Result<()> {
-    if !timestamps {
-        return out.write_all(&chunk.bytes);
+    if timestamps {
+        out.write_all(&run_logs::stamped(chunk))
+    } else {
+        out.write_all(&chunk.bytes)
     }
-    for (line, bytes) in run_logs::lines_of(chunk) {
-        let at = line.at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-        write!(out, "{at} {} ", line.stream.as_str())?;
-        out.write_all(bytes)?;
-        if !bytes.ends_with(b"\n") {
-            out.write_all(b"\n")?;
-        }
-    }
-    Ok(())
 }
 
 /// `--since 7d`: that long before now.

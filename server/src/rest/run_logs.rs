@@ -185,16 +185,7 @@ async fn piece(
         .map_err(std::io::Error::other)?
         .ok_or_else(|| std::io::Error::other("a chunk of the log went away while it was read"))?;
     if timestamps {
-        let mut out = Vec::with_capacity(chunk.bytes.len() * 2);
-        for (line, bytes) in run_logs::lines_of(&chunk) {
-            let at = line.at.to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-            out.extend_from_slice(format!("{at} {} ", line.stream.as_str()).as_bytes());
-            out.extend_from_slice(bytes);
-            if !bytes.ends_with(b"\n") {
-                out.push(b'\n');
-            }
-        }
-        return Ok(Bytes::from(out));
+        return Ok(Bytes::from(run_logs::stamped(&chunk)));
     }
     let first = placed.byte_offset as u64;
     let from = range.start().saturating_sub(first) as usize;
