@@ -92,6 +92,20 @@ impl TestApp {
         TestApp::start(url, dir, configure).await
     }
 
+    /// Stores the vault secret `name` with `value`, sealed with the server's key.
+    pub async fn set_secret(&self, name: &str, value: &str) {
+        app::services::secrets::set(
+            &self.db,
+            &self.secret_key,
+            &app::domain::secrets::SecretName::parse(name).expect("a valid secret name"),
+            value,
+            &TESTER,
+            Utc::now(),
+        )
+        .await
+        .expect("the secret is stored");
+    }
+
     /// A fresh database named after the test, dropped and re-created on every run.
     pub async fn postgres(test: &str) -> Option<TestApp> {
         TestApp::postgres_with(test, |_, _| {}).await

@@ -143,16 +143,7 @@ on_both_backends!(runs_take_the_values_they_were_started_with);
 async fn a_parameter_cannot_pull_a_secret_out(app: TestApp) {
     const CANARY: &str = "canary-7f3e9a";
     let token = crate::helpers::api_token(&app.db, "caller", Scope::Admin).await;
-    app::services::secrets::set(
-        &app.db,
-        &app.secret_key,
-        &app::domain::secrets::SecretName::parse("API_KEY").unwrap(),
-        CANARY,
-        &crate::helpers::TESTER,
-        Utc::now(),
-    )
-    .await
-    .unwrap();
+    app.set_secret("API_KEY", CANARY).await;
     let (url, seen) = echo_server().await;
     let mut http = base("lookup");
     http.http_url = format!("{url}/lookup?q=${{param:q}}");

@@ -288,16 +288,7 @@ on_both_backends!(over_the_cap_the_head_and_tail_are_kept);
 /// A vault secret the job prints — as it is, base64-encoded and percent-encoded — is stored
 /// as its reference, and searching for its value finds nothing.
 async fn a_printed_secret_is_never_stored(app: TestApp) {
-    app::services::secrets::set(
-        &app.db,
-        &app.secret_key,
-        &app::domain::secrets::SecretName::parse("TOKEN").unwrap(),
-        "tok/3nc0ded value",
-        &crate::helpers::TESTER,
-        chrono::Utc::now(),
-    )
-    .await
-    .unwrap();
+    app.set_secret("TOKEN", "tok/3nc0ded value").await;
     let script = "t='${secret:TOKEN}'; echo \"plain $t\" >&2; printf '%s\\n' \"$t\" | base64; \
                   printf '%s\\n' \"$t\" | sed 's|/|%2F|; s| |%20|'";
     let run = command_job(&app, "leaky", script, 10).await;

@@ -430,16 +430,7 @@ on_both_backends!(the_canary_never_leaves_the_attempt);
 /// A command that traces itself (`set -x`), prints its token base64-encoded and URL-encoded,
 /// then enough for the kept tail to be cut inside what it printed: none of those forms is kept.
 async fn a_secret_is_taken_out_in_its_printed_forms(app: TestApp) {
-    app::services::secrets::set(
-        &app.db,
-        &app.secret_key,
-        &app::domain::secrets::SecretName::parse("TOKEN").unwrap(),
-        "tok/3nc0ded value",
-        &crate::helpers::TESTER,
-        chrono::Utc::now(),
-    )
-    .await
-    .unwrap();
+    app.set_secret("TOKEN", "tok/3nc0ded value").await;
     let mut command = base("traced");
     command.kind = Kind::Command.as_str().into();
     command.command_program = "sh".into();
