@@ -21,6 +21,8 @@ pub struct AppState {
     pub live: Option<std::sync::Arc<dyn crate::live::LiveTraffic>>,
     /// Seals the secrets admins set on the Settings page.
     pub secret_key: crate::services::secrets::SecretKey,
+    /// Kept of a watched job's ping body, in bytes (`ping_body_max_kb`).
+    pub ping_body_max: usize,
     /// Chat and webhook delivery, for a channel's Send test.
     pub channels: Option<std::sync::Arc<dyn crate::mailer::ChannelTester>>,
     /// Mail delivery, for the test mail and previews.

@@ -38,6 +38,7 @@ mod m20261205_000030_sign_in_source;
 mod m20261205_000031_attempts_by_finish;
 mod m20261205_000032_hook_when_paused;
 mod m20261206_000033_run_logs;
+mod m20261206_000034_watch;
 
 pub struct Migrator;
 
@@ -78,6 +79,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261205_000031_attempts_by_finish::Migration),
             Box::new(m20261205_000032_hook_when_paused::Migration),
             Box::new(m20261206_000033_run_logs::Migration),
+            Box::new(m20261206_000034_watch::Migration),
         ]
     }
 }

@@ -74,6 +74,24 @@ enum Command {
     /// The daily health digest.
     #[command(subcommand)]
     Digest(DigestCommand),
+    /// Watched jobs: jobs that run elsewhere and ping.
+    #[command(subcommand)]
+    Watch(WatchCommand),
+    /// Run a command between a watched job's pings: start, then its exit code with its output;
+    /// exits with the command's code, whether or not Bulwark answers.
+    Exec {
+        /// The watched job, its ping URL found through this host's configuration.
+        name: Option<String>,
+        /// The ping URL itself (or BULWARK_PING_URL): nothing else is needed.
+        #[arg(long, env = "BULWARK_PING_URL")]
+        ping_url: Option<String>,
+        /// The command and its arguments, after `--`.
+        #[arg(last = true, required = true)]
+        command: Vec<String>,
+    },
+    /// Turn a crontab into jobs.
+    #[command(subcommand)]
+    Import(ImportCommand),
     /// Pause every job for maintenance: no cron run and no retry starts until `resume` (or
     /// --until); running attempts finish, Run now and re-triggers still work.
     Pause {
@@ -106,6 +124,36 @@ enum Command {
         /// Tab-separated bytes, for scripts (`make dist` checks the wasm's budget with it).
         #[arg(long)]
         tsv: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum WatchCommand {
+    /// Print a watched job's ping URL alone (made if it has none).
+    Url {
+        name: String,
+        /// Make a new URL; the old one stops working.
+        #[arg(long)]
+        rotate: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum ImportCommand {
+    /// Read a crontab (a file, or - for standard input): each line becomes a job, the lines
+    /// that cannot are listed with why; importing it again changes nothing.
+    Crontab {
+        file: PathBuf,
+        /// watch: jobs that keep running from cron and ping (the crontab is printed rewritten
+        /// to do so); run: command jobs Bulwark runs itself.
+        #[arg(long = "as", value_enum)]
+        as_: crate::commands::watch::ImportAs,
+        /// The zone of the schedules (default: the crontab's CRON_TZ, else UTC).
+        #[arg(long)]
+        zone: Option<String>,
+        /// Say what would be imported, change nothing.
+        #[arg(long)]
+        dry_run: bool,
     },
 }
 
@@ -443,6 +491,9 @@ pub fn run() -> ExitCode {
     };
     match runtime.block_on(dispatch(cli.command, config)) {
         Ok(()) => ExitCode::SUCCESS,
+        Err(e) if e.downcast_ref::<ExitWith>().is_some() => e
+            .downcast_ref::<ExitWith>()
+            .map_or(ExitCode::FAILURE, |exit| exit.0),
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE
@@ -499,9 +550,67 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             crate::commands::maintenance::status(&db, json).await
         }
         Command::Token(command) => token(command, &config).await,
+        Command::Watch(WatchCommand::Url { name, rotate }) => {
+            let url =
+                crate::commands::watch::ping_url(&connect(&config).await?, &config, &name, rotate)
+                    .await?;
+            println!("{url}");
+            Ok(())
+        }
+        Command::Exec {
+            name,
+            ping_url,
+            command,
+        } => exec(&config, name, ping_url, &command).await,
+        Command::Import(ImportCommand::Crontab {
+            file,
+            as_,
+            zone,
+            dry_run,
+        }) => {
+            let args = crate::commands::watch::ImportArgs {
+                file: &file,
+                as_,
+                zone: zone.as_deref(),
+                dry_run,
+            };
+            crate::commands::watch::import_crontab(&connect(&config).await?, &config, &args).await
+        }
         Command::Secret(command) => secret(command, &config).await,
     }
 }
+
+/// `bulwark exec`: the ping URL given, or the named job's; then the command, whose exit code
+/// becomes this process's.
+async fn exec(
+    config: &Config,
+    name: Option<String>,
+    ping_url: Option<String>,
+    command: &[String],
+) -> anyhow::Result<()> {
+    let url = match (ping_url, name) {
+        (Some(url), _) => url,
+        (None, Some(name)) => {
+            crate::commands::watch::ping_url(&connect(config).await?, config, &name, false).await?
+        }
+        (None, None) => anyhow::bail!("give a job's NAME, --ping-url URL or BULWARK_PING_URL"),
+    };
+    let body_max = config.ping_body_max_kb as usize * 1024;
+    let code = crate::commands::watch::exec(&url, command, body_max).await?;
+    Err(ExitWith(code).into())
+}
+
+/// Ends the process with a code of its own (`bulwark exec`'s command's), saying nothing.
+#[derive(Debug)]
+pub struct ExitWith(pub ExitCode);
+
+impl std::fmt::Display for ExitWith {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "exit")
+    }
+}
+
+impl std::error::Error for ExitWith {}
 
 async fn migrate(config: &Config) -> anyhow::Result<()> {
     let db = connect(config).await?;

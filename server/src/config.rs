@@ -61,6 +61,8 @@ pub struct Config {
     /// Kept of each attempt's output, in MiB: a longer output keeps its first and last half
     /// with a line between saying how much was left out.
     pub run_log_max_mb: u32,
+    /// Kept of a watched job's ping body (its output), in KiB.
+    pub ping_body_max_kb: u32,
     /// The zone for Bulwark's own schedules (the traffic cleanup at 02:00) and for dates on
     /// the command line.
     pub timezone: String,
@@ -137,6 +139,7 @@ impl Default for Config {
             concurrency: 16,
             run_retention_days: 90,
             run_log_max_mb: 10,
+            ping_body_max_kb: 100,
             timezone: "UTC".into(),
             default_locale: "en".into(),
             traffic_capture: true,
@@ -183,6 +186,7 @@ const ENV_KEYS: &[&str] = &[
     "concurrency",
     "run_retention_days",
     "run_log_max_mb",
+    "ping_body_max_kb",
     "timezone",
     "default_locale",
     "traffic_capture",
@@ -354,6 +358,12 @@ impl Config {
             return Err(ConfigError::Range(
                 "run_retention_days",
                 "between 1 and 3650",
+            ));
+        }
+        if !(1..=10_240).contains(&config.ping_body_max_kb) {
+            return Err(ConfigError::Range(
+                "ping_body_max_kb",
+                "between 1 and 10240",
             ));
         }
         if !(1..=1024).contains(&config.run_log_max_mb) {

@@ -28,7 +28,16 @@ struct JobsFile {
 struct JobToml {
     name: String,
     description: Option<String>,
-    cron: String,
+    /// Required, except for a watched job expected `every` so long.
+    cron: Option<String>,
+    /// A watched job: expected this long after its last ping (`"1h"`), instead of a cron.
+    every: Option<String>,
+    /// A watched job: how far from its tick a ping may come (`"5m"`).
+    grace: Option<String>,
+    /// A watched job: a run shorter than this is too fast.
+    min_duration: Option<String>,
+    /// A watched job: a run longer than this is too slow.
+    max_duration: Option<String>,
     timezone: Option<String>,
     kind: String,
     enabled: Option<bool>,
@@ -168,9 +177,13 @@ impl JobToml {
             name: std::mem::take(&mut self.name),
             description: self.description.take().unwrap_or_default(),
             kind: std::mem::take(&mut self.kind),
-            cron: std::mem::take(&mut self.cron),
+            cron: self.cron.take().unwrap_or_default(),
             ..JobInput::default()
         };
+        put(&mut input.watch_every, self.every.take());
+        put(&mut input.watch_grace, self.grace.take());
+        put(&mut input.watch_min_duration, self.min_duration.take());
+        put(&mut input.watch_max_duration, self.max_duration.take());
         put(&mut input.timezone, self.timezone.take());
         if let Some(v) = self.enabled {
             input.enabled = v;
@@ -453,7 +466,7 @@ name = "store-receipt-mail"
 description = "Mail each store its receiving details"
 cron = "0 30 7 * * *"            # six fields, seconds first
 timezone = "Asia/Shanghai"
-kind = "http"                    # http | command | builtin
+kind = "http"                    # http | command | builtin | watch
 url = "http://127.0.0.1:8080/mail/receipts"
 method = "POST"
 on_exhausted = "dead_letter"

@@ -101,6 +101,11 @@ fn node() -> String {
     NODE.get().cloned().unwrap_or_else(|| "unnamed".into())
 }
 
+/// This process's node id, as its series name it.
+pub fn node_id() -> String {
+    node()
+}
+
 /// One attempt the engine settled, as the series count it.
 pub struct AttemptSettled<'a> {
     pub job: &'a str,

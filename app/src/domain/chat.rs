@@ -55,6 +55,8 @@ crate::text_enum! {
         Recovered = "job.recovered",
         Digest = "digest.daily",
         Trend = "trend.alert",
+        /// A run took longer than its job ever should (`super::watch::Limits`).
+        TooSlow = "job.too_slow",
         /// Alerts held back by a rate limit, said together.
         Summary = "channel.summary",
         Test = "channel.test",

@@ -13,6 +13,7 @@
 //! - [`text_enum`]: the one way a state is written down (database, wire, command line).
 //! - [`duration`]: durations as people type them (`500ms`, `10s`, `1h30m`).
 //! - [`cron`]: six-field cron expressions, time zones, fire times.
+//! - [`crontab`]: a crontab file as cron reads it, for importing.
 //! - [`account`]: usernames, roles, passwords.
 //! - [`client_addr`]: which address a request came from, behind trusted proxies.
 //! - [`bots`]: User-Agent → person or bot, and which bot.
@@ -27,6 +28,7 @@
 //! - [`digest`]: the daily health digest's figures and its mail.
 //! - [`trends`]: failure spikes, rates and bursts across all jobs.
 //! - [`maintenance`]: what a pause covers (every job, a tag, one job) and when it ends.
+//! - [`watch`]: jobs that run elsewhere and ping: windows, pings, too fast and too slow.
 
 pub mod account;
 pub mod alerts;
@@ -35,6 +37,7 @@ pub mod bots;
 pub mod chat;
 pub mod client_addr;
 pub mod cron;
+pub mod crontab;
 pub mod digest;
 pub mod duration;
 pub mod email;
@@ -56,6 +59,7 @@ pub mod timeout;
 pub mod traffic_parts;
 pub mod traffic_range;
 pub mod trends;
+pub mod watch;
 pub mod zone;
 
 pub use problem::{FieldProblem, Problem};

@@ -28,6 +28,9 @@ crate::text_enum! {
         Skipped = "skipped",
         Cancelled = "cancelled",
         Blocked = "blocked",
+        /// A watched job's tick, waiting for its ping (`super::watch`): never claimed, no
+        /// lease, left alone by recovery.
+        AwaitingPing = "awaiting_ping",
     }
 }
 
@@ -50,6 +53,8 @@ crate::text_enum! {
         Retrigger = "retrigger",
         Recovery = "recovery",
         Fallback = "fallback",
+        /// A watched job pinged where no tick was expected.
+        Ping = "ping",
     }
 }
 
@@ -76,6 +81,10 @@ crate::text_enum! {
         Permanent = "permanent",
         Timeout = "timeout",
         Interrupted = "interrupted",
+        /// A watched job's tick got no ping in time.
+        Missed = "missed",
+        /// It ended sooner than it ever should (`super::watch::Limits`).
+        TooFast = "too_fast",
     }
 }
 
@@ -103,7 +112,10 @@ crate::text_enum! {
 
 impl ErrorClass {
     pub fn is_retryable(self) -> bool {
-        self != ErrorClass::Permanent
+        matches!(
+            self,
+            ErrorClass::Transient | ErrorClass::Timeout | ErrorClass::Interrupted
+        )
     }
 }
 

@@ -40,6 +40,9 @@ pub struct Situation<'a> {
     pub busy: bool,
     /// Why the job's runs are held, if a job it depends on is failing.
     pub hold: Option<&'a str>,
+    /// The job is watched (`super::watch`): its on-time ticks wait for pings, whatever runs
+    /// elsewhere, and its missed ticks are skipped (no ping could reach Bulwark then).
+    pub watch: bool,
 }
 
 /// Plans the runs of `due` (the job's ticks since its last recorded one, oldest first).
@@ -50,6 +53,9 @@ pub struct Situation<'a> {
 /// - Otherwise, with `overlap = skip`, a tick that comes while a run is going is skipped;
 ///   with `queue` it waits its turn.
 pub fn plan(due: &[DateTime<Utc>], s: Situation<'_>) -> Plan {
+    if s.watch {
+        return plan_watched(due, s);
+    }
     let (missed, on_time): (Vec<DateTime<Utc>>, Vec<DateTime<Utc>>) =
         due.iter().partition(|t| s.now - **t > s.misfire_after);
     let run_missed = match (s.misfire, on_time.is_empty()) {
@@ -94,6 +100,34 @@ pub fn plan(due: &[DateTime<Utc>], s: Situation<'_>) -> Plan {
     }
 }
 
+/// A watched job's due ticks: those Bulwark was down for are skipped (a ping then had nowhere
+/// to go, so its absence says nothing), the rest await their pings.
+fn plan_watched(due: &[DateTime<Utc>], s: Situation<'_>) -> Plan {
+    let keep_from = due.len().saturating_sub(MAX_MISSED_RECORDED);
+    let runs = due[keep_from..]
+        .iter()
+        .map(|tick| {
+            if s.now - *tick > s.misfire_after {
+                PlannedTick {
+                    tick: *tick,
+                    status: RunStatus::Skipped,
+                    note: Some("expected while Bulwark was down".into()),
+                }
+            } else {
+                PlannedTick {
+                    tick: *tick,
+                    status: RunStatus::AwaitingPing,
+                    note: None,
+                }
+            }
+        })
+        .collect();
+    Plan {
+        runs,
+        unrecorded_missed: keep_from,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -110,6 +144,7 @@ mod tests {
             overlap,
             busy,
             hold: None,
+            watch: false,
         }
     }
 
@@ -179,6 +214,22 @@ mod tests {
         let plan = plan(&[at(990)], s);
         assert_eq!(plan.runs[0].status, RunStatus::Blocked);
         assert_eq!(plan.runs[0].note.as_deref(), s.hold);
+    }
+
+    #[test]
+    fn watched_ticks_await_pings_whatever_is_busy_or_held() {
+        let mut s = situation(Misfire::RunOnce, Overlap::Skip, true);
+        s.watch = true;
+        s.hold = Some("held");
+        let plan = plan(&[at(100), at(980), at(990)], s);
+        assert_eq!(
+            statuses(&plan),
+            [
+                (100, RunStatus::Skipped),
+                (980, RunStatus::AwaitingPing),
+                (990, RunStatus::AwaitingPing)
+            ]
+        );
     }
 
     #[test]

@@ -72,6 +72,8 @@ pub struct Model {
     pub params_as_written: bool,
     /// What the trigger URL does while the job is paused.
     pub hook_when_paused: WhenPaused,
+    pub ping_token_hash: Option<String>,
+    pub ping_token: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -50,6 +50,8 @@ pub struct Model {
     /// Started by a trigger URL that queues while its job is paused: unlike other runs started
     /// by hand, it is not claimed while the job is paused.
     pub waits_for_pause: bool,
+    pub expect_by: Option<DateTimeUtc>,
+    pub ping_rid: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -171,6 +171,64 @@ pub fn recovered(
     }
 }
 
+/// A run that took longer than its job ever should: `took_ms` against `limit_ms`.
+pub fn too_slow(l: Locale, job: &str, run_id: i64, took_ms: u64, limit_ms: u64) -> Composed {
+    let subject = t!(in l, "mail-too-slow-subject", job = job);
+    let link = run_link(run_id);
+    let lead = t!(
+        in l,
+        "mail-too-slow-text",
+        job = job,
+        run = run_id,
+        took = l.duration(took_ms as f64),
+        limit = l.duration(limit_ms as f64)
+    );
+    Composed {
+        text: format!("{lead} ({link})\n"),
+        html: page(
+            l,
+            &subject,
+            &format!(
+                "<p>{} (<a href=\"{link}\">#{run_id}</a>)</p>",
+                escape(&lead)
+            ),
+        ),
+        subject,
+    }
+}
+
+/// The same as a chat message's headline and facts.
+pub fn too_slow_event(
+    l: Locale,
+    job: &str,
+    run_id: i64,
+    took_ms: u64,
+    limit_ms: u64,
+    at: DateTime<Utc>,
+) -> crate::domain::chat::ChatEvent {
+    use crate::domain::chat::{ChatEvent, Detail, EventType};
+    let mut event =
+        ChatEvent::general(EventType::TooSlow, t!(in l, "chat-too-slow", job = job), at);
+    event.job = job.to_string();
+    event.run_id = Some(run_id);
+    event.run_url = Some(run_link(run_id));
+    event.details = vec![
+        Detail {
+            label: t!(in l, "mail-fact-job"),
+            value: job.to_string(),
+        },
+        Detail {
+            label: t!(in l, "chat-took"),
+            value: l.duration(took_ms as f64),
+        },
+        Detail {
+            label: t!(in l, "chat-longest-usual"),
+            value: l.duration(limit_ms as f64),
+        },
+    ];
+    event
+}
+
 /// The mail the Notifications page's "send test mail" button sends.
 pub fn test_mail(l: Locale, sent_by: &str) -> Composed {
     let subject = t!(in l, "mail-test-subject");

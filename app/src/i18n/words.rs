@@ -29,6 +29,7 @@ pub fn run_status_in(locale: super::Locale, status: RunStatus) -> String {
         RunStatus::Skipped => key!("run-status-skipped"),
         RunStatus::Cancelled => key!("run-status-cancelled"),
         RunStatus::Blocked => key!("run-status-blocked"),
+        RunStatus::AwaitingPing => key!("run-status-awaiting_ping"),
     })
 }
 
@@ -46,6 +47,7 @@ pub fn job_kind(kind: Kind) -> String {
         Kind::Http => key!("job-kind-http"),
         Kind::Command => key!("job-kind-command"),
         Kind::Builtin => key!("job-kind-builtin"),
+        Kind::Watch => key!("job-kind-watch"),
     })
 }
 
@@ -65,6 +67,7 @@ pub fn trigger(trigger: Trigger) -> String {
         Trigger::Retrigger => key!("trigger-retrigger"),
         Trigger::Recovery => key!("trigger-recovery"),
         Trigger::Fallback => key!("trigger-fallback"),
+        Trigger::Ping => key!("trigger-ping"),
     })
 }
 
@@ -74,6 +77,8 @@ pub fn error_class(class: ErrorClass) -> String {
         ErrorClass::Permanent => key!("error-class-permanent"),
         ErrorClass::Timeout => key!("error-class-timeout"),
         ErrorClass::Interrupted => key!("error-class-interrupted"),
+        ErrorClass::Missed => key!("error-class-missed"),
+        ErrorClass::TooFast => key!("error-class-too_fast"),
     })
 }
 

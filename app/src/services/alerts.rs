@@ -298,3 +298,71 @@ fn say(
         _ => return None,
     })
 }
+
+/// What a too-slow run is, for [`too_slow`].
+pub struct TooSlow {
+    pub run_id: i64,
+    pub took_ms: u64,
+    /// The longest it should have taken (`crate::domain::watch::Limits`).
+    pub limit_ms: u64,
+}
+
+/// Says that a run took longer than its job ever should, to the job's alert recipients and
+/// channels: once per run, outside any failure episode (the run's outcome is unchanged).
+pub async fn too_slow(
+    db: &impl ConnectionTrait,
+    job_id: i64,
+    spec: &JobSpec,
+    slow: &TooSlow,
+    now: DateTime<Utc>,
+    default_locale: crate::i18n::Locale,
+) -> Result<(), DbErr> {
+    let locale = super::notifications::mail_locale(db, default_locale).await?;
+    let dedupe_key = format!("too_slow:{job_id}:{}", slow.run_id);
+    let event = mail::too_slow_event(
+        locale,
+        &spec.name,
+        slow.run_id,
+        slow.took_ms,
+        slow.limit_ms,
+        now,
+    );
+    let mut recipients = spec.alerts.to.clone();
+    let by_mail = channel_outbox::enqueue(
+        db,
+        &spec.alerts.channels,
+        &NewEvent {
+            dedupe_key: dedupe_key.clone(),
+            job_id: Some(job_id),
+            run_id: Some(slow.run_id),
+            event,
+            worded: Vec::new(),
+        },
+        now,
+        default_locale,
+    )
+    .await?;
+    for address in by_mail {
+        if !recipients.contains(&address) {
+            recipients.push(address);
+        }
+    }
+    tracing::warn!(job = %spec.name, run = slow.run_id, took_ms = slow.took_ms, limit_ms = slow.limit_ms, "a run took longer than its job ever should");
+    if recipients.is_empty() {
+        return Ok(());
+    }
+    outbox::enqueue(
+        db,
+        NewMail {
+            dedupe_key,
+            kind: "too_slow".to_string(),
+            job_id: Some(job_id),
+            run_id: Some(slow.run_id),
+            recipients,
+            composed: mail::too_slow(locale, &spec.name, slow.run_id, slow.took_ms, slow.limit_ms),
+        },
+        now,
+    )
+    .await?;
+    Ok(())
+}

@@ -284,6 +284,15 @@ pub async fn retrigger(
         .await?
         .ok_or(FailedError::NotInQueue(id))?;
     let job_row = job::Entity::find_by_id(dead.job_id).one(db).await?;
+    if job_row
+        .as_ref()
+        .is_some_and(|j| j.kind == crate::domain::job::Kind::Watch)
+    {
+        return Err(FailedError::Invalid(
+            "id",
+            crate::problem!("error-watch-retrigger"),
+        ));
+    }
     let txn = db.begin().await?;
     super::lanes::lock(&txn, &[dead.job_id]).await?;
     let taken = job_run::Entity::update_many()

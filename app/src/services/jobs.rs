@@ -56,8 +56,12 @@ pub fn to_spec(row: &job::Model) -> Result<JobSpec, JobError> {
     Ok(JobSpec {
         name: row.name.clone(),
         description: row.description.clone(),
-        kind,
-        cron: CronExpr::parse(&row.cron).map_err(|_| corrupt("cron"))?,
+        kind: kind.clone(),
+        cron: match row.cron.as_str() {
+            // A watched job expected `every` so long has none.
+            "" if matches!(kind, JobKind::Watch(_)) => None,
+            text => Some(CronExpr::parse(text).map_err(|_| corrupt("cron"))?),
+        },
         timezone: parse_timezone(&row.timezone).map_err(|_| corrupt("timezone"))?,
         enabled: row.enabled,
         retry,
@@ -98,7 +102,10 @@ fn fill(model: &mut job::ActiveModel, spec: &JobSpec, now: DateTime<Utc>) -> Res
     model.description = Set(spec.description.clone());
     model.kind = Set(spec.kind.kind());
     model.config = Set(serde_json::to_string(&spec.kind).map_err(JobError::Encode)?);
-    model.cron = Set(spec.cron.as_str().to_string());
+    model.cron = Set(spec
+        .cron
+        .as_ref()
+        .map_or(String::new(), |c| c.as_str().to_string()));
     model.timezone = Set(spec.timezone.name().to_string());
     model.enabled = Set(spec.enabled);
     model.retry_first_ms = Set(spec.retry.first_ms() as i64);
@@ -113,7 +120,7 @@ fn fill(model: &mut job::ActiveModel, spec: &JobSpec, now: DateTime<Utc>) -> Res
     model.timeout_floor_ms = Set(spec.timeout.floor_ms as i64);
     model.timeout_hard_cap_ms = Set(spec.timeout.hard_cap_ms as i64);
     model.stall_timeout_ms = Set(spec.timeout.stall_ms.map(|ms| ms as i64));
-    model.next_fire_at = Set(next_fire_at(spec.enabled, &spec.cron, spec.timezone, now));
+    model.next_fire_at = Set(next_fire_at(spec.enabled, spec, now));
     model.overlap = Set(spec.overlap);
     model.misfire = Set(spec.misfire);
     model.on_exhausted = Set(spec.on_exhausted.action());
@@ -137,16 +144,8 @@ fn fill(model: &mut job::ActiveModel, spec: &JobSpec, now: DateTime<Utc>) -> Res
 
 /// The first tick after `now` when the job is enabled: where the trigger starts counting. A new,
 /// edited or re-enabled job does not fire for the time before it was (re)defined.
-pub fn next_fire_at(
-    enabled: bool,
-    cron: &CronExpr,
-    zone: chrono_tz::Tz,
-    now: DateTime<Utc>,
-) -> Option<DateTime<Utc>> {
-    enabled
-        .then(|| cron.next_after(&zone, now).ok())
-        .flatten()
-        .map(|t| t.with_timezone(&Utc))
+pub fn next_fire_at(enabled: bool, spec: &JobSpec, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+    enabled.then(|| spec.next_tick_after(now)).flatten()
 }
 
 /// Checks what needs the database: a unique name, an existing fallback job.
@@ -337,7 +336,7 @@ pub async fn set_enabled(
     let spec = to_spec(&row)?;
     let mut model = row.into_active_model();
     model.enabled = Set(enabled);
-    model.next_fire_at = Set(next_fire_at(enabled, &spec.cron, spec.timezone, now));
+    model.next_fire_at = Set(next_fire_at(enabled, &spec, now));
     model.updated_at = Set(now);
     let saved = model.update(&txn).await?;
     let action = if enabled {
@@ -425,6 +424,7 @@ pub async fn list(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Result<Vec<J
                 .map(|(_, status, _)| *status)
                 .collect();
             let (week_succeeded, week_ended) = ended.get(&row.id).copied().unwrap_or_default();
+            let cron = schedule_text(&row);
             JobRow {
                 last_status: latest.map(|(_, status, _)| status),
                 last_at: latest.map(|(_, _, at)| at),
@@ -444,12 +444,22 @@ pub async fn list(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Result<Vec<J
                 name: row.name,
                 description: row.description,
                 kind: row.kind,
-                cron: row.cron,
+                cron,
                 timezone: row.timezone,
                 enabled: row.enabled,
             }
         })
         .collect())
+}
+
+/// The job's schedule as lists show it: its cron, or for a job watched `every` so long,
+/// `every 1h`.
+fn schedule_text(row: &job::Model) -> String {
+    if row.cron.is_empty() {
+        to_spec(row).map(|s| s.schedule_text()).unwrap_or_default()
+    } else {
+        row.cron.clone()
+    }
 }
 
 /// Joins each job (`j`) to its newest `DURATION_RUNS` runs (`r`): from the id of its
@@ -635,7 +645,7 @@ fn bulk_change(
             }
             let spec = to_spec(row)?;
             model.enabled = Set(enabled);
-            model.next_fire_at = Set(next_fire_at(enabled, &spec.cron, spec.timezone, now));
+            model.next_fire_at = Set(next_fire_at(enabled, &spec, now));
         }
         BulkAction::Pause | BulkAction::Resume => {
             let paused = action == BulkAction::Pause;

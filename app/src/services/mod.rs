@@ -34,3 +34,4 @@ pub mod traffic;
 pub mod trends;
 pub mod upkeep;
 pub mod users;
+pub mod watch;

@@ -350,6 +350,14 @@ fn next_fires(jobs: &[job::Model], now: DateTime<Utc>) -> Vec<NextFire> {
         .iter()
         .filter(|j| j.enabled)
         .filter_map(|j| {
+            if j.cron.is_empty() {
+                // Watched `every` so long: the trigger keeps its next tick.
+                return Some(NextFire {
+                    job_id: j.id,
+                    job: j.name.clone(),
+                    at: j.next_fire_at?,
+                });
+            }
             let cron = CronExpr::parse(&j.cron).ok()?;
             let zone = crate::domain::cron::parse_timezone(&j.timezone).ok()?;
             Some(NextFire {

@@ -175,6 +175,42 @@ pub async fn store(
     txn.commit().await
 }
 
+/// Adds `bytes` (secrets already taken out) to the end of `owner`'s log as stdout lines that
+/// arrived at `at_ms`: what a watched job's pings carry (`super::watch`), one body at a time.
+pub async fn append(
+    db: &sea_orm::DatabaseConnection,
+    owner: Owner,
+    bytes: &[u8],
+    at_ms: i64,
+) -> Result<(), DbErr> {
+    if bytes.is_empty() {
+        return Ok(());
+    }
+    let mut b = Binder::new(db.get_database_backend());
+    let sql = format!(
+        "SELECT CAST(COALESCE(MAX(seq) + 1, 0) AS BIGINT) AS n, \
+           CAST(COALESCE(MAX(byte_offset + byte_len), 0) AS BIGINT) AS bytes, \
+           CAST(COALESCE(MAX(first_line + line_count), 1) AS BIGINT) AS lines \
+         FROM run_log_chunks WHERE attempt_id = {}",
+        b.bind(owner.attempt_id)
+    );
+    let row = db
+        .query_one_raw(b.statement(sql))
+        .await?
+        .ok_or_else(|| DbErr::RecordNotFound("run_log_chunks".into()))?;
+    let (seq, offset, first_line) = (wide(&row, "n")?, wide(&row, "bytes")?, wide(&row, "lines")?);
+    let mut chunk = NewChunk {
+        first_line,
+        ..NewChunk::default()
+    };
+    let mut splitter = run_log::Splitter::default();
+    splitter.push(Stream::Stdout, bytes, |s, line| chunk.push(s, line, at_ms));
+    splitter.finish(|s, line| chunk.push(s, line, at_ms));
+    let packed = pack(&chunk).map_err(|e| DbErr::Custom(format!("could not compress: {e}")))?;
+    let text = index_text(&chunk.bytes);
+    store(db, owner, seq as i32, offset, &packed, &text).await
+}
+
 /// A chunk's bytes as the index keeps them: text, NUL (which PostgreSQL's `text` refuses)
 /// as a space.
 pub fn index_text(bytes: &[u8]) -> String {

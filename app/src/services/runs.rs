@@ -121,6 +121,12 @@ pub async fn start(
     now: DateTime<Utc>,
 ) -> Result<Triggered, StartError> {
     let spec = super::jobs::to_spec(job)?;
+    if spec.kind.watch().is_some() {
+        return Err(StartError::Invalid(vec![crate::domain::FieldProblem::new(
+            "kind",
+            crate::problem!("error-watch-runs-elsewhere", job = job.name.clone()),
+        )]));
+    }
     if let Some(super::jobs::JobError::Invalid(refused)) = super::held::resume_refused(job) {
         return Err(StartError::Invalid(refused));
     }

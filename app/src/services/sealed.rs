@@ -18,13 +18,16 @@ pub enum Column {
     ChannelCredentials,
     /// `jobs.hook_secret`: a trigger URL's signing secret.
     HookSecrets,
+    /// `jobs.ping_token`: a watched job's ping token.
+    PingTokens,
 }
 
 impl Column {
-    pub const ALL: [Column; 3] = [
+    pub const ALL: [Column; 4] = [
         Column::Secrets,
         Column::ChannelCredentials,
         Column::HookSecrets,
+        Column::PingTokens,
     ];
 
     /// The file whose code seals values into the column.
@@ -33,6 +36,7 @@ impl Column {
             Column::Secrets => "app/src/services/secrets.rs",
             Column::ChannelCredentials => "app/src/services/notifications/channels.rs",
             Column::HookSecrets => "app/src/services/hooks.rs",
+            Column::PingTokens => "app/src/services/watch.rs",
         }
     }
 
@@ -42,6 +46,7 @@ impl Column {
             Column::Secrets => "secrets",
             Column::ChannelCredentials => "channel credentials",
             Column::HookSecrets => "trigger-URL signing secrets",
+            Column::PingTokens => "ping URLs",
         }
     }
 
@@ -58,6 +63,7 @@ impl Column {
                 super::notifications::channels::reseal(db, old, new).await
             }
             Column::HookSecrets => super::hooks::reseal(db, old, new).await,
+            Column::PingTokens => super::watch::reseal(db, old, new).await,
         }
     }
 
@@ -66,6 +72,7 @@ impl Column {
             Column::Secrets => super::secrets::open_all(db, key).await.map(|_| ()),
             Column::ChannelCredentials => super::notifications::channels::open_one(db, key).await,
             Column::HookSecrets => super::hooks::open_one(db, key).await,
+            Column::PingTokens => super::watch::open_one(db, key).await,
         }
     }
 }

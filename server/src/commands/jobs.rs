@@ -52,6 +52,11 @@ pub async fn list(db: &DatabaseConnection) -> anyhow::Result<()> {
                 .next_after(&tz, crate::clock::now())
                 .map(|t| format_fire_time(&t))
                 .unwrap_or_else(|e| e.to_string()),
+            // Watched `every` so long: the next tick is kept, not computed.
+            (true, Err(_), Ok(_)) if row.kind == app::domain::job::Kind::Watch => row
+                .next_fire_at
+                .map(|t| format_fire_time(&t))
+                .unwrap_or_else(|| "-".into()),
             (false, _, _) => "-".into(),
             _ => "invalid schedule".into(),
         };
@@ -76,6 +81,11 @@ pub async fn run(db: &DatabaseConnection, name: &str) -> anyhow::Result<()> {
         .ok_or_else(|| {
             anyhow::anyhow!("there is no job named '{name}' (see `bulwark jobs list`)")
         })?;
+    if job.kind == app::domain::job::Kind::Watch {
+        anyhow::bail!(
+            "{name} is a watched job: it runs elsewhere and pings (see `bulwark watch url {name}`)"
+        );
+    }
     let run = app::services::runs::create_manual(db, job.id, crate::clock::now())
         .await
         .context("could not create the run")?;

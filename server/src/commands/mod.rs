@@ -14,6 +14,7 @@ pub mod sites;
 pub mod tokens;
 pub mod traffic;
 pub mod users;
+pub mod watch;
 
 /// The command line as the services that record who changed what see it.
 pub(crate) fn cli() -> app::services::audit::Actor<'static> {

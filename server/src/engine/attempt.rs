@@ -17,7 +17,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use app::domain::run::ErrorClass;
-use app::domain::timeout;
 use chrono::{DateTime, Utc};
 use tokio_util::sync::CancellationToken;
 use tracing::Instrument;
@@ -205,13 +204,15 @@ fn finished(
 ) -> Finished {
     let finished_at = crate::clock::now();
     let duration_ms = (finished_at - started).num_milliseconds().max(0) as u64;
-    let slow = execution.report.class.is_none() && timeout::is_slow(duration_ms, &claimed.history);
-    if slow {
-        tracing::warn!(
-            duration_ms,
-            "slow attempt: beyond mean + 3σ (and 100 ms) of recent successes"
-        );
-    }
+    // Too slow: past max(max_duration, 1.5 × P99 of recent successes) — a run job has no
+    // max_duration of its own, a watched one is judged where its pings land.
+    let slow =
+        match app::domain::watch::Limits::learn(None, None, &claimed.history).judge(duration_ms) {
+            app::domain::watch::Pace::TooSlow { above_ms } if execution.report.class.is_none() => {
+                Some(above_ms)
+            }
+            _ => None,
+        };
     Finished {
         run: claimed.run.clone(),
         spec: claimed.spec.clone(),

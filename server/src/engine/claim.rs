@@ -41,7 +41,7 @@ pub struct Claimed {
     pub spec: Result<Arc<JobSpec>, String>,
     pub attempt_id: i64,
     pub timeout: EffectiveTimeout,
-    /// The job's recent successful durations, newest first (the slow flag reads them).
+    /// The job's recent successful durations, newest first (the too-slow limit reads them).
     pub history: Vec<u64>,
     /// When the claim was sent: its lease's fence deadline counts from here
     /// ([`super::lease::Leases::hold`]).
@@ -212,8 +212,13 @@ async fn prepare(
             Ok(spec) => {
                 let history = shared
                     .histories
-                    .recent(txn, run.job_id, spec.timeout.window.max(20))
+                    .recent(
+                        txn,
+                        run.job_id,
+                        spec.timeout.window.max(app::domain::watch::HISTORY),
+                    )
                     .await?;
+                // The learned timeout takes its own window of it; the too-slow limit all.
                 (timeout::effective(&spec.timeout, &history), history)
             }
             Err(_) => (

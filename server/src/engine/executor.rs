@@ -345,6 +345,13 @@ async fn run(
             }
             command(program, args, transient_codes, input, live, log).await
         }
+        // Its runs are never claimed (they await pings); one made before the job became
+        // watched has nothing to run here.
+        JobKind::Watch(_) => Execution::failed(
+            ErrorClass::Permanent,
+            "a watched job runs elsewhere: Bulwark only waits for its pings",
+            String::new(),
+        ),
         JobKind::Builtin { task, params } => {
             let Some(task_impl) = shared.builtins.get(task) else {
                 return Execution::failed(

@@ -554,8 +554,8 @@ fn start_queued(
     }
 }
 
-/// Creates runs for due cron ticks, then sleeps until the next tick or until a job's schedule
-/// changes.
+/// Creates runs for due cron ticks and ends watched runs past their wait, then sleeps until
+/// the next tick or until a job's schedule changes.
 async fn trigger_loop(shared: Arc<Shared>, stop: CancellationToken) {
     let mut changed = app::wake::jobs();
     loop {
@@ -568,6 +568,12 @@ async fn trigger_loop(shared: Arc<Shared>, stop: CancellationToken) {
                     None
                 }
             };
+        // Watched ticks nobody pinged in time end here, as ticks begin here.
+        match app::services::watch::sweep(&shared.db, now, shared.config.default_locale).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(runs = n, "watched runs ended without their ping"),
+            Err(e) => tracing::error!(error = %e, "could not end watched runs past their wait"),
+        }
         // Until the next tick, but no longer than the poll: a job enabled or changed by another
         // process that could not announce it (SQLite has no NOTIFY; the command line; a lost
         // PostgreSQL notification) is seen within one poll. A pass that finds nothing due is

@@ -99,7 +99,7 @@ pub async fn recover_expired(
                         ),
                         String::new(),
                     ),
-                    slow: false,
+                    slow: None,
                     ending: Ending::Expired,
                     run,
                 })

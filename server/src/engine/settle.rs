@@ -59,7 +59,8 @@ pub struct Finished {
     pub finished_at: DateTime<Utc>,
     pub timeout_ms: u64,
     pub execution: Execution,
-    pub slow: bool,
+    /// A success that took longer than its job ever should: the longest it should have taken.
+    pub slow: Option<u64>,
     pub ending: Ending,
 }
 
@@ -213,6 +214,7 @@ pub async fn settle_in(
         }
     }
     alerts::record_batch(txn, &ended, now, default_locale).await?;
+    too_slow(txn, batch, &decided, &settled, now, default_locale).await?;
     let mut due = 0;
     if !exhausted_with_fallback.is_empty() {
         let mut runs: Vec<job_run::ActiveModel> = exhausted_with_fallback
@@ -245,6 +247,32 @@ pub async fn settle_in(
         })
         .collect();
     Ok((written, wake))
+}
+
+/// Says so for each success of `batch` that took longer than its job ever should.
+async fn too_slow(
+    txn: &impl ConnectionTrait,
+    batch: &[Finished],
+    decided: &[(Next, Plan)],
+    settled: &HashSet<i64>,
+    now: DateTime<Utc>,
+    default_locale: app::i18n::Locale,
+) -> Result<(), DbErr> {
+    for (f, (next, _)) in batch.iter().zip(decided) {
+        let (Some(limit_ms), Ok(spec), Next::Succeeded) = (f.slow, f.spec.as_deref(), next) else {
+            continue;
+        };
+        if !settled.contains(&f.run.id) {
+            continue;
+        }
+        let slow = alerts::TooSlow {
+            run_id: f.run.id,
+            took_ms: (f.finished_at - f.started_at).num_milliseconds().max(0) as u64,
+            limit_ms,
+        };
+        alerts::too_slow(txn, f.run.job_id, spec, &slow, now, default_locale).await?;
+    }
+    Ok(())
 }
 
 /// What the run row becomes.
@@ -479,7 +507,7 @@ async fn update_attempts(
                 report.class.map(ErrorClass::as_str).into(),
                 f.execution.message.clone().into(),
                 f.execution.output_tail.clone().into(),
-                f.slow.into(),
+                f.slow.is_some().into(),
                 (f.timeout_ms as i64).into(),
                 report.timeout_kind.map(|k| k.as_str()).into(),
                 (f.ending != Ending::HandedBack).into(),

@@ -186,7 +186,18 @@ impl<'a> Planning<'a> {
                 .copied()
                 .map_or(job.updated_at, |last| last.max(job.updated_at)),
         };
-        let due = spec.cron.ticks_between(&spec.timezone, after, now, KEEP);
+        let every = spec.kind.watch().and_then(|w| w.every_ms);
+        let due = match (job.next_fire_at, every) {
+            // Watched `every` so long: its next tick is kept (a ping moves it), and each
+            // period without one is another.
+            (Some(at), Some(every)) => app::domain::watch::periods_between(
+                at - chrono::Duration::milliseconds(every as i64),
+                now,
+                every,
+                KEEP,
+            ),
+            _ => spec.ticks_between(after, now, KEEP),
+        };
         let plan = ticks::plan(
             &due.last,
             Situation {
@@ -196,6 +207,7 @@ impl<'a> Planning<'a> {
                 overlap: spec.overlap,
                 busy: self.busy.contains(&job.id),
                 hold: self.holds.get(&job.name).map(String::as_str),
+                watch: spec.kind.watch().is_some(),
             },
         );
         if plan.unrecorded_missed > 0 || due.more {
@@ -212,15 +224,21 @@ impl<'a> Planning<'a> {
             );
         }
         let policy = app::services::runs::policy_snapshot(job);
-        rows.extend(
-            plan.runs
-                .iter()
-                .map(|p| tick_row(job, p, policy.clone(), now)),
-        );
-        spec.cron
-            .next_after(&spec.timezone, now)
-            .ok()
-            .map(|t| t.with_timezone(&Utc))
+        rows.extend(plan.runs.iter().map(|p| match spec.kind.watch() {
+            Some(watch) if p.status == RunStatus::AwaitingPing => {
+                app::services::watch::tick_row(job, p.tick, watch, now)
+            }
+            _ => tick_row(job, p, policy.clone(), now),
+        }));
+        match every {
+            Some(every) => due
+                .last
+                .last()
+                .map(|t| *t + chrono::Duration::milliseconds(every as i64))
+                .or(job.next_fire_at)
+                .or_else(|| spec.next_tick_after(now)),
+            None => spec.next_tick_after(now),
+        }
     }
 }
 

@@ -12,6 +12,7 @@ mod failed;
 pub mod hooks;
 mod jobs;
 mod maintenance;
+pub mod ping;
 pub mod problem;
 mod run_logs;
 mod runs;
@@ -142,6 +143,7 @@ pub fn router() -> axum::Router<AppState> {
     axum::Router::new()
         .nest(PREFIX, api)
         .route("/hooks/{id}", axum::routing::post(hooks::trigger))
+        .merge(ping::routes())
 }
 
 /// The document as served, for tests and `docs/`.

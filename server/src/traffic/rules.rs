@@ -50,7 +50,7 @@ pub const DEFAULT_EXCLUDED_PREFIXES: &[&str] =
 
 /// Bulwark's machine endpoints: never pages, whatever `traffic_exclude_prefixes` says (a
 /// Prometheus scrape or a pipeline's trigger is not a visitor).
-pub const ALWAYS_EXCLUDED_PREFIXES: &[&str] = &["/metrics", "/hooks", "/api/v1"];
+pub const ALWAYS_EXCLUDED_PREFIXES: &[&str] = &["/metrics", "/hooks", "/ping", "/api/v1"];
 
 /// File extensions of static assets, lowercase.
 pub const DEFAULT_ASSET_EXTENSIONS: &[&str] = &[
@@ -192,7 +192,12 @@ mod tests {
     #[test]
     fn machine_endpoints_never_count_whatever_is_configured() {
         let rules = Rules::new(&["/private"], &["css"]);
-        for path in ["/metrics", "/hooks/abc123", "/api/v1/jobs"] {
+        for path in [
+            "/metrics",
+            "/hooks/abc123",
+            "/ping/abc/start",
+            "/api/v1/jobs",
+        ] {
             assert_eq!(
                 rules.check("GET", path, false),
                 Err(Exclusion::Prefix),

@@ -61,6 +61,7 @@ pub fn state(
             config: config.clone(),
         })),
         secret_key,
+        ping_body_max: config.ping_body_max_kb as usize * 1024,
         leptos_options: leptos_options(config),
         auth: AuthSettings {
             session_ttl: chrono::Duration::hours(i64::from(config.session_hours)),

@@ -16,8 +16,8 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 
 /// Paths anyone may fetch: the sign-in page, health checks, server functions and the REST API
-/// and metrics (which check the session or token themselves), trigger URLs (their id is the
-/// credential), the built site's files and the script other sites embed to be counted.
+/// and metrics (which check the session or token themselves), trigger and ping URLs (their
+/// id is the credential), the built site's files and the script other sites embed to be counted.
 fn is_public(path: &str) -> bool {
     matches!(
         path,
@@ -28,9 +28,11 @@ fn is_public(path: &str) -> bool {
             | "/favicon.ico"
             | "/favicon.svg"
             | "/collect.js"
-    ) || ["/api/", "/assets/", "/pkg/", "/vendor/", "/hooks/"]
-        .iter()
-        .any(|prefix| path.starts_with(prefix))
+    ) || [
+        "/api/", "/assets/", "/pkg/", "/vendor/", "/hooks/", "/ping/",
+    ]
+    .iter()
+    .any(|prefix| path.starts_with(prefix))
 }
 
 pub async fn layer(State(state): State<AppState>, mut request: Request, next: Next) -> Response {

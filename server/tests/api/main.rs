@@ -39,3 +39,4 @@ mod traffic;
 mod traffic_stats;
 mod upgrade;
 mod upkeep;
+mod watch;

@@ -36,7 +36,20 @@ pub struct JobInput {
     pub builtin_task: String,
     /// One `key=value` per line.
     pub builtin_params: String,
+    /// Six fields, seconds first; empty for a watched job expected `every` so long.
     pub cron: String,
+    /// A watched job: expected this long after its last ping (`1h`), instead of a cron.
+    #[serde(default)]
+    pub watch_every: String,
+    /// A watched job: how far from its tick a ping may come (`5m`).
+    #[serde(default = "default_grace")]
+    pub watch_grace: String,
+    /// A watched job: shorter than this is too fast; empty: learned only.
+    #[serde(default)]
+    pub watch_min_duration: String,
+    /// A watched job: longer than this is too slow; empty: learned only.
+    #[serde(default)]
+    pub watch_max_duration: String,
     pub timezone: String,
     pub enabled: bool,
     pub retry: RetryInput,
@@ -96,6 +109,10 @@ impl Default for JobInput {
             builtin_task: BUILTIN_TASKS[0].0.into(),
             builtin_params: String::new(),
             cron: "0 0 * * * *".into(),
+            watch_every: String::new(),
+            watch_grace: default_grace(),
+            watch_min_duration: String::new(),
+            watch_max_duration: String::new(),
             timezone: "UTC".into(),
             enabled: true,
             retry: RetryInput {
@@ -135,7 +152,11 @@ impl JobSpec {
             name: self.name.clone(),
             description: self.description.clone(),
             kind: self.kind.kind().as_str().into(),
-            cron: self.cron.as_str().into(),
+            cron: self
+                .cron
+                .as_ref()
+                .map(|c| c.as_str().to_string())
+                .unwrap_or_default(),
             timezone: self.timezone.name().into(),
             enabled: self.enabled,
             retry: self.retry.to_input(),
@@ -209,6 +230,13 @@ impl JobKind {
                     "\n",
                 );
             }
+            JobKind::Watch(watch) => {
+                let text = |ms: Option<u64>| ms.map(duration::format_ms).unwrap_or_default();
+                input.watch_every = text(watch.every_ms);
+                input.watch_grace = duration::format_ms(watch.grace_ms);
+                input.watch_min_duration = text(watch.min_duration_ms);
+                input.watch_max_duration = text(watch.max_duration_ms);
+            }
         }
     }
 }
@@ -220,6 +248,10 @@ fn status_range((lo, hi): &(u16, u16)) -> String {
     } else {
         format!("{lo}-{hi}")
     }
+}
+
+fn default_grace() -> String {
+    duration::format_ms(crate::domain::watch::DEFAULT_GRACE_MS)
 }
 
 fn default_redirects() -> String {

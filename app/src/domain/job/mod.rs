@@ -18,6 +18,7 @@ pub mod tags;
 
 use std::collections::BTreeMap;
 
+use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 
@@ -79,6 +80,8 @@ crate::text_enum! {
         Http = "http",
         Command = "command",
         Builtin = "builtin",
+        /// Runs elsewhere and reports by pinging (`super::watch`): Bulwark only watches.
+        Watch = "watch",
     }
 }
 
@@ -131,6 +134,8 @@ pub enum JobKind {
         #[serde(default)]
         params: BTreeMap<String, String>,
     },
+    /// Run somewhere else; each expected tick waits for a ping (`super::watch`).
+    Watch(super::watch::Watch),
 }
 
 impl JobKind {
@@ -148,6 +153,7 @@ impl JobKind {
                 .chain(args.iter().map(String::as_str))
                 .collect(),
             JobKind::Builtin { params, .. } => params.values().map(String::as_str).collect(),
+            JobKind::Watch(_) => Vec::new(),
         }
     }
 
@@ -237,6 +243,7 @@ impl JobKind {
                 task: task.clone(),
                 params: params.iter().map(|(k, v)| (k.clone(), fill(v))).collect(),
             },
+            JobKind::Watch(watch) => JobKind::Watch(*watch),
         };
         if missing.is_empty() {
             Ok(filled)
@@ -256,6 +263,15 @@ impl JobKind {
             JobKind::Http { .. } => Kind::Http,
             JobKind::Command { .. } => Kind::Command,
             JobKind::Builtin { .. } => Kind::Builtin,
+            JobKind::Watch(_) => Kind::Watch,
+        }
+    }
+
+    /// What a watched job expects, if this is one.
+    pub fn watch(&self) -> Option<&super::watch::Watch> {
+        match self {
+            JobKind::Watch(watch) => Some(watch),
+            _ => None,
         }
     }
 }
@@ -442,7 +458,9 @@ pub struct JobSpec {
     pub name: String,
     pub description: String,
     pub kind: JobKind,
-    pub cron: CronExpr,
+    /// When it runs; `None` only for a watched job expected `every` so long after its last
+    /// ping instead ([`JobSpec::next_tick_after`]).
+    pub cron: Option<CronExpr>,
     pub timezone: Tz,
     pub enabled: bool,
     pub retry: RetryPolicy,
@@ -457,4 +475,48 @@ pub struct JobSpec {
     pub parameters: Vec<params::Parameter>,
     /// The words teams split jobs by ([`tags`]).
     pub tags: Vec<String>,
+}
+
+impl JobSpec {
+    /// The first tick strictly after `after`: the cron's, or for a job watched `every` so
+    /// long, that long after `after` (its last ping, or when it was defined).
+    pub fn next_tick_after(&self, after: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        match (&self.cron, self.kind.watch().and_then(|w| w.every_ms)) {
+            (Some(cron), _) => cron
+                .next_after(&self.timezone, after)
+                .ok()
+                .map(|t| t.with_timezone(&Utc)),
+            (None, Some(every)) => Some(after + chrono::Duration::milliseconds(every as i64)),
+            (None, None) => None,
+        }
+    }
+
+    /// The newest `keep` ticks strictly after `after` and at or before `until`, oldest first
+    /// ([`CronExpr::ticks_between`]); a job watched `every` so long ticks at `after` plus
+    /// whole periods.
+    pub fn ticks_between(
+        &self,
+        after: DateTime<Utc>,
+        until: DateTime<Utc>,
+        keep: usize,
+    ) -> super::cron::Ticks {
+        match (&self.cron, self.kind.watch().and_then(|w| w.every_ms)) {
+            (Some(cron), _) => cron.ticks_between(&self.timezone, after, until, keep),
+            (None, Some(every)) => super::watch::periods_between(after, until, every, keep),
+            (None, None) => super::cron::Ticks {
+                last: Vec::new(),
+                more: false,
+                examined: 0,
+            },
+        }
+    }
+
+    /// The schedule as the Jobs list shows it: the cron, or `every 1h`.
+    pub fn schedule_text(&self) -> String {
+        match (&self.cron, self.kind.watch().and_then(|w| w.every_ms)) {
+            (Some(cron), _) => cron.as_str().to_string(),
+            (None, Some(every)) => format!("every {}", super::duration::format_ms(every)),
+            (None, None) => String::new(),
+        }
+    }
 }

@@ -24,9 +24,8 @@ impl JobSpec {
             |field: &str, problem: Problem| errors.push(FieldProblem::new(field, problem));
         let name = parse_name(input, &mut fail);
         let kind = parse_kind(input, &mut fail);
-        let cron = CronExpr::parse(&input.cron)
-            .map_err(|e| fail("cron", e.problem()))
-            .ok();
+        let every = matches!(&kind, Some(JobKind::Watch(w)) if w.every_ms.is_some());
+        let cron = parse_cron(input, every, &mut fail);
         let timezone = cron::parse_timezone(&input.timezone)
             .map_err(|e| fail("timezone", e.problem()))
             .ok();
@@ -95,6 +94,7 @@ fn parse_kind(input: &JobInput, fail: &mut impl FnMut(&str, Problem)) -> Option<
         Some(Kind::Http) => parse_http(input, fail),
         Some(Kind::Command) => parse_command(input, fail),
         Some(Kind::Builtin) => parse_builtin(input, fail),
+        Some(Kind::Watch) => parse_watch(input, fail),
         None => {
             fail(
                 "kind",
@@ -107,6 +107,84 @@ fn parse_kind(input: &JobInput, fail: &mut impl FnMut(&str, Problem)) -> Option<
             None
         }
     }
+}
+
+/// The cron: required, except for a watched job expected `every` so long, which takes none
+/// (`Some(None)`). `None`: it is wrong.
+fn parse_cron(
+    input: &JobInput,
+    every: bool,
+    fail: &mut impl FnMut(&str, Problem),
+) -> Option<Option<CronExpr>> {
+    let text = input.cron.trim();
+    match (every, text.is_empty()) {
+        (true, true) => Some(None),
+        (true, false) => {
+            fail("cron", problem!("job-error-watch-cron-and-every"));
+            None
+        }
+        (false, _) => CronExpr::parse(text)
+            .map_err(|e| fail("cron", e.problem()))
+            .ok()
+            .map(Some),
+    }
+}
+
+/// A watched job's expectations: `every` (or the cron), `grace`, `min_duration`,
+/// `max_duration`.
+fn parse_watch(input: &JobInput, fail: &mut impl FnMut(&str, Problem)) -> Option<JobKind> {
+    use crate::domain::watch::{EVERY_MS, MAX_GRACE_MS, Watch};
+    let mut ok = true;
+    let mut optional = |field: &str, text: &str, range: std::ops::RangeInclusive<u64>| {
+        let text = text.trim();
+        if text.is_empty() {
+            return None;
+        }
+        match duration::parse_ms(text) {
+            Ok(ms) if range.contains(&ms) => Some(ms),
+            Ok(_) => {
+                ok = false;
+                fail(
+                    field,
+                    problem!(
+                        "job-error-watch-range",
+                        low = duration::format_ms(*range.start()),
+                        high = duration::format_ms(*range.end())
+                    ),
+                );
+                None
+            }
+            Err(e) => {
+                ok = false;
+                fail(field, e.problem());
+                None
+            }
+        }
+    };
+    let every_ms = optional("watch_every", &input.watch_every, EVERY_MS);
+    let grace_ms = optional("watch_grace", &input.watch_grace, 0..=MAX_GRACE_MS);
+    let min_duration_ms = optional(
+        "watch_min_duration",
+        &input.watch_min_duration,
+        0..=u64::MAX,
+    );
+    let max_duration_ms = optional(
+        "watch_max_duration",
+        &input.watch_max_duration,
+        1..=u64::MAX,
+    );
+    if let (Some(min), Some(max)) = (min_duration_ms, max_duration_ms)
+        && min >= max
+    {
+        ok = false;
+        fail("watch_max_duration", problem!("job-error-watch-min-max"));
+    }
+    ok.then_some(JobKind::Watch(Watch {
+        every_ms,
+        grace_ms: grace_ms.unwrap_or(crate::domain::watch::DEFAULT_GRACE_MS),
+        min_duration_ms,
+        max_duration_ms,
+    }))
 }
 
 fn parse_command(input: &JobInput, fail: &mut impl FnMut(&str, Problem)) -> Option<JobKind> {

@@ -139,8 +139,8 @@ pub fn misplaced(kind: &JobKind, declared: &[Parameter]) -> Vec<Misplaced> {
                 }
             }
         }
-        // A built-in reads its settings as values, never as code.
-        JobKind::Builtin { .. } => {}
+        // A built-in reads its settings as values, never as code; a watched job runs nothing.
+        JobKind::Builtin { .. } | JobKind::Watch(_) => {}
     }
     out
 }
@@ -197,6 +197,7 @@ pub fn fill(
                 .map(|(k, v)| (k.clone(), filler.text(v)))
                 .collect(),
         },
+        JobKind::Watch(watch) => JobKind::Watch(*watch),
     };
     if let Some(refused) = filler.refused {
         return Err(refused);

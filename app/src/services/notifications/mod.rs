@@ -237,7 +237,10 @@ async fn store_digest_settings(
         crate::domain::cron::CronExpr::parse(&cron),
         crate::domain::cron::parse_timezone(&job.timezone),
     ) {
-        (Ok(cron), Ok(zone)) => super::jobs::next_fire_at(job.enabled, &cron, zone, now),
+        (Ok(cron), Ok(zone)) if job.enabled => cron
+            .next_after(&zone, now)
+            .ok()
+            .map(|t| t.with_timezone(&chrono::Utc)),
         _ => None,
     };
     job::Entity::update(job::ActiveModel {

@@ -1,0 +1,402 @@
+//! Watched jobs on a clock the test controls: ticks become runs awaiting pings, a ping settles
+//! the tick whose window holds it, a missed tick alerts once, escalates once and recovers once,
+//! `/fail` parks its message in the failed queue (resolve or discard only), overlapping `rid`s
+//! keep their own durations, a run too short to be true is dead `too_fast`, many pings and
+//! sweeps racing from two connection pools (two instances) settle a tick once, and the ping
+//! URLs, `bulwark exec` and `bulwark import crontab` work as a host uses them.
+
+use app::domain::chat::{ChannelKind, EventType};
+use app::domain::job::{JobInput, JobSpec, Kind};
+use app::domain::run::{ErrorClass, RunStatus};
+use app::domain::watch::Ping;
+use app::entities::{channel_delivery, job, job_attempt, job_run};
+use app::services::notifications::channels::{self, NewChannel};
+use app::services::watch::{self, Incoming, Pinged};
+use chrono::{DateTime, Duration, Utc};
+use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder};
+
+use crate::helpers::{TESTER, TestApp};
+use crate::on_both_backends;
+
+/// 00:00:30 on a day far from the test's own clock: every time below is set from it.
+fn t0() -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339("2030-01-01T00:00:30Z")
+        .unwrap()
+        .to_utc()
+}
+
+fn at(minute: i64, second: f64) -> DateTime<Utc> {
+    DateTime::parse_from_rfc3339("2030-01-01T00:00:00Z")
+        .unwrap()
+        .to_utc()
+        + Duration::minutes(minute)
+        + Duration::milliseconds((second * 1000.0) as i64)
+}
+
+fn watched(name: &str) -> JobInput {
+    JobInput {
+        name: name.into(),
+        kind: Kind::Watch.as_str().into(),
+        cron: "0 * * * * *".into(),
+        watch_grace: "20s".into(),
+        escalate_after: "3".into(),
+        alert_channels: "ops".into(),
+        ..JobInput::default()
+    }
+}
+
+/// The job, defined at [`t0`] (its first tick is 00:01:00), and the chat channel its alerts
+/// go to.
+async fn watched_job(app: &TestApp, input: JobInput) -> job::Model {
+    if channels::list(&app.db, &app.secret_key)
+        .await
+        .unwrap()
+        .is_empty()
+    {
+        channels::add(
+            &app.db,
+            &app.secret_key,
+            &NewChannel {
+                name: "ops".into(),
+                kind: Some(ChannelKind::Webhook),
+                url: Some("http://127.0.0.1:9/ops".into()),
+                ..Default::default()
+            },
+            &TESTER,
+            Utc::now(),
+        )
+        .await
+        .unwrap();
+    }
+    let spec = JobSpec::parse(&input).unwrap();
+    app::services::jobs::create(&app.db, &spec, t0())
+        .await
+        .unwrap()
+}
+
+async fn tick(db: &DatabaseConnection, now: DateTime<Utc>) {
+    server::engine::trigger::enqueue_due_ticks(db, now, std::time::Duration::from_secs(30))
+        .await
+        .unwrap();
+}
+
+async fn sweep(db: &DatabaseConnection, now: DateTime<Utc>) -> usize {
+    watch::sweep(db, now, app::i18n::Locale::english())
+        .await
+        .unwrap()
+}
+
+async fn ping(
+    app: &TestApp,
+    job: &job::Model,
+    ping: Ping,
+    rid: Option<&str>,
+    body: &str,
+    now: DateTime<Utc>,
+) -> Pinged {
+    let incoming = Incoming {
+        ping,
+        rid,
+        body: body.as_bytes(),
+        node: "test",
+    };
+    watch::ping(
+        &app.db,
+        &app.secret_key,
+        job,
+        incoming,
+        now,
+        app::i18n::Locale::english(),
+    )
+    .await
+    .unwrap()
+}
+
+async fn run(db: &DatabaseConnection, id: i64) -> (job_run::Model, job_attempt::Model) {
+    let run = job_run::Entity::find_by_id(id)
+        .one(db)
+        .await
+        .unwrap()
+        .unwrap();
+    let attempt = job_attempt::Entity::find()
+        .filter(job_attempt::Column::RunId.eq(id))
+        .one(db)
+        .await
+        .unwrap()
+        .expect("the run has its attempt");
+    (run, attempt)
+}
+
+async fn said(db: &DatabaseConnection, job_id: i64, event: EventType) -> usize {
+    channel_delivery::Entity::find()
+        .filter(channel_delivery::Column::JobId.eq(job_id))
+        .filter(channel_delivery::Column::Kind.eq(event.as_str()))
+        .all(db)
+        .await
+        .unwrap()
+        .len()
+}
+
+async fn runs_of(db: &DatabaseConnection, job_id: i64) -> Vec<job_run::Model> {
+    job_run::Entity::find()
+        .filter(job_run::Column::JobId.eq(job_id))
+        .order_by_asc(job_run::Column::Id)
+        .all(db)
+        .await
+        .unwrap()
+}
+
+async fn a_watched_job_alerts_once_escalates_once_and_recovers(app: TestApp) {
+    let job = watched_job(&app, watched("nightly-backup")).await;
+    // 00:01: the tick awaits its ping; /start and the ping two seconds later settle it.
+    tick(&app.db, at(1, 0.5)).await;
+    let runs = runs_of(&app.db, job.id).await;
+    assert_eq!(runs.len(), 1);
+    assert_eq!(runs[0].status, RunStatus::AwaitingPing);
+    assert_eq!(runs[0].lease_owner, None);
+    let started = ping(&app, &job, Ping::Start, None, "", at(1, 1.0)).await;
+    assert_eq!(
+        (started.run_id, started.status),
+        (runs[0].id, RunStatus::Running)
+    );
+    let done = ping(&app, &job, Ping::Success, None, "42 files\n", at(1, 3.0)).await;
+    let (settled, attempt) = run(&app.db, done.run_id).await;
+    assert_eq!(settled.status, RunStatus::Succeeded);
+    assert_eq!(attempt.duration_ms, Some(2_000));
+    assert_eq!(sweep(&app.db, at(1, 30.0)).await, 0);
+
+    // 00:02, 00:03, 00:04 go unpinged: one alert, nothing for the second, one escalation.
+    for minute in 2..=4 {
+        tick(&app.db, at(minute, 0.5)).await;
+        assert_eq!(sweep(&app.db, at(minute, 19.0)).await, 0, "within grace");
+        assert_eq!(sweep(&app.db, at(minute, 21.0)).await, 1, "past grace");
+        assert_eq!(said(&app.db, job.id, EventType::FirstFailure).await, 1);
+    }
+    assert_eq!(said(&app.db, job.id, EventType::Escalation).await, 1);
+    let missed: Vec<job_run::Model> = runs_of(&app.db, job.id)
+        .await
+        .into_iter()
+        .filter(|r| r.last_error_class == Some(ErrorClass::Missed))
+        .collect();
+    assert_eq!(missed.len(), 3);
+    assert!(
+        missed
+            .iter()
+            .all(|r| r.status == RunStatus::Dead && r.attempts == 1)
+    );
+
+    // 00:05: a ping two seconds after the tick recovers it, naming the downtime.
+    tick(&app.db, at(5, 0.5)).await;
+    let back = ping(&app, &job, Ping::Success, None, "", at(5, 2.0)).await;
+    assert_eq!(back.status, RunStatus::Succeeded);
+    assert!(!back.unexpected);
+    assert_eq!(said(&app.db, job.id, EventType::Recovered).await, 1);
+
+    // 00:06: /fail with a body parks that message in the failed queue, which cannot re-run it.
+    tick(&app.db, at(6, 0.5)).await;
+    let failed = ping(&app, &job, Ping::Fail, None, "disk full", at(6, 1.0)).await;
+    let (dead, _) = run(&app.db, failed.run_id).await;
+    assert_eq!(dead.status, RunStatus::Dead);
+    assert_eq!(dead.last_error_class, Some(ErrorClass::Permanent));
+    assert_eq!(dead.last_error.as_deref(), Some("disk full"));
+    let refused = app::services::failed::retrigger(
+        &app.db,
+        dead.id,
+        &Default::default(),
+        &TESTER,
+        at(6, 2.0),
+        at(6, 2.0),
+    )
+    .await;
+    assert!(refused.is_err(), "a watched run is never re-triggered");
+}
+on_both_backends!(a_watched_job_alerts_once_escalates_once_and_recovers);
+
+async fn overlapping_rids_keep_their_own_runs_and_a_too_short_run_is_dead(app: TestApp) {
+    let job = watched_job(&app, watched("sync")).await;
+    tick(&app.db, at(1, 0.5)).await;
+    let a = ping(&app, &job, Ping::Start, Some("a"), "", at(1, 1.0)).await;
+    let b = ping(&app, &job, Ping::Start, Some("b"), "", at(1, 2.0)).await;
+    assert_ne!(a.run_id, b.run_id);
+    assert!(b.unexpected, "the tick was taken: b is a run of its own");
+    ping(&app, &job, Ping::Success, Some("b"), "", at(1, 3.0)).await;
+    ping(&app, &job, Ping::Exit(0), Some("a"), "", at(1, 6.0)).await;
+    assert_eq!(run(&app.db, a.run_id).await.1.duration_ms, Some(5_000));
+    assert_eq!(run(&app.db, b.run_id).await.1.duration_ms, Some(1_000));
+
+    // Ten runs of about two seconds teach it; then one of 0.1 s is too fast to be true.
+    for minute in 2..=11 {
+        tick(&app.db, at(minute, 0.5)).await;
+        ping(&app, &job, Ping::Start, None, "", at(minute, 1.0)).await;
+        let spread = 1.9 + f64::from(minute as i32 % 3) * 0.1;
+        ping(
+            &app,
+            &job,
+            Ping::Success,
+            None,
+            "",
+            at(minute, 1.0 + spread),
+        )
+        .await;
+    }
+    tick(&app.db, at(12, 0.5)).await;
+    ping(&app, &job, Ping::Start, None, "", at(12, 1.0)).await;
+    let quick = ping(&app, &job, Ping::Success, None, "", at(12, 1.1)).await;
+    let (dead, attempt) = run(&app.db, quick.run_id).await;
+    assert_eq!(dead.status, RunStatus::Dead);
+    assert_eq!(attempt.error_class, Some(ErrorClass::TooFast));
+    assert_eq!(said(&app.db, job.id, EventType::FirstFailure).await, 1);
+}
+on_both_backends!(overlapping_rids_keep_their_own_runs_and_a_too_short_run_is_dead);
+
+/// Two pools on one database stand for two instances: pings and sweeps for the same tick
+/// from both, at once, settle it exactly once and alert once.
+async fn pings_on_two_instances_settle_a_tick_once(app: TestApp) {
+    let job = watched_job(&app, watched("shared")).await;
+    let other = server::db::connect(&app.database_url).await.unwrap();
+    tick(&app.db, at(1, 0.5)).await;
+    tick(&other, at(1, 0.6)).await;
+    assert_eq!(runs_of(&app.db, job.id).await.len(), 1, "one run per tick");
+    let mut tasks = Vec::new();
+    for i in 0..8 {
+        let db = if i % 2 == 0 {
+            app.db.clone()
+        } else {
+            other.clone()
+        };
+        let (key, job) = (app.secret_key.clone(), job.clone());
+        tasks.push(tokio::spawn(async move {
+            let incoming = Incoming {
+                ping: Ping::Fail,
+                rid: None,
+                body: b"boom",
+                node: "racer",
+            };
+            watch::ping(
+                &db,
+                &key,
+                &job,
+                incoming,
+                at(1, 5.0),
+                app::i18n::Locale::english(),
+            )
+            .await
+            .unwrap()
+        }));
+    }
+    let mut settled = Vec::new();
+    for task in tasks {
+        settled.push(task.await.unwrap());
+    }
+    let on_tick = settled.iter().filter(|p| !p.unexpected).count();
+    assert_eq!(on_tick, 1, "the tick is settled by one ping: {settled:?}");
+    // The sweeps on both find nothing left of it.
+    let (one, two) = tokio::join!(sweep(&app.db, at(1, 30.0)), sweep(&other, at(1, 30.0)));
+    assert_eq!(one + two, 0);
+    assert_eq!(said(&app.db, job.id, EventType::FirstFailure).await, 1);
+}
+on_both_backends!(pings_on_two_instances_settle_a_tick_once);
+
+/// The same, the other way round: a tick nobody pinged, swept by both at once, dies once.
+async fn two_instances_sweep_a_missed_tick_once(app: TestApp) {
+    let job = watched_job(&app, watched("quiet")).await;
+    let other = server::db::connect(&app.database_url).await.unwrap();
+    tick(&app.db, at(1, 0.5)).await;
+    let (one, two) = tokio::join!(sweep(&app.db, at(1, 25.0)), sweep(&other, at(1, 25.0)));
+    assert_eq!(one + two, 1);
+    assert_eq!(said(&app.db, job.id, EventType::FirstFailure).await, 1);
+}
+on_both_backends!(two_instances_sweep_a_missed_tick_once);
+
+/// The ping URLs as a host calls them: no session, `GET` or `POST`, a body kept as the output
+/// with the vault's secrets taken out, unknown tokens and paths 404.
+async fn ping_urls_answer_without_a_session(app: TestApp) {
+    app.set_secret("db-password", "hunter2-very-secret").await;
+    let mut input = watched("report");
+    input.watch_grace = "1h".into();
+    let job = watched_job(&app, input).await;
+    let token = watch::token(&app.db, &app.secret_key, &job, false, &TESTER, Utc::now())
+        .await
+        .unwrap();
+    let job = job::Entity::find_by_id(job.id)
+        .one(&app.db)
+        .await
+        .unwrap()
+        .unwrap();
+    let again = watch::token(&app.db, &app.secret_key, &job, false, &TESTER, Utc::now())
+        .await
+        .unwrap();
+    assert_eq!(token, again, "the URL stays until rotated");
+    let client = reqwest::Client::new();
+    let url = app.url(&format!("/ping/{token}"));
+    let start = client
+        .get(format!("{url}/start?rid=r1"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(start.status(), 200);
+    let started: serde_json::Value = start.json().await.unwrap();
+    assert_eq!(started["status"], "running");
+    let body = "line one\npassword=hunter2-very-secret\n";
+    let end = client
+        .post(format!("{url}/3?rid=r1"))
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(end.status(), 200);
+    let answer: serde_json::Value = end.json().await.unwrap();
+    assert_eq!(answer["status"], "dead");
+    let run_id = answer["run_id"].as_i64().unwrap();
+    let (dead, attempt) = run(&app.db, run_id).await;
+    assert!(dead.last_error.unwrap().contains("line one"));
+    let tail = attempt.output_tail.unwrap();
+    assert!(tail.contains("${secret:db-password}") && !tail.contains("hunter2"));
+    let log = app::services::run_logs::summaries(&app.db, run_id)
+        .await
+        .unwrap();
+    assert_eq!(log.iter().map(|s| s.last_line).max(), Some(2));
+
+    for (path, status) in [
+        ("/ping/00000000000000000000000000000000", 404),
+        ("/ping/not-a-token/start", 404),
+        (&format!("/ping/{token}/maybe"), 404),
+        (&format!("/ping/{token}/256"), 404),
+    ] {
+        let answer = client.get(app.url(path)).send().await.unwrap();
+        let got = answer.status();
+        let text = answer.text().await.unwrap();
+        assert_eq!(got, status, "{path}: {}", &text[..text.len().min(300)]);
+    }
+    let rotated = watch::token(&app.db, &app.secret_key, &job, true, &TESTER, Utc::now())
+        .await
+        .unwrap();
+    assert_ne!(rotated, token);
+    let old = client.get(&url).send().await.unwrap();
+    assert_eq!(old.status(), 404, "a rotated URL stops working");
+}
+on_both_backends!(ping_urls_answer_without_a_session);
+
+/// A job watched `every` so long is expected that long after its last ping.
+async fn every_is_anchored_to_the_last_ping(app: TestApp) {
+    let mut input = watched("heartbeat");
+    input.cron = String::new();
+    input.watch_every = "10m".into();
+    input.watch_grace = "1m".into();
+    let job = watched_job(&app, input).await;
+    // Defined at 00:00:30: first expected at 00:10:30. A ping at 00:08 moves it to 00:18.
+    let early = ping(&app, &job, Ping::Success, None, "", at(8, 0.0)).await;
+    assert_eq!(early.status, RunStatus::Succeeded);
+    tick(&app.db, at(11, 0.0)).await;
+    assert_eq!(
+        runs_of(&app.db, job.id).await.len(),
+        1,
+        "nothing due at 00:10:30"
+    );
+    tick(&app.db, at(18, 1.0)).await;
+    let runs = runs_of(&app.db, job.id).await;
+    assert_eq!(runs.len(), 2);
+    assert_eq!(runs[1].cron_tick, Some(at(18, 0.0)));
+    assert_eq!(sweep(&app.db, at(19, 1.0)).await, 1);
+}
+on_both_backends!(every_is_anchored_to_the_last_ping);
