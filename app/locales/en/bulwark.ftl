@@ -815,6 +815,15 @@ job-kind-http-call = HTTP call
 job-kind-command-long = Command
 job-kind-builtin-long = Built-in task
 job-kind-watch-long = Watched (runs elsewhere, pings)
+job-watch-explained = The job runs somewhere else — a crontab, a systemd timer, a CI schedule — and pings its URL. Each tick of the schedule waits for a ping; none by the tick plus the grace is a failure, alerted like any other. Leave the cron empty and give "every" to expect a ping that long after the last one.
+job-watch-grace = Grace (how late or early a ping may come)
+job-watch-every = Every (instead of a cron, e.g. 1h)
+job-watch-min-duration = Shortest a run may take (shorter is a failure)
+job-watch-max-duration = Longest a run may take (longer alerts)
+ping-heading = Ping URL
+ping-explained = The job reports here: the URL alone when it succeeded, /start when it begins, /fail or /EXIT-CODE when it ends, /log for output on the way; add ?rid=ID to tell overlapping runs apart. A body is kept as the run's output. Anyone with the URL can ping it: keep it like a password.
+ping-rotate = Make a new URL (the old one stops working)
+ping-rotated = A new ping URL is in use.
 job-overlap-skip = is skipped (and recorded)
 job-overlap-queue = waits its turn
 job-misfire-run-once = run once when it is back

@@ -782,6 +782,15 @@ job-kind-http-call = HTTP 请求
 job-kind-command-long = 命令
 job-kind-builtin-long = 内置任务
 job-kind-watch-long = 被监视（在别处运行，发送打点）
+job-watch-explained = 该任务在别处运行（crontab、systemd 定时器、CI 计划），并请求它的打点地址。计划的每个时刻都等待一次打点；超过时刻加宽限仍未收到即为失败，并像其他失败一样告警。若不填 cron 而填写 every，则在上次打点之后这么久期待下一次。
+job-watch-grace = 宽限（打点可以早到或晚到多久）
+job-watch-every = 每隔（代替 cron，例如 1h）
+job-watch-min-duration = 一次运行最短应耗时（更短即为失败）
+job-watch-max-duration = 一次运行最长应耗时（更长即告警）
+ping-heading = 打点地址
+ping-explained = 任务在此报告：成功时请求地址本身，开始时 /start，结束时 /fail 或 /退出码，过程中的输出用 /log；加上 ?rid=ID 可区分重叠的运行。请求体会作为运行的输出保存。任何拿到地址的人都能打点：请像密码一样保管。
+ping-rotate = 生成新地址（旧地址立即失效）
+ping-rotated = 新的打点地址已启用。
 job-overlap-skip = 跳过（并记录）
 job-overlap-queue = 排队等待
 job-misfire-run-once = 恢复后补跑一次

@@ -212,6 +212,43 @@ pub async fn job_hook(id: i64) -> Result<Option<crate::views::jobs::Hook>, AppEr
     )
 }
 
+/// A watched job's ping URL, for admins only (its token is a credential): made when it has
+/// none, made again (the old one stops working) with `rotate`.
+#[server(endpoint = "jobs/ping-url", output = Json)]
+pub async fn job_ping_url(id: i64, rotate: Option<String>) -> Result<String, AppError> {
+    use crate::services::watch::{self, WatchError};
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("see ping URLs")?;
+            let state = super::state()?;
+            let row = crate::services::jobs::get(&state.db, id)
+                .await
+                .map_err(AppError::from)?;
+            let rotate = rotate.is_some_and(|r| !r.is_empty());
+            let who = super::actor(&admin);
+            let token = match watch::token(
+                &state.db,
+                &state.secret_key,
+                &row,
+                rotate,
+                &who,
+                crate::clock::now(),
+            )
+            .await
+            {
+                Ok(token) => token,
+                Err(WatchError::Db(e)) => return Err(AppError::from(e)),
+                Err(e) => return Err(AppError::invalid("kind", e.to_string())),
+            };
+            Ok(format!(
+                "{}/ping/{token}",
+                state.public_url.trim_end_matches('/')
+            ))
+        }
+        .await,
+    )
+}
+
 /// Lets a held job run with its parameters as written until its next edit
 /// (`crate::services::held::confirm`).
 #[server(endpoint = "jobs/params/confirm", output = Json)]

@@ -201,6 +201,28 @@ impl CronExpr {
     }
 }
 
+/// The newest `keep` ticks of a job watched every `every_ms`: `after` plus whole periods,
+/// strictly after `after` and at or before `until`, oldest first.
+pub fn periods_between(
+    after: DateTime<Utc>,
+    until: DateTime<Utc>,
+    every_ms: u64,
+    keep: usize,
+) -> Ticks {
+    let every = every_ms.max(1) as i64;
+    let span = (until - after).num_milliseconds();
+    let count = if span <= 0 { 0 } else { span / every };
+    let first = (count - keep as i64).max(0);
+    let last: Vec<DateTime<Utc>> = (first + 1..=count)
+        .map(|n| after + chrono::Duration::milliseconds(n * every))
+        .collect();
+    Ticks {
+        examined: last.len(),
+        more: first > 0,
+        last,
+    }
+}
+
 /// Cron fires on whole seconds; croner keeps the sub-second part of its starting point, so
 /// every search starts from the whole second (a tick equal to it is still excluded, because
 /// the true start lies after it).
@@ -411,5 +433,16 @@ mod tests {
             "time zone 'Mars/Olympus' is unknown; use an IANA name such as UTC, Europe/Berlin or Asia/Shanghai"
         );
         assert_eq!(parse_timezone(" UTC ").unwrap(), Tz::UTC);
+    }
+
+    #[test]
+    fn periods_count_whole_periods_after_the_anchor() {
+        let at = |s: i64| DateTime::from_timestamp(1_800_000_000 + s, 0).unwrap();
+        let t = periods_between(at(0), at(3_700), 1_000 * 3_600, 10);
+        assert_eq!(t.last, [at(3_600)]);
+        let long = periods_between(at(0), at(10_000), 1_000, 3);
+        assert_eq!(long.last, [at(9_998), at(9_999), at(10_000)]);
+        assert!(long.more);
+        assert!(periods_between(at(0), at(0), 1_000, 3).last.is_empty());
     }
 }

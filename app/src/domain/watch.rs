@@ -9,37 +9,11 @@
 //!
 //! Pure: the pings' handling and the sweep of missed ticks live above.
 
-use chrono::{DateTime, Duration, Utc};
-use serde::{Deserialize, Serialize};
+use chrono::{DateTime, Utc};
 
-use super::cron::Ticks;
 use super::timeout::nearest_rank;
 
-/// What a watched job expects. Its schedule is the job's cron, or `every_ms` after its last
-/// ping (anchored as Healthchecks anchors a simple period).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Watch {
-    /// Expected this long after the last ping, instead of a cron.
-    #[serde(default)]
-    pub every_ms: Option<u64>,
-    /// How far from its tick a ping may come, and how long a tick waits for one.
-    pub grace_ms: u64,
-    /// A run that ends sooner than this is too fast (with what its history teaches).
-    #[serde(default)]
-    pub min_duration_ms: Option<u64>,
-    /// A run that ends later than this is too slow (with what its history teaches).
-    #[serde(default)]
-    pub max_duration_ms: Option<u64>,
-}
-
-/// The grace a new watched job starts with.
-pub const DEFAULT_GRACE_MS: u64 = 5 * 60_000;
-
-/// Shortest and longest `every` period.
-pub const EVERY_MS: std::ops::RangeInclusive<u64> = 1_000..=366 * 86_400_000;
-
-/// Longest grace.
-pub const MAX_GRACE_MS: u64 = 30 * 86_400_000;
+pub use super::job::{DEFAULT_GRACE_MS, EVERY_MS, MAX_GRACE_MS, Watch};
 
 /// What a ping says, by the last segment of its URL.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -92,28 +66,6 @@ impl Ping {
 /// Whether a ping at `at` falls in the window of the tick at `tick`: within `grace` either side.
 pub fn window_holds(tick: DateTime<Utc>, grace_ms: u64, at: DateTime<Utc>) -> bool {
     (at - tick).num_milliseconds().unsigned_abs() <= grace_ms
-}
-
-/// The newest `keep` ticks of a job watched every `every_ms`: `after` plus whole periods,
-/// strictly after `after` and at or before `until`, oldest first.
-pub fn periods_between(
-    after: DateTime<Utc>,
-    until: DateTime<Utc>,
-    every_ms: u64,
-    keep: usize,
-) -> Ticks {
-    let every = every_ms.max(1) as i64;
-    let span = (until - after).num_milliseconds();
-    let count = if span <= 0 { 0 } else { span / every };
-    let first = (count - keep as i64).max(0);
-    let last: Vec<DateTime<Utc>> = (first + 1..=count)
-        .map(|n| after + Duration::milliseconds(n * every))
-        .collect();
-    Ticks {
-        examined: last.len(),
-        more: first > 0,
-        last,
-    }
 }
 
 /// Successes a job needs before its history sets a limit.
@@ -212,16 +164,6 @@ mod tests {
         assert!(window_holds(at(60), 20_000, at(80)));
         assert!(!window_holds(at(60), 20_000, at(81)));
         assert!(!window_holds(at(60), 20_000, at(39)));
-    }
-
-    #[test]
-    fn periods_count_whole_periods_after_the_anchor() {
-        let t = periods_between(at(0), at(3_700), 1_000 * 3_600, 10);
-        assert_eq!(t.last, [at(3_600)]);
-        let long = periods_between(at(0), at(10_000), 1_000, 3);
-        assert_eq!(long.last, [at(9_998), at(9_999), at(10_000)]);
-        assert!(long.more);
-        assert!(periods_between(at(0), at(0), 1_000, 3).last.is_empty());
     }
 
     #[test]

@@ -30,6 +30,7 @@ const KINDS: &[(&str, &str)] = &[
     (Kind::Http.as_str(), key!("job-kind-http-call")),
     (Kind::Command.as_str(), key!("job-kind-command-long")),
     (Kind::Builtin.as_str(), key!("job-kind-builtin-long")),
+    (Kind::Watch.as_str(), key!("job-kind-watch-long")),
 ];
 const OVERLAPS: &[(&str, &str)] = &[
     (Overlap::Skip.as_str(), key!("job-overlap-skip")),
@@ -117,7 +118,12 @@ pub fn JobEditPage() -> impl IntoView {
                             }
                             _ => None,
                         };
-                        let hook_card = id.filter(|_| !readonly).map(|id| view! { <TriggerUrl id /> });
+                        let watched = input.kind == Kind::Watch.as_str();
+                        let hook_card = id.filter(|_| !readonly).map(|id| if watched {
+                            view! { <PingUrl id /> }.into_any()
+                        } else {
+                            view! { <TriggerUrl id /> }.into_any()
+                        });
                         let hold_card = id
                             .filter(|_| !hold.misplaced.is_empty())
                             .map(|id| view! { <HeldForParameters id hold readonly /> });
@@ -278,7 +284,7 @@ fn JobForm(
             <BasicsSection ed />
             <WhatRunsSection ed />
             <ScheduleSection ed preview zone_names />
-            <section class="card">
+            <section class="card" hidden=move || job.with(|j| j.kind == Kind::Watch.as_str())>
                 <h2>{t!("job-retry-policy")}</h2>
                 <RetryEditor retry cron_period_ms=cron_period zone=known_zone saved_errors=saved_error readonly
                     history in_force />
@@ -341,6 +347,9 @@ fn WhatRunsSection(ed: Editing) -> impl IntoView {
             <Show when=move || kind() == Kind::Builtin.as_str()>
                 <BuiltinFields ed />
             </Show>
+            <Show when=move || kind() == Kind::Watch.as_str()>
+                <WatchFields ed />
+            </Show>
         </section>
     }
 }
@@ -379,6 +388,27 @@ fn CommandFields(ed: Editing) -> impl IntoView {
         <Field label=t!("job-transient-codes") field="command_transient_codes" job readonly
             error=ed.error_for("command_transient_codes") get=|j| j.command_transient_codes.clone()
             set=|j, v| j.command_transient_codes = v />
+    }
+}
+
+/// A watched job's expectations: it runs elsewhere and pings.
+#[component]
+fn WatchFields(ed: Editing) -> impl IntoView {
+    let Editing { job, readonly, .. } = ed;
+    view! {
+        <p class="muted">{t!("job-watch-explained")}</p>
+        <div class="grid2">
+            <Field label=t!("job-watch-grace") field="watch_grace" job readonly error=ed.error_for("watch_grace")
+                get=|j| j.watch_grace.clone() set=|j, v| j.watch_grace = v />
+            <Field label=t!("job-watch-every") field="watch_every" job readonly error=ed.error_for("watch_every")
+                get=|j| j.watch_every.clone() set=|j, v| j.watch_every = v />
+            <Field label=t!("job-watch-min-duration") field="watch_min_duration" job readonly
+                error=ed.error_for("watch_min_duration") get=|j| j.watch_min_duration.clone()
+                set=|j, v| j.watch_min_duration = v />
+            <Field label=t!("job-watch-max-duration") field="watch_max_duration" job readonly
+                error=ed.error_for("watch_max_duration") get=|j| j.watch_max_duration.clone()
+                set=|j, v| j.watch_max_duration = v />
+        </div>
     }
 }
 
@@ -949,6 +979,47 @@ fn TriggerUrl(id: i64) -> impl IntoView {
                         .map(|e| e.explain(current()))
                 }}
             </p>
+        </section>
+    }
+}
+
+/// A watched job's ping URL, with the ways to call it; admins only.
+#[component]
+fn PingUrl(id: i64) -> impl IntoView {
+    use crate::api::jobs::{JobPingUrl, job_ping_url};
+    let rotate = ServerAction::<JobPingUrl>::new();
+    let url = Resource::new(
+        move || rotate.version().get(),
+        move |_| job_ping_url(id, None),
+    );
+    view! {
+        <section class="card" data-testid="ping-url">
+            <h2>{t!("ping-heading")}</h2>
+            <p class="muted">{t!("ping-explained")}</p>
+            <Transition fallback=|| ()>
+                {move || Suspend::new(async move {
+                    match url.await {
+                        Ok(url) => view! {
+                            <p><code data-testid="ping-url-value">{url.clone()}</code></p>
+                            <pre class="snippet">{format!("curl -fsS -m 10 --retry 3 {url}/start
+# … the work …
+curl -fsS -m 10 --retry 3 {url}
+
+# or, wrapping a command:
+bulwark exec --ping-url {url} -- /usr/local/bin/backup.sh")}</pre>
+                        }.into_any(),
+                        Err(e) => view! { <p class="error">{e.explain(current())}</p> }.into_any(),
+                    }
+                })}
+            </Transition>
+            <ActionForm action=rotate>
+                <input type="hidden" name="id" value=id />
+                <input type="hidden" name="rotate" value="1" />
+                <button type="submit" class="link">{t!("ping-rotate")}</button>
+            </ActionForm>
+            {move || rotate.value().get().and_then(Result::ok).map(|_| view! {
+                <p class="ok" role="status">{t!("ping-rotated")}</p>
+            })}
         </section>
     }
 }

@@ -190,7 +190,7 @@ impl<'a> Planning<'a> {
         let due = match (job.next_fire_at, every) {
             // Watched `every` so long: its next tick is kept (a ping moves it), and each
             // period without one is another.
-            (Some(at), Some(every)) => app::domain::watch::periods_between(
+            (Some(at), Some(every)) => app::domain::cron::periods_between(
                 at - chrono::Duration::milliseconds(every as i64),
                 now,
                 every,

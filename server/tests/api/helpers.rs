@@ -92,6 +92,11 @@ impl TestApp {
         TestApp::start(url, dir, configure).await
     }
 
+    /// The file the server's secret key is in, for `bulwark` commands run against it.
+    pub fn secret_key_file(&self) -> std::path::PathBuf {
+        self._dir.path().join("secret.key")
+    }
+
     /// Stores the vault secret `name` with `value`, sealed with the server's key.
     pub async fn set_secret(&self, name: &str, value: &str) {
         app::services::secrets::set(

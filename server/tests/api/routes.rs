@@ -186,6 +186,7 @@ fn server_functions() -> Vec<(&'static str, Access, Args)> {
         ("tokens/revoke", Change, Form(&[("name", "no-such-token")])),
         ("api-docs", Read, Form(&[])),
         ("jobs/hook", Change, Form(&[("id", "999999")])),
+        ("jobs/ping-url", Change, Form(&[("id", "999999")])),
         ("jobs/hook/set", Change, Form(&[("id", "999999")])),
         (
             "jobs/hook/change",
@@ -254,6 +255,27 @@ const PLAIN: &[(&str, &str, u16, u16)] = &[
     // id is its credential, and one no job has answers 404 to everyone.
     ("GET", "/metrics", 401, 401),
     ("POST", "/hooks/00000000000000000000000000000000", 404, 404),
+    // A ping URL's token is its credential too, by GET or POST, for every kind of ping.
+    ("GET", "/ping/00000000000000000000000000000000", 404, 404),
+    (
+        "POST",
+        "/ping/00000000000000000000000000000000/start",
+        404,
+        404,
+    ),
+    (
+        "POST",
+        "/ping/00000000000000000000000000000000/fail",
+        404,
+        404,
+    ),
+    ("GET", "/ping/00000000000000000000000000000000/0", 404, 404),
+    (
+        "POST",
+        "/ping/00000000000000000000000000000000/log",
+        404,
+        404,
+    ),
     // The site's files are public; a hash this build does not have (and any, when the site
     // is read from disk, as here) is not found, never a sign-in page.
     ("GET", "/assets/0000000000000000/pkg/bulwark.css", 404, 404),

@@ -400,3 +400,115 @@ async fn every_is_anchored_to_the_last_ping(app: TestApp) {
     assert_eq!(sweep(&app.db, at(19, 1.0)).await, 1);
 }
 on_both_backends!(every_is_anchored_to_the_last_ping);
+
+/// `bulwark` run on this host against the test's server and database.
+fn bulwark(app: &TestApp, args: &[&str], stdin: &str) -> std::process::Output {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bulwark"))
+        .args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("BULWARK_DATABASE_URL", &app.database_url)
+        .env("BULWARK_SECRET_KEY_FILE", app.secret_key_file())
+        .env("BULWARK_PUBLIC_URL", app.url(""))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn bulwark");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("wait")
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// A crontab imported twice changes nothing the second time and comes back rewritten through
+/// `bulwark exec`, whose command's exit code and output reach the run; `watch url` prints the
+/// same URL the rewritten crontab uses.
+#[tokio::test(flavor = "multi_thread")]
+async fn a_crontab_imports_once_and_exec_reports_through_its_url() {
+    let app = TestApp::sqlite_with(|_, _| {}).await;
+    let crontab = "MAILTO=ops@example.com\n# the nightly dump\n@daily pg_dump shop > /tmp/shop.sql\n@reboot /opt/start.sh\n";
+    let first = bulwark(&app, &["import", "crontab", "-", "--as", "watch"], crontab);
+    assert!(first.status.success(), "{}", text(&first.stderr));
+    assert!(
+        text(&first.stderr).contains("created 1"),
+        "{}",
+        text(&first.stderr)
+    );
+    assert!(text(&first.stderr).contains("line 4: not imported (@reboot"));
+    let rewritten = text(&first.stdout);
+    assert!(rewritten.starts_with(
+        "MAILTO=ops@example.com\n# the nightly dump\n@daily bulwark exec --ping-url "
+    ));
+    assert!(
+        rewritten
+            .contains(" -- /bin/sh -c 'pg_dump shop > /tmp/shop.sql'\n@reboot /opt/start.sh\n")
+    );
+    let again = bulwark(&app, &["import", "crontab", "-", "--as", "watch"], crontab);
+    assert!(text(&again.stderr).contains("created 0, updated 0, unchanged 1"));
+    assert_eq!(
+        text(&again.stdout),
+        rewritten,
+        "a second import changes nothing"
+    );
+
+    let job = job::Entity::find()
+        .filter(job::Column::Kind.eq(Kind::Watch))
+        .one(&app.db)
+        .await
+        .unwrap()
+        .expect("the watched job");
+    let spec = app::services::jobs::to_spec(&job).unwrap();
+    assert_eq!(
+        spec.cron.map(|c| c.as_str().to_string()).as_deref(),
+        Some("0 0 0 * * *")
+    );
+    assert_eq!(spec.alerts.to.len(), 1);
+    let url = text(&bulwark(&app, &["watch", "url", &job.name], "").stdout);
+    let url = url.trim();
+    assert!(rewritten.contains(&format!("--ping-url {url} --")));
+
+    let exec = bulwark(
+        &app,
+        &[
+            "exec",
+            "--ping-url",
+            url,
+            "--",
+            "sh",
+            "-c",
+            "echo hi; exit 3",
+        ],
+        "",
+    );
+    assert_eq!(exec.status.code(), Some(3), "{}", text(&exec.stderr));
+    assert_eq!(text(&exec.stdout), "hi\n");
+    let runs = runs_of(&app.db, job.id).await;
+    let (dead, attempt) = run(&app.db, runs.last().unwrap().id).await;
+    assert_eq!(dead.status, RunStatus::Dead);
+    assert_eq!(attempt.output_tail.as_deref(), Some("hi\n"));
+    assert!(attempt.duration_ms.is_some(), "exec pings /start first");
+
+    // Bulwark unreachable: the command still runs and keeps its exit code.
+    let offline = bulwark(
+        &app,
+        &[
+            "exec",
+            "--ping-url",
+            "http://127.0.0.1:9/ping/x",
+            "--",
+            "true",
+        ],
+        "",
+    );
+    assert_eq!(offline.status.code(), Some(0));
+    assert!(text(&offline.stderr).contains("could not ping Bulwark"));
+}

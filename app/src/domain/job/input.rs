@@ -251,7 +251,7 @@ fn status_range((lo, hi): &(u16, u16)) -> String {
 }
 
 fn default_grace() -> String {
-    duration::format_ms(crate::domain::watch::DEFAULT_GRACE_MS)
+    duration::format_ms(super::DEFAULT_GRACE_MS)
 }
 
 fn default_redirects() -> String {

@@ -135,7 +135,7 @@ pub enum JobKind {
         params: BTreeMap<String, String>,
     },
     /// Run somewhere else; each expected tick waits for a ping (`super::watch`).
-    Watch(super::watch::Watch),
+    Watch(Watch),
 }
 
 impl JobKind {
@@ -268,7 +268,7 @@ impl JobKind {
     }
 
     /// What a watched job expects, if this is one.
-    pub fn watch(&self) -> Option<&super::watch::Watch> {
+    pub fn watch(&self) -> Option<&Watch> {
         match self {
             JobKind::Watch(watch) => Some(watch),
             _ => None,
@@ -452,6 +452,32 @@ impl Alerts {
     }
 }
 
+/// What a watched job expects (`super::watch`). Its schedule is the job's cron, or `every_ms`
+/// after its last ping (anchored as Healthchecks anchors a simple period).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Watch {
+    /// Expected this long after the last ping, instead of a cron.
+    #[serde(default)]
+    pub every_ms: Option<u64>,
+    /// How far from its tick a ping may come, and how long a tick waits for one.
+    pub grace_ms: u64,
+    /// A run that ends sooner than this is too fast (with what its history teaches).
+    #[serde(default)]
+    pub min_duration_ms: Option<u64>,
+    /// A run that ends later than this is too slow (with what its history teaches).
+    #[serde(default)]
+    pub max_duration_ms: Option<u64>,
+}
+
+/// The grace a new watched job starts with.
+pub const DEFAULT_GRACE_MS: u64 = 5 * 60_000;
+
+/// Shortest and longest `every` period.
+pub const EVERY_MS: std::ops::RangeInclusive<u64> = 1_000..=366 * 86_400_000;
+
+/// Longest grace.
+pub const MAX_GRACE_MS: u64 = 30 * 86_400_000;
+
 /// A valid job definition.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JobSpec {
@@ -502,7 +528,7 @@ impl JobSpec {
     ) -> super::cron::Ticks {
         match (&self.cron, self.kind.watch().and_then(|w| w.every_ms)) {
             (Some(cron), _) => cron.ticks_between(&self.timezone, after, until, keep),
-            (None, Some(every)) => super::watch::periods_between(after, until, every, keep),
+            (None, Some(every)) => super::cron::periods_between(after, until, every, keep),
             (None, None) => super::cron::Ticks {
                 last: Vec::new(),
                 more: false,

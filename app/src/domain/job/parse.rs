@@ -133,7 +133,7 @@ fn parse_cron(
 /// A watched job's expectations: `every` (or the cron), `grace`, `min_duration`,
 /// `max_duration`.
 fn parse_watch(input: &JobInput, fail: &mut impl FnMut(&str, Problem)) -> Option<JobKind> {
-    use crate::domain::watch::{EVERY_MS, MAX_GRACE_MS, Watch};
+    use super::{EVERY_MS, MAX_GRACE_MS, Watch};
     let mut ok = true;
     let mut optional = |field: &str, text: &str, range: std::ops::RangeInclusive<u64>| {
         let text = text.trim();
@@ -181,7 +181,7 @@ fn parse_watch(input: &JobInput, fail: &mut impl FnMut(&str, Problem)) -> Option
     }
     ok.then_some(JobKind::Watch(Watch {
         every_ms,
-        grace_ms: grace_ms.unwrap_or(crate::domain::watch::DEFAULT_GRACE_MS),
+        grace_ms: grace_ms.unwrap_or(super::DEFAULT_GRACE_MS),
         min_duration_ms,
         max_duration_ms,
     }))
