@@ -133,7 +133,7 @@ overview-attention-run = Latest run
 overview-attention-since = Failing since
 overview-attention-error = Error
 overview-slow-heading = Slow attempts
-overview-slow-explained = Slower than the mean plus three standard deviations of the job's recent successes.
+overview-slow-explained = Longer than the job ever should take: 1.5 × the slowest of its usual runs (P99 of the last hundred successes), and a second more at least.
 overview-slow-attempt = { $job } #{ $run } attempt { $attempt }
 overview-slow-running = { $time } so far, still running
 overview-next-heading = Next ticks
@@ -824,6 +824,20 @@ ping-heading = Ping URL
 ping-explained = The job reports here: the URL alone when it succeeded, /start when it begins, /fail or /EXIT-CODE when it ends, /log for output on the way; add ?rid=ID to tell overlapping runs apart. A body is kept as the run's output. Anyone with the URL can ping it: keep it like a password.
 ping-rotate = Make a new URL (the old one stops working)
 ping-rotated = A new ping URL is in use.
+durations-heading = How long its runs take
+durations-none = No finished run with a duration yet.
+durations-learning = { $count ->
+    [one] One run so far
+   *[other] { $count } runs so far
+}; the usual band shows after ten successes.
+durations-band = Usually { $low } to { $high } (P05–P95 of the latest successes); P99 { $p99 }. The last { $count } runs are drawn.
+durations-seconds = seconds
+durations-succeeded = succeeded
+durations-failed = failed
+durations-usual = usual (P05–P95)
+durations-p99 = P99
+durations-too-slow = too slow past
+durations-too-fast = too fast below
 job-overlap-skip = is skipped (and recorded)
 job-overlap-queue = waits its turn
 job-misfire-run-once = run once when it is back

@@ -196,6 +196,22 @@ pub async fn job_episodes(id: i64) -> Result<Vec<crate::domain::recovery::Episod
     )
 }
 
+/// The job's recent attempts' durations, with its learned band (the duration chart).
+#[server(endpoint = "jobs/durations", output = Json)]
+pub async fn job_durations(id: i64) -> Result<crate::views::jobs::Durations, AppError> {
+    super::respond(
+        async {
+            super::auth::require_user()?;
+            let state = super::state()?;
+            let row = crate::services::jobs::get(&state.db, id)
+                .await
+                .map_err(AppError::from)?;
+            Ok(crate::services::runs::durations(&state.db, &row).await?)
+        }
+        .await,
+    )
+}
+
 /// The job's trigger URL, for admins only (its id is a credential).
 #[server(endpoint = "jobs/hook", output = Json)]
 pub async fn job_hook(id: i64) -> Result<Option<crate::views::jobs::Hook>, AppError> {

@@ -2,6 +2,7 @@
 
 pub mod admin_list;
 pub mod chart;
+pub mod duration_chart;
 pub mod form;
 pub mod layout;
 pub mod log_viewer;

@@ -8,7 +8,7 @@
 //!   and of the window before, for the trend;
 //! - timeouts: attempts in the window whose error class is `timeout`;
 //! - retries spent: attempts in the window after a run's first;
-//! - slow: attempts in the window flagged slow (beyond mean + 3σ of recent successes);
+//! - slow: attempts in the window flagged too slow (`super::watch::Limits`);
 //! - failed queue: every dead run not yet handled, with how long it has waited;
 //! - by tag: the runs and success rate of each tag's jobs (a job with two tags counts in both),
 //!   when any job has a tag.

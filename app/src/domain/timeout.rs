@@ -71,27 +71,6 @@ pub fn nearest_rank(samples: &[u64], q: f64) -> u64 {
     sorted[rank - 1]
 }
 
-/// How much longer than its mean an attempt must take to be slow, however steady its history:
-/// a job that takes 3 ms with a σ of 1 ms is not slow at 7 ms (`bulwark bench soak` flagged such
-/// jitter 53 times in two minutes), whatever the statistics say.
-pub const SLOW_MIN_EXCESS_MS: f64 = 100.0;
-
-/// A run slower than mean + 3σ of its history, and at least [`SLOW_MIN_EXCESS_MS`] over the
-/// mean, is flagged (with at least [`MIN_SAMPLES`]).
-pub fn is_slow(duration_ms: u64, history_ms: &[u64]) -> bool {
-    if history_ms.len() < MIN_SAMPLES {
-        return false;
-    }
-    let n = history_ms.len() as f64;
-    let mean = history_ms.iter().map(|&v| v as f64).sum::<f64>() / n;
-    let variance = history_ms
-        .iter()
-        .map(|&v| (v as f64 - mean).powi(2))
-        .sum::<f64>()
-        / n;
-    duration_ms as f64 > mean + (3.0 * variance.sqrt()).max(SLOW_MIN_EXCESS_MS)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,18 +125,5 @@ mod tests {
             120_000,
             "hard cap"
         );
-    }
-
-    #[test]
-    fn slow_runs() {
-        let history = [1000, 1100, 900, 1050, 950, 1000];
-        assert!(!is_slow(1150, &history)); // mean 1000, σ ≈ 65: the line is ≈ 1195
-        assert!(is_slow(1200, &history));
-        assert!(!is_slow(100_000, &history[..3]), "too little history");
-        // Steady and short: 3σ is under a millisecond, so the excess decides.
-        let quick = [3, 4, 3, 2, 3, 3];
-        assert!(!is_slow(9, &quick));
-        assert!(!is_slow(103, &quick));
-        assert!(is_slow(104, &quick));
     }
 }

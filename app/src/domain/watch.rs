@@ -71,6 +71,9 @@ pub fn window_holds(tick: DateTime<Utc>, grace_ms: u64, at: DateTime<Utc>) -> bo
 /// Successes a job needs before its history sets a limit.
 pub const MIN_SUCCESSES: usize = 10;
 
+/// How far from the usual a learned limit stays, at least.
+pub const MIN_GAP_MS: u64 = 1_000;
+
 /// Latest successes the limits read.
 pub const HISTORY: u32 = 100;
 
@@ -79,7 +82,9 @@ pub const HISTORY: u32 = 100;
 /// A run shorter than `min(min_duration, P05 / 2)` is too fast, one longer than
 /// `max(max_duration, 1.5 × P99)` too slow: the learned side needs [`MIN_SUCCESSES`], and a
 /// setting alone applies from the first run. Both are far enough out that a job's normal
-/// spread never reaches them (a backup that "succeeded" in a second did not back anything up).
+/// spread never reaches them (a backup that "succeeded" in a second did not back anything up),
+/// and a learned limit stays [`MIN_GAP_MS`] from the usual too: a job of a few milliseconds is
+/// not too slow at forty because a busy host paused it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Limits {
     /// Shorter than this is too fast.
@@ -95,8 +100,10 @@ impl Limits {
         successes_ms: &[u64],
     ) -> Limits {
         let learned = successes_ms.len() >= MIN_SUCCESSES;
-        let p05 = learned.then(|| nearest_rank(successes_ms, 0.05) / 2);
-        let p99 = learned.then(|| nearest_rank(successes_ms, 0.99).saturating_mul(3) / 2);
+        let p05 = nearest_rank_if(learned, successes_ms, 0.05)
+            .and_then(|p| Some((p / 2).min(p.checked_sub(MIN_GAP_MS)?)));
+        let p99 = nearest_rank_if(learned, successes_ms, 0.99)
+            .map(|p| (p.saturating_mul(3) / 2).max(p.saturating_add(MIN_GAP_MS)));
         Limits {
             fast_below_ms: pick(min_duration_ms, p05, u64::min),
             slow_above_ms: pick(max_duration_ms, p99, u64::max),
@@ -111,6 +118,10 @@ impl Limits {
             _ => Pace::Usual,
         }
     }
+}
+
+fn nearest_rank_if(learned: bool, samples: &[u64], q: f64) -> Option<u64> {
+    learned.then(|| nearest_rank(samples, q))
 }
 
 fn pick(set: Option<u64>, learned: Option<u64>, join: fn(u64, u64) -> u64) -> Option<u64> {
@@ -173,15 +184,22 @@ mod tests {
         let set = Limits::learn(Some(1_000), Some(10_000), &few);
         assert_eq!(set.judge(500), Pace::TooFast { below_ms: 1_000 });
         assert_eq!(set.judge(11_000), Pace::TooSlow { above_ms: 10_000 });
-        let ten = [2_000; 10];
+        let ten = [4_000; 10];
         let learned = Limits::learn(None, None, &ten);
-        assert_eq!(learned.judge(100), Pace::TooFast { below_ms: 1_000 });
-        assert_eq!(learned.judge(2_900), Pace::Usual);
-        assert_eq!(learned.judge(3_001), Pace::TooSlow { above_ms: 3_000 });
+        assert_eq!(learned.judge(100), Pace::TooFast { below_ms: 2_000 });
+        assert_eq!(learned.judge(5_900), Pace::Usual);
+        assert_eq!(learned.judge(6_001), Pace::TooSlow { above_ms: 6_000 });
         // Both: the looser of the two.
-        let both = Limits::learn(Some(1_500), Some(2_500), &ten);
-        assert_eq!(both.fast_below_ms, Some(1_000));
-        assert_eq!(both.slow_above_ms, Some(3_000));
+        let both = Limits::learn(Some(3_000), Some(5_000), &ten);
+        assert_eq!(both.fast_below_ms, Some(2_000));
+        assert_eq!(both.slow_above_ms, Some(6_000));
+        // Short jobs: a second from the usual at least, and nothing too fast under a second.
+        let quick = Limits::learn(None, None, &[5; 10]);
+        assert_eq!(quick.fast_below_ms, None);
+        assert_eq!(quick.slow_above_ms, Some(1_005));
+        let two = Limits::learn(None, None, &[2_000; 10]);
+        assert_eq!(two.fast_below_ms, Some(1_000));
+        assert_eq!(two.slow_above_ms, Some(3_000));
     }
 
     #[test]

@@ -14,6 +14,7 @@ use leptos_router::hooks::{use_navigate, use_params_map};
 
 use crate::api::AppError;
 use crate::api::jobs::{SaveJob, get_job, get_job_zone, zone_names};
+use crate::components::duration_chart::DurationChart;
 use crate::components::layout::use_current_user;
 use crate::components::retry_editor::RetryEditor;
 use crate::components::retry_evidence::JobHistory;
@@ -127,7 +128,8 @@ pub fn JobEditPage() -> impl IntoView {
                         let hold_card = id
                             .filter(|_| !hold.misplaced.is_empty())
                             .map(|id| view! { <HeldForParameters id hold readonly /> });
-                        view! { {hold_card} <JobForm id input zone zone_names history readonly /> {run_card} {hook_card} }.into_any()
+                        let durations = id.map(|id| view! { <DurationChart id /> });
+                        view! { {hold_card} <JobForm id input zone zone_names history readonly /> {durations} {run_card} {hook_card} }.into_any()
                     }
                     Err(e) => {
                         view! {

@@ -12,7 +12,7 @@ use sea_orm::{
 use crate::domain::cron::CronExpr;
 use crate::domain::node::NodeState;
 use crate::domain::run::{RunStatus, Trigger};
-use crate::domain::timeout;
+use crate::domain::watch::{HISTORY, Limits, Pace};
 use crate::entities::{job, job_alert, job_attempt, job_run};
 use crate::services::traffic::TrafficError;
 use crate::views::overview::{Attention, Change, Failure, NextFire, Overview, SlowAttempt, Tiles};
@@ -151,7 +151,7 @@ async fn health_tiles(
             .filter(|(tick, _)| *tick >= from && *tick < to)
             .map(|(_, ms)| *ms)
             .collect();
-        (!window.is_empty()).then(|| timeout::nearest_rank(&window, 0.95))
+        (!window.is_empty()).then(|| crate::domain::timeout::nearest_rank(&window, 0.95))
     };
     tiles.late_p95_ms = p95(day_ago, now);
     tiles.late_p95_before_ms = p95(two_days_ago, day_ago);
@@ -284,8 +284,8 @@ async fn attention(db: &DatabaseConnection, jobs: &[job::Model]) -> Result<Vec<A
     Ok(rows)
 }
 
-/// Attempts flagged slow in the last 24 hours, and running attempts already past mean + 3σ of
-/// their job's recent successes, newest first.
+/// Attempts flagged too slow in the last 24 hours, and running attempts already past their
+/// job's too-slow limit (`crate::domain::watch::Limits`), newest first.
 async fn slow(
     db: &DatabaseConnection,
     jobs: &[job::Model],
@@ -304,10 +304,13 @@ async fn slow(
         let Some(job) = names.get(&run.job_id) else {
             continue;
         };
-        let window = super::jobs::to_spec(job).map_or(20, |spec| spec.timeout.window.max(20));
-        let history = super::runs::recent_success_ms(db, job.id, window).await?;
+        let max_duration = super::jobs::to_spec(job)
+            .ok()
+            .and_then(|spec| spec.kind.watch().and_then(|w| w.max_duration_ms));
+        let history = super::runs::recent_success_ms(db, job.id, HISTORY).await?;
         let so_far = (now - attempt.started_at).num_milliseconds().max(0) as u64;
-        if timeout::is_slow(so_far, &history) {
+        let limits = Limits::learn(None, max_duration, &history);
+        if matches!(limits.judge(so_far), Pace::TooSlow { .. }) {
             out.push(SlowAttempt {
                 job: job.name.clone(),
                 run_id: run.id,

@@ -642,3 +642,64 @@ pub fn recent_success_query(job_id: i64, limit: u32) -> sea_orm::Select<job_atte
         .order_by_desc(job_run::Column::Id)
         .limit(u64::from(limit))
 }
+
+/// Finished attempts a duration chart shows, at most.
+pub const DURATION_POINTS: u64 = 300;
+
+/// The job's latest attempts' durations, with the percentiles and limits its successes set
+/// (`crate::domain::watch::Limits`).
+pub async fn durations(
+    db: &impl ConnectionTrait,
+    job: &job::Model,
+) -> Result<crate::views::jobs::Durations, DbErr> {
+    use crate::domain::timeout::nearest_rank;
+    use crate::domain::watch::{HISTORY, Limits, MIN_SUCCESSES};
+    let rows: Vec<(DateTime<Utc>, i64, Option<Outcome>, i64)> = job_attempt::Entity::find()
+        .select_only()
+        .column(job_attempt::Column::FinishedAt)
+        .column(job_attempt::Column::DurationMs)
+        .column(job_attempt::Column::Outcome)
+        .column(job_attempt::Column::RunId)
+        .inner_join(job_run::Entity)
+        .filter(job_run::Column::JobId.eq(job.id))
+        .filter(job_attempt::Column::DurationMs.is_not_null())
+        .filter(job_attempt::Column::FinishedAt.is_not_null())
+        .order_by_desc(job_run::Column::Id)
+        .order_by_desc(job_attempt::Column::Number)
+        .limit(DURATION_POINTS)
+        .into_tuple()
+        .all(db)
+        .await?;
+    let points = rows
+        .into_iter()
+        .rev()
+        .map(
+            |(finished_at, ms, outcome, run_id)| crate::views::jobs::DurationPoint {
+                finished_at,
+                duration_ms: ms.max(0) as u64,
+                succeeded: outcome == Some(Outcome::Succeeded),
+                run_id,
+            },
+        )
+        .collect();
+    let history = recent_success_ms(db, job.id, HISTORY).await?;
+    let learned = history.len() >= MIN_SUCCESSES;
+    let at = |q: f64| learned.then(|| nearest_rank(&history, q));
+    let watch = super::jobs::to_spec(job)
+        .ok()
+        .and_then(|spec| spec.kind.watch().copied());
+    let limits = Limits::learn(
+        watch.and_then(|w| w.min_duration_ms),
+        watch.and_then(|w| w.max_duration_ms),
+        &history,
+    );
+    Ok(crate::views::jobs::Durations {
+        points,
+        p05_ms: at(0.05),
+        p95_ms: at(0.95),
+        p99_ms: at(0.99),
+        // Only a watched job dies of being too fast; every job can be too slow.
+        fast_below_ms: limits.fast_below_ms.filter(|_| watch.is_some()),
+        slow_above_ms: limits.slow_above_ms,
+    })
+}

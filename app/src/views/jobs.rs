@@ -363,3 +363,28 @@ impl BulkAction {
         }
     }
 }
+
+/// A job's recent attempts' durations, with what its successes have taught (the job page's
+/// duration chart).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Durations {
+    /// Oldest first.
+    pub points: Vec<DurationPoint>,
+    /// Percentiles of the latest successes (`crate::domain::watch::HISTORY` of them), once
+    /// there are enough.
+    pub p05_ms: Option<u64>,
+    pub p95_ms: Option<u64>,
+    pub p99_ms: Option<u64>,
+    /// Shorter than this is too fast (a watched job's), longer than this too slow.
+    pub fast_below_ms: Option<u64>,
+    pub slow_above_ms: Option<u64>,
+}
+
+/// One finished attempt.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DurationPoint {
+    pub finished_at: DateTime<Utc>,
+    pub duration_ms: u64,
+    pub succeeded: bool,
+    pub run_id: i64,
+}

@@ -73,7 +73,8 @@ pub struct Attention {
     pub in_failed_queue: bool,
 }
 
-/// An attempt that is running longer, or ran longer, than mean + 3σ of its job's history.
+/// An attempt that is running longer, or ran longer, than its job ever should
+/// (`crate::domain::watch::Limits`).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SlowAttempt {
     pub job: String,

@@ -105,6 +105,7 @@ pub fn api() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(jobs::apply))
         .routes(routes!(runs::trigger))
         .routes(routes!(hooks::create, hooks::change, hooks::remove))
+        .routes(routes!(ping::url))
         .routes(routes!(runs::list))
         .routes(routes!(runs::get))
         .routes(routes!(run_logs::log))

@@ -141,3 +141,54 @@ async fn take(
         Err(WatchError::Db(e)) => Err(e.into()),
     }
 }
+
+/// What `POST /api/v1/jobs/{name}/ping-url` is asked.
+#[derive(Debug, Default, Deserialize, utoipa::ToSchema)]
+pub struct PingUrlRequest {
+    /// Make a new URL; the old one stops working.
+    #[serde(default)]
+    rotate: bool,
+}
+
+/// A watched job's ping URL.
+#[derive(Debug, Serialize, utoipa::ToSchema)]
+pub struct PingUrl {
+    url: String,
+}
+
+/// A watched job's ping URL, made when it has none (with `rotate`, made again).
+#[utoipa::path(post, path = "/jobs/{name}/ping-url", tag = "jobs", params(("name" = String, Path)),
+    request_body = PingUrlRequest,
+    responses((status = 200, body = PingUrl), (status = 404, body = Problem),
+        (status = 422, body = Problem)))]
+pub async fn url(
+    super::caller::Admin(caller): super::caller::Admin,
+    State(state): State<AppState>,
+    Path(name): Path<String>,
+    body: axum::body::Bytes,
+) -> Result<Json<PingUrl>, Problem> {
+    let job = super::jobs::by_name(&state, &name).await?;
+    let asked: PingUrlRequest = if body.iter().all(u8::is_ascii_whitespace) {
+        PingUrlRequest::default()
+    } else {
+        serde_json::from_slice(&body)
+            .map_err(|e| Problem::invalid("body", format!("not a ping-URL request: {e}")))?
+    };
+    let token = match watch::token(
+        &state.db,
+        &state.secret_key,
+        &job,
+        asked.rotate,
+        &caller.as_actor(),
+        crate::clock::now(),
+    )
+    .await
+    {
+        Ok(token) => token,
+        Err(WatchError::Db(e)) => return Err(e.into()),
+        Err(e) => return Err(Problem::invalid("kind", e.to_string())),
+    };
+    Ok(Json(PingUrl {
+        url: format!("{}/ping/{token}", state.public_url.trim_end_matches('/')),
+    }))
+}

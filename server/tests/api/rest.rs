@@ -59,6 +59,7 @@ fn operations() -> Vec<(&'static str, &'static str, Access, Option<Value>)> {
             Some(json!({"when_paused": "maybe"})),
         ),
         ("delete", "/jobs/{name}/hook", Change, None),
+        ("post", "/jobs/{name}/ping-url", Change, None),
         ("get", "/runs", Read, None),
         ("get", "/runs/{id}", Read, None),
         ("get", "/runs/{id}/log", Read, None),

@@ -187,6 +187,7 @@ fn server_functions() -> Vec<(&'static str, Access, Args)> {
         ("api-docs", Read, Form(&[])),
         ("jobs/hook", Change, Form(&[("id", "999999")])),
         ("jobs/ping-url", Change, Form(&[("id", "999999")])),
+        ("jobs/durations", Read, Form(&[("id", "999999")])),
         ("jobs/hook/set", Change, Form(&[("id", "999999")])),
         (
             "jobs/hook/change",

@@ -219,10 +219,12 @@ async fn overlapping_rids_keep_their_own_runs_and_a_too_short_run_is_dead(app: T
     let b = ping(&app, &job, Ping::Start, Some("b"), "", at(1, 2.0)).await;
     assert_ne!(a.run_id, b.run_id);
     assert!(b.unexpected, "the tick was taken: b is a run of its own");
-    ping(&app, &job, Ping::Success, Some("b"), "", at(1, 3.0)).await;
-    ping(&app, &job, Ping::Exit(0), Some("a"), "", at(1, 6.0)).await;
-    assert_eq!(run(&app.db, a.run_id).await.1.duration_ms, Some(5_000));
-    assert_eq!(run(&app.db, b.run_id).await.1.duration_ms, Some(1_000));
+    ping(&app, &job, Ping::Success, Some("b"), "", at(1, 5.0)).await;
+    ping(&app, &job, Ping::Exit(0), Some("a"), "", at(1, 4.0)).await;
+    assert_eq!(run(&app.db, a.run_id).await.1.duration_ms, Some(3_000));
+    assert_eq!(run(&app.db, b.run_id).await.1.duration_ms, Some(3_000));
+    assert_eq!(run(&app.db, a.run_id).await.0.finished_at, Some(at(1, 4.0)));
+    assert_eq!(run(&app.db, b.run_id).await.0.finished_at, Some(at(1, 5.0)));
 
     // Ten runs of about two seconds teach it; then one of 0.1 s is too fast to be true.
     for minute in 2..=11 {
