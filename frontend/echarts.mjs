@@ -3,7 +3,7 @@
 // that needs another series type or component adds it here, or ECharts logs what is missing.
 // charming's renderer (app/src/components/chart.rs) calls the global `echarts`.
 import * as echarts from "echarts/core";
-import { BarChart, LineChart } from "echarts/charts";
+import { BarChart, LineChart, ScatterChart } from "echarts/charts";
 import {
   GridComponent,
   LegendComponent,
@@ -16,6 +16,7 @@ import { CanvasRenderer } from "echarts/renderers";
 echarts.use([
   BarChart,
   LineChart,
+  ScatterChart,
   GridComponent,
   LegendComponent,
   MarkAreaComponent,

@@ -158,6 +158,18 @@ pub fn attempt_settled(a: &AttemptSettled<'_>) {
     }
 }
 
+/// Counts a watched run a ping or the sweep ended, as any settled attempt is counted.
+pub fn watched_ended(e: &app::services::watch::Ended) {
+    attempt_settled(&AttemptSettled {
+        job: &e.job,
+        outcome: e.outcome,
+        class: e.class,
+        seconds: e.duration_ms.unwrap_or(0) as f64 / 1000.0,
+        lateness: None,
+        run_ended: Some(e.status),
+    });
+}
+
 /// Counts runs this node took over from nodes whose lease expired.
 pub fn took_over(runs: usize) {
     if runs > 0 {

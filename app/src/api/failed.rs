@@ -25,6 +25,9 @@ impl From<crate::services::failed::FailedError> for AppError {
             FailedError::NotInQueue(id) => {
                 AppError::invalid("run", crate::t!("error-not-in-queue", id = id))
             }
+            FailedError::RunsElsewhere(_) => {
+                AppError::invalid("run", crate::t!("error-watch-retrigger"))
+            }
             other => AppError::internal(&other),
         }
     }
@@ -72,7 +75,7 @@ pub async fn retrigger_preview(filter: QueueFilter) -> Result<u64, AppError> {
         async {
             super::auth::require_user()?;
             let state = super::state()?;
-            crate::services::failed::count(&state.db, &query(&filter)?)
+            crate::services::failed::count_retriggerable(&state.db, &query(&filter)?)
                 .await
                 .map_err(AppError::from)
         }

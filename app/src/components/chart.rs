@@ -6,7 +6,7 @@
 //! navigation) can have its effect run before the `<div>` is in the document, where ECharts
 //! would measure it as zero wide, so the first draw waits for the next frame until it is.
 //!
-//! ECharts itself (`vendor/echarts.min.js`, 153 KB Brotli) is a script of its own that most
+//! ECharts itself (`vendor/echarts.min.js`, 155 KB Brotli) is a script of its own that most
 //! pages never need. The shell includes it only in pages that draw a chart (`app/src/app.rs`,
 //! `draws_charts`), loading asynchronously, so a chart there may hydrate before it has run; a
 //! chart shown after navigating from another page adds the script once, from the URL the shell

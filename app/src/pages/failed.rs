@@ -272,7 +272,12 @@ fn QueueTable(
                             <td>{run.attempts}</td>
                             <td>{run.error_class.map(error_class)}</td>
                             <td class="small">{run.message.clone().unwrap_or_default()}</td>
-                            {admin.then(|| view! { <td class="actions"><RowActions id retrigger resolve /></td> })}
+                            {admin.then(|| if run.runs_elsewhere {
+                                // A watched job's run: it runs elsewhere, nothing to start again.
+                                view! { <td class="actions"><RowActionsResolveOnly id resolve /></td> }.into_any()
+                            } else {
+                                view! { <td class="actions"><RowActions id retrigger resolve /></td> }.into_any()
+                            })}
                         </tr>
                     }
                     .into_any()

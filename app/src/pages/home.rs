@@ -421,7 +421,11 @@ fn attention_row(
     retrigger: Option<ServerAction<RetriggerRun>>,
 ) -> impl IntoView {
     let id = a.run_id;
-    let in_queue = a.in_failed_queue;
+    // A watched job's run ran elsewhere: nothing to start again from here.
+    let in_queue = a.in_failed_queue && !a.watched;
+    let watched = a
+        .watched
+        .then(|| view! { " " <span class="pill off">{crate::i18n::words::job_kind(crate::domain::job::Kind::Watch)}</span> });
     let action = retrigger.map(|retrigger| {
         view! {
             <td class="actions">
@@ -436,7 +440,7 @@ fn attention_row(
     });
     view! {
         <tr data-job=a.job.clone()>
-            <td><a href=format!("/jobs/{}", a.job_id)>{a.job.clone()}</a></td>
+            <td><a href=format!("/jobs/{}", a.job_id)>{a.job.clone()}</a>{watched}</td>
             <td><a href=format!("/runs/{id}")>{format!("#{id} ")}</a>{status_pill(a.status)}</td>
             <td title=when(a.since)>{ago(a.since, now)}</td>
             <td class="small">{a.error_class.map(|c| format!("{}: ", error_class(c)))}{a.error.clone().unwrap_or_default()}</td>

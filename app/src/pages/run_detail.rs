@@ -82,11 +82,12 @@ fn RunStory(run: RunView) -> impl IntoView {
         let why = run.last_error.clone().unwrap_or_else(|| t!("run-held"));
         view! { <HeldCard id why me /> }
     });
+    let elsewhere = run.runs_elsewhere;
     let retrigger = in_queue.then(|| {
         view! {
             <Suspense fallback=|| ()>
                 {move || Suspend::new(async move {
-                    me.await.ok().filter(|u| u.is_admin()).map(|_| view! { <RetriggerPanel id /> })
+                    me.await.ok().filter(|u| u.is_admin()).map(|_| view! { <RetriggerPanel id elsewhere /> })
                 })}
             </Suspense>
         }
@@ -277,9 +278,9 @@ fn AuditCard(id: i64) -> impl IntoView {
 }
 
 /// Re-trigger this dead run — now, or once with another timeout or retry policy — or take it
-/// out of the queue by hand.
+/// out of the queue by hand (only that for a watched job's run, which ran elsewhere).
 #[component]
-fn RetriggerPanel(id: i64) -> impl IntoView {
+fn RetriggerPanel(id: i64, elsewhere: bool) -> impl IntoView {
     let retrigger = ServerAction::<RetriggerRun>::new();
     let resolve = ServerAction::<ResolveRun>::new();
     let timeout = RwSignal::new(String::new());
@@ -308,9 +309,10 @@ fn RetriggerPanel(id: i64) -> impl IntoView {
     view! {
         <section class="card" data-testid="retrigger-panel">
             <h2>{t!("overview-tile-failed")}</h2>
-            <Overrides timeout custom_retry retry />
+            {elsewhere.then(|| view! { <p class="muted">{t!("error-watch-retrigger")}</p> })}
+            {(!elsewhere).then(|| view! { <Overrides timeout custom_retry retry /> })}
             <p class="actions">
-                <button type="button" on:click=move |_| {
+                <button type="button" hidden=elsewhere on:click=move |_| {
                     if !crate::components::layout::confirm_while_paused() { return; }
                     let t = timeout.get_untracked();
                     retrigger.dispatch(RetriggerRun {

@@ -30,6 +30,9 @@ pub enum FailedError {
     Retry(Vec<crate::domain::retry::RetryError>),
     #[error("run {0} is not in the failed queue")]
     NotInQueue(i64),
+    /// A watched job's run: it runs elsewhere, so it can only be resolved or discarded.
+    #[error("run {0} is a watched job's: it runs elsewhere, so resolve or discard it")]
+    RunsElsewhere(i64),
     #[error("could not encode the re-trigger's retry policy: {0}")]
     Encode(serde_json::Error),
     #[error(transparent)]
@@ -160,6 +163,9 @@ async fn dead_runs(
         .into_iter()
         .map(|(r, j)| DeadRun {
             id: r.id,
+            runs_elsewhere: j
+                .as_ref()
+                .is_some_and(|j| j.kind == crate::domain::job::Kind::Watch),
             job: j.map(|j| j.name).unwrap_or_default(),
             trigger: r.trigger,
             first_failure: first_failures.get(&r.id).copied().flatten(),
@@ -222,6 +228,28 @@ async fn per_class(db: &DatabaseConnection) -> Result<Vec<(Option<ErrorClass>, u
 
 pub async fn count(db: &DatabaseConnection, filter: &QueueQuery) -> Result<u64, FailedError> {
     Ok(filtered(filter).count(db).await?)
+}
+
+/// How many runs a bulk re-trigger by `filter` would start again: those in the queue it
+/// matches, a watched job's left out (they run elsewhere).
+pub async fn count_retriggerable(
+    db: &DatabaseConnection,
+    filter: &QueueQuery,
+) -> Result<u64, FailedError> {
+    Ok(retriggerable(filtered(filter)).count(db).await?)
+}
+
+/// `select` without the runs of watched jobs, which cannot be re-triggered.
+fn retriggerable(select: Select<job_run::Entity>) -> Select<job_run::Entity> {
+    select.filter(
+        job_run::Column::JobId.not_in_subquery(
+            sea_orm::sea_query::Query::select()
+                .column(job::Column::Id)
+                .from(job::Entity)
+                .and_where(job::Column::Kind.eq(crate::domain::job::Kind::Watch))
+                .to_owned(),
+        ),
+    )
 }
 
 /// What a re-trigger may change, once.
@@ -288,10 +316,7 @@ pub async fn retrigger(
         .as_ref()
         .is_some_and(|j| j.kind == crate::domain::job::Kind::Watch)
     {
-        return Err(FailedError::Invalid(
-            "id",
-            crate::problem!("error-watch-retrigger"),
-        ));
+        return Err(FailedError::RunsElsewhere(id));
     }
     let txn = db.begin().await?;
     super::lanes::lock(&txn, &[dead.job_id]).await?;
@@ -397,7 +422,7 @@ pub async fn retrigger_many(
     }
     let targets: Vec<i64> = match filter {
         Some(filter) => {
-            filtered(filter)
+            retriggerable(filtered(filter))
                 .select_only()
                 .column(job_run::Column::Id)
                 .order_by_asc(job_run::Column::FinishedAt)
@@ -417,7 +442,7 @@ pub async fn retrigger_many(
         let start_at = now + chrono::Duration::milliseconds(spacing_ms * done as i64);
         match retrigger(db, id, &Overrides::default(), who, start_at, now).await {
             Ok(_) => done += 1,
-            Err(FailedError::NotInQueue(_)) => {}
+            Err(FailedError::NotInQueue(_) | FailedError::RunsElsewhere(_)) => {}
             Err(e) => return Err(e),
         }
     }

@@ -263,6 +263,11 @@ async fn attention(db: &DatabaseConnection, jobs: &[job::Model]) -> Result<Vec<A
         .filter_map(|a| a.opened_at.map(|at| (a.job_id, at)))
         .collect();
     let names: HashMap<i64, &str> = jobs.iter().map(|j| (j.id, j.name.as_str())).collect();
+    let watched: std::collections::HashSet<i64> = jobs
+        .iter()
+        .filter(|j| j.kind == crate::domain::job::Kind::Watch)
+        .map(|j| j.id)
+        .collect();
     let mut rows: Vec<Attention> = runs
         .into_iter()
         .map(|run| Attention {
@@ -278,6 +283,7 @@ async fn attention(db: &DatabaseConnection, jobs: &[job::Model]) -> Result<Vec<A
             error_class: run.last_error_class,
             error: run.last_error,
             in_failed_queue: run.status == RunStatus::Dead,
+            watched: watched.contains(&run.job_id),
         })
         .collect();
     rows.sort_by(|a, b| a.since.cmp(&b.since).then(a.job.cmp(&b.job)));

@@ -3,8 +3,8 @@
 
 use chrono::{DateTime, Duration, DurationRound, Utc};
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait, QueryFilter, QueryOrder,
-    QuerySelect, Set, TransactionTrait,
+    ColumnTrait, Condition, ConnectionTrait, DatabaseConnection, DbErr, EntityTrait, QueryFilter,
+    QueryOrder, QuerySelect, Set, TransactionTrait,
 };
 
 use crate::domain::run::{Outcome, RunStatus, Trigger};
@@ -338,8 +338,9 @@ pub async fn cancel(
         .ok_or(CancelError::NotFound(id))
 }
 
-/// Ends the run cancelled if it is waiting (pending, due, in retry wait); how many rows that
-/// changed (0 when it is running or has ended).
+/// Ends the run cancelled if it is waiting (pending, due, in retry wait, awaiting a ping) or
+/// is a watched run started elsewhere (running without a lease: nothing here to stop); how
+/// many rows that changed (0 when it is running here or has ended).
 async fn end_waiting(
     txn: &sea_orm::DatabaseTransaction,
     id: i64,
@@ -358,9 +359,22 @@ async fn end_waiting(
             Expr::value(Option::<String>::None),
         )
         .col_expr(job_run::Column::LeaseExpiresAt, none_at())
+        .col_expr(job_run::Column::ExpectBy, none_at())
         .filter(job_run::Column::Id.eq(id))
-        .filter(job_run::Column::Status.is_in(RunStatus::ACTIVE.iter().copied()))
-        .filter(job_run::Column::Status.ne(RunStatus::Running))
+        .filter(
+            Condition::any()
+                .add(
+                    Condition::all()
+                        .add(job_run::Column::Status.is_in(RunStatus::ACTIVE.iter().copied()))
+                        .add(job_run::Column::Status.ne(RunStatus::Running)),
+                )
+                .add(job_run::Column::Status.eq(RunStatus::AwaitingPing))
+                .add(
+                    Condition::all()
+                        .add(job_run::Column::Status.eq(RunStatus::Running))
+                        .add(job_run::Column::ExpectBy.is_not_null()),
+                ),
+        )
         .exec(txn)
         .await?
         .rows_affected)
@@ -552,6 +566,9 @@ async fn with_attempts(
             cancel_requested_at: r.cancel_requested_at,
             id: r.id,
             job_id: r.job_id,
+            runs_elsewhere: j
+                .as_ref()
+                .is_some_and(|j| j.kind == crate::domain::job::Kind::Watch),
             job: j.map(|j| j.name).unwrap_or_default(),
             trigger: r.trigger,
             status: r.status,

@@ -171,12 +171,25 @@ pub struct Incoming<'a> {
 }
 
 /// What a ping did.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Pinged {
     pub run_id: i64,
     pub status: RunStatus,
     /// No tick was expected then: the run was made for the ping (shown, not lost).
     pub unexpected: bool,
+    /// The run it ended, if it ended one.
+    pub ended: Option<Ended>,
+}
+
+/// A watched run a ping or the sweep ended, as `/metrics` counts it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ended {
+    pub job: String,
+    pub status: RunStatus,
+    pub outcome: Outcome,
+    pub class: Option<ErrorClass>,
+    /// From `/start`, when it was sent.
+    pub duration_ms: Option<u64>,
 }
 
 /// Applies a ping to the job's runs (see the module's documentation); its body, secrets taken
@@ -421,6 +434,7 @@ async fn start(
             run_id: run.id,
             status: RunStatus::Running,
             unexpected: surprise,
+            ended: None,
         },
         attempt.id,
     ))
@@ -468,6 +482,7 @@ async fn log_target(
             run_id: run.id,
             status: run.status,
             unexpected: false,
+            ended: None,
         },
         attempt.id,
     ))
@@ -635,6 +650,13 @@ async fn finish(
             run_id: run.id,
             status: verdict.status,
             unexpected: surprise,
+            ended: Some(Ended {
+                job: job.name.clone(),
+                status: verdict.status,
+                outcome: verdict.outcome,
+                class: verdict.class,
+                duration_ms,
+            }),
         },
         attempt_id,
     ))
@@ -676,12 +698,12 @@ fn tail(body: &[u8]) -> String {
 /// Ends every watched run whose wait is over: a tick nobody pinged by tick + grace is dead
 /// with class `missed` (one attempt, failed, never retried); a started run with no end by its
 /// timeout is dead with class `timeout`. Their jobs' alert episodes step as for any dead run.
-/// Returns how many it ended.
+/// Returns what it ended.
 pub async fn sweep(
     db: &DatabaseConnection,
     now: DateTime<Utc>,
     default_locale: crate::i18n::Locale,
-) -> Result<usize, DbErr> {
+) -> Result<Vec<Ended>, DbErr> {
     let due: Vec<(i64, i64)> = job_run::Entity::find()
         .select_only()
         .column(job_run::Column::Id)
@@ -693,7 +715,7 @@ pub async fn sweep(
         .all(db)
         .await?;
     if due.is_empty() {
-        return Ok(0);
+        return Ok(Vec::new());
     }
     let txn = begin_write(db).await?;
     let job_ids: Vec<i64> = due.iter().map(|(_, job)| *job).collect();
@@ -714,13 +736,15 @@ pub async fn sweep(
         .map(|j| (j.id, j))
         .collect();
     let mut ended = Vec::new();
+    let mut swept = Vec::with_capacity(runs.len());
     for run in &runs {
         let Some(job) = jobs.get(&run.job_id) else {
             continue;
         };
         let Ok(spec) = to_spec(job) else { continue };
-        let failed = give_up(&txn, job, run, now).await?;
+        let (failed, gave_up) = give_up(&txn, job, run, now).await?;
         ended.push((job.id, spec, failed));
+        swept.push(gave_up);
     }
     let batch: Vec<alerts::Ended<'_>> = ended
         .iter()
@@ -735,7 +759,7 @@ pub async fn sweep(
         .collect();
     alerts::record_batch(&txn, &batch, now, default_locale).await?;
     txn.commit().await?;
-    Ok(runs.len())
+    Ok(swept)
 }
 
 /// Ends one watched run whose wait is over; what it became.
@@ -744,7 +768,7 @@ async fn give_up(
     job: &job::Model,
     run: &job_run::Model,
     now: DateTime<Utc>,
-) -> Result<FailedRun, DbErr> {
+) -> Result<(FailedRun, Ended), DbErr> {
     let started = run.status == RunStatus::Running;
     let (class, message) = if started {
         (
@@ -783,7 +807,7 @@ async fn give_up(
     .await?;
     let verdict = failed(class, message.clone());
     settle_run(db, run, &verdict, now).await?;
-    Ok(FailedRun {
+    let failed_run = FailedRun {
         job: job.name.clone(),
         run_id: run.id,
         status: RunStatus::Dead,
@@ -791,7 +815,15 @@ async fn give_up(
         message: Some(message),
         attempts: 1,
         finished_at: now,
-    })
+    };
+    let ended = Ended {
+        job: job.name.clone(),
+        status: RunStatus::Dead,
+        outcome,
+        class: Some(class),
+        duration_ms: duration.map(|ms| ms as u64),
+    };
+    Ok((failed_run, ended))
 }
 
 /// Whether `run` may be started again by hand (a watched job's cannot: it runs elsewhere).

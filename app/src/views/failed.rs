@@ -32,6 +32,10 @@ pub struct DeadRun {
     pub attempts: i32,
     pub error_class: Option<ErrorClass>,
     pub message: Option<String>,
+    /// A watched job's run: it runs elsewhere, so it is resolved or discarded, never
+    /// re-triggered.
+    #[serde(default)]
+    pub runs_elsewhere: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -69,8 +69,11 @@ pub struct Attention {
     pub since: DateTime<Utc>,
     pub error_class: Option<ErrorClass>,
     pub error: Option<String>,
-    /// The run waits in the failed queue (so it can be re-triggered).
+    /// The run waits in the failed queue (so it can be re-triggered, unless watched).
     pub in_failed_queue: bool,
+    /// A watched job (it runs elsewhere and pings).
+    #[serde(default)]
+    pub watched: bool,
 }
 
 /// An attempt that is running longer, or ran longer, than its job ever should

@@ -65,6 +65,9 @@ pub struct RunView {
     /// stopped the attempt and written it back as cancelled.
     #[serde(default)]
     pub cancel_requested_at: Option<DateTime<Utc>>,
+    /// A watched job's run: it ran elsewhere, so it is never re-triggered.
+    #[serde(default)]
+    pub runs_elsewhere: bool,
 }
 
 impl RunView {

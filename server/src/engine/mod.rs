@@ -570,8 +570,11 @@ async fn trigger_loop(shared: Arc<Shared>, stop: CancellationToken) {
             };
         // Watched ticks nobody pinged in time end here, as ticks begin here.
         match app::services::watch::sweep(&shared.db, now, shared.config.default_locale).await {
-            Ok(0) => {}
-            Ok(n) => tracing::info!(runs = n, "watched runs ended without their ping"),
+            Ok(ended) if ended.is_empty() => {}
+            Ok(ended) => {
+                ended.iter().for_each(crate::metrics::watched_ended);
+                tracing::info!(runs = ended.len(), "watched runs ended without their ping")
+            }
             Err(e) => tracing::error!(error = %e, "could not end watched runs past their wait"),
         }
         // Until the next tick, but no longer than the poll: a job enabled or changed by another

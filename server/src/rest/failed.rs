@@ -158,7 +158,7 @@ pub async fn retrigger_many(
     let filter = body.filter.as_ref().map(QueueParams::query).transpose()?;
     if dry.dry_run {
         let count = match &filter {
-            Some(filter) => failed::count(&state.db, filter)
+            Some(filter) => failed::count_retriggerable(&state.db, filter)
                 .await
                 .map_err(AppError::from)?,
             None => body.ids.len() as u64,

@@ -124,11 +124,16 @@ async fn take(
     )
     .await
     {
-        Ok(pinged) => Ok(Json(PingAnswer {
-            run_id: pinged.run_id,
-            status: pinged.status,
-            unexpected: pinged.unexpected,
-        })),
+        Ok(pinged) => {
+            if let Some(ended) = &pinged.ended {
+                crate::metrics::watched_ended(ended);
+            }
+            Ok(Json(PingAnswer {
+                run_id: pinged.run_id,
+                status: pinged.status,
+                unexpected: pinged.unexpected,
+            }))
+        }
         Err(WatchError::NotWatched(_)) => Err(not_found()),
         Err(e @ WatchError::NothingToLog) => Err(Problem::new(StatusCode::CONFLICT, e.to_string())),
         Err(WatchError::Job(e)) => {

@@ -84,6 +84,7 @@ async fn sweep(db: &DatabaseConnection, now: DateTime<Utc>) -> usize {
     watch::sweep(db, now, app::i18n::Locale::english())
         .await
         .unwrap()
+        .len()
 }
 
 async fn ping(
@@ -209,6 +210,16 @@ async fn a_watched_job_alerts_once_escalates_once_and_recovers(app: TestApp) {
     )
     .await;
     assert!(refused.is_err(), "a watched run is never re-triggered");
+
+    // 00:07: a tick known not to come is cancelled, and nothing alerts for it.
+    tick(&app.db, at(7, 0.5)).await;
+    let awaiting = runs_of(&app.db, job.id).await.pop().unwrap();
+    assert_eq!(awaiting.status, RunStatus::AwaitingPing);
+    let cancelled = app::services::runs::cancel(&app.db, awaiting.id, &TESTER, at(7, 1.0))
+        .await
+        .unwrap();
+    assert_eq!(cancelled.status, RunStatus::Cancelled);
+    assert_eq!(sweep(&app.db, at(7, 30.0)).await, 0);
 }
 on_both_backends!(a_watched_job_alerts_once_escalates_once_and_recovers);
 
