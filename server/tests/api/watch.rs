@@ -1,9 +1,10 @@
 //! Watched jobs on a clock the test controls: ticks become runs awaiting pings, a ping settles
 //! the tick whose window holds it, a missed tick alerts once, escalates once and recovers once,
-//! `/fail` parks its message in the failed queue (resolve or discard only), overlapping `rid`s
-//! keep their own durations, a run too short to be true is dead `too_fast`, many pings and
-//! sweeps racing from two connection pools (two instances) settle a tick once, and the ping
-//! URLs, `bulwark exec` and `bulwark import crontab` work as a host uses them.
+//! `/fail` parks its message in the failed queue (resolve or discard only), a known-absent tick
+//! is cancelled, overlapping `rid`s keep their own durations, a run too short to be true is dead
+//! `too_fast` and one too long (of a job Bulwark runs, too) is said once; pings and sweeps racing
+//! from two pools, and pings spread over two real instances on PostgreSQL, settle a tick once;
+//! and the ping URLs, `bulwark exec` and `bulwark import crontab` work as a host uses them.
 
 use app::domain::chat::{ChannelKind, EventType};
 use app::domain::job::{JobInput, JobSpec, Kind};
@@ -524,4 +525,125 @@ async fn a_crontab_imports_once_and_exec_reports_through_its_url() {
     );
     assert_eq!(offline.status.code(), Some(0));
     assert!(text(&offline.stderr).contains("could not ping Bulwark"));
+}
+
+/// A job Bulwark runs is judged by the same rule: after ten successes of 20 ms, one of 1.5 s
+/// is flagged and said once, to the job's channel, the run itself a success.
+async fn a_run_job_that_takes_too_long_says_so_once(app: TestApp) {
+    use sea_orm::{ActiveModelTrait, Set};
+    let mut input = crate::engine::base("report");
+    input.kind = Kind::Builtin.as_str().into();
+    input.builtin_task = "demo".into();
+    input.builtin_params = "sleep=1500ms\nfailure_rate=0".into();
+    input.alert_channels = "ops".into();
+    let job = watched_job(&app, input).await;
+    for i in 0..10 {
+        let at = Utc::now() - Duration::minutes(30 - i);
+        let run = crate::helpers::insert_run(
+            &app.db,
+            crate::helpers::run_row(job.id, RunStatus::Succeeded, at),
+        )
+        .await;
+        job_attempt::ActiveModel {
+            run_id: Set(run.id),
+            number: Set(1),
+            started_at: Set(at),
+            finished_at: Set(Some(at + Duration::milliseconds(20))),
+            duration_ms: Set(Some(20)),
+            timeout_ms: Set(5_000),
+            outcome: Set(Some(app::domain::run::Outcome::Succeeded)),
+            node: Set("earlier".into()),
+            slow: Set(false),
+            spent_retry: Set(true),
+            ..Default::default()
+        }
+        .insert(&app.db)
+        .await
+        .unwrap();
+    }
+    let (_, finished) =
+        crate::engine::run_to_end(&app.db, job.id, std::time::Duration::from_secs(30)).await;
+    assert_eq!(finished.status, RunStatus::Succeeded);
+    let (_, attempt) = run(&app.db, finished.id).await;
+    assert!(attempt.slow, "1.5 s after ten of 20 ms is too slow");
+    assert_eq!(said(&app.db, job.id, EventType::TooSlow).await, 1);
+    assert_eq!(said(&app.db, job.id, EventType::FirstFailure).await, 0);
+}
+on_both_backends!(a_run_job_that_takes_too_long_says_so_once);
+
+/// Pings spread over two real instances on PostgreSQL — this test's server and a `bulwark
+/// serve` whose engine ticks and sweeps — land on ticks every two seconds for six seconds:
+/// every run is settled once (one attempt each), and the failing job alerts once.
+#[tokio::test(flavor = "multi_thread")]
+async fn pings_through_two_instances_settle_each_tick_once() {
+    let Some(app) = TestApp::postgres("watch_two_instances").await else {
+        eprintln!("BULWARK_TEST_POSTGRES_URL not set: skipped");
+        return;
+    };
+    let mut input = watched("two-nodes");
+    input.cron = "*/2 * * * * *".into();
+    input.watch_grace = "1s".into();
+    input.escalate_after = "100".into();
+    watched_job(&app, watched("first")).await; // makes the channel
+    let spec = JobSpec::parse(&input).unwrap();
+    let job = app::services::jobs::create(&app.db, &spec, Utc::now())
+        .await
+        .unwrap();
+    let token = watch::token(&app.db, &app.secret_key, &job, false, &TESTER, Utc::now())
+        .await
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let key = app.secret_key_file().display().to_string();
+    let (mut other, addr) = crate::process::serve_with(
+        &app,
+        dir.path(),
+        "node-b",
+        &[("BULWARK_SECRET_KEY_FILE", key.as_str())],
+    );
+    let client = reqwest::Client::new();
+    let bases = [app.url(""), format!("http://{addr}")];
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+    while client
+        .get(format!("{}/healthz", bases[1]))
+        .send()
+        .await
+        .is_err()
+    {
+        assert!(std::time::Instant::now() < deadline, "node-b did not start");
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let mut pinged = 0;
+    for i in 0..12 {
+        let url = format!("{}/ping/{token}/fail", bases[i % 2]);
+        let answer = client.post(url).body("boom").send().await.unwrap();
+        assert_eq!(answer.status(), 200);
+        pinged += 1;
+        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    }
+    other.kill().unwrap();
+    other.wait().unwrap();
+    let runs = runs_of(&app.db, job.id).await;
+    let ended: Vec<&job_run::Model> = runs
+        .iter()
+        .filter(|r| r.status == RunStatus::Dead)
+        .collect();
+    assert!(
+        ended.len() >= pinged,
+        "every ping settled a run: {}",
+        ended.len()
+    );
+    for run in &ended {
+        let attempts = job_attempt::Entity::find()
+            .filter(job_attempt::Column::RunId.eq(run.id))
+            .all(&app.db)
+            .await
+            .unwrap();
+        assert_eq!(attempts.len(), 1, "run {} settled once", run.id);
+    }
+    let by_ping = ended
+        .iter()
+        .filter(|r| r.last_error.as_deref() == Some("boom"))
+        .count();
+    assert_eq!(by_ping, pinged, "each ping settled exactly one run");
+    assert_eq!(said(&app.db, job.id, EventType::FirstFailure).await, 1);
 }
