@@ -44,22 +44,46 @@ pub fn duration_chart(d: &Durations) -> Chart {
             })
             .collect()
     };
-    let mut lines = Vec::new();
-    let mut mark = |name: String, ms: Option<u64>| {
-        if let Some(ms) = ms {
-            lines.push(MarkLineVariant::Simple(
-                MarkLineData::new().name(name).y_axis(seconds(ms)),
-            ));
-        }
-    };
-    mark(t!("durations-p99"), d.p99_ms);
-    mark(t!("durations-too-slow"), d.slow_above_ms);
-    mark(t!("durations-too-fast"), d.fast_below_ms);
-    let mut succeeded = Scatter::new()
-        .name(t!("durations-succeeded"))
-        .symbol_size(6)
-        .item_style(ItemStyle::new().color("#1f5fbf"))
-        .data(dots(true));
+    let succeeded = learned(
+        d,
+        Scatter::new()
+            .name(t!("durations-succeeded"))
+            .symbol_size(6)
+            .item_style(ItemStyle::new().color("#1f5fbf"))
+            .data(dots(true)),
+    );
+    Chart::new()
+        .tooltip(Tooltip::new().trigger(Trigger::Axis))
+        .legend(Legend::new().bottom(0))
+        .grid(Grid::new().left(56).right(24).top(24).bottom(56))
+        .x_axis(Axis::new().type_(AxisType::Category).data(labels))
+        .y_axis(
+            Axis::new()
+                .type_(AxisType::Value)
+                .name(t!("durations-seconds")),
+        )
+        .series(succeeded)
+        .series(
+            Scatter::new()
+                .name(t!("durations-failed"))
+                .symbol_size(6)
+                .item_style(ItemStyle::new().color("#c92a2a"))
+                .data(dots(false)),
+        )
+}
+
+/// The successes' series with what they taught: the usual band, P99 and the pace limits.
+fn learned(d: &Durations, mut succeeded: Scatter) -> Scatter {
+    let lines: Vec<MarkLineVariant> = [
+        (t!("durations-p99"), d.p99_ms),
+        (t!("durations-too-slow"), d.slow_above_ms),
+        (t!("durations-too-fast"), d.fast_below_ms),
+    ]
+    .into_iter()
+    .filter_map(|(name, ms)| {
+        ms.map(|ms| MarkLineVariant::Simple(MarkLineData::new().name(name).y_axis(seconds(ms))))
+    })
+    .collect();
     if let (Some(low), Some(high)) = (d.p05_ms, d.p95_ms) {
         succeeded = succeeded.mark_area(
             MarkArea::new()
@@ -87,24 +111,7 @@ pub fn duration_chart(d: &Durations) -> Chart {
                 .data(lines),
         );
     }
-    Chart::new()
-        .tooltip(Tooltip::new().trigger(Trigger::Axis))
-        .legend(Legend::new().bottom(0))
-        .grid(Grid::new().left(56).right(24).top(24).bottom(56))
-        .x_axis(Axis::new().type_(AxisType::Category).data(labels))
-        .y_axis(
-            Axis::new()
-                .type_(AxisType::Value)
-                .name(t!("durations-seconds")),
-        )
-        .series(succeeded)
-        .series(
-            Scatter::new()
-                .name(t!("durations-failed"))
-                .symbol_size(6)
-                .item_style(ItemStyle::new().color("#c92a2a"))
-                .data(dots(false)),
-        )
+    succeeded
 }
 
 /// The job's duration chart, or a line saying there is nothing to draw yet.

@@ -170,53 +170,77 @@ async fn queue_mails(
             continue;
         };
         let dedupe_key = format!("alert:{job_id}:{}:{}", next.episode, alert.kind());
-        let Said {
-            composed,
-            mut recipients,
-            channels,
-            event,
-            run_id,
-        } = said;
-        let by_mail = channel_outbox::enqueue(
+        let sent = send(
             db,
-            &channels,
-            &NewEvent {
-                dedupe_key: dedupe_key.clone(),
-                job_id: Some(job_id),
-                run_id: Some(run_id),
-                event,
-                worded: Vec::new(),
-            },
+            job_id,
+            said,
+            &dedupe_key,
+            alert.kind(),
             now,
             default_locale,
         )
         .await?;
-        for address in by_mail {
-            if !recipients.contains(&address) {
-                recipients.push(address);
-            }
+        if !sent {
+            tracing::warn!(job = %name, alert = alert.kind(), "no recipients or channels configured: alert not sent");
         }
-        if recipients.is_empty() {
-            if channels.is_empty() {
-                tracing::warn!(job = %name, alert = alert.kind(), "no recipients or channels configured: alert not sent");
-            }
-            continue;
-        }
-        outbox::enqueue(
-            db,
-            NewMail {
-                dedupe_key,
-                kind: alert.kind().to_string(),
-                job_id: Some(job_id),
-                run_id: Some(run_id),
-                recipients,
-                composed,
-            },
-            now,
-        )
-        .await?;
     }
     Ok(())
+}
+
+/// Queues what was `said` to its channels and, by mail, to its recipients (and the channels
+/// that are mail), once per `dedupe_key`; false when it had nowhere to go.
+async fn send(
+    db: &impl ConnectionTrait,
+    job_id: i64,
+    said: Said,
+    dedupe_key: &str,
+    kind: &str,
+    now: DateTime<Utc>,
+    default_locale: crate::i18n::Locale,
+) -> Result<bool, DbErr> {
+    let Said {
+        composed,
+        mut recipients,
+        channels,
+        event,
+        run_id,
+    } = said;
+    let by_mail = channel_outbox::enqueue(
+        db,
+        &channels,
+        &NewEvent {
+            dedupe_key: dedupe_key.to_string(),
+            job_id: Some(job_id),
+            run_id: Some(run_id),
+            event,
+            worded: Vec::new(),
+        },
+        now,
+        default_locale,
+    )
+    .await?;
+    for address in by_mail {
+        if !recipients.contains(&address) {
+            recipients.push(address);
+        }
+    }
+    if recipients.is_empty() {
+        return Ok(!channels.is_empty());
+    }
+    outbox::enqueue(
+        db,
+        NewMail {
+            dedupe_key: dedupe_key.to_string(),
+            kind: kind.to_string(),
+            job_id: Some(job_id),
+            run_id: Some(run_id),
+            recipients,
+            composed,
+        },
+        now,
+    )
+    .await?;
+    Ok(true)
 }
 
 /// An alert as it goes out: the mail, who gets it, the chat channels and their event.
@@ -318,50 +342,24 @@ pub async fn too_slow(
     default_locale: crate::i18n::Locale,
 ) -> Result<(), DbErr> {
     let locale = super::notifications::mail_locale(db, default_locale).await?;
-    let dedupe_key = format!("too_slow:{job_id}:{}", slow.run_id);
-    let event = mail::too_slow_event(
-        locale,
-        &spec.name,
-        slow.run_id,
-        slow.took_ms,
-        slow.limit_ms,
-        now,
-    );
-    let mut recipients = spec.alerts.to.clone();
-    let by_mail = channel_outbox::enqueue(
+    let (name, run, took, limit) = (&spec.name, slow.run_id, slow.took_ms, slow.limit_ms);
+    tracing::warn!(job = %name, run, took_ms = took, limit_ms = limit, "a run took longer than its job ever should");
+    let said = Said {
+        composed: mail::too_slow(locale, name, run, took, limit),
+        recipients: spec.alerts.to.clone(),
+        channels: spec.alerts.channels.clone(),
+        event: mail::too_slow_event(locale, name, run, took, limit, now),
+        run_id: run,
+    };
+    let dedupe_key = format!("too_slow:{job_id}:{run}");
+    send(
         db,
-        &spec.alerts.channels,
-        &NewEvent {
-            dedupe_key: dedupe_key.clone(),
-            job_id: Some(job_id),
-            run_id: Some(slow.run_id),
-            event,
-            worded: Vec::new(),
-        },
+        job_id,
+        said,
+        &dedupe_key,
+        "too_slow",
         now,
         default_locale,
-    )
-    .await?;
-    for address in by_mail {
-        if !recipients.contains(&address) {
-            recipients.push(address);
-        }
-    }
-    tracing::warn!(job = %spec.name, run = slow.run_id, took_ms = slow.took_ms, limit_ms = slow.limit_ms, "a run took longer than its job ever should");
-    if recipients.is_empty() {
-        return Ok(());
-    }
-    outbox::enqueue(
-        db,
-        NewMail {
-            dedupe_key,
-            kind: "too_slow".to_string(),
-            job_id: Some(job_id),
-            run_id: Some(slow.run_id),
-            recipients,
-            composed: mail::too_slow(locale, &spec.name, slow.run_id, slow.took_ms, slow.limit_ms),
-        },
-        now,
     )
     .await?;
     Ok(())

@@ -181,45 +181,10 @@ pub async fn find(
     Ok(Some((row, secret)))
 }
 
-/// Every trigger URL's signing secret sealed again from `old` to `new` (`super::sealed`); the
-/// count.
-pub(crate) async fn reseal(
-    db: &impl ConnectionTrait,
-    old: &SecretKey,
-    new: &SecretKey,
-) -> Result<usize, super::secrets::SecretError> {
-    let rows = job::Entity::find()
-        .filter(job::Column::HookSecret.is_not_null())
-        .all(db)
-        .await?;
-    for row in &rows {
-        let sealed = row.hook_secret.as_deref().unwrap_or_default();
-        let resealed = old.reseal_value(new, &context(row.id), sealed)?;
-        job::ActiveModel {
-            id: Set(row.id),
-            hook_secret: Set(Some(resealed)),
-            ..Default::default()
-        }
-        .update(db)
-        .await?;
-    }
-    Ok(rows.len())
-}
-
-/// Opens one trigger URL's signing secret with `key`, if any job has one: the start-up check.
-pub(crate) async fn open_one(
-    db: &impl ConnectionTrait,
-    key: &SecretKey,
-) -> Result<(), super::secrets::SecretError> {
-    let Some(row) = job::Entity::find()
-        .filter(job::Column::HookSecret.is_not_null())
-        .one(db)
-        .await?
-    else {
-        return Ok(());
-    };
-    key.check_opens(
-        &context(row.id),
-        row.hook_secret.as_deref().unwrap_or_default(),
-    )
-}
+/// The trigger URLs' signing secrets (`jobs.hook_secret`) as `super::sealed` reseals and
+/// checks them.
+pub(crate) const SEALED: super::sealed::JobsColumn = super::sealed::JobsColumn {
+    column: job::Column::HookSecret,
+    value: |row| row.hook_secret.as_deref(),
+    context,
+};

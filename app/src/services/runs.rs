@@ -502,6 +502,25 @@ pub async fn get(db: &impl ConnectionTrait, id: i64) -> Result<Option<RunView>, 
     Ok(with_attempts(db, rows).await?.into_iter().next())
 }
 
+fn attempt_view(a: job_attempt::Model) -> AttemptView {
+    AttemptView {
+        number: a.number,
+        outcome: a.outcome,
+        error_class: a.error_class,
+        started_at: a.started_at,
+        finished_at: a.finished_at,
+        duration_ms: a.duration_ms,
+        timeout_ms: a.timeout_ms,
+        message: a.message,
+        output_tail: a.output_tail,
+        node: a.node,
+        load_avg: a.load_avg,
+        slow: a.slow,
+        timeout_kind: a.timeout_kind,
+        spent_retry: a.spent_retry,
+    }
+}
+
 async fn with_attempts(
     db: &impl ConnectionTrait,
     rows: Vec<(job_run::Model, Option<job::Model>)>,
@@ -515,22 +534,7 @@ async fn with_attempts(
             .all(db)
             .await?
         {
-            attempts.entry(a.run_id).or_default().push(AttemptView {
-                number: a.number,
-                outcome: a.outcome,
-                error_class: a.error_class,
-                started_at: a.started_at,
-                finished_at: a.finished_at,
-                duration_ms: a.duration_ms,
-                timeout_ms: a.timeout_ms,
-                message: a.message,
-                output_tail: a.output_tail,
-                node: a.node,
-                load_avg: a.load_avg,
-                slow: a.slow,
-                timeout_kind: a.timeout_kind,
-                spent_retry: a.spent_retry,
-            });
+            attempts.entry(a.run_id).or_default().push(attempt_view(a));
         }
     }
     let mut children: std::collections::HashMap<i64, Vec<i64>> = Default::default();

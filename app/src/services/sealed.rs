@@ -62,8 +62,8 @@ impl Column {
             Column::ChannelCredentials => {
                 super::notifications::channels::reseal(db, old, new).await
             }
-            Column::HookSecrets => super::hooks::reseal(db, old, new).await,
-            Column::PingTokens => super::watch::reseal(db, old, new).await,
+            Column::HookSecrets => super::hooks::SEALED.reseal(db, old, new).await,
+            Column::PingTokens => super::watch::SEALED.reseal(db, old, new).await,
         }
     }
 
@@ -71,9 +71,66 @@ impl Column {
         match self {
             Column::Secrets => super::secrets::open_all(db, key).await.map(|_| ()),
             Column::ChannelCredentials => super::notifications::channels::open_one(db, key).await,
-            Column::HookSecrets => super::hooks::open_one(db, key).await,
-            Column::PingTokens => super::watch::open_one(db, key).await,
+            Column::HookSecrets => super::hooks::SEALED.open_one(db, key).await,
+            Column::PingTokens => super::watch::SEALED.open_one(db, key).await,
         }
+    }
+}
+
+/// A sealed column of `jobs`: which, how a row's value is read, and the context each row's
+/// value is sealed under.
+pub(crate) struct JobsColumn {
+    pub column: crate::entities::job::Column,
+    pub value: fn(&crate::entities::job::Model) -> Option<&str>,
+    pub context: fn(i64) -> String,
+}
+
+impl JobsColumn {
+    /// Every value sealed again from `old` to `new`; the count.
+    pub(crate) async fn reseal(
+        &self,
+        db: &impl ConnectionTrait,
+        old: &SecretKey,
+        new: &SecretKey,
+    ) -> Result<usize, SecretError> {
+        use crate::entities::job;
+        use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, Set};
+        let rows = job::Entity::find()
+            .filter(self.column.is_not_null())
+            .all(db)
+            .await?;
+        for row in &rows {
+            let sealed = (self.value)(row).unwrap_or_default();
+            let resealed = old.reseal_value(new, &(self.context)(row.id), sealed)?;
+            let mut model = job::ActiveModel {
+                id: Set(row.id),
+                ..Default::default()
+            };
+            model.set(self.column, Some(resealed).into());
+            model.update(db).await?;
+        }
+        Ok(rows.len())
+    }
+
+    /// Opens one value with `key`, if any row has one: the start-up check.
+    pub(crate) async fn open_one(
+        &self,
+        db: &impl ConnectionTrait,
+        key: &SecretKey,
+    ) -> Result<(), SecretError> {
+        use crate::entities::job;
+        use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+        let Some(row) = job::Entity::find()
+            .filter(self.column.is_not_null())
+            .one(db)
+            .await?
+        else {
+            return Ok(());
+        };
+        key.check_opens(
+            &(self.context)(row.id),
+            (self.value)(&row).unwrap_or_default(),
+        )
     }
 }
 

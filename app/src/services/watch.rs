@@ -117,47 +117,12 @@ pub async fn find(db: &impl ConnectionTrait, token: &str) -> Result<Option<job::
         .await
 }
 
-/// Every ping token sealed again from `old` to `new` (`super::sealed`); the count.
-pub(crate) async fn reseal(
-    db: &impl ConnectionTrait,
-    old: &SecretKey,
-    new: &SecretKey,
-) -> Result<usize, super::secrets::SecretError> {
-    let rows = job::Entity::find()
-        .filter(job::Column::PingToken.is_not_null())
-        .all(db)
-        .await?;
-    for row in &rows {
-        let sealed = row.ping_token.as_deref().unwrap_or_default();
-        let resealed = old.reseal_value(new, &context(row.id), sealed)?;
-        job::ActiveModel {
-            id: Set(row.id),
-            ping_token: Set(Some(resealed)),
-            ..Default::default()
-        }
-        .update(db)
-        .await?;
-    }
-    Ok(rows.len())
-}
-
-/// Opens one ping token with `key`, if any job has one: the start-up check.
-pub(crate) async fn open_one(
-    db: &impl ConnectionTrait,
-    key: &SecretKey,
-) -> Result<(), super::secrets::SecretError> {
-    let Some(row) = job::Entity::find()
-        .filter(job::Column::PingToken.is_not_null())
-        .one(db)
-        .await?
-    else {
-        return Ok(());
-    };
-    key.check_opens(
-        &context(row.id),
-        row.ping_token.as_deref().unwrap_or_default(),
-    )
-}
+/// The ping tokens (`jobs.ping_token`) as `super::sealed` reseals and checks them.
+pub(crate) const SEALED: super::sealed::JobsColumn = super::sealed::JobsColumn {
+    column: job::Column::PingToken,
+    value: |row| row.ping_token.as_deref(),
+    context,
+};
 
 /// A ping as it arrived.
 pub struct Incoming<'a> {
@@ -618,33 +583,13 @@ async fn finish(
     .update(db)
     .await?;
     settle_run(db, &run, &verdict, now).await?;
-    let settled = match verdict.status {
-        RunStatus::Succeeded => Settled::Succeeded { run_id: run.id },
-        _ => Settled::Failed(FailedRun {
-            job: job.name.clone(),
-            run_id: run.id,
-            status: verdict.status,
-            error_class: verdict.class,
-            message: verdict.message.clone(),
-            attempts: 1,
-            finished_at: now,
-        }),
+    let told = Told {
+        job,
+        spec,
+        run_id: run.id,
+        duration_ms,
     };
-    alerts::record_batch(
-        db,
-        &[(job.id, spec, job.name.clone(), settled)],
-        now,
-        default_locale,
-    )
-    .await?;
-    if let Some(limit_ms) = verdict.slow {
-        let slow = alerts::TooSlow {
-            run_id: run.id,
-            took_ms: duration_ms.unwrap_or(0),
-            limit_ms,
-        };
-        alerts::too_slow(db, job.id, spec, &slow, now, default_locale).await?;
-    }
+    tell(db, &told, &verdict, now, default_locale).await?;
     Ok((
         Pinged {
             run_id: run.id,
@@ -660,6 +605,50 @@ async fn finish(
         },
         attempt_id,
     ))
+}
+
+/// The run a ping ended, for [`tell`].
+struct Told<'a> {
+    job: &'a job::Model,
+    spec: &'a JobSpec,
+    run_id: i64,
+    duration_ms: Option<u64>,
+}
+
+/// Steps the job's alert episode for the run's `verdict`, and says so when it was too slow.
+async fn tell(
+    db: &impl ConnectionTrait,
+    told: &Told<'_>,
+    verdict: &Verdict,
+    now: DateTime<Utc>,
+    default_locale: crate::i18n::Locale,
+) -> Result<(), DbErr> {
+    let Told {
+        job, spec, run_id, ..
+    } = *told;
+    let settled = match verdict.status {
+        RunStatus::Succeeded => Settled::Succeeded { run_id },
+        _ => Settled::Failed(FailedRun {
+            job: job.name.clone(),
+            run_id,
+            status: verdict.status,
+            error_class: verdict.class,
+            message: verdict.message.clone(),
+            attempts: 1,
+            finished_at: now,
+        }),
+    };
+    let ended = [(job.id, spec, job.name.clone(), settled)];
+    alerts::record_batch(db, &ended, now, default_locale).await?;
+    if let Some(limit_ms) = verdict.slow {
+        let slow = alerts::TooSlow {
+            run_id,
+            took_ms: told.duration_ms.unwrap_or(0),
+            limit_ms,
+        };
+        alerts::too_slow(db, job.id, spec, &slow, now, default_locale).await?;
+    }
+    Ok(())
 }
 
 async fn settle_run(

@@ -3,9 +3,8 @@
 use std::path::Path;
 
 use anyhow::Context;
-use app::entities::job;
 use app::services::jobs;
-use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
+use sea_orm::DatabaseConnection;
 
 use crate::jobs_file::{apply_specs, parse_file};
 
@@ -73,14 +72,7 @@ pub async fn list(db: &DatabaseConnection) -> anyhow::Result<()> {
 }
 
 pub async fn run(db: &DatabaseConnection, name: &str) -> anyhow::Result<()> {
-    let job = job::Entity::find()
-        .filter(job::Column::Name.eq(name))
-        .one(db)
-        .await
-        .context("could not look the job up")?
-        .ok_or_else(|| {
-            anyhow::anyhow!("there is no job named '{name}' (see `bulwark jobs list`)")
-        })?;
+    let job = super::job_named(db, name).await?;
     if job.kind == app::domain::job::Kind::Watch {
         anyhow::bail!(
             "{name} is a watched job: it runs elsewhere and pings (see `bulwark watch url {name}`)"

@@ -16,6 +16,22 @@ pub mod traffic;
 pub mod users;
 pub mod watch;
 
+/// The job called `name`, or an error saying there is none.
+pub(crate) async fn job_named(
+    db: &sea_orm::DatabaseConnection,
+    name: &str,
+) -> anyhow::Result<app::entities::job::Model> {
+    use anyhow::Context;
+    use app::entities::job;
+    use sea_orm::{ColumnTrait, EntityTrait, QueryFilter};
+    job::Entity::find()
+        .filter(job::Column::Name.eq(name))
+        .one(db)
+        .await
+        .context("could not look the job up")?
+        .ok_or_else(|| anyhow::anyhow!("there is no job named '{name}' (see `bulwark jobs list`)"))
+}
+
 /// The command line as the services that record who changed what see it.
 pub(crate) fn cli() -> app::services::audit::Actor<'static> {
     app::services::audit::Actor::named("cli")

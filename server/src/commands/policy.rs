@@ -5,8 +5,7 @@ use anyhow::Context as _;
 use app::domain::duration::{self, human_ms};
 use app::domain::recovery::{MIN_EPISODES, Replay, replay};
 use app::domain::retry::{RetryInput, RetryPolicy, Warning, WarningContext, WarningKind};
-use app::entities::job;
-use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
+use sea_orm::DatabaseConnection;
 use serde::Serialize;
 
 #[derive(Debug, clap::Args)]
@@ -127,14 +126,7 @@ pub async fn preview(
     let (base, episodes) = match &args.job {
         Some(name) => {
             let db = db().await?;
-            let job = job::Entity::find()
-                .filter(job::Column::Name.eq(name.as_str()))
-                .one(&db)
-                .await
-                .context("could not look the job up")?
-                .ok_or_else(|| {
-                    anyhow::anyhow!("there is no job named '{name}' (see `bulwark jobs list`)")
-                })?;
+            let job = super::job_named(&db, name.as_str()).await?;
             let spec = app::services::jobs::to_spec(&job)
                 .map_err(|e| anyhow::anyhow!("job '{name}' cannot be read: {e}"))?;
             let episodes = app::services::evidence::episodes(&db, job.id)

@@ -11,8 +11,7 @@ use std::time::Duration;
 use anyhow::Context;
 use app::domain::crontab::{self, Entry, Reason};
 use app::domain::job::{JobInput, JobSpec, Kind};
-use app::entities::job;
-use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter};
+use sea_orm::DatabaseConnection;
 
 use crate::config::Config;
 
@@ -23,14 +22,7 @@ pub async fn ping_url(
     name: &str,
     rotate: bool,
 ) -> anyhow::Result<String> {
-    let job = job::Entity::find()
-        .filter(job::Column::Name.eq(name))
-        .one(db)
-        .await
-        .context("could not look the job up")?
-        .ok_or_else(|| {
-            anyhow::anyhow!("there is no job named '{name}' (see `bulwark jobs list`)")
-        })?;
+    let job = super::job_named(db, name).await?;
     if job.kind != Kind::Watch {
         anyhow::bail!(
             "{name} is a {} job: only a watched job (kind = \"watch\") has a ping URL",
