@@ -19,7 +19,8 @@ use super::sql::begin_write;
 use crate::domain::job::WhenPaused;
 use crate::entities::job;
 
-fn context(job_id: i64) -> String {
+/// What a trigger URL's secret is sealed under (`super::sealed` opens it with the same).
+pub(crate) fn context(job_id: i64) -> String {
     format!("hook:{job_id}")
 }
 
@@ -180,11 +181,3 @@ pub async fn find(
     };
     Ok(Some((row, secret)))
 }
-
-/// The trigger URLs' signing secrets (`jobs.hook_secret`) as `super::sealed` reseals and
-/// checks them.
-pub(crate) const SEALED: super::sealed::JobsColumn = super::sealed::JobsColumn {
-    column: job::Column::HookSecret,
-    value: |row| row.hook_secret.as_deref(),
-    context,
-};

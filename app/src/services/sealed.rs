@@ -62,8 +62,8 @@ impl Column {
             Column::ChannelCredentials => {
                 super::notifications::channels::reseal(db, old, new).await
             }
-            Column::HookSecrets => super::hooks::SEALED.reseal(db, old, new).await,
-            Column::PingTokens => super::watch::SEALED.reseal(db, old, new).await,
+            Column::HookSecrets => HOOK_SECRETS.reseal(db, old, new).await,
+            Column::PingTokens => PING_TOKENS.reseal(db, old, new).await,
         }
     }
 
@@ -71,23 +71,37 @@ impl Column {
         match self {
             Column::Secrets => super::secrets::open_all(db, key).await.map(|_| ()),
             Column::ChannelCredentials => super::notifications::channels::open_one(db, key).await,
-            Column::HookSecrets => super::hooks::SEALED.open_one(db, key).await,
-            Column::PingTokens => super::watch::SEALED.open_one(db, key).await,
+            Column::HookSecrets => HOOK_SECRETS.open_one(db, key).await,
+            Column::PingTokens => PING_TOKENS.open_one(db, key).await,
         }
     }
 }
 
 /// A sealed column of `jobs`: which, how a row's value is read, and the context each row's
 /// value is sealed under.
-pub(crate) struct JobsColumn {
-    pub column: crate::entities::job::Column,
-    pub value: fn(&crate::entities::job::Model) -> Option<&str>,
-    pub context: fn(i64) -> String,
+struct JobsColumn {
+    column: crate::entities::job::Column,
+    value: fn(&crate::entities::job::Model) -> Option<&str>,
+    context: fn(i64) -> String,
 }
+
+/// `jobs.hook_secret`.
+const HOOK_SECRETS: JobsColumn = JobsColumn {
+    column: crate::entities::job::Column::HookSecret,
+    value: |row| row.hook_secret.as_deref(),
+    context: super::hooks::context,
+};
+
+/// `jobs.ping_token`.
+const PING_TOKENS: JobsColumn = JobsColumn {
+    column: crate::entities::job::Column::PingToken,
+    value: |row| row.ping_token.as_deref(),
+    context: super::watch::context,
+};
 
 impl JobsColumn {
     /// Every value sealed again from `old` to `new`; the count.
-    pub(crate) async fn reseal(
+    async fn reseal(
         &self,
         db: &impl ConnectionTrait,
         old: &SecretKey,
@@ -113,7 +127,7 @@ impl JobsColumn {
     }
 
     /// Opens one value with `key`, if any row has one: the start-up check.
-    pub(crate) async fn open_one(
+    async fn open_one(
         &self,
         db: &impl ConnectionTrait,
         key: &SecretKey,

@@ -49,7 +49,8 @@ pub enum WatchError {
     Db(#[from] DbErr),
 }
 
-fn context(job_id: i64) -> String {
+/// What a ping token is sealed under (`super::sealed` opens it with the same).
+pub(crate) fn context(job_id: i64) -> String {
     format!("ping:{job_id}")
 }
 
@@ -116,13 +117,6 @@ pub async fn find(db: &impl ConnectionTrait, token: &str) -> Result<Option<job::
         .one(db)
         .await
 }
-
-/// The ping tokens (`jobs.ping_token`) as `super::sealed` reseals and checks them.
-pub(crate) const SEALED: super::sealed::JobsColumn = super::sealed::JobsColumn {
-    column: job::Column::PingToken,
-    value: |row| row.ping_token.as_deref(),
-    context,
-};
 
 /// A ping as it arrived.
 pub struct Incoming<'a> {
