@@ -1,5 +1,6 @@
 //! The book's examples, run as written: a reader who copies the REST API's examples gets
-//! answers, not errors, and the parameters chapter's jobs file is one `jobs apply` accepts.
+//! answers, not errors, and the jobs files of the parameters and watched-jobs chapters are ones
+//! `jobs apply` accepts.
 
 use app::domain::api_token::Scope;
 
@@ -72,5 +73,20 @@ fn the_parameter_example_is_a_valid_jobs_file() {
     assert_eq!(
         (declared[2].min, declared[2].max),
         (Some(1.0), Some(1000.0))
+    );
+}
+
+/// The watched job under "## Defining one" is one `jobs apply` accepts, as the guide says it.
+#[test]
+fn the_watched_job_example_is_a_valid_jobs_file() {
+    let block = block("docs/guide/watch.md", "\n## Defining one\n", "toml");
+    let specs = server::jobs_file::parse_file(&block).unwrap_or_else(|p| panic!("{p:#?}"));
+    let watch = specs[0].kind.watch().copied().expect("a watched job");
+    assert_eq!(watch.grace_ms, 10 * 60_000);
+    assert_eq!(watch.min_duration_ms, Some(30_000));
+    assert_eq!(watch.max_duration_ms, Some(2 * 3_600_000));
+    assert_eq!(
+        specs[0].cron.as_ref().map(|c| c.as_str()),
+        Some("0 30 2 * * *")
     );
 }

@@ -493,9 +493,19 @@ async fn every_page_renders_whole_on_the_server(app: TestApp) {
                 .collect::<Vec<_>>()
                 .join("/");
             let path = if path.is_empty() { "/".into() } else { path };
+            let started = std::time::Instant::now();
             let response = client.get(app.url(&path)).send().await.unwrap();
             let status = response.status().as_u16();
-            let body = response.text().await.unwrap_or_default();
+            let body = match response.text().await {
+                Ok(body) => body,
+                Err(e) => {
+                    let took = started.elapsed().as_secs_f64();
+                    wrong.push(format!(
+                        "{role:?} {path}: the body broke off after {took:.1} s: {e}"
+                    ));
+                    continue;
+                }
+            };
             if status != 200 {
                 wrong.push(format!("{role:?} {path}: {status}"));
             } else if !body.contains("__INCOMPLETE_CHUNKS=[]") {
