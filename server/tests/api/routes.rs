@@ -454,6 +454,27 @@ async fn every_endpoint_answers_each_role_as_the_table_says(app: TestApp) {
 }
 on_both_backends!(every_endpoint_answers_each_role_as_the_table_says);
 
+/// What the test's database is doing besides waiting (PostgreSQL; nothing on SQLite): when a
+/// page stalls, whether a query of its was waiting, and on what.
+async fn busy_queries(db: &sea_orm::DatabaseConnection) -> Vec<String> {
+    use sea_orm::ConnectionTrait;
+    if db.get_database_backend() != sea_orm::DatabaseBackend::Postgres {
+        return Vec::new();
+    }
+    let sql = "SELECT concat_ws(' ', state, wait_event_type, wait_event, \
+               extract(epoch FROM now() - query_start)::int, left(query, 200)) AS what \
+               FROM pg_stat_activity WHERE datname = current_database() AND state <> 'idle' \
+               AND pid <> pg_backend_pid()";
+    let statement = sea_orm::Statement::from_string(db.get_database_backend(), sql);
+    match db.query_all_raw(statement).await {
+        Ok(rows) => rows
+            .iter()
+            .filter_map(|r| r.try_get::<String>("", "what").ok())
+            .collect(),
+        Err(e) => vec![format!("(could not ask: {e})")],
+    }
+}
+
 /// Every page, with the ids of a job and a run that exist, renders whole on the server: every
 /// `<Suspense>` streams its content, none is left for the browser to fill. A resource the
 /// server cannot resolve (a `LocalResource` read inside a `<Suspense>`, say) leaves its chunk
@@ -500,8 +521,10 @@ async fn every_page_renders_whole_on_the_server(app: TestApp) {
                 Ok(body) => body,
                 Err(e) => {
                     let took = started.elapsed().as_secs_f64();
+                    let busy = busy_queries(&app.db).await;
                     wrong.push(format!(
-                        "{role:?} {path}: the body broke off after {took:.1} s: {e}"
+                        "{role:?} {path}: the body broke off after {took:.1} s: {e}; \
+                         the database was busy with: {busy:?}"
                     ));
                     continue;
                 }
