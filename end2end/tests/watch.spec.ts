@@ -47,6 +47,13 @@ test("a watched job is defined in the editor, shows its ping URL to admins only,
   await hydrated(page);
   await expect(page.getByTestId("durations-band")).toContainText("One run so far");
   await expect(page.locator("#duration-chart canvas")).toHaveCount(1);
+  // On a phone the page keeps to its width: the long URL breaks, the chart fits.
+  await page.setViewportSize({ width: 390, height: 800 });
+  await page.reload();
+  await hydrated(page);
+  await expect(page.locator("#duration-chart canvas")).toHaveCount(1);
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+  await page.setViewportSize({ width: 1280, height: 720 });
   await page.goto("/jobs?q=offsite-backup");
   await hydrated(page);
   await expect(page.locator('tr[data-job="offsite-backup"]')).toContainText("watched");

@@ -1002,7 +1002,7 @@ fn PingUrl(id: i64) -> impl IntoView {
                 {move || Suspend::new(async move {
                     match url.await {
                         Ok(url) => view! {
-                            <p><code data-testid="ping-url-value">{url.clone()}</code></p>
+                            <p><code class="url" data-testid="ping-url-value">{url.clone()}</code></p>
                             <pre class="snippet">{format!("curl -fsS -m 10 --retry 3 {url}/start
 # … the work …
 curl -fsS -m 10 --retry 3 {url}
