@@ -418,16 +418,19 @@ on_both_backends!(every_is_anchored_to_the_last_ping);
 /// `bulwark` run on this host against the test's server and database.
 fn bulwark(app: &TestApp, args: &[&str], stdin: &str) -> std::process::Output {
     use std::io::Write;
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_bulwark"))
-        .args(args)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env("BULWARK_DATABASE_URL", &app.database_url)
-        .env("BULWARK_SECRET_KEY_FILE", app.secret_key_file())
-        .env("BULWARK_PUBLIC_URL", app.url(""))
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
+    use std::process::Stdio;
+    let key = app.secret_key_file();
+    let dir = key.parent().expect("the key's directory").to_path_buf();
+    let key = key.display().to_string();
+    let url = app.url("");
+    let env = [
+        ("BULWARK_SECRET_KEY_FILE", key.as_str()),
+        ("BULWARK_PUBLIC_URL", url.as_str()),
+    ];
+    let mut child = crate::process::bulwark(app, &dir, args, &env)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
         .spawn()
         .expect("spawn bulwark");
     child
