@@ -20,7 +20,7 @@ use axum::Router;
 use axum::middleware;
 use axum::routing::get;
 use leptos::prelude::LeptosOptions;
-use leptos_axum::{LeptosRoutes, generate_route_list};
+use leptos_axum::{AxumRouteListing, LeptosRoutes, generate_route_list};
 use sea_orm::DatabaseConnection;
 
 use crate::config::Config;
@@ -88,6 +88,19 @@ pub fn state(
     }
 }
 
+/// The application's pages, walked once per process.
+///
+/// Walking the route tree renders the app with resource loading switched off, and the switch
+/// is one flag for the whole process: a page another router in this process is rendering at
+/// that moment waits forever on a resource that started then. Tests build a router per test
+/// in one process, so they walked the tree while their neighbours' pages were loading (a page
+/// body stalled, the database idle, about one full run in three); walking it once, before the
+/// first router exists, leaves no page to catch.
+pub fn route_list() -> Vec<AxumRouteListing> {
+    static ROUTES: std::sync::OnceLock<Vec<AxumRouteListing>> = std::sync::OnceLock::new();
+    ROUTES.get_or_init(|| generate_route_list(App)).clone()
+}
+
 /// `engine`: the engine's health, for `/readyz` (`None` where this process runs no engine).
 pub fn router(
     mut state: AppState,
@@ -96,7 +109,7 @@ pub fn router(
     engine: Option<std::sync::Arc<crate::engine::supervise::EngineHealth>>,
 ) -> Router {
     state.live = Some(traffic.recorder.clone());
-    let routes = generate_route_list(App);
+    let routes = route_list();
     let router = Router::new()
         .route(
             "/assets/{hash}/{*path}",

@@ -368,7 +368,7 @@ async fn every_endpoint_answers_each_role_as_the_table_says(app: TestApp) {
         // Every page of the route table: anonymous visitors are sent to sign in; everyone
         // signed in gets the page (parameters filled with an id).
         let client = client(&app, role).await;
-        for listing in leptos_axum::generate_route_list(app::App) {
+        for listing in server::web::route_list() {
             let path = listing
                 .path()
                 .split('/')
@@ -492,7 +492,7 @@ async fn every_page_renders_whole_on_the_server(app: TestApp) {
     let mut wrong = Vec::new();
     for role in [Role::Viewer, Role::Admin] {
         let client = client(&app, role).await;
-        for listing in leptos_axum::generate_route_list(app::App) {
+        for listing in server::web::route_list() {
             let path = listing.path();
             if path == "/login" {
                 continue;
@@ -546,3 +546,42 @@ async fn every_page_renders_whole_on_the_server(app: TestApp) {
     assert!(wrong.is_empty(), "{}", wrong.join("\n"));
 }
 on_both_backends!(every_page_renders_whole_on_the_server);
+
+/// Walking the route table — every router built in this process walks it — never stalls a
+/// page another router is rendering at that moment. (Walking renders the app with resource
+/// loading switched off process-wide; `server::web::route_list` walks once and keeps it.)
+#[tokio::test(flavor = "multi_thread")]
+async fn walking_the_routes_never_stalls_a_page_being_rendered() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let app = TestApp::sqlite_with(|_, _| {}).await;
+    let client = client(&app, Role::Admin).await;
+    let walking = Arc::new(AtomicBool::new(true));
+    let walker = tokio::task::spawn_blocking({
+        let walking = walking.clone();
+        move || {
+            while walking.load(Ordering::Relaxed) {
+                server::web::route_list();
+            }
+        }
+    });
+    let mut stalled = Vec::new();
+    for round in 0..30 {
+        for path in ["/settings", "/jobs", "/"] {
+            let page = async { client.get(app.url(path)).send().await?.text().await };
+            match tokio::time::timeout(std::time::Duration::from_secs(10), page).await {
+                Ok(Ok(body)) if body.contains("__INCOMPLETE_CHUNKS=[]") => {}
+                Ok(Ok(_)) => stalled.push(format!("{path} (round {round}): left chunks")),
+                Ok(Err(e)) => stalled.push(format!("{path} (round {round}): {e}")),
+                Err(_) => stalled.push(format!("{path} (round {round}): no end in 10 s")),
+            }
+        }
+        if stalled.len() >= 3 {
+            break;
+        }
+    }
+    walking.store(false, Ordering::Relaxed);
+    walker.await.expect("the walker ends");
+    assert!(stalled.is_empty(), "{}", stalled.join("\n"));
+}
