@@ -39,6 +39,7 @@ mod m20261205_000031_attempts_by_finish;
 mod m20261205_000032_hook_when_paused;
 mod m20261206_000033_run_logs;
 mod m20261206_000034_watch;
+mod m20261207_000035_calendars;
 
 pub struct Migrator;
 
@@ -80,6 +81,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261205_000032_hook_when_paused::Migration),
             Box::new(m20261206_000033_run_logs::Migration),
             Box::new(m20261206_000034_watch::Migration),
+            Box::new(m20261207_000035_calendars::Migration),
         ]
     }
 }

@@ -5,6 +5,8 @@
 
 use chrono::{DateTime, Duration, Utc};
 
+pub use super::due::Due;
+
 use super::job::{Misfire, Overlap};
 use super::run::RunStatus;
 
@@ -14,7 +16,7 @@ pub const MAX_MISSED_RECORDED: usize = 100;
 /// A tick and the run it becomes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PlannedTick {
-    pub tick: DateTime<Utc>,
+    pub due: Due,
     pub status: RunStatus,
     /// Why it is not simply pending (shown as the run's last error).
     pub note: Option<String>,
@@ -45,19 +47,37 @@ pub struct Situation<'a> {
     pub watch: bool,
 }
 
-/// Plans the runs of `due` (the job's ticks since its last recorded one, oldest first).
+/// Plans the runs of `due` (the job's ticks since its last recorded one, oldest first by fire
+/// time).
 ///
+/// - Ticks on a calendar's off days are recorded as skipped, with their reason.
 /// - Missed ticks follow the misfire policy: `run_once` runs the newest missed tick unless an
 ///   on-time tick runs anyway; every other missed tick is recorded as skipped.
 /// - A tick that would run is held (`blocked`) while the job is held.
 /// - Otherwise, with `overlap = skip`, a tick that comes while a run is going is skipped;
 ///   with `queue` it waits its turn.
-pub fn plan(due: &[DateTime<Utc>], s: Situation<'_>) -> Plan {
-    if s.watch {
-        return plan_watched(due, s);
-    }
-    let (missed, on_time): (Vec<DateTime<Utc>>, Vec<DateTime<Utc>>) =
-        due.iter().partition(|t| s.now - **t > s.misfire_after);
+pub fn plan(due: &[Due], s: Situation<'_>) -> Plan {
+    let (off, working): (Vec<&Due>, Vec<&Due>) = due.iter().partition(|d| d.off_day.is_some());
+    let mut plan = if s.watch {
+        plan_watched(&working, s)
+    } else {
+        plan_working(&working, s)
+    };
+    let keep_from = off.len().saturating_sub(MAX_MISSED_RECORDED);
+    plan.runs
+        .extend(off[keep_from..].iter().map(|d| PlannedTick {
+            due: (*d).clone(),
+            status: RunStatus::Skipped,
+            note: d.off_day.clone(),
+        }));
+    plan.runs.sort_by_key(|p| (p.due.fire, p.due.tick));
+    plan.unrecorded_missed += keep_from;
+    plan
+}
+
+fn plan_working(due: &[&Due], s: Situation<'_>) -> Plan {
+    let (missed, on_time): (Vec<&Due>, Vec<&Due>) =
+        due.iter().partition(|d| s.now - d.fire > s.misfire_after);
     let run_missed = match (s.misfire, on_time.is_empty()) {
         (Misfire::RunOnce, true) => missed.last().copied(),
         _ => None,
@@ -70,17 +90,17 @@ pub fn plan(due: &[DateTime<Utc>], s: Situation<'_>) -> Plan {
         }
         Misfire::Skip => "missed while Bulwark was down (misfire: skip)",
     };
-    for tick in missed.iter().skip(keep_from) {
-        if Some(*tick) != run_missed {
+    for due in missed.iter().skip(keep_from) {
+        if Some(*due) != run_missed {
             runs.push(PlannedTick {
-                tick: *tick,
+                due: (*due).clone(),
                 status: RunStatus::Skipped,
                 note: Some(skipped_note.into()),
             });
         }
     }
     let mut busy = s.busy;
-    for tick in run_missed.into_iter().chain(on_time) {
+    for due in run_missed.into_iter().chain(on_time) {
         let (status, note) = if let Some(reason) = s.hold {
             (RunStatus::Blocked, Some(reason.to_string()))
         } else if busy && s.overlap == Overlap::Skip {
@@ -92,7 +112,11 @@ pub fn plan(due: &[DateTime<Utc>], s: Situation<'_>) -> Plan {
             busy = true;
             (RunStatus::Pending, None)
         };
-        runs.push(PlannedTick { tick, status, note });
+        runs.push(PlannedTick {
+            due: due.clone(),
+            status,
+            note,
+        });
     }
     Plan {
         runs,
@@ -102,20 +126,20 @@ pub fn plan(due: &[DateTime<Utc>], s: Situation<'_>) -> Plan {
 
 /// A watched job's due ticks: those Bulwark was down for are skipped (a ping then had nowhere
 /// to go, so its absence says nothing), the rest await their pings.
-fn plan_watched(due: &[DateTime<Utc>], s: Situation<'_>) -> Plan {
+fn plan_watched(due: &[&Due], s: Situation<'_>) -> Plan {
     let keep_from = due.len().saturating_sub(MAX_MISSED_RECORDED);
     let runs = due[keep_from..]
         .iter()
-        .map(|tick| {
-            if s.now - *tick > s.misfire_after {
+        .map(|due| {
+            if s.now - due.fire > s.misfire_after {
                 PlannedTick {
-                    tick: *tick,
+                    due: (*due).clone(),
                     status: RunStatus::Skipped,
                     note: Some("expected while Bulwark was down".into()),
                 }
             } else {
                 PlannedTick {
-                    tick: *tick,
+                    due: (*due).clone(),
                     status: RunStatus::AwaitingPing,
                     note: None,
                 }
@@ -132,13 +156,14 @@ fn plan_watched(due: &[DateTime<Utc>], s: Situation<'_>) -> Plan {
 mod tests {
     use super::*;
 
-    fn at(s: i64) -> DateTime<Utc> {
-        DateTime::from_timestamp(1_800_000_000 + s, 0).unwrap()
+    fn at(s: i64) -> Due {
+        let tick = DateTime::from_timestamp(1_800_000_000 + s, 0).unwrap();
+        Due::at(tick, tick.date_naive())
     }
 
     fn situation(misfire: Misfire, overlap: Overlap, busy: bool) -> Situation<'static> {
         Situation {
-            now: at(1_000),
+            now: at(1_000).fire,
             misfire_after: Duration::seconds(30),
             misfire,
             overlap,
@@ -151,7 +176,7 @@ mod tests {
     fn statuses(plan: &Plan) -> Vec<(i64, RunStatus)> {
         plan.runs
             .iter()
-            .map(|p| (p.tick.timestamp() - 1_800_000_000, p.status))
+            .map(|p| (p.due.tick.timestamp() - 1_800_000_000, p.status))
             .collect()
     }
 
@@ -230,6 +255,25 @@ mod tests {
                 (990, RunStatus::AwaitingPing)
             ]
         );
+    }
+
+    #[test]
+    fn off_days_are_skipped_with_their_reason_and_leave_the_misfire_choice_alone() {
+        let mut off = at(300);
+        off.off_day = Some("2026-10-01 is off".into());
+        let plan = plan(
+            &[at(100), at(200), off],
+            situation(Misfire::RunOnce, Overlap::Skip, false),
+        );
+        assert_eq!(
+            statuses(&plan),
+            [
+                (100, RunStatus::Skipped),
+                (200, RunStatus::Pending),
+                (300, RunStatus::Skipped)
+            ]
+        );
+        assert_eq!(plan.runs[2].note.as_deref(), Some("2026-10-01 is off"));
     }
 
     #[test]

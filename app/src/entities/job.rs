@@ -1,5 +1,6 @@
 use sea_orm::entity::prelude::*;
 
+use crate::domain::calendar::OnOffDay;
 use crate::domain::job::{ExhaustedAction, Kind, Misfire, Overlap, TimeoutMode, WhenPaused};
 use crate::domain::retry::Jitter;
 
@@ -74,6 +75,9 @@ pub struct Model {
     pub hook_when_paused: WhenPaused,
     pub ping_token_hash: Option<String>,
     pub ping_token: Option<String>,
+    /// The work calendar the job follows, by name.
+    pub calendar: Option<String>,
+    pub on_off_day: OnOffDay,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -52,6 +52,11 @@ pub struct Model {
     pub waits_for_pause: bool,
     pub expect_by: Option<DateTimeUtc>,
     pub ping_rid: Option<String>,
+    /// The date the run stands for in the job's zone; older runs have none (the date of
+    /// `scheduled_for` is theirs, `crate::services::runs::business_date`).
+    pub business_date: Option<Date>,
+    /// The backfill that made it.
+    pub backfill_id: Option<i64>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

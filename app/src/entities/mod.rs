@@ -2,6 +2,8 @@
 
 pub mod api_token;
 pub mod audit_log;
+pub mod backfill;
+pub mod calendar;
 pub mod channel;
 pub mod channel_delivery;
 pub mod job;

@@ -9,6 +9,7 @@ use sea_orm::{
     IntoActiveModel, QueryFilter, QueryOrder, QuerySelect, Set, SqlErr,
 };
 
+use crate::domain::calendar::{Calendar, days_from_calendar};
 use crate::domain::cron::{CronExpr, parse_timezone};
 use crate::domain::email::EmailAddress;
 use crate::domain::job::{Alerts, FieldProblem, JobKind, JobSpec, OnExhausted, TimeoutPolicy};
@@ -93,10 +94,17 @@ pub fn to_spec(row: &job::Model) -> Result<JobSpec, JobError> {
         dependants: serde_json::from_str(&row.dependants).map_err(|_| corrupt("dependants"))?,
         parameters: serde_json::from_str(&row.parameters).map_err(|_| corrupt("parameters"))?,
         tags: serde_json::from_str(&row.tags).map_err(|_| corrupt("tags"))?,
+        calendar: row.calendar.clone(),
+        on_off_day: row.on_off_day,
     })
 }
 
-fn fill(model: &mut job::ActiveModel, spec: &JobSpec, now: DateTime<Utc>) -> Result<(), JobError> {
+fn fill(
+    model: &mut job::ActiveModel,
+    spec: &JobSpec,
+    calendar: Option<&Calendar>,
+    now: DateTime<Utc>,
+) -> Result<(), JobError> {
     let json = |v: &[EmailAddress]| serde_json::to_string(v).map_err(JobError::Encode);
     model.name = Set(spec.name.clone());
     model.description = Set(spec.description.clone());
@@ -120,7 +128,9 @@ fn fill(model: &mut job::ActiveModel, spec: &JobSpec, now: DateTime<Utc>) -> Res
     model.timeout_floor_ms = Set(spec.timeout.floor_ms as i64);
     model.timeout_hard_cap_ms = Set(spec.timeout.hard_cap_ms as i64);
     model.stall_timeout_ms = Set(spec.timeout.stall_ms.map(|ms| ms as i64));
-    model.next_fire_at = Set(next_fire_at(spec.enabled, spec, now));
+    model.next_fire_at = Set(next_fire_at(spec.enabled, spec, calendar, now));
+    model.calendar = Set(spec.calendar.clone());
+    model.on_off_day = Set(spec.on_off_day);
     model.overlap = Set(spec.overlap);
     model.misfire = Set(spec.misfire);
     model.on_exhausted = Set(spec.on_exhausted.action());
@@ -144,17 +154,82 @@ fn fill(model: &mut job::ActiveModel, spec: &JobSpec, now: DateTime<Utc>) -> Res
 
 /// The first tick after `now` when the job is enabled: where the trigger starts counting. A new,
 /// edited or re-enabled job does not fire for the time before it was (re)defined.
-pub fn next_fire_at(enabled: bool, spec: &JobSpec, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
-    enabled.then(|| spec.next_tick_after(now)).flatten()
+pub fn next_fire_at(
+    enabled: bool,
+    spec: &JobSpec,
+    calendar: Option<&Calendar>,
+    now: DateTime<Utc>,
+) -> Option<DateTime<Utc>> {
+    enabled
+        .then(|| spec.next_fire_after(calendar, now))
+        .flatten()
 }
 
-/// Checks what needs the database: a unique name, an existing fallback job.
+/// The calendar the job follows, as it is now.
+pub async fn calendar_of(
+    db: &impl ConnectionTrait,
+    spec: &JobSpec,
+) -> Result<Option<Calendar>, JobError> {
+    match &spec.calendar {
+        Some(name) => super::calendars::named(db, name)
+            .await
+            .map_err(calendar_error),
+        None => Ok(None),
+    }
+}
+
+fn calendar_error(e: super::calendars::CalendarServiceError) -> JobError {
+    match e {
+        super::calendars::CalendarServiceError::Db(e) => JobError::Db(e),
+        other => JobError::Corrupt {
+            id: 0,
+            what: other.to_string(),
+        },
+    }
+}
+
+/// The calendar the job follows, checked: it exists, and the job's cron may follow it.
+async fn check_calendar(
+    db: &impl ConnectionTrait,
+    spec: &JobSpec,
+    errors: &mut Vec<FieldProblem>,
+) -> Result<Option<Calendar>, JobError> {
+    let Some(name) = &spec.calendar else {
+        return Ok(None);
+    };
+    let calendar = match super::calendars::named(db, name).await {
+        Ok(Some(calendar)) => calendar,
+        Ok(None) => {
+            let problem = crate::problem!("job-error-calendar-unknown", name = name);
+            errors.push(FieldProblem::new("calendar", problem));
+            return Ok(None);
+        }
+        Err(super::calendars::CalendarServiceError::Db(e)) => return Err(e.into()),
+        Err(e) => {
+            let problem = crate::problem!("job-error-calendar-unknown", name = e.to_string());
+            errors.push(FieldProblem::new("calendar", problem));
+            return Ok(None);
+        }
+    };
+    if let Some(Err(e)) = spec
+        .cron
+        .as_ref()
+        .map(|cron| days_from_calendar(cron, &calendar))
+    {
+        errors.push(FieldProblem::new("cron", e.problem()));
+    }
+    Ok(Some(calendar))
+}
+
+/// Checks what needs the database: a unique name, an existing fallback job, a calendar the
+/// cron may follow (returned).
 async fn check_references(
     db: &impl ConnectionTrait,
     spec: &JobSpec,
     own_id: Option<i64>,
-) -> Result<(), JobError> {
+) -> Result<Option<Calendar>, JobError> {
     let mut errors = Vec::new();
+    let calendar = check_calendar(db, spec, &mut errors).await?;
     if let Some(other) = job::Entity::find()
         .filter(job::Column::Name.eq(&spec.name))
         .one(db)
@@ -210,7 +285,7 @@ async fn check_references(
         }
     }
     if errors.is_empty() {
-        Ok(())
+        Ok(calendar)
     } else {
         Err(JobError::Invalid(errors))
     }
@@ -270,12 +345,12 @@ pub async fn insert(
     spec: &JobSpec,
     now: DateTime<Utc>,
 ) -> Result<job::Model, JobError> {
-    check_references(db, spec, None).await?;
+    let calendar = check_references(db, spec, None).await?;
     let mut model = job::ActiveModel {
         created_at: Set(now),
         ..Default::default()
     };
-    fill(&mut model, spec, now)?;
+    fill(&mut model, spec, calendar.as_ref(), now)?;
     model
         .insert(db)
         .await
@@ -293,7 +368,7 @@ pub async fn replace(
         .one(db)
         .await?
         .ok_or(JobError::NotFound(id))?;
-    check_references(db, spec, Some(id)).await?;
+    let calendar = check_references(db, spec, Some(id)).await?;
     // A tick that had come but was not yet recorded when the job was saved is recorded still
     // (the trigger counts from it, by the schedule as saved): an edit never drops a due tick.
     let due = row
@@ -303,7 +378,7 @@ pub async fn replace(
     let resume = crate::domain::job::placement::Hold::from_column(row.params_held.as_deref())
         .is_some_and(|hold| hold.paused_it);
     let mut model = row.into_active_model();
-    fill(&mut model, spec, now)?;
+    fill(&mut model, spec, calendar.as_ref(), now)?;
     if due.is_some() {
         model.next_fire_at = Set(due);
     }
@@ -334,9 +409,10 @@ pub async fn set_enabled(
     let txn = super::sql::begin_write(db).await?;
     let row = get(&txn, id).await?;
     let spec = to_spec(&row)?;
+    let calendar = calendar_of(&txn, &spec).await?;
     let mut model = row.into_active_model();
     model.enabled = Set(enabled);
-    model.next_fire_at = Set(next_fire_at(enabled, &spec, now));
+    model.next_fire_at = Set(next_fire_at(enabled, &spec, calendar.as_ref(), now));
     model.updated_at = Set(now);
     let saved = model.update(&txn).await?;
     let action = if enabled {
@@ -603,10 +679,15 @@ pub async fn bulk(
     if let Some(missing) = ids.iter().find(|id| !rows.iter().any(|r| r.id == **id)) {
         return Err(JobError::NotFound(*missing));
     }
+    let calendars = match action {
+        BulkAction::Enable => super::calendars::all(&txn).await.map_err(calendar_error)?,
+        _ => HashMap::new(),
+    };
     let mut changed = Vec::new();
     for row in rows {
         let name = row.name.clone();
-        let Some(mut model) = bulk_change(&row, action, tag.as_deref(), now)? else {
+        let calendar = row.calendar.as_ref().and_then(|c| calendars.get(c));
+        let Some(mut model) = bulk_change(&row, action, tag.as_deref(), calendar, now)? else {
             continue;
         };
         model.updated_at = Set(now);
@@ -632,6 +713,7 @@ fn bulk_change(
     row: &job::Model,
     action: crate::views::jobs::BulkAction,
     tag: Option<&str>,
+    calendar: Option<&Calendar>,
     now: DateTime<Utc>,
 ) -> Result<Option<job::ActiveModel>, JobError> {
     use crate::domain::job::tags;
@@ -645,7 +727,7 @@ fn bulk_change(
             }
             let spec = to_spec(row)?;
             model.enabled = Set(enabled);
-            model.next_fire_at = Set(next_fire_at(enabled, &spec, now));
+            model.next_fire_at = Set(next_fire_at(enabled, &spec, calendar, now));
         }
         BulkAction::Pause | BulkAction::Resume => {
             let paused = action == BulkAction::Pause;

@@ -188,6 +188,15 @@ fn fits_its_places(
     }
 }
 
+/// The tick `run` stands for: when it was scheduled, and its business date (an older run's
+/// is the date it was scheduled for, in the job's zone).
+pub fn tick_of(run: &job_run::Model, zone: &chrono_tz::Tz) -> crate::domain::tick::RunTick {
+    let date = run
+        .business_date
+        .unwrap_or_else(|| run.scheduled_for.with_timezone(zone).date_naive());
+    crate::domain::tick::RunTick::new(run.scheduled_for, zone, date)
+}
+
 /// A run asked for through [`trigger`].
 #[derive(Debug, Clone, Default)]
 pub struct Request<'a> {

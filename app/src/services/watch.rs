@@ -284,13 +284,19 @@ async fn expected(
     if open.is_some() || watch.every_ms.is_some() || !job.enabled {
         return Ok(open);
     }
-    let Some(tick) = spec.next_tick_after(now) else {
+    let calendar = match super::jobs::calendar_of(db, spec).await {
+        Ok(calendar) => calendar,
+        Err(super::jobs::JobError::Db(e)) => return Err(e),
+        Err(e) => return Err(DbErr::Custom(e.to_string())),
+    };
+    let Some(tick) = spec.next_fire_after(calendar.as_ref(), now) else {
         return Ok(None);
     };
     if !window_holds(tick, watch.grace_ms, now) {
         return Ok(None);
     }
-    let row = tick_row(job, tick, watch, now);
+    let due = crate::domain::ticks::Due::at(tick, spec.date_of(tick));
+    let row = tick_row(job, &due, watch, now);
     job_run::Entity::insert(row)
         .on_conflict(
             sea_orm::sea_query::OnConflict::columns([
@@ -314,20 +320,22 @@ async fn expected(
 /// what an early ping records first.
 pub fn tick_row(
     job: &job::Model,
-    tick: DateTime<Utc>,
+    due: &crate::domain::ticks::Due,
     watch: &Watch,
     now: DateTime<Utc>,
 ) -> job_run::ActiveModel {
+    let tick = due.tick;
     job_run::ActiveModel {
         job_id: Set(job.id),
         trigger: Set(Trigger::Cron),
-        scheduled_for: Set(tick),
+        scheduled_for: Set(due.fire),
         cron_tick: Set(Some(tick)),
+        business_date: Set(Some(due.business_date)),
         status: Set(RunStatus::AwaitingPing),
         attempts: Set(0),
         idempotency_key: Set(format!("{}@{}", job.name, tick.to_rfc3339())),
         expect_by: Set(Some(
-            tick + chrono::Duration::milliseconds(watch.grace_ms as i64),
+            due.fire + chrono::Duration::milliseconds(watch.grace_ms as i64),
         )),
         created_at: Set(now),
         updated_at: Set(now),

@@ -165,6 +165,7 @@ fn spawn_work(
         params: run_params(&spec.parameters, claimed.run.params.as_deref()),
         live,
         params_as_written: claimed.job.params_as_written,
+        tick: app::services::runs::tick_of(&claimed.run, &spec.timezone),
     };
     let shared = shared.clone();
     tokio::spawn(async move { executor::execute(&shared, &spec, &input).await })

@@ -112,6 +112,8 @@ pub struct AttemptInput {
     /// Parameters go in as written (`app::services::held::confirm`), not encoded for their
     /// places.
     pub params_as_written: bool,
+    /// The tick the run stands for (`app::domain::tick`).
+    pub tick: app::domain::tick::RunTick,
 }
 
 /// How an attempt went.
@@ -165,13 +167,15 @@ impl Execution {
 /// the references. Parameters are written for their places (`app::domain::job::placement`),
 /// or as written for a job an administrator confirmed (`app::services::held`).
 pub async fn execute(shared: &Shared, spec: &JobSpec, input: &AttemptInput) -> Execution {
-    let kind = &spec.kind;
     let params = match &input.params {
         Ok(params) => params,
         Err(message) => {
             return Execution::failed(ErrorClass::Permanent, message.clone(), String::new());
         }
     };
+    let (ticked, params) = with_tick(spec, params, &input.tick);
+    let (spec, params) = (&ticked, &params);
+    let kind = &spec.kind;
     if kind.secret_references().is_empty() && kind.param_references().is_empty() {
         let mut execution = logged(shared, kind, input, &input.live, &[]).await;
         execution.output_tail = finish_tail(execution.output_tail, &[]);
@@ -208,6 +212,27 @@ pub async fn execute(shared: &Shared, spec: &JobSpec, input: &AttemptInput) -> E
         .message
         .map(|m| app::domain::secrets::redact(&m, &used));
     execution
+}
+
+/// The job with its tick references (`app::domain::tick`) made parameters of their own, and
+/// the run's parameters with their values, so they are written for their places like any.
+fn with_tick(
+    spec: &JobSpec,
+    params: &std::collections::BTreeMap<String, serde_json::Value>,
+    tick: &app::domain::tick::RunTick,
+) -> (
+    JobSpec,
+    std::collections::BTreeMap<String, serde_json::Value>,
+) {
+    let (kind, made) = app::domain::job::tick_refs::as_params(&spec.kind, tick);
+    let mut spec = spec.clone();
+    let mut params = params.clone();
+    spec.kind = kind;
+    for (parameter, value) in made {
+        params.insert(parameter.name.clone(), serde_json::Value::String(value));
+        spec.parameters.push(parameter);
+    }
+    (spec, params)
 }
 
 /// Runs the attempt with its whole output going to its log (`run_log`), `secrets` taken out;
@@ -677,6 +702,11 @@ async fn command(
         .env("BULWARK_RUN_ID", input.run_id.to_string())
         .env("BULWARK_ATTEMPT", input.attempt.to_string())
         .env("BULWARK_JOB", &input.job_name)
+        .env("BULWARK_SCHEDULED_AT", &input.tick.scheduled_at)
+        .env(
+            "BULWARK_BUSINESS_DATE",
+            input.tick.business_date.to_string(),
+        )
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

@@ -16,7 +16,7 @@ use std::collections::HashMap;
 use std::time::Duration;
 
 use app::domain::run::{Resolution, RunStatus, Trigger};
-use app::domain::ticks::{self, MAX_MISSED_RECORDED, PlannedTick, Situation};
+use app::domain::ticks::{self, Due, MAX_MISSED_RECORDED, PlannedTick, Situation};
 use app::entities::{job, job_run};
 use app::services::jobs::to_spec;
 use app::services::lanes;
@@ -136,6 +136,8 @@ struct Planning<'a> {
     holds: &'a HashMap<String, String>,
     last_ticks: HashMap<i64, DateTime<Utc>>,
     busy: std::collections::HashSet<i64>,
+    /// The calendars the batch's jobs follow, by name.
+    calendars: HashMap<String, app::domain::calendar::Calendar>,
 }
 
 impl<'a> Planning<'a> {
@@ -152,12 +154,20 @@ impl<'a> Planning<'a> {
             .filter(|j| j.next_fire_at.is_none())
             .map(|j| j.id)
             .collect();
+        let calendars = if jobs.iter().any(|j| j.calendar.is_some()) {
+            app::services::calendars::all(txn)
+                .await
+                .map_err(|e| DbErr::Custom(e.to_string()))?
+        } else {
+            HashMap::new()
+        };
         Ok(Self {
             now,
             misfire_after,
             holds,
             last_ticks: last_ticks(txn, &without_next).await?,
             busy: lanes::busy(txn, &ids).await?,
+            calendars,
         })
     }
 
@@ -187,19 +197,30 @@ impl<'a> Planning<'a> {
                 .map_or(job.updated_at, |last| last.max(job.updated_at)),
         };
         let every = spec.kind.watch().and_then(|w| w.every_ms);
-        let due = match (job.next_fire_at, every) {
+        let calendar = spec
+            .calendar
+            .as_ref()
+            .and_then(|name| self.calendars.get(name));
+        if let Some(name) = spec.calendar.as_ref().filter(|_| calendar.is_none()) {
+            tracing::error!(job = %job.name, calendar = %name, "the job's calendar is missing; it runs by its cron alone");
+        }
+        let (due, more) = match (job.next_fire_at, every) {
             // Watched `every` so long: its next tick is kept (a ping moves it), and each
             // period without one is another.
-            (Some(at), Some(every)) => app::domain::cron::periods_between(
-                at - chrono::Duration::milliseconds(every as i64),
-                now,
-                every,
-                KEEP,
-            ),
-            _ => spec.ticks_between(after, now, KEEP),
+            (Some(at), Some(every)) => {
+                let ticks = app::domain::cron::periods_between(
+                    at - chrono::Duration::milliseconds(every as i64),
+                    now,
+                    every,
+                    KEEP,
+                );
+                let due = ticks.last.iter().map(|t| Due::at(*t, spec.date_of(*t)));
+                (due.collect(), ticks.more)
+            }
+            _ => spec.due_between(calendar, after, now, KEEP),
         };
         let plan = ticks::plan(
-            &due.last,
+            &due,
             Situation {
                 now,
                 misfire_after: self.misfire_after,
@@ -210,13 +231,13 @@ impl<'a> Planning<'a> {
                 watch: spec.kind.watch().is_some(),
             },
         );
-        if plan.unrecorded_missed > 0 || due.more {
+        if plan.unrecorded_missed > 0 || more {
             tracing::warn!(
                 job = %job.name,
                 since = %after,
                 missed = format!(
                     "{}{}",
-                    if due.more { "more than " } else { "" },
+                    if more { "more than " } else { "" },
                     plan.unrecorded_missed + MAX_MISSED_RECORDED
                 ),
                 recorded = MAX_MISSED_RECORDED,
@@ -226,18 +247,17 @@ impl<'a> Planning<'a> {
         let policy = app::services::runs::policy_snapshot(job);
         rows.extend(plan.runs.iter().map(|p| match spec.kind.watch() {
             Some(watch) if p.status == RunStatus::AwaitingPing => {
-                app::services::watch::tick_row(job, p.tick, watch, now)
+                app::services::watch::tick_row(job, &p.due, watch, now)
             }
             _ => tick_row(job, p, policy.clone(), now),
         }));
         match every {
             Some(every) => due
-                .last
                 .last()
-                .map(|t| *t + chrono::Duration::milliseconds(every as i64))
+                .map(|d| d.fire + chrono::Duration::milliseconds(every as i64))
                 .or(job.next_fire_at)
                 .or_else(|| spec.next_tick_after(now)),
-            None => spec.next_tick_after(now),
+            None => spec.next_fire_after(calendar, now),
         }
     }
 }
@@ -273,13 +293,15 @@ fn tick_row(
     policy: Option<String>,
     now: DateTime<Utc>,
 ) -> job_run::ActiveModel {
-    let PlannedTick { tick, status, note } = planned;
+    let PlannedTick { due, status, note } = planned;
     let finished = !status.is_active();
+    let tick = &due.tick;
     job_run::ActiveModel {
         job_id: Set(job.id),
         trigger: Set(Trigger::Cron),
-        scheduled_for: Set(*tick),
+        scheduled_for: Set(due.fire),
         cron_tick: Set(Some(*tick)),
+        business_date: Set(Some(due.business_date)),
         status: Set(*status),
         attempts: Set(0),
         next_attempt_at: Set(None),

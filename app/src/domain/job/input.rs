@@ -88,6 +88,12 @@ pub struct JobInput {
     /// Tags, separated by commas or spaces.
     #[serde(default)]
     pub tags: String,
+    /// The work calendar it runs on, by name; empty: none.
+    #[serde(default)]
+    pub calendar: String,
+    /// An [`OnOffDay`](crate::domain::calendar::OnOffDay) word.
+    #[serde(default = "default_on_off_day")]
+    pub on_off_day: String,
 }
 
 impl Default for JobInput {
@@ -141,6 +147,8 @@ impl Default for JobInput {
             escalate_channels: String::new(),
             parameters: String::new(),
             tags: String::new(),
+            calendar: String::new(),
+            on_off_day: default_on_off_day(),
         }
     }
 }
@@ -183,6 +191,8 @@ impl JobSpec {
             escalate_channels: self.alerts.escalate_channels.join(", "),
             parameters: super::params::format_declarations(&self.parameters),
             tags: self.tags.join(", "),
+            calendar: self.calendar.clone().unwrap_or_default(),
+            on_off_day: self.on_off_day.as_str().into(),
             ..JobInput::default()
         };
         self.kind.fill(&mut input);
@@ -252,6 +262,12 @@ fn status_range((lo, hi): &(u16, u16)) -> String {
 
 fn default_grace() -> String {
     duration::format_ms(super::DEFAULT_GRACE_MS)
+}
+
+fn default_on_off_day() -> String {
+    crate::domain::calendar::OnOffDay::default()
+        .as_str()
+        .to_string()
 }
 
 fn default_redirects() -> String {

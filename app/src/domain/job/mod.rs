@@ -15,6 +15,7 @@ pub mod parse;
 pub mod placement;
 pub mod redact;
 pub mod tags;
+pub mod tick_refs;
 
 use std::collections::BTreeMap;
 
@@ -22,7 +23,9 @@ use chrono::{DateTime, Utc};
 use chrono_tz::Tz;
 use serde::{Deserialize, Serialize};
 
+use super::calendar::{Calendar, OnOffDay, Schedule, days_from_calendar};
 use super::cron::CronExpr;
+use super::due::Due;
 use super::email::EmailAddress;
 use super::retry::RetryPolicy;
 
@@ -501,6 +504,10 @@ pub struct JobSpec {
     pub parameters: Vec<params::Parameter>,
     /// The words teams split jobs by ([`tags`]).
     pub tags: Vec<String>,
+    /// The work calendar whose workdays it runs on, by name (`super::calendar`).
+    pub calendar: Option<String>,
+    /// What becomes of a tick its calendar's base rule gives on an off day.
+    pub on_off_day: OnOffDay,
 }
 
 impl JobSpec {
@@ -535,6 +542,68 @@ impl JobSpec {
                 examined: 0,
             },
         }
+    }
+
+    /// The job's cron with `calendar` (the one it names) deciding the days; `None` where it
+    /// follows none, or its cron cannot follow this one.
+    fn schedule<'a>(&'a self, calendar: Option<&'a Calendar>) -> Option<(CronExpr, &'a Calendar)> {
+        let calendar = calendar.filter(|_| self.calendar.is_some())?;
+        let open = days_from_calendar(self.cron.as_ref()?, calendar).ok()?;
+        Some((open, calendar))
+    }
+
+    /// [`JobSpec::next_tick_after`] on the workdays of `calendar` (the one the job names).
+    pub fn next_fire_after(
+        &self,
+        calendar: Option<&Calendar>,
+        after: DateTime<Utc>,
+    ) -> Option<DateTime<Utc>> {
+        match self.schedule(calendar) {
+            Some((cron, calendar)) => Schedule {
+                cron: &cron,
+                zone: &self.timezone,
+                calendar,
+                on_off_day: self.on_off_day,
+            }
+            .next_after(after),
+            None => self.next_tick_after(after),
+        }
+    }
+
+    /// What fires in (`after`, `until`], oldest first ([`JobSpec::ticks_between`]), each with
+    /// the date it stands for, on the workdays of `calendar` (the one the job names); `true`
+    /// with them when older ones were not looked at.
+    pub fn due_between(
+        &self,
+        calendar: Option<&Calendar>,
+        after: DateTime<Utc>,
+        until: DateTime<Utc>,
+        keep: usize,
+    ) -> (Vec<Due>, bool) {
+        let Some((cron, calendar)) = self.schedule(calendar) else {
+            let ticks = self.ticks_between(after, until, keep);
+            let due = ticks.last.into_iter().map(|t| Due::at(t, self.date_of(t)));
+            return (due.collect(), ticks.more);
+        };
+        let schedule = Schedule {
+            cron: &cron,
+            zone: &self.timezone,
+            calendar,
+            on_off_day: self.on_off_day,
+        };
+        let (ticks, more) = schedule.ticks_between(after, until, keep);
+        let due = ticks.into_iter().map(|t| Due {
+            fire: t.fire,
+            tick: t.tick,
+            business_date: t.business_date,
+            off_day: t.skipped.then(|| calendar.off_day_note(t.business_date)),
+        });
+        (due.collect(), more)
+    }
+
+    /// The date `t` falls on in the job's zone.
+    pub fn date_of(&self, t: DateTime<Utc>) -> chrono::NaiveDate {
+        t.with_timezone(&self.timezone).date_naive()
     }
 
     /// The schedule as the Jobs list shows it: the cron, or `every 1h`.

@@ -9,6 +9,7 @@ use super::{
     Alerts, BUILTIN_TASKS, ExhaustedAction, FieldProblem, JobInput, JobKind, JobSpec, Kind,
     Misfire, OnExhausted, Overlap, TimeoutMode, TimeoutPolicy,
 };
+use crate::domain::calendar::OnOffDay;
 use crate::domain::cron::{self, CronExpr};
 use crate::domain::duration;
 use crate::domain::email::{self, EmailAddress};
@@ -43,6 +44,7 @@ impl JobSpec {
             check_parameter_uses(kind, &parameters, &mut fail);
         }
         let alerts = parse_alerts(input, &mut fail);
+        let (calendar, on_off_day) = parse_calendar(input, cron.as_ref(), &mut fail);
         match (kind, cron, timezone, retry, timeout, handling, alerts) {
             (
                 Some(kind),
@@ -68,6 +70,8 @@ impl JobSpec {
                 dependants,
                 parameters,
                 tags,
+                calendar,
+                on_off_day,
             }),
             _ => Err(errors),
         }
@@ -296,6 +300,37 @@ fn parse_handling(
     Some((overlap?, misfire?, on_exhausted?))
 }
 
+/// The calendar it follows, by name (whether its cron may follow that calendar is
+/// [`crate::domain::calendar::days_from_calendar`], asked once the calendar is at hand), and
+/// what becomes of its off-day ticks.
+fn parse_calendar(
+    input: &JobInput,
+    cron: Option<&Option<CronExpr>>,
+    fail: &mut impl FnMut(&str, Problem),
+) -> (Option<String>, OnOffDay) {
+    let on_off_day = OnOffDay::parse(input.on_off_day.trim()).unwrap_or_else(|| {
+        fail(
+            "on_off_day",
+            problem!(
+                "job-error-on-off-day",
+                words = OnOffDay::WORDS.join(", "),
+                text = input.on_off_day.trim().to_string()
+            ),
+        );
+        OnOffDay::default()
+    });
+    let name = input.calendar.trim();
+    if name.is_empty() {
+        return (None, on_off_day);
+    }
+    if !crate::domain::calendar::valid_name(name) {
+        fail("calendar", problem!("calendar-error-name"));
+    } else if matches!(cron, Some(None)) {
+        fail("calendar", problem!("job-error-calendar-every"));
+    }
+    (Some(name.to_string()), on_off_day)
+}
+
 /// The jobs it starts after it, its tags and its declared parameters.
 fn parse_relations(
     input: &JobInput,
@@ -344,6 +379,38 @@ fn check_parameter_uses(
     }
     for misplaced in super::placement::misplaced(kind, parameters) {
         fail(&misplaced.field, misplaced_problem(&misplaced));
+    }
+    check_tick_uses(kind, fail);
+}
+
+/// An HTTP job's tick references (`crate::domain::tick`) name what a tick has, and stand
+/// where a parameter may.
+fn check_tick_uses(kind: &JobKind, fail: &mut impl FnMut(&str, Problem)) {
+    use super::tick_refs::as_params;
+    use crate::domain::tick::{RunTick, unknown_references};
+    let JobKind::Http {
+        url, headers, body, ..
+    } = kind
+    else {
+        return;
+    };
+    let texts = std::iter::once(url.as_str())
+        .chain(headers.iter().flat_map(|(n, v)| [n.as_str(), v.as_str()]))
+        .chain(std::iter::once(body.as_str()));
+    for reference in unknown_references(texts) {
+        fail(
+            "http_url",
+            problem!("job-error-tick-unknown", reference = reference),
+        );
+    }
+    let probe = RunTick {
+        scheduled_at: String::new(),
+        business_date: chrono::NaiveDate::MIN,
+    };
+    let (rewritten, made) = as_params(kind, &probe);
+    let declared: Vec<_> = made.into_iter().map(|(p, _)| p).collect();
+    for misplaced in super::placement::misplaced(&rewritten, &declared) {
+        fail(&misplaced.field, problem!("job-error-tick-misplaced"));
     }
 }
 

@@ -1,0 +1,114 @@
+//! Tick references in an HTTP job (`crate::domain::tick`) as parameters of their own, so the
+//! parameters' placement rules (`super::placement`) write and check them.
+
+use super::JobKind;
+use super::params::{ParamType, Parameter};
+use crate::domain::tick::{OPEN, RunTick};
+
+/// The HTTP job with each tick reference turned into a parameter reference of its own, and
+/// those parameters with their values (unknown references are left as written). Any other
+/// kind is returned as it is: a command reads the tick from its environment.
+pub fn as_params(kind: &JobKind, tick: &RunTick) -> (JobKind, Vec<(Parameter, String)>) {
+    let JobKind::Http {
+        method,
+        url,
+        headers,
+        body,
+        expected,
+        follow_redirects,
+    } = kind
+    else {
+        return (kind.clone(), Vec::new());
+    };
+    let mut made: Vec<(Parameter, String)> = Vec::new();
+    let mut rewrite = |text: &str| -> String {
+        let mut out = String::with_capacity(text.len());
+        let mut rest = text;
+        while let Some(start) = rest.find(OPEN) {
+            out.push_str(&rest[..start]);
+            let after = &rest[start + OPEN.len()..];
+            let Some(end) = after.find('}') else {
+                out.push_str(&rest[start..]);
+                return out;
+            };
+            match tick.value(&after[..end]) {
+                Some(value) => {
+                    let name = format!(".tick-{}", made.len());
+                    out.push_str(&format!("${{param:{name}}}"));
+                    made.push((text_parameter(name), value));
+                }
+                None => out.push_str(&rest[start..start + OPEN.len() + end + 1]),
+            }
+            rest = &after[end + 1..];
+        }
+        out.push_str(rest);
+        out
+    };
+    let kind = JobKind::Http {
+        method: method.clone(),
+        url: rewrite(url),
+        headers: headers
+            .iter()
+            .map(|(n, v)| (n.clone(), rewrite(v)))
+            .collect(),
+        body: rewrite(body),
+        expected: expected.clone(),
+        follow_redirects: *follow_redirects,
+    };
+    (kind, made)
+}
+
+fn text_parameter(name: String) -> Parameter {
+    Parameter {
+        name,
+        kind: ParamType::String,
+        default: None,
+        required: true,
+        choices: Vec::new(),
+        pattern: None,
+        max_length: None,
+        min: None,
+        max: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::NaiveDate;
+
+    fn tick() -> RunTick {
+        RunTick::new(
+            "2026-10-08T01:00:00Z".parse().unwrap(),
+            &chrono_tz::Asia::Shanghai,
+            NaiveDate::from_ymd_opt(2026, 10, 1).unwrap(),
+        )
+    }
+
+    #[test]
+    fn http_tick_references_become_parameters_of_their_own() {
+        let kind = JobKind::Http {
+            method: "POST".into(),
+            url: "https://x.test/d/${tick:business_date:%d/%m/%Y}?at=${tick:scheduled_at}".into(),
+            headers: vec![("X-Day".into(), "${tick:business_date}".into())],
+            body: "${tick:nope}".into(),
+            expected: vec![(200, 299)],
+            follow_redirects: Default::default(),
+        };
+        let (rewritten, params) = as_params(&kind, &tick());
+        let JobKind::Http {
+            url, headers, body, ..
+        } = rewritten
+        else {
+            panic!()
+        };
+        assert_eq!(url, "https://x.test/d/${param:.tick-0}?at=${param:.tick-1}");
+        assert_eq!(headers[0].1, "${param:.tick-2}");
+        assert_eq!(body, "${tick:nope}");
+        let values: Vec<&str> = params.iter().map(|(_, v)| v.as_str()).collect();
+        assert_eq!(
+            values,
+            ["01/10/2026", "2026-10-08T09:00:00+08:00", "2026-10-01"]
+        );
+    }
+}
