@@ -10,7 +10,9 @@
 //!   its off day; a manual run's the day it was asked for, or the one given). Older runs have
 //!   none: the date of their `scheduled_for` is theirs.
 //! - `backfills`: a range of a job's past ticks run again as a whole — paused, cancelled or
-//!   done together, its progress counted by `job_runs.backfill_id`.
+//!   done together, its progress counted by `job_runs.backfill_id`. Its runs wait as `blocked`
+//!   until it starts them, `parallel` at a time; `window_start` / `window_started` count the
+//!   runs started in the current minute against `per_minute`.
 
 use sea_orm_migration::{prelude::*, schema::*};
 
@@ -47,6 +49,8 @@ impl MigrationTrait for Migration {
                     .col(boolean(Backfills::Rerun))
                     .col(string(Backfills::State))
                     .col(integer(Backfills::Total))
+                    .col(timestamp_with_time_zone_null(Backfills::WindowStart))
+                    .col(integer(Backfills::WindowStarted).default(0))
                     .col(string(Backfills::CreatedBy))
                     .col(timestamp_with_time_zone(Backfills::CreatedAt))
                     .col(timestamp_with_time_zone(Backfills::UpdatedAt))
@@ -131,6 +135,8 @@ enum Backfills {
     Rerun,
     State,
     Total,
+    WindowStart,
+    WindowStarted,
     CreatedBy,
     CreatedAt,
     UpdatedAt,

@@ -92,6 +92,12 @@ enum Command {
     /// Turn a crontab into jobs.
     #[command(subcommand)]
     Import(ImportCommand),
+    /// Work calendars: workdays with holidays and make-up days, for jobs to follow.
+    #[command(subcommand)]
+    Calendar(CalendarCommand),
+    /// Run a job's past ticks over a range of business dates again, one after another by
+    /// default; ticks that have a run are left alone.
+    Backfill(crate::commands::backfill::Args),
     /// Pause every job for maintenance: no cron run and no retry starts until `resume` (or
     /// --until); running attempts finish, Run now and re-triggers still work.
     Pause {
@@ -135,6 +141,20 @@ enum WatchCommand {
         /// Make a new URL; the old one stops working.
         #[arg(long)]
         rotate: bool,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum CalendarCommand {
+    /// Keep every [[calendar]] of a TOML file (or - for standard input), all or none; one
+    /// of the same name is replaced.
+    Import { file: PathBuf },
+    /// Print a calendar as the [[calendar]] table import reads.
+    Export { name: String },
+    /// Every calendar, the years it has dates for, and the jobs following it.
+    List {
+        #[arg(long)]
+        json: bool,
     },
 }
 
@@ -577,6 +597,18 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             crate::commands::watch::import_crontab(&connect(&config).await?, &config, &args).await
         }
         Command::Secret(command) => secret(command, &config).await,
+        Command::Calendar(command) => {
+            use crate::commands::calendars;
+            let db = connect(&config).await?;
+            match command {
+                CalendarCommand::Import { file } => calendars::import(&db, &file).await,
+                CalendarCommand::Export { name } => calendars::export(&db, &name).await,
+                CalendarCommand::List { json } => calendars::list(&db, json).await,
+            }
+        }
+        Command::Backfill(args) => {
+            crate::commands::backfill::run(&connect(&config).await?, &args).await
+        }
     }
 }
 

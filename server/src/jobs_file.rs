@@ -7,6 +7,7 @@
 
 use std::collections::{BTreeMap, HashSet};
 
+use app::domain::calendar::{Calendar, CalendarInput};
 use app::domain::job::{ExhaustedAction, JobInput, JobSpec, OnExhausted};
 use app::entities::job;
 use app::services::audit::Actor;
@@ -19,6 +20,9 @@ use serde::Deserialize;
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 struct JobsFile {
+    /// Work calendars the jobs may follow (`app/src/domain/calendar.rs`).
+    #[serde(default)]
+    calendar: Vec<toml::Spanned<CalendarInput>>,
     #[serde(default)]
     job: Vec<toml::Spanned<JobToml>>,
 }
@@ -58,6 +62,10 @@ struct JobToml {
     dependants: Option<Vec<String>>,
     /// The words teams split jobs by (`["billing", "team-a"]`).
     tags: Option<Vec<String>>,
+    /// The work calendar it runs on, by name.
+    calendar: Option<String>,
+    /// `skip` (default) or `next_workday`.
+    on_off_day: Option<String>,
     retry: Option<RetryToml>,
     timeout: Option<TimeoutToml>,
     /// No output for this long ends a command attempt as stalled (`"5m"`).
@@ -277,6 +285,8 @@ impl JobToml {
             self.dependants.take().map(|v| v.join(", ")),
         );
         put(&mut input.tags, self.tags.take().map(|v| v.join(", ")));
+        put(&mut input.calendar, self.calendar.take());
+        put(&mut input.on_off_day, self.on_off_day.take());
         if let Some(v) = self.on_exhausted.take() {
             // The file writes a fallback as `fallback:<job>`; the form has two fields.
             match v.strip_prefix("fallback:") {
@@ -322,8 +332,21 @@ fn line_of(text: &str, offset: usize) -> usize {
     text[..offset.min(text.len())].matches('\n').count() + 1
 }
 
-/// Parses and validates a jobs file: the specs, or every problem with its line.
+/// What a jobs file defines.
+#[derive(Debug, Default, Clone)]
+pub struct Document {
+    pub calendars: Vec<Calendar>,
+    pub jobs: Vec<JobSpec>,
+}
+
+/// Parses and validates a jobs file's jobs: the specs, or every problem with its line (for
+/// files of jobs alone: Bulwark's own, the demo's).
 pub fn parse_file(text: &str) -> Result<Vec<JobSpec>, Vec<String>> {
+    parse_document(text).map(|doc| doc.jobs)
+}
+
+/// Parses and validates a jobs file: its calendars and jobs, or every problem with its line.
+pub fn parse_document(text: &str) -> Result<Document, Vec<String>> {
     let file: JobsFile = toml::from_str(text).map_err(|e| {
         let line = e
             .span()
@@ -331,8 +354,9 @@ pub fn parse_file(text: &str) -> Result<Vec<JobSpec>, Vec<String>> {
             .unwrap_or_default();
         vec![format!("{line}{}", e.message())]
     })?;
-    let mut specs = Vec::new();
     let mut problems = Vec::new();
+    let calendars = parse_calendars(text, file.calendar, &mut problems);
+    let mut specs = Vec::new();
     let mut names = HashSet::new();
     for (index, spanned) in file.job.into_iter().enumerate() {
         let line = line_of(text, spanned.span().start);
@@ -358,14 +382,41 @@ pub fn parse_file(text: &str) -> Result<Vec<JobSpec>, Vec<String>> {
             ),
         }
     }
-    if specs.is_empty() && problems.is_empty() {
+    if specs.is_empty() && calendars.is_empty() && problems.is_empty() {
         problems.push("the file defines no [[job]]".into());
     }
     if problems.is_empty() {
-        Ok(specs)
+        Ok(Document {
+            calendars,
+            jobs: specs,
+        })
     } else {
         Err(problems)
     }
+}
+
+/// The file's calendars, each checked; problems name the calendar and its line.
+fn parse_calendars(
+    text: &str,
+    entries: Vec<toml::Spanned<CalendarInput>>,
+    problems: &mut Vec<String>,
+) -> Vec<Calendar> {
+    let mut calendars: Vec<Calendar> = Vec::new();
+    for spanned in entries {
+        let line = line_of(text, spanned.span().start);
+        let input = spanned.into_inner();
+        let label = format!("calendar '{}' (line {line})", input.name);
+        match input.parse() {
+            Ok(c) if calendars.iter().any(|other| other.name == c.name) => {
+                problems.push(format!(
+                    "{label}: name: it appears more than once in this file"
+                ));
+            }
+            Ok(c) => calendars.push(c),
+            Err(list) => problems.extend(list.into_iter().map(|p| format!("{label}: {p}"))),
+        }
+    }
+    calendars
 }
 
 /// What applying a set of jobs did (or, for a dry run, would do): the jobs' names.
@@ -374,6 +425,21 @@ pub struct Applied {
     pub created: Vec<String>,
     pub updated: Vec<String>,
     pub unchanged: Vec<String>,
+    /// Calendars created or changed.
+    pub calendars: Vec<String>,
+}
+
+/// A calendar's refusal in English, as the file's other problems are.
+fn calendar_words(e: app::services::calendars::CalendarServiceError) -> String {
+    use app::services::calendars::CalendarServiceError;
+    match e {
+        CalendarServiceError::Invalid(problems) => problems
+            .iter()
+            .map(|p| app::i18n::current().say(p))
+            .collect::<Vec<_>>()
+            .join("; "),
+        other => other.to_string(),
+    }
 }
 
 /// Creates or updates every job of the file, in one transaction with the audit row that says
@@ -390,10 +456,29 @@ pub async fn apply_specs(
 /// back: the answer says what applying would do.
 pub async fn apply_specs_checked(
     db: &DatabaseConnection,
-    mut specs: Vec<JobSpec>,
+    specs: Vec<JobSpec>,
     dry_run: bool,
     who: &Actor<'_>,
 ) -> Result<Applied, Vec<String>> {
+    let doc = Document {
+        calendars: Vec::new(),
+        jobs: specs,
+    };
+    apply_checked(db, doc, dry_run, who).await
+}
+
+/// Keeps every calendar, then creates or updates every job of the file, in one transaction
+/// with the audit row; with `dry_run`, rolled back.
+pub async fn apply_checked(
+    db: &DatabaseConnection,
+    doc: Document,
+    dry_run: bool,
+    who: &Actor<'_>,
+) -> Result<Applied, Vec<String>> {
+    let Document {
+        calendars,
+        jobs: mut specs,
+    } = doc;
     // Jobs that name no other job go first, so references exist when they are checked.
     specs.sort_by_key(|s| {
         matches!(s.on_exhausted, OnExhausted::Fallback(_)) || !s.dependants.is_empty()
@@ -410,6 +495,17 @@ pub async fn apply_specs_checked(
     let now = crate::clock::now();
     let mut applied = Applied::default();
     let mut problems = Vec::new();
+    for calendar in &calendars {
+        match app::services::calendars::store(&txn, calendar, now).await {
+            Ok(true) => applied.calendars.push(calendar.name.clone()),
+            Ok(false) => {}
+            Err(e) => problems.push(format!(
+                "calendar '{}': {}",
+                calendar.name,
+                calendar_words(e)
+            )),
+        }
+    }
     for spec in &specs {
         let existing = job::Entity::find()
             .filter(job::Column::Name.eq(&spec.name))
@@ -439,7 +535,11 @@ pub async fn apply_specs_checked(
         }
     }
     if problems.is_empty() && !dry_run {
-        let detail = serde_json::json!({ "created": applied.created, "updated": applied.updated });
+        let detail = serde_json::json!({
+            "created": applied.created,
+            "updated": applied.updated,
+            "calendars": applied.calendars,
+        });
         app::services::audit::record(&txn, who, "jobs.applied", "jobs", detail, now)
             .await
             .map_err(db_error)?;

@@ -233,6 +233,7 @@ trigger-retrigger = re-triggered
 trigger-recovery = recovery
 trigger-fallback = fallback
 trigger-ping = ping
+trigger-backfill = backfill
 error-class-transient = transient
 error-class-permanent = permanent
 error-class-timeout = timeout

@@ -218,6 +218,7 @@ trigger-retrigger = 重新触发
 trigger-recovery = 恢复补跑
 trigger-fallback = 兜底任务
 trigger-ping = 打点
+trigger-backfill = 补跑
 error-class-transient = 临时错误
 error-class-permanent = 永久错误
 error-class-timeout = 超时

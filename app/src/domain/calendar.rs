@@ -128,6 +128,7 @@ pub struct Dated {
 /// `off` and `on` as ISO dates or `{ date = "…", name = "…" }`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+#[serde(deny_unknown_fields)]
 pub struct CalendarInput {
     pub name: String,
     #[serde(default = "default_base")]

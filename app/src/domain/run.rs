@@ -55,6 +55,8 @@ crate::text_enum! {
         Fallback = "fallback",
         /// A watched job pinged where no tick was expected.
         Ping = "ping",
+        /// Made by a backfill for a past tick (`crate::domain::backfill`).
+        Backfill = "backfill",
     }
 }
 

@@ -55,7 +55,8 @@ pub struct Situation<'a> {
 ///   on-time tick runs anyway; every other missed tick is recorded as skipped.
 /// - A tick that would run is held (`blocked`) while the job is held.
 /// - Otherwise, with `overlap = skip`, a tick that comes while a run is going is skipped;
-///   with `queue` it waits its turn.
+///   with `queue` it waits its turn. Ticks firing at one moment all run (a workday's own and
+///   the off days' a calendar moved onto it).
 pub fn plan(due: &[Due], s: Situation<'_>) -> Plan {
     let (off, working): (Vec<&Due>, Vec<&Due>) = due.iter().partition(|d| d.off_day.is_some());
     let mut plan = if s.watch {
@@ -99,8 +100,11 @@ fn plan_working(due: &[&Due], s: Situation<'_>) -> Plan {
             });
         }
     }
-    let mut busy = s.busy;
+    // When the job became busy: a run planned here makes later ticks skip (overlap: skip),
+    // not the ticks firing with it (off days' ticks a calendar moved onto a workday's).
+    let mut busy_since = s.busy.then_some(DateTime::<Utc>::MIN_UTC);
     for due in run_missed.into_iter().chain(on_time) {
+        let busy = busy_since.is_some_and(|since| since < due.fire);
         let (status, note) = if let Some(reason) = s.hold {
             (RunStatus::Blocked, Some(reason.to_string()))
         } else if busy && s.overlap == Overlap::Skip {
@@ -109,7 +113,7 @@ fn plan_working(due: &[&Due], s: Situation<'_>) -> Plan {
                 Some("the previous run was still active (overlap: skip)".to_string()),
             )
         } else {
-            busy = true;
+            busy_since.get_or_insert(due.fire);
             (RunStatus::Pending, None)
         };
         runs.push(PlannedTick {
@@ -274,6 +278,25 @@ mod tests {
             ]
         );
         assert_eq!(plan.runs[2].note.as_deref(), Some("2026-10-01 is off"));
+    }
+
+    #[test]
+    fn ticks_moved_onto_one_moment_all_run_whatever_the_overlap() {
+        let own = at(990);
+        let mut moved = at(500);
+        moved.fire = own.fire;
+        let plan = plan(
+            &[moved, own, at(995)],
+            situation(Misfire::RunOnce, Overlap::Skip, false),
+        );
+        assert_eq!(
+            statuses(&plan),
+            [
+                (500, RunStatus::Pending),
+                (990, RunStatus::Pending),
+                (995, RunStatus::Skipped)
+            ]
+        );
     }
 
     #[test]

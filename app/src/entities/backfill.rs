@@ -21,6 +21,9 @@ pub struct Model {
     pub state: BackfillState,
     /// Runs it made.
     pub total: i32,
+    /// When the current minute of `per_minute` began, and how many runs it started in it.
+    pub window_start: Option<DateTimeUtc>,
+    pub window_started: i32,
     pub created_by: String,
     pub created_at: DateTimeUtc,
     pub updated_at: DateTimeUtc,

@@ -68,6 +68,7 @@ pub fn trigger(trigger: Trigger) -> String {
         Trigger::Recovery => key!("trigger-recovery"),
         Trigger::Fallback => key!("trigger-fallback"),
         Trigger::Ping => key!("trigger-ping"),
+        Trigger::Backfill => key!("trigger-backfill"),
     })
 }
 

@@ -135,14 +135,35 @@ pub async fn save(
 ) -> Result<Calendar, CalendarServiceError> {
     let calendar = input.parse().map_err(CalendarServiceError::Invalid)?;
     let txn = super::sql::begin_write(db).await?;
-    let jobs = following(&txn, &calendar.name).await?;
-    check_followers(&calendar, &jobs)?;
+    store(&txn, &calendar, now).await?;
+    let detail = serde_json::to_value(calendar.to_input()).unwrap_or_default();
+    audit::record(&txn, who, "calendar.saved", &calendar.name, detail, now).await?;
+    let wake = crate::wake::jobs_changed_in(&txn).await;
+    txn.commit().await?;
+    wake.after_commit();
+    Ok(calendar)
+}
+
+/// Writes `calendar` in the caller's transaction (who did is the caller's to record, and the
+/// triggers its to wake): `false` when it was stored as it is already. Refused when a job
+/// following it could no longer.
+pub async fn store(
+    db: &impl ConnectionTrait,
+    calendar: &Calendar,
+    now: DateTime<Utc>,
+) -> Result<bool, CalendarServiceError> {
+    check_followers(calendar, &following(db, &calendar.name).await?)?;
     let input = calendar.to_input();
     let encode = |list: &[DateInput]| serde_json::to_string(list).unwrap_or_else(|_| "[]".into());
     let existing = calendar::Entity::find()
         .filter(calendar::Column::Name.eq(&calendar.name))
-        .one(&txn)
+        .one(db)
         .await?;
+    if let Some(row) = &existing
+        && from_row(row).ok().as_ref() == Some(calendar)
+    {
+        return Ok(false);
+    }
     let mut model = match existing {
         Some(row) => row.into_active_model(),
         None => calendar::ActiveModel {
@@ -155,14 +176,9 @@ pub async fn save(
     model.off = Set(encode(&input.off));
     model.on = Set(encode(&input.on));
     model.updated_at = Set(now);
-    model.save(&txn).await?;
-    move_next_ticks(&txn, &calendar, now).await?;
-    let detail = serde_json::to_value(&input).unwrap_or_default();
-    audit::record(&txn, who, "calendar.saved", &calendar.name, detail, now).await?;
-    let wake = crate::wake::jobs_changed_in(&txn).await;
-    txn.commit().await?;
-    wake.after_commit();
-    Ok(calendar)
+    model.save(db).await?;
+    move_next_ticks(db, calendar, now).await?;
+    Ok(true)
 }
 
 /// Removes a calendar no job follows.

@@ -7,6 +7,7 @@
 
 pub mod api_docs;
 pub mod audit;
+pub mod backfills;
 pub mod calendars;
 pub mod channels;
 pub mod failed;

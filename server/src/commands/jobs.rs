@@ -6,7 +6,7 @@ use anyhow::Context;
 use app::services::jobs;
 use sea_orm::DatabaseConnection;
 
-use crate::jobs_file::{apply_specs, parse_file};
+use crate::jobs_file::{apply_checked, parse_document};
 
 pub async fn apply(db: &DatabaseConnection, path: &Path) -> anyhow::Result<()> {
     let text =
@@ -18,16 +18,20 @@ pub async fn apply(db: &DatabaseConnection, path: &Path) -> anyhow::Result<()> {
             problems.join("\n  ")
         )
     };
-    let specs = parse_file(&text).map_err(refused)?;
-    let applied = apply_specs(db, specs, &super::cli())
+    let doc = parse_document(&text).map_err(refused)?;
+    let applied = apply_checked(db, doc, false, &super::cli())
         .await
         .map_err(refused)?;
     println!(
-        "{}: {} created, {} updated, {} unchanged",
+        "{}: {} created, {} updated, {} unchanged{}",
         path.display(),
         applied.created.len(),
         applied.updated.len(),
-        applied.unchanged.len()
+        applied.unchanged.len(),
+        match applied.calendars.len() {
+            0 => String::new(),
+            n => format!("; {n} calendars saved"),
+        }
     );
     Ok(())
 }

@@ -1,7 +1,9 @@
 //! CLI commands that are more than a call or two; each file is one command group.
 
 pub mod assets;
+pub mod backfill;
 pub mod backup;
+pub mod calendars;
 pub mod channels;
 pub mod digest;
 pub mod jobs;

@@ -9,6 +9,8 @@
 //! planned once: the newest runs (`misfire = run_once`), the latest hundred are recorded as
 //! skipped and the rest only mentioned in the log — never enumerated, however long the outage.
 //!
+//! Each pass also starts the next runs of running backfills (`app::services::backfills`).
+//!
 //! Paused jobs (`app::domain::maintenance`) are passed over: their `next_fire_at` stays where
 //! it is, so when the pause ends their ticks are due at once and planned like an outage's.
 
@@ -71,6 +73,8 @@ pub async fn enqueue_due_ticks(
         }
     }
     release_blocked(db, &holds, now).await?;
+    // Backfills start their next runs as their earlier ones end: within a pass of it.
+    app::services::backfills::advance(db, now).await?;
     Ok(TickPass {
         inserted,
         next_tick: earliest_next_fire(db, now, &paused).await?,
@@ -445,6 +449,8 @@ async fn release_blocked(
         .column(job::Column::Name)
         .inner_join(job::Entity)
         .filter(job_run::Column::Status.eq(RunStatus::Blocked))
+        // A backfill's runs wait for the backfill, not for an upstream job.
+        .filter(job_run::Column::BackfillId.is_null())
         .distinct()
         .into_tuple()
         .all(db)
@@ -467,6 +473,7 @@ async fn release_blocked(
         )
         .col_expr(job_run::Column::UpdatedAt, Expr::value(now))
         .filter(job_run::Column::Status.eq(RunStatus::Blocked))
+        .filter(job_run::Column::BackfillId.is_null())
         .filter(job_run::Column::JobId.is_in(free.clone()))
         .exec(&txn)
         .await?;

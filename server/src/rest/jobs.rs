@@ -16,7 +16,7 @@ use super::caller::{Admin, Caller, Runner};
 use super::problem::Problem;
 use super::wire::{DryRun, JobSet, Page, PageQuery};
 use super::{ApiJson, Json};
-use crate::jobs_file::{Applied, apply_specs_checked, parse_file};
+use crate::jobs_file::{Applied, Document, apply_checked, parse_document};
 
 pub(super) async fn by_name(state: &AppState, name: &str) -> Result<job::Model, Problem> {
     job::Entity::find()
@@ -193,8 +193,8 @@ pub async fn apply(
                 .collect(),
         ))
     };
-    let specs = if is_toml {
-        parse_file(&body).map_err(refused)?
+    let doc = if is_toml {
+        parse_document(&body).map_err(refused)?
     } else {
         let set: JobSet = serde_json::from_str(&body)
             .map_err(|e| Problem::invalid("body", format!("not a job set: {e}")))?;
@@ -212,9 +212,12 @@ pub async fn apply(
         if !problems.is_empty() {
             return Err(refused(problems));
         }
-        specs
+        Document {
+            calendars: Vec::new(),
+            jobs: specs,
+        }
     };
-    let applied = apply_specs_checked(&state.db, specs, dry.dry_run, &caller.as_actor())
+    let applied = apply_checked(&state.db, doc, dry.dry_run, &caller.as_actor())
         .await
         .map_err(refused)?;
     Ok(Json(applied))

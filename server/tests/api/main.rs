@@ -7,6 +7,7 @@ mod accounts;
 mod auth;
 mod backup;
 mod busy_day;
+mod calendars;
 mod channels;
 mod cli;
 mod cluster;

@@ -1,0 +1,124 @@
+//! `bulwark backfill JOB --from DATE --to DATE [--per-minute N] [--parallel K] [--rerun]
+//! [--dry-run] [--json]`: a job's past ticks over a range of business dates, run again
+//! (`app/src/services/backfills.rs`). A running `serve` starts the runs.
+
+use anyhow::Context;
+use app::domain::backfill::{Pace, line};
+use app::domain::job::JobSpec;
+use app::services::backfills::{self, BackfillServiceError, Planned, Request, TickAction};
+use chrono::NaiveDate;
+use sea_orm::DatabaseConnection;
+
+/// What the command line asked for.
+#[derive(Debug, Clone, clap::Args)]
+pub struct Args {
+    /// The job.
+    pub job: String,
+    /// The first business date, in the job's zone (YYYY-MM-DD).
+    #[arg(long)]
+    pub from: NaiveDate,
+    /// The last business date, inclusive; not after today.
+    #[arg(long)]
+    pub to: NaiveDate,
+    /// Runs started per minute, at most.
+    #[arg(long)]
+    pub per_minute: Option<u32>,
+    /// Runs going at once, at most (default 1: one after another).
+    #[arg(long, default_value_t = 1)]
+    pub parallel: u32,
+    /// Give a new run to ticks whose latest run ended dead.
+    #[arg(long)]
+    pub rerun: bool,
+    /// Print the ticks, one a line (when it runs, RFC 3339 in the job's zone, then its
+    /// business date), and create nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Print what was planned or made as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+pub async fn run(db: &DatabaseConnection, args: &Args) -> anyhow::Result<()> {
+    let job = super::job_named(db, &args.job).await?;
+    let request = Request {
+        from: args.from,
+        to: args.to,
+        pace: Pace {
+            parallel: args.parallel,
+            per_minute: args.per_minute,
+        },
+        rerun: args.rerun,
+    };
+    let now = crate::clock::now();
+    let refused = |e: BackfillServiceError| match e {
+        BackfillServiceError::Refused(e) => {
+            anyhow::anyhow!("{}", app::i18n::current().say(&e.problem()))
+        }
+        other => anyhow::Error::new(other).context("could not backfill"),
+    };
+    if args.dry_run {
+        let (spec, planned) = backfills::plan(db, &job, &request, now)
+            .await
+            .map_err(refused)?;
+        return print(&spec, None, &planned, args.json);
+    }
+    let (made, planned) = backfills::start(db, &job, &request, &super::cli(), now)
+        .await
+        .map_err(refused)?;
+    let spec = app::services::jobs::to_spec(&job).context("could not read the job")?;
+    print(
+        &spec,
+        made.as_ref().map(|b| (b.id, b.total)),
+        &planned,
+        args.json,
+    )
+}
+
+fn print(
+    spec: &JobSpec,
+    made: Option<(i64, i32)>,
+    planned: &[Planned],
+    json: bool,
+) -> anyhow::Result<()> {
+    if json {
+        let ticks: Vec<serde_json::Value> = planned.iter().map(|p| tick_json(spec, p)).collect();
+        let out = serde_json::json!({
+            "backfill": made.map(|(id, _)| id),
+            "runs": made.map_or(0, |(_, total)| total),
+            "ticks": ticks,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+        return Ok(());
+    }
+    for p in planned {
+        let note = match p.action {
+            TickAction::New => String::new(),
+            TickAction::Rerun(id) => format!(" rerun of #{id}"),
+            TickAction::Has(id) => format!(" has run #{id}"),
+        };
+        println!("{}{note}", line(spec, &p.due));
+    }
+    match made {
+        Some((id, total)) => eprintln!(
+            "backfill #{id}: {total} runs; a running `bulwark serve` starts them (bulwark runs list --job {})",
+            spec.name
+        ),
+        None if planned.is_empty() => eprintln!("no tick of the job falls in the range"),
+        None => eprintln!("nothing to backfill: every tick in the range has its run"),
+    }
+    Ok(())
+}
+
+fn tick_json(spec: &JobSpec, p: &Planned) -> serde_json::Value {
+    let (action, run) = match p.action {
+        TickAction::New => ("new", None),
+        TickAction::Rerun(id) => ("rerun", Some(id)),
+        TickAction::Has(id) => ("has_run", Some(id)),
+    };
+    serde_json::json!({
+        "scheduled_at": p.due.fire.with_timezone(&spec.timezone).to_rfc3339(),
+        "business_date": p.due.business_date,
+        "action": action,
+        "run": run,
+    })
+}

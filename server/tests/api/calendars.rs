@@ -1,0 +1,365 @@
+//! Work calendars, business dates and backfill on a clock the test controls: the issue's
+//! calendar (off 2026-09-25 and 10-01…07, make-up 09-20 and 10-10) and a job at 09:00 on
+//! weekdays in Asia/Shanghai. A backfill's dry run lists exactly the workdays; the backfill
+//! runs them one at a time, each printing its own date, and again makes none; a misfired
+//! workday tick runs with its own date; off days' ticks are skipped with the day's name, or
+//! moved to the next workday standing for their own dates; a calendar a job follows cannot be
+//! removed or changed under it.
+
+use app::domain::backfill::{self, Pace};
+use app::domain::calendar::{CalendarInput, DateInput, OnOffDay};
+use app::domain::job::{JobInput, JobSpec, Kind};
+use app::domain::run::{RunStatus, Trigger};
+use app::entities::{job, job_attempt, job_run};
+use app::services::backfills::{self, Request, TickAction};
+use app::services::calendars::{self, CalendarServiceError};
+use chrono::{DateTime, NaiveDate, TimeZone, Utc};
+use chrono_tz::Asia::Shanghai;
+use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder};
+
+use crate::helpers::{TESTER, TestApp};
+use crate::on_both_backends;
+
+fn date(s: &str) -> NaiveDate {
+    NaiveDate::parse_from_str(s, "%Y-%m-%d").unwrap()
+}
+
+/// A moment in Shanghai.
+fn at(local: &str) -> DateTime<Utc> {
+    let naive = chrono::NaiveDateTime::parse_from_str(local, "%Y-%m-%d %H:%M:%S").unwrap();
+    Shanghai
+        .from_local_datetime(&naive)
+        .unwrap()
+        .with_timezone(&Utc)
+}
+
+fn golden_week() -> CalendarInput {
+    let off = [
+        "2026-09-25",
+        "2026-10-01",
+        "2026-10-02",
+        "2026-10-03",
+        "2026-10-04",
+    ]
+    .into_iter()
+    .chain(["2026-10-05", "2026-10-06", "2026-10-07"])
+    .map(|d| DateInput::Named {
+        date: d.into(),
+        name: if d == "2026-09-25" {
+            "中秋节"
+        } else {
+            "国庆节"
+        }
+        .into(),
+    })
+    .collect();
+    CalendarInput {
+        name: "cn-workdays".into(),
+        base: app::domain::calendar::BaseInput::Text("mon-fri".into()),
+        off,
+        on: vec![
+            DateInput::Date("2026-09-20".into()),
+            DateInput::Date("2026-10-10".into()),
+        ],
+    }
+}
+
+fn workday_job(name: &str) -> JobInput {
+    JobInput {
+        name: name.into(),
+        kind: Kind::Command.as_str().into(),
+        command_program: "sh".into(),
+        command_args: "-c\necho $BULWARK_BUSINESS_DATE $BULWARK_SCHEDULED_AT".into(),
+        cron: "0 0 9 * * MON-FRI".into(),
+        timezone: "Asia/Shanghai".into(),
+        calendar: "cn-workdays".into(),
+        overlap: "skip".into(),
+        misfire: "run_once".into(),
+        ..JobInput::default()
+    }
+}
+
+async fn define_at(db: &DatabaseConnection, input: JobInput, now: DateTime<Utc>) -> job::Model {
+    let spec = JobSpec::parse(&input).unwrap_or_else(|e| panic!("{e:?}"));
+    app::services::jobs::create(db, &spec, now).await.unwrap()
+}
+
+async fn with_calendar(app: &TestApp) {
+    calendars::save(&app.db, &golden_week(), &TESTER, Utc::now())
+        .await
+        .unwrap();
+}
+
+const WORKDAYS: [&str; 13] = [
+    "2026-09-18",
+    "2026-09-20",
+    "2026-09-21",
+    "2026-09-22",
+    "2026-09-23",
+    "2026-09-24",
+    "2026-09-28",
+    "2026-09-29",
+    "2026-09-30",
+    "2026-10-08",
+    "2026-10-09",
+    "2026-10-10",
+    "2026-10-12",
+];
+
+fn range() -> Request {
+    Request {
+        from: date("2026-09-18"),
+        to: date("2026-10-12"),
+        pace: Pace {
+            parallel: 1,
+            per_minute: None,
+        },
+        rerun: false,
+    }
+}
+
+async fn runs_of(db: &DatabaseConnection, job_id: i64) -> Vec<job_run::Model> {
+    job_run::Entity::find()
+        .filter(job_run::Column::JobId.eq(job_id))
+        .order_by_asc(job_run::Column::Id)
+        .all(db)
+        .await
+        .unwrap()
+}
+
+/// The dry run lists the workdays, each line starting with its tick in the job's zone; the
+/// backfill runs them one at a time, each printing its own date; asked again, it makes none.
+async fn a_backfill_runs_each_workday_once_one_at_a_time(app: TestApp) {
+    with_calendar(&app).await;
+    let mut input = workday_job("daily-report");
+    // Disabled: only the backfill's runs happen, whatever the wall clock says.
+    input.enabled = false;
+    let job = define_at(&app.db, input, at("2026-09-01 00:00:00")).await;
+    let now = at("2026-11-01 12:00:00");
+
+    let (spec, planned) = backfills::plan(&app.db, &job, &range(), now).await.unwrap();
+    let lines: Vec<String> = planned
+        .iter()
+        .map(|p| backfill::line(&spec, &p.due))
+        .collect();
+    let expected: Vec<String> = WORKDAYS
+        .iter()
+        .map(|d| format!("{d}T09:00:00+08:00 {d}"))
+        .collect();
+    assert_eq!(lines, expected);
+    assert!(
+        runs_of(&app.db, job.id).await.is_empty(),
+        "a dry run makes nothing"
+    );
+
+    let (made, _) = backfills::start(&app.db, &job, &range(), &TESTER, now)
+        .await
+        .unwrap();
+    let made = made.expect("a backfill");
+    assert_eq!(made.total, 13);
+    let runs = runs_of(&app.db, job.id).await;
+    assert!(
+        runs.iter()
+            .all(|r| r.trigger == Trigger::Backfill && r.status == RunStatus::Blocked)
+    );
+
+    let engine = crate::engine::start(&app.db, crate::engine::engine_config("node-a"));
+    let ended = wait_for_all(&app.db, job.id, 13).await;
+    engine.stop().await;
+    assert_eq!(ended.len(), 13, "every backfill run ended");
+    let mut previous_end: Option<DateTime<Utc>> = None;
+    for (run, day) in ended.iter().zip(WORKDAYS) {
+        assert_eq!(run.status, RunStatus::Succeeded, "run {}", run.id);
+        assert_eq!(run.business_date, Some(date(day)));
+        let attempt = job_attempt::Entity::find()
+            .filter(job_attempt::Column::RunId.eq(run.id))
+            .one(&app.db)
+            .await
+            .unwrap()
+            .unwrap();
+        let out = attempt.output_tail.unwrap_or_default();
+        assert_eq!(out.trim(), format!("{day} {day}T09:00:00+08:00"));
+        if let Some(end) = previous_end {
+            assert!(attempt.started_at >= end, "runs overlapped: {day}");
+        }
+        previous_end = attempt.finished_at;
+    }
+    let (again, planned) = backfills::start(&app.db, &job, &range(), &TESTER, now)
+        .await
+        .unwrap();
+    assert!(again.is_none(), "every tick has its run");
+    assert!(
+        planned
+            .iter()
+            .all(|p| matches!(p.action, TickAction::Has(_)))
+    );
+    assert_eq!(runs_of(&app.db, job.id).await.len(), 13);
+}
+on_both_backends!(a_backfill_runs_each_workday_once_one_at_a_time);
+
+/// The job's runs, oldest first, once `count` of them have ended (or after 60 s).
+async fn wait_for_all(db: &DatabaseConnection, job_id: i64, count: usize) -> Vec<job_run::Model> {
+    let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(60);
+    loop {
+        let runs = runs_of(db, job_id).await;
+        let ended: Vec<job_run::Model> = runs
+            .into_iter()
+            .filter(|r| !r.status.is_active() && r.status != RunStatus::Blocked)
+            .collect();
+        if ended.len() >= count || tokio::time::Instant::now() > deadline {
+            let mut ended = ended;
+            ended.sort_by_key(|r| r.business_date);
+            return ended;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+}
+
+async fn tick(db: &DatabaseConnection, now: DateTime<Utc>) {
+    server::engine::trigger::enqueue_due_ticks(db, now, std::time::Duration::from_secs(30))
+        .await
+        .unwrap();
+}
+
+/// A node stopped across a workday's tick runs it once back (`misfire = run_once`), for
+/// that day; an off day's tick is a skipped run naming the day, a weekend none at all.
+async fn a_misfired_workday_runs_for_its_own_date_and_off_days_say_why(app: TestApp) {
+    with_calendar(&app).await;
+    let job = define_at(&app.db, workday_job("misfired"), at("2026-09-24 10:00:00")).await;
+    tick(&app.db, at("2026-09-25 09:00:01")).await;
+    // Stopped from Friday until Monday 10:00, past the 09:00 tick.
+    tick(&app.db, at("2026-09-28 10:00:00")).await;
+    let runs = runs_of(&app.db, job.id).await;
+    let seen: Vec<(RunStatus, Option<NaiveDate>)> =
+        runs.iter().map(|r| (r.status, r.business_date)).collect();
+    assert_eq!(
+        seen,
+        [
+            (RunStatus::Skipped, Some(date("2026-09-25"))),
+            (RunStatus::Pending, Some(date("2026-09-28"))),
+        ]
+    );
+    let note = runs[0].last_error.clone().unwrap_or_default();
+    assert!(
+        note.contains("中秋节") && note.contains("cn-workdays"),
+        "{note}"
+    );
+    assert_eq!(runs[1].scheduled_for, at("2026-09-28 09:00:00"));
+    let next = job::Entity::find_by_id(job.id)
+        .one(&app.db)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(next.next_fire_at, Some(at("2026-09-29 09:00:00")));
+}
+on_both_backends!(a_misfired_workday_runs_for_its_own_date_and_off_days_say_why);
+
+/// With `on_off_day = "next_workday"`, the five off weekdays of the national holiday run on
+/// 10-08 at 09:00 as five runs with their own dates, beside 10-08's own; nothing fires on the
+/// holiday itself, and the make-up Saturday fires.
+async fn off_day_ticks_move_to_the_next_workday_with_their_dates(app: TestApp) {
+    with_calendar(&app).await;
+    let mut input = workday_job("moved");
+    input.on_off_day = OnOffDay::NextWorkday.as_str().into();
+    let job = define_at(&app.db, input, at("2026-09-30 10:00:00")).await;
+    let stored = job::Entity::find_by_id(job.id)
+        .one(&app.db)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(stored.next_fire_at, Some(at("2026-10-08 09:00:00")));
+    tick(&app.db, at("2026-10-01 09:00:01")).await;
+    assert!(
+        runs_of(&app.db, job.id).await.is_empty(),
+        "nothing on the holiday"
+    );
+    tick(&app.db, at("2026-10-08 09:00:01")).await;
+    let runs = runs_of(&app.db, job.id).await;
+    let dates: Vec<String> = runs
+        .iter()
+        .map(|r| r.business_date.unwrap().format("%m-%d").to_string())
+        .collect();
+    assert_eq!(
+        dates,
+        ["10-01", "10-02", "10-05", "10-06", "10-07", "10-08"]
+    );
+    assert!(
+        runs.iter()
+            .all(|r| r.scheduled_for == at("2026-10-08 09:00:00"))
+    );
+    assert!(
+        runs.iter().all(|r| r.status == RunStatus::Pending),
+        "none skipped by overlap"
+    );
+    // Not ticked at 10-09 09:00: that tick is missed, the make-up Saturday's is on time.
+    tick(&app.db, at("2026-10-10 09:00:01")).await;
+    let later: Vec<Option<NaiveDate>> = runs_of(&app.db, job.id).await[6..]
+        .iter()
+        .map(|r| r.business_date)
+        .collect();
+    assert_eq!(later, [Some(date("2026-10-09")), Some(date("2026-10-10"))]);
+}
+on_both_backends!(off_day_ticks_move_to_the_next_workday_with_their_dates);
+
+/// A job cannot follow a calendar its cron's day fields disagree with, nor one that does not
+/// exist; a calendar a job follows cannot be removed, nor given a base the job's cron
+/// contradicts; a backfill into the future or backwards is refused.
+async fn refusals_name_what_is_wrong_and_change_nothing(app: TestApp) {
+    with_calendar(&app).await;
+    let now = at("2026-11-01 12:00:00");
+    for (cron, calendar, field) in [
+        ("0 0 9 1 * *", "cn-workdays", "cron"),
+        ("0 0 9 * * MON-SAT", "cn-workdays", "cron"),
+        ("0 0 9 * * *", "nowhere", "calendar"),
+    ] {
+        let mut input = workday_job("refused");
+        input.cron = cron.into();
+        input.calendar = calendar.into();
+        let spec = JobSpec::parse(&input).unwrap();
+        match app::services::jobs::create(&app.db, &spec, now).await {
+            Err(app::services::jobs::JobError::Invalid(problems)) => {
+                assert!(
+                    problems.iter().any(|p| p.field == field),
+                    "{cron}: {problems:?}"
+                )
+            }
+            other => panic!("{cron} {calendar}: {other:?}"),
+        }
+    }
+    let job = define_at(&app.db, workday_job("follower"), now).await;
+    let removed = calendars::delete(&app.db, "cn-workdays", &TESTER, now).await;
+    assert!(
+        matches!(removed, Err(CalendarServiceError::Invalid(_))),
+        "{removed:?}"
+    );
+    let mut weekend = golden_week();
+    weekend.base = app::domain::calendar::BaseInput::Text("sat,sun".into());
+    let changed = calendars::save(&app.db, &weekend, &TESTER, now).await;
+    assert!(
+        matches!(changed, Err(CalendarServiceError::Invalid(_))),
+        "{changed:?}"
+    );
+    assert_eq!(
+        calendars::get(&app.db, "cn-workdays")
+            .await
+            .unwrap()
+            .base
+            .text(),
+        "mon-fri"
+    );
+
+    for (from, to) in [("2026-10-12", "2026-09-18"), ("2026-10-01", "2026-11-02")] {
+        let request = Request {
+            from: date(from),
+            to: date(to),
+            ..range()
+        };
+        let refused = backfills::start(&app.db, &job, &request, &TESTER, now).await;
+        assert!(
+            matches!(refused, Err(backfills::BackfillServiceError::Refused(_))),
+            "{from}..{to}: {refused:?}"
+        );
+    }
+    assert!(runs_of(&app.db, job.id).await.is_empty());
+}
+on_both_backends!(refusals_name_what_is_wrong_and_change_nothing);
