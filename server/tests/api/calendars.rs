@@ -363,3 +363,88 @@ async fn refusals_name_what_is_wrong_and_change_nothing(app: TestApp) {
     assert!(runs_of(&app.db, job.id).await.is_empty());
 }
 on_both_backends!(refusals_name_what_is_wrong_and_change_nothing);
+
+/// The command line as an administrator uses it: the docs' example calendar imported (twice:
+/// the second changes nothing) and listed; a jobs file naming it applied; the backfill's dry
+/// run printing the issue's thirteen ticks in the job's zone and making nothing; the export
+/// read back by import unchanged.
+#[tokio::test(flavor = "multi_thread")]
+async fn the_command_line_imports_lists_exports_and_dry_runs() {
+    use crate::process::{cli, text};
+    let app = TestApp::sqlite_with(|_, _| {}).await;
+    let example = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../docs/examples/cn-workdays-2026.toml"
+    );
+    let imported = cli(&app, &["calendar", "import", example], "");
+    assert!(imported.status.success(), "{}", text(&imported.stderr));
+    assert_eq!(text(&imported.stdout), "cn-workdays: saved\n");
+    let again = cli(&app, &["calendar", "import", example], "");
+    assert_eq!(text(&again.stdout), "cn-workdays: unchanged\n");
+
+    let jobs = "[[job]]\nname = \"daily-report\"\nkind = \"command\"\ncommand = [\"true\"]\n\
+                cron = \"0 0 9 * * MON-FRI\"\ntimezone = \"Asia/Shanghai\"\n\
+                calendar = \"cn-workdays\"\nenabled = false\n";
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("jobs.toml");
+    std::fs::write(&file, jobs).unwrap();
+    let applied = cli(&app, &["jobs", "apply", file.to_str().unwrap()], "");
+    assert!(applied.status.success(), "{}", text(&applied.stderr));
+    let listed = text(&cli(&app, &["calendar", "list"], "").stdout);
+    assert!(
+        listed.contains("cn-workdays") && listed.contains("daily-report"),
+        "{listed}"
+    );
+
+    let args = [
+        "backfill",
+        "daily-report",
+        "--from",
+        "2026-09-18",
+        "--to",
+        "2026-10-12",
+    ];
+    let dry = cli(&app, &[&args[..], &["--dry-run"]].concat(), "");
+    assert!(dry.status.success(), "{}", text(&dry.stderr));
+    let lines: Vec<String> = WORKDAYS
+        .iter()
+        .map(|d| format!("{d}T09:00:00+08:00 {d}"))
+        .collect();
+    assert_eq!(text(&dry.stdout), format!("{}\n", lines.join("\n")));
+    let json = cli(&app, &[&args[..], &["--dry-run", "--json"]].concat(), "");
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert_eq!(json["ticks"].as_array().map(Vec::len), Some(13));
+    assert_eq!(json["backfill"], serde_json::Value::Null);
+    let job = job::Entity::find().one(&app.db).await.unwrap().unwrap();
+    assert!(
+        runs_of(&app.db, job.id).await.is_empty(),
+        "a dry run makes nothing"
+    );
+    let future = cli(
+        &app,
+        &[
+            "backfill",
+            "daily-report",
+            "--from",
+            "2026-10-01",
+            "--to",
+            "2999-01-01",
+        ],
+        "",
+    );
+    assert!(!future.status.success());
+    assert!(
+        text(&future.stderr).contains("in the future"),
+        "{}",
+        text(&future.stderr)
+    );
+
+    let exported = cli(&app, &["calendar", "export", "cn-workdays"], "");
+    let exported = text(&exported.stdout);
+    assert!(
+        exported.contains("{ date = \"2026-10-01\", name = \"国庆节\" }"),
+        "{exported}"
+    );
+    let back = cli(&app, &["calendar", "import", "-"], &exported);
+    assert_eq!(text(&back.stdout), "cn-workdays: unchanged\n");
+}

@@ -347,3 +347,36 @@ async fn a_killed_process_loses_nothing(app: TestApp) {
     assert!(status.success(), "graceful stop exits 0, got {status:?}");
 }
 on_both_backends!(a_killed_process_loses_nothing);
+
+/// `bulwark ARGS` run on this host against the test's server and database, `stdin` as its
+/// standard input; waits for it.
+pub(crate) fn cli(app: &TestApp, args: &[&str], stdin: &str) -> std::process::Output {
+    use std::io::Write;
+    use std::process::Stdio;
+    let key = app.secret_key_file();
+    let dir = key.parent().expect("the key's directory").to_path_buf();
+    let key = key.display().to_string();
+    let url = app.url("");
+    let env = [
+        ("BULWARK_SECRET_KEY_FILE", key.as_str()),
+        ("BULWARK_PUBLIC_URL", url.as_str()),
+    ];
+    let mut child = bulwark(app, &dir, args, &env)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn bulwark");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("wait")
+}
+
+/// Output as text.
+pub(crate) fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}

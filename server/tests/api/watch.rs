@@ -18,6 +18,7 @@ use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOr
 
 use crate::helpers::{TESTER, TestApp};
 use crate::on_both_backends;
+use crate::process::{cli as bulwark, text};
 
 /// 00:00:30 on a day far from the test's own clock: every time below is set from it.
 fn t0() -> DateTime<Utc> {
@@ -414,37 +415,6 @@ async fn every_is_anchored_to_the_last_ping(app: TestApp) {
     assert_eq!(sweep(&app.db, at(19, 1.0)).await, 1);
 }
 on_both_backends!(every_is_anchored_to_the_last_ping);
-
-/// `bulwark` run on this host against the test's server and database.
-fn bulwark(app: &TestApp, args: &[&str], stdin: &str) -> std::process::Output {
-    use std::io::Write;
-    use std::process::Stdio;
-    let key = app.secret_key_file();
-    let dir = key.parent().expect("the key's directory").to_path_buf();
-    let key = key.display().to_string();
-    let url = app.url("");
-    let env = [
-        ("BULWARK_SECRET_KEY_FILE", key.as_str()),
-        ("BULWARK_PUBLIC_URL", url.as_str()),
-    ];
-    let mut child = crate::process::bulwark(app, &dir, args, &env)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawn bulwark");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    child.wait_with_output().expect("wait")
-}
-
-fn text(bytes: &[u8]) -> String {
-    String::from_utf8_lossy(bytes).into_owned()
-}
 
 /// A crontab imported twice changes nothing the second time and comes back rewritten through
 /// `bulwark exec`, whose command's exit code and output reach the run; `watch url` prints the
