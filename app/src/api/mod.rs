@@ -5,6 +5,8 @@
 //! through [`respond`] so the HTTP status matches the error.
 
 pub mod auth;
+pub mod backfills;
+pub mod calendars;
 pub mod channels;
 pub mod codec;
 pub mod error;

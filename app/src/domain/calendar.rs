@@ -161,6 +161,36 @@ pub enum DateInput {
     Named { date: String, name: String },
 }
 
+/// Dates one a line, each `YYYY-MM-DD` and then its name if it has one (as the Settings page's
+/// boxes hold them); blank lines are passed over, what is not a date is checked by
+/// [`CalendarInput::parse`].
+pub fn dates_from_lines(text: &str) -> Vec<DateInput> {
+    text.lines()
+        .map(str::trim)
+        .filter(|line| !line.is_empty())
+        .map(|line| match line.split_once(char::is_whitespace) {
+            Some((date, name)) => DateInput::Named {
+                date: date.to_string(),
+                name: name.trim().to_string(),
+            },
+            None => DateInput::Date(line.to_string()),
+        })
+        .collect()
+}
+
+/// [`dates_from_lines`]'s lines for `dates`.
+pub fn lines_of(dates: &[DateInput]) -> String {
+    dates
+        .iter()
+        .map(|d| match d {
+            DateInput::Date(date) => date.clone(),
+            DateInput::Named { date, name } if name.is_empty() => date.clone(),
+            DateInput::Named { date, name } => format!("{date} {name}"),
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 impl CalendarInput {
     /// The calendar it writes, or every problem in it.
     pub fn parse(&self) -> Result<Calendar, Vec<super::Problem>> {
@@ -684,6 +714,16 @@ mod tests {
         assert_eq!(
             parsed.off.get(&date("2026-01-04")).map(String::as_str),
             Some("New Year")
+        );
+    }
+
+    #[test]
+    fn a_form_writes_dates_one_a_line() {
+        let dates =
+            dates_from_lines("2026-10-01 国庆节\n\n 2026-10-02 \n2026-10-03 National Day\n");
+        assert_eq!(
+            lines_of(&dates),
+            "2026-10-01 国庆节\n2026-10-02\n2026-10-03 National Day"
         );
     }
 

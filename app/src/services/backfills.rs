@@ -122,6 +122,32 @@ fn tick_key(job: &job::Model, due: &Due) -> String {
     format!("{}@{}", job.name, due.tick.to_rfc3339())
 }
 
+/// The plan as the job page and the REST API show it.
+pub fn plan_view(
+    spec: &JobSpec,
+    backfill: Option<i64>,
+    planned: &[Planned],
+) -> crate::views::backfills::BackfillPlan {
+    use crate::views::backfills::{BackfillPlan, BackfillTick};
+    let ticks = planned
+        .iter()
+        .map(|p| {
+            let (action, run) = match p.action {
+                TickAction::New => ("new", None),
+                TickAction::Rerun(id) => ("rerun", Some(id)),
+                TickAction::Has(id) => ("has_run", Some(id)),
+            };
+            BackfillTick {
+                scheduled_at: p.due.fire.with_timezone(&spec.timezone).to_rfc3339(),
+                business_date: p.due.business_date,
+                action: action.into(),
+                run,
+            }
+        })
+        .collect();
+    BackfillPlan { backfill, ticks }
+}
+
 /// Records a backfill of the ticks [`plan`] gives new runs, and those runs, waiting their turn;
 /// `None` (and nothing written) when every tick has its run.
 pub async fn start(
@@ -357,6 +383,21 @@ async fn set_state(
     model.state = Set(state);
     model.updated_at = Set(now);
     model.update(db).await
+}
+
+/// The job backfill `id` runs.
+pub async fn job_of(
+    db: &impl ConnectionTrait,
+    id: i64,
+) -> Result<job::Model, BackfillServiceError> {
+    let b = row::Entity::find_by_id(id)
+        .one(db)
+        .await?
+        .ok_or(BackfillServiceError::NotFound(id))?;
+    job::Entity::find_by_id(b.job_id)
+        .one(db)
+        .await?
+        .ok_or(BackfillServiceError::NotFound(id))
 }
 
 /// Pauses, resumes or cancels a backfill as a whole, and records who did. Cancelling

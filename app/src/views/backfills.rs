@@ -23,3 +23,23 @@ pub struct BackfillRow {
     pub created_by: String,
     pub created_at: DateTime<Utc>,
 }
+
+/// What a backfill runs (or would): its ticks, and the backfill made, if one was.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct BackfillPlan {
+    pub backfill: Option<i64>,
+    pub ticks: Vec<BackfillTick>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct BackfillTick {
+    /// When it runs, RFC 3339 in the job's zone.
+    pub scheduled_at: String,
+    pub business_date: NaiveDate,
+    /// `new`, `rerun` (its latest run ended dead) or `has_run` (left alone).
+    pub action: String,
+    /// The run it has, or the dead one it reruns.
+    pub run: Option<i64>,
+}

@@ -81,11 +81,11 @@ fn print(
     json: bool,
 ) -> anyhow::Result<()> {
     if json {
-        let ticks: Vec<serde_json::Value> = planned.iter().map(|p| tick_json(spec, p)).collect();
+        let view = backfills::plan_view(spec, made.map(|(id, _)| id), planned);
         let out = serde_json::json!({
-            "backfill": made.map(|(id, _)| id),
+            "backfill": view.backfill,
             "runs": made.map_or(0, |(_, total)| total),
-            "ticks": ticks,
+            "ticks": view.ticks,
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
         return Ok(());
@@ -107,18 +107,4 @@ fn print(
         None => eprintln!("nothing to backfill: every tick in the range has its run"),
     }
     Ok(())
-}
-
-fn tick_json(spec: &JobSpec, p: &Planned) -> serde_json::Value {
-    let (action, run) = match p.action {
-        TickAction::New => ("new", None),
-        TickAction::Rerun(id) => ("rerun", Some(id)),
-        TickAction::Has(id) => ("has_run", Some(id)),
-    };
-    serde_json::json!({
-        "scheduled_at": p.due.fire.with_timezone(&spec.timezone).to_rfc3339(),
-        "business_date": p.due.business_date,
-        "action": action,
-        "run": run,
-    })
 }

@@ -7,6 +7,7 @@
 //! The OpenAPI 3.1 document is generated from the handlers' `#[utoipa::path]` and the wire
 //! types, and served at `/api/v1/openapi.json`; `docs/reference/api.md` has examples.
 
+mod calendars;
 pub mod caller;
 mod failed;
 pub mod hooks;
@@ -74,6 +75,7 @@ where
         (name = "channels", description = "Notification channels"),
         (name = "nodes", description = "The instances"),
         (name = "maintenance", description = "Pausing every job, or a tag's, now or ahead"),
+        (name = "calendars", description = "Work calendars: workdays, holidays and make-up days"),
     )
 )]
 struct ApiDoc;
@@ -106,6 +108,12 @@ pub fn api() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(runs::trigger))
         .routes(routes!(hooks::create, hooks::change, hooks::remove))
         .routes(routes!(ping::url))
+        .routes(routes!(calendars::list))
+        .routes(routes!(calendars::put, calendars::remove))
+        .routes(routes!(calendars::start, calendars::of_job))
+        .routes(routes!(calendars::pause))
+        .routes(routes!(calendars::resume))
+        .routes(routes!(calendars::cancel))
         .routes(routes!(runs::list))
         .routes(routes!(runs::get))
         .routes(routes!(run_logs::log))

@@ -150,6 +150,37 @@ fn server_functions() -> Vec<(&'static str, Access, Args)> {
         ),
         ("users/list", Read, Form(&[])),
         ("secrets/list", Read, Form(&[])),
+        ("calendars/list", Read, Form(&[])),
+        ("calendars/get", Read, Form(&[("name", "no-such-calendar")])),
+        (
+            "calendars/save",
+            Change,
+            Form(&[
+                ("name", "bad name"),
+                ("base", "mon-fri"),
+                ("off", ""),
+                ("on", ""),
+            ]),
+        ),
+        (
+            "calendars/remove",
+            Change,
+            Form(&[("name", "no-such-calendar")]),
+        ),
+        ("backfills/list", Read, Form(&[("job_id", "999999")])),
+        (
+            "backfills/start",
+            Change,
+            Json(
+                json!({"job_id": 999999, "from": "2026-01-01", "to": "2026-01-02",
+                "parallel": 1, "per_minute": null, "rerun": false, "dry_run": true}),
+            ),
+        ),
+        (
+            "backfills/change",
+            Change,
+            Json(json!({"id": 999999, "state_to": "paused"})),
+        ),
         ("channels/list", Read, Form(&[])),
         (
             "channels/add",
