@@ -480,6 +480,29 @@ pub struct CalendarTick {
     pub skipped: bool,
 }
 
+/// A tick as the editor's preview shows it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PreviewRow<'a> {
+    pub at: DateTime<Utc>,
+    pub kind: PreviewKind<'a>,
+}
+
+/// What a previewed tick's day is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PreviewKind<'a> {
+    Workday,
+    /// A make-up workday (its name).
+    MakeUp(&'a str),
+    /// An off day whose tick is recorded as skipped (its name).
+    Skipped(&'a str),
+    /// An off day whose tick runs on the next workday (its name, and that day, if one comes
+    /// within a year).
+    Moved {
+        name: &'a str,
+        to: Option<NaiveDate>,
+    },
+}
+
 /// A job's cron (its day fields opened, [`days_from_calendar`]) with the calendar it follows.
 #[derive(Debug, Clone, Copy)]
 pub struct Schedule<'a, Z: TimeZone> {
@@ -520,6 +543,47 @@ impl<Z: TimeZone> Schedule<'_, Z> {
             from = self.start_of(date.succ_opt()?)? - Duration::milliseconds(1);
         }
         None
+    }
+
+    /// The next `count` ticks after `after` as the editor shows them: each workday's, make-up
+    /// days marked, and the off days' with their names and what becomes of them.
+    pub fn preview(&self, after: DateTime<Utc>, count: usize) -> Vec<PreviewRow<'_>> {
+        let mut rows = Vec::new();
+        let mut from = after;
+        // Each step is a tick or a day passed over: a year of rest days at most between two.
+        for _ in 0..count * 8 + MAX_DAYS_WITHOUT_WORK as usize {
+            if rows.len() >= count {
+                break;
+            }
+            let Ok(next) = self.cron.next_after(self.zone, from) else {
+                break;
+            };
+            let at = next.with_timezone(&Utc);
+            let date = self.date(at);
+            let kind = match self.calendar.day(date) {
+                DayKind::Workday => Some(PreviewKind::Workday),
+                DayKind::MakeUp(name) => Some(PreviewKind::MakeUp(name)),
+                DayKind::Off(name) => Some(match self.on_off_day {
+                    OnOffDay::Skip => PreviewKind::Skipped(name),
+                    OnOffDay::NextWorkday => PreviewKind::Moved {
+                        name,
+                        to: self.calendar.next_workday(date),
+                    },
+                }),
+                DayKind::Rest => None,
+            };
+            match kind {
+                Some(kind) => {
+                    rows.push(PreviewRow { at, kind });
+                    from = at;
+                }
+                None => match date.succ_opt().and_then(|d| self.start_of(d)) {
+                    Some(start) => from = start - Duration::milliseconds(1),
+                    None => break,
+                },
+            }
+        }
+        rows
     }
 
     /// The first instant of `date` in the zone (its first valid time across a DST gap).
@@ -829,6 +893,47 @@ mod tests {
         assert_eq!(moved.tick, at("2026-10-01 09:00"));
         assert_eq!(moved.fire, at("2026-10-08 09:00"));
         assert!(dates(&ticks).contains(&"09-28:09-25".to_string()));
+    }
+
+    #[test]
+    fn the_preview_marks_holidays_and_make_up_days() {
+        let c = golden_week();
+        let cron = days_from_calendar(&CronExpr::parse("0 0 9 * * MON-FRI").unwrap(), &c).unwrap();
+        let s = Schedule {
+            cron: &cron,
+            zone: &Shanghai,
+            calendar: &c,
+            on_off_day: OnOffDay::Skip,
+        };
+        let rows = s.preview(at("2026-09-24 00:00"), 14);
+        let seen: Vec<(String, PreviewKind<'_>)> = rows
+            .iter()
+            .map(|r| {
+                (
+                    r.at.with_timezone(&Shanghai).format("%m-%d").to_string(),
+                    r.kind,
+                )
+            })
+            .collect();
+        assert_eq!(seen[0], ("09-24".into(), PreviewKind::Workday));
+        assert_eq!(seen[1], ("09-25".into(), PreviewKind::Skipped("holiday")));
+        assert_eq!(seen[2], ("09-28".into(), PreviewKind::Workday));
+        assert!(
+            seen.contains(&("10-10".into(), PreviewKind::MakeUp("make-up"))),
+            "{seen:?}"
+        );
+        let moved = Schedule {
+            on_off_day: OnOffDay::NextWorkday,
+            ..s
+        };
+        let rows = moved.preview(at("2026-09-24 00:00"), 2);
+        assert_eq!(
+            rows[1].kind,
+            PreviewKind::Moved {
+                name: "holiday",
+                to: Some(date("2026-09-28"))
+            }
+        );
     }
 
     #[test]

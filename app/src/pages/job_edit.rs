@@ -18,6 +18,7 @@ use crate::components::duration_chart::DurationChart;
 use crate::components::layout::use_current_user;
 use crate::components::retry_editor::RetryEditor;
 use crate::components::retry_evidence::JobHistory;
+use crate::domain::calendar::OnOffDay;
 use crate::domain::cron::{CronExpr, format_fire_time};
 use crate::domain::job::params::Parameter;
 use crate::domain::job::{
@@ -36,6 +37,10 @@ const KINDS: &[(&str, &str)] = &[
 const OVERLAPS: &[(&str, &str)] = &[
     (Overlap::Skip.as_str(), key!("job-overlap-skip")),
     (Overlap::Queue.as_str(), key!("job-overlap-queue")),
+];
+const ON_OFF_DAYS: &[(&str, &str)] = &[
+    (OnOffDay::Skip.as_str(), key!("job-on-off-day-skip")),
+    (OnOffDay::NextWorkday.as_str(), key!("job-on-off-day-next")),
 ];
 const MISFIRES: &[(&str, &str)] = &[
     (Misfire::RunOnce.as_str(), key!("job-misfire-run-once")),
@@ -86,7 +91,14 @@ pub fn JobEditPage() -> impl IntoView {
             None => (None, JobInput::default(), ParamsHold::default()),
         };
         let zone = get_job_zone(input.timezone.clone()).await;
-        Ok::<_, AppError>((id, input, zone, hold))
+        // Its calendar too, so the server renders the calendar preview complete.
+        let calendar = match input.calendar.trim() {
+            "" => None,
+            name => crate::api::calendars::get_calendar(name.to_string())
+                .await
+                .ok(),
+        };
+        Ok::<_, AppError>((id, input, (zone, calendar), hold))
     });
     let names = Resource::new(|| (), |_| zone_names());
     // The job's failures for the retry editor's evidence panel, fetched beside the job so the
@@ -110,7 +122,7 @@ pub fn JobEditPage() -> impl IntoView {
                 // Without the names the zone field still takes any name; only the picker is empty.
                 let zone_names = names.await.unwrap_or_default();
                 match detail.await {
-                    Ok((id, input, zone, hold)) => {
+                    Ok((id, input, (zone, calendar), hold)) => {
                         let declared = crate::domain::job::params::parse_declarations(&input.parameters)
                             .unwrap_or_default();
                         let run_card = match id {
@@ -129,7 +141,10 @@ pub fn JobEditPage() -> impl IntoView {
                             .filter(|_| !hold.misplaced.is_empty())
                             .map(|id| view! { <HeldForParameters id hold readonly /> });
                         let durations = id.map(|id| view! { <DurationChart id /> });
-                        view! { {hold_card} <JobForm id input zone zone_names history readonly /> {durations} {run_card} {hook_card} }.into_any()
+                        let backfill = id
+                            .filter(|_| !watched)
+                            .map(|id| view! { <super::job_backfill::BackfillCard id readonly /> });
+                        view! { {hold_card} <JobForm id input zone calendar zone_names history readonly /> {durations} {run_card} {hook_card} {backfill} }.into_any()
                     }
                     Err(e) => {
                         view! {
@@ -248,6 +263,7 @@ fn JobForm(
     id: Option<i64>,
     input: JobInput,
     zone: Result<JobZone, AppError>,
+    calendar: Option<crate::domain::calendar::CalendarInput>,
     zone_names: String,
     history: JobHistory,
     readonly: bool,
@@ -285,7 +301,7 @@ fn JobForm(
         <form class="job-form" on:submit=on_submit novalidate>
             <BasicsSection ed />
             <WhatRunsSection ed />
-            <ScheduleSection ed preview zone_names />
+            <ScheduleSection ed preview zone_names calendar />
             <section class="card" hidden=move || job.with(|j| j.kind == Kind::Watch.as_str())>
                 <h2>{t!("job-retry-policy")}</h2>
                 <RetryEditor retry cron_period_ms=cron_period zone=known_zone saved_errors=saved_error readonly
@@ -436,8 +452,14 @@ fn BuiltinFields(ed: Editing) -> impl IntoView {
 
 /// The cron expression and its zone, the next fire times they make, overlap and misfire.
 #[component]
-fn ScheduleSection(ed: Editing, preview: Preview, zone_names: String) -> impl IntoView {
+fn ScheduleSection(
+    ed: Editing,
+    preview: Preview,
+    zone_names: String,
+    calendar: Option<crate::domain::calendar::CalendarInput>,
+) -> impl IntoView {
     let Editing { job, readonly, .. } = ed;
+    let known_zone = Signal::derive(move || preview.zone.get().ok());
     let names = zone_names
         .lines()
         .map(|name| view! { <option value=name.to_string()></option> })
@@ -471,7 +493,19 @@ fn ScheduleSection(ed: Editing, preview: Preview, zone_names: String) -> impl In
                     <p class="field-error">{ed.error_for("timezone")}</p>
                 </div>
             </div>
-            <div data-testid="cron-preview">{fires}</div>
+            <div class="grid2">
+                <Field label=t!("job-calendar") field="calendar" job readonly
+                    error=ed.error_for("calendar") get=|j| j.calendar.clone() set=|j, v| j.calendar = v />
+                <Choice label=t!("job-on-off-day") field="on_off_day" job readonly error=ed.error_for("on_off_day")
+                    get=|j| j.on_off_day.clone() set=|j, v| j.on_off_day = v
+                    options=ON_OFF_DAYS />
+            </div>
+            <Show when=move || job.with(|j| j.calendar.trim().is_empty())
+                fallback=move || view! {
+                    <super::job_calendar::CalendarPreview job zone=known_zone initial=calendar.clone() />
+                }>
+                <div data-testid="cron-preview">{fires}</div>
+            </Show>
             <div class="grid2">
                 <Choice label=t!("job-overlap") field="overlap" job readonly error=ed.error_for("overlap")
                     get=|j| j.overlap.clone() set=|j, v| j.overlap = v

@@ -3,9 +3,12 @@
 pub mod account;
 pub mod api_docs;
 pub mod audit;
+pub mod calendars;
 pub mod channels;
 pub mod failed;
 pub mod home;
+pub mod job_backfill;
+pub mod job_calendar;
 pub mod job_edit;
 pub mod jobs;
 pub mod login;

@@ -130,6 +130,11 @@ fn RunFacts(run: RunView) -> impl IntoView {
                 <dt>{t!("runs-filter-job")}</dt><dd><a href=format!("/jobs/{}", run.job_id)>{run.job.clone()}</a></dd>
                 <dt>{t!("runs-col-trigger")}</dt><dd>{trigger(run.trigger)}</dd>
                 <dt>{t!("runs-col-scheduled")}</dt><dd>{when(run.scheduled_for)}</dd>
+                <dt>{t!("run-business-date")}</dt>
+                <dd data-testid="run-business-date">
+                    {run.business_date.map(|d| d.to_string()).unwrap_or_else(|| "—".into())}
+                    {run.backfill_id.map(|id| view! { " " <span class="muted">{t!("run-from-backfill", id = id)}</span> })}
+                </dd>
                 <dt>{t!("run-next-attempt")}</dt><dd>{run.next_attempt_at.map(when).unwrap_or_else(|| "—".into())}</dd>
                 <dt>{t!("run-finished")}</dt><dd>{run.finished_at.map(when).unwrap_or_else(|| "—".into())}</dd>
                 <dt>{t!("run-idempotency-key")}</dt><dd><code>{run.idempotency_key.clone()}</code></dd>

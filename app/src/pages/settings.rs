@@ -70,6 +70,7 @@ pub fn SettingsPage() -> impl IntoView {
         </section>
         <SecretsCard is_admin />
         <super::tokens::TokensCard is_admin />
+        <super::calendars::CalendarsCard is_admin />
         <section class="card">
             <h2>{t!("audit-title")}</h2>
             <p>{t!("settings-audit-note")}" " <a href="/audit">{t!("audit-title")}</a></p>

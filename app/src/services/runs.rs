@@ -197,6 +197,14 @@ pub fn tick_of(run: &job_run::Model, zone: &chrono_tz::Tz) -> crate::domain::tic
     crate::domain::tick::RunTick::new(run.scheduled_for, zone, date)
 }
 
+/// The date `run` stands for: its own, or the date it was scheduled for in its job's zone.
+fn business_date(run: &job_run::Model, job: Option<&job::Model>) -> chrono::NaiveDate {
+    let zone = job
+        .and_then(|j| crate::domain::cron::parse_timezone(&j.timezone).ok())
+        .unwrap_or(chrono_tz::UTC);
+    tick_of(run, &zone).business_date
+}
+
 /// A run asked for through [`trigger`].
 #[derive(Debug, Clone, Default)]
 pub struct Request<'a> {
@@ -566,6 +574,8 @@ async fn with_attempts(
     Ok(rows
         .into_iter()
         .map(|(r, j)| RunView {
+            business_date: Some(business_date(&r, j.as_ref())),
+            backfill_id: r.backfill_id,
             retriggered_as: children.remove(&r.id).unwrap_or_default(),
             resolution: r.resolution,
             resolved_by: r.resolved_by,

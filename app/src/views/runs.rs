@@ -68,6 +68,13 @@ pub struct RunView {
     /// A watched job's run: it ran elsewhere, so it is never re-triggered.
     #[serde(default)]
     pub runs_elsewhere: bool,
+    /// The date it stands for in the job's zone (`BULWARK_BUSINESS_DATE`): its tick's, or a
+    /// moved or backfilled tick's own day.
+    #[serde(default)]
+    pub business_date: Option<chrono::NaiveDate>,
+    /// The backfill that made it.
+    #[serde(default)]
+    pub backfill_id: Option<i64>,
 }
 
 impl RunView {
