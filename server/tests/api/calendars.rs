@@ -448,3 +448,161 @@ async fn the_command_line_imports_lists_exports_and_dry_runs() {
     let back = cli(&app, &["calendar", "import", "-"], &exported);
     assert_eq!(text(&back.stdout), "cn-workdays: unchanged\n");
 }
+
+/// A backfill goes at its pace and as a whole: `--parallel 2 --per-minute 3` starts two, then
+/// no more than three in a minute; paused it starts none, resumed it goes on, cancelled its
+/// waiting runs end cancelled and it is over. `--rerun` gives a dead tick a new run with its
+/// key, and only that tick.
+async fn a_backfill_keeps_its_pace_pauses_resumes_cancels_and_reruns(app: TestApp) {
+    use app::domain::backfill::BackfillState;
+    with_calendar(&app).await;
+    let mut input = workday_job("paced");
+    input.enabled = false;
+    let job = define_at(&app.db, input, at("2026-09-01 00:00:00")).await;
+    let now = at("2026-11-01 12:00:00");
+    let request = Request {
+        pace: Pace {
+            parallel: 2,
+            per_minute: Some(3),
+        },
+        ..range()
+    };
+    let (made, _) = backfills::start(&app.db, &job, &request, &TESTER, now)
+        .await
+        .unwrap();
+    let id = made.unwrap().id;
+    let going = |runs: &[job_run::Model]| {
+        runs.iter()
+            .filter(|r| r.status == RunStatus::Pending)
+            .count()
+    };
+    backfills::advance(&app.db, now).await.unwrap();
+    assert_eq!(going(&runs_of(&app.db, job.id).await), 2, "two at once");
+    // The two end; the minute allows one more.
+    end_pending(&app.db, job.id, RunStatus::Succeeded).await;
+    backfills::advance(&app.db, now + chrono::Duration::seconds(10))
+        .await
+        .unwrap();
+    assert_eq!(going(&runs_of(&app.db, job.id).await), 1, "three a minute");
+    end_pending(&app.db, job.id, RunStatus::Dead).await;
+
+    backfills::change(&app.db, id, BackfillState::Paused, &TESTER, now)
+        .await
+        .unwrap();
+    backfills::advance(&app.db, now + chrono::Duration::minutes(2))
+        .await
+        .unwrap();
+    assert_eq!(
+        going(&runs_of(&app.db, job.id).await),
+        0,
+        "paused: none starts"
+    );
+    backfills::change(&app.db, id, BackfillState::Running, &TESTER, now)
+        .await
+        .unwrap();
+    backfills::advance(&app.db, now + chrono::Duration::minutes(2))
+        .await
+        .unwrap();
+    assert_eq!(going(&runs_of(&app.db, job.id).await), 2, "resumed");
+    backfills::change(&app.db, id, BackfillState::Cancelled, &TESTER, now)
+        .await
+        .unwrap();
+    let runs = runs_of(&app.db, job.id).await;
+    let count = |status| runs.iter().filter(|r| r.status == status).count();
+    assert_eq!(
+        (count(RunStatus::Succeeded), count(RunStatus::Dead)),
+        (2, 1)
+    );
+    assert_eq!(count(RunStatus::Cancelled), 10, "the ones not started");
+    assert!(
+        backfills::change(&app.db, id, BackfillState::Running, &TESTER, now)
+            .await
+            .is_err()
+    );
+
+    // Only the dead tick gets a new run, with its tick's key; asked again, none.
+    let dead = runs
+        .iter()
+        .find(|r| r.status == RunStatus::Dead)
+        .unwrap()
+        .clone();
+    let rerun = Request {
+        rerun: true,
+        ..range()
+    };
+    let (made, planned) = backfills::start(&app.db, &job, &rerun, &TESTER, now)
+        .await
+        .unwrap();
+    assert_eq!(made.map(|b| b.total), Some(1));
+    assert_eq!(
+        planned
+            .iter()
+            .filter(|p| matches!(p.action, TickAction::Rerun(_)))
+            .count(),
+        1
+    );
+    let newest = runs_of(&app.db, job.id).await.pop().unwrap();
+    assert_eq!(
+        (
+            newest.retrigger_of,
+            newest.idempotency_key.clone(),
+            newest.business_date
+        ),
+        (
+            Some(dead.id),
+            dead.idempotency_key.clone(),
+            dead.business_date
+        )
+    );
+    let (again, _) = backfills::start(&app.db, &job, &rerun, &TESTER, now)
+        .await
+        .unwrap();
+    assert!(again.is_none(), "the rerun is the tick's latest run now");
+}
+on_both_backends!(a_backfill_keeps_its_pace_pauses_resumes_cancels_and_reruns);
+
+/// Ends the job's pending runs as `status`, as an engine would have.
+async fn end_pending(db: &DatabaseConnection, job_id: i64, status: RunStatus) {
+    use sea_orm::sea_query::Expr;
+    job_run::Entity::update_many()
+        .col_expr(job_run::Column::Status, Expr::value(status))
+        .col_expr(
+            job_run::Column::DueAt,
+            Expr::value(Option::<DateTime<Utc>>::None),
+        )
+        .col_expr(job_run::Column::FinishedAt, Expr::value(Utc::now()))
+        .filter(job_run::Column::JobId.eq(job_id))
+        .filter(job_run::Column::Status.eq(RunStatus::Pending))
+        .exec(db)
+        .await
+        .unwrap();
+}
+
+/// A watched job following a calendar is expected only on workdays: an off day's tick is
+/// skipped with the day's name, a workday's waits for its ping.
+async fn a_watched_job_is_expected_only_on_workdays(app: TestApp) {
+    with_calendar(&app).await;
+    let input = JobInput {
+        name: "external-report".into(),
+        kind: Kind::Watch.as_str().into(),
+        cron: "0 0 9 * * *".into(),
+        timezone: "Asia/Shanghai".into(),
+        calendar: "cn-workdays".into(),
+        watch_grace: "5m".into(),
+        ..JobInput::default()
+    };
+    let job = define_at(&app.db, input, at("2026-09-24 10:00:00")).await;
+    tick(&app.db, at("2026-09-25 09:00:01")).await;
+    tick(&app.db, at("2026-09-28 09:00:01")).await;
+    let runs = runs_of(&app.db, job.id).await;
+    let seen: Vec<(RunStatus, Option<NaiveDate>)> =
+        runs.iter().map(|r| (r.status, r.business_date)).collect();
+    assert_eq!(
+        seen,
+        [
+            (RunStatus::Skipped, Some(date("2026-09-25"))),
+            (RunStatus::AwaitingPing, Some(date("2026-09-28"))),
+        ]
+    );
+}
+on_both_backends!(a_watched_job_is_expected_only_on_workdays);

@@ -23,6 +23,8 @@ const ALLOWED: &[&str] = &[
     "BULWARK_RUN_ID",
     "BULWARK_ATTEMPT",
     "BULWARK_JOB",
+    "BULWARK_SCHEDULED_AT",
+    "BULWARK_BUSINESS_DATE",
     "PWD",
     "SHLVL",
     "_",

@@ -409,7 +409,11 @@ fn check_tick_uses(kind: &JobKind, fail: &mut impl FnMut(&str, Problem)) {
     };
     let (rewritten, made) = as_params(kind, &probe);
     let declared: Vec<_> = made.into_iter().map(|(p, _)| p).collect();
-    for misplaced in super::placement::misplaced(&rewritten, &declared) {
+    // The job's own parameters are checked by their declarations; only the ticks' here.
+    let ticks = super::placement::misplaced(&rewritten, &declared)
+        .into_iter()
+        .filter(|m| declared.iter().any(|d| d.name == m.param));
+    for misplaced in ticks {
         fail(&misplaced.field, problem!("job-error-tick-misplaced"));
     }
 }
