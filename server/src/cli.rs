@@ -290,7 +290,13 @@ enum JobsCommand {
     /// List jobs with their next fire time.
     List,
     /// Queue a run of a job now.
-    Run { name: String },
+    Run {
+        name: String,
+        /// The date the run stands for (BULWARK_BUSINESS_DATE), YYYY-MM-DD; default: today
+        /// in the job's zone.
+        #[arg(long)]
+        business_date: Option<chrono::NaiveDate>,
+    },
     /// List the jobs that use a run parameter where it is no longer allowed (held: paused
     /// until edited or confirmed); `--confirm NAME` lets one run as written until its next edit.
     Check {
@@ -716,7 +722,10 @@ async fn jobs(command: JobsCommand, config: &Config) -> anyhow::Result<()> {
     match command {
         JobsCommand::Apply { file } => jobs::apply(&db, &file).await,
         JobsCommand::List => jobs::list(&db).await,
-        JobsCommand::Run { name } => jobs::run(&db, &name).await,
+        JobsCommand::Run {
+            name,
+            business_date,
+        } => jobs::run(&db, &name, business_date).await,
         JobsCommand::Check { confirm, json } => jobs::check(&db, confirm.as_deref(), json).await,
         JobsCommand::SeedDemo => crate::demo::seed(&db).await,
     }

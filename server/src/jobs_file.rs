@@ -429,6 +429,27 @@ pub struct Applied {
     pub calendars: Vec<String>,
 }
 
+/// Keeps the file's calendars in its transaction, before its jobs (which may follow them).
+async fn store_calendars(
+    txn: &sea_orm::DatabaseTransaction,
+    calendars: &[Calendar],
+    now: chrono::DateTime<chrono::Utc>,
+    applied: &mut Applied,
+    problems: &mut Vec<String>,
+) {
+    for calendar in calendars {
+        match app::services::calendars::store(txn, calendar, now).await {
+            Ok(true) => applied.calendars.push(calendar.name.clone()),
+            Ok(false) => {}
+            Err(e) => problems.push(format!(
+                "calendar '{}': {}",
+                calendar.name,
+                calendar_words(e)
+            )),
+        }
+    }
+}
+
 /// A calendar's refusal in English, as the file's other problems are.
 fn calendar_words(e: app::services::calendars::CalendarServiceError) -> String {
     use app::services::calendars::CalendarServiceError;
@@ -495,17 +516,7 @@ pub async fn apply_checked(
     let now = crate::clock::now();
     let mut applied = Applied::default();
     let mut problems = Vec::new();
-    for calendar in &calendars {
-        match app::services::calendars::store(&txn, calendar, now).await {
-            Ok(true) => applied.calendars.push(calendar.name.clone()),
-            Ok(false) => {}
-            Err(e) => problems.push(format!(
-                "calendar '{}': {}",
-                calendar.name,
-                calendar_words(e)
-            )),
-        }
-    }
+    store_calendars(&txn, &calendars, now, &mut applied, &mut problems).await;
     for spec in &specs {
         let existing = job::Entity::find()
             .filter(job::Column::Name.eq(&spec.name))

@@ -123,28 +123,11 @@ pub fn JobEditPage() -> impl IntoView {
                 let zone_names = names.await.unwrap_or_default();
                 match detail.await {
                     Ok((id, input, (zone, calendar), hold)) => {
-                        let declared = crate::domain::job::params::parse_declarations(&input.parameters)
-                            .unwrap_or_default();
-                        let run_card = match id {
-                            Some(id) if !readonly && !declared.is_empty() => {
-                                Some(view! { <RunWithParameters id declared /> })
-                            }
-                            _ => None,
-                        };
-                        let watched = input.kind == Kind::Watch.as_str();
-                        let hook_card = id.filter(|_| !readonly).map(|id| if watched {
-                            view! { <PingUrl id /> }.into_any()
-                        } else {
-                            view! { <TriggerUrl id /> }.into_any()
-                        });
                         let hold_card = id
                             .filter(|_| !hold.misplaced.is_empty())
                             .map(|id| view! { <HeldForParameters id hold readonly /> });
-                        let durations = id.map(|id| view! { <DurationChart id /> });
-                        let backfill = id
-                            .filter(|_| !watched)
-                            .map(|id| view! { <super::job_backfill::BackfillCard id readonly /> });
-                        view! { {hold_card} <JobForm id input zone calendar zone_names history readonly /> {durations} {run_card} {hook_card} {backfill} }.into_any()
+                        let cards = id.map(|id| saved_job_cards(id, &input, readonly));
+                        view! { {hold_card} <JobForm id input zone calendar zone_names history readonly /> {cards} }.into_any()
                     }
                     Err(e) => {
                         view! {
@@ -157,6 +140,25 @@ pub fn JobEditPage() -> impl IntoView {
             })}
         </Suspense>
     }
+}
+
+/// The cards under a saved job's form: its durations, a run with parameters, its trigger or
+/// ping URL (for admins), its backfills (for a job Bulwark runs).
+fn saved_job_cards(id: i64, input: &JobInput, readonly: bool) -> impl IntoView + use<> {
+    let declared =
+        crate::domain::job::params::parse_declarations(&input.parameters).unwrap_or_default();
+    let run_card =
+        (!readonly && !declared.is_empty()).then(|| view! { <RunWithParameters id declared /> });
+    let watched = input.kind == Kind::Watch.as_str();
+    let hook_card = (!readonly).then(|| {
+        if watched {
+            view! { <PingUrl id /> }.into_any()
+        } else {
+            view! { <TriggerUrl id /> }.into_any()
+        }
+    });
+    let backfill = (!watched).then(|| view! { <super::job_backfill::BackfillCard id readonly /> });
+    view! { <DurationChart id /> {run_card} {hook_card} {backfill} }
 }
 
 /// What every section of the form edits and reads.

@@ -203,6 +203,31 @@ pub async fn start(
             Err(e) => return Err(e.into()),
         }
     }
+    // A dead run a rerun repeats leaves the failed queue, as a re-trigger takes it.
+    let reruns: Vec<i64> = runs
+        .iter()
+        .filter_map(|p| match p.action {
+            TickAction::Rerun(id) => Some(id),
+            _ => None,
+        })
+        .collect();
+    if !reruns.is_empty() {
+        use crate::domain::run::Resolution;
+        job_run::Entity::update_many()
+            .col_expr(
+                job_run::Column::Resolution,
+                Expr::value(Resolution::Retriggered),
+            )
+            .col_expr(
+                job_run::Column::ResolvedBy,
+                Expr::value(who.name.to_string()),
+            )
+            .col_expr(job_run::Column::ResolvedAt, Expr::value(now))
+            .filter(job_run::Column::Id.is_in(reruns))
+            .filter(job_run::Column::Resolution.is_null())
+            .exec(&txn)
+            .await?;
+    }
     // A tick the trigger recorded meanwhile kept its own run: the total is what went in.
     let total = job_run::Entity::find()
         .filter(job_run::Column::BackfillId.eq(made.id))

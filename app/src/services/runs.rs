@@ -142,6 +142,7 @@ pub async fn start(
         key: request_key,
         waits_for_pause,
         by: Some(by),
+        business_date: None,
     };
     match trigger(db, job.id, request, now).await? {
         // The same key with other values is another request, not a retry of the first: it is
@@ -216,6 +217,8 @@ pub struct Request<'a> {
     pub waits_for_pause: bool,
     /// Who asked, recorded in the audit log with the new run (not when a key finds one).
     pub by: Option<Asker<'a>>,
+    /// The date the run stands for; `None`: the day it was asked for, in the job's zone.
+    pub business_date: Option<chrono::NaiveDate>,
 }
 
 /// Who asked for a run, and what the audit log calls the asking.
@@ -240,6 +243,7 @@ pub async fn trigger(
         key: request_key,
         waits_for_pause,
         by,
+        business_date,
     } = request;
     if let Some(key) = request_key
         && let Some(existing) = by_request_key(db, job_id, key).await?
@@ -264,6 +268,7 @@ pub async fn trigger(
         request_key: Set(request_key.map(str::to_string)),
         params: Set(params),
         waits_for_pause: Set(waits_for_pause),
+        business_date: Set(business_date),
         created_at: Set(now),
         updated_at: Set(now),
         ..Default::default()

@@ -75,16 +75,28 @@ pub async fn list(db: &DatabaseConnection) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub async fn run(db: &DatabaseConnection, name: &str) -> anyhow::Result<()> {
+pub async fn run(
+    db: &DatabaseConnection,
+    name: &str,
+    business_date: Option<chrono::NaiveDate>,
+) -> anyhow::Result<()> {
     let job = super::job_named(db, name).await?;
     if job.kind == app::domain::job::Kind::Watch {
         anyhow::bail!(
             "{name} is a watched job: it runs elsewhere and pings (see `bulwark watch url {name}`)"
         );
     }
-    let run = app::services::runs::create_manual(db, job.id, crate::clock::now())
+    let request = app::services::runs::Request {
+        business_date,
+        ..Default::default()
+    };
+    let run = match app::services::runs::trigger(db, job.id, request, crate::clock::now())
         .await
-        .context("could not create the run")?;
+        .context("could not create the run")?
+    {
+        app::services::runs::Triggered::Created(run)
+        | app::services::runs::Triggered::Existing(run) => run,
+    };
     println!(
         "run {} of {name} queued; a running `bulwark serve` picks it up",
         run.id

@@ -197,39 +197,10 @@ impl<'a> Planning<'a> {
                 return Some(now + chrono::Duration::minutes(1));
             }
         };
-        // Ticks from the one not yet recorded; a job without one (an upgrade) counts from its
-        // last recorded tick, or from when it was last defined.
-        let after = match job.next_fire_at {
-            Some(at) => at - chrono::Duration::milliseconds(1),
-            None => self
-                .last_ticks
-                .get(&job.id)
-                .copied()
-                .map_or(job.updated_at, |last| last.max(job.updated_at)),
+        let Ok(calendar) = self.calendar_of(job, &spec) else {
+            return Some(now + chrono::Duration::minutes(1));
         };
-        let every = spec.kind.watch().and_then(|w| w.every_ms);
-        let calendar = spec
-            .calendar
-            .as_ref()
-            .and_then(|name| self.calendars.get(name));
-        if let Some(name) = spec.calendar.as_ref().filter(|_| calendar.is_none()) {
-            tracing::error!(job = %job.name, calendar = %name, "the job's calendar is missing; it runs by its cron alone");
-        }
-        let (due, more) = match (job.next_fire_at, every) {
-            // Watched `every` so long: its next tick is kept (a ping moves it), and each
-            // period without one is another.
-            (Some(at), Some(every)) => {
-                let ticks = app::domain::cron::periods_between(
-                    at - chrono::Duration::milliseconds(every as i64),
-                    now,
-                    every,
-                    KEEP,
-                );
-                let due = ticks.last.iter().map(|t| Due::at(*t, spec.date_of(*t)));
-                (due.collect(), ticks.more)
-            }
-            _ => spec.due_between(calendar, after, now, KEEP),
-        };
+        let (due, more) = self.due(job, &spec, calendar);
         let plan = ticks::plan(
             &due,
             Situation {
@@ -245,7 +216,7 @@ impl<'a> Planning<'a> {
         if plan.unrecorded_missed > 0 || more {
             tracing::warn!(
                 job = %job.name,
-                since = %after,
+                since = ?due.first().map(|d| d.fire),
                 missed = format!(
                     "{}{}",
                     if more { "more than " } else { "" },
@@ -262,13 +233,67 @@ impl<'a> Planning<'a> {
             }
             _ => tick_row(job, p, policy.clone(), now),
         }));
-        match every {
+        match spec.kind.watch().and_then(|w| w.every_ms) {
             Some(every) => due
                 .last()
                 .map(|d| d.fire + chrono::Duration::milliseconds(every as i64))
                 .or(job.next_fire_at)
                 .or_else(|| spec.next_tick_after(now)),
             None => spec.next_fire_after(calendar, now),
+        }
+    }
+
+    /// The calendar the job follows, if any. `Err` when it names one this batch could not
+    /// read: the job waits (looked at again in a minute), since by its cron alone it would run
+    /// on holidays.
+    fn calendar_of(
+        &self,
+        job: &job::Model,
+        spec: &app::domain::job::JobSpec,
+    ) -> Result<Option<&app::domain::calendar::Calendar>, ()> {
+        let Some(name) = &spec.calendar else {
+            return Ok(None);
+        };
+        match self.calendars.get(name) {
+            Some(calendar) => Ok(Some(calendar)),
+            None => {
+                tracing::error!(job = %job.name, calendar = %name, "the job's calendar is missing or unreadable; not triggered (looked at again in a minute)");
+                Err(())
+            }
+        }
+    }
+
+    /// The job's due ticks from the one not yet recorded (a job without one, after an upgrade,
+    /// counts from its last recorded tick or from when it was last defined), and whether older
+    /// ones were not looked at.
+    fn due(
+        &self,
+        job: &job::Model,
+        spec: &app::domain::job::JobSpec,
+        calendar: Option<&app::domain::calendar::Calendar>,
+    ) -> (Vec<Due>, bool) {
+        let after = match job.next_fire_at {
+            Some(at) => at - chrono::Duration::milliseconds(1),
+            None => self
+                .last_ticks
+                .get(&job.id)
+                .copied()
+                .map_or(job.updated_at, |last| last.max(job.updated_at)),
+        };
+        match (job.next_fire_at, spec.kind.watch().and_then(|w| w.every_ms)) {
+            // Watched `every` so long: its next tick is kept (a ping moves it), and each
+            // period without one is another.
+            (Some(at), Some(every)) => {
+                let ticks = app::domain::cron::periods_between(
+                    at - chrono::Duration::milliseconds(every as i64),
+                    self.now,
+                    every,
+                    KEEP,
+                );
+                let due = ticks.last.iter().map(|t| Due::at(*t, spec.date_of(*t)));
+                (due.collect(), ticks.more)
+            }
+            _ => spec.due_between(calendar, after, self.now, KEEP),
         }
     }
 }

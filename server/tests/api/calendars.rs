@@ -127,6 +127,10 @@ async fn runs_of(db: &DatabaseConnection, job_id: i64) -> Vec<job_run::Model> {
         .unwrap()
 }
 
+fn statuses_and_dates(runs: &[job_run::Model]) -> Vec<(RunStatus, Option<NaiveDate>)> {
+    runs.iter().map(|r| (r.status, r.business_date)).collect()
+}
+
 /// The dry run lists the workdays, each line starting with its tick in the job's zone; the
 /// backfill runs them one at a time, each printing its own date; asked again, it makes none.
 async fn a_backfill_runs_each_workday_once_one_at_a_time(app: TestApp) {
@@ -230,10 +234,8 @@ async fn a_misfired_workday_runs_for_its_own_date_and_off_days_say_why(app: Test
     // Stopped from Friday until Monday 10:00, past the 09:00 tick.
     tick(&app.db, at("2026-09-28 10:00:00")).await;
     let runs = runs_of(&app.db, job.id).await;
-    let seen: Vec<(RunStatus, Option<NaiveDate>)> =
-        runs.iter().map(|r| (r.status, r.business_date)).collect();
     assert_eq!(
-        seen,
+        statuses_and_dates(&runs),
         [
             (RunStatus::Skipped, Some(date("2026-09-25"))),
             (RunStatus::Pending, Some(date("2026-09-28"))),
@@ -415,7 +417,12 @@ async fn the_command_line_imports_lists_exports_and_dry_runs() {
     let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
     assert_eq!(json["ticks"].as_array().map(Vec::len), Some(13));
     assert_eq!(json["backfill"], serde_json::Value::Null);
-    let job = job::Entity::find().one(&app.db).await.unwrap().unwrap();
+    let job = job::Entity::find()
+        .filter(job::Column::Name.eq("daily-report"))
+        .one(&app.db)
+        .await
+        .unwrap()
+        .expect("the applied job");
     assert!(
         runs_of(&app.db, job.id).await.is_empty(),
         "a dry run makes nothing"
@@ -438,6 +445,22 @@ async fn the_command_line_imports_lists_exports_and_dry_runs() {
         "{}",
         text(&future.stderr)
     );
+
+    // A run started by hand stands for the day given, else for today.
+    let given = cli(
+        &app,
+        &[
+            "jobs",
+            "run",
+            "daily-report",
+            "--business-date",
+            "2026-10-01",
+        ],
+        "",
+    );
+    assert!(given.status.success(), "{}", text(&given.stderr));
+    let run = runs_of(&app.db, job.id).await.pop().expect("the run");
+    assert_eq!(run.business_date, Some(date("2026-10-01")));
 
     let exported = cli(&app, &["calendar", "export", "cn-workdays"], "");
     let exported = text(&exported.stdout);
@@ -594,11 +617,8 @@ async fn a_watched_job_is_expected_only_on_workdays(app: TestApp) {
     let job = define_at(&app.db, input, at("2026-09-24 10:00:00")).await;
     tick(&app.db, at("2026-09-25 09:00:01")).await;
     tick(&app.db, at("2026-09-28 09:00:01")).await;
-    let runs = runs_of(&app.db, job.id).await;
-    let seen: Vec<(RunStatus, Option<NaiveDate>)> =
-        runs.iter().map(|r| (r.status, r.business_date)).collect();
     assert_eq!(
-        seen,
+        statuses_and_dates(&runs_of(&app.db, job.id).await),
         [
             (RunStatus::Skipped, Some(date("2026-09-25"))),
             (RunStatus::AwaitingPing, Some(date("2026-09-28"))),
