@@ -104,13 +104,13 @@ pub async fn run_job_now(id: i64, params: Option<String>) -> Result<i64, AppErro
                 action: "run.manual",
             };
             let now = crate::clock::now();
-            let run =
-                match crate::services::runs::start(&state.db, &job, &given, None, false, by, now)
-                    .await
-                    .map_err(AppError::from)?
-                {
-                    Triggered::Created(run) | Triggered::Existing(run) => run,
-                };
+            let how = crate::services::runs::Start::default();
+            let run = match crate::services::runs::start(&state.db, &job, &given, how, by, now)
+                .await
+                .map_err(AppError::from)?
+            {
+                Triggered::Created(run) | Triggered::Existing(run) => run,
+            };
             Ok(run.id)
         }
         .await,

@@ -115,11 +115,15 @@ pub async fn start(
     db: &DatabaseConnection,
     job: &job::Model,
     given: &serde_json::Map<String, serde_json::Value>,
-    request_key: Option<&str>,
-    waits_for_pause: bool,
+    how: Start<'_>,
     by: Asker<'_>,
     now: DateTime<Utc>,
 ) -> Result<Triggered, StartError> {
+    let Start {
+        key: request_key,
+        waits_for_pause,
+        business_date,
+    } = how;
     let spec = super::jobs::to_spec(job)?;
     if spec.kind.watch().is_some() {
         return Err(StartError::Invalid(vec![crate::domain::FieldProblem::new(
@@ -142,7 +146,7 @@ pub async fn start(
         key: request_key,
         waits_for_pause,
         by: Some(by),
-        business_date: None,
+        business_date,
     };
     match trigger(db, job.id, request, now).await? {
         // The same key with other values is another request, not a retry of the first: it is
@@ -204,6 +208,17 @@ fn business_date(run: &job_run::Model, job: Option<&job::Model>) -> chrono::Naiv
         .and_then(|j| crate::domain::cron::parse_timezone(&j.timezone).ok())
         .unwrap_or(chrono_tz::UTC);
     tick_of(run, &zone).business_date
+}
+
+/// How a run asked for with parameters ([`start`]) is started.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Start<'a> {
+    /// The caller's `Idempotency-Key`.
+    pub key: Option<&'a str>,
+    /// Not claimed while the job is paused.
+    pub waits_for_pause: bool,
+    /// The date it stands for; `None`: the day it was asked for.
+    pub business_date: Option<chrono::NaiveDate>,
 }
 
 /// A run asked for through [`trigger`].

@@ -219,7 +219,12 @@ pub(crate) async fn start(
         who: actor,
         action: "run.triggered",
     };
-    let started = runs::start(&state.db, job, &body.params, key, waits_for_pause, by, now)
+    let how = runs::Start {
+        key,
+        waits_for_pause,
+        business_date: body.business_date,
+    };
+    let started = runs::start(&state.db, job, &body.params, how, by, now)
         .await
         .map_err(AppError::from)?;
     let (status, run, replay) = match started {

@@ -34,6 +34,10 @@ pub struct TriggerBody {
     /// Values for the job's declared parameters, by name.
     #[serde(default)]
     pub params: serde_json::Map<String, serde_json::Value>,
+    /// The date the run stands for (`BULWARK_BUSINESS_DATE`), `YYYY-MM-DD`; default: the day
+    /// it is asked for, in the job's zone.
+    #[serde(default)]
+    pub business_date: Option<chrono::NaiveDate>,
 }
 
 /// A run as a trigger answers it.

@@ -462,6 +462,31 @@ async fn the_command_line_imports_lists_exports_and_dry_runs() {
     let run = runs_of(&app.db, job.id).await.pop().expect("the run");
     assert_eq!(run.business_date, Some(date("2026-10-01")));
 
+    // Through the REST API too, and its run object says so.
+    let token =
+        crate::helpers::api_token(&app.db, "pipeline", app::domain::api_token::Scope::Admin).await;
+    let client = reqwest::Client::new();
+    let started: serde_json::Value = client
+        .post(app.url("/api/v1/jobs/daily-report/runs"))
+        .bearer_auth(&token)
+        .json(&serde_json::json!({"business_date": "2026-09-30"}))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let read: serde_json::Value = client
+        .get(app.url(&format!("/api/v1/runs/{}", started["id"])))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(read["business_date"], "2026-09-30", "{read}");
+
     let exported = cli(&app, &["calendar", "export", "cn-workdays"], "");
     let exported = text(&exported.stdout);
     assert!(
