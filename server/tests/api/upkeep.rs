@@ -62,6 +62,22 @@ async fn vacuumed_clean(db: &DatabaseConnection, table: &str, before: i64) {
     }
 }
 
+/// Waits for the table to be due for nothing. Its analysis reaches `pg_stat_user_tables` on its
+/// own, after the vacuum's, and may be the test application's own upkeep's when that held the
+/// table while the test tended it (`SKIP_LOCKED`): seen once in a full run, due for analysis
+/// only, a moment after the vacuum.
+async fn no_longer_due(db: &DatabaseConnection, table: &str) {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let due = upkeep::due(db).await.unwrap();
+        if due.iter().all(|d| d.table != table) {
+            return;
+        }
+        assert!(Instant::now() < deadline, "still due: {due:?}");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+}
+
 /// Dead rows past the threshold make a table due; tending it vacuums it (its dead rows are
 /// gone and it is not due again), and a table with a quote in its name is only data. A round
 /// does it by itself exactly when the server's autovacuum is off.
@@ -86,11 +102,7 @@ async fn dead_rows_are_vacuumed_where_autovacuum_would() {
 
     upkeep::tend(db, &due).await.unwrap();
     vacuumed_clean(db, "churn\"s", vacuums).await;
-    let still = upkeep::due(db).await.unwrap();
-    assert!(
-        still.iter().all(|d| d.table != "churn\"s"),
-        "tended: {still:?}"
-    );
+    no_longer_due(db, "churn\"s").await;
 
     for sql in [
         "INSERT INTO \"churn\"\"s\" SELECT generate_series(1, 5000)",
