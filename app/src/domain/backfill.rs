@@ -71,7 +71,7 @@ impl BackfillError {
 /// How fast a backfill goes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Pace {
-    /// Runs going at once (1: one after another).
+    /// Runs started at once (1: one after another; a job's runs still execute one at a time).
     pub parallel: u32,
     /// Runs started per minute, at most.
     pub per_minute: Option<u32>,

@@ -23,7 +23,8 @@ pub struct Args {
     /// Runs started per minute, at most.
     #[arg(long)]
     pub per_minute: Option<u32>,
-    /// Runs going at once, at most (default 1: one after another).
+    /// Runs of the backfill started at once, at most (default 1: one after another). A job's
+    /// runs still execute one at a time (its lane): above 1 only keeps the next ones queued.
     #[arg(long, default_value_t = 1)]
     pub parallel: u32,
     /// Give a new run to ticks whose latest run ended dead.

@@ -76,7 +76,8 @@ pub struct BackfillBody {
     pub from: NaiveDate,
     /// The last, inclusive; not after today.
     pub to: NaiveDate,
-    /// Runs going at once, at most (default 1).
+    /// Runs of the backfill started at once, at most (default 1); a job's runs still execute
+    /// one at a time.
     pub parallel: Option<u32>,
     /// Runs started per minute, at most.
     pub per_minute: Option<u32>,
