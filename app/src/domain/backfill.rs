@@ -2,7 +2,7 @@
 //! Which ticks ([`ticks`]): every tick the job's calendar lets run whose date lies in the
 //! range — off days' ticks moved to a workday count for their own date, skipped ones not at all.
 
-use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
+use chrono::{DateTime, Duration, NaiveDate, Utc};
 
 use super::calendar::Calendar;
 use super::due::Due;
@@ -110,7 +110,9 @@ pub fn ticks(
     if to > today {
         return Err(BackfillError::Future { to, today });
     }
-    let start = start_of(spec, from) - Duration::milliseconds(1);
+    let start = super::calendar::start_of_day(&spec.timezone, from)
+        .unwrap_or_else(|| from.and_time(chrono::NaiveTime::MIN).and_utc())
+        - Duration::milliseconds(1);
     // A tick moved off an off day fires on a later workday: look as far as now.
     let (due, more) = spec.due_between(calendar, start, now, MAX_TICKS * 4);
     if more {
@@ -124,20 +126,6 @@ pub fn ticks(
         return Err(BackfillError::TooMany);
     }
     Ok(ticks)
-}
-
-/// The first instant of `date` in the job's zone.
-fn start_of(spec: &JobSpec, date: NaiveDate) -> DateTime<Utc> {
-    (0..24)
-        .find_map(|hour| {
-            spec.timezone
-                .from_local_datetime(&date.and_hms_opt(hour, 0, 0)?)
-                .earliest()
-        })
-        .map_or_else(
-            || date.and_time(chrono::NaiveTime::MIN).and_utc(),
-            |t| t.with_timezone(&Utc),
-        )
 }
 
 /// A dry run's line for a tick: when it runs, in RFC 3339 in the job's zone, then the date it

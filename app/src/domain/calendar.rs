@@ -480,6 +480,15 @@ pub struct CalendarTick {
     pub skipped: bool,
 }
 
+/// The first instant of `date` in `zone` (its first valid hour across a DST gap).
+pub fn start_of_day<Z: TimeZone>(zone: &Z, date: NaiveDate) -> Option<DateTime<Utc>> {
+    (0..24).find_map(|hour| {
+        zone.from_local_datetime(&date.and_hms_opt(hour, 0, 0)?)
+            .earliest()
+            .map(|t| t.with_timezone(&Utc))
+    })
+}
+
 /// A tick as the editor's preview shows it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PreviewRow<'a> {
@@ -588,12 +597,7 @@ impl<Z: TimeZone> Schedule<'_, Z> {
 
     /// The first instant of `date` in the zone (its first valid time across a DST gap).
     fn start_of(&self, date: NaiveDate) -> Option<DateTime<Utc>> {
-        (0..24).find_map(|hour| {
-            self.zone
-                .from_local_datetime(&date.and_hms_opt(hour, 0, 0)?)
-                .earliest()
-                .map(|t| t.with_timezone(&Utc))
-        })
+        start_of_day(self.zone, date)
     }
 
     /// What fires in (`after`, `until`], by fire time, oldest first: the newest `keep` of the

@@ -11,7 +11,7 @@
 use chrono::format::{Item, StrftimeItems};
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 
-pub(crate) const OPEN: &str = "${tick:";
+const OPEN: &str = "${tick:";
 
 /// The tick a run stands for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,13 +83,24 @@ fn valid_format(format: &str) -> bool {
 
 /// The tick references in `text` (what stands between `${tick:` and `}`), in order.
 pub fn references(text: &str) -> Vec<&str> {
+    spans(text)
+        .into_iter()
+        .map(|(_, reference)| reference)
+        .collect()
+}
+
+/// Each tick reference in `text`: the byte range of the whole `${tick:…}`, and what stands
+/// inside it, in order.
+pub fn spans(text: &str) -> Vec<(std::ops::Range<usize>, &str)> {
     let mut found = Vec::new();
-    let mut rest = text;
-    while let Some(start) = rest.find(OPEN) {
-        let after = &rest[start + OPEN.len()..];
-        let Some(end) = after.find('}') else { break };
-        found.push(&after[..end]);
-        rest = &after[end + 1..];
+    let mut from = 0;
+    while let Some(start) = text[from..].find(OPEN).map(|at| from + at) {
+        let inner = start + OPEN.len();
+        let Some(end) = text[inner..].find('}').map(|at| inner + at) else {
+            break;
+        };
+        found.push((start..end + 1, &text[inner..end]));
+        from = end + 1;
     }
     found
 }

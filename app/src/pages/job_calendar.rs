@@ -8,7 +8,7 @@ use leptos::prelude::*;
 
 use crate::api::calendars::get_calendar;
 use crate::domain::calendar::{
-    Calendar, CalendarInput, OnOffDay, PreviewKind, Schedule, days_from_calendar,
+    Calendar, CalendarInput, OnOffDay, PreviewKind, Schedule, days_from_calendar, start_of_day,
 };
 use crate::domain::cron::{CronExpr, format_fire_time};
 use crate::domain::job::JobInput;
@@ -92,10 +92,8 @@ fn preview_rows(
         let open = days_from_calendar(&cron, calendar).map_err(|e| current().say(&e.problem()))?;
         let day = NaiveDate::parse_from_str(&from.get(), "%Y-%m-%d")
             .unwrap_or_else(|_| chrono::Utc::now().date_naive());
-        let start = day
-            .and_hms_opt(0, 0, 0)
-            .and_then(|t| chrono::TimeZone::from_local_datetime(&zone, &t).earliest())
-            .map(|t| t.with_timezone(&chrono::Utc) - chrono::Duration::milliseconds(1))
+        let start = start_of_day(&zone, day)
+            .map(|t| t - chrono::Duration::milliseconds(1))
             .unwrap_or_else(chrono::Utc::now);
         let schedule = Schedule {
             cron: &open,

@@ -84,38 +84,58 @@ pub async fn plan(
         .map_err(|e| BackfillServiceError::Job(e.to_string()))?;
     let ticks = backfill::ticks(&spec, calendar.as_ref(), request.from, request.to, now)
         .map_err(BackfillServiceError::Refused)?;
-    let mut planned = Vec::with_capacity(ticks.len());
-    for due in ticks {
-        let action = match latest_run(db, job, &due).await? {
-            None => TickAction::New,
-            Some((id, RunStatus::Dead)) if request.rerun => TickAction::Rerun(id),
-            Some((id, _)) => TickAction::Has(id),
-        };
-        planned.push(Planned { due, action });
-    }
+    let latest = latest_runs(db, job, &ticks).await?;
+    let planned = ticks
+        .into_iter()
+        .map(|due| {
+            let action = match latest.get(&due.tick) {
+                None => TickAction::New,
+                Some((id, RunStatus::Dead)) if request.rerun => TickAction::Rerun(*id),
+                Some((id, _)) => TickAction::Has(*id),
+            };
+            Planned { due, action }
+        })
+        .collect();
     Ok((spec, planned))
 }
 
-/// The newest run standing for the tick: its own, or a later one with its key.
-async fn latest_run(
+/// The newest run standing for each tick — its own, or a later one with its key — read 500
+/// ticks to a query (a backfill plans up to 10,000 inside its write transaction).
+async fn latest_runs(
     db: &impl ConnectionTrait,
     job: &job::Model,
-    due: &Due,
-) -> Result<Option<(i64, RunStatus)>, DbErr> {
-    job_run::Entity::find()
-        .select_only()
-        .column(job_run::Column::Id)
-        .column(job_run::Column::Status)
-        .filter(job_run::Column::JobId.eq(job.id))
-        .filter(
-            sea_orm::Condition::any()
-                .add(job_run::Column::CronTick.eq(due.tick))
-                .add(job_run::Column::IdempotencyKey.eq(tick_key(job, due))),
-        )
-        .order_by_desc(job_run::Column::Id)
-        .into_tuple()
-        .one(db)
-        .await
+    ticks: &[Due],
+) -> Result<std::collections::HashMap<DateTime<Utc>, (i64, RunStatus)>, DbErr> {
+    let mut latest = std::collections::HashMap::new();
+    for chunk in ticks.chunks(500) {
+        let by_key: std::collections::HashMap<String, DateTime<Utc>> =
+            chunk.iter().map(|d| (tick_key(job, d), d.tick)).collect();
+        let rows: Vec<(i64, RunStatus, Option<DateTime<Utc>>, String)> = job_run::Entity::find()
+            .select_only()
+            .column(job_run::Column::Id)
+            .column(job_run::Column::Status)
+            .column(job_run::Column::CronTick)
+            .column(job_run::Column::IdempotencyKey)
+            .filter(job_run::Column::JobId.eq(job.id))
+            .filter(
+                sea_orm::Condition::any()
+                    .add(job_run::Column::CronTick.is_in(chunk.iter().map(|d| d.tick)))
+                    .add(job_run::Column::IdempotencyKey.is_in(by_key.keys().cloned())),
+            )
+            .into_tuple()
+            .all(db)
+            .await?;
+        for (id, status, cron_tick, key) in rows {
+            let Some(tick) = cron_tick.or_else(|| by_key.get(&key).copied()) else {
+                continue;
+            };
+            let newest = latest.get(&tick).is_none_or(|(seen, _)| *seen < id);
+            if newest {
+                latest.insert(tick, (id, status));
+            }
+        }
+    }
+    Ok(latest)
 }
 
 fn tick_key(job: &job::Model, due: &Due) -> String {

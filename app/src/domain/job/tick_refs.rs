@@ -3,7 +3,7 @@
 
 use super::JobKind;
 use super::params::{ParamType, Parameter};
-use crate::domain::tick::{OPEN, RunTick};
+use crate::domain::tick::{RunTick, spans};
 
 /// The HTTP job with each tick reference turned into a parameter reference of its own, and
 /// those parameters with their values (unknown references are left as written). Any other
@@ -23,25 +23,18 @@ pub fn as_params(kind: &JobKind, tick: &RunTick) -> (JobKind, Vec<(Parameter, St
     let mut made: Vec<(Parameter, String)> = Vec::new();
     let mut rewrite = |text: &str| -> String {
         let mut out = String::with_capacity(text.len());
-        let mut rest = text;
-        while let Some(start) = rest.find(OPEN) {
-            out.push_str(&rest[..start]);
-            let after = &rest[start + OPEN.len()..];
-            let Some(end) = after.find('}') else {
-                out.push_str(&rest[start..]);
-                return out;
+        let mut kept = 0;
+        for (range, reference) in spans(text) {
+            let Some(value) = tick.value(reference) else {
+                continue;
             };
-            match tick.value(&after[..end]) {
-                Some(value) => {
-                    let name = format!(".tick-{}", made.len());
-                    out.push_str(&format!("${{param:{name}}}"));
-                    made.push((text_parameter(name), value));
-                }
-                None => out.push_str(&rest[start..start + OPEN.len() + end + 1]),
-            }
-            rest = &after[end + 1..];
+            out.push_str(&text[kept..range.start]);
+            let name = format!(".tick-{}", made.len());
+            out.push_str(&format!("${{param:{name}}}"));
+            made.push((text_parameter(name), value));
+            kept = range.end;
         }
-        out.push_str(rest);
+        out.push_str(&text[kept..]);
         out
     };
     let kind = JobKind::Http {
