@@ -111,4 +111,32 @@ pub struct AuthSettings {
     pub secure_cookies: bool,
     /// Proxies whose `X-Forwarded-For` entries name the client (sign-in limits go by it).
     pub trusted_proxies: crate::domain::client_addr::TrustedProxies,
+    /// Whether the password form and `POST /api/login` are on (`password_login`).
+    pub password_login: bool,
+    /// The configured OpenID providers, as the sign-in page and API tokens need them.
+    pub providers: Vec<crate::views::users::ProviderInfo>,
+    /// A trusted proxy's header naming the person (`auth_header`), when configured.
+    pub header: Option<HeaderAuth>,
+}
+
+impl AuthSettings {
+    /// How long an API token of an account signing in through `provider` may live, in days.
+    pub fn token_max_days(&self, provider: &str) -> Option<u32> {
+        self.providers
+            .iter()
+            .find(|p| p.name == provider)
+            .map(|p| p.token_max_days)
+    }
+}
+
+/// Sign-in by a header a trusted proxy sets (`docs/guide/sign-in.md`).
+#[derive(Clone, Debug)]
+pub struct HeaderAuth {
+    /// The header naming the person, such as `X-Remote-User`.
+    pub header: String,
+    /// The header listing their groups, comma-separated.
+    pub groups_header: Option<String>,
+    /// The only peers whose headers are believed.
+    pub proxies: crate::domain::client_addr::Networks,
+    pub roles: crate::domain::sign_in::GroupRoles,
 }

@@ -66,6 +66,7 @@ const SERVER: &[(&str, u8)] = &[
     ("cluster", 3),
     ("engine", 4),
     ("config", 5),
+    ("auth", 6),
     ("telemetry", 6),
     ("channels", 6),
     ("rest", 7),

@@ -40,6 +40,7 @@ mod m20261205_000032_hook_when_paused;
 mod m20261206_000033_run_logs;
 mod m20261206_000034_watch;
 mod m20261207_000035_calendars;
+mod m20261208_000036_company_sign_in;
 
 pub struct Migrator;
 
@@ -82,6 +83,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261206_000033_run_logs::Migration),
             Box::new(m20261206_000034_watch::Migration),
             Box::new(m20261207_000035_calendars::Migration),
+            Box::new(m20261208_000036_company_sign_in::Migration),
         ]
     }
 }

@@ -461,8 +461,8 @@ enum UserCommand {
         #[arg(long, value_enum)]
         role: Role,
     },
-    /// List accounts: username, role, state (active, disabled, must_change_password) and
-    /// last sign-in.
+    /// List accounts: username, role, state (active, disabled, must_change_password), last
+    /// sign-in, and how they sign in (password, oidc:NAME, header).
     List {
         #[arg(long)]
         json: bool,
@@ -486,6 +486,13 @@ enum UserCommand {
         username: String,
         #[arg(long)]
         end: bool,
+    },
+    /// Let a person of a company sign-in use this account: PROVIDER is an OpenID provider's
+    /// name in the configuration, SUB their subject (`sub`) there.
+    Link {
+        username: String,
+        #[arg(long, value_name = "PROVIDER:SUB")]
+        oidc: String,
     },
 }
 
@@ -832,6 +839,7 @@ async fn token(command: TokenCommand, config: &Config) -> anyhow::Result<()> {
                 tags: &tags,
                 expires: &expires,
                 owner: &owner,
+                providers: &config.provider_infos(),
             };
             tokens::create(&db, &new).await
         }
@@ -888,6 +896,9 @@ async fn user(command: UserCommand, config: &Config) -> anyhow::Result<()> {
                 idle: chrono::Duration::hours(i64::from(config.session_idle_hours)),
             };
             return users::sessions(&connect(config).await?, lifetimes, &username, end).await;
+        }
+        UserCommand::Link { username, oidc } => {
+            return users::link(&connect(config).await?, config, &username, &oidc).await;
         }
         UserCommand::Role { username, role } => change(username, Change::Role(role)),
         UserCommand::Disable { username } => change(username, Change::Disabled(true)),

@@ -8,6 +8,8 @@ use figment::Figment;
 use figment::providers::{Env, Format, Serialized, Toml};
 use serde::{Deserialize, Serialize};
 
+use app::domain::sign_in::DefaultRole;
+
 use crate::traffic::TrafficSettings;
 use crate::traffic::rules::{self, Rules};
 use crate::traffic::store::IpPrivacy;
@@ -107,6 +109,74 @@ pub struct Config {
     /// The console's address as people reach it, for links in mails (default: `http://` and
     /// `addr`).
     pub public_url: Option<String>,
+    /// One OpenID provider (`docs/guide/sign-in.md`): its issuer URL. Several: `[[oidc]]`.
+    pub oidc_issuer: Option<String>,
+    pub oidc_client_id: Option<String>,
+    /// `${secret:NAME}` (the vault) or the path of a file holding it; unset for a public client.
+    pub oidc_client_secret: Option<String>,
+    /// The claim listing a person's groups.
+    pub oidc_role_claim: String,
+    pub oidc_admin_groups: Vec<String>,
+    pub oidc_viewer_groups: Vec<String>,
+    /// `viewer` or `none` (refused, no account made) for someone in no mapped group.
+    pub oidc_default_role: DefaultRole,
+    /// API tokens of the provider's people expire within this many days.
+    pub oidc_token_max_days: u32,
+    /// The one provider's name, in `oidc:NAME` and its sign-in URL.
+    pub oidc_name: String,
+    /// The one provider's button text (default: its name).
+    pub oidc_label: Option<String>,
+    /// Further providers, each with a `name`.
+    pub oidc: Vec<OidcProvider>,
+    /// How far an ID token's times may be off this server's clock, in seconds.
+    pub oidc_clock_skew_seconds: u32,
+    /// The password form and `POST /api/login`; off, only `bulwark user` sets passwords.
+    pub password_login: bool,
+    /// A header naming the signed-in person (`X-Remote-User`), believed only from
+    /// `auth_header_proxies`.
+    pub auth_header: Option<String>,
+    /// A header listing their groups, comma-separated.
+    pub auth_groups_header: Option<String>,
+    /// The proxies (addresses or CIDRs) whose `auth_header` is believed: its own list, not
+    /// `trusted_proxies`.
+    pub auth_header_proxies: Vec<String>,
+    /// `viewer` or `none` for someone the header names who has no account and no mapped group.
+    pub auth_header_default_role: DefaultRole,
+    pub auth_header_admin_groups: Vec<String>,
+    pub auth_header_viewer_groups: Vec<String>,
+}
+
+/// An OpenID provider as an `[[oidc]]` table: the one-provider keys without `oidc_`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OidcProvider {
+    pub name: String,
+    #[serde(default)]
+    pub label: Option<String>,
+    #[serde(alias = "oidc_issuer")]
+    pub issuer: String,
+    #[serde(alias = "oidc_client_id")]
+    pub client_id: String,
+    #[serde(default, alias = "oidc_client_secret")]
+    pub client_secret: Option<String>,
+    #[serde(default = "default_role_claim", alias = "oidc_role_claim")]
+    pub role_claim: String,
+    #[serde(default, alias = "oidc_admin_groups")]
+    pub admin_groups: Vec<String>,
+    #[serde(default, alias = "oidc_viewer_groups")]
+    pub viewer_groups: Vec<String>,
+    #[serde(default, alias = "oidc_default_role")]
+    pub default_role: DefaultRole,
+    #[serde(default = "default_token_max_days", alias = "oidc_token_max_days")]
+    pub token_max_days: u32,
+}
+
+fn default_role_claim() -> String {
+    "groups".into()
+}
+
+fn default_token_max_days() -> u32 {
+    30
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, clap::ValueEnum, Default)]
@@ -156,6 +226,25 @@ impl Default for Config {
             mail_from: "Bulwark <bulwark@localhost>".into(),
             mail_outbox_dir: PathBuf::from("data/outbox"),
             public_url: None,
+            oidc_issuer: None,
+            oidc_client_id: None,
+            oidc_client_secret: None,
+            oidc_role_claim: default_role_claim(),
+            oidc_admin_groups: Vec::new(),
+            oidc_viewer_groups: Vec::new(),
+            oidc_default_role: DefaultRole::Viewer,
+            oidc_token_max_days: default_token_max_days(),
+            oidc_name: "oidc".into(),
+            oidc_label: None,
+            oidc: Vec::new(),
+            oidc_clock_skew_seconds: 60,
+            password_login: true,
+            auth_header: None,
+            auth_groups_header: None,
+            auth_header_proxies: Vec::new(),
+            auth_header_default_role: DefaultRole::Viewer,
+            auth_header_admin_groups: Vec::new(),
+            auth_header_viewer_groups: Vec::new(),
         }
     }
 }
@@ -203,6 +292,24 @@ const ENV_KEYS: &[&str] = &[
     "mail_from",
     "mail_outbox_dir",
     "public_url",
+    "oidc_issuer",
+    "oidc_client_id",
+    "oidc_client_secret",
+    "oidc_role_claim",
+    "oidc_admin_groups",
+    "oidc_viewer_groups",
+    "oidc_default_role",
+    "oidc_token_max_days",
+    "oidc_name",
+    "oidc_label",
+    "oidc_clock_skew_seconds",
+    "password_login",
+    "auth_header",
+    "auth_groups_header",
+    "auth_header_proxies",
+    "auth_header_default_role",
+    "auth_header_admin_groups",
+    "auth_header_viewer_groups",
 ];
 
 #[derive(Debug, thiserror::Error)]
@@ -225,6 +332,8 @@ pub enum ConfigError {
     OutboundDeny(String),
     #[error("invalid configuration: trusted_proxies: {0}")]
     TrustedProxies(String),
+    #[error("invalid configuration: {0}")]
+    SignIn(String),
     #[error("invalid configuration: {0}")]
     Mail(#[from] crate::mail::MailError),
 }
@@ -397,6 +506,7 @@ impl Config {
             ));
         }
         crate::mail::MailSettings::validate(&config.mail_from, config.smtp_url.as_deref())?;
+        config.check_sign_in().map_err(ConfigError::SignIn)?;
         Ok(config)
     }
 }

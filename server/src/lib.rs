@@ -1,6 +1,7 @@
 //! The `bulwark` binary's library: everything `main` wires together, public so the integration
 //! tests can start the real application on a random port.
 //!
+//! - [`auth`]: company sign-in — OpenID providers and a trusted proxy's header.
 //! - [`cli`]: the commands (`serve`, `migrate`, `user add`, …) and their exit codes;
 //!   [`commands`] holds the ones with more to say than a few lines.
 //! - [`startup`]: building and running the application, one path for `serve` and the tests.
@@ -21,6 +22,7 @@
 //! - [`telemetry`]: logs through `tracing`, human-readable or JSON.
 //! - [`shutdown`]: turning SIGTERM / Ctrl-C into one graceful stop.
 
+pub mod auth;
 pub mod bench;
 pub mod channels;
 pub mod cli;

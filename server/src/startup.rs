@@ -197,7 +197,14 @@ impl Application {
             capture_pages: config.traffic_capture,
         };
         let health = engine.is_some().then_some(engine_health);
-        let router = web::router(state, traffic, site, health);
+        // The callback's base: `public_url`, else the address bound (port 0 made real).
+        let public_url = config
+            .public_url
+            .clone()
+            .unwrap_or_else(|| format!("http://{}", me.addr));
+        let oidc = crate::auth::oidc::Oidc::new(&config, public_url)
+            .context("cannot set up the OpenID providers")?;
+        let router = web::router(state, traffic, site, health, oidc);
         tracing::info!(addr = %me.addr, database = %db::redacted(&config.database_url), "Bulwark is serving");
         let served = web::serve(listener, router, shutdown.wait()).await;
         if let Some(metrics) = metrics

@@ -43,7 +43,18 @@ login-title = Sign in
 login-username = Username
 login-password = Password
 login-submit = Sign in
+login-with = Sign in with { $provider }
+login-providers = Company sign-in
 login-submitting = Signing in…
+sign-in-refused-title = Sign-in refused
+sign-in-refused-again = Back to sign-in
+sign-in-refused-no-group = None of your groups gives you access to this console. Ask an administrator to add you to one.
+sign-in-refused-disabled = Your account here is disabled. Ask an administrator.
+sign-in-refused-name-taken = A local account already has your name. An administrator must link it to your company sign-in first (Settings → Users, or bulwark user link).
+sign-in-refused-no-name = Your company sign-in gave no name that can be a username here.
+sign-in-refused-bad-state = This sign-in link was used already, has expired or was started in another browser. Start again.
+sign-in-refused-bad-token = Your company sign-in's answer failed its checks. Start again; if it happens again, tell an administrator.
+sign-in-refused-provider = The company sign-in did not complete. Start again.
 
 ## Not found
 
@@ -1007,6 +1018,18 @@ error-forbidden = only administrators may { $action }
 error-fields = { $count } field(s) need attention
 error-not-found = { $what } was not found
 error-password-change-required = choose a new password first (on the Account page)
+error-password-login-off = password sign-in is turned off here: use your company sign-in
+error-link-provider = no OpenID provider is named '{ $name }' in the configuration
+error-link-subject = give the person's subject (sub) at the provider, at most 255 characters
+error-link-taken = that identity already belongs to { $name }
+users-sign-in = Sign-in
+users-sign-in-password = password
+users-sign-in-header = proxy header
+users-link-heading = Link to company sign-in
+users-link-provider = Provider
+users-link-subject = Subject (sub) at the provider
+users-link = Link
+users-linked = Linked: they now sign in through the provider.
 error-internal = the server could not complete this request; the cause is in its log
 error-request-failed = request failed: { $detail }
 noun-job = job { $id }

@@ -37,7 +37,18 @@ login-title = 登录
 login-username = 用户名
 login-password = 密码
 login-submit = 登录
+login-with = 使用 { $provider } 登录
+login-providers = 统一登录
 login-submitting = 正在登录…
+sign-in-refused-title = 登录被拒绝
+sign-in-refused-again = 返回登录
+sign-in-refused-no-group = 你所在的组都没有访问此控制台的权限。请联系管理员将你加入相应的组。
+sign-in-refused-disabled = 你在此处的账号已被停用。请联系管理员。
+sign-in-refused-name-taken = 已有同名的本地账号。需由管理员先将其与你的统一登录关联（设置 → 用户，或 bulwark user link）。
+sign-in-refused-no-name = 统一登录未提供可用作用户名的名称。
+sign-in-refused-bad-state = 此登录链接已被使用、已过期，或是在另一个浏览器中发起的。请重新登录。
+sign-in-refused-bad-token = 统一登录的应答未通过校验。请重新登录；如再次出现，请告知管理员。
+sign-in-refused-provider = 统一登录未完成。请重新登录。
 
 ## Not found
 
@@ -959,6 +970,18 @@ error-forbidden = 只有管理员可以执行此操作
 error-fields = 有 { $count } 个字段需要修改
 error-not-found = 找不到{ $what }
 error-password-change-required = 请先在“账号”页面设置新密码
+error-password-login-off = 此处已关闭密码登录：请使用公司统一登录
+error-link-provider = 配置中没有名为“{ $name }”的 OpenID 提供方
+error-link-subject = 请填写此人在提供方的标识（sub），最多 255 个字符
+error-link-taken = 该身份已属于 { $name }
+users-sign-in = 登录方式
+users-sign-in-password = 密码
+users-sign-in-header = 代理请求头
+users-link-heading = 关联统一登录
+users-link-provider = 提供方
+users-link-subject = 在提供方的标识（sub）
+users-link = 关联
+users-linked = 已关联：此人今后通过提供方登录。
 error-internal = 服务器未能完成此请求，原因已记录在服务器日志中
 error-request-failed = 请求失败：{ $detail }
 noun-job = 任务 { $id }

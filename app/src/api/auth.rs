@@ -50,7 +50,7 @@ pub struct SessionId(pub String);
 
 /// The request's `User-Agent`, for the session list.
 #[cfg(feature = "ssr")]
-fn request_user_agent() -> Option<String> {
+pub fn request_user_agent() -> Option<String> {
     use_context::<http::request::Parts>().and_then(|parts| {
         parts
             .headers
@@ -157,6 +157,9 @@ pub async fn login(
                 ));
             }
             let state = super::state()?;
+            if !state.auth.password_login {
+                return Err(AppError::PasswordLoginOff);
+            }
             let now = crate::clock::now();
             let ip = request_ip();
             let user = login::authenticate(&state.db, &username, &password, ip.as_deref(), now)
@@ -165,6 +168,7 @@ pub async fn login(
             let origin = sessions::Origin {
                 ip,
                 user_agent: request_user_agent(),
+                ..Default::default()
             };
             let token =
                 sessions::create(&state.db, user.id, state.auth.session_ttl, &origin, now).await?;
@@ -196,20 +200,50 @@ pub async fn logout() -> Result<(), AppError> {
     super::respond(
         async {
             let state = super::state()?;
+            let mut ended = None;
             if let Some(token) = use_context::<http::request::Parts>().and_then(|parts| {
                 sessions::token_from_headers(&parts.headers, secure_cookies(&state))
             }) {
-                sessions::delete(&state.db, &token).await?;
+                ended = sessions::delete(&state.db, &token).await?;
             }
             let response = expect_context::<leptos_axum::ResponseOptions>();
             let value =
                 http::HeaderValue::from_str(&sessions::clear_cookie(secure_cookies(&state)))
                     .map_err(|e| AppError::internal(&e))?;
             response.append_header(http::header::SET_COOKIE, value);
-            leptos_axum::redirect("/login");
+            leptos_axum::redirect(&after_sign_out(ended));
             Ok(())
         }
         .await,
+    )
+}
+
+/// Where the browser goes once signed out: the sign-in page, or for a provider's session the
+/// provider's own sign-out by way of `/auth/oidc/{name}/logout` (`server/src/auth/oidc.rs`),
+/// which knows the provider's end-session endpoint.
+#[cfg(feature = "ssr")]
+fn after_sign_out(ended: Option<crate::entities::session::Model>) -> String {
+    let Some((provider, id_token)) = ended.and_then(|s| s.provider.zip(s.id_token)) else {
+        return "/login".to_string();
+    };
+    let mut url = url::Url::parse("http://console/auth/oidc").expect("a fixed URL parses");
+    url.path_segments_mut()
+        .expect("an http URL has segments")
+        .extend([provider.as_str(), "logout"]);
+    url.query_pairs_mut()
+        .append_pair("id_token_hint", &id_token);
+    format!("{}?{}", url.path(), url.query().unwrap_or_default())
+}
+
+/// How the sign-in page offers to sign in: the password form (unless `password_login` is
+/// off) and a button per OpenID provider. Anyone may ask: it is what the page shows them.
+#[server(endpoint = "sign_in_options", output = Json)]
+pub async fn sign_in_options() -> Result<crate::views::users::SignInOptions, AppError> {
+    super::respond(
+        super::state().map(|state| crate::views::users::SignInOptions {
+            password: state.auth.password_login,
+            providers: state.auth.providers.clone(),
+        }),
     )
 }
 

@@ -43,6 +43,8 @@ pub enum AppError {
     /// An administrator reset this account's password: only choosing a new one is allowed.
     #[error("choose a new password first (on the Account page)")]
     PasswordChangeRequired,
+    #[error("password sign-in is turned off here: use your company sign-in")]
+    PasswordLoginOff,
     #[error("{0}")]
     Internal(String),
     #[error("request failed: {0}")]
@@ -81,7 +83,7 @@ impl AppError {
             AppError::TooManyAttempts(_) => 429,
             AppError::NotFound(_) => 404,
             AppError::Conflict(_) => 409,
-            AppError::PasswordChangeRequired => 403,
+            AppError::PasswordChangeRequired | AppError::PasswordLoginOff => 403,
             AppError::Internal(_) | AppError::ServerFn(_) => 500,
         }
     }
@@ -147,6 +149,7 @@ impl crate::i18n::errors::Explain for AppError {
             | AppError::Internal(message) => message.clone(),
             AppError::NotFound(what) => t!(in locale, "error-not-found", what = what.clone()),
             AppError::PasswordChangeRequired => t!(in locale, "error-password-change-required"),
+            AppError::PasswordLoginOff => t!(in locale, "error-password-login-off"),
             AppError::ServerFn(e) => t!(in locale, "error-request-failed", detail = e.to_string()),
         }
     }

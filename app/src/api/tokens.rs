@@ -60,6 +60,7 @@ pub async fn create_token(
                 tags: &tags,
                 expires: &expires,
                 owner: &admin.username,
+                providers: &state.auth.providers,
             };
             let who = super::actor(&admin);
             let (token, info) =

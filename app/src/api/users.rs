@@ -279,3 +279,69 @@ pub async fn manage_user(username: String, action: String) -> Result<bool, AppEr
         .await,
     )
 }
+
+/// Admins: let the person with subject `subject` at the configured OpenID provider `provider`
+/// sign in as `username`'s account (what `bulwark user link` does).
+#[server(endpoint = "users/link", output = Json)]
+pub async fn link_user(
+    username: String,
+    provider: String,
+    subject: String,
+) -> Result<(), AppError> {
+    use crate::domain::sign_in::ProviderName;
+    use crate::services::identities::{self, Claimed, LinkError};
+
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("link accounts")?;
+            let state = super::state()?;
+            let configured = state
+                .auth
+                .providers
+                .iter()
+                .find(|p| p.name == provider)
+                .ok_or_else(|| {
+                    AppError::invalid(
+                        "provider",
+                        crate::t!("error-link-provider", name = provider.clone()),
+                    )
+                })?;
+            let subject = subject.trim();
+            if subject.is_empty() || subject.len() > 255 {
+                return Err(AppError::invalid(
+                    "subject",
+                    crate::t!("error-link-subject"),
+                ));
+            }
+            let name = ProviderName::parse(&configured.name).map_err(|_| {
+                AppError::invalid(
+                    "provider",
+                    crate::t!("error-link-provider", name = provider.clone()),
+                )
+            })?;
+            let claimed = Claimed {
+                provider: &name,
+                issuer: &configured.issuer,
+                subject,
+                name: None,
+                role: None,
+                ip: None,
+            };
+            let who = super::actor(&admin);
+            let days = configured.token_max_days;
+            let now = crate::clock::now();
+            identities::link(&state.db, &username, &claimed, days, &who, now)
+                .await
+                .map_err(|e| match e {
+                    LinkError::NoAccount(name) => {
+                        AppError::NotFound(crate::t!("noun-user", name = name))
+                    }
+                    LinkError::Taken(owner) => {
+                        AppError::Conflict(crate::t!("error-link-taken", name = owner))
+                    }
+                    LinkError::Db(e) => AppError::from(e),
+                })
+        }
+        .await,
+    )
+}

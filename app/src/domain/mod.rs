@@ -15,6 +15,7 @@
 //! - [`cron`]: six-field cron expressions, time zones, fire times.
 //! - [`crontab`]: a crontab file as cron reads it, for importing.
 //! - [`account`]: usernames, roles, passwords.
+//! - [`sign_in`]: company sign-in: providers' claims to account names and roles.
 //! - [`client_addr`]: which address a request came from, behind trusted proxies.
 //! - [`bots`]: User-Agent → person or bot, and which bot.
 //! - [`traffic_range`]: date ranges (today … 90 days, custom) and visitor filters for traffic.
@@ -55,6 +56,7 @@ pub mod retry;
 pub mod run;
 pub mod run_log;
 pub mod secrets;
+pub mod sign_in;
 pub mod sites;
 pub mod text_enum;
 pub mod tick;

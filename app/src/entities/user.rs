@@ -20,6 +20,9 @@ pub struct Model {
     pub last_sign_in_at: Option<DateTimeUtc>,
     /// The console's language for this person (a catalogue tag); NULL: the browser's.
     pub locale: Option<String>,
+    /// How the account signs in: `password`, `oidc:NAME` or `header`
+    /// (`crate::domain::sign_in::SignInMethod`). Only `password` accounts have a usable hash.
+    pub sign_in: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -6,8 +6,9 @@ use leptos_meta::Title;
 use leptos_router::hooks::use_query_map;
 
 use crate::api::AppError;
-use crate::api::auth::Login;
+use crate::api::auth::{Login, sign_in_options};
 use crate::t;
+use crate::views::users::{ProviderInfo, SignInOptions};
 
 #[component]
 pub fn LoginPage() -> impl IntoView {
@@ -23,11 +24,9 @@ pub fn LoginPage() -> impl IntoView {
             .map(|e| e.explain(current()))
     };
 
-    view! {
-        <Title text=t!("login-title") />
-        <main class="login">
-            <h1>"Bulwark"</h1>
-            <p class="lead">{t!("app-tagline")}</p>
+    let options = Resource::new(|| (), |_| sign_in_options());
+    let form = move || {
+        view! {
             <ActionForm action=login attr:class="card form" attr:novalidate=true>
                 <input type="hidden" name="next" value=next />
                 <label for="username">{t!("login-username")}</label>
@@ -41,6 +40,62 @@ pub fn LoginPage() -> impl IntoView {
                     {move || if login.pending().get() { t!("login-submitting") } else { t!("login-submit") }}
                 </button>
             </ActionForm>
+        }
+    };
+    let ways = move |options: SignInOptions| {
+        let providers = (!options.providers.is_empty())
+            .then(|| view! { <ProviderButtons providers=options.providers next=next() /> });
+        view! {
+            {providers}
+            {options.password.then(form)}
+        }
+    };
+
+    view! {
+        <Title text=t!("login-title") />
+        <main class="login">
+            <h1>"Bulwark"</h1>
+            <p class="lead">{t!("app-tagline")}</p>
+            <Suspense>
+                {move || Suspend::new(async move {
+                    match options.await {
+                        Ok(options) => ways(options).into_any(),
+                        Err(e) => view! { <p class="error" role="alert">{e.explain(current())}</p> }.into_any(),
+                    }
+                })}
+            </Suspense>
         </main>
+    }
+}
+
+/// A button per OpenID provider: each starts a sign-in there, coming back to `next`.
+#[component]
+fn ProviderButtons(providers: Vec<ProviderInfo>, next: String) -> impl IntoView {
+    let href = move |name: &str| {
+        let mut url = url::Url::parse("http://console/auth/oidc").expect("a fixed URL parses");
+        url.path_segments_mut()
+            .expect("an http URL has segments")
+            .push(name);
+        if !next.is_empty() {
+            url.query_pairs_mut().append_pair("next", &next);
+        }
+        match url.query() {
+            Some(query) => format!("{}?{query}", url.path()),
+            None => url.path().to_string(),
+        }
+    };
+    view! {
+        <nav class="card sign-in-providers" aria-label=t!("login-providers")>
+            {providers
+                .into_iter()
+                .map(|p| {
+                    view! {
+                        <a class="button" rel="external" href=href(&p.name) data-testid=format!("sign-in-{}", p.name)>
+                            {t!("login-with", provider = p.label)}
+                        </a>
+                    }
+                })
+                .collect_view()}
+        </nav>
     }
 }

@@ -23,3 +23,4 @@ pub mod tokens;
 pub mod traffic;
 pub mod traffic_hits;
 pub mod traffic_sites;
+pub mod user_link;

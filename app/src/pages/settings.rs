@@ -11,7 +11,7 @@ use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 
 use crate::api::nodes::list_nodes;
-use crate::api::users::{CreateUser, ManageUser, ResetPassword, list_users};
+use crate::api::users::{CreateUser, LinkUser, ManageUser, ResetPassword, list_users};
 use crate::components::admin_list::{AdminList, AdminOnly};
 use crate::components::form::{field_error, other_error};
 use crate::components::layout::use_is_admin;
@@ -26,12 +26,14 @@ pub fn SettingsPage() -> impl IntoView {
     let create = ServerAction::<CreateUser>::new();
     let manage = ServerAction::<ManageUser>::new();
     let reset = ServerAction::<ResetPassword>::new();
+    let link = ServerAction::<LinkUser>::new();
     let users = Resource::new(
         move || {
             (
                 create.version().get(),
                 manage.version().get(),
                 reset.version().get(),
+                link.version().get(),
             )
         },
         |_| list_users(),
@@ -55,6 +57,7 @@ pub fn SettingsPage() -> impl IntoView {
                             <ManageOutcome manage />
                             <ResetPasswordForm reset />
                             <AddUserForm create />
+                            <super::user_link::LinkUserForm link />
                         }
                             .into_any()
                     } else {
@@ -305,6 +308,7 @@ fn UsersTable(
                         <th>{t!("tokens-role")}</th>
                         <th>{t!("jobs-filter-state")}</th>
                         <th>{t!("users-last-sign-in")}</th>
+                        <th>{t!("users-sign-in")}</th>
                         <th>{t!("tokens-created-col")}</th>
                         {admin.then(|| view! { <th>{t!("users-change")}</th> })}
                     </tr>
@@ -352,6 +356,7 @@ fn UsersTable(
                                         AccountState::MustChangePassword => crate::key!("account-state-must-change"),
                                     })}</td>
                                     <td>{u.last_sign_in_at.map_or_else(|| t!("tokens-never"), time)}</td>
+                                    <td data-sign-in=u.sign_in.to_string()>{super::user_link::sign_in_name(&u.sign_in)}</td>
                                     <td>{time(u.created_at)}</td>
                                     {actions}
                                 </tr>

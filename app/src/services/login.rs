@@ -171,8 +171,10 @@ async fn check(
     lane: Lane,
 ) -> Result<Option<CurrentUser>, LoginError> {
     let account = users::find_by_username(db, name).await?;
-    // A disabled account fails like an unknown one: the answer tells a guesser nothing.
-    let Some(user) = account.filter(|u| u.disabled_at.is_none()) else {
+    // A disabled account, or one made by a provider or proxy (it has no password), fails like
+    // an unknown one: the answer tells a guesser nothing.
+    let Some(user) = account.filter(|u| u.disabled_at.is_none() && !u.password_hash.is_empty())
+    else {
         passwords::burn_time(lane, password.to_string()).await?;
         return Ok(None);
     };

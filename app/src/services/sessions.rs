@@ -46,6 +46,9 @@ pub struct Lifetimes {
 pub struct Origin {
     pub ip: Option<String>,
     pub user_agent: Option<String>,
+    /// The OpenID provider that vouched for the person, and its ID token (for its sign-out).
+    pub provider: Option<String>,
+    pub id_token: Option<String>,
 }
 
 /// Starts a session and returns the token for the cookie (256 random bits, hex).
@@ -76,6 +79,8 @@ pub async fn create(
             .user_agent
             .as_ref()
             .map(|ua| ua.chars().take(255).collect())),
+        provider: Set(origin.provider.clone()),
+        id_token: Set(origin.id_token.clone()),
     }
     .insert(db)
     .await?;
@@ -214,11 +219,18 @@ pub async fn end(
     Ok(ended)
 }
 
-pub async fn delete(db: &impl ConnectionTrait, token: &str) -> Result<(), DbErr> {
-    session::Entity::delete_by_id(token_hash(token))
-        .exec(db)
-        .await?;
-    Ok(())
+/// Ends the session `token` opens; returns it as it was (`None`: there was none), so a
+/// provider-backed one can be ended at its provider too.
+pub async fn delete(
+    db: &impl ConnectionTrait,
+    token: &str,
+) -> Result<Option<session::Model>, DbErr> {
+    let id = token_hash(token);
+    let Some(found) = session::Entity::find_by_id(&id).one(db).await? else {
+        return Ok(None);
+    };
+    session::Entity::delete_by_id(id).exec(db).await?;
+    Ok(Some(found))
 }
 
 /// Removes expired sessions; returns how many.

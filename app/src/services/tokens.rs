@@ -76,6 +76,9 @@ pub struct NewToken<'a> {
     pub expires: &'a str,
     /// The owning account's username.
     pub owner: &'a str,
+    /// The configured OpenID providers: a token of an account signing in through one expires
+    /// within its `token_max_days`, so a leaver's tokens stop without anyone revoking them.
+    pub providers: &'a [crate::views::users::ProviderInfo],
 }
 
 /// Who a valid token speaks for.
@@ -130,6 +133,7 @@ async fn insert(
     let expires_at =
         api_token::parse_expiry(new.expires, now).map_err(|m| TokenError::Invalid("expires", m))?;
     let owner = owner_for(db, new.owner, new.scope).await?;
+    let expires_at = capped(expires_at, max_days(&owner, new.providers), now);
     if active(db, &name).await?.is_some() {
         return Err(TokenError::Taken(name));
     }
@@ -154,6 +158,51 @@ async fn insert(
     .insert(db)
     .await?;
     Ok((token, info(created, Some(&owner))))
+}
+
+/// How many days a token of `owner` may live: its provider's limit, if it signs in through one.
+fn max_days(owner: &user::Model, providers: &[crate::views::users::ProviderInfo]) -> Option<u32> {
+    let provider = owner.sign_in.strip_prefix("oidc:")?;
+    providers
+        .iter()
+        .find(|p| p.name == provider)
+        .map(|p| p.token_max_days)
+}
+
+/// `expires_at`, brought within `max_days` of `now` when there is a limit.
+pub fn capped(
+    expires_at: Option<DateTime<Utc>>,
+    max_days: Option<u32>,
+    now: DateTime<Utc>,
+) -> Option<DateTime<Utc>> {
+    let Some(days) = max_days else {
+        return expires_at;
+    };
+    let limit = now + chrono::Duration::days(i64::from(days));
+    Some(expires_at.map_or(limit, |at| at.min(limit)))
+}
+
+/// Brings every working token of `owner_id` within `days` of `now` (an account just linked
+/// to a provider keeps no token that outlives its limit).
+pub async fn cap_owned(
+    db: &impl ConnectionTrait,
+    owner_id: i64,
+    days: u32,
+    now: DateTime<Utc>,
+) -> Result<u64, DbErr> {
+    let limit = now + chrono::Duration::days(i64::from(days));
+    Ok(Entity::update_many()
+        .col_expr(Column::ExpiresAt, sea_orm::sea_query::Expr::value(limit))
+        .filter(Column::OwnerId.eq(owner_id))
+        .filter(Column::RevokedAt.is_null())
+        .filter(
+            sea_orm::Condition::any()
+                .add(Column::ExpiresAt.is_null())
+                .add(Column::ExpiresAt.gt(limit)),
+        )
+        .exec(db)
+        .await?
+        .rows_affected)
 }
 
 /// The account named to own a token of `scope`: it exists, is enabled and may hold the scope.

@@ -16,6 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::passwords::{self, PasswordError};
 use crate::domain::account::{AccountState, NewPassword, Role, Username};
+use crate::domain::sign_in::SignInMethod;
 use crate::entities::user;
 
 #[derive(Debug, thiserror::Error)]
@@ -59,6 +60,8 @@ pub struct UserSummary {
     pub state: AccountState,
     pub created_at: chrono::DateTime<Utc>,
     pub last_sign_in_at: Option<chrono::DateTime<Utc>>,
+    /// `password`, `oidc:NAME` or `header`.
+    pub sign_in: SignInMethod,
 }
 
 impl From<user::Model> for UserSummary {
@@ -70,6 +73,8 @@ impl From<user::Model> for UserSummary {
             state: AccountState::of(m.disabled_at.is_some(), m.must_change_password),
             created_at: m.created_at,
             last_sign_in_at: m.last_sign_in_at,
+            // Written only by this crate; an unreadable value is shown as a password account.
+            sign_in: SignInMethod::parse(&m.sign_in).unwrap_or(SignInMethod::Password),
         }
     }
 }
@@ -83,6 +88,7 @@ impl From<UserSummary> for crate::views::users::UserRow {
             state: u.state,
             created_at: u.created_at,
             last_sign_in_at: u.last_sign_in_at,
+            sign_in: u.sign_in,
             tokens: Vec::new(),
         }
     }

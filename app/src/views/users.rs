@@ -13,6 +13,8 @@ pub struct UserRow {
     pub state: AccountState,
     pub created_at: DateTime<Utc>,
     pub last_sign_in_at: Option<DateTime<Utc>>,
+    /// How the account signs in.
+    pub sign_in: crate::domain::sign_in::SignInMethod,
     /// The working API tokens this account owns, with their scopes: what disabling, deleting
     /// or demoting it would stop.
     pub tokens: Vec<(String, crate::domain::api_token::Scope)>,
@@ -29,4 +31,24 @@ pub struct SessionRow {
     pub user_agent: Option<String>,
     /// The session this list was asked for from.
     pub current: bool,
+}
+
+/// A configured OpenID provider as the sign-in page and token expiry need it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ProviderInfo {
+    /// Its name: `/auth/oidc/{name}` starts a sign-in there.
+    pub name: String,
+    /// Its button's text.
+    pub label: String,
+    /// Its issuer URL: with a person's `sub`, what identifies them there.
+    pub issuer: String,
+    /// API tokens of its people expire within this many days.
+    pub token_max_days: u32,
+}
+
+/// How the sign-in page offers to sign in.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignInOptions {
+    pub password: bool,
+    pub providers: Vec<ProviderInfo>,
 }

@@ -53,9 +53,12 @@ struct Listed {
     role: Role,
     state: app::domain::account::AccountState,
     last_sign_in: Option<chrono::DateTime<chrono::Utc>>,
+    /// `password`, `oidc:NAME` or `header`.
+    sign_in: String,
 }
 
-/// `user list [--json]`: `username role state last_sign_in`, tab-separated under a header.
+/// `user list [--json]`: `username role state last_sign_in sign_in`, tab-separated under a
+/// header.
 pub async fn list(db: &DatabaseConnection, json: bool) -> anyhow::Result<()> {
     let listed: Vec<Listed> = users::list(db)
         .await
@@ -66,21 +69,23 @@ pub async fn list(db: &DatabaseConnection, json: bool) -> anyhow::Result<()> {
             role: u.role,
             state: u.state,
             last_sign_in: u.last_sign_in_at,
+            sign_in: u.sign_in.to_string(),
         })
         .collect();
     if json {
         println!("{}", serde_json::to_string_pretty(&listed)?);
         return Ok(());
     }
-    println!("username\trole\tstate\tlast_sign_in");
+    println!("username\trole\tstate\tlast_sign_in\tsign_in");
     for u in listed {
         println!(
-            "{}\t{}\t{}\t{}",
+            "{}\t{}\t{}\t{}\t{}",
             u.username,
             u.role,
             u.state,
             u.last_sign_in
-                .map_or_else(|| "-".to_string(), |t| t.to_rfc3339())
+                .map_or_else(|| "-".to_string(), |t| t.to_rfc3339()),
+            u.sign_in
         );
     }
     Ok(())
@@ -128,5 +133,42 @@ pub async fn sessions(
             s.user_agent.as_deref().unwrap_or("-")
         );
     }
+    Ok(())
+}
+
+/// `user link NAME --oidc PROVIDER:SUB`: from now on the person with subject SUB at the
+/// configured provider PROVIDER signs in as NAME's account.
+pub async fn link(
+    db: &DatabaseConnection,
+    config: &crate::config::Config,
+    username: &str,
+    identity: &str,
+) -> anyhow::Result<()> {
+    let (provider, subject) = app::domain::sign_in::parse_link(identity).with_context(|| {
+        format!("--oidc '{identity}' must be PROVIDER:SUB, the provider's name and the person's subject there")
+    })?;
+    let configured = config
+        .oidc_providers()
+        .into_iter()
+        .find(|p| p.name == provider.as_str())
+        .with_context(|| {
+            format!(
+                "no OpenID provider is named '{}' in the configuration",
+                provider.as_str()
+            )
+        })?;
+    let claimed = app::services::identities::Claimed {
+        provider: &provider,
+        issuer: &configured.issuer,
+        subject: &subject,
+        name: None,
+        role: None,
+        ip: None,
+    };
+    let now = crate::clock::now();
+    let cli = crate::commands::cli();
+    let days = configured.token_max_days;
+    app::services::identities::link(db, username, &claimed, days, &cli, now).await?;
+    println!("linked {username} to oidc:{}", provider.as_str());
     Ok(())
 }

@@ -68,6 +68,9 @@ pub fn state(
             session_idle: chrono::Duration::hours(i64::from(config.session_idle_hours)),
             secure_cookies: config.secure_cookies,
             trusted_proxies: config.trusted_proxies(),
+            password_login: config.password_login,
+            providers: config.provider_infos(),
+            header: config.header_auth(),
         },
         timezone: config.zone(),
         default_locale: config.locale(),
@@ -107,10 +110,13 @@ pub fn router(
     traffic: Traffic,
     site: assets::Site,
     engine: Option<std::sync::Arc<crate::engine::supervise::EngineHealth>>,
+    oidc: Option<Arc<crate::auth::oidc::Oidc>>,
 ) -> Router {
     state.live = Some(traffic.recorder.clone());
     let routes = route_list();
+    let sign_in = oidc.map(crate::auth::oidc::routes).unwrap_or_default();
     let router = Router::new()
+        .merge(sign_in)
         .route(
             "/assets/{hash}/{*path}",
             get(assets::versioned).with_state(site.clone()),

@@ -15,7 +15,7 @@ use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Redirect, Response};
 
-/// Paths anyone may fetch: the sign-in page, health checks, server functions and the REST API
+/// Paths anyone may fetch: the sign-in page and company sign-in's redirects, health checks, server functions and the REST API
 /// and metrics (which check the session or token themselves), trigger and ping URLs (their
 /// id is the credential), the built site's files and the script other sites embed to be counted.
 fn is_public(path: &str) -> bool {
@@ -29,29 +29,26 @@ fn is_public(path: &str) -> bool {
             | "/favicon.svg"
             | "/collect.js"
     ) || [
-        "/api/", "/assets/", "/pkg/", "/vendor/", "/hooks/", "/ping/",
+        "/api/", "/assets/", "/pkg/", "/vendor/", "/hooks/", "/ping/", "/auth/",
     ]
     .iter()
     .any(|prefix| path.starts_with(prefix))
 }
 
 pub async fn layer(State(state): State<AppState>, mut request: Request, next: Next) -> Response {
-    let user = match sessions::token_from_headers(request.headers(), state.auth.secure_cookies) {
-        None => None,
-        Some(token) => {
-            let lifetimes = state.auth.lifetimes();
-            match sessions::user_for_token(&state.db, &token, lifetimes, crate::clock::now()).await
-            {
-                Ok(user) => user,
-                Err(e) => {
-                    tracing::error!(error = %e, "cannot look up the session");
-                    return (
-                        StatusCode::SERVICE_UNAVAILABLE,
-                        "the database is unreachable; try again shortly",
-                    )
-                        .into_response();
-                }
-            }
+    let peer = request
+        .extensions()
+        .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+        .map(|info| info.0.ip());
+    let user = match signed_in(&state, request.headers(), peer).await {
+        Ok(user) => user,
+        Err(e) => {
+            tracing::error!(error = %e, "cannot look up the session");
+            return (
+                StatusCode::SERVICE_UNAVAILABLE,
+                "the database is unreachable; try again shortly",
+            )
+                .into_response();
         }
     };
 
@@ -86,11 +83,70 @@ pub async fn layer(State(state): State<AppState>, mut request: Request, next: Ne
         request
             .extensions_mut()
             .insert::<CurrentUser>(resolved.user);
-        request
-            .extensions_mut()
-            .insert(SessionId(resolved.session_id));
+        if !resolved.session_id.is_empty() {
+            request
+                .extensions_mut()
+                .insert(SessionId(resolved.session_id));
+        }
     }
     app::i18n::scope(locale, next.run(request)).await
+}
+
+/// Who the request comes from: the person a trusted proxy's header names (from a listed proxy
+/// only), else the session cookie's.
+async fn signed_in(
+    state: &AppState,
+    headers: &HeaderMap,
+    peer: Option<std::net::IpAddr>,
+) -> Result<Option<sessions::Resolved>, sea_orm::DbErr> {
+    if let Some(user) = header_user(state, headers, peer).await? {
+        return Ok(Some(user));
+    }
+    let Some(token) = sessions::token_from_headers(headers, state.auth.secure_cookies) else {
+        return Ok(None);
+    };
+    let lifetimes = state.auth.lifetimes();
+    sessions::user_for_token(&state.db, &token, lifetimes, crate::clock::now()).await
+}
+
+/// The person `auth_header` names, when the request's peer — the socket's, never a forwarded
+/// address — is one of `auth_header_proxies`. From anyone else the header means nothing.
+async fn header_user(
+    state: &AppState,
+    headers: &HeaderMap,
+    peer: Option<std::net::IpAddr>,
+) -> Result<Option<sessions::Resolved>, sea_orm::DbErr> {
+    let Some(auth) = &state.auth.header else {
+        return Ok(None);
+    };
+    if !peer.is_some_and(|ip| auth.proxies.contains(ip)) {
+        return Ok(None);
+    }
+    let value = |name: &str| {
+        headers
+            .get(name)
+            .and_then(|v| v.to_str().ok())
+            .map(str::trim)
+    };
+    let Some(name) = value(&auth.header).filter(|n| !n.is_empty()) else {
+        return Ok(None);
+    };
+    let groups = auth
+        .groups_header
+        .as_deref()
+        .and_then(value)
+        .map(app::domain::sign_in::groups_of_header);
+    let role = auth.roles.role(groups.as_deref().unwrap_or_default());
+    let ip = peer.map(|ip| ip.to_string());
+    let now = crate::clock::now();
+    let user =
+        app::services::identities::by_header(&state.db, name, role, groups.is_some(), ip, now)
+            .await?;
+    Ok(user.map(|user| sessions::Resolved {
+        user,
+        // No cookie, no session: each request is vouched for by the proxy.
+        session_id: String::new(),
+    }))
 }
 
 /// The language a page (and a server function's messages) is written in: the person's own

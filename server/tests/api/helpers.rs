@@ -343,6 +343,7 @@ pub async fn api_token(
         tags: "",
         expires: "",
         owner: "admin",
+        providers: &[],
     };
     app::services::tokens::create(db, &new, &TESTER, Utc::now())
         .await

@@ -5,6 +5,7 @@ mod helpers;
 
 mod accounts;
 mod auth;
+mod auth_header;
 mod backup;
 mod busy_day;
 mod calendars;
@@ -25,6 +26,8 @@ mod languages;
 mod mail;
 mod maintenance;
 mod metrics;
+mod oidc;
+mod oidc_tokens;
 mod param_places;
 mod params;
 mod process;

@@ -351,16 +351,27 @@ on_both_backends!(a_killed_process_loses_nothing);
 /// `bulwark ARGS` run on this host against the test's server and database, `stdin` as its
 /// standard input; waits for it.
 pub(crate) fn cli(app: &TestApp, args: &[&str], stdin: &str) -> std::process::Output {
+    cli_with_env(app, args, stdin, &[])
+}
+
+/// [`cli`] with further environment variables (settings the command needs).
+pub(crate) fn cli_with_env(
+    app: &TestApp,
+    args: &[&str],
+    stdin: &str,
+    more: &[(&str, &str)],
+) -> std::process::Output {
     use std::io::Write;
     use std::process::Stdio;
     let key = app.secret_key_file();
     let dir = key.parent().expect("the key's directory").to_path_buf();
     let key = key.display().to_string();
     let url = app.url("");
-    let env = [
+    let mut env = vec![
         ("BULWARK_SECRET_KEY_FILE", key.as_str()),
         ("BULWARK_PUBLIC_URL", url.as_str()),
     ];
+    env.extend_from_slice(more);
     let mut child = bulwark(app, &dir, args, &env)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

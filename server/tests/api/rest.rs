@@ -127,6 +127,7 @@ async fn token(app: &TestApp, name: &str, scope: Scope, expires: &str) -> String
         tags: "",
         expires,
         owner: "admin",
+        providers: &[],
     };
     tokens::create(&app.db, &new, &crate::helpers::TESTER, Utc::now())
         .await
@@ -700,6 +701,7 @@ async fn scoped(app: &TestApp, name: &str, scope: Scope, tags: &str, owner: &str
         tags,
         expires: "",
         owner,
+        providers: &[],
     };
     tokens::create(&app.db, &new, &crate::helpers::TESTER, Utc::now())
         .await
