@@ -117,6 +117,8 @@ pub struct AuthSettings {
     pub providers: Vec<crate::views::users::ProviderInfo>,
     /// A trusted proxy's header naming the person (`auth_header`), when configured.
     pub header: Option<HeaderAuth>,
+    /// Administrators with a password must add a second factor before anything else.
+    pub require_totp_for_admins: bool,
 }
 
 impl AuthSettings {

@@ -41,6 +41,7 @@ mod m20261206_000033_run_logs;
 mod m20261206_000034_watch;
 mod m20261207_000035_calendars;
 mod m20261208_000036_company_sign_in;
+mod m20261208_000037_second_factor;
 
 pub struct Migrator;
 
@@ -84,6 +85,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261206_000034_watch::Migration),
             Box::new(m20261207_000035_calendars::Migration),
             Box::new(m20261208_000036_company_sign_in::Migration),
+            Box::new(m20261208_000037_second_factor::Migration),
         ]
     }
 }

@@ -144,6 +144,8 @@ pub struct Config {
     pub auth_header_default_role: DefaultRole,
     pub auth_header_admin_groups: Vec<String>,
     pub auth_header_viewer_groups: Vec<String>,
+    /// Administrators with a password must add a second factor (TOTP) before anything else.
+    pub require_totp_for_admins: bool,
 }
 
 /// An OpenID provider as an `[[oidc]]` table: the one-provider keys without `oidc_`.
@@ -245,6 +247,7 @@ impl Default for Config {
             auth_header_default_role: DefaultRole::Viewer,
             auth_header_admin_groups: Vec::new(),
             auth_header_viewer_groups: Vec::new(),
+            require_totp_for_admins: false,
         }
     }
 }
@@ -310,6 +313,7 @@ const ENV_KEYS: &[&str] = &[
     "auth_header_default_role",
     "auth_header_admin_groups",
     "auth_header_viewer_groups",
+    "require_totp_for_admins",
 ];
 
 #[derive(Debug, thiserror::Error)]

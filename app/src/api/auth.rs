@@ -26,11 +26,14 @@ pub fn require_user() -> Result<CurrentUser, AppError> {
     if user.must_change_password {
         return Err(AppError::PasswordChangeRequired);
     }
+    if user.must_add_second_factor {
+        return Err(AppError::SecondFactorRequired);
+    }
     Ok(user)
 }
 
-/// The signed-in user even while they must change their password: for the few functions
-/// that lead there (changing it, signing out, who am I).
+/// The signed-in user even while they must change their password or add a second factor: for
+/// the few functions that lead there (changing it, adding one, signing out, who am I).
 #[cfg(feature = "ssr")]
 pub fn require_signed_in() -> Result<CurrentUser, AppError> {
     request_user().ok_or(AppError::Unauthenticated)
@@ -110,6 +113,10 @@ impl From<crate::services::login::LoginError> for AppError {
             LoginError::BadCredentials => {
                 AppError::invalid("password", crate::t!("error-login-bad"))
             }
+            LoginError::CodeRequired => {
+                AppError::invalid("code", crate::t!("error-login-code-required"))
+            }
+            LoginError::WrongCode => AppError::invalid("code", crate::t!("error-login-code-wrong")),
             LoginError::Throttled { minutes } => {
                 AppError::TooManyAttempts(crate::t!("error-login-throttled", minutes = minutes))
             }
@@ -134,11 +141,14 @@ fn secure_cookies(state: &crate::state::AppState) -> bool {
         })
 }
 
+/// Signs in with a password, and for an account with a second factor `code`: the
+/// authenticator's code or a recovery code.
 #[server(endpoint = "login", output = Json)]
 pub async fn login(
     username: String,
     password: String,
     next: Option<String>,
+    code: Option<String>,
 ) -> Result<(), AppError> {
     use crate::services::{login, sessions};
 
@@ -162,9 +172,14 @@ pub async fn login(
             }
             let now = crate::clock::now();
             let ip = request_ip();
-            let user = login::authenticate(&state.db, &username, &password, ip.as_deref(), now)
-                .await
-                .map_err(AppError::from)?;
+            let second = login::SecondFactor {
+                key: &state.secret_key,
+                code: code.as_deref(),
+            };
+            let user =
+                login::authenticate(&state.db, &username, &password, second, ip.as_deref(), now)
+                    .await
+                    .map_err(AppError::from)?;
             let origin = sessions::Origin {
                 ip,
                 user_agent: request_user_agent(),

@@ -45,6 +45,8 @@ pub enum AppError {
     PasswordChangeRequired,
     #[error("password sign-in is turned off here: use your company sign-in")]
     PasswordLoginOff,
+    #[error("add a second factor first (on the Account page)")]
+    SecondFactorRequired,
     #[error("{0}")]
     Internal(String),
     #[error("request failed: {0}")]
@@ -83,7 +85,9 @@ impl AppError {
             AppError::TooManyAttempts(_) => 429,
             AppError::NotFound(_) => 404,
             AppError::Conflict(_) => 409,
-            AppError::PasswordChangeRequired | AppError::PasswordLoginOff => 403,
+            AppError::PasswordChangeRequired
+            | AppError::PasswordLoginOff
+            | AppError::SecondFactorRequired => 403,
             AppError::Internal(_) | AppError::ServerFn(_) => 500,
         }
     }
@@ -150,6 +154,7 @@ impl crate::i18n::errors::Explain for AppError {
             AppError::NotFound(what) => t!(in locale, "error-not-found", what = what.clone()),
             AppError::PasswordChangeRequired => t!(in locale, "error-password-change-required"),
             AppError::PasswordLoginOff => t!(in locale, "error-password-login-off"),
+            AppError::SecondFactorRequired => t!(in locale, "error-second-factor-required"),
             AppError::ServerFn(e) => t!(in locale, "error-request-failed", detail = e.to_string()),
         }
     }

@@ -18,6 +18,7 @@ pub mod notifications;
 pub mod overview;
 pub mod run_logs;
 pub mod runs;
+pub mod second_factor;
 pub mod secrets;
 pub mod tokens;
 pub mod traffic;

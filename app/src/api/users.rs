@@ -231,7 +231,8 @@ pub async fn reset_password(username: String, password: String) -> Result<(), Ap
 }
 
 /// Admins: change a role, disable or enable, delete (`action`: `admin`, `viewer`, `disable`,
-/// `enable`, `delete`), or end every session (`end-sessions`). The last enabled administrator
+/// `enable`, `delete`), end every session (`end-sessions`) or turn a second factor off
+/// (`second-factor-off`). The last enabled administrator
 /// can be neither demoted, disabled nor deleted.
 #[server(endpoint = "users/manage", output = Json)]
 pub async fn manage_user(username: String, action: String) -> Result<bool, AppError> {
@@ -249,13 +250,13 @@ pub async fn manage_user(username: String, action: String) -> Result<bool, AppEr
                 "disable" => Some(Change::Disabled(true)),
                 "enable" => Some(Change::Disabled(false)),
                 "delete" => Some(Change::Delete),
-                "end-sessions" => None,
+                "end-sessions" | "second-factor-off" => None,
                 other => {
                     return Err(AppError::invalid(
                         "action",
                         format!(
                             "'{other}' is not one of admin, viewer, disable, enable, delete, \
-                             end-sessions"
+                             end-sessions, second-factor-off"
                         ),
                     ));
                 }
@@ -271,6 +272,13 @@ pub async fn manage_user(username: String, action: String) -> Result<bool, AppEr
                 .ok_or_else(|| {
                     AppError::NotFound(crate::t!("noun-user", name = username.clone()))
                 })?;
+            if action == "second-factor-off" {
+                // For someone who lost both their authenticator and their recovery codes.
+                return Ok(crate::services::second_factor::turn_off(
+                    &state.db, &account, &who, now,
+                )
+                .await?);
+            }
             use crate::services::sessions::{self, Which};
             let user = (account.id, username.as_str());
             let action = "user.end_sessions";

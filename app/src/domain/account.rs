@@ -129,6 +129,10 @@ pub struct CurrentUser {
     /// The console's language they chose (a catalogue tag); `None`: their browser's.
     #[serde(default)]
     pub locale: Option<String>,
+    /// An administrator without a second factor where one is required
+    /// (`require_totp_for_admins`): nothing but adding one is allowed.
+    #[serde(default)]
+    pub must_add_second_factor: bool,
 }
 
 impl CurrentUser {

@@ -16,6 +16,7 @@ pub mod node;
 pub mod node_command;
 pub mod node_command_result;
 pub mod oidc_login;
+pub mod recovery_code;
 pub mod secret;
 pub mod session;
 pub mod setting;

@@ -23,6 +23,12 @@ pub struct Model {
     /// How the account signs in: `password`, `oidc:NAME` or `header`
     /// (`crate::domain::sign_in::SignInMethod`). Only `password` accounts have a usable hash.
     pub sign_in: String,
+    /// The TOTP seed, sealed (`crate::services::second_factor`); `None`: no second factor.
+    pub totp_seed: Option<String>,
+    /// When the second factor was confirmed; until then sign-in asks for no code.
+    pub totp_enabled_at: Option<DateTimeUtc>,
+    /// The time step of the last code accepted (each is taken once).
+    pub totp_last_step: Option<i64>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
@@ -38,3 +44,22 @@ impl Related<super::session::Entity> for Entity {
 }
 
 impl ActiveModelBehavior for ActiveModel {}
+
+impl Model {
+    /// The person as requests see them once signed in.
+    pub fn current(self) -> crate::domain::account::CurrentUser {
+        crate::domain::account::CurrentUser {
+            id: self.id,
+            username: self.username,
+            role: self.role,
+            must_change_password: self.must_change_password,
+            locale: self.locale,
+            must_add_second_factor: false,
+        }
+    }
+
+    /// A local account with no second factor turned on.
+    pub fn lacks_second_factor(&self) -> bool {
+        self.sign_in == "password" && self.totp_enabled_at.is_none()
+    }
+}

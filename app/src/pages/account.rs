@@ -1,5 +1,5 @@
-//! The signed-in person's own account: a new password (the current one required) and the
-//! sessions they are signed in with, each of which they can end. After an administrator reset
+//! The signed-in person's own account: a new password (the current one required), a second
+//! factor, and the sessions they are signed in with, each of which they can end. After an administrator reset
 //! their password this is the only page they can reach until they choose a new one.
 
 use leptos::prelude::*;
@@ -45,6 +45,7 @@ pub fn AccountPage() -> impl IntoView {
             <h2>{t!("account-password-heading")}</h2>
             <ChangePasswordForm change />
         </section>
+        <super::second_factor::SecondFactorCard />
         <section class="card">
             <h2>{t!("account-language-heading")}</h2>
             <LanguageForm me />

@@ -35,6 +35,11 @@ pub fn LoginPage() -> impl IntoView {
                 <label for="password">{t!("login-password")}</label>
                 <input id="password" name="password" type="password" autocomplete="current-password" />
                 <p class="field-error" data-testid="password-error">{field_error("password")}</p>
+                {move || field_error("code")().map(|message| view! {
+                    <label for="code">{t!("login-code")}</label>
+                    <input id="code" name="code" type="text" inputmode="numeric" autocomplete="one-time-code" autofocus />
+                    <p class="field-error" data-testid="code-error">{message}</p>
+                })}
                 <p class="error" role="alert" data-testid="login-error">{general_error}</p>
                 <button type="submit" disabled=move || login.pending().get()>
                     {move || if login.pending().get() { t!("login-submitting") } else { t!("login-submit") }}

@@ -18,6 +18,7 @@ pub mod notifications;
 pub mod routes;
 pub mod run_detail;
 pub mod runs;
+pub mod second_factor;
 pub mod settings;
 pub mod tokens;
 pub mod traffic;

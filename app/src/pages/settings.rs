@@ -338,6 +338,7 @@ fn UsersTable(
                                                 <option value=role_change.0>{role_change.1}</option>
                                                 <option value=toggle.0>{toggle.1}</option>
                                                 <option value="end-sessions">{t!("users-sign-out-everywhere")}</option>
+                                                <option value="second-factor-off">{t!("users-second-factor-off")}</option>
                                                 <option value="delete">{t!("action-delete")}</option>
                                             </select>
                                             <button type="submit">{t!("users-apply")}</button>

@@ -55,13 +55,7 @@ pub enum LinkError {
 }
 
 fn current(user: user::Model) -> CurrentUser {
-    CurrentUser {
-        id: user.id,
-        username: user.username,
-        role: user.role,
-        must_change_password: user.must_change_password,
-        locale: user.locale,
-    }
+    user.current()
 }
 
 /// Signs in the person a provider vouched for: their account, made now if they have none.

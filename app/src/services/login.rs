@@ -47,6 +47,9 @@ pub const ACTION_FAILED: &str = "login.failed";
 pub const ACTION_SUCCEEDED: &str = "login.succeeded";
 pub const ACTION_THROTTLED: &str = "login.throttled";
 pub const ACTION_BUSY: &str = "login.busy";
+/// A right password for an account with a second factor, sent without a code: counts towards
+/// no limit (the code is what is asked next).
+pub const ACTION_NEEDS_CODE: &str = "login.needs_code";
 
 #[derive(Debug, thiserror::Error)]
 pub enum LoginError {
@@ -54,8 +57,14 @@ pub enum LoginError {
     BadCredentials,
     #[error("too many failed sign-ins; try again in {minutes} minute(s)")]
     Throttled { minutes: i64 },
+    #[error("a code from the authenticator app is needed")]
+    CodeRequired,
+    #[error("wrong code")]
+    WrongCode,
     #[error(transparent)]
     Password(#[from] PasswordError),
+    #[error("could not check the code: {0}")]
+    SecondFactor(#[from] super::second_factor::SecondFactorError),
     #[error("could not check the sign-in: {0}")]
     Db(#[from] DbErr),
 }
@@ -73,16 +82,25 @@ pub fn attempted_name(typed: &str) -> String {
     }
 }
 
-/// Checks a username and password to sign in. Unknown users and wrong passwords fail alike,
-/// in the same time, with the same message.
+/// The second factor a sign-in brings: the code typed (if any) and the key its seed opens with.
+#[derive(Clone, Copy)]
+pub struct SecondFactor<'a> {
+    pub key: &'a super::secrets::SecretKey,
+    pub code: Option<&'a str>,
+}
+
+/// Checks a username and password — and the code, for an account with a second factor — to
+/// sign in. Unknown users and wrong passwords fail alike, in the same time, with the same
+/// message; a wrong code is counted by the same limits as a wrong password.
 pub async fn authenticate(
     db: &impl ConnectionTrait,
     username: &str,
     password: &str,
+    second: SecondFactor<'_>,
     ip: Option<&str>,
     now: DateTime<Utc>,
 ) -> Result<CurrentUser, LoginError> {
-    let user = attempt(db, username, password, ip, now).await?;
+    let user = attempt(db, username, password, Some(second), ip, now).await?;
     users::signed_in(db, user.id, now).await?;
     Ok(user)
 }
@@ -96,13 +114,14 @@ pub async fn confirm_password(
     ip: Option<&str>,
     now: DateTime<Utc>,
 ) -> Result<CurrentUser, LoginError> {
-    attempt(db, username, password, ip, now).await
+    attempt(db, username, password, None, ip, now).await
 }
 
 async fn attempt(
     db: &impl ConnectionTrait,
     username: &str,
     password: &str,
+    second: Option<SecondFactor<'_>>,
     ip: Option<&str>,
     now: DateTime<Utc>,
 ) -> Result<CurrentUser, LoginError> {
@@ -122,9 +141,14 @@ async fn attempt(
         }
     };
     match check(db, &name, password, lane).await {
-        Ok(Some(user)) => {
-            mark(db, attempt, ACTION_SUCCEEDED, Some(user.id)).await?;
-            Ok(user)
+        Ok(Some(account)) => {
+            if let Some(second) = second
+                && super::second_factor::required(&account)
+            {
+                second_step(db, attempt, &account, second, now).await?;
+            }
+            mark(db, attempt, ACTION_SUCCEEDED, Some(account.id)).await?;
+            Ok(account.current())
         }
         Ok(None) => Err(LoginError::BadCredentials),
         Err(LoginError::Password(PasswordError::Busy)) => {
@@ -164,12 +188,32 @@ async fn record_attempt(
     Ok(row.id)
 }
 
+/// The code after a right password: none asks for one (counted towards nothing), a wrong one
+/// leaves the attempt a failure, counted like a wrong password.
+async fn second_step(
+    db: &impl ConnectionTrait,
+    attempt: i64,
+    account: &crate::entities::user::Model,
+    second: SecondFactor<'_>,
+    now: DateTime<Utc>,
+) -> Result<(), LoginError> {
+    let Some(code) = second.code.filter(|c| !c.trim().is_empty()) else {
+        mark(db, attempt, ACTION_NEEDS_CODE, Some(account.id)).await?;
+        return Err(LoginError::CodeRequired);
+    };
+    if super::second_factor::check(db, second.key, account, code, now).await? {
+        Ok(())
+    } else {
+        Err(LoginError::WrongCode)
+    }
+}
+
 async fn check(
     db: &impl ConnectionTrait,
     name: &str,
     password: &str,
     lane: Lane,
-) -> Result<Option<CurrentUser>, LoginError> {
+) -> Result<Option<crate::entities::user::Model>, LoginError> {
     let account = users::find_by_username(db, name).await?;
     // A disabled account, or one made by a provider or proxy (it has no password), fails like
     // an unknown one: the answer tells a guesser nothing.
@@ -181,13 +225,7 @@ async fn check(
     if !passwords::verify_in(lane, user.password_hash.clone(), password.to_string()).await? {
         return Ok(None);
     }
-    Ok(Some(CurrentUser {
-        id: user.id,
-        username: user.username,
-        role: user.role,
-        must_change_password: user.must_change_password,
-        locale: user.locale,
-    }))
+    Ok(Some(user))
 }
 
 async fn mark(

@@ -30,6 +30,7 @@ pub mod retention;
 pub mod run_logs;
 pub mod runs;
 pub mod sealed;
+pub mod second_factor;
 pub mod secrets;
 pub mod sessions;
 pub mod sql;

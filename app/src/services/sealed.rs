@@ -20,14 +20,17 @@ pub enum Column {
     HookSecrets,
     /// `jobs.ping_token`: a watched job's ping token.
     PingTokens,
+    /// `users.totp_seed`: a local account's second factor.
+    TotpSeeds,
 }
 
 impl Column {
-    pub const ALL: [Column; 4] = [
+    pub const ALL: [Column; 5] = [
         Column::Secrets,
         Column::ChannelCredentials,
         Column::HookSecrets,
         Column::PingTokens,
+        Column::TotpSeeds,
     ];
 
     /// The file whose code seals values into the column.
@@ -37,6 +40,7 @@ impl Column {
             Column::ChannelCredentials => "app/src/services/notifications/channels.rs",
             Column::HookSecrets => "app/src/services/hooks.rs",
             Column::PingTokens => "app/src/services/watch.rs",
+            Column::TotpSeeds => "app/src/services/second_factor.rs",
         }
     }
 
@@ -47,6 +51,7 @@ impl Column {
             Column::ChannelCredentials => "channel credentials",
             Column::HookSecrets => "trigger-URL signing secrets",
             Column::PingTokens => "ping URLs",
+            Column::TotpSeeds => "second factors",
         }
     }
 
@@ -64,6 +69,7 @@ impl Column {
             }
             Column::HookSecrets => HOOK_SECRETS.reseal(db, old, new).await,
             Column::PingTokens => PING_TOKENS.reseal(db, old, new).await,
+            Column::TotpSeeds => super::second_factor::reseal(db, old, new).await,
         }
     }
 
@@ -73,6 +79,7 @@ impl Column {
             Column::ChannelCredentials => super::notifications::channels::open_one(db, key).await,
             Column::HookSecrets => HOOK_SECRETS.open_one(db, key).await,
             Column::PingTokens => PING_TOKENS.open_one(db, key).await,
+            Column::TotpSeeds => super::second_factor::open_one(db, key).await,
         }
     }
 }

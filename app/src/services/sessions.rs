@@ -93,6 +93,8 @@ pub struct Resolved {
     pub user: CurrentUser,
     /// The session's id (the token's hash), to tell "this session" from the others.
     pub session_id: String,
+    /// A local account without a second factor (`require_totp_for_admins` may stop it).
+    pub lacks_second_factor: bool,
 }
 
 /// The user a token belongs to, if the session exists, has neither expired nor been idle for
@@ -128,13 +130,8 @@ pub async fn user_for_token(
             .await?;
     }
     Ok(Some(Resolved {
-        user: CurrentUser {
-            id: user.id,
-            username: user.username,
-            role: user.role,
-            must_change_password: user.must_change_password,
-            locale: user.locale,
-        },
+        lacks_second_factor: user.lacks_second_factor(),
+        user: user.current(),
         session_id: session.id,
     }))
 }

@@ -52,3 +52,25 @@ pub struct SignInOptions {
     pub password: bool,
     pub providers: Vec<ProviderInfo>,
 }
+
+/// The signed-in person's second factor, as the Account page shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SecondFactorState {
+    /// Turned on: sign-in asks for a code.
+    pub on: bool,
+    /// A local (password) account: only these have one here; a company sign-in has its own.
+    pub local: bool,
+    /// Required of them (`require_totp_for_admins`) and not yet added.
+    pub required: bool,
+}
+
+/// An enrolment under way: what the authenticator app reads.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Enrolling {
+    /// The seed in base32, for typing in by hand.
+    pub secret: String,
+    /// The `otpauth://` link the QR code holds.
+    pub link: String,
+    /// The QR code as an SVG document.
+    pub qr_svg: String,
+}

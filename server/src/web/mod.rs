@@ -71,6 +71,7 @@ pub fn state(
             password_login: config.password_login,
             providers: config.provider_infos(),
             header: config.header_auth(),
+            require_totp_for_admins: config.require_totp_for_admins,
         },
         timezone: config.zone(),
         default_locale: config.locale(),

@@ -40,7 +40,7 @@ pub async fn layer(State(state): State<AppState>, mut request: Request, next: Ne
         .extensions()
         .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
         .map(|info| info.0.ip());
-    let user = match signed_in(&state, request.headers(), peer).await {
+    let mut user = match signed_in(&state, request.headers(), peer).await {
         Ok(user) => user,
         Err(e) => {
             tracing::error!(error = %e, "cannot look up the session");
@@ -52,14 +52,23 @@ pub async fn layer(State(state): State<AppState>, mut request: Request, next: Ne
         }
     };
 
+    if let Some(resolved) = user.as_mut()
+        && state.auth.require_totp_for_admins
+        && resolved.lacks_second_factor
+        && resolved.user.is_admin()
+    {
+        resolved.user.must_add_second_factor = true;
+    }
+
     let path = request.uri().path();
     let is_page_view = matches!(*request.method(), Method::GET | Method::HEAD);
     match &user {
         Some(_) if path == "/login" && is_page_view => return Redirect::to("/").into_response(),
-        // A password reset by an administrator: the account page, and nothing else, until a
-        // new one is chosen (server functions refuse the same way).
+        // A password reset by an administrator, or a second factor required and missing: the
+        // account page, and nothing else, until it is done (server functions refuse the same
+        // way).
         Some(resolved)
-            if resolved.user.must_change_password
+            if (resolved.user.must_change_password || resolved.user.must_add_second_factor)
                 && is_page_view
                 && path != "/account"
                 && !is_public(path) =>
@@ -146,6 +155,8 @@ async fn header_user(
         user,
         // No cookie, no session: each request is vouched for by the proxy.
         session_id: String::new(),
+        // The proxy's own sign-in is the person's second factor, if any.
+        lacks_second_factor: false,
     }))
 }
 

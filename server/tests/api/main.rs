@@ -37,6 +37,7 @@ mod rest;
 mod retention;
 mod routes;
 mod run_logs;
+mod second_factor;
 mod secrets;
 mod smtp;
 mod traffic;

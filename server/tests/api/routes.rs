@@ -266,6 +266,18 @@ fn server_functions() -> Vec<(&'static str, Access, Args)> {
                 ("subject", "x"),
             ]),
         ),
+        ("account/second-factor", Read, Form(&[])),
+        ("account/second-factor/begin", Read, Form(&[])),
+        (
+            "account/second-factor/confirm",
+            Read,
+            Form(&[("code", "000000")]),
+        ),
+        (
+            "account/second-factor/off",
+            Read,
+            Form(&[("password", "wrong-password")]),
+        ),
         (
             "account/password",
             Read,
