@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Starts the built `bulwark` on a fresh SQLite database for the browser tests, with a known
-# administrator and a viewer, and an SMTP server (smtp-sink.mjs) that keeps what it receives in
-# .run/mail. Called by Playwright's webServer; the Makefile passes BULWARK_BIN, whose site is
+# administrator and a viewer, an SMTP server (smtp-sink.mjs) that keeps what it receives in
+# .run/mail, and an OpenID provider (oidc/provider.mjs) to sign in with. Called by Playwright's webServer; the Makefile passes BULWARK_BIN, whose site is
 # built in (BULWARK_SITE_ROOT, when set, serves one from disk instead).
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -22,6 +22,15 @@ export BULWARK_PUBLIC_URL="http://127.0.0.1:${BULWARK_E2E_PORT:-3100}"
 export BULWARK_RUN_LOG_MAX_MB=50
 
 BULWARK_E2E_SMTP_PORT="$smtp_port" node smtp-sink.mjs "$run_dir/mail" &
+
+oidc_port="${BULWARK_E2E_OIDC_PORT:-3126}"
+OIDC_PORT="$oidc_port" node oidc/provider.mjs > "$run_dir/oidc.log" 2>&1 &
+printf 'bulwark-secret\n' > "$run_dir/oidc-client-secret"
+export BULWARK_OIDC_ISSUER="http://127.0.0.1:$oidc_port"
+export BULWARK_OIDC_CLIENT_ID="bulwark"
+export BULWARK_OIDC_CLIENT_SECRET="$PWD/$run_dir/oidc-client-secret"
+export BULWARK_OIDC_LABEL="Example SSO"
+export BULWARK_OIDC_ADMIN_GROUPS='["ops"]'
 
 "$BULWARK_BIN" migrate
 # `make screenshots` wants something to look at.

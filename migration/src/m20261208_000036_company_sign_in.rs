@@ -9,8 +9,9 @@
 //!   browser it was started from (a hash of a cookie), the PKCE verifier, the nonce and the page
 //!   to return to. The callback deletes the row it uses, so a replayed callback finds none; rows
 //!   live in the database so any instance behind a balancer can take the callback.
-//! - `sessions.provider`, `sessions.id_token`: a provider-backed session's provider and the ID
-//!   token it began with, for the provider's sign-out (`id_token_hint`).
+//! - `sessions.provider`, `sessions.sign_out_url`: a provider-backed session's provider, and
+//!   where signing out sends the browser next to end the session there too (the provider's
+//!   end-session endpoint with the ID token the session began with as `id_token_hint`).
 
 use sea_orm_migration::{prelude::*, schema::*};
 
@@ -66,7 +67,7 @@ impl MigrationTrait for Migration {
                 string_len(Users::SignIn, 80).default("password").to_owned(),
             ),
             (Sessions::Table.into_iden(), string_null(Sessions::Provider)),
-            (Sessions::Table.into_iden(), text_null(Sessions::IdToken)),
+            (Sessions::Table.into_iden(), text_null(Sessions::SignOutUrl)),
         ] {
             manager
                 .alter_table(Table::alter().table(table).add_column(&mut def).to_owned())
@@ -77,7 +78,10 @@ impl MigrationTrait for Migration {
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         for (table, column) in [
-            (Sessions::Table.into_iden(), Sessions::IdToken.into_iden()),
+            (
+                Sessions::Table.into_iden(),
+                Sessions::SignOutUrl.into_iden(),
+            ),
             (Sessions::Table.into_iden(), Sessions::Provider.into_iden()),
             (Users::Table.into_iden(), Users::SignIn.into_iden()),
         ] {
@@ -131,5 +135,5 @@ enum Users {
 enum Sessions {
     Table,
     Provider,
-    IdToken,
+    SignOutUrl,
 }

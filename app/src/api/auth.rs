@@ -234,20 +234,12 @@ pub async fn logout() -> Result<(), AppError> {
 }
 
 /// Where the browser goes once signed out: the sign-in page, or for a provider's session the
-/// provider's own sign-out by way of `/auth/oidc/{name}/logout` (`server/src/auth/oidc.rs`),
-/// which knows the provider's end-session endpoint.
+/// provider's own sign-out, which comes back to the sign-in page.
 #[cfg(feature = "ssr")]
 fn after_sign_out(ended: Option<crate::entities::session::Model>) -> String {
-    let Some((provider, id_token)) = ended.and_then(|s| s.provider.zip(s.id_token)) else {
-        return "/login".to_string();
-    };
-    let mut url = url::Url::parse("http://console/auth/oidc").expect("a fixed URL parses");
-    url.path_segments_mut()
-        .expect("an http URL has segments")
-        .extend([provider.as_str(), "logout"]);
-    url.query_pairs_mut()
-        .append_pair("id_token_hint", &id_token);
-    format!("{}?{}", url.path(), url.query().unwrap_or_default())
+    ended
+        .and_then(|s| s.sign_out_url)
+        .unwrap_or_else(|| "/login".to_string())
 }
 
 /// How the sign-in page offers to sign in: the password form (unless `password_login` is

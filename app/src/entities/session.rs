@@ -14,10 +14,10 @@ pub struct Model {
     /// The client's address and browser when the session began, to recognise it in a list.
     pub ip: Option<String>,
     pub user_agent: Option<String>,
-    /// The OpenID provider the session began at, and the ID token it gave (the hint its
-    /// sign-out asks for); both unset for a password sign-in.
+    /// The OpenID provider the session began at, and its end-session URL for this session
+    /// (with the ID token as `id_token_hint`); unset for a password sign-in.
     pub provider: Option<String>,
-    pub id_token: Option<String>,
+    pub sign_out_url: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

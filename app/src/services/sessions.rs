@@ -46,9 +46,9 @@ pub struct Lifetimes {
 pub struct Origin {
     pub ip: Option<String>,
     pub user_agent: Option<String>,
-    /// The OpenID provider that vouched for the person, and its ID token (for its sign-out).
+    /// The OpenID provider that vouched for the person, and where its sign-out is.
     pub provider: Option<String>,
-    pub id_token: Option<String>,
+    pub sign_out_url: Option<String>,
 }
 
 /// Starts a session and returns the token for the cookie (256 random bits, hex).
@@ -80,7 +80,7 @@ pub async fn create(
             .as_ref()
             .map(|ua| ua.chars().take(255).collect())),
         provider: Set(origin.provider.clone()),
-        id_token: Set(origin.id_token.clone()),
+        sign_out_url: Set(origin.sign_out_url.clone()),
     }
     .insert(db)
     .await?;

@@ -6,8 +6,8 @@
 //! nothing), exchanges the code with the PKCE verifier, and checks the ID token — signature
 //! against the provider's published keys, issuer, audience, expiry (within
 //! `oidc_clock_skew_seconds`) and nonce — before `app::services::identities` finds or makes the
-//! account. `/auth/oidc/{name}/logout` ends the person's session at the provider too when it
-//! offers RP-initiated sign-out.
+//! account. Signing out of such a session sends the browser on to the provider's end-session
+//! endpoint (RP-initiated logout), when it has one, kept with the session.
 //!
 //! The provider's discovery document is kept for [`METADATA_MINUTES`] and fetched again at
 //! once when a token's key is not in it (the provider rotated its keys).
@@ -157,6 +157,27 @@ impl Oidc {
         Ok(metadata)
     }
 
+    /// Where signing out of a session that began with `id_token` sends the browser: the
+    /// provider's end-session endpoint (RP-initiated logout), back to `/login` after; `None`
+    /// when the provider offers none.
+    async fn sign_out_url(&self, provider: &Provider, id_token: &str) -> Option<String> {
+        let metadata = self.metadata(provider, false).await.ok()?;
+        let mut url = metadata
+            .additional_metadata()
+            .end_session_endpoint
+            .as_ref()?
+            .url()
+            .clone();
+        url.query_pairs_mut()
+            .append_pair("id_token_hint", id_token)
+            .append_pair("client_id", &provider.config.client_id)
+            .append_pair(
+                "post_logout_redirect_uri",
+                &format!("{}/login", self.public_url),
+            );
+        Some(url.to_string())
+    }
+
     async fn client_secret(
         &self,
         provider: &Provider,
@@ -195,12 +216,11 @@ fn error_chain(e: &dyn std::error::Error) -> String {
     text
 }
 
-/// `/auth/oidc/{name}`, its callback and its sign-out.
+/// `/auth/oidc/{name}` and its callback.
 pub fn routes(oidc: Arc<Oidc>) -> Router<AppState> {
     Router::new()
         .route("/auth/oidc/{provider}", get(start))
         .route("/auth/oidc/{provider}/callback", get(callback))
-        .route("/auth/oidc/{provider}/logout", get(logout))
         .layer(axum::Extension(oidc))
 }
 
@@ -397,7 +417,7 @@ async fn complete(
                         .collect()
                 }),
                 provider: Some(provider.config.name.clone()),
-                id_token: Some(token.raw),
+                sign_out_url: oidc.sign_out_url(provider, &token.raw).await,
             };
             let session =
                 sessions::create(&state.db, user.id, state.auth.session_ttl, &origin, now).await?;
@@ -505,45 +525,6 @@ fn verify(
         groups: sign_in::groups_of(payload.get(&provider.config.role_claim)),
         raw,
     })
-}
-
-#[derive(Deserialize)]
-struct LogoutQuery {
-    id_token_hint: Option<String>,
-}
-
-/// After Bulwark's own sign-out: the provider's, when it offers one, coming back to `/login`.
-async fn logout(
-    axum::Extension(oidc): axum::Extension<Arc<Oidc>>,
-    Path(name): Path<String>,
-    Query(query): Query<LogoutQuery>,
-) -> Response {
-    let Some(provider) = oidc.providers.get(&name).cloned() else {
-        return Redirect::to("/login").into_response();
-    };
-    let end = match oidc.metadata(&provider, false).await {
-        Ok(metadata) => metadata.additional_metadata().end_session_endpoint.clone(),
-        Err(e) => {
-            tracing::warn!(provider = %name, error = %e, "cannot reach the provider to sign out there");
-            None
-        }
-    };
-    let Some(end) = end else {
-        return Redirect::to("/login").into_response();
-    };
-    let mut url = end.url().clone();
-    {
-        let mut pairs = url.query_pairs_mut();
-        if let Some(hint) = &query.id_token_hint {
-            pairs.append_pair("id_token_hint", hint);
-        }
-        pairs.append_pair("client_id", &provider.config.client_id);
-        pairs.append_pair(
-            "post_logout_redirect_uri",
-            &format!("{}/login", oidc.public_url),
-        );
-    }
-    Redirect::to(url.as_str()).into_response()
 }
 
 /// The page a refused sign-in answers with, in the reader's language.

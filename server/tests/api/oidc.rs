@@ -210,6 +210,26 @@ async fn roles_follow_groups_at_every_sign_in(app: TestApp) {
         "oidc:oidc"
     );
 
+    // Her API tokens live at most oidc_token_max_days, whatever she asks for: a leaver's stop.
+    let form = [
+        ("name", "alices-ci"),
+        ("scope", "read"),
+        ("tags", ""),
+        ("expires", "never"),
+    ];
+    let (status, created) = {
+        let res = app.call(&alice, "tokens/create", &form).await;
+        (
+            res.status(),
+            serde_json::from_str::<Value>(&res.text().await.unwrap()).unwrap(),
+        )
+    };
+    assert_eq!(status, 200, "{created}");
+    let expires: chrono::DateTime<chrono::Utc> =
+        serde_json::from_value(created["info"]["expires_at"].clone()).expect("an expiry");
+    let days = (expires - chrono::Utc::now()).num_hours() as f64 / 24.0;
+    assert!((29.9..=30.0).contains(&days), "expires in {days} days");
+
     // The same callback again (same code, same state) is refused and starts no session.
     let before = sessions(&app).await;
     let replay = alice.get(&back.callback).send().await.unwrap();
@@ -219,6 +239,26 @@ async fn roles_follow_groups_at_every_sign_in(app: TestApp) {
     assert_eq!(
         audited(&app, "login.refused", "oidc").await[0]["reason"],
         "bad_state"
+    );
+
+    // Signing out ends the session here, then at the provider (its end-session endpoint),
+    // coming back to the sign-in page.
+    let res = app.call(&bob, "logout", &[]).await;
+    let end = url::Url::parse(res.headers()["location"].to_str().unwrap()).unwrap();
+    assert_eq!(app.call(&bob, "me", &[]).await.status(), 401);
+    assert_eq!(
+        end.as_str().split('?').next(),
+        Some(format!("{}/session/end", provider()).as_str())
+    );
+    let query: std::collections::HashMap<_, _> = end.query_pairs().into_owned().collect();
+    assert_eq!(query["client_id"], "bulwark");
+    assert_eq!(query["post_logout_redirect_uri"], app.url("/login"));
+    assert!(!query["id_token_hint"].is_empty());
+    let res = bob.get(end.as_str()).send().await.unwrap();
+    assert_eq!(
+        res.status(),
+        200,
+        "the provider asks to confirm the sign-out"
     );
 
     // Someone taken out of ops at the provider is a viewer at their next sign-in.

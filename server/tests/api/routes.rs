@@ -302,7 +302,6 @@ const PLAIN: &[(&str, &str, u16, u16)] = &[
     // configured, as here, there are none.
     ("GET", "/auth/oidc/oidc", 404, 404),
     ("GET", "/auth/oidc/oidc/callback", 404, 404),
-    ("GET", "/auth/oidc/oidc/logout", 404, 404),
     ("GET", "/traffic/hits.csv", 303, 200),
     ("GET", "/api/collect.gif?p=/matrix", 200, 200),
     ("OPTIONS", "/api/collect", 204, 204),
