@@ -104,6 +104,29 @@ pub fn address_of(
     Some(trusted.client(peer, &forwarded).to_string())
 }
 
+/// The signed-in person's own password, checked (and counted) like a sign-in before a change
+/// that needs it; a wrong one is refused on `field`.
+#[cfg(feature = "ssr")]
+pub async fn confirm_own_password(
+    state: &crate::state::AppState,
+    me: &CurrentUser,
+    password: &str,
+    field: &str,
+) -> Result<(), AppError> {
+    use crate::services::login::{self, LoginError};
+    let ip = request_ip();
+    let now = crate::clock::now();
+    login::confirm_password(&state.db, &me.username, password, ip.as_deref(), now)
+        .await
+        .map(|_| ())
+        .map_err(|e| match e {
+            LoginError::BadCredentials => {
+                AppError::invalid(field, crate::t!("error-wrong-password"))
+            }
+            other => AppError::from(other),
+        })
+}
+
 /// A refused password check as the person reads it.
 #[cfg(feature = "ssr")]
 impl From<crate::services::login::LoginError> for AppError {

@@ -118,22 +118,8 @@ pub async fn second_factor_off(password: String) -> Result<(), AppError> {
             if state.auth.require_totp_for_admins && me.is_admin() {
                 return Err(AppError::Conflict(crate::t!("error-second-factor-kept")));
             }
-            let ip = super::auth::request_ip();
+            super::auth::confirm_own_password(&state, &me, &password, "password").await?;
             let now = crate::clock::now();
-            crate::services::login::confirm_password(
-                &state.db,
-                &me.username,
-                &password,
-                ip.as_deref(),
-                now,
-            )
-            .await
-            .map_err(|e| match e {
-                crate::services::login::LoginError::BadCredentials => {
-                    AppError::invalid("password", crate::t!("error-wrong-password"))
-                }
-                other => AppError::from(other),
-            })?;
             let who = super::actor(&me);
             crate::services::second_factor::turn_off(&state.db, &account, &who, now).await?;
             Ok(())

@@ -101,22 +101,7 @@ pub async fn change_password(current: String, password: String) -> Result<(), Ap
             let new = NewPassword::parse(&password)?;
             let state = super::state()?;
             let keep = super::auth::request_session_id();
-            let ip = super::auth::request_ip();
-            let now = crate::clock::now();
-            crate::services::login::confirm_password(
-                &state.db,
-                &me.username,
-                &current,
-                ip.as_deref(),
-                now,
-            )
-            .await
-            .map_err(|e| match e {
-                crate::services::login::LoginError::BadCredentials => {
-                    AppError::invalid("current", crate::t!("error-wrong-password"))
-                }
-                other => AppError::from(other),
-            })?;
+            super::auth::confirm_own_password(&state, &me, &current, "current").await?;
             let who = super::actor(&me);
             crate::services::users::change_own_password(
                 &state.db,

@@ -110,12 +110,6 @@ pub fn browser_cookie(value: &str, secure: bool) -> String {
 
 /// This browser's mark, if it set out on a sign-in.
 pub fn browser_from_headers(headers: &http::HeaderMap, secure: bool) -> Option<String> {
-    headers
-        .get_all(http::header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(cookie::Cookie::split_parse)
-        .filter_map(Result::ok)
-        .find(|c| c.name() == SECURE_BROWSER_COOKIE || (!secure && c.name() == BROWSER_COOKIE))
-        .map(|c| c.value().to_string())
+    let names = (BROWSER_COOKIE, SECURE_BROWSER_COOKIE);
+    super::sessions::cookie_from_headers(headers, names, secure)
 }

@@ -243,15 +243,24 @@ pub async fn purge_expired(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Res
 /// console is served over TLS) only the `__Host-` cookie counts: the plain one could have been
 /// planted over plain HTTP or by a sibling domain.
 pub fn token_from_headers(headers: &http::HeaderMap, secure_only: bool) -> Option<String> {
+    cookie_from_headers(headers, (COOKIE_NAME, SECURE_COOKIE_NAME), secure_only)
+}
+
+/// A cookie known by a plain and a `__Host-` name (`names`): with `secure_only`, the prefixed
+/// one only; otherwise the prefixed one first, since only a secure connection could have set it.
+pub fn cookie_from_headers(
+    headers: &http::HeaderMap,
+    (plain, secure): (&str, &str),
+    secure_only: bool,
+) -> Option<String> {
     headers
         .get_all(http::header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(cookie::Cookie::split_parse)
         .filter_map(Result::ok)
-        .filter(|c| c.name() == SECURE_COOKIE_NAME || (!secure_only && c.name() == COOKIE_NAME))
-        // The prefixed one first: only a secure connection could have set it.
-        .max_by_key(|c| c.name() == SECURE_COOKIE_NAME)
+        .filter(|c| c.name() == secure || (!secure_only && c.name() == plain))
+        .max_by_key(|c| c.name() == secure)
         .map(|c| c.value().to_string())
 }
 

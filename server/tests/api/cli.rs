@@ -92,8 +92,8 @@ fn user_add_then_a_duplicate_is_refused_without_changes() {
     assert_eq!(
         lines,
         [
-            "username\trole\tstate\tlast_sign_in",
-            "alice\tadmin\tactive\t-"
+            "username\trole\tstate\tlast_sign_in\tsign_in",
+            "alice\tadmin\tactive\t-\tpassword"
         ]
     );
 }
@@ -137,7 +137,7 @@ fn user_add_refuses_bad_input_and_writes_nothing() {
 
     assert_eq!(
         stdout(&cli.run(&["user", "list"], "", &[])).trim(),
-        "username\trole\tstate\tlast_sign_in"
+        "username\trole\tstate\tlast_sign_in\tsign_in"
     );
 }
 
