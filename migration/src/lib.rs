@@ -42,6 +42,7 @@ mod m20261206_000034_watch;
 mod m20261207_000035_calendars;
 mod m20261208_000036_company_sign_in;
 mod m20261208_000037_second_factor;
+mod m20261209_000038_job_revisions;
 
 pub struct Migrator;
 
@@ -86,6 +87,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261207_000035_calendars::Migration),
             Box::new(m20261208_000036_company_sign_in::Migration),
             Box::new(m20261208_000037_second_factor::Migration),
+            Box::new(m20261209_000038_job_revisions::Migration),
         ]
     }
 }

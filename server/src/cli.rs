@@ -307,6 +307,23 @@ enum JobsCommand {
     },
     /// Add the bundled demo jobs to a database that has no job yet.
     SeedDemo,
+    /// A job's revisions, newest first: number, time, who (a person, `token:NAME`, `cli`),
+    /// note.
+    History {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// The fields that differ between two revisions of a job (credentials hidden).
+    Diff { name: String, a: i32, b: i32 },
+    /// Make revision R's definition (credentials included) the job's again, as a new revision.
+    Restore {
+        name: String,
+        revision: i32,
+        /// Kept with the new revision (default: "restored from revision R").
+        #[arg(long)]
+        note: Option<String>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -614,7 +631,9 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             use crate::commands::calendars;
             let db = connect(&config).await?;
             match command {
-                CalendarCommand::Import { file } => calendars::import(&db, &file).await,
+                CalendarCommand::Import { file } => {
+                    calendars::import(&db, &config.secret_key()?, &file).await
+                }
                 CalendarCommand::Export { name } => calendars::export(&db, &name).await,
                 CalendarCommand::List { json } => calendars::list(&db, json).await,
             }
@@ -724,17 +743,29 @@ async fn traffic(command: TrafficCommand, config: &Config) -> anyhow::Result<()>
 }
 
 async fn jobs(command: JobsCommand, config: &Config) -> anyhow::Result<()> {
-    use crate::commands::jobs;
+    use crate::commands::{jobs, revisions};
     let db = connect(config).await?;
     match command {
-        JobsCommand::Apply { file } => jobs::apply(&db, &file).await,
+        JobsCommand::Apply { file } => jobs::apply(&db, &config.secret_key()?, &file).await,
         JobsCommand::List => jobs::list(&db).await,
         JobsCommand::Run {
             name,
             business_date,
         } => jobs::run(&db, &name, business_date).await,
         JobsCommand::Check { confirm, json } => jobs::check(&db, confirm.as_deref(), json).await,
-        JobsCommand::SeedDemo => crate::demo::seed(&db).await,
+        JobsCommand::SeedDemo => crate::demo::seed(&db, &config.secret_key()?).await,
+        JobsCommand::History { name, json } => revisions::history(&db, &name, json).await,
+        JobsCommand::Diff { name, a, b } => {
+            revisions::diff(&db, &config.secret_key()?, &name, (a, b)).await
+        }
+        JobsCommand::Restore {
+            name,
+            revision,
+            note,
+        } => {
+            let key = config.secret_key()?;
+            revisions::restore(&db, &key, &name, revision, note.as_deref()).await
+        }
     }
 }
 

@@ -11,7 +11,10 @@ use crate::jobs_file::{apply_specs, parse_file};
 pub const DEMO_JOBS: &str = include_str!("../demo/jobs.toml");
 
 /// Seeds the demo jobs into a database that has no job yet; leaves any other database alone.
-pub async fn seed(db: &DatabaseConnection) -> anyhow::Result<()> {
+pub async fn seed(
+    db: &DatabaseConnection,
+    key: &app::services::secrets::SecretKey,
+) -> anyhow::Result<()> {
     use sea_orm::PaginatorTrait;
     let system: Vec<String> = crate::system_jobs::specs(chrono_tz::Tz::UTC)?
         .into_iter()
@@ -30,7 +33,7 @@ pub async fn seed(db: &DatabaseConnection) -> anyhow::Result<()> {
     let specs = parse_file(DEMO_JOBS)
         .map_err(|p| anyhow::anyhow!("the bundled demo file is invalid: {}", p.join("; ")))?;
     let demo = app::services::audit::Actor::named("demo");
-    let applied = apply_specs(db, specs, &demo)
+    let applied = apply_specs(db, specs, &demo, key)
         .await
         .map_err(|p| anyhow::anyhow!("could not seed the demo: {}", p.join("; ")))?;
     println!(

@@ -12,6 +12,7 @@ use app::domain::job::{ExhaustedAction, JobInput, JobSpec, OnExhausted};
 use app::entities::job;
 use app::services::audit::Actor;
 use app::services::jobs::{self, JobError};
+use app::services::secrets::SecretKey;
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, TransactionTrait,
 };
@@ -469,8 +470,9 @@ pub async fn apply_specs(
     db: &DatabaseConnection,
     specs: Vec<JobSpec>,
     who: &Actor<'_>,
+    key: &SecretKey,
 ) -> Result<Applied, Vec<String>> {
-    apply_specs_checked(db, specs, false, who).await
+    apply_specs_checked(db, specs, false, who, key).await
 }
 
 /// [`apply_specs`], or with `dry_run` everything checked and written the same way, then rolled
@@ -480,21 +482,24 @@ pub async fn apply_specs_checked(
     specs: Vec<JobSpec>,
     dry_run: bool,
     who: &Actor<'_>,
+    key: &SecretKey,
 ) -> Result<Applied, Vec<String>> {
     let doc = Document {
         calendars: Vec::new(),
         jobs: specs,
     };
-    apply_checked(db, doc, dry_run, who).await
+    apply_checked(db, doc, dry_run, who, key).await
 }
 
-/// Keeps every calendar, then creates or updates every job of the file, in one transaction
-/// with the audit row; with `dry_run`, rolled back.
+/// Keeps every calendar, then creates or updates every job of the file — each changed one
+/// getting its next revision — in one transaction with the audit row; with `dry_run`, rolled
+/// back.
 pub async fn apply_checked(
     db: &DatabaseConnection,
     doc: Document,
     dry_run: bool,
     who: &Actor<'_>,
+    key: &SecretKey,
 ) -> Result<Applied, Vec<String>> {
     let Document {
         calendars,
@@ -530,10 +535,25 @@ pub async fn apply_checked(
             }
             Some(row) => jobs::replace(&txn, row.id, spec, now)
                 .await
-                .map(|_| applied.updated.push(spec.name.clone())),
+                .map(|row| (row, &mut applied.updated)),
             None => jobs::insert(&txn, spec, now)
                 .await
-                .map(|_| applied.created.push(spec.name.clone())),
+                .map(|row| (row, &mut applied.created)),
+        };
+        let change = app::services::revisions::Change {
+            key,
+            actor: who.name,
+            note: None,
+        };
+        let result = match result {
+            Ok((row, list)) => {
+                list.push(spec.name.clone());
+                app::services::revisions::record(&txn, &row, spec, change, now)
+                    .await
+                    .map(|_| ())
+                    .map_err(JobError::from)
+            }
+            Err(e) => Err(e),
         };
         match result {
             Ok(()) => {}

@@ -78,6 +78,13 @@ impl Application {
         for (job, secret) in &moved {
             tracing::info!(%job, %secret, "a credential typed into the job is now a secret");
         }
+        let first =
+            app::services::jobs::record_first_revisions(&db, &secret_key, crate::clock::now())
+                .await
+                .context("could not record the jobs' first revisions")?;
+        if first > 0 {
+            tracing::info!(jobs = first, "jobs given their first revision");
+        }
         let hashed = app::services::hooks::hash_stored_ids(&db)
             .await
             .context("could not hash the stored trigger URL ids")?;

@@ -1266,6 +1266,7 @@ job-error-watch-range = between { $low } and { $high }
 job-error-watch-min-max = the longest a run may take must be longer than the shortest
 error-idempotency-reused = this Idempotency-Key was sent before with other parameters: a retry sends the same ones, a new request a new key
 noun-job-named = job '{ $name }'
+noun-revision = revision { $revision } of { $job }
 noun-trigger-url = this trigger URL
 error-range-date = '{ $text }' is not a date like 2026-11-30
 error-filter-category = category: { $error }

@@ -1218,6 +1218,7 @@ job-error-watch-range = 须在 { $low } 与 { $high } 之间
 job-error-watch-min-max = 最长运行时间必须长于最短运行时间
 error-idempotency-reused = 此 Idempotency-Key 之前已随不同的参数发送过：重试请发送相同的参数，新请求请使用新的键
 noun-job-named = 任务“{ $name }”
+noun-revision = { $job } 的第 { $revision } 版
 noun-trigger-url = 此触发 URL
 error-range-date = “{ $text }”不是日期，应类似 2026-11-30
 error-filter-category = 类别：{ $error }

@@ -15,6 +15,10 @@ impl From<crate::services::jobs::JobError> for AppError {
         match e {
             JobError::Invalid(errors) => AppError::fields(&errors),
             JobError::NotFound(id) => AppError::NotFound(crate::t!("noun-job", id = id)),
+            JobError::Revision(crate::services::revisions::RevisionError::NotFound {
+                job,
+                revision,
+            }) => AppError::NotFound(crate::t!("noun-revision", job = job, revision = revision)),
             other => AppError::internal(&other),
         }
     }
@@ -96,7 +100,8 @@ pub async fn save_job(id: Option<i64>, input: JobInput) -> Result<i64, AppError>
             }
             let spec = JobSpec::parse(&input).map_err(|e| AppError::fields(&e))?;
             let who = super::actor(&admin);
-            let saved = jobs::save(&state.db, id, &spec, &who, crate::clock::now()).await?;
+            let now = crate::clock::now();
+            let saved = jobs::save(&state.db, id, &spec, &who, &state.secret_key, now).await?;
             Ok(saved.id)
         }
         .await,

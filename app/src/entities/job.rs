@@ -78,6 +78,8 @@ pub struct Model {
     /// The work calendar the job follows, by name.
     pub calendar: Option<String>,
     pub on_off_day: OnOffDay,
+    /// The current revision (`crate::services::revisions`); 0 until the first is recorded.
+    pub revision: i32,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

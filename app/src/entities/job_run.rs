@@ -57,6 +57,8 @@ pub struct Model {
     pub business_date: Option<Date>,
     /// The backfill that made it.
     pub backfill_id: Option<i64>,
+    /// The revision of its job it ran (set when the engine takes it); `None` before.
+    pub revision: Option<i32>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -9,6 +9,7 @@ pub mod channel_delivery;
 pub mod job;
 pub mod job_alert;
 pub mod job_attempt;
+pub mod job_revision;
 pub mod job_run;
 pub mod mail_outbox;
 pub mod maintenance_window;

@@ -29,6 +29,8 @@ pub enum JobError {
     Corrupt { id: i64, what: String },
     #[error("could not encode the job definition: {0}")]
     Encode(serde_json::Error),
+    #[error("could not record the revision: {0}")]
+    Revision(#[from] super::revisions::RevisionError),
     #[error(transparent)]
     Db(#[from] DbErr),
 }
@@ -301,25 +303,109 @@ fn unique_name_violation(e: DbErr, name: &str) -> JobError {
     }
 }
 
-/// Creates (`id` None) or updates a job, and records who did in the audit log, in one
-/// transaction: the change and its audit row are stored together or not at all.
+/// Creates (`id` None) or updates a job, and records who did in the audit log and, when the
+/// definition changed, as the job's next revision, in one transaction: the change, its audit
+/// row and its revision are stored together or not at all.
 pub async fn save(
     db: &DatabaseConnection,
     id: Option<i64>,
     spec: &JobSpec,
     who: &Actor<'_>,
+    key: &super::secrets::SecretKey,
+    now: DateTime<Utc>,
+) -> Result<job::Model, JobError> {
+    save_noted(db, id, spec, who, (key, None), now).await
+}
+
+/// [`save`], the revision it makes carrying a note.
+pub async fn save_noted(
+    db: &DatabaseConnection,
+    id: Option<i64>,
+    spec: &JobSpec,
+    who: &Actor<'_>,
+    (key, note): (&super::secrets::SecretKey, Option<&str>),
     now: DateTime<Utc>,
 ) -> Result<job::Model, JobError> {
     let txn = super::sql::begin_write(db).await?;
-    let (saved, action) = match id {
+    let (mut saved, action) = match id {
         None => (insert(&txn, spec, now).await?, "job.created"),
         Some(id) => (replace(&txn, id, spec, now).await?, "job.updated"),
     };
+    let change = super::revisions::Change {
+        key,
+        actor: who.name,
+        note,
+    };
+    if let Some(revision) = super::revisions::record(&txn, &saved, spec, change, now).await? {
+        saved.revision = revision;
+    }
     audit::record(&txn, who, action, &spec.name, definition(spec)?, now).await?;
     let wake = crate::wake::jobs_changed_in(&txn).await;
     txn.commit().await?;
     wake.after_commit();
     Ok(saved)
+}
+
+/// Gives every job without a revision its first, as it stands: jobs that existed before
+/// revisions did (at the first start after the upgrade) and Bulwark's own. Returns how many.
+/// Instances starting together may race for a job: each job's in a transaction of its own,
+/// and the one that finds it taken (the unique number) leaves it to the other.
+pub async fn record_first_revisions(
+    db: &sea_orm::DatabaseConnection,
+    key: &super::secrets::SecretKey,
+    now: DateTime<Utc>,
+) -> Result<usize, super::revisions::RevisionError> {
+    use sea_orm::TransactionTrait;
+    let rows = job::Entity::find()
+        .filter(job::Column::Revision.eq(0))
+        .all(db)
+        .await?;
+    let change = super::revisions::Change {
+        key,
+        actor: "bulwark",
+        note: None,
+    };
+    let mut made = 0;
+    for row in &rows {
+        let Ok(spec) = to_spec(row) else {
+            // A row that no longer parses stays without one; its next save makes it.
+            continue;
+        };
+        let txn = db.begin().await?;
+        match super::revisions::record(&txn, row, &spec, change, now).await {
+            Ok(Some(_)) => {
+                txn.commit().await?;
+                made += 1;
+            }
+            Ok(None) => txn.commit().await?,
+            Err(super::revisions::RevisionError::Db(e))
+                if matches!(
+                    e.sql_err(),
+                    Some(sea_orm::SqlErr::UniqueConstraintViolation(_))
+                ) =>
+            {
+                txn.rollback().await?;
+            }
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(made)
+}
+
+/// Makes revision `revision`'s definition — credentials included — the job's again, as its
+/// next revision. A definition that no longer holds (it names a channel since removed) is
+/// refused with its fields, as an edit would be.
+pub async fn restore(
+    db: &DatabaseConnection,
+    job: &job::Model,
+    revision: i32,
+    who: &Actor<'_>,
+    (key, note): (&super::secrets::SecretKey, Option<&str>),
+    now: DateTime<Utc>,
+) -> Result<job::Model, JobError> {
+    let (input, _) = super::revisions::get(db, key, job, revision).await?;
+    let spec = JobSpec::parse(&input).map_err(JobError::Invalid)?;
+    save_noted(db, Some(job.id), &spec, who, (key, note), now).await
 }
 
 /// A definition as the audit log keeps it: the editor's fields, credentials hidden.

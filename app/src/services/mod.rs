@@ -27,6 +27,7 @@ pub mod overview;
 pub mod passwords;
 pub mod pending_logins;
 pub mod retention;
+pub mod revisions;
 pub mod run_logs;
 pub mod runs;
 pub mod sealed;

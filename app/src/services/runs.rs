@@ -596,6 +596,7 @@ async fn with_attempts(
         .map(|(r, j)| RunView {
             business_date: Some(business_date(&r, j.as_ref())),
             backfill_id: r.backfill_id,
+            revision: r.revision,
             retriggered_as: children.remove(&r.id).unwrap_or_default(),
             resolution: r.resolution,
             resolved_by: r.resolved_by,

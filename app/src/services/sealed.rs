@@ -22,15 +22,18 @@ pub enum Column {
     PingTokens,
     /// `users.totp_seed`: a local account's second factor.
     TotpSeeds,
+    /// `job_revisions.sealed`: every saved definition of a job.
+    JobRevisions,
 }
 
 impl Column {
-    pub const ALL: [Column; 5] = [
+    pub const ALL: [Column; 6] = [
         Column::Secrets,
         Column::ChannelCredentials,
         Column::HookSecrets,
         Column::PingTokens,
         Column::TotpSeeds,
+        Column::JobRevisions,
     ];
 
     /// The file whose code seals values into the column.
@@ -41,6 +44,7 @@ impl Column {
             Column::HookSecrets => "app/src/services/hooks.rs",
             Column::PingTokens => "app/src/services/watch.rs",
             Column::TotpSeeds => "app/src/services/second_factor.rs",
+            Column::JobRevisions => "app/src/services/revisions.rs",
         }
     }
 
@@ -52,6 +56,7 @@ impl Column {
             Column::HookSecrets => "trigger-URL signing secrets",
             Column::PingTokens => "ping URLs",
             Column::TotpSeeds => "second factors",
+            Column::JobRevisions => "job revisions",
         }
     }
 
@@ -70,6 +75,7 @@ impl Column {
             Column::HookSecrets => HOOK_SECRETS.reseal(db, old, new).await,
             Column::PingTokens => PING_TOKENS.reseal(db, old, new).await,
             Column::TotpSeeds => super::second_factor::reseal(db, old, new).await,
+            Column::JobRevisions => super::revisions::reseal(db, old, new).await,
         }
     }
 
@@ -80,6 +86,7 @@ impl Column {
             Column::HookSecrets => HOOK_SECRETS.open_one(db, key).await,
             Column::PingTokens => PING_TOKENS.open_one(db, key).await,
             Column::TotpSeeds => super::second_factor::open_one(db, key).await,
+            Column::JobRevisions => super::revisions::open_one(db, key).await,
         }
     }
 }

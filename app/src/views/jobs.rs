@@ -388,3 +388,14 @@ pub struct DurationPoint {
     pub succeeded: bool,
     pub run_id: i64,
 }
+
+/// One revision of a job, as its history lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct RevisionRow {
+    pub revision: i32,
+    /// A person's name, `token:NAME`, `cli`, or `bulwark` for a job's first at the upgrade.
+    pub actor: String,
+    pub at: DateTime<Utc>,
+    pub note: Option<String>,
+}

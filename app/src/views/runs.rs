@@ -75,6 +75,9 @@ pub struct RunView {
     /// The backfill that made it.
     #[serde(default)]
     pub backfill_id: Option<i64>,
+    /// The revision of its job it ran (`None` until the engine took it).
+    #[serde(default)]
+    pub revision: Option<i32>,
 }
 
 impl RunView {

@@ -8,7 +8,11 @@ use app::domain::calendar::{BaseInput, CalendarInput, DateInput};
 use sea_orm::DatabaseConnection;
 
 /// Keeps every `[[calendar]]` of the file (a file of jobs goes to `jobs apply`), all or none.
-pub async fn import(db: &DatabaseConnection, path: &Path) -> anyhow::Result<()> {
+pub async fn import(
+    db: &DatabaseConnection,
+    key: &app::services::secrets::SecretKey,
+    path: &Path,
+) -> anyhow::Result<()> {
     let text = if path == Path::new("-") {
         std::io::read_to_string(std::io::stdin()).context("cannot read standard input")?
     } else {
@@ -31,7 +35,7 @@ pub async fn import(db: &DatabaseConnection, path: &Path) -> anyhow::Result<()> 
         return Err(refused(vec!["the file defines no [[calendar]]".into()]));
     }
     let names: Vec<String> = doc.calendars.iter().map(|c| c.name.clone()).collect();
-    let applied = crate::jobs_file::apply_checked(db, doc, false, &super::cli())
+    let applied = crate::jobs_file::apply_checked(db, doc, false, &super::cli(), key)
         .await
         .map_err(refused)?;
     for name in names {

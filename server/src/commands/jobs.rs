@@ -8,7 +8,11 @@ use sea_orm::DatabaseConnection;
 
 use crate::jobs_file::{apply_checked, parse_document};
 
-pub async fn apply(db: &DatabaseConnection, path: &Path) -> anyhow::Result<()> {
+pub async fn apply(
+    db: &DatabaseConnection,
+    key: &app::services::secrets::SecretKey,
+    path: &Path,
+) -> anyhow::Result<()> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?;
     let refused = |problems: Vec<String>| {
@@ -19,7 +23,7 @@ pub async fn apply(db: &DatabaseConnection, path: &Path) -> anyhow::Result<()> {
         )
     };
     let doc = parse_document(&text).map_err(refused)?;
-    let applied = apply_checked(db, doc, false, &super::cli())
+    let applied = apply_checked(db, doc, false, &super::cli(), key)
         .await
         .map_err(refused)?;
     println!(

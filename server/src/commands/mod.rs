@@ -9,6 +9,7 @@ pub mod digest;
 pub mod jobs;
 pub mod maintenance;
 pub mod policy;
+pub mod revisions;
 pub mod run_logs;
 pub mod runs;
 pub mod secrets;

@@ -18,6 +18,8 @@ struct RunJson {
     scheduled_for: String,
     last_error_class: Option<ErrorClass>,
     last_error: Option<String>,
+    /// The revision of its job it ran; null before the engine took it.
+    revision: Option<i32>,
     attempts: Vec<AttemptJson>,
 }
 
@@ -48,6 +50,7 @@ fn to_json(run: RunView) -> RunJson {
         scheduled_for: rfc3339(run.scheduled_for),
         last_error_class: run.last_error_class,
         last_error: run.last_error,
+        revision: run.revision,
         attempts: run
             .attempts
             .into_iter()

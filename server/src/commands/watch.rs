@@ -229,9 +229,13 @@ pub async fn import_crontab(
     if specs.is_empty() {
         anyhow::bail!("no line of the crontab could be imported");
     }
-    let applied = crate::jobs_file::apply_specs_checked(db, specs, args.dry_run, &super::cli())
-        .await
-        .map_err(|problems| anyhow::anyhow!("nothing imported:\n  {}", problems.join("\n  ")))?;
+    let key = config.secret_key()?;
+    let applied =
+        crate::jobs_file::apply_specs_checked(db, specs, args.dry_run, &super::cli(), &key)
+            .await
+            .map_err(|problems| {
+                anyhow::anyhow!("nothing imported:\n  {}", problems.join("\n  "))
+            })?;
     eprintln!(
         "{}created {}, updated {}, unchanged {}",
         if args.dry_run {

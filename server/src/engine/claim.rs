@@ -158,7 +158,8 @@ async fn take_due(
         };
         let sql = format!(
             "UPDATE job_runs SET status = {}, due_at = NULL, attempts = attempts + 1, \
-               lease_owner = {}, lease_expires_at = {}, updated_at = {} \
+               lease_owner = {}, lease_expires_at = {}, updated_at = {}, \
+               revision = NULLIF((SELECT revision FROM jobs WHERE jobs.id = job_runs.job_id), 0) \
              WHERE id IN (SELECT id FROM job_runs WHERE due_at IS NOT NULL AND due_at <= {} \
                AND {class}{unpaused} ORDER BY due_at, id LIMIT {}{}) \
              RETURNING *",

@@ -91,9 +91,16 @@ pub async fn create(
 ) -> Result<(StatusCode, Json<JobDetail>), Problem> {
     let spec = JobSpec::parse(&input).map_err(|e| app::api::AppError::fields(&e))?;
     let now = crate::clock::now();
-    let row = jobs::save(&state.db, None, &spec, &caller.as_actor(), now)
-        .await
-        .map_err(AppError::from)?;
+    let row = jobs::save(
+        &state.db,
+        None,
+        &spec,
+        &caller.as_actor(),
+        &state.secret_key,
+        now,
+    )
+    .await
+    .map_err(AppError::from)?;
     Ok((StatusCode::CREATED, Json(detail(&row)?)))
 }
 
@@ -111,9 +118,17 @@ pub async fn update(
     input.restore_secrets(&jobs::to_spec(&stored).map_err(AppError::from)?.to_input());
     let spec = JobSpec::parse(&input).map_err(|e| app::api::AppError::fields(&e))?;
     let now = crate::clock::now();
-    let row = jobs::save(&state.db, Some(stored.id), &spec, &caller.as_actor(), now)
-        .await
-        .map_err(AppError::from)?;
+    let key = &state.secret_key;
+    let row = jobs::save(
+        &state.db,
+        Some(stored.id),
+        &spec,
+        &caller.as_actor(),
+        key,
+        now,
+    )
+    .await
+    .map_err(AppError::from)?;
     Ok(Json(detail(&row)?))
 }
 
@@ -217,7 +232,8 @@ pub async fn apply(
             jobs: specs,
         }
     };
-    let applied = apply_checked(&state.db, doc, dry.dry_run, &caller.as_actor())
+    let (who, key) = (caller.as_actor(), &state.secret_key);
+    let applied = apply_checked(&state.db, doc, dry.dry_run, &who, key)
         .await
         .map_err(refused)?;
     Ok(Json(applied))

@@ -15,6 +15,7 @@ mod jobs;
 mod maintenance;
 pub mod ping;
 pub mod problem;
+mod revisions;
 mod run_logs;
 mod runs;
 mod system;
@@ -105,6 +106,9 @@ pub fn api() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(maintenance::pause))
         .routes(routes!(maintenance::resume))
         .routes(routes!(jobs::apply))
+        .routes(routes!(revisions::list))
+        .routes(routes!(revisions::diff))
+        .routes(routes!(revisions::restore))
         .routes(routes!(runs::trigger))
         .routes(routes!(hooks::create, hooks::change, hooks::remove))
         .routes(routes!(ping::url))

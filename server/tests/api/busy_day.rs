@@ -379,6 +379,7 @@ async fn an_edit_keeps_a_due_tick(app: TestApp) {
         Some(row.id),
         &spec,
         &crate::helpers::TESTER,
+        &app.secret_key,
         Utc::now(),
     )
     .await

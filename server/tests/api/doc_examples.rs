@@ -31,7 +31,7 @@ async fn the_api_examples_run() {
     // The job the examples start exists, as the jobs file in docs/examples defines it.
     let jobs = std::fs::read_to_string(root.join("docs/examples/jobs.toml")).unwrap();
     let specs = server::jobs_file::parse_file(&jobs).unwrap();
-    server::jobs_file::apply_specs(&app.db, specs, &crate::helpers::TESTER)
+    server::jobs_file::apply_specs(&app.db, specs, &crate::helpers::TESTER, &app.secret_key)
         .await
         .unwrap();
     let token = crate::helpers::api_token(&app.db, "examples", Scope::Admin).await;

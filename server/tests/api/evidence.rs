@@ -110,6 +110,7 @@ async fn a_jobs_outages_are_replayed_against_a_policy(app: TestApp) {
         Some(job.id),
         &spec,
         &crate::helpers::TESTER,
+        &app.secret_key,
         chrono::Utc::now(),
     )
     .await

@@ -35,6 +35,7 @@ mod proxy;
 mod redirects;
 mod rest;
 mod retention;
+mod revisions;
 mod routes;
 mod run_logs;
 mod second_factor;

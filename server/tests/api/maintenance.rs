@@ -498,7 +498,11 @@ async fn a_change_is_not_stored_without_its_audit_row(app: TestApp) {
     let mut input = base("unaudited");
     input.kind = Kind::Builtin.as_str().into();
     let spec = JobSpec::parse(&input).unwrap();
-    assert!(jobs::save(&app.db, None, &spec, &who, now).await.is_err());
+    assert!(
+        jobs::save(&app.db, None, &spec, &who, &app.secret_key, now)
+            .await
+            .is_err()
+    );
     assert!(
         jobs::set_enabled(&app.db, job.id, false, &who, now)
             .await

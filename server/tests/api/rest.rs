@@ -45,6 +45,14 @@ fn operations() -> Vec<(&'static str, &'static str, Access, Option<Value>)> {
         ),
         ("post", "/maintenance/resume", Change, None),
         ("post", "/jobs/apply", Change, Some(json!({"jobs": []}))),
+        ("get", "/jobs/{name}/revisions", Read, None),
+        ("get", "/jobs/{name}/revisions/diff", Read, None),
+        (
+            "post",
+            "/jobs/{name}/revisions/{revision}/restore",
+            Change,
+            Some(json!({})),
+        ),
         (
             "post",
             "/jobs/{name}/runs",
@@ -160,6 +168,10 @@ async fn call(
 
 async fn every_operation_answers_each_caller_as_the_table_says(app: TestApp) {
     let fixture = define(&app.db, noop_job("fixture")).await;
+    // Its first revision, as a start would record it.
+    app::services::jobs::record_first_revisions(&app.db, &app.secret_key, Utc::now())
+        .await
+        .expect("the fixture's first revision");
     let run = app::services::runs::create_manual(&app.db, fixture.id, Utc::now())
         .await
         .unwrap();
@@ -218,12 +230,13 @@ async fn every_operation_answers_each_caller_as_the_table_says(app: TestApp) {
             Access::Change => template
                 .replace("{name}", "no-such-thing")
                 .replace("{id}", "999999"),
-        };
-        // A search needs its text.
-        let path = if template == "/runs/search" {
-            format!("{path}?q=fixture")
-        } else {
-            path
+        }
+        .replace("{revision}", "1");
+        // A search needs its text, a diff its two revisions.
+        let path = match template {
+            "/runs/search" => format!("{path}?q=fixture"),
+            "/jobs/{name}/revisions/diff" => format!("{path}?from=1&to=1"),
+            _ => path,
         };
         let label = format!("{method} {template}");
         for (who, bearer) in [

@@ -4,11 +4,13 @@
 //! - [`input`]: [`JobInput`], the definition as typed into the editor or a jobs file (text).
 //! - [`parse`]: [`JobSpec::parse`], which turns it into a [`JobSpec`] or names every bad field.
 //! - [`redact`]: credentials hidden for display and kept when a form is saved back.
+//! - [`diff`]: two revisions compared field by field, credentials hidden.
 //! - [`placement`]: where a run's parameter may stand, and how its value is written there.
 //!
 //! A [`JobSpec`] holds parsed values only (a [`CronExpr`], a [`Tz`], [`EmailAddress`]es), so
 //! nothing downstream parses again.
 
+pub mod diff;
 pub mod input;
 pub mod params;
 pub mod parse;

@@ -1,0 +1,158 @@
+//! Job revisions: made by the console, the API's apply and a restore, never by a save that
+//! changes nothing; listed, compared with credentials hidden, restored with them; each run
+//! records the revision it ran.
+
+use app::domain::api_token::Scope;
+use app::domain::job::JobInput;
+use sea_orm::EntityTrait;
+use serde_json::{Value, json};
+
+use crate::helpers::{ADMIN_PASSWORD, TestApp};
+use crate::on_both_backends;
+use crate::process::{cli, text};
+
+const SECRET: &str = "Bearer s3cret-value";
+
+async fn save(app: &TestApp, client: &reqwest::Client, id: Option<i64>, input: &JobInput) -> i64 {
+    let res = client
+        .post(app.url("/api/jobs/save"))
+        .json(&json!({ "id": id, "input": input }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
+    res.json().await.unwrap()
+}
+
+async fn apply(app: &TestApp, token: &str, input: &JobInput) -> Value {
+    let res = reqwest::Client::new()
+        .post(app.url("/api/v1/jobs/apply"))
+        .bearer_auth(token)
+        .json(&json!({ "jobs": [input] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
+    res.json().await.unwrap()
+}
+
+fn history(app: &TestApp) -> Vec<Value> {
+    let out = cli(app, &["jobs", "history", "nightly", "--json"], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+async fn every_change_is_a_revision_and_one_can_be_restored(app: TestApp) {
+    let (url, _) = crate::engine::flaky_server(0, 200).await;
+    let admin = app.signed_in("admin", ADMIN_PASSWORD).await;
+    let mut input = crate::engine::base("nightly");
+    input.kind = "http".into();
+    input.http_url = url.clone();
+    input.http_headers = format!("Authorization: {SECRET}");
+    // 1: made in the console; 2: its timeout changed there; 3: its URL, by a token's apply.
+    let id = save(&app, &admin, None, &input).await;
+    let mut edited = input.clone();
+    edited.timeout_static = "9s".into();
+    edited.http_headers = format!("Authorization: {}", app::domain::job::redact::HIDDEN);
+    save(&app, &admin, Some(id), &edited).await;
+    let token = crate::helpers::api_token(&app.db, "ci", Scope::Admin).await;
+    let mut applied = input.clone();
+    applied.timeout_static = "9s".into();
+    applied.http_url = format!("{url}?v=3");
+    assert_eq!(
+        apply(&app, &token, &applied).await["updated"],
+        json!(["nightly"])
+    );
+    assert_eq!(
+        apply(&app, &token, &applied).await["unchanged"],
+        json!(["nightly"])
+    );
+
+    let listed = history(&app);
+    let actors: Vec<&str> = listed
+        .iter()
+        .map(|r| r["actor"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        actors,
+        ["token:ci", "admin", "admin"],
+        "newest first; the same file twice made one"
+    );
+    assert_eq!(listed[0]["revision"], 3);
+    assert!(listed[0].get("at").is_some() && listed[0].get("note").is_some());
+
+    // The two changed fields, and no credential printed.
+    let out = cli(&app, &["jobs", "diff", "nightly", "1", "3"], "");
+    let diff = text(&out.stdout);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let fields: Vec<&str> = diff.lines().map(|l| l.split(':').next().unwrap()).collect();
+    assert_eq!(fields, ["http_url", "timeout_static"], "{diff}");
+    assert!(!diff.contains("s3cret"), "{diff}");
+
+    // Restored: revision 4 is revision 1, the credential included; the run records it.
+    let out = cli(&app, &["jobs", "restore", "nightly", "1"], "");
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let listed = history(&app);
+    assert_eq!(listed[0]["revision"], 4);
+    assert_eq!(listed[0]["note"], "restored from revision 1");
+    let job = app::services::jobs::get(&app.db, id).await.unwrap();
+    let now = app::services::jobs::to_spec(&job).unwrap().to_input();
+    assert_eq!(now.http_headers, format!("Authorization: {SECRET}"));
+    assert_eq!(
+        (now.http_url.as_str(), now.timeout_static.as_str()),
+        (url.as_str(), "5s")
+    );
+
+    // The API says the same; a run records the revision it ran.
+    let revisions: Value = reqwest::Client::new()
+        .get(app.url("/api/v1/jobs/nightly/revisions"))
+        .bearer_auth(&token)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(revisions.as_array().unwrap().len(), 4);
+    let (_, finished) =
+        crate::engine::run_to_end(&app.db, id, std::time::Duration::from_secs(30)).await;
+    assert_eq!(finished.revision, Some(4));
+    let out = cli(&app, &["runs", "list", "--job", "nightly", "--json"], "");
+    let runs: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(runs[0]["revision"], 4);
+}
+on_both_backends!(every_change_is_a_revision_and_one_can_be_restored);
+
+/// A rekey seals every revision again: a restore after it brings back the credential.
+#[tokio::test(flavor = "multi_thread")]
+async fn revisions_are_sealed_and_a_rekey_covers_them() {
+    let app = TestApp::sqlite_with(|_, _| {}).await;
+    let admin = app.signed_in("admin", ADMIN_PASSWORD).await;
+    let mut input = crate::engine::base("nightly");
+    input.kind = "http".into();
+    input.http_url = "http://127.0.0.1:9/".into();
+    input.http_headers = format!("Authorization: {SECRET}");
+    let id = save(&app, &admin, None, &input).await;
+    let row = app::entities::job_revision::Entity::find()
+        .one(&app.db)
+        .await
+        .unwrap()
+        .unwrap();
+    assert!(!row.sealed.contains("s3cret") && !row.shown.contains("s3cret"));
+    let new_key = app::services::secrets::SecretKey::generate();
+    app::services::sealed::rekey(
+        &app.db,
+        &app.secret_key,
+        &new_key,
+        &crate::helpers::TESTER,
+        chrono::Utc::now(),
+    )
+    .await
+    .unwrap();
+    let job = app::services::jobs::get(&app.db, id).await.unwrap();
+    let (stored, shown) = app::services::revisions::get(&app.db, &new_key, &job, 1)
+        .await
+        .unwrap();
+    assert_eq!(stored.http_headers, format!("Authorization: {SECRET}"));
+    assert!(!shown.http_headers.contains("s3cret"));
+}
