@@ -1310,6 +1310,10 @@ evidence-apply = Apply
 digest-policies = Retry policies worth a look (replayed against each job's own failures):
 digest-policy-recovers-few = recovers only { $recovered } of its { $episodes } past outages
 digest-policy-waits-long = waits up to { $wait }, but the longest of its { $episodes } past outages it recovered from lasted { $longest }
+digest-worse-after-change = Got worse after a change:
+digest-change = revision { $revision } by { $actor } ({ $fields }): { $what }
+digest-change-rate = succeeded { $before } → { $after }
+digest-change-p95 = P95 { $before } → { $after }
 
 calendars-heading = Work calendars
 calendars-explained = Workdays for jobs that follow a calendar: the base rule's weekdays, less the off days, plus the make-up days. A job names one with calendar = "NAME".
@@ -1358,3 +1362,22 @@ backfill-state-running = running
 backfill-state-paused = paused
 backfill-state-cancelled = cancelled
 backfill-state-done = done
+
+revisions-heading = Revisions
+revisions-none = No revision yet: the next save makes the first.
+revisions-col-revision = Revision
+revisions-col-at = Saved
+revisions-col-actor = By
+revisions-col-note = Note
+revisions-col-runs = Runs
+revisions-col-success = Succeeded
+revisions-col-p95 = P95
+revisions-col-field = Field
+revisions-col-revision-n = Revision { $revision }
+revisions-worse = worse than before
+revisions-changes = Changes { $from } → { $to }
+revisions-restore = Restore
+revisions-restored = Restored as revision { $revision }.
+revisions-restored-note = restored from revision { $revision }
+revisions-diff-heading = What changed from revision { $from } to { $to }
+revisions-same = The two revisions are the same.

@@ -1259,6 +1259,10 @@ evidence-apply = 应用
 digest-policies = 值得检查的重试策略（以各任务自身的失败记录回放）：
 digest-policy-recovers-few = 在 { $episodes } 次历史故障中只能恢复 { $recovered }
 digest-policy-waits-long = 最多等待 { $wait }，但在 { $episodes } 次历史故障中恢复过的最长一次只持续了 { $longest }
+digest-worse-after-change = 变更后变差的作业：
+digest-change = 第 { $revision } 版，由 { $actor } 修改（{ $fields }）：{ $what }
+digest-change-rate = 成功率 { $before } → { $after }
+digest-change-p95 = P95 { $before } → { $after }
 
 calendars-heading = 工作日历
 calendars-explained = 使用日历的任务在这些工作日运行：基本规则中的星期几，去掉休息日，加上调休上班日。任务用 calendar = "名称" 指定日历。
@@ -1307,3 +1311,22 @@ backfill-state-running = 运行中
 backfill-state-paused = 已暂停
 backfill-state-cancelled = 已取消
 backfill-state-done = 已完成
+
+revisions-heading = 修订历史
+revisions-none = 还没有修订：下次保存将生成第一个。
+revisions-col-revision = 修订
+revisions-col-at = 保存时间
+revisions-col-actor = 修改人
+revisions-col-note = 备注
+revisions-col-runs = 运行次数
+revisions-col-success = 成功率
+revisions-col-p95 = P95
+revisions-col-field = 字段
+revisions-col-revision-n = 第 { $revision } 版
+revisions-worse = 比上一版差
+revisions-changes = 变更 { $from } → { $to }
+revisions-restore = 恢复
+revisions-restored = 已恢复为第 { $revision } 版。
+revisions-restored-note = 由第 { $revision } 版恢复
+revisions-diff-heading = 第 { $from } 版到第 { $to } 版的变更
+revisions-same = 这两个版本相同。

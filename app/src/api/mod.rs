@@ -16,6 +16,7 @@ pub mod maintenance;
 pub mod nodes;
 pub mod notifications;
 pub mod overview;
+pub mod revisions;
 pub mod run_logs;
 pub mod runs;
 pub mod second_factor;

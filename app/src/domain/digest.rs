@@ -99,6 +99,19 @@ pub struct PolicyFinding {
     pub longest_recovery_ms: Option<u64>,
 }
 
+/// A job that did worse after a change made in the window (`super::job::outcomes::worse`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChangeFinding {
+    pub job: String,
+    pub job_id: i64,
+    pub revision: i32,
+    /// Who made the revision: a person or `token:NAME`.
+    pub actor: String,
+    /// The fields it changed (credentials hidden: a changed secret is not named).
+    pub fields: Vec<String>,
+    pub worse: super::job::outcomes::Worse,
+}
+
 #[derive(Debug, Clone, PartialEq)]
 pub struct Digest {
     pub start: DateTime<Utc>,
@@ -108,6 +121,8 @@ pub struct Digest {
     pub hours: Vec<Hour>,
     /// Retry policies worth a look, by job name.
     pub policies: Vec<PolicyFinding>,
+    /// Jobs that got worse after a change in the window, by job name.
+    pub worse_after_change: Vec<ChangeFinding>,
 }
 
 #[cfg(test)]

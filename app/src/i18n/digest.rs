@@ -215,6 +215,28 @@ impl Words<'_> {
         }
     }
 
+    /// "revision 8 by token:ci (http_url): succeeded 99.5 % → 88.0 %".
+    fn change(&self, f: &crate::domain::digest::ChangeFinding) -> String {
+        let l = self.l;
+        let mut what = Vec::new();
+        if let Some((before, after)) = f.worse.rate {
+            let (before, after) = (l.percent(before), l.percent(after));
+            what.push(t!(in l, "digest-change-rate", before = before, after = after));
+        }
+        if let Some((before, after)) = f.worse.p95_ms {
+            let (before, after) = (l.duration(before as f64), l.duration(after as f64));
+            what.push(t!(in l, "digest-change-p95", before = before, after = after));
+        }
+        t!(
+            in l,
+            "digest-change",
+            revision = f.revision,
+            actor = f.actor.clone(),
+            fields = f.fields.join(", "),
+            what = what.join("; ")
+        )
+    }
+
     fn queue_heading(&self) -> String {
         t!(in self.l, "digest-queue-heading", count = self.digest.queue.len())
     }
@@ -296,6 +318,13 @@ impl Words<'_> {
             for f in &self.digest.policies {
                 let (job, finding, id) = (&f.job, self.finding(f), f.job_id);
                 let _ = writeln!(text, "  {job} — {finding} ({CONSOLE}/jobs/{id})");
+            }
+        }
+        if !self.digest.worse_after_change.is_empty() {
+            let _ = writeln!(text, "\n{}", t!(in self.l, "digest-worse-after-change"));
+            for f in &self.digest.worse_after_change {
+                let (job, change, id) = (&f.job, self.change(f), f.job_id);
+                let _ = writeln!(text, "  {job} — {change} ({CONSOLE}/jobs/{id}#revisions)");
             }
         }
     }
@@ -397,20 +426,33 @@ impl Words<'_> {
             "</ul><p><a href=\"{CONSOLE}/failed\">{}</a></p>",
             t!(in l, "digest-open-queue"),
         );
-        if self.digest.policies.is_empty() {
-            return;
+        if !self.digest.policies.is_empty() {
+            let _ = write!(html, "<h3>{}</h3><ul>", t!(in l, "digest-policies"));
+            for f in &self.digest.policies {
+                let _ = write!(
+                    html,
+                    "<li><a href=\"{CONSOLE}/jobs/{}\">{}</a> — {}</li>",
+                    f.job_id,
+                    escape(&f.job),
+                    escape(&self.finding(f))
+                );
+            }
+            html.push_str("</ul>");
         }
-        let _ = write!(html, "<h3>{}</h3><ul>", t!(in l, "digest-policies"));
-        for f in &self.digest.policies {
-            let _ = write!(
-                html,
-                "<li><a href=\"{CONSOLE}/jobs/{}\">{}</a> — {}</li>",
-                f.job_id,
-                escape(&f.job),
-                escape(&self.finding(f))
-            );
+        if !self.digest.worse_after_change.is_empty() {
+            let heading = t!(in l, "digest-worse-after-change");
+            let _ = write!(html, "<h3>{}</h3><ul>", escape(&heading));
+            for f in &self.digest.worse_after_change {
+                let _ = write!(
+                    html,
+                    "<li><a href=\"{CONSOLE}/jobs/{}#revisions\">{}</a> — {}</li>",
+                    f.job_id,
+                    escape(&f.job),
+                    escape(&self.change(f))
+                );
+            }
+            html.push_str("</ul>");
         }
-        html.push_str("</ul>");
     }
 
     fn html_hours(&self, html: &mut String) {
@@ -478,6 +520,17 @@ mod tests {
                     failed: u64::from(h == 5),
                 })
                 .collect(),
+            worse_after_change: vec![crate::domain::digest::ChangeFinding {
+                job: "sync <db>".into(),
+                job_id: 3,
+                revision: 8,
+                actor: "token:ci".into(),
+                fields: vec!["http_url".into()],
+                worse: crate::domain::job::outcomes::Worse {
+                    rate: Some((0.995, 0.88)),
+                    p95_ms: None,
+                },
+            }],
             policies: Vec::new(),
         };
         let mail = compose(&digest, chrono_tz::Tz::UTC, Locale::english());
@@ -497,6 +550,16 @@ mod tests {
         assert!(!mail.html.contains("<script") && !mail.html.contains("<img"));
         // No policy findings, no section.
         assert!(!mail.text.contains("Retry policies worth a look"));
+        // A change that made a job worse: who, what, and the rate before and after.
+        assert!(
+            mail.text.contains("Got worse after a change:")
+                && mail
+                    .text
+                    .contains("revision 8 by token:ci (http_url): succeeded 99.5 % → 88.0 %"),
+            "{}",
+            mail.text
+        );
+        assert!(mail.html.contains("/jobs/3#revisions"), "{}", mail.html);
 
         // A policy its own history questions is named, with a link to its editor.
         let mut questioned = digest.clone();

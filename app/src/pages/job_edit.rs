@@ -143,7 +143,7 @@ pub fn JobEditPage() -> impl IntoView {
 }
 
 /// The cards under a saved job's form: its durations, a run with parameters, its trigger or
-/// ping URL (for admins), its backfills (for a job Bulwark runs).
+/// ping URL (for admins), its backfills (for a job Bulwark runs), its revisions.
 fn saved_job_cards(id: i64, input: &JobInput, readonly: bool) -> impl IntoView + use<> {
     let declared =
         crate::domain::job::params::parse_declarations(&input.parameters).unwrap_or_default();
@@ -158,7 +158,13 @@ fn saved_job_cards(id: i64, input: &JobInput, readonly: bool) -> impl IntoView +
         }
     });
     let backfill = (!watched).then(|| view! { <super::job_backfill::BackfillCard id readonly /> });
-    view! { <DurationChart id /> {run_card} {hook_card} {backfill} }
+    view! {
+        <DurationChart id />
+        {run_card}
+        {hook_card}
+        {backfill}
+        <super::job_revisions::RevisionsCard id readonly />
+    }
 }
 
 /// What every section of the form edits and reads.

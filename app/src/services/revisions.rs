@@ -191,3 +191,84 @@ pub(crate) async fn open_one(
     };
     key.check_opens(&context(row.job_id, row.revision), &row.sealed)
 }
+
+/// Finished runs per revision read for [`outcomes`]: the newest this many.
+const OUTCOME_RUNS: u64 = 2_000;
+
+/// What each revision of `job_id` did: its finished runs (the newest [`OUTCOME_RUNS`]),
+/// succeeded and P95 duration, by revision.
+pub async fn outcomes(
+    db: &impl ConnectionTrait,
+    job_id: i64,
+) -> Result<Vec<crate::domain::job::outcomes::RevisionOutcome>, DbErr> {
+    use crate::domain::job::outcomes::{self, FinishedRun};
+    use crate::domain::run::RunStatus;
+    use crate::entities::{job_attempt, job_run};
+    use sea_orm::QuerySelect;
+    let runs: Vec<(i64, i32, RunStatus)> = job_run::Entity::find()
+        .select_only()
+        .columns([
+            job_run::Column::Id,
+            job_run::Column::Revision,
+            job_run::Column::Status,
+        ])
+        .filter(job_run::Column::JobId.eq(job_id))
+        .filter(job_run::Column::Revision.is_not_null())
+        .filter(job_run::Column::Status.is_in([RunStatus::Succeeded, RunStatus::Dead]))
+        .order_by_desc(job_run::Column::Id)
+        .limit(OUTCOME_RUNS)
+        .into_tuple()
+        .all(db)
+        .await?;
+    let mut durations: std::collections::HashMap<i64, Vec<u64>> = Default::default();
+    for chunk in runs.chunks(500) {
+        let ids = chunk.iter().map(|(id, ..)| *id);
+        let rows: Vec<(i64, Option<i64>)> = job_attempt::Entity::find()
+            .select_only()
+            .columns([job_attempt::Column::RunId, job_attempt::Column::DurationMs])
+            .filter(job_attempt::Column::RunId.is_in(ids))
+            .into_tuple()
+            .all(db)
+            .await?;
+        for (run, ms) in rows {
+            if let Some(ms) = ms {
+                durations.entry(run).or_default().push(ms.max(0) as u64);
+            }
+        }
+    }
+    let finished: Vec<FinishedRun> = runs
+        .into_iter()
+        .map(|(id, revision, status)| FinishedRun {
+            revision,
+            succeeded: status == RunStatus::Succeeded,
+            durations_ms: durations.remove(&id).unwrap_or_default(),
+        })
+        .collect();
+    Ok(outcomes::outcomes(&finished))
+}
+
+/// The fields revision `revision` of `job_id` changed from the one before, read from the
+/// definitions as shown (no key needed; a change only to a credential is not named).
+pub async fn shown_changes(
+    db: &impl ConnectionTrait,
+    job_id: i64,
+    revision: i32,
+) -> Result<Vec<String>, DbErr> {
+    let rows = job_revision::Entity::find()
+        .filter(job_revision::Column::JobId.eq(job_id))
+        .filter(job_revision::Column::Revision.is_in([revision - 1, revision]))
+        .order_by_asc(job_revision::Column::Revision)
+        .all(db)
+        .await?;
+    let shown: Vec<JobInput> = rows
+        .iter()
+        .filter_map(|r| serde_json::from_str(&r.shown).ok())
+        .collect();
+    let [before, after] = shown.as_slice() else {
+        return Ok(Vec::new());
+    };
+    Ok(diff::changes((before, before), (after, after))
+        .into_iter()
+        .map(|c| c.field)
+        .collect())
+}

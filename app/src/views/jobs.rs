@@ -399,3 +399,12 @@ pub struct RevisionRow {
     pub at: DateTime<Utc>,
     pub note: Option<String>,
 }
+
+/// A revision with what its runs did, as the job page's history shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RevisionView {
+    pub row: RevisionRow,
+    pub outcome: Option<crate::domain::job::outcomes::RevisionOutcome>,
+    /// Worse than the revision before it (`crate::domain::job::outcomes::worse`).
+    pub worse: Option<crate::domain::job::outcomes::Worse>,
+}

@@ -156,3 +156,63 @@ async fn revisions_are_sealed_and_a_rekey_covers_them() {
     assert_eq!(stored.http_headers, format!("Authorization: {SECRET}"));
     assert!(!shown.http_headers.contains("s3cret"));
 }
+
+/// Runs of a revision, finished just now.
+async fn runs_of(app: &TestApp, job_id: i64, revision: i32, status: app::domain::run::RunStatus) {
+    for _ in 0..10 {
+        let mut row = crate::helpers::run_row(job_id, status, chrono::Utc::now());
+        row.revision = sea_orm::Set(Some(revision));
+        crate::helpers::insert_run(&app.db, row).await;
+    }
+}
+
+/// A change that broke the job: the job page marks the revision worse than the one before,
+/// with both rates, and the next digest names the job, who changed it and what.
+async fn a_change_that_breaks_a_job_is_named(app: TestApp) {
+    use app::domain::run::RunStatus;
+    let admin = app.signed_in("admin", ADMIN_PASSWORD).await;
+    let mut input = crate::engine::base("nightly");
+    input.kind = "http".into();
+    input.http_url = "http://127.0.0.1:9/ok".into();
+    let id = save(&app, &admin, None, &input).await;
+    runs_of(&app, id, 1, RunStatus::Succeeded).await;
+    input.http_url = "http://127.0.0.1:9/broken".into();
+    save(&app, &admin, Some(id), &input).await;
+    runs_of(&app, id, 2, RunStatus::Dead).await;
+
+    let res = app
+        .call(&admin, "jobs/revisions", &[("id", &id.to_string())])
+        .await;
+    let listed: Value = serde_json::from_str(&res.text().await.unwrap()).unwrap();
+    assert_eq!(listed[0]["row"]["revision"], 2);
+    assert_eq!(listed[0]["outcome"]["runs"], 10);
+    assert_eq!(listed[0]["worse"]["rate"], json!([1.0, 0.0]));
+    assert_eq!(listed[1]["worse"], Value::Null);
+    let res = app
+        .call(
+            &admin,
+            "jobs/revisions/diff",
+            &[("id", &id.to_string()), ("from", "1"), ("to", "2")],
+        )
+        .await;
+    let diff: Value = serde_json::from_str(&res.text().await.unwrap()).unwrap();
+    assert_eq!(diff[0]["field"], "http_url");
+
+    let end = chrono::Utc::now() + chrono::Duration::minutes(1);
+    let digest = app::services::notifications::digest::gather(&app.db, end)
+        .await
+        .unwrap();
+    let [finding] = digest.worse_after_change.as_slice() else {
+        panic!("{:?}", digest.worse_after_change);
+    };
+    assert_eq!(
+        (
+            finding.job.as_str(),
+            finding.revision,
+            finding.actor.as_str()
+        ),
+        ("nightly", 2, "admin")
+    );
+    assert_eq!(finding.fields, ["http_url"]);
+}
+on_both_backends!(a_change_that_breaks_a_job_is_named);

@@ -66,6 +66,17 @@ fn server_functions() -> Vec<(&'static str, Access, Args)> {
         ("audit/list", Read, Form(&[])),
         ("jobs/list", Read, Form(&[])),
         ("jobs/get", Read, Form(&[("id", "999999")])),
+        ("jobs/revisions", Read, Form(&[("id", "999999")])),
+        (
+            "jobs/revisions/diff",
+            Read,
+            Form(&[("id", "999999"), ("from", "1"), ("to", "2")]),
+        ),
+        (
+            "jobs/revisions/restore",
+            Change,
+            Form(&[("id", "999999"), ("revision", "1")]),
+        ),
         (
             "jobs/save",
             Change,

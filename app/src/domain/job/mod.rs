@@ -5,6 +5,7 @@
 //! - [`parse`]: [`JobSpec::parse`], which turns it into a [`JobSpec`] or names every bad field.
 //! - [`redact`]: credentials hidden for display and kept when a form is saved back.
 //! - [`diff`]: two revisions compared field by field, credentials hidden.
+//! - [`outcomes`]: what each revision's runs did, and whether a change made things worse.
 //! - [`placement`]: where a run's parameter may stand, and how its value is written there.
 //!
 //! A [`JobSpec`] holds parsed values only (a [`CronExpr`], a [`Tz`], [`EmailAddress`]es), so
@@ -12,6 +13,7 @@
 
 pub mod diff;
 pub mod input;
+pub mod outcomes;
 pub mod params;
 pub mod parse;
 pub mod placement;

@@ -36,6 +36,7 @@ pub async fn gather(db: &impl ConnectionTrait, end: DateTime<Utc>) -> Result<Dig
     count_attempts(db, start, end, &mut jobs).await?;
     let queue = failed_queue(db, &jobs).await?;
     let policies = policies_worth_a_look(db).await?;
+    let worse_after_change = worse_after_change(db, start, end).await?;
     // Jobs that did something first, then by name.
     let mut jobs: Vec<JobDigest> = jobs.into_values().collect();
     jobs.sort_by(|a, b| b.runs.cmp(&a.runs).then_with(|| a.job.cmp(&b.job)));
@@ -43,6 +44,7 @@ pub async fn gather(db: &impl ConnectionTrait, end: DateTime<Utc>) -> Result<Dig
         start,
         end,
         policies,
+        worse_after_change,
         jobs,
         queue,
         hours,
@@ -166,6 +168,63 @@ async fn failed_queue(
 }
 
 /// Retry policies worth a look: each enabled job's policy replayed against its episodes.
+/// Jobs with a revision made in the window whose runs since did worse than the revision
+/// before's: the latest such revision of each job, compared by `outcomes::worse`.
+async fn worse_after_change(
+    db: &impl ConnectionTrait,
+    start: DateTime<Utc>,
+    end: DateTime<Utc>,
+) -> Result<Vec<crate::domain::digest::ChangeFinding>, DbErr> {
+    use crate::entities::job_revision;
+    let made = job_revision::Entity::find()
+        .filter(job_revision::Column::At.gte(start))
+        .filter(job_revision::Column::At.lt(end))
+        .filter(job_revision::Column::Revision.gt(1))
+        .order_by_desc(job_revision::Column::Revision)
+        .all(db)
+        .await?;
+    let mut findings = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for revision in made {
+        if !seen.insert(revision.job_id) {
+            continue;
+        }
+        if let Some(finding) = change_finding(db, revision).await? {
+            findings.push(finding);
+        }
+    }
+    findings.sort_by(|a, b| a.job.cmp(&b.job));
+    Ok(findings)
+}
+
+async fn change_finding(
+    db: &impl ConnectionTrait,
+    revision: crate::entities::job_revision::Model,
+) -> Result<Option<crate::domain::digest::ChangeFinding>, DbErr> {
+    use crate::domain::job::outcomes::worse;
+    let outcomes = crate::services::revisions::outcomes(db, revision.job_id).await?;
+    let of = |n: i32| outcomes.iter().find(|o| o.revision == n);
+    let Some(worse) = of(revision.revision - 1)
+        .zip(of(revision.revision))
+        .and_then(|(before, after)| worse(before, after))
+    else {
+        return Ok(None);
+    };
+    let Some(job) = job::Entity::find_by_id(revision.job_id).one(db).await? else {
+        return Ok(None);
+    };
+    let fields =
+        crate::services::revisions::shown_changes(db, revision.job_id, revision.revision).await?;
+    Ok(Some(crate::domain::digest::ChangeFinding {
+        job: job.name,
+        job_id: job.id,
+        revision: revision.revision,
+        actor: revision.actor,
+        fields,
+        worse,
+    }))
+}
+
 async fn policies_worth_a_look(
     db: &impl ConnectionTrait,
 ) -> Result<Vec<crate::domain::digest::PolicyFinding>, DbErr> {
