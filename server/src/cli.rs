@@ -632,7 +632,8 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             let db = connect(&config).await?;
             match command {
                 CalendarCommand::Import { file } => {
-                    calendars::import(&db, &config.secret_key()?, &file).await
+                    let key = crate::commands::sealing_key(&config, &db).await?;
+                    calendars::import(&db, &key, &file).await
                 }
                 CalendarCommand::Export { name } => calendars::export(&db, &name).await,
                 CalendarCommand::List { json } => calendars::list(&db, json).await,
@@ -746,24 +747,34 @@ async fn jobs(command: JobsCommand, config: &Config) -> anyhow::Result<()> {
     use crate::commands::{jobs, revisions};
     let db = connect(config).await?;
     match command {
-        JobsCommand::Apply { file } => jobs::apply(&db, &config.secret_key()?, &file).await,
+        JobsCommand::Apply { file } => {
+            jobs::apply(
+                &db,
+                &crate::commands::sealing_key(config, &db).await?,
+                &file,
+            )
+            .await
+        }
         JobsCommand::List => jobs::list(&db).await,
         JobsCommand::Run {
             name,
             business_date,
         } => jobs::run(&db, &name, business_date).await,
         JobsCommand::Check { confirm, json } => jobs::check(&db, confirm.as_deref(), json).await,
-        JobsCommand::SeedDemo => crate::demo::seed(&db, &config.secret_key()?).await,
+        JobsCommand::SeedDemo => {
+            crate::demo::seed(&db, &crate::commands::sealing_key(config, &db).await?).await
+        }
         JobsCommand::History { name, json } => revisions::history(&db, &name, json).await,
         JobsCommand::Diff { name, a, b } => {
-            revisions::diff(&db, &config.secret_key()?, &name, (a, b)).await
+            let key = crate::commands::sealing_key(config, &db).await?;
+            revisions::diff(&db, &key, &name, (a, b)).await
         }
         JobsCommand::Restore {
             name,
             revision,
             note,
         } => {
-            let key = config.secret_key()?;
+            let key = crate::commands::sealing_key(config, &db).await?;
             revisions::restore(&db, &key, &name, revision, note.as_deref()).await
         }
     }

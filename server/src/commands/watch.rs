@@ -229,7 +229,7 @@ pub async fn import_crontab(
     if specs.is_empty() {
         anyhow::bail!("no line of the crontab could be imported");
     }
-    let key = config.secret_key()?;
+    let key = super::sealing_key(config, db).await?;
     let applied =
         crate::jobs_file::apply_specs_checked(db, specs, args.dry_run, &super::cli(), &key)
             .await

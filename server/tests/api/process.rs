@@ -54,6 +54,9 @@ pub(crate) fn bulwark(
         .env_clear()
         .env("PATH", std::env::var("PATH").unwrap_or_default())
         .env("DATABASE_URL", &app.database_url)
+        // Every instance and command of one installation shares its key (the start refuses
+        // another: what the test application sealed, such as its jobs' revisions, must open).
+        .env("BULWARK_SECRET_KEY_FILE", app.secret_key_file())
         .envs(moved_clock_of_this_process())
         .envs(env.iter().copied());
     cmd

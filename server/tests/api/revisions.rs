@@ -216,3 +216,28 @@ async fn a_change_that_breaks_a_job_is_named(app: TestApp) {
     assert_eq!(finding.fields, ["http_url"]);
 }
 on_both_backends!(a_change_that_breaks_a_job_is_named);
+
+/// A command given another key file refuses to seal anything (the server could not open it).
+#[tokio::test(flavor = "multi_thread")]
+async fn a_command_with_another_key_changes_nothing() {
+    let app = TestApp::sqlite_with(|_, _| {}).await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("jobs.toml");
+    std::fs::write(&file, "[[job]]\nname = \"elsewhere\"\nkind = \"builtin\"\nbuiltin_task = \"noop\"\ncron = \"0 0 0 1 1 *\"\n").unwrap();
+    let other = dir.path().join("other.key");
+    let other = other.to_str().unwrap();
+    let out = crate::process::cli_with_env(
+        &app,
+        &["jobs", "apply", file.to_str().unwrap()],
+        "",
+        &[("BULWARK_SECRET_KEY_FILE", other)],
+    );
+    assert!(!out.status.success());
+    assert!(
+        text(&out.stderr).contains("is not the key this database's values are sealed with"),
+        "{}",
+        text(&out.stderr)
+    );
+    let jobs = app::services::jobs::list_models(&app.db).await.unwrap();
+    assert!(jobs.iter().all(|j| j.name != "elsewhere"));
+}
