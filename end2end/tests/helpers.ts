@@ -8,9 +8,14 @@ export const VIEWER = { username: "viewer", password: "viewer-e2e-password" };
 /** The database of the server under test (start-server.sh). */
 export const DATABASE = path.resolve(__dirname, "../.run/e2e.db");
 
-/** Runs the built `bulwark` against the server's database, with the server's configuration. */
+/** Runs the built `bulwark` against the server's database, with the server's configuration
+ * (its secret key too: commands that seal refuse another). */
 export function bulwark(...args: string[]): string {
-  const env = { ...process.env, DATABASE_URL: `sqlite://${DATABASE}?mode=rwc` };
+  const env = {
+    ...process.env,
+    DATABASE_URL: `sqlite://${DATABASE}?mode=rwc`,
+    BULWARK_SECRET_KEY_FILE: path.resolve(__dirname, "../.run/secret.key"),
+  };
   return execFileSync(process.env.BULWARK_BIN!, args, { env, encoding: "utf8" });
 }
 

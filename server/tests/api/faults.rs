@@ -672,6 +672,7 @@ async fn the_command_line_keeps_time_by_the_database() {
             .env_clear()
             .env("PATH", std::env::var("PATH").unwrap_or_default())
             .env("DATABASE_URL", &app.database_url)
+            .env("BULWARK_SECRET_KEY_FILE", app.secret_key_file())
             .envs(crate::process::skewed_clock("+1h"))
             .output()
             .unwrap();
