@@ -54,10 +54,6 @@ pub enum LinkError {
     Db(#[from] DbErr),
 }
 
-fn current(user: user::Model) -> CurrentUser {
-    user.current()
-}
-
 /// Signs in the person a provider vouched for: their account, made now if they have none.
 pub async fn sign_in_oidc(
     db: &DatabaseConnection,
@@ -132,7 +128,7 @@ async fn returning(
     };
     let account = follow_role(db, account, role, actor_name, now).await?;
     users::signed_in(db, account.id, now).await?;
-    Ok(Outcome::SignedIn(current(account)))
+    Ok(Outcome::SignedIn(account.current()))
 }
 
 /// Gives `account` the role its groups map to, audited as the provider's or proxy's doing. The
@@ -190,7 +186,7 @@ async fn first_time(
     )
     .await?;
     txn.commit().await?;
-    Ok(Outcome::SignedIn(current(account)))
+    Ok(Outcome::SignedIn(account.current()))
 }
 
 /// A new account without a password; `None` when the name is taken.
@@ -298,11 +294,13 @@ pub async fn by_header(
     match users::find_by_username(db, name.as_str()).await? {
         Some(account) if account.disabled_at.is_some() => Ok(None),
         // Without a groups header the proxy says who, not what: the role set here stands.
-        Some(account) if !groups_given => Ok(Some(current(account))),
+        Some(account) if !groups_given => Ok(Some(account.current())),
         Some(account) => match role {
-            Some(role) => Ok(Some(current(
-                follow_role(db, account, role, &method, now).await?,
-            ))),
+            Some(role) => Ok(Some(
+                follow_role(db, account, role, &method, now)
+                    .await?
+                    .current(),
+            )),
             None => Ok(None),
         },
         None => {
@@ -319,13 +317,13 @@ pub async fn by_header(
                 drop(txn);
                 return Ok(users::find_by_username(db, name.as_str())
                     .await?
-                    .map(current));
+                    .map(user::Model::current));
             };
             let detail = serde_json::json!({ "role": role, "sign_in": method });
             let who = Actor::named(&method);
             audit::record(&txn, &who, ACTION_CREATED, name.as_str(), detail, now).await?;
             txn.commit().await?;
-            Ok(Some(current(account)))
+            Ok(Some(account.current()))
         }
     }
 }
