@@ -3,7 +3,8 @@ import { ADMIN, defineJob, hydrated, runNow, signIn } from "./helpers";
 
 // The retry editor's evidence: a job whose every run fails once (exit 75, transient) and
 // succeeds when retried builds a history of ten recovered outages; the editor replays the
-// policies against it and suggests one, which "Apply" puts into the fields.
+// policies against it and suggests one, which "Apply" puts into the fields. After a change, the
+// panel can keep to the runs of the current revision.
 
 test("the editor replays policies against the job's own failures and applies a suggestion", async ({ page }) => {
   test.setTimeout(180_000);
@@ -39,6 +40,23 @@ test("the editor replays policies against the job's own failures and applies a s
     return chart.getOption().series.map((s: any) => s.name);
   });
   expect(series).toContain("Past outages recovered");
+
+  // A change makes revision 2; its two runs are all the evidence of the job as it is now.
+  await page.locator("#job-description").fill("revised");
+  await page.getByRole("button", { name: "Save job" }).click();
+  await expect(page.getByTestId("save-ok")).toHaveText("Saved.");
+  for (let i = 0; i < 2; i++) {
+    await runNow(page, "evidence-flaky", "succeeded");
+  }
+  await page.goto(jobUrl);
+  await hydrated(page);
+  await expect(panel).toContainText("12 failure episodes");
+  const currentOnly = panel.getByTestId("evidence-current-only");
+  await currentOnly.check();
+  await expect(panel.getByTestId("evidence-few")).toHaveText(/Revision 2 has only 2 failure episodes/);
+  await expect(page.locator("dt", { hasText: "Of this job's past outages" })).toHaveCount(0);
+  await currentOnly.uncheck();
+  await expect(panel).toContainText("12 failure episodes");
 
   // A policy too hasty for these outages: its single retry comes before any has ended.
   await page.locator("#retry-first").fill("1ms");

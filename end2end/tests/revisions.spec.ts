@@ -2,7 +2,7 @@ import { expect, test } from "@playwright/test";
 import { ADMIN, defineJob, hydrated, signIn } from "./helpers";
 
 // A job's revisions on its page: saved twice, its history lists both with who made them, the
-// diff shows the changed field side by side, and a restore makes a third.
+// diff shows the changed field side by side, and a restore makes a third and refills the form.
 
 test("a job's history, a diff of two revisions, and a restore", async ({ page }) => {
   await signIn(page, ADMIN);
@@ -13,9 +13,8 @@ test("a job's history, a diff of two revisions, and a restore", async ({ page })
   await page.getByRole("button", { name: "Save job" }).click();
   await expect(page.getByTestId("save-ok")).toHaveText("Saved.");
 
+  // The card lists the new revision as soon as the save is done.
   const card = page.getByTestId("revisions");
-  await page.reload();
-  await hydrated(page);
   const rows = card.getByTestId("revision-list").locator("tbody tr");
   await expect(rows).toHaveCount(2);
   await expect(rows.first()).toContainText("admin");
@@ -28,4 +27,6 @@ test("a job's history, a diff of two revisions, and a restore", async ({ page })
   await expect(card.getByRole("status")).toHaveText("Restored as revision 3.");
   await expect(rows).toHaveCount(3);
   await expect(rows.first()).toContainText("restored from revision 1");
+  // The form shows the restored definition: saving it now would not bring back revision 2.
+  await expect(page.locator("#job-description")).toHaveValue("");
 });

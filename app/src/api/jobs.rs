@@ -183,19 +183,19 @@ pub async fn effective_timeout(
     )
 }
 
-/// The job's failure episodes (`services::evidence`): the editor replays policies against
-/// them in the browser as the sliders move.
+/// The job's failure episodes with their revisions (`services::evidence`): the editor replays
+/// policies against them in the browser as the sliders move.
 #[server(endpoint = "jobs/episodes", output = Json)]
-pub async fn job_episodes(id: i64) -> Result<Vec<crate::domain::recovery::Episode>, AppError> {
+pub async fn job_episodes(id: i64) -> Result<crate::domain::recovery::JobEpisodes, AppError> {
     super::respond(
         async {
             super::auth::require_user()?;
             let state = super::state()?;
             // A job that does not exist is a 404, not an empty history.
-            crate::services::jobs::get(&state.db, id)
+            let job = crate::services::jobs::get(&state.db, id)
                 .await
                 .map_err(AppError::from)?;
-            Ok(crate::services::evidence::episodes(&state.db, id).await?)
+            Ok(crate::services::evidence::of_job(&state.db, &job).await?)
         }
         .await,
     )

@@ -12,9 +12,9 @@ use leptos::prelude::*;
 use crate::api::AppError;
 use crate::components::chart::EChart;
 use crate::components::retry_chart::retry_chart;
-use crate::components::retry_evidence::{JobHistory, RetryEvidence};
+use crate::components::retry_evidence::{Evidence, JobHistory, RetryEvidence};
 use crate::domain::duration::{self, DurationError};
-use crate::domain::recovery::{Episode, Replay, replay};
+use crate::domain::recovery::{Replay, replay};
 use crate::domain::retry::{
     Jitter, RetryError, RetryInput, RetryPolicy, Warning, WarningContext, presets,
     success_probability,
@@ -175,10 +175,12 @@ pub fn RetryEditor(
     });
     // With enough episodes, what the edited policy would have recovered of them replaces the
     // guessed per-attempt rate, in the facts and as the chart's second axis.
-    let episodes = StoredValue::new(history.replayable().map(<[Episode]>::to_vec));
+    let scoped = Evidence::new(&history);
     let evidence = Memo::new(move |_| {
         let policy = parsed.get().ok()?;
-        episodes.with_value(|e| e.as_deref().map(|e| replay(&policy, e)))
+        scoped
+            .episodes
+            .with(|e| e.as_deref().map(|e| replay(&policy, e)))
     });
     let times = move || {
         parsed.get().ok().map(|policy| {
@@ -205,6 +207,7 @@ pub fn RetryEditor(
             <RetryOutput ed assume warnings evidence redraw_ms />
             <RetryEvidence
                 history
+                evidence=scoped
                 edited=Signal::derive(move || parsed.get().ok())
                 edited_replay=evidence
                 in_force

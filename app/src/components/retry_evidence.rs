@@ -1,11 +1,14 @@
 //! The retry editor's evidence panel: the policy being edited and the one in force, replayed
 //! against the job's own failure episodes (`crate::domain::recovery`), side by side per retry,
 //! and "Suggest a policy" for a recovery target, shown as a change the administrator applies or
-//! not. Everything is computed in the browser from the episodes the page loaded once.
+//! not; the episodes of every revision of the job or of its current one only. Everything is
+//! computed in the browser from the episodes the page loaded once.
 
 use leptos::prelude::*;
 
-use crate::domain::recovery::{Episode, MIN_EPISODES, Replay, Suggestion, replay, suggest};
+use crate::domain::recovery::{
+    Episode, JobEpisodes, MIN_EPISODES, Replay, Suggestion, replay, suggest,
+};
 use crate::domain::retry::{RetryInput, RetryPolicy};
 use crate::i18n::duration as human_ms;
 use crate::t;
@@ -22,15 +25,39 @@ pub enum JobHistory {
     Unsaved,
     /// The episodes could not be read; the reason, ready to show.
     Unavailable(String),
-    Episodes(Vec<Episode>),
+    Episodes(JobEpisodes),
 }
 
 impl JobHistory {
-    /// The episodes when there are enough to replay a policy against.
-    pub fn replayable(&self) -> Option<&[Episode]> {
+    /// The episodes (of every revision, or of the current one only) when there are enough to
+    /// replay a policy against.
+    pub fn replayable(&self, current_only: bool) -> Option<Vec<Episode>> {
         match self {
-            Self::Episodes(e) if e.len() >= MIN_EPISODES => Some(e),
+            Self::Episodes(job) => {
+                Some(job.select(current_only)).filter(|e| e.len() >= MIN_EPISODES)
+            }
             _ => None,
+        }
+    }
+}
+
+/// The episodes the panel goes by, and the choice that picks them.
+#[derive(Clone, Copy)]
+pub struct Evidence {
+    /// Only the runs of the job's current revision.
+    pub current_only: RwSignal<bool>,
+    /// The chosen episodes when there are enough of them.
+    pub episodes: Memo<Option<Vec<Episode>>>,
+}
+
+impl Evidence {
+    pub fn new(history: &JobHistory) -> Self {
+        let history = StoredValue::new(history.clone());
+        let current_only = RwSignal::new(false);
+        let episodes = Memo::new(move |_| history.with_value(|h| h.replayable(current_only.get())));
+        Self {
+            current_only,
+            episodes,
         }
     }
 }
@@ -38,6 +65,7 @@ impl JobHistory {
 #[component]
 pub fn RetryEvidence(
     history: JobHistory,
+    evidence: Evidence,
     /// The policy being edited, when its fields parse.
     #[prop(into)]
     edited: Signal<Option<RetryPolicy>>,
@@ -51,22 +79,11 @@ pub fn RetryEvidence(
     retry: RwSignal<RetryInput>,
     #[prop(default = false)] readonly: bool,
 ) -> impl IntoView {
-    let episodes = match history {
-        JobHistory::Episodes(e) if e.len() >= MIN_EPISODES => StoredValue::new(e),
+    let job = match history {
+        JobHistory::Episodes(job) if job.episodes.len() >= MIN_EPISODES => job,
         short => return too_little(short),
     };
-    // The policy in force does not move while the page is open: replayed once.
-    let now = episodes.with_value(|e| in_force.map(|p| replay(&p, e)));
-    let in_force_summary = now.as_ref().map(summary);
-    let censored = episodes.with_value(|e| e.iter().filter(|e| !e.recovered).count());
-    let count = episodes.with_value(Vec::len);
-    let rows = move || {
-        edited_replay.with(|r| {
-            let starts = edited.get().map(|p| p.cumulative_ms()).unwrap_or_default();
-            r.as_ref().map(|r| retry_rows(r, &starts, now.as_ref()))
-        })
-    };
-    let edited_summary = move || edited_replay.with(|r| r.as_ref().map(summary));
+    let episodes = evidence.episodes;
     let chosen = Chosen {
         edited,
         in_force,
@@ -74,34 +91,98 @@ pub fn RetryEvidence(
         episodes,
         readonly,
     };
+    // Limiting can leave too few: then the panel says how many the current revision has.
+    let of_current = job.select(true).len();
+    let current = job.current;
+    let scope = job
+        .spans_revisions()
+        .then(|| view! { <RevisionScope current current_only=evidence.current_only /> });
+    let body = move || match episodes.get() {
+        Some(e) => view! { <Replayed episodes=e edited_replay chosen /> }.into_any(),
+        None => too_few_of(current, of_current),
+    };
     view! {
         <section class="retry-evidence" data-testid="retry-evidence">
             <h3>{t!("evidence-title")}</h3>
-            <p>{t!("evidence-basis", episodes = count, censored = censored)}</p>
-            <div class="table-scroll">
-                <table class="evidence">
-                    <thead>
-                        <tr>
-                            <th>{t!("retry-col-retry")}</th>
-                            <th>{t!("evidence-col-starts")}</th>
-                            <th>{t!("evidence-col-edited")}</th>
-                            <th>{t!("evidence-col-in-force")}</th>
-                            <th></th>
-                        </tr>
-                    </thead>
-                    <tbody>{rows}</tbody>
-                </table>
-            </div>
-            <dl class="facts">
-                <dt>{t!("evidence-col-edited")}</dt>
-                <dd data-testid="evidence-edited">{edited_summary}</dd>
-                <dt>{t!("evidence-col-in-force")}</dt>
-                <dd data-testid="evidence-in-force">{in_force_summary}</dd>
-            </dl>
-            <Suggest chosen />
+            {scope}
+            {body}
         </section>
     }
     .into_any()
+}
+
+/// The panel's body when the current revision alone has too few episodes to go by.
+fn too_few_of(revision: i32, count: usize) -> AnyView {
+    view! {
+        <p class="muted" data-testid="evidence-few">
+            {t!("evidence-too-few-revision", revision = revision, count = count, needed = MIN_EPISODES)}
+        </p>
+    }
+    .into_any()
+}
+
+/// The choice between every revision's runs and the current revision's alone.
+#[component]
+fn RevisionScope(current: i32, current_only: RwSignal<bool>) -> impl IntoView {
+    view! {
+        <label class="check">
+            <input
+                type="checkbox"
+                data-testid="evidence-current-only"
+                prop:checked=move || current_only.get()
+                on:change=move |ev| current_only.set(event_target_checked(&ev))
+            />
+            {t!("evidence-current-only", revision = current)}
+        </label>
+    }
+}
+
+/// The chosen episodes replayed: per retry, the edited policy beside the one in force, and
+/// "Suggest".
+#[component]
+fn Replayed(
+    episodes: Vec<Episode>,
+    edited_replay: Signal<Option<Replay>>,
+    chosen: Chosen,
+) -> impl IntoView {
+    let Chosen {
+        edited, in_force, ..
+    } = chosen;
+    let now = in_force.map(|p| replay(&p, &episodes));
+    let in_force_summary = now.as_ref().map(summary);
+    let censored = episodes.iter().filter(|e| !e.recovered).count();
+    let count = episodes.len();
+    let rows = move || {
+        edited_replay.with(|r| {
+            let starts = edited.get().map(|p| p.cumulative_ms()).unwrap_or_default();
+            r.as_ref().map(|r| retry_rows(r, &starts, now.as_ref()))
+        })
+    };
+    let edited_summary = move || edited_replay.with(|r| r.as_ref().map(summary));
+    view! {
+        <p>{t!("evidence-basis", episodes = count, censored = censored)}</p>
+        <div class="table-scroll">
+            <table class="evidence">
+                <thead>
+                    <tr>
+                        <th>{t!("retry-col-retry")}</th>
+                        <th>{t!("evidence-col-starts")}</th>
+                        <th>{t!("evidence-col-edited")}</th>
+                        <th>{t!("evidence-col-in-force")}</th>
+                        <th></th>
+                    </tr>
+                </thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </div>
+        <dl class="facts">
+            <dt>{t!("evidence-col-edited")}</dt>
+            <dd data-testid="evidence-edited">{edited_summary}</dd>
+            <dt>{t!("evidence-col-in-force")}</dt>
+            <dd data-testid="evidence-in-force">{in_force_summary}</dd>
+        </dl>
+        <Suggest chosen />
+    }
 }
 
 /// The panel when there is nothing to replay: a job not saved yet, episodes that could not
@@ -114,7 +195,7 @@ fn too_little(history: JobHistory) -> AnyView {
         .into_any(),
         JobHistory::Episodes(e) => view! {
             <p class="muted" data-testid="evidence-few">
-                {t!("evidence-too-few", count = e.len(), needed = MIN_EPISODES)}
+                {t!("evidence-too-few", count = e.episodes.len(), needed = MIN_EPISODES)}
             </p>
         }
         .into_any(),
@@ -176,7 +257,7 @@ struct Chosen {
     edited: Signal<Option<RetryPolicy>>,
     in_force: Option<RetryPolicy>,
     retry: RwSignal<RetryInput>,
-    episodes: StoredValue<Vec<Episode>>,
+    episodes: Memo<Option<Vec<Episode>>>,
     readonly: bool,
 }
 
@@ -225,7 +306,9 @@ fn Suggest(chosen: Chosen) -> impl IntoView {
                 on:click=move |_| {
                     let from = edited.get_untracked().or(in_force);
                     let proposed = from.and_then(|p| {
-                        episodes.with_value(|e| suggest(&p, e, target.get_untracked()))
+                        episodes.with_untracked(|e| {
+                            suggest(&p, e.as_deref()?, target.get_untracked())
+                        })
                     });
                     suggestion.set(Some(proposed));
                 }

@@ -137,6 +137,37 @@ pub fn episode_of(attempts: &[AttemptFact]) -> Option<Episode> {
     })
 }
 
+/// A job's failure episodes, each with the revision of its definition the run ran, and the
+/// revision in force: the evidence panel can go by what the job is now rather than by
+/// definitions since replaced.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct JobEpisodes {
+    /// The job's revision now.
+    pub current: i32,
+    /// Newest first: the revision each episode's run ran (`None` for runs from before
+    /// revisions were kept) and the episode.
+    pub episodes: Vec<(Option<i32>, Episode)>,
+}
+
+impl JobEpisodes {
+    /// The episodes of every revision, or of the current one only.
+    pub fn select(&self, current_only: bool) -> Vec<Episode> {
+        self.episodes
+            .iter()
+            .filter(|(revision, _)| !current_only || *revision == Some(self.current))
+            .map(|(_, episode)| *episode)
+            .collect()
+    }
+
+    /// Whether some episodes come from another revision than the current one: only then does
+    /// limiting them to it change anything.
+    pub fn spans_revisions(&self) -> bool {
+        self.episodes
+            .iter()
+            .any(|(revision, _)| *revision != Some(self.current))
+    }
+}
+
 /// Fewer episodes than this say too little: the editor then falls back to the guessed
 /// per-attempt success rate and says why.
 pub const MIN_EPISODES: usize = 10;
@@ -578,5 +609,27 @@ mod tests {
         );
         // Nine episodes say nothing.
         assert_eq!(worth_a_look(&hasty, &replay(&hasty, &episodes[..9])), None);
+    }
+
+    #[test]
+    fn episodes_can_be_limited_to_the_current_revision() {
+        let job = JobEpisodes {
+            current: 3,
+            episodes: vec![
+                (Some(3), ep(10, true)),
+                (Some(2), ep(20, true)),
+                (None, ep(30, false)),
+                (Some(3), ep(40, false)),
+            ],
+        };
+        assert!(job.spans_revisions());
+        assert_eq!(job.select(false).len(), 4);
+        assert_eq!(job.select(true), vec![ep(10, true), ep(40, false)]);
+        // A job whose episodes all ran its current definition has nothing to limit.
+        let steady = JobEpisodes {
+            current: 3,
+            episodes: vec![(Some(3), ep(10, true))],
+        };
+        assert!(!steady.spans_revisions());
     }
 }

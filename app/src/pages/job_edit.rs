@@ -10,7 +10,7 @@ use crate::i18n::errors::Explain;
 use crate::{key, t};
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::{use_navigate, use_params_map};
+use leptos_router::hooks::{use_navigate, use_params_map, use_query_map};
 
 use crate::api::AppError;
 use crate::api::jobs::{SaveJob, get_job, get_job_zone, zone_names};
@@ -78,8 +78,12 @@ pub fn JobEditPage() -> impl IntoView {
             .get("id")
             .and_then(|id| id.parse::<i64>().ok())
     };
+    // A restore (`pages::job_revisions`) comes back here with the revision it made: the form
+    // and the evidence are read again, so a save cannot put back the definition just replaced.
+    let query = use_query_map();
+    let shown = move || (id(), query.read().get("restored"));
     // The job's zone is fetched with the job, so the server renders the previews complete.
-    let detail = Resource::new(id, |id| async move {
+    let detail = Resource::new(shown, |(id, _)| async move {
         let (id, input, hold) = match id {
             Some(id) => get_job(id).await.map(|d| {
                 let hold = ParamsHold {
@@ -103,7 +107,7 @@ pub fn JobEditPage() -> impl IntoView {
     let names = Resource::new(|| (), |_| zone_names());
     // The job's failures for the retry editor's evidence panel, fetched beside the job so the
     // server renders the panel complete (it replays policies in the browser as the sliders move).
-    let history = Resource::new(id, |id| async move {
+    let history = Resource::new(shown, |(id, _)| async move {
         match id {
             Some(id) => match crate::api::jobs::job_episodes(id).await {
                 Ok(episodes) => JobHistory::Episodes(episodes),
@@ -126,8 +130,9 @@ pub fn JobEditPage() -> impl IntoView {
                         let hold_card = id
                             .filter(|_| !hold.misplaced.is_empty())
                             .map(|id| view! { <HeldForParameters id hold readonly /> });
-                        let cards = id.map(|id| saved_job_cards(id, &input, readonly));
-                        view! { {hold_card} <JobForm id input zone calendar zone_names history readonly /> {cards} }.into_any()
+                        let save = save_action(id);
+                        let cards = id.map(|id| saved_job_cards(id, &input, readonly, save.version().into()));
+                        view! { {hold_card} <JobForm id input zone calendar zone_names history save readonly /> {cards} }.into_any()
                     }
                     Err(e) => {
                         view! {
@@ -144,7 +149,12 @@ pub fn JobEditPage() -> impl IntoView {
 
 /// The cards under a saved job's form: its durations, a run with parameters, its trigger or
 /// ping URL (for admins), its backfills (for a job Bulwark runs), its revisions.
-fn saved_job_cards(id: i64, input: &JobInput, readonly: bool) -> impl IntoView + use<> {
+fn saved_job_cards(
+    id: i64,
+    input: &JobInput,
+    readonly: bool,
+    saves: Signal<usize>,
+) -> impl IntoView + use<> {
     let declared =
         crate::domain::job::params::parse_declarations(&input.parameters).unwrap_or_default();
     let run_card =
@@ -163,7 +173,7 @@ fn saved_job_cards(id: i64, input: &JobInput, readonly: bool) -> impl IntoView +
         {run_card}
         {hook_card}
         {backfill}
-        <super::job_revisions::RevisionsCard id readonly />
+        <super::job_revisions::RevisionsCard id readonly saves />
     }
 }
 
@@ -274,6 +284,7 @@ fn JobForm(
     calendar: Option<crate::domain::calendar::CalendarInput>,
     zone_names: String,
     history: JobHistory,
+    save: ServerAction<SaveJob>,
     readonly: bool,
 ) -> impl IntoView {
     let title = match id {
@@ -284,7 +295,6 @@ fn JobForm(
     // The policy saved with the job: the evidence panel replays it beside the edited one.
     let in_force = id.and_then(|_| crate::domain::retry::RetryPolicy::parse(&input.retry).ok());
     let job = RwSignal::new(input);
-    let save = save_action(id);
     let saved_error = Signal::derive(move || save.value().get().and_then(Result::err));
     let ed = Editing {
         job,

@@ -3,6 +3,7 @@
 //! revisions compared side by side (credentials hidden); and, for admins, restoring one.
 
 use leptos::prelude::*;
+use leptos_router::hooks::{use_navigate, use_query_map};
 
 use crate::api::revisions::{RestoreRevision, diff_revisions, list_revisions};
 use crate::domain::job::diff::FieldChange;
@@ -12,10 +13,32 @@ use crate::t;
 use crate::views::jobs::RevisionView;
 
 #[component]
-pub fn RevisionsCard(id: i64, readonly: bool) -> impl IntoView {
+pub fn RevisionsCard(
+    id: i64,
+    readonly: bool,
+    /// Counts the form's saves: each may have made a revision.
+    saves: Signal<usize>,
+) -> impl IntoView {
     let restore = ServerAction::<RestoreRevision>::new();
-    let rows = Resource::new(move || restore.version().get(), move |_| list_revisions(id));
+    let rows = Resource::new(move || saves.get(), move |_| list_revisions(id));
     let compare = RwSignal::new(None::<(i32, i32)>);
+    // The page reads the restored definition again (`pages::job_edit`), and says so here.
+    let navigate = use_navigate();
+    Effect::new(move |_| {
+        if let Some(Ok(revision)) = restore.value().get() {
+            navigate(
+                &format!("/jobs/{id}?restored={revision}#revisions"),
+                Default::default(),
+            );
+        }
+    });
+    let query = use_query_map();
+    let restored = move || {
+        query
+            .read()
+            .get("restored")
+            .and_then(|r| r.parse::<i32>().ok())
+    };
     view! {
         <section class="card" id="revisions" data-testid="revisions">
             <h2>{t!("revisions-heading")}</h2>
@@ -33,12 +56,11 @@ pub fn RevisionsCard(id: i64, readonly: bool) -> impl IntoView {
                     }
                 })}
             </Transition>
-            {move || restore.value().get().map(|result| match result {
-                Ok(revision) => view! {
-                    <p class="ok" role="status">{t!("revisions-restored", revision = revision)}</p>
-                }
-                .into_any(),
-                Err(e) => view! { <p class="error" role="alert">{e.explain(current())}</p> }.into_any(),
+            {move || restored().map(|revision| view! {
+                <p class="ok" role="status">{t!("revisions-restored", revision = revision)}</p>
+            })}
+            {move || restore.value().get().and_then(Result::err).map(|e| view! {
+                <p class="error" role="alert">{e.explain(current())}</p>
             })}
             {move || compare.get().map(|(from, to)| view! { <RevisionDiff id from to /> })}
         </section>

@@ -157,12 +157,40 @@ async fn revisions_are_sealed_and_a_rekey_covers_them() {
     assert!(!shown.http_headers.contains("s3cret"));
 }
 
-/// Runs of a revision, finished just now.
+/// Runs of a revision, finished just now, each after a transient failure: a failure episode
+/// each, recovered at the retry for those that succeeded.
 async fn runs_of(app: &TestApp, job_id: i64, revision: i32, status: app::domain::run::RunStatus) {
+    use app::domain::run::{ErrorClass, Outcome, RunStatus};
+    use app::entities::job_attempt;
+    use sea_orm::{ActiveModelTrait, Set};
+    let now = chrono::Utc::now();
+    let outcomes: &[Outcome] = match status {
+        RunStatus::Succeeded => &[Outcome::Failed, Outcome::Succeeded],
+        _ => &[Outcome::Failed],
+    };
     for _ in 0..10 {
-        let mut row = crate::helpers::run_row(job_id, status, chrono::Utc::now());
-        row.revision = sea_orm::Set(Some(revision));
-        crate::helpers::insert_run(&app.db, row).await;
+        let mut row = crate::helpers::run_row(job_id, status, now);
+        row.revision = Set(Some(revision));
+        row.attempts = Set(outcomes.len() as i32);
+        let run = crate::helpers::insert_run(&app.db, row).await;
+        for (number, outcome) in (1..).zip(outcomes) {
+            job_attempt::ActiveModel {
+                run_id: Set(run.id),
+                number: Set(number),
+                started_at: Set(now),
+                finished_at: Set(Some(now)),
+                duration_ms: Set(Some(100)),
+                timeout_ms: Set(1000),
+                outcome: Set(Some(*outcome)),
+                error_class: Set((*outcome == Outcome::Failed).then_some(ErrorClass::Transient)),
+                node: Set("test".into()),
+                slow: Set(false),
+                ..Default::default()
+            }
+            .insert(&app.db)
+            .await
+            .unwrap();
+        }
     }
 }
 
@@ -197,6 +225,21 @@ async fn a_change_that_breaks_a_job_is_named(app: TestApp) {
         .await;
     let diff: Value = serde_json::from_str(&res.text().await.unwrap()).unwrap();
     assert_eq!(diff[0]["field"], "http_url");
+    // The retry evidence knows which revision each failure episode ran, and which is current.
+    let res = app
+        .call(&admin, "jobs/episodes", &[("id", &id.to_string())])
+        .await;
+    let evidence: Value = serde_json::from_str(&res.text().await.unwrap()).unwrap();
+    assert_eq!(evidence["current"], 2);
+    let of = |revision: i64| {
+        evidence["episodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|e| e[0] == revision)
+            .count()
+    };
+    assert_eq!((of(1), of(2)), (10, 10), "{evidence}");
 
     let end = chrono::Utc::now() + chrono::Duration::minutes(1);
     let digest = app::services::notifications::digest::gather(&app.db, end)
