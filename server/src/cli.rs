@@ -34,10 +34,18 @@ pub struct Cli {
     command: Command,
 }
 
+#[derive(Debug, clap::Args)]
+struct ServeArgs {
+    /// Run jobs only: no console, API or traffic collection (`web = false`); `/healthz`,
+    /// `/readyz` and `/metrics` still answer, and the node still heart-beats.
+    #[arg(long)]
+    no_web: bool,
+}
+
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Start the web app.
-    Serve,
+    /// Start the web app and the job engine.
+    Serve(ServeArgs),
     /// Apply pending migrations and exit.
     Migrate,
     /// Manage accounts.
@@ -517,7 +525,7 @@ pub fn run() -> ExitCode {
     let cli = Cli::parse();
     // `serve` and the benchmarks run jobs, and a job's command may close its stdin before the
     // engine has written the parameters to it: that must stay an error, not end the process.
-    if !matches!(cli.command, Command::Serve | Command::Bench(_)) {
+    if !matches!(cli.command, Command::Serve(_) | Command::Bench(_)) {
         quiet_on_closed_pipe();
     }
     let config = match Config::load(cli.config.as_deref()) {
@@ -565,7 +573,7 @@ fn quiet_on_closed_pipe() {
 
 async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
     match command {
-        Command::Serve => serve(config).await,
+        Command::Serve(args) => serve(args, config).await,
         Command::Migrate => migrate(&config).await,
         Command::Policy(PolicyCommand::Preview(args)) => {
             crate::commands::policy::preview(&args, async || connect(&config).await).await
@@ -988,8 +996,19 @@ async fn traffic_db(config: &Config) -> anyhow::Result<sea_orm::DatabaseConnecti
     Ok(db)
 }
 
-async fn serve(config: Config) -> anyhow::Result<()> {
+async fn serve(args: ServeArgs, mut config: Config) -> anyhow::Result<()> {
+    if args.no_web {
+        config.web = false;
+    }
+    let web = config.web;
     let app = Application::build(config).await?;
-    println!("Bulwark is serving on http://{}", app.addr());
+    if web {
+        println!("Bulwark is serving on http://{}", app.addr());
+    } else {
+        println!(
+            "Bulwark runs jobs without the console; health and metrics on http://{}",
+            app.addr()
+        );
+    }
     app.run_until_stopped(shutdown::on_signal()).await
 }

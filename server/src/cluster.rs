@@ -43,6 +43,13 @@ pub const TRAFFIC_FLUSH: &str = "traffic_flush";
 pub struct NodeIdentity {
     pub node_id: String,
     pub addr: String,
+    /// What it may run, as other nodes and the console read it.
+    pub labels: app::domain::labels::Labels,
+    pub commands: bool,
+    /// Whether it serves the console.
+    pub web: bool,
+    /// Whether it runs jobs.
+    pub engine: bool,
 }
 
 /// Registers the node (again, after a restart with the same id).
@@ -62,6 +69,10 @@ pub async fn register(db: &DatabaseConnection, me: &NodeIdentity) -> Result<(), 
         heartbeat_at: Set(now),
         stopped_at: Set(None),
         clock_skew_ms: Set(skew),
+        labels: Set(me.labels.to_string()),
+        commands: Set(me.commands),
+        web: Set(me.web),
+        engine: Set(me.engine),
     };
     node::Entity::insert(row)
         .on_conflict(
@@ -75,6 +86,10 @@ pub async fn register(db: &DatabaseConnection, me: &NodeIdentity) -> Result<(), 
                     node::Column::HeartbeatAt,
                     node::Column::StoppedAt,
                     node::Column::ClockSkewMs,
+                    node::Column::Labels,
+                    node::Column::Commands,
+                    node::Column::Web,
+                    node::Column::Engine,
                 ])
                 .to_owned(),
         )

@@ -47,8 +47,18 @@ pub struct Config {
     pub secret_key_file: PathBuf,
     /// Run the job engine in `serve` (turn off for a web-only instance).
     pub engine: bool,
-    /// Whether `command` jobs may run on this instance.
+    /// Whether `command` jobs may run on this instance: without, it never claims them.
     pub allow_commands: bool,
+    /// A run waiting this long for a node allowed to run it (its job's `run_on`, or commands
+    /// off everywhere) is alerted on, once.
+    pub waiting_for_node_alert_seconds: u64,
+    /// This instance's labels (`{ role = "db", dc = "sh" }`; in the environment
+    /// `role=db,dc=sh`): it runs jobs whose `run_on` asks for no label it lacks.
+    #[serde(deserialize_with = "labels_table_or_text")]
+    pub node_labels: std::collections::BTreeMap<String, String>,
+    /// Serve the console, the API and traffic collection; off (`bulwark serve --no-web`), only
+    /// `/healthz`, `/readyz` and `/metrics` answer and the instance only runs jobs.
+    pub web: bool,
     /// This instance's name in leases and attempts (default: host, pid and start time).
     pub node_id: Option<String>,
     /// How long a claim on a run lasts without renewal.
@@ -205,6 +215,9 @@ impl Default for Config {
             secret_key_file: PathBuf::from("data/secret.key"),
             engine: true,
             allow_commands: true,
+            node_labels: Default::default(),
+            waiting_for_node_alert_seconds: 300,
+            web: true,
             node_id: None,
             lease_seconds: 30,
             grace_seconds: 30,
@@ -272,6 +285,9 @@ const ENV_KEYS: &[&str] = &[
     "secret_key_file",
     "engine",
     "allow_commands",
+    "node_labels",
+    "waiting_for_node_alert_seconds",
+    "web",
     "node_id",
     "lease_seconds",
     "grace_seconds",
@@ -340,6 +356,34 @@ pub enum ConfigError {
     SignIn(String),
     #[error("invalid configuration: {0}")]
     Mail(#[from] crate::mail::MailError),
+    #[error("invalid configuration: node_labels: {0}")]
+    NodeLabels(#[from] app::domain::labels::LabelError),
+}
+
+/// `node_labels` as a TOML table or, from the environment, as `role=db,dc=sh`.
+fn labels_table_or_text<'de, D>(
+    deserializer: D,
+) -> Result<std::collections::BTreeMap<String, String>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+{
+    #[derive(Deserialize)]
+    #[serde(untagged)]
+    enum Written {
+        Table(std::collections::BTreeMap<String, String>),
+        Text(String),
+    }
+    match Written::deserialize(deserializer)? {
+        Written::Table(table) => Ok(table),
+        Written::Text(text) => app::domain::labels::Labels::parse(&text)
+            .map(|labels| {
+                labels
+                    .pairs()
+                    .map(|(n, v)| (n.to_string(), v.to_string()))
+                    .collect()
+            })
+            .map_err(serde::de::Error::custom),
+    }
 }
 
 impl Config {
@@ -380,6 +424,9 @@ impl Config {
         engine.retention.run_days = self.run_retention_days;
         engine.run_log_max_bytes = u64::from(self.run_log_max_mb) << 20;
         engine.allow_commands = self.allow_commands;
+        engine.labels = self.labels();
+        engine.node_wait_alert =
+            std::time::Duration::from_secs(self.waiting_for_node_alert_seconds);
         engine.default_locale = self.locale();
         engine.outbound_deny = self.outbound_deny();
         engine
@@ -391,6 +438,12 @@ impl Config {
         app::domain::client_addr::Networks::parse(&self.outbound_deny)
             .map(crate::outbound::Deny::new)
             .unwrap_or_else(|_| crate::outbound::Deny::standard())
+    }
+
+    /// This instance's labels. [`Config::load`] refuses ones that do not parse, so these are
+    /// empty only for a `Config` built by hand with a bad label.
+    pub fn labels(&self) -> app::domain::labels::Labels {
+        app::domain::labels::Labels::from_pairs(self.node_labels.clone()).unwrap_or_default()
     }
 
     /// The configured language. [`Config::load`] refuses one without a catalogue, so this
@@ -511,6 +564,7 @@ impl Config {
         }
         crate::mail::MailSettings::validate(&config.mail_from, config.smtp_url.as_deref())?;
         config.check_sign_in().map_err(ConfigError::SignIn)?;
+        app::domain::labels::Labels::from_pairs(config.node_labels.clone())?;
         Ok(config)
     }
 }
@@ -620,6 +674,34 @@ mod tests {
             );
             jail.set_env("BULWARK_DEFAULT_LOCALE", "zh-CN");
             assert_eq!(Config::load(None).unwrap().locale().tag(), "zh-CN");
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn node_labels_come_as_a_table_or_as_text() {
+        Jail::expect_with(|jail| {
+            jail.create_file(
+                "bulwark.toml",
+                "node_labels = { role = \"db\", dc = \"sh\" }\n",
+            )?;
+            let config = Config::load(None).map_err(|e| e.to_string())?;
+            assert_eq!(config.labels().to_string(), "dc=sh,role=db");
+            jail.set_env("BULWARK_NODE_LABELS", "role=web");
+            let config = Config::load(None).map_err(|e| e.to_string())?;
+            assert_eq!(config.labels().to_string(), "role=web");
+            jail.set_env("BULWARK_NODE_LABELS", "Role=web");
+            let message = Config::load(None).unwrap_err().to_string();
+            assert!(
+                message.to_lowercase().contains("node_labels") && message.contains("`Role`"),
+                "{message}"
+            );
+            Ok(())
+        });
+        Jail::expect_with(|jail| {
+            jail.create_file("bulwark.toml", "node_labels = { role = \"a b\" }\n")?;
+            let message = Config::load(None).unwrap_err().to_string();
+            assert!(message.contains("node_labels"), "{message}");
             Ok(())
         });
     }

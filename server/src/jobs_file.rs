@@ -67,6 +67,8 @@ struct JobToml {
     calendar: Option<String>,
     /// `skip` (default) or `next_workday`.
     on_off_day: Option<String>,
+    /// The labels a node must carry to run it (`{ role = "db" }`).
+    run_on: Option<BTreeMap<String, String>>,
     retry: Option<RetryToml>,
     timeout: Option<TimeoutToml>,
     /// No output for this long ends a command attempt as stalled (`"5m"`).
@@ -288,6 +290,13 @@ impl JobToml {
         put(&mut input.tags, self.tags.take().map(|v| v.join(", ")));
         put(&mut input.calendar, self.calendar.take());
         put(&mut input.on_off_day, self.on_off_day.take());
+        put(
+            &mut input.run_on,
+            self.run_on.take().map(|labels| {
+                let pairs: Vec<String> = labels.iter().map(|(n, v)| format!("{n}={v}")).collect();
+                pairs.join(", ")
+            }),
+        );
         if let Some(v) = self.on_exhausted.take() {
             // The file writes a fallback as `fallback:<job>`; the form has two fields.
             match v.strip_prefix("fallback:") {
@@ -676,6 +685,17 @@ escalate_to = ["lead@example.com"]
         assert!(parse_file(job).unwrap()[0].tags.is_empty());
         let problems = parse_file(&format!("{job}tags = [\"no/slash\"]\n")).unwrap_err();
         assert!(problems[0].contains("no/slash"), "{problems:?}");
+    }
+
+    #[test]
+    fn run_on_is_a_table_of_labels() {
+        let job = "[[job]]\nname = \"placed\"\ncron = \"0 * * * * *\"\nkind = \"command\"\ncommand = [\"backup.sh\"]\n";
+        let specs =
+            parse_file(&format!("{job}run_on = {{ role = \"db\", dc = \"sh\" }}\n")).unwrap();
+        assert_eq!(specs[0].run_on.to_string(), "dc=sh,role=db");
+        assert!(parse_file(job).unwrap()[0].run_on.is_empty());
+        let problems = parse_file(&format!("{job}run_on = {{ Role = \"db\" }}\n")).unwrap_err();
+        assert!(problems[0].contains("Role"), "{problems:?}");
     }
 
     #[test]

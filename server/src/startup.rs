@@ -118,6 +118,10 @@ impl Application {
         let me = NodeIdentity {
             node_id: engine_config.node_id.clone(),
             addr: addr.to_string(),
+            labels: engine_config.labels.clone(),
+            commands: config.allow_commands,
+            web: config.web,
+            engine: config.engine,
         };
         let recorder = Arc::new(Recorder::new(config.traffic_settings()));
         crate::traffic::load_sites(&db, &recorder).await;
@@ -211,7 +215,11 @@ impl Application {
             .unwrap_or_else(|| format!("http://{}", me.addr));
         let oidc = crate::auth::oidc::Oidc::new(&config, public_url)
             .context("cannot set up the OpenID providers")?;
-        let router = web::router(state, traffic, site, health, oidc);
+        let router = if config.web {
+            web::router(state, traffic, site, health, oidc)
+        } else {
+            web::jobs_only_router(state, recorder.clone(), health)
+        };
         tracing::info!(addr = %me.addr, database = %db::redacted(&config.database_url), "Bulwark is serving");
         let served = web::serve(listener, router, shutdown.wait()).await;
         if let Some(metrics) = metrics

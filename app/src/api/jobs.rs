@@ -201,6 +201,37 @@ pub async fn job_episodes(id: i64) -> Result<crate::domain::recovery::JobEpisode
     )
 }
 
+/// The live nodes that may run a job of `kind` asking for `run_on` (the editor shows them as
+/// the field is typed; a field that does not parse matches no node, and its error shows on
+/// save).
+#[server(endpoint = "jobs/placement", output = Json)]
+pub async fn job_placement(
+    run_on: String,
+    kind: String,
+) -> Result<crate::views::jobs::Placement, AppError> {
+    super::respond(
+        async {
+            super::auth::require_user()?;
+            let state = super::state()?;
+            let places = crate::services::placement::live(&state.db, crate::clock::now()).await?;
+            let kind = crate::domain::job::Kind::parse(kind.trim())
+                .unwrap_or(crate::domain::job::Kind::Http);
+            let matching = match crate::domain::labels::Labels::parse(&run_on) {
+                Ok(run_on) => crate::services::placement::matching(&places, &run_on, kind)
+                    .into_iter()
+                    .map(str::to_string)
+                    .collect(),
+                Err(_) => Vec::new(),
+            };
+            Ok(crate::views::jobs::Placement {
+                live: places.len(),
+                matching,
+            })
+        }
+        .await,
+    )
+}
+
 /// The job's recent attempts' durations, with its learned band (the duration chart).
 #[server(endpoint = "jobs/durations", output = Json)]
 pub async fn job_durations(id: i64) -> Result<crate::views::jobs::Durations, AppError> {

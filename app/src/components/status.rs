@@ -16,7 +16,7 @@ pub fn status_pill(status: RunStatus) -> impl IntoView + use<> {
         RunStatus::Succeeded => "pill ok",
         RunStatus::Dead => "pill bad",
         RunStatus::Running | RunStatus::Pending | RunStatus::RetryWait => "pill live",
-        RunStatus::Blocked | RunStatus::AwaitingPing => "pill warn",
+        RunStatus::Blocked | RunStatus::AwaitingPing | RunStatus::WaitingForNode => "pill warn",
         RunStatus::Skipped | RunStatus::Cancelled => "pill off",
     };
     pill(

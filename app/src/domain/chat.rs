@@ -57,6 +57,8 @@ crate::text_enum! {
         Trend = "trend.alert",
         /// A run took longer than its job ever should (`super::watch::Limits`).
         TooSlow = "job.too_slow",
+        /// A run has waited long for a node allowed to run it (`super::labels`).
+        WaitingForNode = "job.waiting_for_node",
         /// Alerts held back by a rate limit, said together.
         Summary = "channel.summary",
         Test = "channel.test",

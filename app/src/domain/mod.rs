@@ -47,6 +47,7 @@ pub mod duration;
 pub mod email;
 pub mod filters;
 pub mod job;
+pub mod labels;
 pub mod mail;
 pub mod maintenance;
 pub mod node;

@@ -31,13 +31,20 @@ crate::text_enum! {
         /// A watched job's tick, waiting for its ping (`super::watch`): never claimed, no
         /// lease, left alone by recovery.
         AwaitingPing = "awaiting_ping",
+        /// Due, but no live node may run it (its job's `run_on`, or commands switched off
+        /// everywhere): claimed as soon as one that may comes (`super::labels`).
+        WaitingForNode = "waiting_for_node",
     }
 }
 
 impl RunStatus {
     /// The statuses of a run that is still going.
-    pub const ACTIVE: &'static [RunStatus] =
-        &[RunStatus::Pending, RunStatus::Running, RunStatus::RetryWait];
+    pub const ACTIVE: &'static [RunStatus] = &[
+        RunStatus::Pending,
+        RunStatus::Running,
+        RunStatus::RetryWait,
+        RunStatus::WaitingForNode,
+    ];
 
     /// Still going: the run will be (or is being) attempted.
     pub fn is_active(self) -> bool {

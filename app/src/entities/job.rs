@@ -80,6 +80,9 @@ pub struct Model {
     pub on_off_day: OnOffDay,
     /// The current revision (`crate::services::revisions`); 0 until the first is recorded.
     pub revision: i32,
+    /// The labels a node must carry to run it, as `dc=sh,role=db` (`crate::domain::labels`);
+    /// empty: any node.
+    pub run_on: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -17,6 +17,14 @@ pub struct Model {
     pub stopped_at: Option<DateTimeUtc>,
     /// This node's clock minus the database's at its last heartbeat (ms).
     pub clock_skew_ms: Option<i64>,
+    /// Its `node_labels`, as `dc=sh,role=db` (`crate::domain::labels`); empty for none.
+    pub labels: String,
+    /// Whether it runs command jobs (`allow_commands`).
+    pub commands: bool,
+    /// Whether it serves the console (not with `bulwark serve --no-web`).
+    pub web: bool,
+    /// Whether it runs jobs at all (not with `engine = false`).
+    pub engine: bool,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -106,9 +106,11 @@ fn title(event: &ChatEvent, l: Locale) -> String {
         }
         EventType::Recovered => t!(in l, "chat-recovered", job = job),
         EventType::Test => t!(in l, "chat-test"),
-        EventType::Digest | EventType::Trend | EventType::Summary | EventType::TooSlow => {
-            event.headline.clone().unwrap_or_default()
-        }
+        EventType::Digest
+        | EventType::Trend
+        | EventType::Summary
+        | EventType::TooSlow
+        | EventType::WaitingForNode => event.headline.clone().unwrap_or_default(),
     }
 }
 
@@ -134,7 +136,11 @@ fn facts(event: &ChatEvent, l: Locale) -> Vec<(String, String)> {
                 event.at.format("%Y-%m-%d %H:%M:%S UTC").to_string(),
             ));
         }
-        EventType::Digest | EventType::Trend | EventType::Summary | EventType::TooSlow => {
+        EventType::Digest
+        | EventType::Trend
+        | EventType::Summary
+        | EventType::TooSlow
+        | EventType::WaitingForNode => {
             for detail in &event.details {
                 facts.push((detail.label.clone(), detail.value.clone()));
             }

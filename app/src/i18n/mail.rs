@@ -171,6 +171,82 @@ pub fn recovered(
     }
 }
 
+/// A run no live node may take, and what its job asks of one.
+pub struct NodeWait<'a> {
+    pub job: &'a str,
+    pub run_id: i64,
+    /// The job's `run_on` (`role=db`); empty when it asks for no label (then it is a command
+    /// job, and no live node runs commands).
+    pub run_on: &'a str,
+    pub waited_ms: u64,
+}
+
+impl NodeWait<'_> {
+    /// What the job asks of a node, in words.
+    fn asks(&self, l: Locale) -> String {
+        match self.run_on {
+            "" => t!(in l, "no-node-asks-commands"),
+            labels => t!(in l, "no-node-asks-labels", labels = labels),
+        }
+    }
+}
+
+/// A run that has waited a while for a node allowed to run it.
+pub fn waiting_for_node(l: Locale, wait: &NodeWait<'_>) -> Composed {
+    let subject = t!(in l, "mail-no-node-subject", job = wait.job);
+    let link = run_link(wait.run_id);
+    let lead = t!(
+        in l,
+        "mail-no-node-text",
+        job = wait.job,
+        run = wait.run_id,
+        waited = l.duration(wait.waited_ms as f64),
+        asks = wait.asks(l)
+    );
+    Composed {
+        text: format!("{lead} ({link})\n"),
+        html: page(
+            l,
+            &subject,
+            &format!(
+                "<p>{} (<a href=\"{link}\">#{}</a>)</p>",
+                escape(&lead),
+                wait.run_id
+            ),
+        ),
+        subject,
+    }
+}
+
+/// The same as a chat message's headline and facts.
+pub fn waiting_for_node_event(
+    l: Locale,
+    wait: &NodeWait<'_>,
+    at: DateTime<Utc>,
+) -> crate::domain::chat::ChatEvent {
+    use crate::domain::chat::{ChatEvent, Detail, EventType};
+    let headline = t!(in l, "chat-no-node", job = wait.job);
+    let mut event = ChatEvent::general(EventType::WaitingForNode, headline, at);
+    event.job = wait.job.to_string();
+    event.run_id = Some(wait.run_id);
+    event.run_url = Some(run_link(wait.run_id));
+    event.details = vec![
+        Detail {
+            label: t!(in l, "mail-fact-job"),
+            value: wait.job.to_string(),
+        },
+        Detail {
+            label: t!(in l, "chat-no-node-asks"),
+            value: wait.asks(l),
+        },
+        Detail {
+            label: t!(in l, "chat-no-node-waited"),
+            value: l.duration(wait.waited_ms as f64),
+        },
+    ];
+    event
+}
+
 /// A run that took longer than its job ever should: `took_ms` against `limit_ms`.
 pub fn too_slow(l: Locale, job: &str, run_id: i64, took_ms: u64, limit_ms: u64) -> Composed {
     let subject = t!(in l, "mail-too-slow-subject", job = job);

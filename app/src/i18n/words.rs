@@ -30,6 +30,7 @@ pub fn run_status_in(locale: super::Locale, status: RunStatus) -> String {
         RunStatus::Cancelled => key!("run-status-cancelled"),
         RunStatus::Blocked => key!("run-status-blocked"),
         RunStatus::AwaitingPing => key!("run-status-awaiting_ping"),
+        RunStatus::WaitingForNode => key!("run-status-waiting_for_node"),
     })
 }
 

@@ -24,7 +24,9 @@ use crate::components::ticker::use_ticker;
 use crate::i18n::duration;
 use crate::i18n::words::error_class;
 use crate::t;
-use crate::views::overview::{Attention, Failure, NextFire, Overview, SlowAttempt, Tiles};
+use crate::views::overview::{
+    Attention, Failure, NextFire, NodeWait, Overview, SlowAttempt, Tiles,
+};
 use crate::views::runs::HourBucket;
 
 /// Stacked bars per hour (succeeded, failed, still in progress) and the share of the ended
@@ -375,6 +377,7 @@ fn OverviewBody(o: Overview, admin: bool, retrigger: ServerAction<RetriggerRun>)
         <section class="card" data-testid="attention">
             <h2>{t!("overview-attention-heading")}</h2>
             {attention_table(o.attention, now, retrigger)}
+            {waiting_list(o.waiting, now)}
             {slow_list(o.slow)}
         </section>
         <div class="two-up">
@@ -447,6 +450,32 @@ fn attention_row(
             {action}
         </tr>
     }
+}
+
+/// Runs that no live node may take: which job, since when, and what it asks of a node.
+fn waiting_list(waiting: Vec<NodeWait>, now: DateTime<Utc>) -> Option<impl IntoView> {
+    (!waiting.is_empty()).then(|| {
+        let items = waiting
+            .into_iter()
+            .map(|w| {
+                let asks = match w.run_on.as_str() {
+                    "" => t!("no-node-asks-commands"),
+                    labels => t!("no-node-asks-labels", labels = labels.to_string()),
+                };
+                view! {
+                    <li data-job=w.job.clone()>
+                        <a href=format!("/runs/{}", w.run_id)>{format!("{} #{}", w.job, w.run_id)}</a>
+                        " — "
+                        {t!("overview-waiting-item", since = ago(w.since, now), asks = asks)}
+                    </li>
+                }
+            })
+            .collect_view();
+        view! {
+            <h3>{t!("overview-waiting-heading")}</h3>
+            <ul class="plain" data-testid="waiting-for-node">{items}</ul>
+        }
+    })
 }
 
 /// Attempts that ran (or are running) far longer than their job usually takes.

@@ -386,6 +386,11 @@ fn WhatRunsSection(ed: Editing) -> impl IntoView {
             <Show when=move || kind() == Kind::Watch.as_str()>
                 <WatchFields ed />
             </Show>
+            <Show when=move || kind() != Kind::Watch.as_str()>
+                <Field label=t!("job-run-on") field="run_on" job=ed.job readonly=ed.readonly
+                    error=ed.error_for("run_on") get=|j| j.run_on.clone() set=|j, v| j.run_on = v />
+                <super::job_placement::PlacementHint job=ed.job />
+            </Show>
         </section>
     }
 }

@@ -10,6 +10,7 @@ pub mod home;
 pub mod job_backfill;
 pub mod job_calendar;
 pub mod job_edit;
+pub mod job_placement;
 pub mod job_revisions;
 pub mod jobs;
 pub mod login;

@@ -217,6 +217,27 @@ fn NodesCard() -> impl IntoView {
     }
 }
 
+/// What a node does: console and jobs, jobs only, or the console only; its labels; whether
+/// it runs commands.
+fn what_it_runs(n: &NodeView) -> String {
+    let mode = match (n.web, n.engine) {
+        (true, true) => t!("nodes-mode-both"),
+        (false, _) => t!("nodes-mode-jobs"),
+        (true, false) => t!("nodes-mode-web"),
+    };
+    let mut parts = vec![mode];
+    if n.engine {
+        parts.push(match n.labels.as_str() {
+            "" => t!("nodes-no-labels"),
+            labels => labels.to_string(),
+        });
+        if !n.commands {
+            parts.push(t!("nodes-no-commands"));
+        }
+    }
+    parts.join(" · ")
+}
+
 #[component]
 fn NodesTable(rows: Vec<NodeView>) -> impl IntoView {
     let locale = crate::i18n::current();
@@ -228,6 +249,7 @@ fn NodesTable(rows: Vec<NodeView>) -> impl IntoView {
                     <th>{t!("jobs-filter-state")}</th>
                     <th>{t!("nodes-heartbeat")}</th>
                     <th>{t!("nodes-clock")}</th>
+                    <th>{t!("nodes-runs")}</th>
                     <th>{t!("nodes-host")}</th>
                     <th>{t!("nodes-version")}</th>
                     <th>{t!("run-col-started")}</th>
@@ -262,6 +284,7 @@ fn NodesTable(rows: Vec<NodeView>) -> impl IntoView {
                             }
                         });
                         let id = n.node_id.clone();
+                        let runs = what_it_runs(&n);
                         view! {
                             <tr data-node=id data-state=n.state.as_str()>
                                 <td>{n.node_id}</td>
@@ -276,6 +299,7 @@ fn NodesTable(rows: Vec<NodeView>) -> impl IntoView {
                                     s => duration(s as f64 * 1000.0),
                                 })}</td>
                                 <td>{skew}</td>
+                                <td data-testid="node-runs">{runs}</td>
                                 <td>{t!("nodes-host-pid", host = n.host.clone(), pid = n.pid, addr = n.addr.clone())}</td>
                                 <td>{n.version}</td>
                                 <td>{crate::i18n::stamp(n.started_at)}</td>

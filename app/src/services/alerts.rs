@@ -323,6 +323,47 @@ fn say(
     })
 }
 
+/// Says that a run has waited long for a node allowed to run it, to the job's alert
+/// recipients and channels: once per run (`crate::services::placement`).
+pub async fn waiting_for_node(
+    db: &impl ConnectionTrait,
+    job: &crate::entities::job::Model,
+    wait: &crate::services::placement::Waiting,
+    now: DateTime<Utc>,
+    default_locale: crate::i18n::Locale,
+) -> Result<bool, DbErr> {
+    let spec = match super::jobs::to_spec(job) {
+        Ok(spec) => spec,
+        // An unreadable job cannot say whom to tell; its page says what is wrong with it.
+        Err(_) => return Ok(false),
+    };
+    let locale = super::notifications::mail_locale(db, default_locale).await?;
+    let said = mail::NodeWait {
+        job: &spec.name,
+        run_id: wait.run_id,
+        run_on: &job.run_on,
+        waited_ms: u64::try_from((now - wait.due_at).num_milliseconds()).unwrap_or(0),
+    };
+    let said = Said {
+        composed: mail::waiting_for_node(locale, &said),
+        recipients: spec.alerts.to.clone(),
+        channels: spec.alerts.channels.clone(),
+        event: mail::waiting_for_node_event(locale, &said, now),
+        run_id: wait.run_id,
+    };
+    let dedupe_key = format!("no_node:{}:{}", job.id, wait.run_id);
+    send(
+        db,
+        job.id,
+        said,
+        &dedupe_key,
+        "waiting_for_node",
+        now,
+        default_locale,
+    )
+    .await
+}
+
 /// What a too-slow run is, for [`too_slow`].
 pub struct TooSlow {
     pub run_id: i64,

@@ -98,6 +98,7 @@ pub fn to_spec(row: &job::Model) -> Result<JobSpec, JobError> {
         tags: serde_json::from_str(&row.tags).map_err(|_| corrupt("tags"))?,
         calendar: row.calendar.clone(),
         on_off_day: row.on_off_day,
+        run_on: crate::domain::labels::Labels::parse(&row.run_on).map_err(|_| corrupt("run_on"))?,
     })
 }
 
@@ -133,6 +134,7 @@ fn fill(
     model.next_fire_at = Set(next_fire_at(spec.enabled, spec, calendar, now));
     model.calendar = Set(spec.calendar.clone());
     model.on_off_day = Set(spec.on_off_day);
+    model.run_on = Set(spec.run_on.to_string());
     model.overlap = Set(spec.overlap);
     model.misfire = Set(spec.misfire);
     model.on_exhausted = Set(spec.on_exhausted.action());

@@ -26,6 +26,7 @@ pub mod outbox;
 pub mod overview;
 pub mod passwords;
 pub mod pending_logins;
+pub mod placement;
 pub mod retention;
 pub mod revisions;
 pub mod run_logs;

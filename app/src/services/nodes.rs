@@ -27,6 +27,10 @@ impl NodeSummary {
             stopped_at: self.row.stopped_at,
             state: self.state,
             clock_skew_ms: self.row.clock_skew_ms,
+            labels: self.row.labels,
+            web: self.row.web,
+            engine: self.row.engine,
+            commands: self.row.commands,
         }
     }
 }

@@ -15,7 +15,9 @@ use crate::domain::run::{RunStatus, Trigger};
 use crate::domain::watch::{HISTORY, Limits, Pace};
 use crate::entities::{job, job_alert, job_attempt, job_run};
 use crate::services::traffic::TrafficError;
-use crate::views::overview::{Attention, Change, Failure, NextFire, Overview, SlowAttempt, Tiles};
+use crate::views::overview::{
+    Attention, Change, Failure, NextFire, NodeWait, Overview, SlowAttempt, Tiles,
+};
 
 /// How many rows each list of the page holds.
 pub const LIST: usize = 10;
@@ -46,6 +48,7 @@ pub async fn read(
         tiles,
         attention: attention(db, &jobs).await?,
         slow: slow(db, &jobs, now, day_ago).await?,
+        waiting: waiting(db, &jobs).await?,
         next_fires: next_fires(&jobs, now),
         failures: failures(db, &jobs).await?,
         per_hour: super::runs::per_hour(db, now, 24).await?,
@@ -292,6 +295,30 @@ async fn attention(db: &DatabaseConnection, jobs: &[job::Model]) -> Result<Vec<A
 
 /// Attempts flagged too slow in the last 24 hours, and running attempts already past their
 /// job's too-slow limit (`crate::domain::watch::Limits`), newest first.
+/// Runs no live node may take, oldest first (the placement sweep marks them).
+async fn waiting(db: &DatabaseConnection, jobs: &[job::Model]) -> Result<Vec<NodeWait>, DbErr> {
+    let by_id: HashMap<i64, &job::Model> = jobs.iter().map(|j| (j.id, j)).collect();
+    let runs = job_run::Entity::find()
+        .filter(job_run::Column::Status.eq(RunStatus::WaitingForNode))
+        .order_by_asc(job_run::Column::DueAt)
+        .limit(LIST as u64)
+        .all(db)
+        .await?;
+    Ok(runs
+        .into_iter()
+        .filter_map(|run| {
+            let job = by_id.get(&run.job_id)?;
+            Some(NodeWait {
+                job_id: job.id,
+                job: job.name.clone(),
+                run_id: run.id,
+                since: run.due_at.unwrap_or(run.scheduled_for),
+                run_on: job.run_on.clone(),
+            })
+        })
+        .collect())
+}
+
 async fn slow(
     db: &DatabaseConnection,
     jobs: &[job::Model],

@@ -408,3 +408,12 @@ pub struct RevisionView {
     /// Worse than the revision before it (`crate::domain::job::outcomes::worse`).
     pub worse: Option<crate::domain::job::outcomes::Worse>,
 }
+
+/// Where a job asking for some labels could run now (the editor, beside `run_on`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Placement {
+    /// Live nodes that run jobs.
+    pub live: usize,
+    /// Of them, those that may run it, by id.
+    pub matching: Vec<String>,
+}

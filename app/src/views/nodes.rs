@@ -20,4 +20,10 @@ pub struct NodeView {
     pub clock_skew_ms: Option<i64>,
     /// Seconds since its last heartbeat, by the server's clock when the list was read.
     pub silent_s: i64,
+    /// Its `node_labels`, as `dc=sh,role=db`.
+    pub labels: String,
+    /// Whether it serves the console, runs jobs, runs command jobs.
+    pub web: bool,
+    pub engine: bool,
+    pub commands: bool,
 }

@@ -89,6 +89,19 @@ pub struct SlowAttempt {
     pub running: bool,
 }
 
+/// A run that no live node may take (`crate::services::placement`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NodeWait {
+    pub job_id: i64,
+    pub job: String,
+    pub run_id: i64,
+    /// Since when it could have run.
+    pub since: DateTime<Utc>,
+    /// What its job asks of a node (`role=db`); empty: a command job, and no live node runs
+    /// commands.
+    pub run_on: String,
+}
+
 /// A job's next tick.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NextFire {
@@ -114,6 +127,9 @@ pub struct Overview {
     pub tiles: Tiles,
     pub attention: Vec<Attention>,
     pub slow: Vec<SlowAttempt>,
+    /// Runs waiting for a node allowed to run them, oldest first.
+    #[serde(default)]
+    pub waiting: Vec<NodeWait>,
     pub next_fires: Vec<NextFire>,
     pub failures: Vec<Failure>,
     /// Runs per hour over the last 24 hours, oldest first.

@@ -191,7 +191,7 @@ fn header_colour(event: &ChatEvent) -> &'static str {
         EventType::FirstFailure | EventType::Escalation => "red",
         EventType::Recovered => "green",
         EventType::Digest | EventType::Summary | EventType::Test => "blue",
-        EventType::Trend | EventType::TooSlow => "orange",
+        EventType::Trend | EventType::TooSlow | EventType::WaitingForNode => "orange",
     }
 }
 

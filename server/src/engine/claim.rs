@@ -19,7 +19,7 @@ use std::time::Duration;
 
 use tokio::time::Instant;
 
-use app::domain::job::JobSpec;
+use app::domain::job::{JobSpec, Kind};
 use app::domain::run::RunStatus;
 use app::domain::timeout::{self, EffectiveTimeout};
 use app::entities::job_run;
@@ -74,6 +74,24 @@ fn unpaused(paused: &Paused, class: usize, b: &mut Binder) -> Option<String> {
         Some(condition) => format!(" AND (waits_for_pause = {waits} OR {condition})"),
         None => format!(" AND waits_for_pause = {waits}"),
     })
+}
+
+/// What keeps a claim to the jobs this node may run: those whose `run_on` asks only for labels
+/// it carries — one of the subsets of its own (`app::domain::labels`) — and no command job
+/// where commands are off. A run no node may take stays due; the placement sweep
+/// (`app::services::placement`) marks it `waiting_for_node`.
+fn eligible(config: &super::EngineConfig, b: &mut Binder) -> String {
+    let subsets = config.labels.subsets();
+    let run_on: Vec<String> = subsets.into_iter().map(|s| b.bind(s)).collect();
+    let commands = if config.allow_commands {
+        String::new()
+    } else {
+        format!(" AND j.kind <> {}", b.bind(Kind::Command.as_str()))
+    };
+    format!(
+        " AND EXISTS (SELECT 1 FROM jobs j WHERE j.id = job_runs.job_id AND j.run_on IN ({}){commands})",
+        run_on.join(", ")
+    )
 }
 
 /// The order classes are claimed in, and how many each may take at most in its turn: the
@@ -156,12 +174,13 @@ async fn take_due(
         let Some(unpaused) = unpaused(paused, i, &mut b) else {
             continue;
         };
+        let eligible = eligible(&shared.config, &mut b);
         let sql = format!(
             "UPDATE job_runs SET status = {}, due_at = NULL, attempts = attempts + 1, \
                lease_owner = {}, lease_expires_at = {}, updated_at = {}, \
                revision = NULLIF((SELECT revision FROM jobs WHERE jobs.id = job_runs.job_id), 0) \
              WHERE id IN (SELECT id FROM job_runs WHERE due_at IS NOT NULL AND due_at <= {} \
-               AND {class}{unpaused} ORDER BY due_at, id LIMIT {}{}) \
+               AND {class}{unpaused}{eligible} ORDER BY due_at, id LIMIT {}{}) \
              RETURNING *",
             b.bind(RunStatus::Running.as_str()),
             b.bind(shared.config.node_id.clone()),

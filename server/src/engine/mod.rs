@@ -17,6 +17,7 @@
 //! - [`supervise`]: the engine's own tasks started again when they die, and the engine's
 //!   health when one cannot be kept.
 //! - [`recovery`]: runs whose node stopped renewing → interrupted, retried.
+//! - [`placement`]: due runs no live node may take → `waiting_for_node`, alerted after a while.
 //! - [`listen`]: PostgreSQL `LISTEN`, so other nodes' new work wakes this one at once.
 //! - [`cache`]: parsed job definitions and recent durations, kept between attempts.
 //!
@@ -32,6 +33,7 @@ pub mod claim;
 pub mod executor;
 pub mod lease;
 pub mod listen;
+pub mod placement;
 pub mod recovery;
 pub mod run_log;
 pub mod settle;
@@ -70,8 +72,12 @@ pub struct EngineConfig {
     pub concurrency: usize,
     /// Ticks later than this when first seen count as missed (the misfire policy applies).
     pub misfire_after: Duration,
-    /// Whether `command` jobs may run here.
+    /// Whether `command` jobs may run here: without, they are never claimed here.
     pub allow_commands: bool,
+    /// This node's labels: it claims only runs of jobs whose `run_on` they satisfy.
+    pub labels: app::domain::labels::Labels,
+    /// A run waiting this long for a node allowed to run it is alerted on.
+    pub node_wait_alert: Duration,
     /// What the `cleanup` task keeps.
     pub retention: Retention,
     /// Opens the secrets jobs refer to; without it such jobs fail with a message.
@@ -96,6 +102,8 @@ impl EngineConfig {
             concurrency: 16,
             misfire_after: Duration::from_secs(30),
             allow_commands: true,
+            labels: Default::default(),
+            node_wait_alert: Duration::from_secs(300),
             retention: Retention::default(),
             secret_key: None,
             default_locale: app::i18n::Locale::english(),
@@ -636,5 +644,29 @@ async fn start_duties(duties: &Duties, shared: &Arc<Shared>) -> Vec<uuid::Uuid> 
         Ok(id) => ids.push(id),
         Err(e) => tracing::error!(error = %e, duty = "recovery sweep", "could not start a duty"),
     }
+    match start_placement(duties, shared).await {
+        Ok(id) => ids.push(id),
+        Err(e) => tracing::error!(error = %e, duty = "placement sweep", "could not start a duty"),
+    }
     ids
+}
+
+/// The placement sweep, once a heartbeat: a node that stops or starts changes where runs may
+/// go no faster than that.
+async fn start_placement(
+    duties: &Duties,
+    shared: &Arc<Shared>,
+) -> Result<uuid::Uuid, tokio_cron_scheduler::JobSchedulerError> {
+    let shared = shared.clone();
+    let alerted = Arc::new(placement::Alerted::default());
+    duties
+        .every("placement sweep", crate::cluster::HEARTBEAT, move || {
+            let (shared, alerted) = (shared.clone(), alerted.clone());
+            Box::pin(async move {
+                if let Err(e) = placement::sweep(&shared, &alerted, crate::clock::now()).await {
+                    tracing::warn!(error = %e, "placement sweep failed; the next one tries again");
+                }
+            })
+        })
+        .await
 }

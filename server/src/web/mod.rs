@@ -184,6 +184,37 @@ pub fn router(
     }
 }
 
+/// What an instance that only runs jobs (`web = false`, `bulwark serve --no-web`) answers:
+/// its health and its metrics (with a read token, as on a full instance); nothing else, so no
+/// console, API or traffic collection is reachable through it.
+pub fn jobs_only_router(
+    state: AppState,
+    recorder: Arc<crate::traffic::Recorder>,
+    engine: Option<std::sync::Arc<crate::engine::supervise::EngineHealth>>,
+) -> Router {
+    Router::new()
+        .route("/healthz", get(health::healthz))
+        .route(
+            "/readyz",
+            get(health::readyz).layer(axum::Extension(health::Engine(engine))),
+        )
+        .route(
+            "/metrics",
+            get(metrics::handler).with_state(metrics::Scrape {
+                app: state.clone(),
+                recorder,
+                open: false,
+            }),
+        )
+        .fallback(|| async {
+            (
+                http::StatusCode::NOT_FOUND,
+                "this instance runs jobs only (web = false): the console is served by the others\n",
+            )
+        })
+        .with_state(state)
+}
+
 /// A file of the site at its plain path, else the app's own 404 page.
 async fn files_or_not_found(
     axum::extract::State(state): axum::extract::State<AppState>,

@@ -56,7 +56,7 @@ jitter = "none"
         .collect()
 }
 
-async fn wait_ready(addr: &str) {
+pub(crate) async fn wait_ready(addr: &str) {
     let client = reqwest::Client::new();
     let deadline = Instant::now() + Duration::from_secs(30);
     while Instant::now() < deadline {

@@ -30,6 +30,7 @@ mod oidc;
 mod oidc_tokens;
 mod param_places;
 mod params;
+mod placement;
 mod process;
 mod proxy;
 mod redirects;

@@ -132,6 +132,17 @@ pub(crate) fn serve_with(
     node: &str,
     env: &[(&str, &str)],
 ) -> (Child, String) {
+    serve_args(app, dir, node, &["serve"], env)
+}
+
+/// [`serve_with`] with the command line given (`["serve", "--no-web"]`).
+pub(crate) fn serve_args(
+    app: &TestApp,
+    dir: &std::path::Path,
+    node: &str,
+    args: &[&str],
+    env: &[(&str, &str)],
+) -> (Child, String) {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -141,7 +152,7 @@ pub(crate) fn serve_with(
     bulwark(
         app,
         dir,
-        &["serve"],
+        args,
         &[
             ("BULWARK_ADDR", addr.as_str()),
             ("BULWARK_NODE_ID", node),

@@ -109,6 +109,11 @@ fn server_functions() -> Vec<(&'static str, Access, Args)> {
         ("maintenance/cancel", Change, Form(&[("id", "999999")])),
         ("jobs/timeout", Read, Form(&[("id", "999999")])),
         ("jobs/episodes", Read, Form(&[("id", "999999")])),
+        (
+            "jobs/placement",
+            Read,
+            Form(&[("run_on", "role=db"), ("kind", "command")]),
+        ),
         ("jobs/zone", Read, Form(&[("name", "Europe/Berlin")])),
         ("jobs/zones", Read, Form(&[])),
         ("jobs/run-now", Change, Form(&[("id", "999999")])),

@@ -94,6 +94,12 @@ pub struct JobInput {
     /// An [`OnOffDay`](crate::domain::calendar::OnOffDay) word.
     #[serde(default = "default_on_off_day")]
     pub on_off_day: String,
+    /// The labels a node must carry to run it, `role=db, dc=sh`; empty: any node
+    /// ([`Labels`](crate::domain::labels::Labels)). Left out of the JSON when empty, so a
+    /// definition from before it existed reads and digests as it did: a revision's digest is
+    /// of this JSON, and an unchanged save makes no revision.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub run_on: String,
 }
 
 impl Default for JobInput {
@@ -149,6 +155,7 @@ impl Default for JobInput {
             tags: String::new(),
             calendar: String::new(),
             on_off_day: default_on_off_day(),
+            run_on: String::new(),
         }
     }
 }
@@ -193,6 +200,7 @@ impl JobSpec {
             tags: self.tags.join(", "),
             calendar: self.calendar.clone().unwrap_or_default(),
             on_off_day: self.on_off_day.as_str().into(),
+            run_on: self.run_on.to_string(),
             ..JobInput::default()
         };
         self.kind.fill(&mut input);

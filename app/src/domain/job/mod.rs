@@ -512,6 +512,8 @@ pub struct JobSpec {
     pub calendar: Option<String>,
     /// What becomes of a tick its calendar's base rule gives on an off day.
     pub on_off_day: OnOffDay,
+    /// The labels a node must carry to run it (`super::labels`); none: any node.
+    pub run_on: super::labels::Labels,
 }
 
 impl JobSpec {

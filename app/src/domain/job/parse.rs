@@ -13,6 +13,7 @@ use crate::domain::calendar::OnOffDay;
 use crate::domain::cron::{self, CronExpr};
 use crate::domain::duration;
 use crate::domain::email::{self, EmailAddress};
+use crate::domain::labels::Labels;
 use crate::domain::retry::{Multiplier, RetryPolicy};
 
 const HTTP_METHODS: &[&str] = &["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD"];
@@ -45,6 +46,7 @@ impl JobSpec {
         }
         let alerts = parse_alerts(input, &mut fail);
         let (calendar, on_off_day) = parse_calendar(input, cron.as_ref(), &mut fail);
+        let run_on = parse_run_on(input, &mut fail);
         match (kind, cron, timezone, retry, timeout, handling, alerts) {
             (
                 Some(kind),
@@ -72,10 +74,23 @@ impl JobSpec {
                 tags,
                 calendar,
                 on_off_day,
+                run_on,
             }),
             _ => Err(errors),
         }
     }
+}
+
+/// The labels a node needs to run it; a watched job runs nowhere, so it asks for none.
+fn parse_run_on(input: &JobInput, fail: &mut impl FnMut(&str, Problem)) -> Labels {
+    let labels = Labels::parse(&input.run_on).unwrap_or_else(|e| {
+        fail("run_on", e.problem());
+        Labels::default()
+    });
+    if !labels.is_empty() && input.kind.trim() == Kind::Watch.as_str() {
+        fail("run_on", problem!("job-error-run-on-watch"));
+    }
+    labels
 }
 
 fn parse_name(input: &JobInput, fail: &mut impl FnMut(&str, Problem)) -> String {
