@@ -32,7 +32,7 @@ crate::text_enum! {
         /// lease, left alone by recovery.
         AwaitingPing = "awaiting_ping",
         /// Due, but no live node may run it (its job's `run_on`, or commands switched off
-        /// everywhere): claimed as soon as one that may comes (`super::labels`).
+        /// everywhere): taken as soon as one that may is live.
         WaitingForNode = "waiting_for_node",
     }
 }
