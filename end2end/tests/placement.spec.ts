@@ -3,7 +3,8 @@ import { ADMIN, defineJob, hydrated, runNow, signIn } from "./helpers";
 
 // Where a job runs: the editor says which live nodes carry the labels typed into "Run on", a
 // run no live node may take waits for a node on its page and the Overview, and it runs once
-// the job asks for nothing this instance lacks. Settings says what the instance runs.
+// the job asks for nothing this instance lacks. A pool must exist. Settings says what the
+// instance runs.
 
 test("a job asking for labels no node carries waits for a node, then runs", async ({ page }) => {
   test.setTimeout(90_000);
@@ -12,6 +13,12 @@ test("a job asking for labels no node carries waits for a node, then runs", asyn
   await page.goto(jobPage);
   await hydrated(page);
   await expect(page.getByTestId("run-on-nodes")).toContainText("1 of 1 live node may run it now");
+  // A pool no jobs file defined is refused beside its field, and nothing is saved.
+  await page.locator("#job-pool").fill("nope");
+  await page.getByRole("button", { name: "Save job" }).click();
+  await expect(page.getByTestId("save-error")).toContainText("pool");
+  await expect(page.locator('.field-error[data-field="pool"]')).toContainText('there is no pool named "nope"');
+  await page.locator("#job-pool").fill("");
   const runOn = page.locator("#job-run_on");
   await runOn.fill("role=db");
   await expect(page.getByTestId("run-on-none")).toContainText("No live node may run it now (1 live)");

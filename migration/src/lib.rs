@@ -43,7 +43,7 @@ mod m20261207_000035_calendars;
 mod m20261208_000036_company_sign_in;
 mod m20261208_000037_second_factor;
 mod m20261209_000038_job_revisions;
-mod m20261210_000039_node_labels;
+mod m20261210_000039_placement;
 
 pub struct Migrator;
 
@@ -89,7 +89,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261208_000036_company_sign_in::Migration),
             Box::new(m20261208_000037_second_factor::Migration),
             Box::new(m20261209_000038_job_revisions::Migration),
-            Box::new(m20261210_000039_node_labels::Migration),
+            Box::new(m20261210_000039_placement::Migration),
         ]
     }
 }

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, HashSet};
 
 use app::domain::calendar::{Calendar, CalendarInput};
 use app::domain::job::{ExhaustedAction, JobInput, JobSpec, OnExhausted};
+use app::domain::pool::{Pool, PoolInput};
 use app::entities::job;
 use app::services::audit::Actor;
 use app::services::jobs::{self, JobError};
@@ -24,6 +25,9 @@ struct JobsFile {
     /// Work calendars the jobs may follow (`app/src/domain/calendar.rs`).
     #[serde(default)]
     calendar: Vec<toml::Spanned<CalendarInput>>,
+    /// Concurrency pools the jobs may take places in (`app/src/domain/pool.rs`).
+    #[serde(default)]
+    pool: Vec<toml::Spanned<PoolInput>>,
     #[serde(default)]
     job: Vec<toml::Spanned<JobToml>>,
 }
@@ -69,6 +73,8 @@ struct JobToml {
     on_off_day: Option<String>,
     /// The labels a node must carry to run it (`{ role = "db" }`).
     run_on: Option<BTreeMap<String, String>>,
+    /// The concurrency pool it takes a place in, by name.
+    pool: Option<String>,
     retry: Option<RetryToml>,
     timeout: Option<TimeoutToml>,
     /// No output for this long ends a command attempt as stalled (`"5m"`).
@@ -290,6 +296,7 @@ impl JobToml {
         put(&mut input.tags, self.tags.take().map(|v| v.join(", ")));
         put(&mut input.calendar, self.calendar.take());
         put(&mut input.on_off_day, self.on_off_day.take());
+        put(&mut input.pool, self.pool.take());
         put(
             &mut input.run_on,
             self.run_on.take().map(|labels| {
@@ -346,6 +353,7 @@ fn line_of(text: &str, offset: usize) -> usize {
 #[derive(Debug, Default, Clone)]
 pub struct Document {
     pub calendars: Vec<Calendar>,
+    pub pools: Vec<Pool>,
     pub jobs: Vec<JobSpec>,
 }
 
@@ -366,6 +374,7 @@ pub fn parse_document(text: &str) -> Result<Document, Vec<String>> {
     })?;
     let mut problems = Vec::new();
     let calendars = parse_calendars(text, file.calendar, &mut problems);
+    let pools = parse_pools(text, file.pool, &mut problems);
     let mut specs = Vec::new();
     let mut names = HashSet::new();
     for (index, spanned) in file.job.into_iter().enumerate() {
@@ -392,12 +401,13 @@ pub fn parse_document(text: &str) -> Result<Document, Vec<String>> {
             ),
         }
     }
-    if specs.is_empty() && calendars.is_empty() && problems.is_empty() {
+    if specs.is_empty() && calendars.is_empty() && pools.is_empty() && problems.is_empty() {
         problems.push("the file defines no [[job]]".into());
     }
     if problems.is_empty() {
         Ok(Document {
             calendars,
+            pools,
             jobs: specs,
         })
     } else {
@@ -429,6 +439,32 @@ fn parse_calendars(
     calendars
 }
 
+/// The file's pools, each checked; problems name the pool and its line.
+fn parse_pools(
+    text: &str,
+    entries: Vec<toml::Spanned<PoolInput>>,
+    problems: &mut Vec<String>,
+) -> Vec<Pool> {
+    let mut pools: Vec<Pool> = Vec::new();
+    for spanned in entries {
+        let line = line_of(text, spanned.span().start);
+        let input = spanned.into_inner();
+        let label = format!("pool '{}' (line {line})", input.name);
+        match input.parse() {
+            Ok(p) if pools.iter().any(|other| other.name == p.name) => {
+                problems.push(format!(
+                    "{label}: name: it appears more than once in this file"
+                ));
+            }
+            Ok(p) => pools.push(p),
+            Err(list) => problems.extend(list.into_iter().map(|(field, problem)| {
+                format!("{label}: {field}: {}", app::i18n::current().say(&problem))
+            })),
+        }
+    }
+    pools
+}
+
 /// What applying a set of jobs did (or, for a dry run, would do): the jobs' names.
 #[derive(Debug, Default, PartialEq, Eq, serde::Serialize, utoipa::ToSchema)]
 pub struct Applied {
@@ -437,6 +473,8 @@ pub struct Applied {
     pub unchanged: Vec<String>,
     /// Calendars created or changed.
     pub calendars: Vec<String>,
+    /// Pools created or resized.
+    pub pools: Vec<String>,
 }
 
 /// Keeps the file's calendars in its transaction, before its jobs (which may follow them).
@@ -494,8 +532,8 @@ pub async fn apply_specs_checked(
     key: &SecretKey,
 ) -> Result<Applied, Vec<String>> {
     let doc = Document {
-        calendars: Vec::new(),
         jobs: specs,
+        ..Document::default()
     };
     apply_checked(db, doc, dry_run, who, key).await
 }
@@ -512,6 +550,7 @@ pub async fn apply_checked(
 ) -> Result<Applied, Vec<String>> {
     let Document {
         calendars,
+        pools,
         jobs: mut specs,
     } = doc;
     // Jobs that name no other job go first, so references exist when they are checked.
@@ -531,6 +570,13 @@ pub async fn apply_checked(
     let mut applied = Applied::default();
     let mut problems = Vec::new();
     store_calendars(&txn, &calendars, now, &mut applied, &mut problems).await;
+    for pool in &pools {
+        match app::services::pools::store(&txn, pool, now).await {
+            Ok(true) => applied.pools.push(pool.name.clone()),
+            Ok(false) => {}
+            Err(e) => problems.push(format!("pool '{}': database: {e}", pool.name)),
+        }
+    }
     for spec in &specs {
         let existing = job::Entity::find()
             .filter(job::Column::Name.eq(&spec.name))
@@ -579,6 +625,7 @@ pub async fn apply_checked(
             "created": applied.created,
             "updated": applied.updated,
             "calendars": applied.calendars,
+            "pools": applied.pools,
         });
         app::services::audit::record(&txn, who, "jobs.applied", "jobs", detail, now)
             .await
@@ -696,6 +743,25 @@ escalate_to = ["lead@example.com"]
         assert!(parse_file(job).unwrap()[0].run_on.is_empty());
         let problems = parse_file(&format!("{job}run_on = {{ Role = \"db\" }}\n")).unwrap_err();
         assert!(problems[0].contains("Role"), "{problems:?}");
+    }
+
+    #[test]
+    fn pools_are_tables_of_the_file_and_jobs_name_them() {
+        let text = "[[pool]]\nname = \"backups\"\nsize = 2\n\n[[job]]\nname = \"db-dump\"\ncron = \"0 * * * * *\"\nkind = \"command\"\ncommand = [\"dump.sh\"]\npool = \"backups\"\n";
+        let doc = parse_document(text).unwrap();
+        assert_eq!(
+            doc.pools,
+            [Pool {
+                name: "backups".into(),
+                size: 2
+            }]
+        );
+        assert_eq!(doc.jobs[0].pool.as_deref(), Some("backups"));
+        let problems = parse_document(&text.replace("size = 2", "size = 0")).unwrap_err();
+        assert!(
+            problems[0].starts_with("pool 'backups' (line 1): size"),
+            "{problems:?}"
+        );
     }
 
     #[test]

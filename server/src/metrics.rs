@@ -279,6 +279,40 @@ fn gauge(
     registry.register(name, help, family);
 }
 
+/// Each concurrency pool's size, runs running and runs waiting for a place.
+async fn pool_gauges(
+    db: &DatabaseConnection,
+    now: chrono::DateTime<chrono::Utc>,
+    registry: &mut Registry,
+) -> Result<(), DbErr> {
+    let pools = app::services::pools::usage(db, now).await?;
+    let by_pool = |value: fn(&app::views::overview::PoolUsage) -> i64| {
+        pools
+            .iter()
+            .map(move |p| (vec![("pool".to_string(), p.name.clone())], value(p)))
+            .collect::<Vec<_>>()
+    };
+    gauge(
+        registry,
+        "pool_size",
+        "Runs each concurrency pool allows at once",
+        by_pool(|p| i64::from(p.size)),
+    );
+    gauge(
+        registry,
+        "pool_running",
+        "Runs of each pool's jobs running now (database-wide: take max across nodes)",
+        by_pool(|p| p.running as i64),
+    );
+    gauge(
+        registry,
+        "pool_waiting",
+        "Runs of each pool's jobs due and waiting for a place (database-wide: take max across nodes)",
+        by_pool(|p| p.waiting as i64),
+    );
+    Ok(())
+}
+
 /// The database-wide gauges, read now (`app::services::gauges`); every node reports the same.
 async fn database_gauges(db: &DatabaseConnection, registry: &mut Registry) -> Result<(), DbErr> {
     let now = crate::clock::now();
@@ -287,7 +321,7 @@ async fn database_gauges(db: &DatabaseConnection, registry: &mut Registry) -> Re
     gauge(
         registry,
         "runs",
-        "Runs not ended, by status: pending (due or waiting in their job's lane), running, retry_wait (database-wide: take max across nodes)",
+        "Runs not ended, by status: pending (due or waiting in their job's lane), running, retry_wait, waiting_for_node (database-wide: take max across nodes)",
         read.runs
             .iter()
             .map(|(status, n)| (vec![label("status", status.as_str())], *n)),
@@ -314,6 +348,7 @@ async fn database_gauges(db: &DatabaseConnection, registry: &mut Registry) -> Re
             (vec![label("channel", channel), label("status", status)], *n)
         }),
     );
+    pool_gauges(db, now, registry).await?;
     let mut heartbeat = Vec::new();
     for summary in app::services::nodes::list(db, now).await? {
         if summary.row.stopped_at.is_none() {

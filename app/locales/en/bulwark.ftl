@@ -160,6 +160,8 @@ overview-slow-heading = Slow attempts
 overview-slow-explained = Longer than the job ever should take: 1.5 × the slowest of its usual runs (P99 of the last hundred successes), and a second more at least.
 overview-waiting-heading = Waiting for a node
 overview-waiting-item = due { $since }; no live instance may run it: { $asks }
+overview-pools-heading = Pools
+overview-pool-item = { $running } of { $size } running, { $waiting } waiting
 overview-slow-attempt = { $job } #{ $run } attempt { $attempt }
 overview-slow-running = { $time } so far, still running
 overview-next-heading = Next ticks
@@ -1278,7 +1280,12 @@ job-run-on-nodes = { $count } of { $live } live { $live ->
    *[other] nodes
 } may run it now: { $nodes }
 job-run-on-none = No live node may run it now ({ $live } live): its runs will wait as "waiting for a node" until one that may is running.
+job-pool = Pool (at most its size of the pool's jobs run at once; empty: none)
 job-error-run-on-watch = a watched job runs elsewhere: it has no node to run on
+pool-error-name = a pool's name is letters, digits, "-", "_" or ".", at most 64 (not "{ $name }")
+pool-error-size = a pool's size is 1 to { $most } runs at once, not { $size }
+job-error-pool-unknown = there is no pool named "{ $name }": define it with [[pool]] in a jobs file
+job-error-pool-watch = a watched job runs elsewhere: it takes no place in a pool
 labels-error-no-value = "{ $part }" has no "=value"
 labels-error-name = label name "{ $name }": lower-case letters, digits, "-", "_" and ".", starting with a letter or digit, at most 63
 labels-error-value = label "{ $name }": the value "{ $value }" must be 1 to 63 letters, digits, "-", "_" or "."

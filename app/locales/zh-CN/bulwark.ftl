@@ -151,6 +151,8 @@ overview-slow-heading = 慢尝试
 overview-slow-explained = 耗时超过该任务应有的最长时间：其平常最慢运行（最近一百次成功的 P99）的 1.5 倍，且至少多出一秒。
 overview-waiting-heading = 等待可用节点
 overview-waiting-item = { $since }到期；没有在线实例可以运行它：{ $asks }
+overview-pools-heading = 资源池
+overview-pool-item = 运行中 { $running } / { $size }，等待 { $waiting }
 overview-slow-attempt = { $job } #{ $run } 第 { $attempt } 次尝试
 overview-slow-running = 已耗时 { $time }，仍在运行
 overview-next-heading = 即将触发
@@ -1227,7 +1229,12 @@ job-error-calendar-dow = 使用日历时，cron 的星期字段必须是 * 或�
 job-run-on = 运行节点的标签（role=db, dc=sh；留空：任意节点）
 job-run-on-nodes = { $live } 个在线节点中有 { $count } 个现在可以运行它：{ $nodes }
 job-run-on-none = 现在没有在线节点可以运行它（在线 { $live } 个）：它的运行将处于"等待可用节点"，直到有可运行它的节点上线。
+job-pool = 资源池（池中任务同时运行数不超过其大小；留空：不属于任何池）
 job-error-run-on-watch = 被监视的任务在别处运行，无需指定运行节点
+pool-error-name = 资源池名称只能由字母、数字、"-"、"_" 或 "." 组成，最多 64 个字符（不能是 "{ $name }"）
+pool-error-size = 资源池大小须为同时 1 到 { $most } 个运行，不能是 { $size }
+job-error-pool-unknown = 没有名为 "{ $name }" 的资源池：请在任务文件中用 [[pool]] 定义
+job-error-pool-watch = 被监视的任务在别处运行，不占用资源池
 labels-error-no-value = "{ $part }" 缺少 "=值"
 labels-error-name = 标签名 "{ $name }"：只能由小写字母、数字、"-"、"_" 和 "." 组成，以字母或数字开头，最多 63 个字符
 labels-error-value = 标签 "{ $name }"：值 "{ $value }" 须为 1 到 63 个字母、数字、"-"、"_" 或 "."

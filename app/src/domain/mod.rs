@@ -51,6 +51,7 @@ pub mod labels;
 pub mod mail;
 pub mod maintenance;
 pub mod node;
+pub mod pool;
 pub mod problem;
 pub mod recovery;
 pub mod retry;

@@ -83,6 +83,8 @@ pub struct Model {
     /// The labels a node must carry to run it, as `dc=sh,role=db` (`crate::domain::labels`);
     /// empty: any node.
     pub run_on: String,
+    /// The concurrency pool it belongs to (`crate::domain::pool`); empty: none.
+    pub pool: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -17,6 +17,7 @@ pub mod node;
 pub mod node_command;
 pub mod node_command_result;
 pub mod oidc_login;
+pub mod pool;
 pub mod recovery_code;
 pub mod secret;
 pub mod session;

@@ -25,7 +25,7 @@ use crate::i18n::duration;
 use crate::i18n::words::error_class;
 use crate::t;
 use crate::views::overview::{
-    Attention, Failure, NextFire, NodeWait, Overview, SlowAttempt, Tiles,
+    Attention, Failure, NextFire, NodeWait, Overview, PoolUsage, SlowAttempt, Tiles,
 };
 use crate::views::runs::HourBucket;
 
@@ -378,6 +378,7 @@ fn OverviewBody(o: Overview, admin: bool, retrigger: ServerAction<RetriggerRun>)
             <h2>{t!("overview-attention-heading")}</h2>
             {attention_table(o.attention, now, retrigger)}
             {waiting_list(o.waiting, now)}
+            {pool_list(o.pools)}
             {slow_list(o.slow)}
         </section>
         <div class="two-up">
@@ -474,6 +475,30 @@ fn waiting_list(waiting: Vec<NodeWait>, now: DateTime<Utc>) -> Option<impl IntoV
         view! {
             <h3>{t!("overview-waiting-heading")}</h3>
             <ul class="plain" data-testid="waiting-for-node">{items}</ul>
+        }
+    })
+}
+
+/// The concurrency pools: how full each is, and how many runs wait for a place.
+fn pool_list(pools: Vec<PoolUsage>) -> Option<impl IntoView> {
+    (!pools.is_empty()).then(|| {
+        let items = pools
+            .into_iter()
+            .map(|p| {
+                // Full with runs waiting: the pool is what holds them back.
+                let holding = p.running >= p.size.max(0) as u64 && p.waiting > 0;
+                view! {
+                    <li data-pool=p.name.clone() class:warn=holding>
+                        <strong>{p.name.clone()}</strong>
+                        " — "
+                        {t!("overview-pool-item", running = p.running, size = p.size, waiting = p.waiting)}
+                    </li>
+                }
+            })
+            .collect_view();
+        view! {
+            <h3>{t!("overview-pools-heading")}</h3>
+            <ul class="plain" data-testid="pools">{items}</ul>
         }
     })
 }

@@ -390,6 +390,8 @@ fn WhatRunsSection(ed: Editing) -> impl IntoView {
                 <Field label=t!("job-run-on") field="run_on" job=ed.job readonly=ed.readonly
                     error=ed.error_for("run_on") get=|j| j.run_on.clone() set=|j, v| j.run_on = v />
                 <super::job_placement::PlacementHint job=ed.job />
+                <Field label=t!("job-pool") field="pool" job=ed.job readonly=ed.readonly
+                    error=ed.error_for("pool") get=|j| j.pool.clone() set=|j, v| j.pool = v />
             </Show>
         </section>
     }

@@ -99,6 +99,7 @@ pub fn to_spec(row: &job::Model) -> Result<JobSpec, JobError> {
         calendar: row.calendar.clone(),
         on_off_day: row.on_off_day,
         run_on: crate::domain::labels::Labels::parse(&row.run_on).map_err(|_| corrupt("run_on"))?,
+        pool: Some(row.pool.clone()).filter(|p| !p.is_empty()),
     })
 }
 
@@ -135,6 +136,7 @@ fn fill(
     model.calendar = Set(spec.calendar.clone());
     model.on_off_day = Set(spec.on_off_day);
     model.run_on = Set(spec.run_on.to_string());
+    model.pool = Set(spec.pool.clone().unwrap_or_default());
     model.overlap = Set(spec.overlap);
     model.misfire = Set(spec.misfire);
     model.on_exhausted = Set(spec.on_exhausted.action());
@@ -225,7 +227,7 @@ async fn check_calendar(
     Ok(Some(calendar))
 }
 
-/// Checks what needs the database: a unique name, an existing fallback job, a calendar the
+/// Checks what needs the database: a unique name, an existing fallback job and pool, a calendar the
 /// cron may follow (returned).
 async fn check_references(
     db: &impl ConnectionTrait,
@@ -234,6 +236,17 @@ async fn check_references(
 ) -> Result<Option<Calendar>, JobError> {
     let mut errors = Vec::new();
     let calendar = check_calendar(db, spec, &mut errors).await?;
+    if let Some(pool) = &spec.pool
+        && crate::entities::pool::Entity::find_by_id(pool.clone())
+            .one(db)
+            .await?
+            .is_none()
+    {
+        errors.push(FieldProblem::new(
+            "pool",
+            crate::problem!("job-error-pool-unknown", name = pool),
+        ));
+    }
     if let Some(other) = job::Entity::find()
         .filter(job::Column::Name.eq(&spec.name))
         .one(db)

@@ -27,6 +27,7 @@ pub mod overview;
 pub mod passwords;
 pub mod pending_logins;
 pub mod placement;
+pub mod pools;
 pub mod retention;
 pub mod revisions;
 pub mod run_logs;

@@ -49,6 +49,7 @@ pub async fn read(
         attention: attention(db, &jobs).await?,
         slow: slow(db, &jobs, now, day_ago).await?,
         waiting: waiting(db, &jobs).await?,
+        pools: super::pools::usage(db, now).await?,
         next_fires: next_fires(&jobs, now),
         failures: failures(db, &jobs).await?,
         per_hour: super::runs::per_hour(db, now, 24).await?,

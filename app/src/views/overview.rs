@@ -102,6 +102,17 @@ pub struct NodeWait {
     pub run_on: String,
 }
 
+/// A concurrency pool and what it holds now (`crate::services::pools`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PoolUsage {
+    pub name: String,
+    pub size: i32,
+    /// Runs of its jobs running now.
+    pub running: u64,
+    /// Runs of its jobs due and waiting for a place.
+    pub waiting: u64,
+}
+
 /// A job's next tick.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct NextFire {
@@ -130,6 +141,9 @@ pub struct Overview {
     /// Runs waiting for a node allowed to run them, oldest first.
     #[serde(default)]
     pub waiting: Vec<NodeWait>,
+    /// The concurrency pools, by name.
+    #[serde(default)]
+    pub pools: Vec<PoolUsage>,
     pub next_fires: Vec<NextFire>,
     pub failures: Vec<Failure>,
     /// Runs per hour over the last 24 hours, oldest first.

@@ -27,7 +27,7 @@ pub async fn apply(
         .await
         .map_err(refused)?;
     println!(
-        "{}: {} created, {} updated, {} unchanged{}",
+        "{}: {} created, {} updated, {} unchanged{}{}",
         path.display(),
         applied.created.len(),
         applied.updated.len(),
@@ -35,6 +35,10 @@ pub async fn apply(
         match applied.calendars.len() {
             0 => String::new(),
             n => format!("; {n} calendars saved"),
+        },
+        match applied.pools.len() {
+            0 => String::new(),
+            n => format!("; {n} pools saved"),
         }
     );
     Ok(())

@@ -35,7 +35,6 @@ pub(crate) async fn job_named(
         .ok_or_else(|| anyhow::anyhow!("there is no job named '{name}' (see `bulwark jobs list`)"))
 }
 
-/// The command line as the services that record who changed what see it.
 /// The secret key for a command that seals values (a job's revisions): the server's, checked
 /// against what the database holds, so a command run with another key file (another directory,
 /// a missing setting) refuses instead of sealing what the server could not open.
@@ -43,17 +42,21 @@ pub(crate) async fn sealing_key(
     config: &crate::config::Config,
     db: &sea_orm::DatabaseConnection,
 ) -> anyhow::Result<app::services::secrets::SecretKey> {
-    use anyhow::Context;
+    use app::services::secrets::SecretError;
     let key = config.secret_key()?;
-    app::services::sealed::check_key(db, &key).await.with_context(|| {
-        format!(
+    match app::services::sealed::check_key(db, &key).await {
+        Ok(()) => Ok(key),
+        Err(e @ SecretError::WrongKey(_)) => Err(anyhow::Error::new(e).context(format!(
             "secret_key_file {} is not the key this database's values are sealed with: give the command the server's key file (BULWARK_SECRET_KEY_FILE)",
             config.secret_key_file.display()
-        )
-    })?;
-    Ok(key)
+        ))),
+        // Not the key's fault: say what failed (a database of another version, unreachable).
+        Err(e) => Err(anyhow::Error::new(e)
+            .context("could not check the secret key against the values the database holds")),
+    }
 }
 
+/// The command line as the services that record who changed what see it.
 pub(crate) fn cli() -> app::services::audit::Actor<'static> {
     app::services::audit::Actor::named("cli")
 }

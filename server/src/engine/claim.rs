@@ -26,7 +26,7 @@ use app::entities::job_run;
 use app::services::maintenance::Paused;
 use app::services::sql::{self, Binder, Values};
 use chrono::{DateTime, Utc};
-use sea_orm::{ConnectionTrait, DbErr, EntityTrait, TransactionTrait};
+use sea_orm::{ConnectionTrait, DbErr, EntityTrait};
 
 use super::Shared;
 use super::cache::CachedJob;
@@ -78,9 +78,10 @@ fn unpaused(paused: &Paused, class: usize, b: &mut Binder) -> Option<String> {
 
 /// What keeps a claim to the jobs this node may run: those whose `run_on` asks only for labels
 /// it carries — one of the subsets of its own (`app::domain::labels`) — and no command job
-/// where commands are off. A run no node may take stays due; the placement sweep
-/// (`app::services::placement`) marks it `waiting_for_node`.
-fn eligible(config: &super::EngineConfig, b: &mut Binder) -> String {
+/// where commands are off; and to the jobs of `pool` (none: jobs in no pool, which a claim
+/// takes before the pools have their turn). A run no node may take stays due; the placement
+/// sweep (`app::services::placement`) marks it `waiting_for_node`.
+fn eligible(config: &super::EngineConfig, b: &mut Binder, pool: Option<&str>) -> String {
     let subsets = config.labels.subsets();
     let run_on: Vec<String> = subsets.into_iter().map(|s| b.bind(s)).collect();
     let commands = if config.allow_commands {
@@ -88,8 +89,10 @@ fn eligible(config: &super::EngineConfig, b: &mut Binder) -> String {
     } else {
         format!(" AND j.kind <> {}", b.bind(Kind::Command.as_str()))
     };
+    let pool = b.bind(pool.unwrap_or_default().to_string());
     format!(
-        " AND EXISTS (SELECT 1 FROM jobs j WHERE j.id = job_runs.job_id AND j.run_on IN ({}){commands})",
+        " AND EXISTS (SELECT 1 FROM jobs j WHERE j.id = job_runs.job_id AND j.run_on IN ({}) \
+           AND j.pool = {pool}{commands})",
         run_on.join(", ")
     )
 }
@@ -125,7 +128,8 @@ pub async fn claim_due(
         .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     // Before the transaction begins: the lease the database writes starts later than this.
     let sent = Instant::now();
-    let txn = db.begin().await?;
+    // Pools are read before anything is written: on SQLite the write lock comes first.
+    let txn = sql::begin_write(db).await?;
     let mut runs = take_due(shared, &txn, &paused, now, (limit, round)).await?;
     if runs.is_empty() {
         txn.commit().await?;
@@ -153,8 +157,9 @@ pub async fn claim_due(
         .collect())
 }
 
-/// Marks up to `limit` due runs running under this node's lease, class by class as
-/// [`shares`] says for this `round`; returns them.
+/// Marks up to `limit` due runs running under this node's lease — runs of pool jobs as their
+/// pools have room, then the rest class by class as [`shares`] says for this `round` — and
+/// returns them.
 async fn take_due(
     shared: &Shared,
     txn: &sea_orm::DatabaseTransaction,
@@ -163,33 +168,21 @@ async fn take_due(
     (limit, round): (usize, u64),
 ) -> Result<Vec<job_run::Model>, DbErr> {
     let backend = txn.get_database_backend();
-    let mut runs = Vec::with_capacity(limit);
-    for (i, most) in shares(limit, round) {
+    // Pools first: their room bounds what they take, and a backlog of other work must not
+    // keep them waiting.
+    let mut runs = take_pooled(shared, txn, paused, now, limit).await?;
+    for (i, most) in shares(limit - runs.len(), round) {
         let left = (limit - runs.len()).min(most);
         if left == 0 {
             continue;
         }
-        let class = CLASSES[i];
         let mut b = Binder::new(backend);
         let Some(unpaused) = unpaused(paused, i, &mut b) else {
             continue;
         };
-        let eligible = eligible(&shared.config, &mut b);
-        let sql = format!(
-            "UPDATE job_runs SET status = {}, due_at = NULL, attempts = attempts + 1, \
-               lease_owner = {}, lease_expires_at = {}, updated_at = {}, \
-               revision = NULLIF((SELECT revision FROM jobs WHERE jobs.id = job_runs.job_id), 0) \
-             WHERE id IN (SELECT id FROM job_runs WHERE due_at IS NOT NULL AND due_at <= {} \
-               AND {class}{unpaused}{eligible} ORDER BY due_at, id LIMIT {}{}) \
-             RETURNING *",
-            b.bind(RunStatus::Running.as_str()),
-            b.bind(shared.config.node_id.clone()),
-            b.db_now_plus(shared.config.lease),
-            b.bind(now),
-            b.bind(now),
-            b.bind(left as i64),
-            sql::skip_locked(backend),
-        );
+        let eligible = eligible(&shared.config, &mut b, None);
+        let filter = format!("{}{unpaused}{eligible}", CLASSES[i]);
+        let sql = claim_statement(shared, &mut b, now, &filter, left);
         runs.extend(
             job_run::Entity::find()
                 .from_raw_sql(b.statement(sql))
@@ -198,6 +191,128 @@ async fn take_due(
         );
     }
     Ok(runs)
+}
+
+/// The claim itself: up to `limit` runs due at `now` that meet `filter`, oldest due first,
+/// set running under this node's lease, each with the revision of its job it runs.
+fn claim_statement(
+    shared: &Shared,
+    b: &mut Binder,
+    now: DateTime<Utc>,
+    filter: &str,
+    limit: usize,
+) -> String {
+    let backend = b.backend();
+    format!(
+        "UPDATE job_runs SET status = {}, due_at = NULL, attempts = attempts + 1, \
+           lease_owner = {}, lease_expires_at = {}, updated_at = {}, \
+           revision = NULLIF((SELECT revision FROM jobs WHERE jobs.id = job_runs.job_id), 0) \
+         WHERE id IN (SELECT id FROM job_runs WHERE due_at IS NOT NULL AND due_at <= {} \
+           AND {filter} ORDER BY due_at, id LIMIT {}{}) \
+         RETURNING *",
+        b.bind(RunStatus::Running.as_str()),
+        b.bind(shared.config.node_id.clone()),
+        b.db_now_plus(shared.config.lease),
+        b.bind(now),
+        b.bind(now),
+        b.bind(limit as i64),
+        sql::skip_locked(backend),
+    )
+}
+
+/// Runs of pool jobs (`app::domain::pool`), up to `left`: pool by pool under the pool's row
+/// lock — on PostgreSQL `FOR UPDATE SKIP LOCKED`, so while one node claims for a pool the
+/// others pass it by until it commits; on SQLite the claim's write lock — each taking at most
+/// its size less its runs running now, oldest due first.
+async fn take_pooled(
+    shared: &Shared,
+    txn: &sea_orm::DatabaseTransaction,
+    paused: &Paused,
+    now: DateTime<Utc>,
+    mut left: usize,
+) -> Result<Vec<job_run::Model>, DbErr> {
+    let mut runs = Vec::new();
+    if left == 0 {
+        return Ok(runs);
+    }
+    for (pool, free) in pools_with_room(txn, now).await? {
+        let take = left.min(free);
+        if take == 0 {
+            continue;
+        }
+        let mut b = Binder::new(txn.get_database_backend());
+        // Planned work and runs started by hand, each kept off paused jobs as on its own.
+        let classes: Vec<String> = (0..CLASSES.len())
+            .filter_map(|i| {
+                unpaused(paused, i, &mut b).map(|unpaused| format!("({}{unpaused})", CLASSES[i]))
+            })
+            .collect();
+        if classes.is_empty() {
+            break;
+        }
+        let eligible = eligible(&shared.config, &mut b, Some(&pool));
+        let filter = format!("({}){eligible}", classes.join(" OR "));
+        let sql = claim_statement(shared, &mut b, now, &filter, take);
+        let taken = job_run::Entity::find()
+            .from_raw_sql(b.statement(sql))
+            .all(txn)
+            .await?;
+        left -= taken.len();
+        runs.extend(taken);
+        if left == 0 {
+            break;
+        }
+    }
+    Ok(runs)
+}
+
+/// The pools with runs due at `now`, locked for this claim, each with its room: its size less
+/// its jobs' runs running now — counted by a statement of its own once the locks are held, so
+/// it sees every run the last claimer of the pool committed.
+async fn pools_with_room(
+    txn: &sea_orm::DatabaseTransaction,
+    now: DateTime<Utc>,
+) -> Result<Vec<(String, usize)>, DbErr> {
+    let backend = txn.get_database_backend();
+    let mut b = Binder::new(backend);
+    let sql = format!(
+        "SELECT name, size FROM pools WHERE name IN \
+           (SELECT j.pool FROM job_runs d JOIN jobs j ON j.id = d.job_id \
+             WHERE d.due_at IS NOT NULL AND d.due_at <= {} AND j.pool <> '') \
+         ORDER BY name{}",
+        b.bind(now),
+        sql::skip_locked(backend),
+    );
+    let mut pools = Vec::new();
+    for row in txn.query_all_raw(b.statement(sql)).await? {
+        let name: String = row.try_get("", "name")?;
+        let size: i32 = row.try_get("", "size")?;
+        pools.push((name, size));
+    }
+    if pools.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut b = Binder::new(backend);
+    let names = b.bind_list(pools.iter().map(|(name, _)| name.clone()));
+    let sql = format!(
+        "SELECT j.pool AS pool, COUNT(*) AS running FROM job_runs r JOIN jobs j ON j.id = r.job_id \
+         WHERE r.status = {} AND j.pool IN ({names}) GROUP BY j.pool",
+        b.bind(RunStatus::Running.as_str()),
+    );
+    let mut running = std::collections::HashMap::new();
+    for row in txn.query_all_raw(b.statement(sql)).await? {
+        let pool: String = row.try_get("", "pool")?;
+        let n: i64 = row.try_get("", "running")?;
+        running.insert(pool, n);
+    }
+    Ok(pools
+        .into_iter()
+        .map(|(name, size)| {
+            let busy = running.get(&name).copied().unwrap_or(0);
+            let room = (i64::from(size) - busy).max(0) as usize;
+            (name, room)
+        })
+        .collect())
 }
 
 /// A claimed run with what its attempt needs, before the attempt's row exists.

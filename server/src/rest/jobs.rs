@@ -228,8 +228,8 @@ pub async fn apply(
             return Err(refused(problems));
         }
         Document {
-            calendars: Vec::new(),
             jobs: specs,
+            ..Document::default()
         }
     };
     let (who, key) = (caller.as_actor(), &state.secret_key);

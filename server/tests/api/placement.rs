@@ -221,3 +221,77 @@ async fn a_jobs_only_instance_runs_its_labelled_work() {
     child.kill().unwrap();
     child.wait().unwrap();
 }
+
+/// A pool of two over five slow jobs on three nodes: never more than two running at once
+/// (sampled every 20 ms), all five done, in the order they were due.
+async fn a_pool_never_runs_more_than_its_size(app: TestApp) {
+    let db = &app.db;
+    // A job naming a pool no one defined is refused, naming the field.
+    let unknown = JobInput {
+        pool: "backups".into(),
+        ..command("no-pool-yet", "")
+    };
+    let spec = app::domain::job::JobSpec::parse(&unknown).unwrap();
+    match app::services::jobs::create(db, &spec, Utc::now()).await {
+        Err(app::services::jobs::JobError::Invalid(problems)) => {
+            assert_eq!(problems[0].field, "pool")
+        }
+        other => panic!("{other:?}"),
+    }
+    let pool = app::domain::pool::PoolInput {
+        name: "backups".into(),
+        size: 2,
+    };
+    app::services::pools::store(db, &pool.parse().unwrap(), Utc::now())
+        .await
+        .unwrap();
+    let mut runs = Vec::new();
+    for i in 0..5 {
+        let input = JobInput {
+            command_program: "sleep".into(),
+            command_args: "0.4".into(),
+            pool: "backups".into(),
+            ..command(&format!("backup-{i}"), "")
+        };
+        let job = define(db, input).await;
+        runs.push(runs::create_manual(db, job.id, Utc::now()).await.unwrap());
+    }
+    let nodes: Vec<_> = ["pool-a", "pool-b", "pool-c"]
+        .into_iter()
+        .map(|n| start(db, node(n, "", true)))
+        .collect();
+    let mut most = 0;
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(30);
+    loop {
+        let running = job_run::Entity::find()
+            .filter(job_run::Column::Id.is_in(runs.iter().map(|r| r.id)))
+            .filter(job_run::Column::Status.eq(RunStatus::Running))
+            .all(db)
+            .await
+            .unwrap()
+            .len();
+        most = most.max(running);
+        let done = job_run::Entity::find()
+            .filter(job_run::Column::Id.is_in(runs.iter().map(|r| r.id)))
+            .filter(job_run::Column::Status.eq(RunStatus::Succeeded))
+            .all(db)
+            .await
+            .unwrap();
+        if done.len() == runs.len() {
+            break;
+        }
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "{} of 5 done",
+            done.len()
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(most, 2, "the pool ran up to its size, never more");
+    let usage = app::services::pools::usage(db, Utc::now()).await.unwrap();
+    assert_eq!((usage[0].running, usage[0].waiting), (0, 0));
+    for engine in nodes {
+        engine.stop().await;
+    }
+}
+on_both_backends!(a_pool_never_runs_more_than_its_size);

@@ -100,6 +100,10 @@ pub struct JobInput {
     /// of this JSON, and an unchanged save makes no revision.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub run_on: String,
+    /// The concurrency pool it belongs to, by name ([`crate::domain::pool`]); empty: none.
+    /// Left out of the JSON when empty, as `run_on` is.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub pool: String,
 }
 
 impl Default for JobInput {
@@ -156,6 +160,7 @@ impl Default for JobInput {
             calendar: String::new(),
             on_off_day: default_on_off_day(),
             run_on: String::new(),
+            pool: String::new(),
         }
     }
 }
@@ -201,6 +206,7 @@ impl JobSpec {
             calendar: self.calendar.clone().unwrap_or_default(),
             on_off_day: self.on_off_day.as_str().into(),
             run_on: self.run_on.to_string(),
+            pool: self.pool.clone().unwrap_or_default(),
             ..JobInput::default()
         };
         self.kind.fill(&mut input);

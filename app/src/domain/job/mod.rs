@@ -514,6 +514,8 @@ pub struct JobSpec {
     pub on_off_day: OnOffDay,
     /// The labels a node must carry to run it (`super::labels`); none: any node.
     pub run_on: super::labels::Labels,
+    /// The concurrency pool it takes a place in, by name (`super::pool`).
+    pub pool: Option<String>,
 }
 
 impl JobSpec {

@@ -47,6 +47,7 @@ impl JobSpec {
         let alerts = parse_alerts(input, &mut fail);
         let (calendar, on_off_day) = parse_calendar(input, cron.as_ref(), &mut fail);
         let run_on = parse_run_on(input, &mut fail);
+        let pool = parse_pool(input, &mut fail);
         match (kind, cron, timezone, retry, timeout, handling, alerts) {
             (
                 Some(kind),
@@ -75,6 +76,7 @@ impl JobSpec {
                 calendar,
                 on_off_day,
                 run_on,
+                pool,
             }),
             _ => Err(errors),
         }
@@ -91,6 +93,21 @@ fn parse_run_on(input: &JobInput, fail: &mut impl FnMut(&str, Problem)) -> Label
         fail("run_on", problem!("job-error-run-on-watch"));
     }
     labels
+}
+
+/// The pool it takes a place in (that it exists is checked with the database); a watched job
+/// runs elsewhere and takes none.
+fn parse_pool(input: &JobInput, fail: &mut impl FnMut(&str, Problem)) -> Option<String> {
+    let name = input.pool.trim();
+    if name.is_empty() {
+        return None;
+    }
+    if !crate::domain::pool::valid_name(name) {
+        fail("pool", problem!("pool-error-name", name = name));
+    } else if input.kind.trim() == Kind::Watch.as_str() {
+        fail("pool", problem!("job-error-pool-watch"));
+    }
+    Some(name.to_string())
 }
 
 fn parse_name(input: &JobInput, fail: &mut impl FnMut(&str, Problem)) -> String {

@@ -7,6 +7,9 @@
 //! - `nodes.engine`: whether it runs jobs at all (`engine = false` does not).
 //! - `jobs.run_on`: the labels a node must carry to run the job, written the same way; empty:
 //!   any node. A claim compares it with the subsets of the node's own labels.
+//! - `pools`: concurrency pools by name, each with its `size`: at most that many runs of its
+//!   jobs run at once across every node (a claim locks the pool's row to count them).
+//! - `jobs.pool`: the pool the job belongs to; empty: none.
 
 use sea_orm_migration::{prelude::*, schema::*};
 
@@ -16,6 +19,16 @@ pub struct Migration;
 #[async_trait::async_trait]
 impl MigrationTrait for Migration {
     async fn up(&self, manager: &SchemaManager) -> Result<(), DbErr> {
+        manager
+            .create_table(
+                Table::create()
+                    .table(Pools::Table)
+                    .col(string_len(Pools::Name, 64).primary_key())
+                    .col(integer(Pools::Size))
+                    .col(timestamp_with_time_zone(Pools::UpdatedAt))
+                    .to_owned(),
+            )
+            .await?;
         for (table, mut def) in [
             (
                 Nodes::Table.into_iden(),
@@ -37,6 +50,10 @@ impl MigrationTrait for Migration {
                 Jobs::Table.into_iden(),
                 text(Jobs::RunOn).default("").to_owned(),
             ),
+            (
+                Jobs::Table.into_iden(),
+                string_len(Jobs::Pool, 64).default("").to_owned(),
+            ),
         ] {
             manager
                 .alter_table(Table::alter().table(table).add_column(&mut def).to_owned())
@@ -47,6 +64,7 @@ impl MigrationTrait for Migration {
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         for (table, column) in [
+            (Jobs::Table.into_iden(), Jobs::Pool.into_iden()),
             (Jobs::Table.into_iden(), Jobs::RunOn.into_iden()),
             (Nodes::Table.into_iden(), Nodes::Engine.into_iden()),
             (Nodes::Table.into_iden(), Nodes::Web.into_iden()),
@@ -57,8 +75,18 @@ impl MigrationTrait for Migration {
                 .alter_table(Table::alter().table(table).drop_column(column).to_owned())
                 .await?;
         }
-        Ok(())
+        manager
+            .drop_table(Table::drop().table(Pools::Table).to_owned())
+            .await
     }
+}
+
+#[derive(DeriveIden)]
+enum Pools {
+    Table,
+    Name,
+    Size,
+    UpdatedAt,
 }
 
 #[derive(DeriveIden)]
@@ -74,4 +102,5 @@ enum Nodes {
 enum Jobs {
     Table,
     RunOn,
+    Pool,
 }
