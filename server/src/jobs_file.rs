@@ -373,8 +373,8 @@ pub fn parse_document(text: &str) -> Result<Document, Vec<String>> {
         vec![format!("{line}{}", e.message())]
     })?;
     let mut problems = Vec::new();
-    let calendars = parse_calendars(text, file.calendar, &mut problems);
-    let pools = parse_pools(text, file.pool, &mut problems);
+    let calendars = parse_tables(text, file.calendar, &mut problems);
+    let pools = parse_tables(text, file.pool, &mut problems);
     let mut specs = Vec::new();
     let mut names = HashSet::new();
     for (index, spanned) in file.job.into_iter().enumerate() {
@@ -415,54 +415,67 @@ pub fn parse_document(text: &str) -> Result<Document, Vec<String>> {
     }
 }
 
-/// The file's calendars, each checked; problems name the calendar and its line.
-fn parse_calendars(
+/// A `[[calendar]]` or `[[pool]]` table of a jobs file: its name, and the value it checks to.
+trait Table: Sized {
+    type Checked;
+    /// The table's name in the file, for problems.
+    const KIND: &'static str;
+    fn name(&self) -> &str;
+    /// The checked value, or each problem in English.
+    fn check(self) -> Result<Self::Checked, Vec<String>>;
+}
+
+impl Table for CalendarInput {
+    type Checked = Calendar;
+    const KIND: &'static str = "calendar";
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn check(self) -> Result<Calendar, Vec<String>> {
+        self.parse()
+            .map_err(|list| list.into_iter().map(|p| p.to_string()).collect())
+    }
+}
+
+impl Table for PoolInput {
+    type Checked = Pool;
+    const KIND: &'static str = "pool";
+    fn name(&self) -> &str {
+        &self.name
+    }
+    fn check(self) -> Result<Pool, Vec<String>> {
+        self.parse().map_err(|list| {
+            list.into_iter()
+                .map(|(field, problem)| format!("{field}: {}", app::i18n::current().say(&problem)))
+                .collect()
+        })
+    }
+}
+
+/// The file's tables of one kind, each checked; problems name the table, its name and line.
+fn parse_tables<T: Table>(
     text: &str,
-    entries: Vec<toml::Spanned<CalendarInput>>,
+    entries: Vec<toml::Spanned<T>>,
     problems: &mut Vec<String>,
-) -> Vec<Calendar> {
-    let mut calendars: Vec<Calendar> = Vec::new();
+) -> Vec<T::Checked> {
+    let mut names = HashSet::new();
+    let mut checked = Vec::new();
     for spanned in entries {
         let line = line_of(text, spanned.span().start);
         let input = spanned.into_inner();
-        let label = format!("calendar '{}' (line {line})", input.name);
-        match input.parse() {
-            Ok(c) if calendars.iter().any(|other| other.name == c.name) => {
-                problems.push(format!(
-                    "{label}: name: it appears more than once in this file"
-                ));
-            }
-            Ok(c) => calendars.push(c),
+        let label = format!("{} '{}' (line {line})", T::KIND, input.name());
+        if !names.insert(input.name().trim().to_string()) {
+            problems.push(format!(
+                "{label}: name: it appears more than once in this file"
+            ));
+            continue;
+        }
+        match input.check() {
+            Ok(value) => checked.push(value),
             Err(list) => problems.extend(list.into_iter().map(|p| format!("{label}: {p}"))),
         }
     }
-    calendars
-}
-
-/// The file's pools, each checked; problems name the pool and its line.
-fn parse_pools(
-    text: &str,
-    entries: Vec<toml::Spanned<PoolInput>>,
-    problems: &mut Vec<String>,
-) -> Vec<Pool> {
-    let mut pools: Vec<Pool> = Vec::new();
-    for spanned in entries {
-        let line = line_of(text, spanned.span().start);
-        let input = spanned.into_inner();
-        let label = format!("pool '{}' (line {line})", input.name);
-        match input.parse() {
-            Ok(p) if pools.iter().any(|other| other.name == p.name) => {
-                problems.push(format!(
-                    "{label}: name: it appears more than once in this file"
-                ));
-            }
-            Ok(p) => pools.push(p),
-            Err(list) => problems.extend(list.into_iter().map(|(field, problem)| {
-                format!("{label}: {field}: {}", app::i18n::current().say(&problem))
-            })),
-        }
-    }
-    pools
+    checked
 }
 
 /// What applying a set of jobs did (or, for a dry run, would do): the jobs' names.

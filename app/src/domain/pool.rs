@@ -26,14 +26,8 @@ pub struct Pool {
     pub size: i32,
 }
 
-/// A pool's or a job's pool name: letters, digits, `-`, `_` and `.`, at most 64.
-pub fn valid_name(name: &str) -> bool {
-    !name.is_empty()
-        && name.len() <= 64
-        && name
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
-}
+/// A pool's name follows the calendars' rule: letters, digits, `-`, `_` or `.`, at most 64.
+pub use super::calendar::valid_name;
 
 impl PoolInput {
     /// The pool, or what is wrong with it: `(field, problem)`.

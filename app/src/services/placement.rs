@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DbErr, EntityTrait, ExprTrait, QueryFilter, QuerySelect,
-    sea_query::Expr,
+    RelationTrait, sea_query::Expr,
 };
 
 use crate::domain::job::Kind;
@@ -156,13 +156,7 @@ async fn placed_due(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Result<Vec
         .column(job_run::Column::DueAt)
         .column_as(Expr::col((job::Entity, job::Column::RunOn)), "run_on")
         .column_as(Expr::col((job::Entity, job::Column::Kind)), "kind")
-        .join(
-            sea_orm::JoinType::InnerJoin,
-            job_run::Entity::belongs_to(job::Entity)
-                .from(job_run::Column::JobId)
-                .to(job::Column::Id)
-                .into(),
-        )
+        .join(sea_orm::JoinType::InnerJoin, job_run::Relation::Job.def())
         .filter(job_run::Column::DueAt.is_not_null())
         .filter(job_run::Column::DueAt.lte(now))
         .filter(job_run::Column::Status.is_in([

@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
     ColumnTrait, Condition, ConnectionTrait, DbErr, EntityTrait, ExprTrait, QueryFilter,
-    QueryOrder, QuerySelect, Set,
+    QueryOrder, QuerySelect, RelationTrait, Set,
 };
 
 use crate::domain::pool::Pool;
@@ -86,13 +86,7 @@ async fn counted(
         .select_only()
         .column_as(Expr::col((job::Entity, job::Column::Pool)), "pool")
         .column_as(job_run::Column::Id.count(), "n")
-        .join(
-            sea_orm::JoinType::InnerJoin,
-            job_run::Entity::belongs_to(job::Entity)
-                .from(job_run::Column::JobId)
-                .to(job::Column::Id)
-                .into(),
-        )
+        .join(sea_orm::JoinType::InnerJoin, job_run::Relation::Job.def())
         .filter(Expr::col((job::Entity, job::Column::Pool)).ne(""))
         .filter(condition)
         .group_by(Expr::col((job::Entity, job::Column::Pool)))
