@@ -275,11 +275,12 @@ async fn pools_with_room(
 ) -> Result<Vec<(String, usize)>, DbErr> {
     let backend = txn.get_database_backend();
     let mut b = Binder::new(backend);
+    // Driven by the pools: with none defined (most installations), nothing else is read.
     let sql = format!(
-        "SELECT name, size FROM pools WHERE name IN \
-           (SELECT j.pool FROM job_runs d JOIN jobs j ON j.id = d.job_id \
-             WHERE d.due_at IS NOT NULL AND d.due_at <= {} AND j.pool <> '') \
-         ORDER BY name{}",
+        "SELECT p.name, p.size FROM pools p WHERE EXISTS \
+           (SELECT 1 FROM job_runs d JOIN jobs j ON j.id = d.job_id \
+             WHERE j.pool = p.name AND d.due_at IS NOT NULL AND d.due_at <= {}) \
+         ORDER BY p.name{}",
         b.bind(now),
         sql::skip_locked(backend),
     );
