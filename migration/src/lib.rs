@@ -44,6 +44,7 @@ mod m20261208_000036_company_sign_in;
 mod m20261208_000037_second_factor;
 mod m20261209_000038_job_revisions;
 mod m20261210_000039_placement;
+mod m20261211_000040_shards;
 
 pub struct Migrator;
 
@@ -90,6 +91,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261208_000037_second_factor::Migration),
             Box::new(m20261209_000038_job_revisions::Migration),
             Box::new(m20261210_000039_placement::Migration),
+            Box::new(m20261211_000040_shards::Migration),
         ]
     }
 }

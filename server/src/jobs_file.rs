@@ -75,6 +75,10 @@ struct JobToml {
     run_on: Option<BTreeMap<String, String>>,
     /// The concurrency pool it takes a place in, by name.
     pool: Option<String>,
+    /// `"all"`: one child run per matching live node each tick.
+    run_on_count: Option<String>,
+    /// A tick makes this many child runs spread over the matching nodes.
+    shards: Option<u16>,
     retry: Option<RetryToml>,
     timeout: Option<TimeoutToml>,
     /// No output for this long ends a command attempt as stalled (`"5m"`).
@@ -297,6 +301,8 @@ impl JobToml {
         put(&mut input.calendar, self.calendar.take());
         put(&mut input.on_off_day, self.on_off_day.take());
         put(&mut input.pool, self.pool.take());
+        put(&mut input.run_on_count, self.run_on_count.take());
+        put(&mut input.shards, self.shards.take().map(|n| n.to_string()));
         put(
             &mut input.run_on,
             self.run_on.take().map(|labels| {
@@ -775,6 +781,21 @@ escalate_to = ["lead@example.com"]
             problems[0].starts_with("pool 'backups' (line 1): size"),
             "{problems:?}"
         );
+    }
+
+    #[test]
+    fn a_tick_is_spread_by_run_on_count_or_shards() {
+        use app::domain::job::spread::Spread;
+        let job = "[[job]]\nname = \"spread\"\ncron = \"0 * * * * *\"\nkind = \"command\"\ncommand = [\"part.sh\"]\n";
+        let all = parse_file(&format!("{job}run_on_count = \"all\"\n")).unwrap();
+        assert_eq!(all[0].spread, Spread::All);
+        let shards = parse_file(&format!("{job}shards = 4\n")).unwrap();
+        assert_eq!(shards[0].spread, Spread::Shards(4));
+        assert_eq!(parse_file(job).unwrap()[0].spread, Spread::One);
+        let both = parse_file(&format!("{job}run_on_count = \"all\"\nshards = 4\n")).unwrap_err();
+        assert!(both[0].contains("shards"), "{both:?}");
+        let one = parse_file(&format!("{job}shards = 1\n")).unwrap_err();
+        assert!(one[0].contains("2 to 64"), "{one:?}");
     }
 
     #[test]

@@ -3,7 +3,11 @@
 //! `${tick:business_date:FORMAT}` (chrono's strftime) in an HTTP job. A late run after a
 //! misfire, a moved off-day tick and a backfill run all know which day they are for.
 //!
-//! In an HTTP job a tick reference goes in by the parameters' rules
+//! A child run of a spread job (`super::job::spread`) also knows its shard:
+//! `BULWARK_SHARD_INDEX` and `BULWARK_SHARD_TOTAL` for a command, `${shard:index}` and
+//! `${shard:total}` in an HTTP job.
+//!
+//! In an HTTP job a tick (or shard) reference goes in by the parameters' rules
 //! (`super::job::placement`): `super::job::tick_refs::as_params` turns each into a parameter of
 //! its own, so its value is encoded for where it stands and refused where a parameter may not
 //! stand.
@@ -12,6 +16,8 @@ use chrono::format::{Item, StrftimeItems};
 use chrono::{DateTime, NaiveDate, TimeZone, Utc};
 
 const OPEN: &str = "${tick:";
+/// Where a shard reference opens.
+pub const SHARD_OPEN: &str = "${shard:";
 
 /// The tick a run stands for.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -20,6 +26,8 @@ pub struct RunTick {
     pub scheduled_at: String,
     /// The date it stands for, in the job's zone.
     pub business_date: NaiveDate,
+    /// A child run's shard.
+    pub shard: Option<super::job::spread::Shard>,
 }
 
 impl RunTick {
@@ -30,6 +38,7 @@ impl RunTick {
         RunTick {
             scheduled_at: scheduled.with_timezone(zone).to_rfc3339(),
             business_date,
+            shard: None,
         }
     }
 
@@ -92,10 +101,15 @@ pub fn references(text: &str) -> Vec<&str> {
 /// Each tick reference in `text`: the byte range of the whole `${tick:…}`, and what stands
 /// inside it, in order.
 pub fn spans(text: &str) -> Vec<(std::ops::Range<usize>, &str)> {
+    spans_of(text, OPEN)
+}
+
+/// Each reference opening with `open` (`${tick:`, [`SHARD_OPEN`]) in `text`, as [`spans`].
+pub fn spans_of<'t>(text: &'t str, open: &str) -> Vec<(std::ops::Range<usize>, &'t str)> {
     let mut found = Vec::new();
     let mut from = 0;
-    while let Some(start) = text[from..].find(OPEN).map(|at| from + at) {
-        let inner = start + OPEN.len();
+    while let Some(start) = text[from..].find(open).map(|at| from + at) {
+        let inner = start + open.len();
         let Some(end) = text[inner..].find('}').map(|at| inner + at) else {
             break;
         };
@@ -111,6 +125,7 @@ pub fn unknown_references<'a>(texts: impl IntoIterator<Item = &'a str>) -> Vec<S
     let probe = RunTick {
         scheduled_at: String::new(),
         business_date: NaiveDate::MIN,
+        shard: None,
     };
     let mut unknown = Vec::new();
     for text in texts {

@@ -85,6 +85,11 @@ pub struct Model {
     pub run_on: String,
     /// The concurrency pool it belongs to (`crate::domain::pool`); empty: none.
     pub pool: String,
+    /// `all`: a tick makes one child run per matching live node (`crate::domain::job::Spread`);
+    /// empty: one run.
+    pub run_on_count: String,
+    /// A tick makes this many child runs spread over the matching nodes; 0: none.
+    pub shards: i32,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

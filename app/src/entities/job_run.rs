@@ -59,6 +59,15 @@ pub struct Model {
     pub backfill_id: Option<i64>,
     /// The revision of its job it ran (set when the engine takes it); `None` before.
     pub revision: Option<i32>,
+    /// A child run's parent: the run of the tick it is a part of
+    /// (`crate::domain::job::Spread`).
+    pub parent_id: Option<i64>,
+    /// A child's place among its siblings, from 0.
+    pub shard_index: Option<i32>,
+    /// How many children its parent has: on a parent, set once it has them.
+    pub shard_total: Option<i32>,
+    /// The node a child was meant for; another matching node takes it once that one is gone.
+    pub node_hint: Option<String>,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -392,6 +392,11 @@ fn WhatRunsSection(ed: Editing) -> impl IntoView {
                 <super::job_placement::PlacementHint job=ed.job />
                 <Field label=t!("job-pool") field="pool" job=ed.job readonly=ed.readonly
                     error=ed.error_for("pool") get=|j| j.pool.clone() set=|j, v| j.pool = v />
+                <Field label=t!("job-run-on-count") field="run_on_count" job=ed.job
+                    readonly=ed.readonly error=ed.error_for("run_on_count")
+                    get=|j| j.run_on_count.clone() set=|j, v| j.run_on_count = v />
+                <Field label=t!("job-shards") field="shards" job=ed.job readonly=ed.readonly
+                    error=ed.error_for("shards") get=|j| j.shards.clone() set=|j, v| j.shards = v />
             </Show>
         </section>
     }

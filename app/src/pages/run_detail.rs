@@ -93,12 +93,16 @@ fn RunStory(run: RunView) -> impl IntoView {
         }
     });
     let attempts = run.attempts.clone();
+    let children = run
+        .is_parent()
+        .then(|| view! { <ChildrenCard run=run.clone() /> });
     view! {
         <Title text=title.clone() />
         <h1>{title}</h1>
         <RunFacts run />
         {held}
         {retrigger}
+        {children}
         <AttemptsCard attempts />
         <AuditCard id />
     }
@@ -146,9 +150,22 @@ fn RunFacts(run: RunView) -> impl IntoView {
                 {cancel_requested}
                 {params}
                 {lineage(&run)}
+                {shard_of(&run)}
             </dl>
         </section>
     }
+}
+
+/// A child run's shard and the parent it is a part of.
+fn shard_of(run: &RunView) -> Option<impl IntoView + use<>> {
+    let (parent, shard) = (run.parent?, run.shard?);
+    Some(view! {
+        <dt>{t!("run-shard")}</dt>
+        <dd data-testid="run-shard">
+            {t!("run-shard-of", index = shard.index, total = shard.total)} " "
+            <a href=format!("/runs/{parent}")>{format!("#{parent}")}</a>
+        </dd>
+    })
 }
 
 /// The retry policy the run was recorded with, in words when it reads as one.
@@ -206,6 +223,56 @@ fn lineage(run: &RunView) -> impl IntoView + use<> {
         }
     });
     view! { {of} {again} {left} }
+}
+
+/// A spread job's tick: how its shards stand ("1 of 2 failed") and each child run.
+#[component]
+fn ChildrenCard(run: RunView) -> impl IntoView {
+    let count = run.children_count();
+    let summary = if count.active > 0 {
+        t!(
+            "run-children-going",
+            going = count.active,
+            total = count.total
+        )
+    } else if count.failed > 0 {
+        t!(
+            "run-children-failed",
+            failed = count.failed,
+            total = count.total
+        )
+    } else if count.cancelled > 0 {
+        t!(
+            "run-children-cancelled",
+            cancelled = count.cancelled,
+            total = count.total
+        )
+    } else {
+        t!("run-children-succeeded", total = count.total)
+    };
+    let rows = run
+        .children
+        .iter()
+        .map(|c| {
+            view! {
+                <tr data-testid="child-run">
+                    <td>{format!("{} / {}", c.shard.index, c.shard.total)}</td>
+                    <td>{status_pill(c.status)}</td>
+                    <td><a href=format!("/runs/{}", c.id)>{format!("#{}", c.id)}</a></td>
+                </tr>
+            }
+        })
+        .collect_view();
+    view! {
+        <section class="card" data-testid="children">
+            <h2>{t!("run-children")}</h2>
+            <p data-testid="children-summary">{summary}</p>
+            <table tabindex="0" class="table compact">
+                <thead><tr><th>{t!("run-shard")}</th><th>{t!("runs-filter-status")}</th><th>{t!("runs-col-run")}</th></tr></thead>
+                <tbody>{rows}</tbody>
+            </table>
+        </section>
+    }
 }
 
 /// A run held because a job it depends on is failing; admins release it.

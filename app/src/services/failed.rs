@@ -49,6 +49,13 @@ fn in_queue() -> Condition {
         .add(job_run::Column::Status.eq(RunStatus::Dead))
         .add(job_run::Column::Resolution.is_null())
         .add(job_run::Column::FinishedAt.is_not_null())
+        // A spread job's parent ran nothing itself: its failed children are in the queue,
+        // each re-triggered alone (`crate::domain::job::spread`).
+        .add(
+            Condition::any()
+                .add(job_run::Column::ShardTotal.is_null())
+                .add(job_run::Column::ParentId.is_not_null()),
+        )
 }
 
 fn filtered(query: &QueueQuery) -> Select<job_run::Entity> {
@@ -394,6 +401,10 @@ fn repeat_of(
         retrigger_of: Set(Some(dead.id)),
         // The same parameters as the run it repeats.
         params: Set(dead.params.clone()),
+        // A shard repeats as the same shard of the same parent, which it settles when it ends.
+        parent_id: Set(dead.parent_id),
+        shard_index: Set(dead.shard_index),
+        shard_total: Set(dead.shard_total),
         override_timeout_ms: Set(overrides.timeout_ms.map(|ms| ms as i64)),
         override_retry: Set(override_retry),
         policy: Set(policy),

@@ -100,6 +100,7 @@ pub fn to_spec(row: &job::Model) -> Result<JobSpec, JobError> {
         on_off_day: row.on_off_day,
         run_on: crate::domain::labels::Labels::parse(&row.run_on).map_err(|_| corrupt("run_on"))?,
         pool: Some(row.pool.clone()).filter(|p| !p.is_empty()),
+        spread: crate::domain::job::spread::Spread::from_columns(&row.run_on_count, row.shards),
     })
 }
 
@@ -137,6 +138,8 @@ fn fill(
     model.on_off_day = Set(spec.on_off_day);
     model.run_on = Set(spec.run_on.to_string());
     model.pool = Set(spec.pool.clone().unwrap_or_default());
+    model.run_on_count = Set(spec.spread.run_on_count().to_string());
+    model.shards = Set(i32::from(spec.spread.shards()));
     model.overlap = Set(spec.overlap);
     model.misfire = Set(spec.misfire);
     model.on_exhausted = Set(spec.on_exhausted.action());

@@ -10,6 +10,7 @@ pub mod alerts;
 pub mod audit;
 pub mod backfills;
 pub mod calendars;
+pub mod children;
 pub mod evidence;
 pub mod failed;
 pub mod gauges;

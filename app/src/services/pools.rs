@@ -48,9 +48,15 @@ pub async fn usage(db: &impl ConnectionTrait, now: DateTime<Utc>) -> Result<Vec<
     if pools.is_empty() {
         return Ok(Vec::new());
     }
+    // A spread job's parent runs nothing itself: its children take the places.
+    let takes_a_place = Condition::any()
+        .add(job_run::Column::ParentId.is_not_null())
+        .add(job_run::Column::ShardTotal.is_null());
     let running = counted(
         db,
-        Condition::all().add(job_run::Column::Status.eq(RunStatus::Running)),
+        Condition::all()
+            .add(job_run::Column::Status.eq(RunStatus::Running))
+            .add(takes_a_place),
     )
     .await?;
     let waiting = counted(

@@ -193,13 +193,17 @@ fn fits_its_places(
     }
 }
 
-/// The tick `run` stands for: when it was scheduled, and its business date (an older run's
-/// is the date it was scheduled for, in the job's zone).
+/// The tick `run` stands for: when it was scheduled, its business date (an older run's is the
+/// date it was scheduled for, in the job's zone), and a child's shard.
 pub fn tick_of(run: &job_run::Model, zone: &chrono_tz::Tz) -> crate::domain::tick::RunTick {
     let date = run
         .business_date
         .unwrap_or_else(|| run.scheduled_for.with_timezone(zone).date_naive());
-    crate::domain::tick::RunTick::new(run.scheduled_for, zone, date)
+    let mut tick = crate::domain::tick::RunTick::new(run.scheduled_for, zone, date);
+    tick.shard = run
+        .parent_id
+        .and(super::children::shard_of(run.shard_index, run.shard_total));
+    tick
 }
 
 /// The date `run` stands for: its own, or the date it was scheduled for in its job's zone.
@@ -361,10 +365,16 @@ pub async fn cancel(
         .ok_or(CancelError::NotFound(id))?;
     let txn = db.begin().await?;
     super::lanes::lock(&txn, &[run.job_id]).await?;
-    if end_waiting(&txn, id, now).await? == 0 {
+    if super::children::is_parent(&run) && run.status.is_active() {
+        stop_children(&txn, id, now).await?;
+    } else if end_waiting(&txn, id, now).await? == 0 {
         return ask_to_stop(db, txn, &run, who, now).await;
     }
     close_open_attempt(&txn, id, now).await?;
+    // A child's parent ends once its last child has; a parent whose children were all
+    // waiting ends now, one with children running once they have stopped.
+    let parent = run.parent_id.unwrap_or(id);
+    super::children::settle_parents(&txn, &[parent], now).await?;
     super::lanes::promote(&txn, &[run.job_id], now).await?;
     record_cancel(&txn, id, who, now).await?;
     txn.commit().await?;
@@ -415,6 +425,28 @@ async fn end_waiting(
         .exec(txn)
         .await?
         .rows_affected)
+}
+
+/// A parent's children still going: the waiting ones end cancelled, the running ones are asked
+/// to stop (their nodes stop them at their next lease renewal).
+async fn stop_children(
+    txn: &sea_orm::DatabaseTransaction,
+    parent: i64,
+    now: DateTime<Utc>,
+) -> Result<(), DbErr> {
+    use sea_orm::sea_query::Expr;
+    for (child, _) in super::children::active(txn, parent).await? {
+        if end_waiting(txn, child, now).await? == 0 {
+            job_run::Entity::update_many()
+                .col_expr(job_run::Column::CancelRequestedAt, Expr::value(now))
+                .filter(job_run::Column::Id.eq(child))
+                .filter(job_run::Column::Status.eq(RunStatus::Running))
+                .filter(job_run::Column::CancelRequestedAt.is_null())
+                .exec(txn)
+                .await?;
+        }
+    }
+    Ok(())
 }
 
 /// A running run is asked to stop (once; a second cancel finds it asked already); a run that
@@ -591,9 +623,20 @@ async fn with_attempts(
             }
         }
     }
+    let parents: Vec<i64> = rows
+        .iter()
+        .filter(|(r, _)| super::children::is_parent(r))
+        .map(|(r, _)| r.id)
+        .collect();
+    let mut family = super::children::family(db, &parents).await?;
     Ok(rows
         .into_iter()
         .map(|(r, j)| RunView {
+            parent: r.parent_id,
+            shard: r
+                .parent_id
+                .and(super::children::shard_of(r.shard_index, r.shard_total)),
+            children: family.remove(&r.id).unwrap_or_default(),
             business_date: Some(business_date(&r, j.as_ref())),
             backfill_id: r.backfill_id,
             revision: r.revision,

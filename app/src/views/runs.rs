@@ -78,12 +78,47 @@ pub struct RunView {
     /// The revision of its job it ran (`None` until the engine took it).
     #[serde(default)]
     pub revision: Option<i32>,
+    /// A child run's parent: the run of the tick it is a part of.
+    #[serde(default)]
+    pub parent: Option<i64>,
+    /// A child run's place among its siblings.
+    #[serde(default)]
+    pub shard: Option<crate::domain::job::spread::Shard>,
+    /// A parent's children, oldest first (a re-triggered shard's runs each).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub children: Vec<ChildRun>,
+}
+
+/// One child of a parent run, as the parent's page lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct ChildRun {
+    pub id: i64,
+    pub shard: crate::domain::job::spread::Shard,
+    pub status: RunStatus,
+}
+
+impl RunView {
+    /// Where a parent's children stand: the latest child of each shard.
+    pub fn children_count(&self) -> crate::domain::job::spread::Children {
+        let rows: Vec<(i32, i64, RunStatus)> = self
+            .children
+            .iter()
+            .map(|c| (c.shard.index as i32, c.id, c.status))
+            .collect();
+        crate::domain::job::spread::Children::count(&rows)
+    }
 }
 
 impl RunView {
     /// Dead and not handled yet: it waits in the failed queue.
     pub fn in_failed_queue(&self) -> bool {
-        self.status == RunStatus::Dead && self.resolution.is_none()
+        self.status == RunStatus::Dead && self.resolution.is_none() && !self.is_parent()
+    }
+
+    /// A spread job's tick: it ran nothing itself, its children did.
+    pub fn is_parent(&self) -> bool {
+        self.parent.is_none() && !self.children.is_empty()
     }
 }
 

@@ -20,6 +20,10 @@ struct RunJson {
     last_error: Option<String>,
     /// The revision of its job it ran; null before the engine took it.
     revision: Option<i32>,
+    /// A child run's parent (a spread job's tick); null for any other run.
+    parent: Option<i64>,
+    /// A child run's place: `{ "index": 0, "total": 2 }`; null for any other run.
+    shard: Option<app::domain::job::spread::Shard>,
     attempts: Vec<AttemptJson>,
 }
 
@@ -51,6 +55,8 @@ fn to_json(run: RunView) -> RunJson {
         last_error_class: run.last_error_class,
         last_error: run.last_error,
         revision: run.revision,
+        parent: run.parent,
+        shard: run.shard,
         attempts: run
             .attempts
             .into_iter()

@@ -20,6 +20,7 @@ use std::time::Duration;
 use tokio::time::Instant;
 
 use app::domain::job::{JobSpec, Kind};
+use app::domain::node::LOST_AFTER_SECONDS;
 use app::domain::run::RunStatus;
 use app::domain::timeout::{self, EffectiveTimeout};
 use app::entities::job_run;
@@ -81,7 +82,15 @@ fn unpaused(paused: &Paused, class: usize, b: &mut Binder) -> Option<String> {
 /// where commands are off; and to the jobs of `pool` (none: jobs in no pool, which a claim
 /// takes before the pools have their turn). A run no node may take stays due; the placement
 /// sweep (`app::services::placement`) marks it `waiting_for_node`.
-fn eligible(config: &super::EngineConfig, b: &mut Binder, pool: Option<&str>) -> String {
+///
+/// A child of a spread job's tick (`super::fan_out`) meant for another node is left to that
+/// node while it is live.
+fn eligible(
+    config: &super::EngineConfig,
+    b: &mut Binder,
+    pool: Option<&str>,
+    now: DateTime<Utc>,
+) -> String {
     let subsets = config.labels.subsets();
     let run_on: Vec<String> = subsets.into_iter().map(|s| b.bind(s)).collect();
     let commands = if config.allow_commands {
@@ -90,9 +99,15 @@ fn eligible(config: &super::EngineConfig, b: &mut Binder, pool: Option<&str>) ->
         format!(" AND j.kind <> {}", b.bind(Kind::Command.as_str()))
     };
     let pool = b.bind(pool.unwrap_or_default().to_string());
+    let me = b.bind(config.node_id.clone());
+    let since = b.bind(now - chrono::Duration::seconds(LOST_AFTER_SECONDS));
+    let engine = b.bind(true);
     format!(
         " AND EXISTS (SELECT 1 FROM jobs j WHERE j.id = job_runs.job_id AND j.run_on IN ({}) \
-           AND j.pool = {pool}{commands})",
+           AND j.pool = {pool}{commands}) \
+         AND (job_runs.node_hint IS NULL OR job_runs.node_hint = {me} OR NOT EXISTS \
+           (SELECT 1 FROM nodes n WHERE n.node_id = job_runs.node_hint AND n.stopped_at IS NULL \
+             AND n.heartbeat_at >= {since} AND n.engine = {engine}))",
         run_on.join(", ")
     )
 }
@@ -137,9 +152,14 @@ pub async fn claim_due(
     }
     runs.sort_by_key(|r| r.id);
     let job_ids: Vec<i64> = runs.iter().map(|r| r.job_id).collect();
-    let prepared = prepare(shared, &txn, runs).await?;
+    let (parents, prepared) = parents_apart(prepare(shared, &txn, runs).await?);
+    let mut wake = app::wake::Wake::default();
+    if super::fan_out::expand(shared, &txn, &parents, now).await? > 0 {
+        wake = app::wake::runs_changed_in(&txn).await;
+    }
     let attempt_ids = insert_attempts(shared, &txn, &prepared, now).await?;
     txn.commit().await?;
+    wake.after_commit();
     reread_stale(shared, &job_ids);
     Ok(prepared
         .into_iter()
@@ -180,7 +200,7 @@ async fn take_due(
         let Some(unpaused) = unpaused(paused, i, &mut b) else {
             continue;
         };
-        let eligible = eligible(&shared.config, &mut b, None);
+        let eligible = eligible(&shared.config, &mut b, None, now);
         let filter = format!("{}{unpaused}{eligible}", CLASSES[i]);
         let sql = claim_statement(shared, &mut b, now, &filter, left);
         runs.extend(
@@ -250,7 +270,7 @@ async fn take_pooled(
         if classes.is_empty() {
             break;
         }
-        let eligible = eligible(&shared.config, &mut b, Some(&pool));
+        let eligible = eligible(&shared.config, &mut b, Some(&pool), now);
         let filter = format!("({}){eligible}", classes.join(" OR "));
         let sql = claim_statement(shared, &mut b, now, &filter, take);
         let taken = job_run::Entity::find()
@@ -268,7 +288,8 @@ async fn take_pooled(
 
 /// The pools with runs due at `now`, locked for this claim, each with its room: its size less
 /// its jobs' runs running now — counted by a statement of its own once the locks are held, so
-/// it sees every run the last claimer of the pool committed.
+/// it sees every run the last claimer of the pool committed. A spread job's parent runs nothing
+/// itself and takes no place; its children each take one.
 async fn pools_with_room(
     txn: &sea_orm::DatabaseTransaction,
     now: DateTime<Utc>,
@@ -297,7 +318,8 @@ async fn pools_with_room(
     let names = b.bind_list(pools.iter().map(|(name, _)| name.clone()));
     let sql = format!(
         "SELECT j.pool AS pool, COUNT(*) AS running FROM job_runs r JOIN jobs j ON j.id = r.job_id \
-         WHERE r.status = {} AND j.pool IN ({names}) GROUP BY j.pool",
+         WHERE r.status = {} AND j.pool IN ({names}) \
+           AND (r.parent_id IS NOT NULL OR r.shard_total IS NULL) GROUP BY j.pool",
         b.bind(RunStatus::Running.as_str()),
     );
     let mut running = std::collections::HashMap::new();
@@ -374,6 +396,27 @@ async fn prepare(
         });
     }
     Ok(prepared)
+}
+
+/// The ticks of spread jobs among the claimed runs, to be given children instead of an
+/// attempt (`super::fan_out`), and the runs to attempt.
+fn parents_apart(prepared: Vec<Prepared>) -> (Vec<super::fan_out::Parent>, Vec<Prepared>) {
+    let mut parents = Vec::new();
+    let mut runs = Vec::with_capacity(prepared.len());
+    for p in prepared {
+        match &p.spec {
+            Ok(spec) if spec.spread.fans_out() && p.run.parent_id.is_none() => {
+                parents.push(super::fan_out::Parent {
+                    spread: spec.spread,
+                    run_on: spec.run_on.clone(),
+                    kind: spec.kind.kind(),
+                    run: p.run,
+                });
+            }
+            _ => runs.push(p),
+        }
+    }
+    (parents, runs)
 }
 
 /// One attempt row per prepared run, 500 to a statement; the attempts' ids by run id.

@@ -706,8 +706,12 @@ async fn command(
         .env(
             "BULWARK_BUSINESS_DATE",
             input.tick.business_date.to_string(),
-        )
-        .stdin(std::process::Stdio::piped())
+        );
+    if let Some(shard) = input.tick.shard {
+        cmd.env("BULWARK_SHARD_INDEX", shard.index.to_string())
+            .env("BULWARK_SHARD_TOTAL", shard.total.to_string());
+    }
+    cmd.stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .kill_on_drop(true);

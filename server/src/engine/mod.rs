@@ -6,6 +6,7 @@
 //! - [`trigger`]: cron ticks → `job_runs` rows (each tick once, whatever the number of nodes),
 //!   driven by each job's `next_fire_at`.
 //! - [`claim`]: due runs → leased to this node, with their attempt rows, in batches.
+//! - [`fan_out`]: a spread job's claimed tick → its children, one per node or shard.
 //! - [`attempt`]: one attempt under its fence: a panic, a lost lease or the end of the
 //!   shutdown grace all end it cleanly.
 //! - [`executor`]: what an attempt does — an HTTP call, a command, a built-in task.
@@ -31,6 +32,7 @@ pub mod builtin;
 pub mod cache;
 pub mod claim;
 pub mod executor;
+pub mod fan_out;
 pub mod lease;
 pub mod listen;
 pub mod placement;

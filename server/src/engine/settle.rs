@@ -174,6 +174,7 @@ pub async fn settle_in(
     let mut ended: Vec<(i64, &JobSpec, String, Settled)> = Vec::new();
     let mut exhausted_with_fallback: Vec<(&Finished, &job::Model)> = Vec::new();
     let mut lanes_freed: HashSet<i64> = HashSet::new();
+    let mut children_ended: Vec<&Finished> = Vec::new();
     for (f, (next, plan)) in batch.iter().zip(&decided) {
         if !settled.contains(&f.run.id) {
             continue;
@@ -182,6 +183,11 @@ pub async fn settle_in(
             continue;
         }
         lanes_freed.insert(f.run.job_id);
+        // A child's outcome is its parent's to alert on and fall back from, once all end.
+        if f.run.parent_id.is_some() {
+            children_ended.push(f);
+            continue;
+        }
         // Someone stopped it on purpose: not a failure to alert on, nor to fall back from.
         if plan.status == RunStatus::Cancelled {
             continue;
@@ -213,6 +219,7 @@ pub async fn settle_in(
             }
         }
     }
+    ended.extend(parents_ended(txn, &children_ended, now).await?);
     alerts::record_batch(txn, &ended, now, default_locale).await?;
     too_slow(txn, batch, &decided, &settled, now, default_locale).await?;
     let mut due = 0;
@@ -247,6 +254,49 @@ pub async fn settle_in(
         })
         .collect();
     Ok((written, wake))
+}
+
+/// Ends the parents whose last child ended in this batch (before their lanes are promoted),
+/// with what each ended as for the alerts: a parent dead says what its latest failed child
+/// did; a parent stopped by hand says nothing.
+async fn parents_ended<'a>(
+    txn: &impl ConnectionTrait,
+    children: &[&'a Finished],
+    now: DateTime<Utc>,
+) -> Result<Vec<(i64, &'a JobSpec, String, Settled)>, DbErr> {
+    if children.is_empty() {
+        return Ok(Vec::new());
+    }
+    let ids: Vec<i64> = children.iter().filter_map(|f| f.run.parent_id).collect();
+    let mut ended = Vec::new();
+    for parent in app::services::children::settle_parents(txn, &ids, now).await? {
+        let Some(f) = children
+            .iter()
+            .find(|f| f.run.parent_id == Some(parent.parent_id))
+        else {
+            continue;
+        };
+        let Ok(spec) = f.spec.as_deref() else {
+            continue;
+        };
+        let outcome = match (parent.status, parent.failed_child) {
+            (RunStatus::Succeeded, _) => Settled::Succeeded {
+                run_id: parent.parent_id,
+            },
+            (RunStatus::Dead, Some(child)) => Settled::Failed(FailedRun {
+                job: f.job_name.clone(),
+                run_id: parent.parent_id,
+                status: RunStatus::Dead,
+                error_class: child.last_error_class,
+                message: child.last_error,
+                attempts: child.attempts,
+                finished_at: now,
+            }),
+            _ => continue,
+        };
+        ended.push((f.run.job_id, spec, f.job_name.clone(), outcome));
+    }
+    Ok(ended)
 }
 
 /// Says so for each success of `batch` that took longer than its job ever should.
@@ -387,6 +437,9 @@ async fn update_runs(
                 f.execution.report.class.map(ErrorClass::as_str).into(),
                 f.execution.message.clone().into(),
                 p.handback.into(),
+                // The node a child was meant for lost it (died, or shut down): any node that
+                // may run the job takes it from here.
+                matches!(f.ending, Ending::Expired | Ending::HandedBack).into(),
                 now.into(),
             ]
         })
@@ -402,6 +455,7 @@ async fn update_runs(
         ("class", "text"),
         ("message", "text"),
         ("handback", "integer"),
+        ("lost", "boolean"),
         ("now", "timestamptz"),
     ];
     for chunk in rows.chunks(500) {
@@ -420,6 +474,7 @@ async fn update_runs(
              last_error_class = CASE WHEN v.v_failed THEN v.v_class ELSE last_error_class END, \
              last_error = CASE WHEN v.v_failed THEN v.v_message ELSE last_error END, \
              handbacks = handbacks + v.v_handback, \
+             node_hint = CASE WHEN v.v_lost THEN NULL ELSE node_hint END, \
              lease_owner = NULL, lease_expires_at = NULL, updated_at = v.v_now",
             "",
             "",

@@ -42,6 +42,7 @@ mod run_logs;
 mod second_factor;
 mod secrets;
 mod smtp;
+mod spread;
 mod traffic;
 mod traffic_stats;
 mod upgrade;

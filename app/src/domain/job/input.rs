@@ -104,6 +104,13 @@ pub struct JobInput {
     /// Left out of the JSON when empty, as `run_on` is.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub pool: String,
+    /// `all`: a tick makes one child run per matching live node; empty: one run
+    /// ([`Spread`](super::spread::Spread)). Left out of the JSON when empty, as `run_on` is.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub run_on_count: String,
+    /// A tick makes this many child runs spread over the matching nodes; empty: none.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub shards: String,
 }
 
 impl Default for JobInput {
@@ -161,6 +168,8 @@ impl Default for JobInput {
             on_off_day: default_on_off_day(),
             run_on: String::new(),
             pool: String::new(),
+            run_on_count: String::new(),
+            shards: String::new(),
         }
     }
 }
@@ -207,6 +216,11 @@ impl JobSpec {
             on_off_day: self.on_off_day.as_str().into(),
             run_on: self.run_on.to_string(),
             pool: self.pool.clone().unwrap_or_default(),
+            run_on_count: self.spread.run_on_count().into(),
+            shards: match self.spread.shards() {
+                0 => String::new(),
+                n => n.to_string(),
+            },
             ..JobInput::default()
         };
         self.kind.fill(&mut input);

@@ -7,6 +7,7 @@
 //! - [`diff`]: two revisions compared field by field, credentials hidden.
 //! - [`outcomes`]: what each revision's runs did, and whether a change made things worse.
 //! - [`placement`]: where a run's parameter may stand, and how its value is written there.
+//! - [`spread`]: how many runs a tick makes across the nodes (a broadcast, shards).
 //!
 //! A [`JobSpec`] holds parsed values only (a [`CronExpr`], a [`Tz`], [`EmailAddress`]es), so
 //! nothing downstream parses again.
@@ -18,6 +19,7 @@ pub mod params;
 pub mod parse;
 pub mod placement;
 pub mod redact;
+pub mod spread;
 pub mod tags;
 pub mod tick_refs;
 
@@ -516,6 +518,8 @@ pub struct JobSpec {
     pub run_on: super::labels::Labels,
     /// The concurrency pool it takes a place in, by name (`super::pool`).
     pub pool: Option<String>,
+    /// How many runs a tick makes across the nodes.
+    pub spread: spread::Spread,
 }
 
 impl JobSpec {

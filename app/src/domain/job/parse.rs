@@ -48,6 +48,7 @@ impl JobSpec {
         let (calendar, on_off_day) = parse_calendar(input, cron.as_ref(), &mut fail);
         let run_on = parse_run_on(input, &mut fail);
         let pool = parse_pool(input, &mut fail);
+        let spread = parse_spread(input, kind.as_ref(), &mut fail);
         match (kind, cron, timezone, retry, timeout, handling, alerts) {
             (
                 Some(kind),
@@ -77,6 +78,7 @@ impl JobSpec {
                 on_off_day,
                 run_on,
                 pool,
+                spread,
             }),
             _ => Err(errors),
         }
@@ -93,6 +95,46 @@ fn parse_run_on(input: &JobInput, fail: &mut impl FnMut(&str, Problem)) -> Label
         fail("run_on", problem!("job-error-run-on-watch"));
     }
     labels
+}
+
+/// How many runs a tick makes; a watched job runs nowhere, so it makes its one. An HTTP job
+/// that refers to its shard (`${shard:index}`) must have one.
+fn parse_spread(
+    input: &JobInput,
+    kind: Option<&JobKind>,
+    fail: &mut impl FnMut(&str, Problem),
+) -> super::spread::Spread {
+    use super::spread::Spread;
+    let spread = Spread::parse(&input.run_on_count, &input.shards).unwrap_or_else(|(field, p)| {
+        fail(field, p);
+        Spread::One
+    });
+    if spread.fans_out() && input.kind.trim() == Kind::Watch.as_str() {
+        fail("run_on_count", problem!("job-error-spread-watch"));
+    }
+    // Which of the children's failures would start it, and with what, is not for a guess.
+    if spread.fans_out() && input.on_exhausted.trim() == ExhaustedAction::Fallback.as_str() {
+        fail("on_exhausted", problem!("job-error-spread-fallback"));
+    }
+    if let Some(JobKind::Http {
+        url, headers, body, ..
+    }) = kind
+    {
+        let texts = std::iter::once(url.as_str())
+            .chain(headers.iter().flat_map(|(n, v)| [n.as_str(), v.as_str()]))
+            .chain(std::iter::once(body.as_str()));
+        let probe = super::spread::Shard { index: 0, total: 1 };
+        for text in texts {
+            for (_, name) in crate::domain::tick::spans_of(text, crate::domain::tick::SHARD_OPEN) {
+                if probe.value(name).is_none() {
+                    fail("http_url", problem!("job-error-shard-unknown", name = name));
+                } else if !spread.fans_out() {
+                    fail("shards", problem!("job-error-shard-alone"));
+                }
+            }
+        }
+    }
+    spread
 }
 
 /// The pool it takes a place in (that it exists is checked with the database); a watched job
@@ -438,6 +480,7 @@ fn check_tick_uses(kind: &JobKind, fail: &mut impl FnMut(&str, Problem)) {
     let probe = RunTick {
         scheduled_at: String::new(),
         business_date: chrono::NaiveDate::MIN,
+        shard: Some(super::spread::Shard { index: 0, total: 1 }),
     };
     let (rewritten, made) = as_params(kind, &probe);
     let declared: Vec<_> = made.into_iter().map(|(p, _)| p).collect();

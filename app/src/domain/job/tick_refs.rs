@@ -1,9 +1,9 @@
-//! Tick references in an HTTP job (`crate::domain::tick`) as parameters of their own, so the
-//! parameters' placement rules (`super::placement`) write and check them.
+//! Tick and shard references in an HTTP job (`crate::domain::tick`) as parameters of their
+//! own, so the parameters' placement rules (`super::placement`) write and check them.
 
 use super::JobKind;
 use super::params::{ParamType, Parameter};
-use crate::domain::tick::{RunTick, spans};
+use crate::domain::tick::{RunTick, SHARD_OPEN, spans, spans_of};
 
 /// The HTTP job with each tick reference turned into a parameter reference of its own, and
 /// those parameters with their values (unknown references are left as written). Any other
@@ -22,10 +22,20 @@ pub fn as_params(kind: &JobKind, tick: &RunTick) -> (JobKind, Vec<(Parameter, St
     };
     let mut made: Vec<(Parameter, String)> = Vec::new();
     let mut rewrite = |text: &str| -> String {
+        let mut refs: Vec<(std::ops::Range<usize>, Option<String>)> = spans(text)
+            .into_iter()
+            .map(|(range, reference)| (range, tick.value(reference)))
+            .collect();
+        refs.extend(
+            spans_of(text, SHARD_OPEN)
+                .into_iter()
+                .map(|(range, name)| (range, tick.shard.and_then(|s| s.value(name)))),
+        );
+        refs.sort_by_key(|(range, _)| range.start);
         let mut out = String::with_capacity(text.len());
         let mut kept = 0;
-        for (range, reference) in spans(text) {
-            let Some(value) = tick.value(reference) else {
+        for (range, value) in refs {
+            let Some(value) = value else {
                 continue;
             };
             out.push_str(&text[kept..range.start]);
@@ -103,5 +113,30 @@ mod tests {
             values,
             ["01/10/2026", "2026-10-08T09:00:00+08:00", "2026-10-01"]
         );
+    }
+
+    #[test]
+    fn a_childs_shard_is_written_where_its_reference_stands() {
+        let kind = JobKind::Http {
+            method: "GET".into(),
+            url: "https://x.test/part/${shard:index}/of/${shard:total}?d=${tick:business_date}"
+                .into(),
+            headers: Vec::new(),
+            body: String::new(),
+            expected: vec![(200, 299)],
+            follow_redirects: Default::default(),
+        };
+        let mut child = tick();
+        child.shard = Some(crate::domain::job::spread::Shard { index: 1, total: 3 });
+        let (rewritten, params) = as_params(&kind, &child);
+        let JobKind::Http { url, .. } = rewritten else {
+            panic!()
+        };
+        assert_eq!(
+            url,
+            "https://x.test/part/${param:.tick-0}/of/${param:.tick-1}?d=${param:.tick-2}"
+        );
+        let values: Vec<&str> = params.iter().map(|(_, v)| v.as_str()).collect();
+        assert_eq!(values, ["1", "3", "2026-10-01"]);
     }
 }
