@@ -47,3 +47,29 @@ test("a job asking for labels no node carries waits for a node, then runs", asyn
   const live = page.getByTestId("nodes").locator('tr[data-state="live"]');
   await expect(live.getByTestId("node-runs")).toHaveText("console and jobs · no labels");
 });
+
+test("a tick in shards lists its children, and each child names its parent", async ({ page }) => {
+  test.setTimeout(90_000);
+  await signIn(page, ADMIN);
+  const jobPage = await defineJob(page, "in-shards", { params: "failure_rate=0\nsleep=1ms" });
+  await page.goto(jobPage);
+  await hydrated(page);
+  // Both ways of spreading at once are refused beside the field.
+  await page.locator("#job-run_on_count").fill("all");
+  await page.locator("#job-shards").fill("2");
+  await page.getByRole("button", { name: "Save job" }).click();
+  await expect(page.locator('.field-error[data-field="shards"]')).toContainText("not both");
+  await page.locator("#job-run_on_count").fill("");
+  await page.getByRole("button", { name: "Save job" }).click();
+  await expect(page.getByTestId("save-ok")).toHaveText("Saved.");
+
+  const parentPage = await runNow(page, "in-shards", "succeeded");
+  await expect(page.getByTestId("children-summary")).toHaveText("All 2 succeeded");
+  const children = page.getByTestId("child-run");
+  await expect(children).toHaveCount(2);
+  await expect(children.nth(1)).toContainText("1 / 2");
+  await children.nth(1).getByRole("link").click();
+  await expect(page.getByTestId("run-shard")).toContainText("1 of 2, part of");
+  await page.getByTestId("run-shard").getByRole("link").click();
+  await expect(page).toHaveURL(parentPage);
+});
