@@ -1,5 +1,5 @@
 //! Several instances on one PostgreSQL: four real `bulwark serve` processes share jobs that
-//! fire every second; one runs with its clock ten seconds ahead, one is cut off from the
+//! fire every second (half of them only on the three labelled `role=worker`); one runs with its clock ten seconds ahead, one is cut off from the
 //! database for longer than a lease and reconnected, one is SIGKILLed mid-run and started
 //! again later, one stops gracefully. Then every (job, tick) must have exactly one run, every
 //! run must have finished, and neither the killed nor the cut-off process may have written an
@@ -26,6 +26,10 @@ use crate::proxy::Proxy;
 /// kill or cut off.
 const FEW_PERMITS: (&str, &str) = ("BULWARK_CONCURRENCY", "4");
 
+/// Every node but node-a carries it; every other job asks for it (`run_on`), so the
+/// invariants hold with the claims filtered by labels too.
+const WORKER: (&str, &str) = ("BULWARK_NODE_LABELS", "role=worker");
+
 fn env_number(name: &str, default: u64) -> u64 {
     std::env::var(name)
         .ok()
@@ -36,6 +40,11 @@ fn env_number(name: &str, default: u64) -> u64 {
 fn jobs_file(count: u64) -> String {
     (0..count)
         .map(|i| {
+            let run_on = if i % 2 == 1 {
+                "run_on = { role = \"worker\" }"
+            } else {
+                ""
+            };
             format!(
                 r#"
 [[job]]
@@ -45,6 +54,7 @@ kind = "builtin"
 task = "demo"
 params = {{ failure_rate = "0", sleep = "100ms" }}
 misfire = "run_once"
+{run_on}
 [job.retry]
 first = "200ms"
 multiplier = 2.0
@@ -196,6 +206,9 @@ async fn instances_run_every_tick_once_through_a_kill_and_a_partition() {
         };
         let mut env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
         env.push(FEW_PERMITS);
+        if name != "node-a" {
+            env.push(WORKER);
+        }
         let (child, addr) = serve_with(&app, dir.path(), name, &env);
         wait_ready(&addr).await;
         nodes.push((name.to_string(), child));
@@ -208,7 +221,7 @@ async fn instances_run_every_tick_once_through_a_kill_and_a_partition() {
         &app,
         dir.path(),
         "node-d",
-        &[("DATABASE_URL", through_proxy.as_str()), FEW_PERMITS],
+        &[("DATABASE_URL", through_proxy.as_str()), FEW_PERMITS, WORKER],
     );
     wait_ready(&addr).await;
     nodes.push(("node-d".into(), child));
@@ -246,6 +259,7 @@ async fn instances_run_every_tick_once_through_a_kill_and_a_partition() {
     let env = crate::process::skewed_clock("-1s");
     let mut env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
     env.push(FEW_PERMITS);
+    env.push(WORKER);
     let (child, addr) = serve_with(&app, dir.path(), "node-b-restarted", &env);
     wait_ready(&addr).await;
     nodes.push(("node-b-restarted".into(), child));
@@ -356,6 +370,19 @@ async fn instances_run_every_tick_once_through_a_kill_and_a_partition() {
         }
     }
     assert_eq!(ticks.len() as u64, jobs, "every job ran");
+    // The labelled jobs ran only where the label is.
+    let run_job: BTreeMap<i64, i64> = runs.iter().map(|r| (r.id, r.job_id)).collect();
+    let astray: Vec<&str> = attempts
+        .iter()
+        .filter(|a| a.node == "node-a")
+        .map(|a| job_names[&run_job[&a.run_id]].as_str())
+        .filter(|name| {
+            name.strip_prefix("every-second-")
+                .and_then(|n| n.parse::<u32>().ok())
+                .is_some_and(|n| n % 2 == 1)
+        })
+        .collect();
+    assert!(astray.is_empty(), "run_on jobs ran on node-a: {astray:?}");
 
     let unfinished: Vec<_> = runs
         .iter()
