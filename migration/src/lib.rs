@@ -45,6 +45,7 @@ mod m20261208_000037_second_factor;
 mod m20261209_000038_job_revisions;
 mod m20261210_000039_placement;
 mod m20261211_000040_shards;
+mod m20261211_000041_hot_tables;
 
 pub struct Migrator;
 
@@ -92,6 +93,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261209_000038_job_revisions::Migration),
             Box::new(m20261210_000039_placement::Migration),
             Box::new(m20261211_000040_shards::Migration),
+            Box::new(m20261211_000041_hot_tables::Migration),
         ]
     }
 }

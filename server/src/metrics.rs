@@ -364,5 +364,33 @@ async fn database_gauges(db: &DatabaseConnection, registry: &mut Registry) -> Re
         "Seconds since each running node's last heartbeat (database-wide: take max across nodes)",
         heartbeat,
     );
+    table_health(db, registry).await
+}
+
+/// PostgreSQL's dead rows by table and its oldest open transaction: what keeps a vacuum
+/// from keeping the queue lean (`app::services::upkeep::health`). Nothing on SQLite.
+async fn table_health(db: &DatabaseConnection, registry: &mut Registry) -> Result<(), DbErr> {
+    let Some(health) = app::services::upkeep::health(db).await? else {
+        return Ok(());
+    };
+    gauge(
+        registry,
+        "db_dead_tuples",
+        "Dead rows in each of Bulwark's tables that has any, waiting for a vacuum (PostgreSQL; database-wide: take max across nodes)",
+        health
+            .dead_rows
+            .iter()
+            .map(|(table, n)| (vec![("table".to_string(), table.clone())], *n)),
+    );
+    let family =
+        Family::<Vec<(String, String)>, Gauge<f64, std::sync::atomic::AtomicU64>>::default();
+    family
+        .get_or_create(&Vec::new())
+        .set(health.oldest_transaction_seconds);
+    registry.register(
+        "db_oldest_transaction_age_seconds",
+        "How long the oldest transaction open on the database has been: no vacuum removes rows that died after it began (PostgreSQL; database-wide: take max across nodes)",
+        family,
+    );
     Ok(())
 }

@@ -221,7 +221,11 @@ async fn instances_run_every_tick_once_through_a_kill_and_a_partition() {
         &app,
         dir.path(),
         "node-d",
-        &[("DATABASE_URL", through_proxy.as_str()), FEW_PERMITS, WORKER],
+        &[
+            ("DATABASE_URL", through_proxy.as_str()),
+            FEW_PERMITS,
+            WORKER,
+        ],
     );
     wait_ready(&addr).await;
     nodes.push(("node-d".into(), child));

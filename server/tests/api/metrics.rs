@@ -7,6 +7,8 @@ use std::time::Duration;
 use prometheus_parse::{Scrape, Value};
 
 use crate::engine::{base, run_to_end};
+use sea_orm::ConnectionTrait;
+
 use crate::helpers::{TestApp, define};
 use crate::on_both_backends;
 
@@ -115,6 +117,14 @@ async fn metrics_need_a_token_parse_and_move_as_runs_finish(app: TestApp) {
         ),
         0.0
     );
+    // PostgreSQL's table health: the runs just written left dead rows, and the oldest open
+    // transaction's age is there (zero or more). SQLite keeps no such statistics.
+    let postgres = app.db.get_database_backend() == sea_orm::DatabaseBackend::Postgres;
+    let has = |name: &str| after.samples.iter().any(|s| s.metric == name);
+    assert_eq!(has("bulwark_db_oldest_transaction_age_seconds"), postgres);
+    if postgres {
+        assert!(value(&after, "bulwark_db_oldest_transaction_age_seconds", &[]) >= 0.0);
+    }
     // Reading metrics leaves no audit trail.
     let audit = app::services::audit::recent(&app.db, None, 50)
         .await

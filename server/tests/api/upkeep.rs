@@ -139,3 +139,77 @@ async fn dead_rows_are_vacuumed_where_autovacuum_would() {
         vacuumed_clean(db, "churn\"s", vacuums).await;
     }
 }
+
+/// The hot tables carry their own autovacuum settings (migration 41), the thresholds `due`
+/// reads are each table's own, and `/metrics`' table health sees dead rows and a transaction
+/// held open.
+#[tokio::test(flavor = "multi_thread")]
+async fn hot_tables_are_vacuumed_sooner_and_a_held_transaction_shows() {
+    let Some(app) = TestApp::postgres("upkeep_hot_tables").await else {
+        eprintln!("BULWARK_TEST_POSTGRES_URL not set: skipped");
+        return;
+    };
+    let db = &app.db;
+    for table in upkeep::HOT_TABLES {
+        let row = db
+            .query_one_raw(Statement::from_sql_and_values(
+                db.get_database_backend(),
+                "SELECT array_to_string(reloptions, ',') AS options FROM pg_class \
+                 WHERE relname = $1 AND relnamespace = current_schema()::regnamespace",
+                [(*table).into()],
+            ))
+            .await
+            .unwrap()
+            .unwrap();
+        let options: Option<String> = row.try_get("", "options").unwrap();
+        let options = options.unwrap_or_default();
+        assert!(
+            options.contains("autovacuum_vacuum_scale_factor=0.02"),
+            "{table}: {options}"
+        );
+    }
+    // 300 dead rows of 1,000: due for a vacuum by the server's settings (50 + 20 % of the 700
+    // live), not by this table's own scale factor of 0.5 (50 + 350).
+    in_one_transaction(
+        db,
+        &[
+            "CREATE TABLE lenient (id int) WITH (autovacuum_enabled = false, \
+             autovacuum_vacuum_scale_factor = 0.5, autovacuum_analyze_scale_factor = 0.5)",
+            "INSERT INTO lenient SELECT generate_series(1, 1000)",
+            "DELETE FROM lenient WHERE id > 700",
+        ],
+    )
+    .await;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let health = loop {
+        let health = upkeep::health(db).await.unwrap().unwrap();
+        if health
+            .dead_rows
+            .iter()
+            .any(|(t, n)| t == "lenient" && *n == 300)
+        {
+            break health;
+        }
+        assert!(Instant::now() < deadline, "{health:?}");
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    };
+    assert!(health.oldest_transaction_seconds >= 0.0);
+    let due = upkeep::due(db).await.unwrap();
+    assert!(
+        due.iter().all(|d| d.table != "lenient" || !d.vacuum),
+        "{due:?}"
+    );
+
+    let held = db.begin().await.unwrap();
+    held.execute_unprepared("SELECT txid_current()")
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(1200)).await;
+    let health = upkeep::health(db).await.unwrap().unwrap();
+    assert!(
+        health.oldest_transaction_seconds >= 1.0,
+        "{}",
+        health.oldest_transaction_seconds
+    );
+    held.rollback().await.unwrap();
+}
