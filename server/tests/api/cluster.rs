@@ -37,7 +37,8 @@ fn env_number(name: &str, default: u64) -> u64 {
         .unwrap_or(default)
 }
 
-fn jobs_file(count: u64) -> String {
+/// `count` jobs firing every second, each attempt taking `sleep`.
+fn jobs_file(count: u64, sleep: &str) -> String {
     (0..count)
         .map(|i| {
             let run_on = if i % 2 == 1 {
@@ -52,7 +53,7 @@ name = "every-second-{i:03}"
 cron = "* * * * * *"
 kind = "builtin"
 task = "demo"
-params = {{ failure_rate = "0", sleep = "100ms" }}
+params = {{ failure_rate = "0", sleep = "{sleep}" }}
 misfire = "run_once"
 {run_on}
 [job.retry]
@@ -185,7 +186,7 @@ async fn instances_run_every_tick_once_through_a_kill_and_a_partition() {
     let seconds = env_number("BULWARK_CLUSTER_SECONDS", 16);
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("jobs.toml");
-    std::fs::write(&file, jobs_file(jobs)).unwrap();
+    std::fs::write(&file, jobs_file(jobs, "100ms")).unwrap();
     let (code, _, err) = output(bulwark(
         &app,
         dir.path(),
@@ -541,4 +542,112 @@ async fn instances_run_every_tick_once_through_a_kill_and_a_partition() {
             "the interrupted run was retried to success"
         );
     }
+}
+
+/// The database restarted under two busy instances, as a failover or a restart does it: every
+/// session is ended and no new one is let in for five seconds — longer than a lease. The
+/// instances carry on without being restarted: they reconnect, the runs whose leases lapsed
+/// are taken over, no run succeeds twice or runs two attempts at once, and nothing is left
+/// unfinished.
+#[tokio::test(flavor = "multi_thread")]
+async fn instances_ride_out_a_database_restart() {
+    let Some(app) = TestApp::postgres("cluster_failover").await else {
+        eprintln!("BULWARK_TEST_POSTGRES_URL not set: skipped");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("jobs.toml");
+    // Attempts of two seconds: some are under way when the database goes.
+    std::fs::write(&file, jobs_file(8, "2s")).unwrap();
+    let apply = ["jobs", "apply", file.to_str().unwrap()];
+    let (code, _, err) = output(bulwark(&app, dir.path(), &apply, &[]));
+    assert_eq!(code, 0, "{err}");
+    let mut nodes = Nodes(Vec::new());
+    for name in ["node-a", "node-b"] {
+        let (child, addr) = serve_with(&app, dir.path(), name, &[FEW_PERMITS, WORKER]);
+        wait_ready(&addr).await;
+        nodes.push((name.to_string(), child));
+    }
+    tokio::time::sleep(Duration::from_secs(4)).await;
+
+    let database = app
+        .database_url
+        .rsplit_once('/')
+        .map(|(_, name)| name.to_string())
+        .unwrap();
+    let base = std::env::var("BULWARK_TEST_POSTGRES_URL").unwrap();
+    let admin = server::db::connect(&base).await.unwrap();
+    for sql in [
+        format!("ALTER DATABASE {database} ALLOW_CONNECTIONS false"),
+        format!(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '{database}'"
+        ),
+    ] {
+        admin.execute_unprepared(&sql).await.unwrap();
+    }
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    admin
+        .execute_unprepared(&format!("ALTER DATABASE {database} ALLOW_CONNECTIONS true"))
+        .await
+        .unwrap();
+    admin.close().await.unwrap();
+    let back = Utc::now();
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    for (name, child) in nodes.iter_mut() {
+        assert!(matches!(child.try_wait(), Ok(None)), "{name} kept running");
+    }
+
+    app.db
+        .execute_unprepared("UPDATE jobs SET enabled = false")
+        .await
+        .unwrap();
+    until_drained(&app, Duration::from_secs(60)).await;
+    for (name, child) in nodes.iter_mut() {
+        kill(child, nix::sys::signal::Signal::SIGTERM);
+        assert!(child.wait().unwrap().success(), "{name} exits cleanly");
+    }
+    let runs = job_run::Entity::find().all(&app.db).await.unwrap();
+    let attempts = job_attempt::Entity::find().all(&app.db).await.unwrap();
+    for name in ["node-a", "node-b"] {
+        assert!(
+            attempts
+                .iter()
+                .any(|a| a.node == name && a.started_at > back),
+            "{name} went back to work without a restart"
+        );
+    }
+    let unfinished: Vec<_> = runs
+        .iter()
+        .filter(|r| !matches!(r.status, RunStatus::Succeeded | RunStatus::Skipped))
+        .map(|r| (r.id, r.status))
+        .collect();
+    assert!(unfinished.is_empty(), "{unfinished:?}");
+    let mut by_run: BTreeMap<i64, Vec<&job_attempt::Model>> = BTreeMap::new();
+    for a in &attempts {
+        by_run.entry(a.run_id).or_default().push(a);
+    }
+    for (run, list) in by_run.iter_mut() {
+        list.sort_by_key(|a| a.number);
+        let successes = list
+            .iter()
+            .filter(|a| a.outcome == Some(Outcome::Succeeded))
+            .count();
+        assert!(successes <= 1, "run {run} succeeded {successes} times");
+        assert!(
+            !list
+                .windows(2)
+                .any(|w| w[0].finished_at.is_none_or(|end| w[1].started_at < end)),
+            "run {run}'s attempts overlap: {list:?}"
+        );
+    }
+    let interrupted = attempts
+        .iter()
+        .filter(|a| a.outcome == Some(Outcome::Interrupted))
+        .count();
+    println!(
+        "  {} runs, {} attempts, {interrupted} interrupted by the restart",
+        runs.len(),
+        attempts.len(),
+    );
+    assert!(interrupted > 0, "attempts under way were taken over");
 }
