@@ -81,6 +81,9 @@ tools-test: tools
 	@[ -e /usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1 ] || { \
 	  echo "installing Debian's faketime (the cluster test runs nodes with skewed clocks)"; \
 	  $(APT_INSTALL) faketime; }
+	@[ -x /usr/sbin/pgbouncer ] || { \
+	  echo "installing Debian's pgbouncer (a test runs instances behind it in transaction mode)"; \
+	  $(APT_INSTALL) pgbouncer; }
 	@[ end2end/node_modules/.package-lock.json -nt end2end/package-lock.json ] || \
 	  PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --prefix end2end --no-audit --no-fund
 

@@ -46,6 +46,7 @@ mod m20261209_000038_job_revisions;
 mod m20261210_000039_placement;
 mod m20261211_000040_shards;
 mod m20261211_000041_hot_tables;
+mod m20261212_000042_node_pooler;
 
 pub struct Migrator;
 
@@ -94,6 +95,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261210_000039_placement::Migration),
             Box::new(m20261211_000040_shards::Migration),
             Box::new(m20261211_000041_hot_tables::Migration),
+            Box::new(m20261212_000042_node_pooler::Migration),
         ]
     }
 }

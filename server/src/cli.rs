@@ -599,7 +599,9 @@ async fn dispatch(command: Command, config: Config) -> anyhow::Result<()> {
             crate::commands::maintenance::resume(&db).await
         }
         Command::Backup { file } => {
-            let db = db::connect(&config.database_url).await?;
+            let db = db::connect_via(&config.database_url, config.database_pooler)
+                .await?
+                .0;
             crate::commands::backup::backup(&db, &file).await
         }
         Command::Assets { tsv } => crate::commands::assets::list(tsv),
@@ -984,7 +986,9 @@ fn read_stdin_line(what: &str) -> anyhow::Result<String> {
 /// The database, with this process keeping time by its clock (what commands write — a manual
 /// run, a job's next tick — compares with what the nodes write).
 async fn connect(config: &Config) -> anyhow::Result<sea_orm::DatabaseConnection> {
-    let db = db::connect(&config.database_url).await?;
+    let db = db::connect_via(&config.database_url, config.database_pooler)
+        .await?
+        .0;
     crate::startup::set_clock(&db).await;
     Ok(db)
 }

@@ -50,6 +50,8 @@ pub struct NodeIdentity {
     pub web: bool,
     /// Whether it runs jobs.
     pub engine: bool,
+    /// How it reaches PostgreSQL.
+    pub pooler: crate::db::Pooler,
 }
 
 /// Registers the node (again, after a restart with the same id).
@@ -73,6 +75,7 @@ pub async fn register(db: &DatabaseConnection, me: &NodeIdentity) -> Result<(), 
         commands: Set(me.commands),
         web: Set(me.web),
         engine: Set(me.engine),
+        database_pooler: Set(me.pooler.as_str().to_string()),
     };
     node::Entity::insert(row)
         .on_conflict(
@@ -90,6 +93,7 @@ pub async fn register(db: &DatabaseConnection, me: &NodeIdentity) -> Result<(), 
                     node::Column::Commands,
                     node::Column::Web,
                     node::Column::Engine,
+                    node::Column::DatabasePooler,
                 ])
                 .to_owned(),
         )

@@ -20,6 +20,9 @@ use crate::traffic::store::IpPrivacy;
 pub struct Config {
     /// `sqlite://path?mode=rwc` or `postgres://user@host/db`.
     pub database_url: String,
+    /// `transaction` when PostgreSQL is reached through a pooler in transaction mode
+    /// (PgBouncer's `pool_mode = transaction`); `none` (default) otherwise.
+    pub database_pooler: crate::db::Pooler,
     /// Where the web app listens.
     pub addr: SocketAddr,
     /// A second listener serving only `/metrics`, without a token (bind it where only
@@ -203,6 +206,7 @@ impl Default for Config {
     fn default() -> Self {
         Config {
             database_url: "sqlite://data/bulwark.db?mode=rwc".into(),
+            database_pooler: crate::db::Pooler::None,
             addr: SocketAddr::from(([127, 0, 0, 1], 3000)),
             metrics_addr: None,
             site_root: None,
@@ -273,6 +277,7 @@ fn strings(items: &[&str]) -> Vec<String> {
 /// `BULWARK_CONFIG` or `BULWARK_TEST_POSTGRES_URL`) belong to other tools and are not read here.
 const ENV_KEYS: &[&str] = &[
     "database_url",
+    "database_pooler",
     "addr",
     "metrics_addr",
     "site_root",

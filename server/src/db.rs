@@ -35,11 +35,69 @@ pub fn redacted(url: &str) -> String {
     }
 }
 
-/// Connects to SQLite or PostgreSQL, chosen by the URL.
-///
+/// How PostgreSQL is reached (`database_pooler`): directly (or through a pooler in session
+/// mode), or through a pooler in transaction mode — PgBouncer's `pool_mode = transaction` —
+/// where a server connection is this process's for one transaction only
+/// (`docs/operations/several-instances.md`, "Behind PgBouncer").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Deserialize, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Pooler {
+    #[default]
+    None,
+    Transaction,
+}
+
+impl Pooler {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Pooler::None => "none",
+            Pooler::Transaction => "transaction",
+        }
+    }
+}
+
+/// What PgBouncer answers a startup parameter it does not pass on (`options`, which a direct
+/// connection sets): the sign that a pooler stands between.
+const POOLER_REFUSAL: &str = "unsupported startup parameter";
+
+/// Connects to SQLite or PostgreSQL, chosen by the URL, directly.
+pub async fn connect(url: &str) -> Result<DatabaseConnection, DbError> {
+    Ok(connect_via(url, Pooler::None).await?.0)
+}
+
+/// Connects as [`connect`], through `pooler`; returns the connection and how it was made. A
+/// pooler met where none was said (it refused the direct connection's settings) is used in
+/// transaction mode, the one that works through either of its modes, and said so in the log.
+pub async fn connect_via(
+    url: &str,
+    pooler: Pooler,
+) -> Result<(DatabaseConnection, Pooler), DbError> {
+    match connect_once(url, pooler).await {
+        Err(DbError::Connect { source, .. })
+            if pooler == Pooler::None && source.to_string().contains(POOLER_REFUSAL) =>
+        {
+            tracing::warn!(
+                "the database refused a direct connection's settings, as PgBouncer does: \
+                 connecting as through a pooler in transaction mode (say database_pooler = \
+                 \"transaction\" to skip this)"
+            );
+            Ok((
+                connect_once(url, Pooler::Transaction).await?,
+                Pooler::Transaction,
+            ))
+        }
+        other => other.map(|db| (db, pooler)),
+    }
+}
+
 /// A SQLite file gets WAL and a busy timeout, and a small pool: sqlx's default of one
 /// connection deadlocks any code that holds a transaction while querying through the pool.
-pub async fn connect(url: &str) -> Result<DatabaseConnection, DbError> {
+///
+/// Through a pooler in transaction mode no statement is kept prepared (the patched sqlx in
+/// `vendor/sqlx-postgres` then parses, binds and runs each in one round trip under no name),
+/// and no session setting is sent: the server connection is another client's after the
+/// transaction.
+async fn connect_once(url: &str, pooler: Pooler) -> Result<DatabaseConnection, DbError> {
     let mut options = ConnectOptions::new(url.to_string());
     options
         .connect_timeout(Duration::from_secs(5))
@@ -68,9 +126,14 @@ pub async fn connect(url: &str) -> Result<DatabaseConnection, DbError> {
     } else if url.starts_with("postgres://") || url.starts_with("postgresql://") {
         // A node cut off from the database mid-transaction would otherwise keep its row locks
         // until TCP notices, blocking the nodes that take its work over.
-        options.max_connections(16).map_sqlx_postgres_opts(|o| {
-            o.options([("idle_in_transaction_session_timeout", "10s")])
-        });
+        options
+            .max_connections(16)
+            .map_sqlx_postgres_opts(move |o| match pooler {
+                Pooler::None => o.options([("idle_in_transaction_session_timeout", "10s")]),
+                // `extra_float_digits` is a startup parameter PgBouncer refuses unless told
+                // to ignore it; floats come back in binary, where it changes nothing.
+                Pooler::Transaction => o.statement_cache_capacity(0).extra_float_digits(None),
+            });
     } else {
         return Err(DbError::Scheme(redacted(url)));
     }

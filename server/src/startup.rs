@@ -40,7 +40,7 @@ impl Application {
     /// traffic rollups are in the configured zone, the first administrator and the system jobs
     /// exist, sets the clock by the database's, and binds `addr` (port 0: any free port).
     pub async fn build(config: Config) -> anyhow::Result<Application> {
-        let db = db::connect(&config.database_url).await?;
+        let (db, pooler) = db::connect_via(&config.database_url, config.database_pooler).await?;
         if config.auto_migrate {
             let applied = db::migrate(&db).await?;
             if applied > 0 {
@@ -115,6 +115,7 @@ impl Application {
         };
         let mut engine_config = config.engine_config();
         engine_config.secret_key = Some(secret_key.clone());
+        engine_config.listen = pooler == db::Pooler::None;
         let me = NodeIdentity {
             node_id: engine_config.node_id.clone(),
             addr: addr.to_string(),
@@ -122,6 +123,7 @@ impl Application {
             commands: config.allow_commands,
             web: config.web,
             engine: config.engine,
+            pooler,
         };
         let recorder = Arc::new(Recorder::new(config.traffic_settings()));
         crate::traffic::load_sites(&db, &recorder).await;

@@ -25,6 +25,9 @@ pub struct Model {
     pub web: bool,
     /// Whether it runs jobs at all (not with `engine = false`).
     pub engine: bool,
+    /// How it reaches PostgreSQL: `none` (directly) or `transaction` (through a pooler in
+    /// transaction mode: no `LISTEN`, the poll carries the wake-ups).
+    pub database_pooler: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

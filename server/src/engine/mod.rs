@@ -92,6 +92,10 @@ pub struct EngineConfig {
     /// Kept of an attempt's output at most (`run_log_max_mb`): over it, the first and the
     /// last half (`run_log`).
     pub run_log_max_bytes: u64,
+    /// Whether PostgreSQL's `LISTEN` wakes this node when another adds work. Not through a
+    /// pooler in transaction mode, which delivers no notification: the poll carries the
+    /// wake-ups there.
+    pub listen: bool,
 }
 
 impl EngineConfig {
@@ -111,6 +115,7 @@ impl EngineConfig {
             default_locale: app::i18n::Locale::english(),
             outbound_deny: crate::outbound::Deny::standard(),
             run_log_max_bytes: 10 << 20,
+            listen: true,
         }
     }
 }
@@ -341,7 +346,8 @@ fn start_tasks(
 ) -> Vec<tokio::task::JoinHandle<()>> {
     let (s, stop, done, backlog) = (shared.clone(), stop.clone(), done.clone(), backlog.clone());
     // SQLite has no LISTEN: one process is the whole cluster.
-    let listener = (s.db.get_database_backend() == sea_orm::DatabaseBackend::Postgres).then(|| {
+    let postgres = s.db.get_database_backend() == sea_orm::DatabaseBackend::Postgres;
+    let listener = (postgres && s.config.listen).then(|| {
         let (s, stop) = (s.clone(), stop.clone());
         tokio::spawn(async move {
             supervise("listener", &s.health.clone(), &stop.clone(), || {

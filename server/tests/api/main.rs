@@ -31,6 +31,7 @@ mod oidc_tokens;
 mod param_places;
 mod params;
 mod placement;
+mod pooler;
 mod process;
 mod proxy;
 mod redirects;

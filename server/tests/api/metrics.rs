@@ -7,8 +7,6 @@ use std::time::Duration;
 use prometheus_parse::{Scrape, Value};
 
 use crate::engine::{base, run_to_end};
-use sea_orm::ConnectionTrait;
-
 use crate::helpers::{TestApp, define};
 use crate::on_both_backends;
 

@@ -156,6 +156,7 @@ async fn a_live_node_that_may_take_a_run_releases_it(app: TestApp) {
             commands: true,
             web: false,
             engine: true,
+            pooler: server::db::Pooler::None,
         },
     )
     .await
