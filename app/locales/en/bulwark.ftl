@@ -616,6 +616,7 @@ nodes-mode-jobs = jobs only
 nodes-mode-web = console only
 nodes-no-labels = no labels
 nodes-no-commands = no commands
+nodes-pooler-transaction = through a pooler in transaction mode (no LISTEN: wakes by polling)
 nodes-clock = Clock
 nodes-host = Host / address
 nodes-version = Version

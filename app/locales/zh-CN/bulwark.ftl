@@ -586,6 +586,7 @@ nodes-mode-jobs = 仅任务
 nodes-mode-web = 仅控制台
 nodes-no-labels = 无标签
 nodes-no-commands = 不运行命令
+nodes-pooler-transaction = 经由事务模式连接池（无 LISTEN：靠轮询唤醒）
 nodes-clock = 时钟
 nodes-host = 主机 / 地址
 nodes-version = 版本

@@ -235,6 +235,9 @@ fn what_it_runs(n: &NodeView) -> String {
             parts.push(t!("nodes-no-commands"));
         }
     }
+    if n.database_pooler == "transaction" {
+        parts.push(t!("nodes-pooler-transaction"));
+    }
     parts.join(" · ")
 }
 

@@ -31,6 +31,7 @@ impl NodeSummary {
             web: self.row.web,
             engine: self.row.engine,
             commands: self.row.commands,
+            database_pooler: self.row.database_pooler,
         }
     }
 }

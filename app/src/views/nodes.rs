@@ -26,4 +26,8 @@ pub struct NodeView {
     pub web: bool,
     pub engine: bool,
     pub commands: bool,
+    /// How it reaches PostgreSQL: `none`, or `transaction` (through a pooler in transaction
+    /// mode, where `LISTEN` hears nothing and the poll carries the wake-ups).
+    #[serde(default)]
+    pub database_pooler: String,
 }

@@ -173,6 +173,19 @@ async fn instances_behind_pgbouncer_in_transaction_mode_run_every_tick_once() {
         .collect();
     assert_eq!(modes["told"], "transaction");
     assert_eq!(modes["found-out"], "transaction");
+    let admin = app.signed_in("admin", crate::helpers::ADMIN_PASSWORD).await;
+    let settings = admin
+        .get(app.url("/settings"))
+        .send()
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        settings.contains("through a pooler in transaction mode"),
+        "Settings → Nodes says how each node reaches the database"
+    );
     check_every_tick_once(&app, stopped).await;
     drop(bouncer);
 }
