@@ -253,12 +253,19 @@ screenshots: tools-test build
 # ---------------------------------------------------------------------------------------------
 # Benchmarks: numbers to read, never pass/fail.
 
-.PHONY: bench-traffic bench-cluster bench-engine bench-soak bench-logs
+.PHONY: bench-traffic bench-cluster bench-engine bench-soak bench-logs bench-shapes
 # Engine throughput and lateness on fresh databases (PostgreSQL too when
 # BULWARK_TEST_POSTGRES_URL is set); add ARGS=--json for one JSON object.
 bench-engine:
 	cargo build -p server --bin bulwark --profile server-release
 	$(CARGO_TARGET_DIR)/server-release/bulwark bench engine $(ARGS)
+
+# The shapes installations have: 10,000 ticks at one instant, 100,000 idle jobs, one-second
+# work spread over one or three instances by labels (PostgreSQL too when
+# BULWARK_TEST_POSTGRES_URL is set); ARGS=--json for one JSON object.
+bench-shapes:
+	cargo build -p server --bin bulwark --profile server-release
+	$(CARGO_TARGET_DIR)/server-release/bulwark bench shapes $(ARGS)
 
 # An ordinary busy day: one node under a mixed load for MINUTES (30 by default), counting
 # interrupted attempts, repeated side effects, memory and tick lateness; ARGS=--json, or e.g.

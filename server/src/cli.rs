@@ -289,6 +289,9 @@ enum BenchCommand {
     /// Run logs: storing a 15 MB log, its first screen, a jump, a search over many runs, and
     /// memory while a job prints 1 GB (SQLite, PostgreSQL).
     Logs(crate::bench::logs::LogsBenchArgs),
+    /// The shapes installations have: ten thousand ticks at one instant, a hundred thousand
+    /// idle jobs, work spread over instances by labels.
+    Shapes(crate::bench::shapes::ShapesBenchArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -706,6 +709,7 @@ async fn bench(command: BenchCommand) -> anyhow::Result<()> {
         BenchCommand::Bots(args) => crate::bench::bots::bots(&args),
         BenchCommand::Traffic(args) => crate::bench::traffic::traffic(&args).await,
         BenchCommand::Logs(args) => crate::bench::logs::logs(&args).await,
+        BenchCommand::Shapes(args) => crate::bench::shapes::shapes(&args).await,
     }
 }
 

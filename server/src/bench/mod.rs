@@ -1,13 +1,14 @@
 //! `bulwark bench …`: the benchmarks other tools run (`docs/PERFORMANCE.md` says what each
 //! measures). This file is `bench queue` and what they all share: the throwaway databases they
 //! work on (never the configured one), the `bulwark serve` instances they start, and lateness
-//! figures. The engine's are `engine.rs` and `soak.rs`; the rest, `traffic.rs`,
+//! figures. The engine's are `engine.rs`, `soak.rs` and `shapes.rs`; the rest, `traffic.rs`,
 //! `dashboard.rs`, `bots.rs` and `logs.rs`.
 
 pub mod bots;
 pub mod dashboard;
 pub mod engine;
 pub mod logs;
+pub mod shapes;
 pub mod soak;
 pub mod traffic;
 
