@@ -231,9 +231,13 @@ async fn top_of_the_hour(url: &str, instances: usize, count: usize) -> anyhow::R
         db.get_database_backend(),
         match db.get_database_backend() {
             sea_orm::DatabaseBackend::Postgres => {
-                "UPDATE jobs SET cron = $1, timezone = 'UTC', next_fire_at = $2, updated_at = $3"
+                "UPDATE jobs SET cron = $1, timezone = 'UTC', next_fire_at = $2, updated_at = $3 \
+                 WHERE name LIKE 'burst%'"
             }
-            _ => "UPDATE jobs SET cron = ?, timezone = 'UTC', next_fire_at = ?, updated_at = ?",
+            _ => {
+                "UPDATE jobs SET cron = ?, timezone = 'UTC', next_fire_at = ?, updated_at = ? \
+                 WHERE name LIKE 'burst%'"
+            }
         },
         [cron.into(), tick.into(), now.into()],
     ))
@@ -241,7 +245,11 @@ async fn top_of_the_hour(url: &str, instances: usize, count: usize) -> anyhow::R
     tokio::time::sleep((tick - crate::clock::now()).to_std().unwrap_or_default()).await;
     let deadline = tokio::time::Instant::now() + Duration::from_secs(600);
     loop {
-        let started = job_attempt::Entity::find().count(&db).await?;
+        let started = job_attempt::Entity::find()
+            .inner_join(job_run::Entity)
+            .filter(job_run::Column::CronTick.eq(tick))
+            .count(&db)
+            .await?;
         if started >= count as u64 {
             break;
         }
