@@ -82,7 +82,7 @@ pub(crate) async fn wait_ready(addr: &str) {
 }
 
 /// Waits until no run is pending, running or waiting to retry.
-async fn until_drained(app: &TestApp, within: Duration) {
+pub(crate) async fn until_drained(app: &TestApp, within: Duration) {
     let deadline = Instant::now() + within;
     loop {
         let open = job_run::Entity::find()
@@ -172,7 +172,7 @@ impl Drop for Nodes {
     }
 }
 
-fn kill(child: &mut Child, signal: nix::sys::signal::Signal) {
+pub(crate) fn kill(child: &mut Child, signal: nix::sys::signal::Signal) {
     nix::sys::signal::kill(nix::unistd::Pid::from_raw(child.id() as i32), signal).unwrap();
 }
 

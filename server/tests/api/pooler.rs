@@ -154,13 +154,9 @@ async fn instances_behind_pgbouncer_in_transaction_mode_run_every_tick_once() {
         .await
         .unwrap();
     let stopped: DateTime<Utc> = Utc::now();
-    drained(&app).await;
+    crate::cluster::until_drained(&app, Duration::from_secs(60)).await;
     for (name, child) in &mut nodes {
-        nix::sys::signal::kill(
-            nix::unistd::Pid::from_raw(child.id() as i32),
-            nix::sys::signal::Signal::SIGTERM,
-        )
-        .unwrap();
+        crate::cluster::kill(child, nix::sys::signal::Signal::SIGTERM);
         assert!(child.wait().unwrap().success(), "{name} exits cleanly");
     }
 
@@ -188,24 +184,6 @@ async fn instances_behind_pgbouncer_in_transaction_mode_run_every_tick_once() {
     );
     check_every_tick_once(&app, stopped).await;
     drop(bouncer);
-}
-
-async fn drained(app: &TestApp) {
-    let deadline = tokio::time::Instant::now() + Duration::from_secs(60);
-    loop {
-        let open = job_run::Entity::find()
-            .all(&app.db)
-            .await
-            .unwrap()
-            .into_iter()
-            .filter(|r| r.status.is_active())
-            .count();
-        if open == 0 {
-            return;
-        }
-        assert!(tokio::time::Instant::now() < deadline, "{open} runs open");
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
 }
 
 /// Every job ticked every second from its first tick to its last, each tick's run finished,
