@@ -186,6 +186,10 @@ async fn with_jobs(url: &str, input: JobInput, count: usize) -> anyhow::Result<D
             let mut copy = row.clone().into_active_model();
             copy.id = NotSet;
             copy.name = Set(format!("{}-{i:06}", input.name));
+            // As if each had its first revision already: an instance's start gives one to
+            // every job without (sealed, one transaction each), which is an upgrade's work,
+            // not an idle instance's.
+            copy.revision = Set(1);
             copy.reset_all()
         });
         job::Entity::insert_many(copies)
