@@ -155,6 +155,9 @@ pub fn is_parent(run: &job_run::Model) -> bool {
     run.parent_id.is_none() && run.shard_total.is_some()
 }
 
+/// A child as [`family`] reads it: id, parent, shard index and total, status.
+type ChildRow = (i64, Option<i64>, Option<i32>, Option<i32>, RunStatus);
+
 /// The children of each parent among `parents`, oldest first, by parent.
 pub async fn family(
     db: &impl ConnectionTrait,
@@ -162,19 +165,18 @@ pub async fn family(
 ) -> Result<std::collections::HashMap<i64, Vec<crate::views::runs::ChildRun>>, DbErr> {
     let mut family: std::collections::HashMap<i64, Vec<_>> = Default::default();
     for chunk in parents.chunks(500) {
-        let rows: Vec<(i64, Option<i64>, Option<i32>, Option<i32>, RunStatus)> =
-            job_run::Entity::find()
-                .select_only()
-                .column(job_run::Column::Id)
-                .column(job_run::Column::ParentId)
-                .column(job_run::Column::ShardIndex)
-                .column(job_run::Column::ShardTotal)
-                .column(job_run::Column::Status)
-                .filter(job_run::Column::ParentId.is_in(chunk.to_vec()))
-                .order_by_asc(job_run::Column::Id)
-                .into_tuple()
-                .all(db)
-                .await?;
+        let rows: Vec<ChildRow> = job_run::Entity::find()
+            .select_only()
+            .column(job_run::Column::Id)
+            .column(job_run::Column::ParentId)
+            .column(job_run::Column::ShardIndex)
+            .column(job_run::Column::ShardTotal)
+            .column(job_run::Column::Status)
+            .filter(job_run::Column::ParentId.is_in(chunk.to_vec()))
+            .order_by_asc(job_run::Column::Id)
+            .into_tuple()
+            .all(db)
+            .await?;
         for (id, parent, index, total, status) in rows {
             let (Some(parent), Some(shard)) = (parent, shard_of(index, total)) else {
                 continue;
