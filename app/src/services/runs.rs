@@ -373,8 +373,12 @@ pub async fn cancel(
     close_open_attempt(&txn, id, now).await?;
     // A child's parent ends once its last child has; a parent whose children were all
     // waiting ends now, one with children running once they have stopped.
-    let parent = run.parent_id.unwrap_or(id);
-    super::children::settle_parents(&txn, &[parent], now).await?;
+    let parent = run
+        .parent_id
+        .or(super::children::is_parent(&run).then_some(id));
+    if let Some(parent) = parent {
+        super::children::settle_parents(&txn, &[parent], now).await?;
+    }
     super::lanes::promote(&txn, &[run.job_id], now).await?;
     record_cancel(&txn, id, who, now).await?;
     txn.commit().await?;

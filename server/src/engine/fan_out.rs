@@ -7,9 +7,10 @@
 //! (`node_hint`): a claim takes a child meant for another node only once that node is gone
 //! (`super::claim`). A child whose node died mid-attempt (its lease taken over) or handed it
 //! back at shutdown is meant for no node any more (`super::settle`): the next node that may
-//! run the job takes it, never one that may not. An ordinary retry stays with its node. The parent keeps the job's lane, running without a
-//! lease (recovery leaves it alone), until its last child ends
-//! (`app::services::children::settle_parents`, called where runs settle).
+//! run the job takes it, never one that may not. An ordinary retry stays with its node.
+//!
+//! The parent keeps the job's lane, running without a lease (recovery leaves it alone), until
+//! its last child ends (`app::services::children::settle_parents`, called where runs settle).
 
 use app::domain::job::spread::Spread;
 use app::entities::job_run;

@@ -546,9 +546,9 @@ async fn instances_run_every_tick_once_through_a_kill_and_a_partition() {
 
 /// The database restarted under two busy instances, as a failover or a restart does it: every
 /// session is ended and no new one is let in for five seconds — longer than a lease. The
-/// instances carry on without being restarted: they reconnect, the runs whose leases lapsed
-/// are taken over, no run succeeds twice or runs two attempts at once, and nothing is left
-/// unfinished.
+/// instances carry on without being restarted: they reconnect, the attempts under way are
+/// taken over as interrupted, no run succeeds twice or runs two attempts at once, and nothing
+/// is left unfinished.
 #[tokio::test(flavor = "multi_thread")]
 async fn instances_ride_out_a_database_restart() {
     let Some(app) = TestApp::postgres("cluster_failover").await else {
@@ -557,8 +557,9 @@ async fn instances_ride_out_a_database_restart() {
     };
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("jobs.toml");
-    // Attempts of two seconds: some are under way when the database goes.
-    std::fs::write(&file, jobs_file(8, "2s")).unwrap();
+    // Attempts of ten seconds, longer than the outage and a lease together: every attempt
+    // under way when the database goes is still going when its lease lapses.
+    std::fs::write(&file, jobs_file(8, "10s")).unwrap();
     let apply = ["jobs", "apply", file.to_str().unwrap()];
     let (code, _, err) = output(bulwark(&app, dir.path(), &apply, &[]));
     assert_eq!(code, 0, "{err}");
@@ -568,7 +569,10 @@ async fn instances_ride_out_a_database_restart() {
         wait_ready(&addr).await;
         nodes.push((name.to_string(), child));
     }
-    tokio::time::sleep(Duration::from_secs(4)).await;
+    for name in ["node-a", "node-b"] {
+        wait_for_open_attempt(&app, name).await;
+    }
+    let cut_at = Utc::now();
 
     let database = app
         .database_url
@@ -640,14 +644,22 @@ async fn instances_ride_out_a_database_restart() {
             "run {run}'s attempts overlap: {list:?}"
         );
     }
-    let interrupted = attempts
+    // What was under way when the database went was taken over, never written as done.
+    let under_way: Vec<&job_attempt::Model> = attempts
         .iter()
-        .filter(|a| a.outcome == Some(Outcome::Interrupted))
-        .count();
+        .filter(|a| a.started_at < cut_at && a.finished_at.is_none_or(|f| f > cut_at))
+        .collect();
     println!(
-        "  {} runs, {} attempts, {interrupted} interrupted by the restart",
+        "  {} runs, {} attempts, {} under way at the restart",
         runs.len(),
         attempts.len(),
+        under_way.len()
     );
-    assert!(interrupted > 0, "attempts under way were taken over");
+    assert!(under_way.len() >= 2, "{under_way:?}");
+    assert!(
+        under_way
+            .iter()
+            .all(|a| a.outcome == Some(Outcome::Interrupted)),
+        "{under_way:?}"
+    );
 }
