@@ -346,7 +346,14 @@ pub async fn retrigger(
     }
     let policy = job_row.as_ref().and_then(super::runs::policy_snapshot);
     let mut new_run = vec![repeat_of(&dead, overrides, policy, start_at, now)?];
-    let due = super::lanes::place(&txn, &mut new_run).await?;
+    // A shard runs outside its job's lane, as its siblings did: placed in the lane behind a
+    // parent still running (its other shards going), it would wait for a head that waits for it.
+    let due = if dead.parent_id.is_some() {
+        new_run[0].due_at = Set(Some(start_at));
+        1
+    } else {
+        super::lanes::place(&txn, &mut new_run).await?
+    };
     let new_id = job_run::Entity::insert(new_run.remove(0))
         .exec(&txn)
         .await?

@@ -265,3 +265,65 @@ async fn shards_ask_for_their_parts_and_a_cancel_stops_them_all(app: TestApp) {
     );
 }
 on_both_backends!(shards_ask_for_their_parts_and_a_cancel_stops_them_all);
+
+/// A failed shard re-triggered while its siblings still run is taken at once (children run
+/// outside the job's lane), and the parent then ends succeeded.
+async fn a_shard_retriggered_while_its_siblings_run_ends_the_parent(app: TestApp) {
+    let db = &app.db;
+    let dir = tempfile::tempdir().unwrap();
+    let fixed = dir.path().join("fixed");
+    let input = JobInput {
+        kind: "command".into(),
+        command_program: "sh".into(),
+        command_args: format!(
+            "-c\nif [ $BULWARK_SHARD_INDEX = 0 ]; then sleep 3; exit 0; fi; [ -f {} ] || exit 3",
+            fixed.display()
+        ),
+        shards: "2".into(),
+        ..crate::engine::base("mended-early")
+    };
+    let job = define(db, input).await;
+    let engine = start(db, engine_config("shard-node"));
+    let parent = runs::create_manual(db, job.id, Utc::now()).await.unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
+    let failed = loop {
+        let kids = children(db, parent.id).await;
+        if let Some(dead) = kids.iter().find(|c| c.status == RunStatus::Dead) {
+            break dead.clone();
+        }
+        assert!(tokio::time::Instant::now() < deadline, "{kids:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    std::fs::write(&fixed, "").unwrap();
+    let again = failed::retrigger(
+        db,
+        failed.id,
+        &failed::Overrides::default(),
+        &Actor::named("test"),
+        Utc::now(),
+        Utc::now(),
+    )
+    .await
+    .unwrap();
+    let parent_now = job_run::Entity::find_by_id(parent.id)
+        .one(db)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        parent_now.status,
+        RunStatus::Running,
+        "re-triggered while shard 0 ran"
+    );
+    wait_for_status(db, again, &[RunStatus::Succeeded], Duration::from_secs(20)).await;
+    let ended = wait_for_status(
+        db,
+        parent.id,
+        &[RunStatus::Succeeded],
+        Duration::from_secs(20),
+    )
+    .await;
+    assert_eq!(ended.status, RunStatus::Succeeded);
+    engine.stop().await;
+}
+on_both_backends!(a_shard_retriggered_while_its_siblings_run_ends_the_parent);
