@@ -305,6 +305,25 @@ bot-data:
 	cp $(CURDIR)/target/isbot/package/LICENSE server/data/bots/LICENSE-isbot
 	@echo "isbot $(ISBOT): record the version in server/data/bots/README.md, then: cargo test -p server traffic::bots"
 
+# People's User-Agents by device type (docs/BOTS.md): Matomo's fixtures from the PyPI package
+# device_detector, the npm package user-agents and the PyPI package fake-useragent.
+.PHONY: people-data
+DEVICE_DETECTOR ?= 6.5.1
+USER_AGENTS ?= 2.1.198
+FAKE_USERAGENT ?= 2.2.0
+people-data:
+	rm -rf $(CURDIR)/target/people && mkdir -p $(CURDIR)/target/people/fake
+	cd $(CURDIR)/target/people && pip download --quiet --no-deps --no-binary :all: device_detector==$(DEVICE_DETECTOR) \
+	  && tar xzf device_detector-$(DEVICE_DETECTOR).tar.gz
+	cd $(CURDIR)/target/people && npm pack --silent user-agents@$(USER_AGENTS) && tar xzf user-agents-$(USER_AGENTS).tgz
+	cd $(CURDIR)/target/people && pip download --quiet --no-deps fake-useragent==$(FAKE_USERAGENT) \
+	  && cd fake && unzip -q ../fake_useragent-$(FAKE_USERAGENT)-py3-none-any.whl
+	python3 server/data/bots/build_people_set.py \
+	  $(CURDIR)/target/people/device_detector-$(DEVICE_DETECTOR)/device_detector/tests/fixtures/upstream \
+	  $(CURDIR)/target/people/package/dist/user-agents.json \
+	  $(CURDIR)/target/people/fake/fake_useragent/data/browsers.jsonl server/tests/data
+	@echo "people sets rebuilt: record the versions in server/data/bots/README.md, then: cargo test -p server traffic::bots"
+
 # Browsers and operating systems: the uap-core regexes (npm package `uap-core`), as JSON.
 .PHONY: uap-data
 UAP ?= 0.18.0

@@ -1,6 +1,9 @@
 //! Measuring the recogniser against a labelled set of User-Agents (the format written by
-//! `server/data/bots/build_labelled_set.py`: `bot` or `person`, the expected source or nothing,
-//! the User-Agent, separated by tabs).
+//! `server/data/bots/build_labelled_set.py` and `build_people_set.py`: `bot` or `person`, then a
+//! bot's expected source or a person's device type or nothing, then the User-Agent, separated by
+//! tabs).
+
+use std::collections::BTreeMap;
 
 use super::Recogniser;
 
@@ -8,7 +11,7 @@ use super::Recogniser;
 #[derive(Debug, Clone)]
 pub struct Labelled {
     pub is_bot: bool,
-    /// The operator's source, when the set knows it.
+    /// A bot's operator (its source), or a person's device type, when the set knows it.
     pub source: Option<String>,
     pub user_agent: String,
 }
@@ -59,6 +62,21 @@ pub struct Score {
     pub flagged: Vec<String>,
     /// (expected, got, user agent)
     pub misnamed: Vec<(String, String, String)>,
+    /// People and people flagged per device type (`unlabelled` where the set names none).
+    pub by_device: BTreeMap<String, Tally>,
+}
+
+/// People of one device type, and how many of them were taken for bots.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Tally {
+    pub people: usize,
+    pub flagged: usize,
+}
+
+impl Tally {
+    pub fn share(&self) -> f64 {
+        ratio(self.flagged, self.people)
+    }
 }
 
 impl Score {
@@ -100,7 +118,11 @@ pub fn score(recogniser: &Recogniser, set: &[Labelled]) -> Score {
             }
         } else {
             s.people += 1;
+            let device = item.source.as_deref().unwrap_or("unlabelled");
+            let tally = s.by_device.entry(device.to_string()).or_default();
+            tally.people += 1;
             if verdict.is_bot {
+                tally.flagged += 1;
                 s.people_flagged += 1;
                 s.flagged.push(item.user_agent.clone());
             }

@@ -48,6 +48,29 @@ const PEOPLE: &[&str] = &[
     // iOS system services on behalf of the device's owner.
     "apple-iphone",
     "apple-ipad",
+    // In-app browsers and apps' own requests: Facebook and Messenger (FBAN/FBAV), WeChat,
+    // Instagram, LINE, KakaoTalk, TikTok and Douyin, Snapchat, Pinterest, Bing, Sogou's apps.
+    "fban/",
+    "fbav/",
+    "micromessenger/",
+    "instagram ",
+    " line/",
+    "kakaotalk",
+    "musical_ly",
+    "bytedancewebview",
+    "aweme",
+    "snapchat/",
+    "[pinterest/",
+    "bingsapphire/",
+    "sogousearch",
+    "sogoumobilebrowser",
+    // Amazon's and Sony's video apps on televisions ("Amazon;AFTMM;…;;tpapi;3.202.356").
+    ";tpapi",
+    // The Sega Saturn's browser, in the shape of a bare product name.
+    "_segasaturn_",
+    // Televisions running Google TV, which carry Google's name as its fetchers do.
+    "google tv",
+    "googletv",
 ];
 
 /// The `isbot` patterns too broad to make a bot of a text that names a device or browser
@@ -75,11 +98,27 @@ const BROAD: &[&str] = &[
     ";\\s\\w+;$",
     "\\.com\\b",
     "^reed",
+    // App words that apps carry too (WhatsApp's and Sogou's), and numbers that look like
+    // words ("1024x720" holds "24x7").
+    "^whatsapp",
+    "sogou",
+    "24x7",
+    "capture",
+    "^\\d+\\b",
 ];
 
 /// What a crawler adds to a browser-like User-Agent and a person's browser does not: an
 /// address to read about it ("+https://…", "www.…", "….com").
 const CRAWLER_HINTS: &[&str] = &["http://", "https://", "www.", ".com", "+http", "@"];
+
+/// Sources whose token an app on a phone or a television carries too: the libraries apps are
+/// built on ("DS podcast/1.0.4 (…; Android 11; …) OkHttp/4.9.0", "otg/1.5.1 (AppleTv …; tvOS16.2)
+/// libcurl/7.58.0") and WhatsApp, whose app names itself as its link previewer does
+/// ("WhatsApp/2.17.427 Android/7.0 Device/…" against "WhatsApp/2.23.20.0 A"). Their token makes a
+/// bot only of a text that names no device, or carries a crawler's address.
+const BUILT_ON: &[&str] = &[
+    "curl", "python", "go", "java", "nodejs", "php", "perl", "ruby", "dotnet", "rust", "whatsapp",
+];
 
 /// Words that name a device or a browser platform (lowercase substrings).
 const DEVICES: &[&str] = &[
@@ -110,6 +149,48 @@ const DEVICES: &[&str] = &[
     " ios ",
     "brew/",
     "mre/",
+    "bada/",
+    // UC Browser's own shape on an iPhone ("dv(iPh11,2);pr(UCBrowser/11.3.5.1203);…").
+    "dv(iph",
+    // Watches.
+    "apple watch",
+    "garmin ",
+    // A browser older than the patterns' shapes.
+    "hotjava/",
+    // Podcast and radio players, which name what they are: a listener's app fetching an
+    // episode ("Player FM", "TuneIn Radio", "PodcastGuru 2.0.3"). Their crawlers carry an
+    // address ("Overcast/1.0 Podcast Sync (…; +http://overcast.fm/)") and stay bots.
+    "podcast",
+    "radio",
+    "player",
+    // Televisions, set-top boxes and consoles.
+    "hbbtv",
+    "smarttv",
+    "smart-tv",
+    "netcast",
+    "nettv",
+    "ce-html",
+    "web0s",
+    "webos",
+    "android tv",
+    "vidaa",
+    "opera tv",
+    "crkey",
+    "roku",
+    "appletv",
+    "apple tv",
+    "tvos",
+    "playstation",
+    "nintendo",
+    "xbox",
+    "bravia",
+    "linux armv",
+    "linux mips",
+    "linux sh4",
+    // Apps' own network stacks, on a phone.
+    "dalvik/",
+    "darwin/",
+    "ipados",
 ];
 
 /// The compiled recogniser.
@@ -181,7 +262,9 @@ impl Recogniser {
         if ua.is_empty() {
             return Verdict::bot(OTHER_SOURCE);
         }
-        if let Some(source) = self.tokens.find(ua) {
+        if let Some(source) = self.tokens.find(ua)
+            && (!BUILT_ON.contains(&source) || self.names_no_device(ua))
+        {
             return Verdict::bot(source);
         }
         if self.people.is_match(ua) {
@@ -189,7 +272,7 @@ impl Recogniser {
         }
         let is_bot = match self.patterns.find(ua.as_bytes()) {
             Match::Strong => true,
-            Match::Weak => !self.devices.is_match(ua) || self.hints.is_match(ua),
+            Match::Weak => self.names_no_device(ua),
             Match::None => false,
         };
         if is_bot {
@@ -197,6 +280,19 @@ impl Recogniser {
         } else {
             Verdict::PERSON
         }
+    }
+
+    /// Whether a text names no device or browser platform, or carries a crawler's address: what
+    /// a broad pattern or a library's token needs to make a bot.
+    fn names_no_device(&self, ua: &str) -> bool {
+        !self.devices.is_match(ua) || self.carries_an_address(ua)
+    }
+
+    /// A crawler hint after the text's first word: the first is the product's own name, and an
+    /// app may be called after its site ("Amazon.com/24.12.6.100 (Android/10/JNY-LX1)").
+    fn carries_an_address(&self, ua: &str) -> bool {
+        let name_ends = ua.find([' ', '(']).unwrap_or(ua.len());
+        self.hints.find_iter(ua).any(|m| m.start() >= name_ends)
     }
 
     /// How many upstream patterns are in use (for `traffic classify --stats` and the docs).
@@ -466,24 +562,93 @@ mod tests {
         }
     }
 
-    /// The targets `docs/PERFORMANCE.md` reports against, on the labelled set in the repository
-    /// (`bulwark bench bots` prints the same figures and what was missed).
+    #[test]
+    fn televisions_consoles_and_apps_are_people() {
+        for ua in [
+            "Opera/9.80 (Linux armv6l; U; NETRANGEMMH;HbbTV/1.1.1;CE-HTML/1.0;TCL LF1V349; en) Presto/2.8.115 Version/11.10",
+            "Mozilla/5.0 (Linux; Android 11; Grundig Google TV UHD+ Build/RTM6.230109.257; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/111.0.5563.58 Mobile Safari/537.36",
+            "Mozilla/5.0(SmartHub;SMART-TV;U;Linux/SmartTV;Maple2012).",
+            "Amazon;AFTMM;756a522d9f1648b89e76e80be654456a;;tpapi;3.202.356",
+            "[FBAN/FB4A;FBAV/80.0.0.21.65;FBBV/31390006;FBLC/pt_BR;FBCR/VIVO;FBMF/LGE;FBBD/lge;FBPN/com.facebook.katana;FBDV/LG-H342;FBSV/5.0.1;]",
+            "Dalvik/2.1.0 (Linux; U; Android 15; Pixel 8 Pro Build/AP3A.241005.015) [FBAN/Orca-Android;FBAV/482.0.0.71.108;FBMF/Google;FBBD/google]",
+            "WhatsApp/2.17.427 Android/7.0 Device/motorola-Moto_C_Plus",
+            "Amazon.com/24.12.6.100 (Android/10/JNY-LX1)",
+            "DS podcast/1.0.4 (be.standaard.audio; build:5; Android 11; Sdk:30) OkHttp/4.9.0",
+            "Mozilla/5.0 (Linux; Android 9; SM-S260DL Build/PPR1.180610.011; ) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/92.0.4515.166 Mobile Safari/537.36 BingSapphire/22.2.400225301",
+            "TuneIn Radio/31.9.0; iPhone17,5; iOS/18.4",
+        ] {
+            assert_eq!(classify(ua), Verdict::PERSON, "{ua}");
+        }
+    }
+
+    #[test]
+    fn tools_and_previews_stay_bots() {
+        for (expected, ua) in [
+            ("java", "okhttp/4.12.0"),
+            ("curl", "curl/7.81.0"),
+            ("python", "python-requests/2.32.3"),
+            ("go", "Go-http-client/2.0"),
+            ("whatsapp", "WhatsApp/2.23.20.0 A"),
+            ("java", "Apache-HttpClient/4.5.14 (Java/17.0.9)"),
+            (
+                "nodejs",
+                "node-fetch/1.0 (+https://github.com/bitinn/node-fetch)",
+            ),
+            // A library on a device, but with a crawler's address.
+            (
+                "java",
+                "Mozilla/5.0 (Linux; Android 10) okhttp/4.9 (+https://example.com/crawler)",
+            ),
+        ] {
+            assert_eq!(source(ua), Some(expected), "{ua}");
+        }
+        assert_eq!(
+            source(
+                "Overcast/1.0 Podcast Sync (123 subscribers; feed-id=456789; +http://overcast.fm/)"
+            ),
+            Some(OTHER_SOURCE)
+        );
+    }
+
+    /// The targets `docs/BOTS.md` reports against, on the labelled sets in the repository
+    /// (`bulwark bench bots` prints the same figures and what was missed): bots and browsers,
+    /// people by device type, and people by device type the rules were never tuned on.
     #[test]
     fn the_labelled_set_meets_the_targets() {
-        let set = labelled::parse(include_str!("../../../tests/data/user_agents.tsv"))
-            .expect("the labelled set parses");
+        let mut set = Vec::new();
+        for text in [
+            include_str!("../../../tests/data/user_agents.tsv"),
+            include_str!("../../../tests/data/people.tsv"),
+            include_str!("../../../tests/data/people_held_out.tsv"),
+        ] {
+            set.extend(labelled::parse(text).expect("the labelled set parses"));
+        }
         let score = labelled::score(recogniser(), &set);
-        assert!(score.bots > 2000 && score.people > 10_000 && score.named > 300);
+        assert!(score.bots > 2000 && score.people > 20_000 && score.named > 300);
+        // Apps that name only themselves ("Player FM", "AntennaPod/2.4.0") have the shape
+        // scripts send; docs/BOTS.md reports them apart, and they are held to no target.
+        for (device, tally) in score.by_device.iter().filter(|(d, _)| *d != "app") {
+            assert!(
+                tally.share() <= 0.01,
+                "{device}: {} of {} people flagged",
+                tally.flagged,
+                tally.people
+            );
+        }
         assert!(
-            score.recall() >= 0.95,
+            score.recall() >= 0.99,
             "bot recall {:.4}: {:?}",
             score.recall(),
             &score.missed[..10.min(score.missed.len())]
         );
+        let apart = score.by_device.get("app").copied().unwrap_or_default();
+        let (flagged, people) = (
+            score.people_flagged - apart.flagged,
+            score.people - apart.people,
+        );
         assert!(
-            score.people_flagged_share() <= 0.005,
-            "people flagged {:.4}: {:?}",
-            score.people_flagged_share(),
+            flagged as f64 <= 0.005 * people as f64,
+            "people flagged {flagged} of {people}: {:?}",
             score.flagged
         );
         assert!(
@@ -524,8 +689,11 @@ mod tests {
                 before in "[A-Za-z0-9 ;/().,]{0,80}",
                 after in "[A-Za-z0-9 ;/().,]{0,80}",
             ) {
-                let (_, tokens) = sources::TOKENS[pick];
-                let verdict = classify(&format!("{before} {} {after}", tokens[0]));
+                let (name, tokens) = sources::TOKENS[pick];
+                let text = format!("{before} {} {after}", tokens[0]);
+                // A library's token on a device is an app's (`BUILT_ON`).
+                prop_assume!(!BUILT_ON.contains(&name) || !recogniser().devices.is_match(&text));
+                let verdict = classify(&text);
                 prop_assert!(verdict.is_bot);
                 prop_assert_ne!(verdict.source, Some(OTHER_SOURCE));
             }

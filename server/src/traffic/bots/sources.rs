@@ -38,6 +38,7 @@ pub const TOKENS: &[(&str, &[&str])] = &[
             "google page speed",
             "google-pagespeed",
             "google-extended",
+            "playstore-google",
         ],
     ),
     (
@@ -49,7 +50,6 @@ pub const TOKENS: &[(&str, &[&str])] = &[
             "adidxbot",
             "microsoftpreview",
             "azureai-searchbot",
-            "bingsapphire",
         ],
     ),
     (
