@@ -305,6 +305,17 @@ bot-data:
 	cp $(CURDIR)/target/isbot/package/LICENSE server/data/bots/LICENSE-isbot
 	@echo "isbot $(ISBOT): record the version in server/data/bots/README.md, then: cargo test -p server traffic::bots"
 
+# Countries of addresses (docs/guide/traffic.md): the npm package
+# @ip-location-db/geo-whois-asn-country-mmdb (CC0; its data CC BY 4.0 by the NRO).
+.PHONY: geo-data
+GEO ?= 2.3.2026061719
+geo-data:
+	rm -rf $(CURDIR)/target/geo && mkdir -p $(CURDIR)/target/geo
+	cd $(CURDIR)/target/geo && npm pack --silent @ip-location-db/geo-whois-asn-country-mmdb@$(GEO) \
+	  && tar xzf ip-location-db-geo-whois-asn-country-mmdb-$(GEO).tgz
+	cp $(CURDIR)/target/geo/package/geo-whois-asn-country.mmdb $(CURDIR)/target/geo/package/NRO_LICENSE server/data/geo/
+	@echo "country data $(GEO): record the version in server/data/geo/README.md, then: cargo test -p server traffic::geo"
+
 # People's User-Agents by device type (docs/BOTS.md): Matomo's fixtures from the PyPI package
 # device_detector, the npm package user-agents and the PyPI package fake-useragent.
 .PHONY: people-data

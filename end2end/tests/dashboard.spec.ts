@@ -19,9 +19,9 @@ const onDay = () => `from=${day}&to=${day}`;
 const hits: [string, string, string][] = [
   ["10.0.0.1", "/a", PERSON],
   ["10.0.0.1", "/b", PERSON],
-  ["10.0.0.2", "/a", PERSON],
-  ["10.0.0.2", "/a", PERSON],
-  ["10.0.0.3", "/b", PERSON],
+  ["81.2.69.142", "/a", PERSON],
+  ["81.2.69.142", "/a", PERSON],
+  ["114.114.114.114", "/b", PERSON],
   ["66.249.66.1", "/a", GOOGLE],
   ["66.249.66.1", "/a", GOOGLE],
   ["66.249.66.2", "/c", GOOGLE],
@@ -95,6 +95,18 @@ test("the dashboard's figures match an independent count and follow range, type,
   await expect(page.getByTestId("people-browsers").locator('tr[data-name="Firefox"]')).toContainText(String(people));
   await expect(page.getByTestId("people-devices").locator('tr[data-name="desktop"]')).toContainText(String(people));
   await expect(page.getByTestId("people-landing").locator("tr")).toHaveCount(2);
+  // Countries, from the addresses: a private one is unknown; a country narrows the page.
+  const countries = page.getByTestId("countries");
+  await expect(countries.locator('tr[data-name="GB"]')).toContainText("2");
+  await expect(countries.locator('tr[data-name="CN"]')).toContainText("1");
+  await expect(countries.locator('tr[data-name="unknown"]')).toContainText("2");
+  await countries.locator('tr[data-name="GB"] a').click();
+  await expect(page).toHaveURL(/country=GB/);
+  await expectFigures(page, count(([ip]) => ip === "81.2.69.142"));
+  await expect(page.getByTestId("country-filter")).toContainText("GB");
+  await page.getByTestId("country-filter").getByRole("link").click();
+  await expect(page).not.toHaveURL(/country=/);
+  await expectFigures(page, count(() => true));
 
   // Bots only: the URL says so, the figures change without a page load.
   await page.evaluate(() => ((window as any).__marker = 1));

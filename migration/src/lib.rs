@@ -47,6 +47,7 @@ mod m20261210_000039_placement;
 mod m20261211_000040_shards;
 mod m20261211_000041_hot_tables;
 mod m20261212_000042_node_pooler;
+mod m20261213_000043_traffic_countries;
 
 pub struct Migrator;
 
@@ -96,6 +97,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261211_000040_shards::Migration),
             Box::new(m20261211_000041_hot_tables::Migration),
             Box::new(m20261212_000042_node_pooler::Migration),
+            Box::new(m20261213_000043_traffic_countries::Migration),
         ]
     }
 }

@@ -258,6 +258,10 @@ enum TrafficCommand {
         /// Only this site, by host (default: all sites).
         #[arg(long)]
         site: Option<String>,
+        /// Only visitors from this country: a two-letter code (DE, CN …) or `unknown`. Summed
+        /// from the stored hits rather than the rollups: slower over long ranges.
+        #[arg(long)]
+        country: Option<String>,
         #[arg(long)]
         json: bool,
     },
@@ -730,6 +734,7 @@ async fn traffic(command: TrafficCommand, config: &Config) -> anyhow::Result<()>
             category,
             source,
             site,
+            country,
             json,
         } => {
             let request = traffic::StatsRequest {
@@ -740,6 +745,7 @@ async fn traffic(command: TrafficCommand, config: &Config) -> anyhow::Result<()>
                 category,
                 source,
                 site,
+                country,
             };
             traffic::stats(&db().await?, config, &request, json).await
         }

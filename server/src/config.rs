@@ -106,6 +106,10 @@ pub struct Config {
     pub traffic_path_locales: Vec<String>,
     /// `raw` stores visitors' IPs, `hash` a keyed hash of them.
     pub traffic_ip: IpPrivacy,
+    /// A MaxMind DB file of countries to use instead of the bundled one
+    /// (`server/data/geo/README.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub geoip_database: Option<PathBuf>,
     /// The in-memory hit buffer's bound, in MiB.
     pub traffic_buffer_mb: usize,
     /// Page views counted per client address (an IPv6 /64) per minute, in bursts of a tenth;
@@ -236,6 +240,7 @@ impl Default for Config {
             traffic_asset_extensions: strings(rules::DEFAULT_ASSET_EXTENSIONS),
             traffic_path_locales: Vec::new(),
             traffic_ip: IpPrivacy::Raw,
+            geoip_database: None,
             trusted_proxies: Vec::new(),
             outbound_deny: strings(&crate::outbound::DEFAULT),
             traffic_trust_forwarded_for: None,
@@ -307,6 +312,7 @@ const ENV_KEYS: &[&str] = &[
     "traffic_asset_extensions",
     "traffic_path_locales",
     "traffic_ip",
+    "geoip_database",
     "traffic_trust_forwarded_for",
     "trusted_proxies",
     "outbound_deny",
@@ -363,6 +369,8 @@ pub enum ConfigError {
     Mail(#[from] crate::mail::MailError),
     #[error("invalid configuration: node_labels: {0}")]
     NodeLabels(#[from] app::domain::labels::LabelError),
+    #[error("invalid configuration: geoip_database: {0}")]
+    Geoip(#[from] crate::traffic::geo::GeoError),
 }
 
 /// `node_labels` as a TOML table or, from the environment, as `role=db,dc=sh`.
@@ -570,6 +578,9 @@ impl Config {
         crate::mail::MailSettings::validate(&config.mail_from, config.smtp_url.as_deref())?;
         config.check_sign_in().map_err(ConfigError::SignIn)?;
         app::domain::labels::Labels::from_pairs(config.node_labels.clone())?;
+        if let Some(path) = &config.geoip_database {
+            crate::traffic::geo::use_database(path)?;
+        }
         Ok(config)
     }
 }

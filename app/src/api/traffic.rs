@@ -9,7 +9,9 @@ use super::codec::Json;
 use crate::views::traffic::{Dashboard, HitsFilter, HitsPage, LiveMinute, SitesPage};
 
 /// Figures for a range (`range` preset, or `from`–`to`), visitor type, bot category and
-/// source, and site.
+/// source, site and country.
+// Each argument is one of the page's URL filters, as the form and the URL carry them.
+#[allow(clippy::too_many_arguments)]
 #[server(endpoint = "traffic/dashboard", output = Json)]
 pub async fn traffic_dashboard(
     range: Option<String>,
@@ -19,6 +21,7 @@ pub async fn traffic_dashboard(
     category: Option<String>,
     source: Option<String>,
     site: Option<String>,
+    country: Option<String>,
 ) -> Result<Dashboard, AppError> {
     use crate::domain::filters::TrafficFilter;
     use crate::domain::traffic_range;
@@ -36,7 +39,8 @@ pub async fn traffic_dashboard(
                 category.as_deref(),
                 source.as_deref(),
             )?
-            .with_site(site.as_deref())?;
+            .with_site(site.as_deref())?
+            .with_country(country.as_deref())?;
             let range = filter.resolve(crate::clock::now(), zone)?;
             let before = traffic_range::previous(&range, zone);
             let (current, previous, series) = traffic::dashboard(

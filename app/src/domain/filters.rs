@@ -41,6 +41,8 @@ pub struct TrafficFilter {
     pub source: Option<String>,
     /// Only this site, by host (all sites when `None`).
     pub site: Option<String>,
+    /// Only visitors from this country (ISO 3166-1 alpha-2, upper case; `""`: unknown).
+    pub country: Option<String>,
 }
 
 impl TrafficFilter {
@@ -49,6 +51,26 @@ impl TrafficFilter {
     pub fn with_site(mut self, site: Option<&str>) -> Result<Self, FieldProblem> {
         self.site = given(site)
             .map(|s| super::sites::normalise_host(s).map_err(|e| FieldProblem::new("site", e)))
+            .transpose()?;
+        Ok(self)
+    }
+
+    /// Narrows the filter to visitors from one country: a two-letter code in either case, or
+    /// `unknown`; none or empty text keeps every country.
+    pub fn with_country(mut self, country: Option<&str>) -> Result<Self, FieldProblem> {
+        self.country = given(country)
+            .map(|c| {
+                if c.eq_ignore_ascii_case("unknown") {
+                    Ok(String::new())
+                } else if c.len() == 2 && c.bytes().all(|b| b.is_ascii_alphabetic()) {
+                    Ok(c.to_ascii_uppercase())
+                } else {
+                    Err(FieldProblem::new(
+                        "country",
+                        problem!("error-filter-country", value = c.to_string()),
+                    ))
+                }
+            })
             .transpose()?;
         Ok(self)
     }
@@ -79,6 +101,7 @@ impl TrafficFilter {
                 .transpose()?,
             source: given(source).map(str::to_string),
             site: None,
+            country: None,
         })
     }
 

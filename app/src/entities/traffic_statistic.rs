@@ -31,6 +31,8 @@ pub struct Model {
     pub browser: String,
     pub os: String,
     pub device: String,
+    /// The visitor's country (ISO 3166-1 alpha-2), `""` when unknown.
+    pub country: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

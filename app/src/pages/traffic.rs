@@ -1,8 +1,8 @@
 //! Traffic: people and bots side by side over a range, bots named by source.
 //!
-//! The range, the visitor type, the bot category and source, and the site live in the URL
-//! (`?range=30d&type=bot&category=ai&source=openai&site=shop.example.com`, or
-//! `?from=…&to=…`), so a view can be bookmarked and shared and the back button works. The
+//! The range, the visitor type, the bot category and source, the site and the country live in
+//! the URL (`?range=30d&type=bot&category=ai&source=openai&site=shop.example.com&country=DE`,
+//! or `?from=…&to=…`), so a view can be bookmarked and shared and the back button works. The
 //! figures come from the same service as `bulwark traffic stats`.
 
 use crate::i18n::words::{bot_category, range_preset};
@@ -40,6 +40,7 @@ struct Filters {
     category: Option<String>,
     source: Option<String>,
     site: Option<String>,
+    country: Option<String>,
 }
 
 impl Filters {
@@ -96,6 +97,14 @@ impl Filters {
         .href()
     }
 
+    fn with_country(&self, country: Option<&str>) -> String {
+        Filters {
+            country: country.map(str::to_string),
+            ..self.clone()
+        }
+        .href()
+    }
+
     fn active_range(&self) -> Option<Preset> {
         if self.from.is_some() {
             return None;
@@ -113,6 +122,7 @@ fn form_pairs(f: &Filters) -> Vec<(&'static str, String)> {
         ("category", f.category.clone().unwrap_or_default()),
         ("source", f.source.clone().unwrap_or_default()),
         ("site", f.site.clone().unwrap_or_default()),
+        ("country", f.country.clone().unwrap_or_default()),
     ]
 }
 
@@ -215,12 +225,17 @@ pub fn TrafficPage() -> impl IntoView {
                 category: get("category"),
                 source: get("source"),
                 site: get("site"),
+                country: get("country"),
             }
         })
     });
     let data = Resource::new(
         move || filters.get(),
-        |f| traffic_dashboard(f.range, f.from, f.to, f.kind, f.category, f.source, f.site),
+        |f| {
+            traffic_dashboard(
+                f.range, f.from, f.to, f.kind, f.category, f.source, f.site, f.country,
+            )
+        },
     );
     view! {
         <Title text=t!("nav-traffic") />
@@ -233,7 +248,8 @@ pub fn TrafficPage() -> impl IntoView {
                     <SiteChips dashboard=d.clone() filters=filters.get() />
                     <Figures dashboard=d.clone() />
                     <TopPages dashboard=d.clone() filters=filters.get() />
-                    <PeopleLists dashboard=d />
+                    <PeopleLists dashboard=d.clone() />
+                    <Countries dashboard=d filters=filters.get() />
                 }
                     .into_any(),
                 None => ().into_any(),
@@ -436,6 +452,7 @@ fn FilterBar(filters: Filters) -> impl IntoView {
                 <input type="hidden" name="category" value=filters.category.clone().unwrap_or_default() />
                 <input type="hidden" name="source" value=filters.source.clone().unwrap_or_default() />
                 <input type="hidden" name="site" value=filters.site.clone().unwrap_or_default() />
+                <input type="hidden" name="country" value=filters.country.clone().unwrap_or_default() />
                 <button type="submit">{t!("traffic-show")}</button>
             </Form>
         </section>
@@ -540,6 +557,71 @@ fn SiteChips(dashboard: Dashboard, filters: Filters) -> impl IntoView {
                     .into_any()
             }}
         </section>
+    }
+}
+
+/// People's page views by country, each a link that narrows the page to it; the country the
+/// page is narrowed to, with a link back to all.
+#[component]
+fn Countries(dashboard: Dashboard, filters: Filters) -> impl IntoView {
+    let rows = dashboard.current.countries;
+    let chosen = filters.country.clone().map(|code| {
+        view! {
+            <p class="chips" data-testid="country-filter">
+                <span class="chip on">{t!("traffic-country-filter", country = country_label(&code))}</span>
+                <a class="chip" href=filters.with_country(None)>{t!("traffic-country-clear")}</a>
+            </p>
+        }
+    });
+    view! {
+        <section class="card" data-testid="countries">
+            <h2>{t!("traffic-countries")}</h2>
+            <p class="muted small">{t!("traffic-countries-explained")}</p>
+            {chosen}
+            {if rows.is_empty() {
+                view! { <p class="muted small">{t!("traffic-none-in-range")}</p> }.into_any()
+            } else {
+                view! {
+                    <table tabindex="0" class="table compact">
+                        <tbody>
+                            {rows
+                                .into_iter()
+                                .map(|r| {
+                                    let code = if r.name.is_empty() { "unknown".to_string() } else { r.name.clone() };
+                                    view! {
+                                        <tr data-name=code.clone()>
+                                            <td><a href=filters.with_country(Some(&code))>{country_label(&r.name)}</a></td>
+                                            <td class="num">{r.views}</td>
+                                        </tr>
+                                    }
+                                })
+                                .collect_view()}
+                        </tbody>
+                    </table>
+                }
+                    .into_any()
+            }}
+        </section>
+    }
+}
+
+/// A country code with its flag (regional indicator letters, drawn by the reader's fonts), or
+/// the word for unknown.
+fn country_label(code: &str) -> String {
+    let letters: Option<String> = (code.len() == 2)
+        .then(|| {
+            code.chars()
+                .map(|c| {
+                    char::from_u32(
+                        0x1F1E6 + (c.to_ascii_uppercase() as u32).wrapping_sub('A' as u32),
+                    )
+                })
+                .collect()
+        })
+        .flatten();
+    match letters {
+        Some(flag) => format!("{flag} {}", code.to_ascii_uppercase()),
+        None => t!("traffic-country-unknown"),
     }
 }
 

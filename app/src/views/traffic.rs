@@ -26,6 +26,8 @@ pub struct TrafficStats {
     pub top_pages: Vec<TopPage>,
     /// Where people came from, where they landed and what they used.
     pub people: PeopleBreakdown,
+    /// People's page views by country (ISO 3166-1 alpha-2; `""`: unknown), the 10 highest.
+    pub countries: Vec<Ranked>,
 }
 
 /// People's page views by where they came from and what they used (bots have none of these).

@@ -161,6 +161,7 @@ pub struct StatsRequest {
     pub category: Option<app::domain::bots::BotCategory>,
     pub source: Option<String>,
     pub site: Option<String>,
+    pub country: Option<String>,
 }
 
 pub async fn stats(
@@ -179,6 +180,7 @@ pub async fn stats(
         request.source.as_deref(),
     )
     .and_then(|f| f.with_site(request.site.as_deref()))
+    .and_then(|f| f.with_country(request.country.as_deref()))
     .map_err(|e| anyhow::anyhow!("--{}: {}", e.field, e.problem))?;
     let range = filter
         .resolve(crate::clock::now(), tz)
@@ -230,13 +232,14 @@ pub async fn stats(
         ("browsers", &people.browsers),
         ("operating systems", &people.systems),
         ("devices", &people.devices),
+        ("countries", &stats.countries),
     ] {
         println!("{title}");
         for r in list {
-            let name = if r.name.is_empty() {
-                "(direct)"
-            } else {
-                &r.name
+            let name = match (r.name.is_empty(), title) {
+                (false, _) => &r.name,
+                (true, "countries") => "(unknown)",
+                (true, _) => "(direct)",
             };
             println!("  {:>8}  {name}", r.views);
         }

@@ -30,6 +30,8 @@ pub struct TrafficQuery {
     pub source: Option<String>,
     /// One site, by host (default: all sites).
     pub site: Option<String>,
+    /// Visitors from one country: a two-letter code, or `unknown` (default: every country).
+    pub country: Option<String>,
 }
 
 /// The traffic figures for a range: what `bulwark traffic stats --json` prints.
@@ -49,6 +51,7 @@ pub async fn traffic(
         q.source.as_deref(),
     )
     .and_then(|f| f.with_site(q.site.as_deref()))
+    .and_then(|f| f.with_country(q.country.as_deref()))
     .map_err(app::api::AppError::from)?;
     let range = filter
         .resolve(crate::clock::now(), state.timezone)

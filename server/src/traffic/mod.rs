@@ -16,6 +16,7 @@ pub mod buffer;
 pub mod clients;
 pub mod collect;
 pub mod generate;
+pub mod geo;
 pub mod hit;
 pub mod import;
 pub mod layer;

@@ -180,19 +180,31 @@ fn facts(row: &traffic_statistic::ActiveModel) -> Option<rollup::RowFacts<'_>> {
         browser: set(&row.browser)?,
         os: set(&row.os)?,
         device: set(&row.device)?,
+        country: set(&row.country)?,
     })
 }
 
 /// What a flush learns of each distinct User-Agent, once: bot or person, and a person's
-/// browser, system and device.
+/// browser, system and device; and of each distinct address, once: its country.
 #[derive(Default)]
-pub struct Agents(HashMap<String, (Verdict, Client)>);
+pub struct Agents {
+    agents: HashMap<String, (Verdict, Client)>,
+    countries: HashMap<String, String>,
+}
 
 impl Agents {
     pub fn of(&mut self, user_agent: &str) -> &(Verdict, Client) {
-        self.0
+        self.agents
             .entry(user_agent.to_string())
             .or_insert_with(|| describe(user_agent))
+    }
+
+    /// The country of an address as the visitor sent it (before any hashing), `""` when
+    /// unknown (`super::geo`).
+    pub fn country(&mut self, ip: &str) -> &str {
+        self.countries
+            .entry(ip.to_string())
+            .or_insert_with(|| super::geo::countries().country(ip).unwrap_or_default())
     }
 }
 
@@ -224,6 +236,7 @@ pub(crate) fn to_row(
         );
         return None;
     };
+    let country = agents.country(&hit.ip).to_string();
     let (verdict, client) = agents.of(&hit.user_agent);
     let ip = hasher.apply(&hit.ip);
     Some(traffic_statistic::ActiveModel {
@@ -244,6 +257,7 @@ pub(crate) fn to_row(
         browser: Set(client.browser.clone()),
         os: Set(client.os.clone()),
         device: Set(client.device.to_string()),
+        country: Set(country),
         ..Default::default()
     })
 }

@@ -41,14 +41,24 @@ fn rows() -> Vec<Row> {
     vec![
         r(0, 1, "/", "10.0.0.1", PERSON, 3),
         r(0, 2, "/a", "10.0.0.1", PERSON, 1),
-        r(0, 3, "/a", "10.0.0.2", PERSON, 2),
+        r(0, 3, "/a", "81.2.69.142", PERSON, 2),
         r(0, 4, "/a", "66.249.66.1", GOOGLE, 5),
         r(1, 10, "/b", "10.0.0.1", PERSON, 1),
         r(1, 11, "/b", "66.249.66.1", GOOGLE, 2),
         r(1, 12, "/", "40.77.167.1", BING, 4),
-        r(3, 30, "/c", "10.0.0.3", PERSON, 7),
+        r(3, 30, "/c", "114.114.114.114", PERSON, 7),
         r(20, 0, "/old", "10.0.0.9", PERSON, 100),
     ]
+}
+
+/// The country of each address above, as the bundled database has it (private ones have none).
+fn country(ip: &str) -> &'static str {
+    match ip {
+        "81.2.69.142" => "GB",
+        "114.114.114.114" => "CN",
+        "66.249.66.1" | "40.77.167.1" => "US",
+        _ => "",
+    }
 }
 
 /// Expected figures for the rows `keep` selects, computed here rather than by SQL.
@@ -84,6 +94,12 @@ fn expected(keep: impl Fn(&Row) -> bool) -> serde_json::Value {
         .map(|(p, h, _)| (*p, *h))
         .collect();
     landing.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
+    let mut countries: BTreeMap<&str, u64> = BTreeMap::new();
+    for r in rows.iter().filter(|r| !is_bot(r)) {
+        *countries.entry(country(r.ip)).or_default() += r.count;
+    }
+    let mut countries: Vec<(&str, u64)> = countries.into_iter().collect();
+    countries.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
     let one = |name: &str| {
         if human > 0 {
             serde_json::json!([{"name": name, "views": human}])
@@ -110,6 +126,7 @@ fn expected(keep: impl Fn(&Row) -> bool) -> serde_json::Value {
             "systems": one("Linux"),
             "devices": one("desktop"),
         },
+        "countries": countries.iter().map(|(c, n)| serde_json::json!({"name": c, "views": n})).collect::<Vec<_>>(),
     })
 }
 
@@ -165,6 +182,22 @@ async fn stats_match_an_independent_count(app: TestApp) {
         stats(&["--range", "7d", "--category", "ai"]),
         expected(|_| false)
     );
+    // A country narrows every figure to its visitors, bots included, from the minute rows.
+    assert_eq!(
+        stats(&["--range", "30d", "--country", "gb"]),
+        expected(|r| country(r.ip) == "GB")
+    );
+    assert_eq!(
+        stats(&["--range", "30d", "--country", "US"]),
+        expected(|r| country(r.ip) == "US")
+    );
+    assert_eq!(
+        stats(&["--range", "7d", "--type", "human", "--country", "unknown"]),
+        expected(|r| r.day_ago < 7 && r.ua == PERSON && country(r.ip).is_empty())
+    );
+    let (code, _, err) = at_now(&["traffic", "stats", "--country", "Germany"]);
+    assert_ne!(code, 0);
+    assert!(err.contains("two-letter country code"), "{err}");
     let (code, _, err) = at_now(&["traffic", "stats", "--category", "robots"]);
     assert_ne!(code, 0);
     assert!(err.contains("search, ai, social"), "{err}");
@@ -407,7 +440,7 @@ on_both_backends!(the_hits_list_pages_by_keyset_and_exports_csv);
 
 /// Every figure, for every filter, site and several ranges, read from the rollups equals the
 /// same figure counted from the minute rows — people's referrers, landing pages, browsers,
-/// systems and devices included — after flushes in several batches (sets merged across
+/// systems, devices and countries included — after flushes in several batches (sets merged across
 /// flushes), after a rebuild in a zone half an hour off UTC, and after retention.
 async fn rollups_match_the_minute_rows(app: TestApp) {
     use app::domain::bots::BotCategory;
@@ -432,7 +465,12 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
             } else {
                 format!("/p/{}", i % 40)
             };
-            let ip = format!("10.1.{}.{}", batch, i % 50);
+            // Visitors from Britain, China and a private network (no country).
+            let ip = match i % 3 {
+                0 => format!("81.2.69.{}", i % 50),
+                1 => format!("114.114.{}.{}", batch, i % 50),
+                _ => format!("10.1.{}.{}", batch, i % 50),
+            };
             // Phones on even rows and tablets on odd ones: each site sees two kinds of device
             // whatever the hour (both on even rows left one site with one kind).
             let ua = match i % 10 {
@@ -503,6 +541,7 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
                             category,
                             source: source.map(str::to_string),
                             site: site.map(str::to_string),
+                            country: None,
                         };
                         let fast = stats(&db, &query).await.unwrap();
                         assert_eq!(
@@ -525,7 +564,9 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
                         }
                         checked += usize::from(fast.page_views > 0);
                         people += usize::from(
-                            !fast.people.referrers.is_empty() && fast.people.devices.len() >= 2,
+                            !fast.people.referrers.is_empty()
+                                && fast.people.devices.len() >= 2
+                                && fast.countries.len() >= 3,
                         );
                     }
                 }
@@ -593,3 +634,104 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
     check("Asia/Kolkata").await;
 }
 on_both_backends!(rollups_match_the_minute_rows);
+
+/// A visitor's country is looked up before the address is hashed, so hashed-IP mode keeps it;
+/// the REST API and the dashboard narrow to a country, refuse a word that is not one, and a
+/// `geoip_database` that is not a country database stops a command with a message naming it.
+async fn countries_survive_hashing_and_narrow_every_edge(app: TestApp) {
+    use app::domain::api_token::Scope;
+    let buffer = Buffer::new(1 << 20);
+    let now = Utc::now();
+    for (ip, count) in [("81.2.69.142", 3), ("114.114.114.114", 2), ("10.0.0.7", 1)] {
+        let (hit, _) = Hit::new(now.timestamp(), "GET", "/", ip, PERSON, "", String::new());
+        buffer.record(hit, count, false);
+    }
+    store::flush(&app.db, &buffer, IpPrivacy::Hash)
+        .await
+        .unwrap();
+    let rows = {
+        use sea_orm::EntityTrait;
+        app::entities::traffic_statistic::Entity::find()
+            .all(&app.db)
+            .await
+            .unwrap()
+    };
+    let mut kept: Vec<(bool, String, i64)> = rows
+        .iter()
+        .map(|r| (r.ip.starts_with("h:"), r.country.clone(), r.count))
+        .collect();
+    kept.sort();
+    assert_eq!(
+        kept,
+        [
+            (true, String::new(), 1),
+            (true, "CN".to_string(), 2),
+            (true, "GB".to_string(), 3)
+        ]
+    );
+
+    let token = crate::helpers::api_token(&app.db, "reader", Scope::Read).await;
+    let rest = |query: &'static str| {
+        let (url, token) = (app.url(&format!("/api/v1/traffic?{query}")), token.clone());
+        async move {
+            reqwest::Client::new()
+                .get(url)
+                .bearer_auth(token)
+                .send()
+                .await
+                .unwrap()
+        }
+    };
+    let all: serde_json::Value = rest("range=today").await.json().await.unwrap();
+    assert_eq!(
+        all["countries"],
+        serde_json::json!([{"name": "GB", "views": 3}, {"name": "CN", "views": 2}, {"name": "", "views": 1}])
+    );
+    let china: serde_json::Value = rest("range=today&country=cn").await.json().await.unwrap();
+    assert_eq!(china["page_views"], 2);
+    assert_eq!(
+        china["countries"],
+        serde_json::json!([{"name": "CN", "views": 2}])
+    );
+    let bad = rest("range=today&country=China").await;
+    assert_eq!(bad.status(), 422);
+    assert!(
+        bad.text()
+            .await
+            .unwrap()
+            .contains("two-letter country code")
+    );
+
+    let admin = app.signed_in("admin", crate::helpers::ADMIN_PASSWORD).await;
+    let dashboard: serde_json::Value = app
+        .call(
+            &admin,
+            "traffic/dashboard",
+            &[("range", "today"), ("country", "unknown")],
+        )
+        .await
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(dashboard["current"]["page_views"], 1);
+    let charted: i64 = dashboard["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["human"].as_i64().unwrap())
+        .sum();
+    assert_eq!(charted, 1, "the chart is narrowed too");
+
+    let dir = tempfile::tempdir().unwrap();
+    let junk = dir.path().join("countries.mmdb");
+    std::fs::write(&junk, "not a database").unwrap();
+    let mut cmd = bulwark(&app, dir.path(), &["traffic", "stats"], &[]);
+    cmd.env("BULWARK_GEOIP_DATABASE", &junk);
+    let (code, _, err) = output(cmd);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("geoip_database") && err.contains("not a MaxMind DB file"),
+        "{err}"
+    );
+}
+on_both_backends!(countries_survive_hashing_and_narrow_every_edge);

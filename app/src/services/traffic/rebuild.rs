@@ -110,7 +110,7 @@ pub async fn rebuild(db: &DatabaseConnection, zone: Tz) -> Result<u64, TrafficEr
         let mut b = Binder::new(txn.get_database_backend());
         let sql = format!(
             "SELECT id, stat_date, site, path, ip, user_agent, is_bot, spider_source, count, \
-                    generated, ref_domain, browser, os, device \
+                    generated, ref_domain, browser, os, device, country \
              FROM traffic_statistics WHERE id > {} ORDER BY id LIMIT {REBUILD_CHUNK}",
             b.bind(after)
         );
@@ -126,6 +126,7 @@ pub async fn rebuild(db: &DatabaseConnection, zone: Tz) -> Result<u64, TrafficEr
             let browser: String = row.try_get("", "browser")?;
             let os: String = row.try_get("", "os")?;
             let device: String = row.try_get("", "device")?;
+            let country: String = row.try_get("", "country")?;
             delta.add(
                 &RowFacts {
                     minute: row.try_get("", "stat_date")?,
@@ -141,6 +142,7 @@ pub async fn rebuild(db: &DatabaseConnection, zone: Tz) -> Result<u64, TrafficEr
                     browser: &browser,
                     os: &os,
                     device: &device,
+                    country: &country,
                 },
                 zone,
             );

@@ -423,6 +423,16 @@ pub async fn series(
             (row.try_get("", "human")?, row.try_get("", "bot")?),
         );
     }
+    Ok(buckets(hours, scope, bucket))
+}
+
+/// People's and bots' views per hour (its first instant, in Unix seconds) summed into the
+/// scope's buckets; every bucket is present, empty ones with zeros.
+pub fn buckets(
+    hours: BTreeMap<i64, (i64, i64)>,
+    scope: &Scope<'_>,
+    bucket: Bucket,
+) -> Vec<SeriesPoint> {
     // Bucket starts: every local hour, or every local midnight, of the scope.
     let starts: Vec<i64> = match bucket {
         Bucket::Hour => (scope.start()..scope.end()).step_by(3600).collect(),
@@ -448,20 +458,28 @@ pub async fn series(
             point.bot += bot;
         }
     }
-    Ok(points)
+    points
 }
 
 /// How many names each of people's lists holds.
 pub const PEOPLE_TOP: usize = 10;
 
-/// People's page views by referrer, landing page, browser, system and device over the scope,
-/// exactly, through [`rank`] from the people's blocks; empty when the filter counts bots only.
+/// People's lists: where they came from and what they used, and their countries.
+#[derive(Debug, Default)]
+pub struct PeopleLists {
+    pub breakdown: PeopleBreakdown,
+    pub countries: Vec<Ranked>,
+}
+
+/// People's page views by referrer, landing page, browser, system, device and country over
+/// the scope, exactly, through [`rank`] from the people's blocks; empty when the filter counts
+/// bots only.
 pub async fn people(
     db: &impl ConnectionTrait,
     scope: &Scope<'_>,
-) -> Result<PeopleBreakdown, TrafficError> {
+) -> Result<PeopleLists, TrafficError> {
     if !Parts::for_filter(scope.who()).contains(&Part::Human) {
-        return Ok(PeopleBreakdown::default());
+        return Ok(PeopleLists::default());
     }
     let (from, to) = (day_number(scope.from), day_number(scope.to));
     let lens = blocks::Lens {
@@ -486,11 +504,15 @@ pub async fn people(
     }
     let mut lists = lists.into_iter();
     let mut next = || lists.next().unwrap_or_default();
-    Ok(PeopleBreakdown {
+    let breakdown = PeopleBreakdown {
         referrers: next(),
         landing_pages: next(),
         browsers: next(),
         systems: next(),
         devices: next(),
+    };
+    Ok(PeopleLists {
+        breakdown,
+        countries: next(),
     })
 }

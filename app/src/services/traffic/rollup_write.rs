@@ -71,6 +71,8 @@ pub struct RowFacts<'a> {
     pub browser: &'a str,
     pub os: &'a str,
     pub device: &'a str,
+    /// ISO 3166-1 alpha-2, `""` when unknown.
+    pub country: &'a str,
 }
 
 /// The kinds of people's facts `traffic_daily_facts` counts page views by.
@@ -83,15 +85,18 @@ pub enum FactKind {
     Browser,
     Os,
     Device,
+    /// The visitor's country (`""`: unknown).
+    Country,
 }
 
 impl FactKind {
-    pub const ALL: [FactKind; 5] = [
+    pub const ALL: [FactKind; 6] = [
         FactKind::Referrer,
         FactKind::Landing,
         FactKind::Browser,
         FactKind::Os,
         FactKind::Device,
+        FactKind::Country,
     ];
 
     pub fn code(self) -> &'static str {
@@ -101,6 +106,7 @@ impl FactKind {
             FactKind::Browser => "b",
             FactKind::Os => "o",
             FactKind::Device => "d",
+            FactKind::Country => "c",
         }
     }
 }
@@ -154,6 +160,7 @@ impl Delta {
             fact(FactKind::Browser, row.browser);
             fact(FactKind::Os, row.os);
             fact(FactKind::Device, row.device);
+            fact(FactKind::Country, row.country);
             if let Some(domain) = row.ref_domain {
                 fact(FactKind::Referrer, domain);
                 fact(FactKind::Landing, &page);

@@ -26,9 +26,7 @@ use crate::domain::filters::TrafficFilter;
 use crate::domain::traffic_parts::{Part, Parts};
 use crate::domain::traffic_range::{self, Bucket, Resolved, VisitorType};
 use crate::services::sql::Binder;
-use crate::views::traffic::{
-    LiveMinute, PeopleBreakdown, Ranked, SeriesPoint, TopPage, TrafficStats,
-};
+use crate::views::traffic::{LiveMinute, Ranked, SeriesPoint, TopPage, TrafficStats};
 
 /// Which rows the figures count: whole local days `from..=to` in `zone`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,6 +41,9 @@ pub struct StatsQuery {
     pub source: Option<String>,
     /// Only this site (its host).
     pub site: Option<String>,
+    /// Only visitors from this country (`""`: unknown). The rollups are not kept per country:
+    /// figures under it are summed from the minute rows ([`StatsQuery::reads_rows`]).
+    pub country: Option<String>,
 }
 
 impl StatsQuery {
@@ -56,6 +57,7 @@ impl StatsQuery {
             category: filter.category,
             source: filter.source.clone(),
             site: filter.site.clone(),
+            country: filter.country.clone(),
         }
     }
 
@@ -69,7 +71,13 @@ impl StatsQuery {
             category: None,
             source: None,
             site: None,
+            country: None,
         }
+    }
+
+    /// Whether the figures come from the minute rows: a filter the rollups do not keep.
+    pub fn reads_rows(&self) -> bool {
+        self.country.is_some()
     }
 
     /// The first instant of the range.
@@ -105,6 +113,9 @@ pub async fn stats(
     db: &impl ConnectionTrait,
     query: &StatsQuery,
 ) -> Result<TrafficStats, TrafficError> {
+    if query.reads_rows() {
+        return Ok(stats_from_rows(db, query).await?);
+    }
     figures(db, query, true).await
 }
 
@@ -119,7 +130,7 @@ async fn figures(
     let parts = rollup::views_by_part(db, &scope).await?;
     let (visits, unique_ips, unique_pages) = rollup::distinct_counts(db, &scope).await?;
     let top_pages = rollup::top_pages(db, &scope, TOP_PAGES as usize).await?;
-    let people = if with_people {
+    let lists = if with_people {
         rollup::people(db, &scope).await?
     } else {
         Default::default()
@@ -129,7 +140,8 @@ async fn figures(
         unique_ips,
         unique_pages,
         top_pages,
-        people,
+        people: lists.breakdown,
+        countries: lists.countries,
         ..TrafficStats::default()
     };
     for (part, generated, n) in parts {
@@ -179,6 +191,12 @@ pub async fn dashboard(
     previous: &StatsQuery,
     bucket: Bucket,
 ) -> Result<(TrafficStats, TrafficStats, Vec<SeriesPoint>), TrafficError> {
+    if current.reads_rows() {
+        let (current_stats, previous_stats) =
+            tokio::try_join!(stats_from_rows(db, current), stats_from_rows(db, previous))?;
+        let series = series(db, current, bucket).await?;
+        return Ok((current_stats, previous_stats, series));
+    }
     tokio::try_join!(
         stats(db, current),
         figures(db, previous, false),
@@ -193,7 +211,38 @@ pub async fn series(
     query: &StatsQuery,
     bucket: Bucket,
 ) -> Result<Vec<SeriesPoint>, TrafficError> {
+    if query.reads_rows() {
+        return series_from_rows(db, query, bucket).await;
+    }
     rollup::series(db, &query.scope(), bucket).await
+}
+
+/// [`series`] summed from the minute rows: each minute's people and bots, placed in its local
+/// hour as the rollups place it.
+async fn series_from_rows(
+    db: &impl ConnectionTrait,
+    query: &StatsQuery,
+    bucket: Bucket,
+) -> Result<Vec<SeriesPoint>, TrafficError> {
+    let filter = Filter::new(db.get_database_backend(), query.start(), query.end(), query);
+    let where_ = &filter.sql;
+    let mut hours = std::collections::BTreeMap::new();
+    for row in db
+        .query_all_raw(filter.statement(format!(
+            "SELECT stat_date, \
+               CAST(SUM(CASE WHEN is_bot THEN 0 ELSE count END) AS BIGINT) AS human, \
+               CAST(SUM(CASE WHEN is_bot THEN count ELSE 0 END) AS BIGINT) AS bot \
+             FROM traffic_statistics WHERE {where_} GROUP BY stat_date"
+        )))
+        .await?
+    {
+        let minute: DateTime<Utc> = row.try_get("", "stat_date")?;
+        let (hour, _) = super::rollup_write::place(minute, query.zone);
+        let entry: &mut (i64, i64) = hours.entry(hour).or_default();
+        entry.0 += row.try_get::<i64>("", "human")?;
+        entry.1 += row.try_get::<i64>("", "bot")?;
+    }
+    Ok(rollup::buckets(hours, &query.scope(), bucket))
 }
 
 /// A WHERE clause with its values, numbered for the backend.
@@ -243,6 +292,9 @@ impl Filter {
         if let Some(site) = &query.site {
             sql.push_str(&format!(" AND site = {}", binder.bind(site.as_str())));
         }
+        if let Some(country) = &query.country {
+            sql.push_str(&format!(" AND country = {}", binder.bind(country.as_str())));
+        }
         Filter { binder, sql }
     }
 
@@ -266,7 +318,7 @@ pub async fn stats_from_rows(
     bots_from_rows(db, &filter, &mut stats).await?;
     top_pages_from_rows(db, &filter, &mut stats).await?;
     if Parts::for_filter(query.scope().who()).contains(&Part::Human) {
-        people_from_rows(db, &filter, &mut stats.people).await?;
+        people_from_rows(db, &filter, &mut stats).await?;
     }
     Ok(stats)
 }
@@ -374,19 +426,21 @@ async fn top_pages_from_rows(
     Ok(())
 }
 
-/// People's referrers, landing pages, browsers, systems and devices.
+/// People's referrers, landing pages, browsers, systems, devices and countries.
 async fn people_from_rows(
     db: &impl ConnectionTrait,
     filter: &Filter,
-    people: &mut PeopleBreakdown,
+    stats: &mut TrafficStats,
 ) -> Result<(), DbErr> {
     let where_ = &filter.sql;
+    let people = &mut stats.people;
     for (list, value, arrivals) in [
         (&mut people.referrers, "ref_domain", true),
         (&mut people.landing_pages, "site || path", true),
         (&mut people.browsers, "browser", false),
         (&mut people.systems, "os", false),
         (&mut people.devices, "device", false),
+        (&mut stats.countries, "country", false),
     ] {
         let arrivals = if arrivals {
             " AND ref_domain IS NOT NULL"
