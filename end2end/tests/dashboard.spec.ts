@@ -21,7 +21,7 @@ const hits: [string, string, string][] = [
   ["10.0.0.1", "/b", PERSON],
   ["81.2.69.142", "/a", PERSON],
   ["81.2.69.142", "/a", PERSON],
-  ["114.114.114.114", "/b", PERSON],
+  ["114.114.114.114", "/b?utm_source=newsletter&utm_medium=email&utm_campaign=spring", PERSON],
   ["66.249.66.1", "/a", GOOGLE],
   ["66.249.66.1", "/a", GOOGLE],
   ["66.249.66.2", "/c", GOOGLE],
@@ -43,7 +43,7 @@ function count(keep: (h: [string, string, string]) => boolean) {
     page_views: rows.length,
     visits: new Set(rows.map(([ip, , ua]) => `${ip} ${ua}`)).size,
     unique_ips: new Set(rows.map(([ip]) => ip)).size,
-    unique_pages: new Set(rows.map(([, p]) => p)).size,
+    unique_pages: new Set(rows.map(([, p]) => p.split("?")[0])).size,
     human: rows.filter(([, , ua]) => ua === PERSON).length,
     bot: rows.filter(([, , ua]) => ua !== PERSON).length,
   };
@@ -107,6 +107,19 @@ test("the dashboard's figures match an independent count and follow range, type,
   await page.getByTestId("country-filter").getByRole("link").click();
   await expect(page).not.toHaveURL(/country=/);
   await expectFigures(page, count(() => true));
+  // The tagged landing URL is a campaign, by mail (its medium says so); every other person
+  // arrived typed in (no referrer).
+  const campaigns = page.getByTestId("campaigns");
+  await expect(campaigns.getByTestId("channels").locator('tr[data-name="direct"]')).toContainText(String(people - 1));
+  await expect(campaigns.getByTestId("channels").locator('tr[data-name="email"]')).toContainText("1");
+  const spring = campaigns.getByTestId("campaign-list").locator('tr[data-name="spring"]');
+  await expect(spring).toContainText("newsletter / email / spring");
+  await spring.getByRole("link").click();
+  await expect(page).toHaveURL(/campaign=spring/);
+  await expectFigures(page, count(([, p]) => p.includes("utm_campaign=spring")));
+  await expect(page.getByTestId("campaign-filter")).toContainText("spring");
+  await page.getByTestId("campaign-filter").getByRole("link").click();
+  await expect(page).not.toHaveURL(/campaign=/);
 
   // Bots only: the URL says so, the figures change without a page load.
   await page.evaluate(() => ((window as any).__marker = 1));

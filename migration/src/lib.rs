@@ -48,6 +48,7 @@ mod m20261211_000040_shards;
 mod m20261211_000041_hot_tables;
 mod m20261212_000042_node_pooler;
 mod m20261213_000043_traffic_countries;
+mod m20261213_000044_traffic_campaigns;
 
 pub struct Migrator;
 
@@ -98,6 +99,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261211_000041_hot_tables::Migration),
             Box::new(m20261212_000042_node_pooler::Migration),
             Box::new(m20261213_000043_traffic_countries::Migration),
+            Box::new(m20261213_000044_traffic_campaigns::Migration),
         ]
     }
 }

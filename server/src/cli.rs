@@ -262,6 +262,9 @@ enum TrafficCommand {
         /// from the stored hits rather than the rollups: slower over long ranges.
         #[arg(long)]
         country: Option<String>,
+        /// Only page views of URLs tagged with this utm_campaign (from the stored hits too).
+        #[arg(long)]
+        campaign: Option<String>,
         #[arg(long)]
         json: bool,
     },
@@ -735,6 +738,7 @@ async fn traffic(command: TrafficCommand, config: &Config) -> anyhow::Result<()>
             source,
             site,
             country,
+            campaign,
             json,
         } => {
             let request = traffic::StatsRequest {
@@ -746,6 +750,7 @@ async fn traffic(command: TrafficCommand, config: &Config) -> anyhow::Result<()>
                 source,
                 site,
                 country,
+                campaign,
             };
             traffic::stats(&db().await?, config, &request, json).await
         }

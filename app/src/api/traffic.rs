@@ -2,6 +2,10 @@
 //! time, the last hour, and the stored rows. `bulwark traffic stats` reads the same services,
 //! so the page and the command agree.
 
+// The dashboard's server function takes each of the page's URL filters as an argument, as the
+// form and the URL carry them; the functions the macro writes from it carry the count too.
+#![allow(clippy::too_many_arguments)]
+
 use leptos::prelude::*;
 
 use super::AppError;
@@ -9,9 +13,7 @@ use super::codec::Json;
 use crate::views::traffic::{Dashboard, HitsFilter, HitsPage, LiveMinute, SitesPage};
 
 /// Figures for a range (`range` preset, or `from`–`to`), visitor type, bot category and
-/// source, site and country.
-// Each argument is one of the page's URL filters, as the form and the URL carry them.
-#[allow(clippy::too_many_arguments)]
+/// source, site, country and campaign.
 #[server(endpoint = "traffic/dashboard", output = Json)]
 pub async fn traffic_dashboard(
     range: Option<String>,
@@ -22,6 +24,7 @@ pub async fn traffic_dashboard(
     source: Option<String>,
     site: Option<String>,
     country: Option<String>,
+    campaign: Option<String>,
 ) -> Result<Dashboard, AppError> {
     use crate::domain::filters::TrafficFilter;
     use crate::domain::traffic_range;
@@ -40,7 +43,8 @@ pub async fn traffic_dashboard(
                 source.as_deref(),
             )?
             .with_site(site.as_deref())?
-            .with_country(country.as_deref())?;
+            .with_country(country.as_deref())?
+            .with_campaign(campaign.as_deref());
             let range = filter.resolve(crate::clock::now(), zone)?;
             let before = traffic_range::previous(&range, zone);
             let (current, previous, series) = traffic::dashboard(

@@ -43,6 +43,8 @@ pub struct TrafficFilter {
     pub site: Option<String>,
     /// Only visitors from this country (ISO 3166-1 alpha-2, upper case; `""`: unknown).
     pub country: Option<String>,
+    /// Only page views of URLs tagged with this `utm_campaign`.
+    pub campaign: Option<String>,
 }
 
 impl TrafficFilter {
@@ -75,6 +77,13 @@ impl TrafficFilter {
         Ok(self)
     }
 
+    /// Narrows the filter to page views of URLs tagged with one `utm_campaign`, as typed; none
+    /// or empty text keeps everything.
+    pub fn with_campaign(mut self, campaign: Option<&str>) -> Self {
+        self.campaign = given(campaign).map(str::to_string);
+        self
+    }
+
     /// `range` alone (default: the last 7 days), or `from` and `to`; `kind` is `all`, `human`
     /// or `bot`; `category` one of [`BotCategory`]'s words.
     pub fn parse(
@@ -102,6 +111,7 @@ impl TrafficFilter {
             source: given(source).map(str::to_string),
             site: None,
             country: None,
+            campaign: None,
         })
     }
 

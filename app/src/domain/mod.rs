@@ -37,6 +37,7 @@ pub mod api_token;
 pub mod backfill;
 pub mod bots;
 pub mod calendar;
+pub mod channels;
 pub mod chat;
 pub mod client_addr;
 pub mod cron;

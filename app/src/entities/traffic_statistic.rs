@@ -33,6 +33,12 @@ pub struct Model {
     pub device: String,
     /// The visitor's country (ISO 3166-1 alpha-2), `""` when unknown.
     pub country: String,
+    /// The landing URL's campaign tags, `""` when absent.
+    pub utm_source: String,
+    pub utm_medium: String,
+    pub utm_campaign: String,
+    /// An arrival's channel (`app::domain::channels`), `""` for a step within the site.
+    pub channel: String,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

@@ -41,6 +41,7 @@ struct Filters {
     source: Option<String>,
     site: Option<String>,
     country: Option<String>,
+    campaign: Option<String>,
 }
 
 impl Filters {
@@ -105,6 +106,14 @@ impl Filters {
         .href()
     }
 
+    fn with_campaign(&self, campaign: Option<&str>) -> String {
+        Filters {
+            campaign: campaign.map(str::to_string),
+            ..self.clone()
+        }
+        .href()
+    }
+
     fn active_range(&self) -> Option<Preset> {
         if self.from.is_some() {
             return None;
@@ -123,6 +132,7 @@ fn form_pairs(f: &Filters) -> Vec<(&'static str, String)> {
         ("source", f.source.clone().unwrap_or_default()),
         ("site", f.site.clone().unwrap_or_default()),
         ("country", f.country.clone().unwrap_or_default()),
+        ("campaign", f.campaign.clone().unwrap_or_default()),
     ]
 }
 
@@ -226,6 +236,7 @@ pub fn TrafficPage() -> impl IntoView {
                 source: get("source"),
                 site: get("site"),
                 country: get("country"),
+                campaign: get("campaign"),
             }
         })
     });
@@ -233,7 +244,7 @@ pub fn TrafficPage() -> impl IntoView {
         move || filters.get(),
         |f| {
             traffic_dashboard(
-                f.range, f.from, f.to, f.kind, f.category, f.source, f.site, f.country,
+                f.range, f.from, f.to, f.kind, f.category, f.source, f.site, f.country, f.campaign,
             )
         },
     );
@@ -249,7 +260,8 @@ pub fn TrafficPage() -> impl IntoView {
                     <Figures dashboard=d.clone() />
                     <TopPages dashboard=d.clone() filters=filters.get() />
                     <PeopleLists dashboard=d.clone() />
-                    <Countries dashboard=d filters=filters.get() />
+                    <Countries dashboard=d.clone() filters=filters.get() />
+                    <Campaigns dashboard=d filters=filters.get() />
                 }
                     .into_any(),
                 None => ().into_any(),
@@ -453,6 +465,7 @@ fn FilterBar(filters: Filters) -> impl IntoView {
                 <input type="hidden" name="source" value=filters.source.clone().unwrap_or_default() />
                 <input type="hidden" name="site" value=filters.site.clone().unwrap_or_default() />
                 <input type="hidden" name="country" value=filters.country.clone().unwrap_or_default() />
+                <input type="hidden" name="campaign" value=filters.campaign.clone().unwrap_or_default() />
                 <button type="submit">{t!("traffic-show")}</button>
             </Form>
         </section>
@@ -602,6 +615,100 @@ fn Countries(dashboard: Dashboard, filters: Filters) -> impl IntoView {
                     .into_any()
             }}
         </section>
+    }
+}
+
+/// People's arrivals by channel, and their page views of tagged URLs by campaign, each
+/// campaign a link that narrows the page to it.
+#[component]
+fn Campaigns(dashboard: Dashboard, filters: Filters) -> impl IntoView {
+    let TrafficStats {
+        campaigns,
+        channels,
+        ..
+    } = dashboard.current;
+    let chosen = filters.campaign.clone().map(|name| {
+        view! {
+            <p class="chips" data-testid="campaign-filter">
+                <span class="chip on">{t!("traffic-campaign-filter", campaign = name)}</span>
+                <a class="chip" href=filters.with_campaign(None)>{t!("traffic-campaign-clear")}</a>
+            </p>
+        }
+    });
+    let none = || view! { <p class="muted small">{t!("traffic-none-in-range")}</p> };
+    view! {
+        <section class="card" data-testid="campaigns">
+            <h2>{t!("traffic-campaigns")}</h2>
+            <p class="muted small">{t!("traffic-campaigns-explained")}</p>
+            {chosen}
+            <div class="lists">
+                <div class="list" data-testid="channels">
+                    <h3>{t!("traffic-channels")}</h3>
+                    {if channels.is_empty() {
+                        none().into_any()
+                    } else {
+                        view! {
+                            <table tabindex="0" class="table compact">
+                                <tbody>
+                                    {channels
+                                        .into_iter()
+                                        .map(|r| view! { <tr data-name=r.name.clone()><td>{channel_label(&r.name)}</td><td class="num">{r.views}</td></tr> })
+                                        .collect_view()}
+                                </tbody>
+                            </table>
+                        }
+                            .into_any()
+                    }}
+                </div>
+                <div class="list" data-testid="campaign-list">
+                    <h3>{t!("traffic-campaign-tags")}</h3>
+                    {if campaigns.is_empty() {
+                        none().into_any()
+                    } else {
+                        view! {
+                            <table tabindex="0" class="table compact">
+                                <tbody>
+                                    {campaigns
+                                        .into_iter()
+                                        .map(|c| {
+                                            let label = [c.source.as_str(), c.medium.as_str(), c.campaign.as_str()]
+                                                .map(|t| if t.is_empty() { "–" } else { t })
+                                                .join(" / ");
+                                            let link = (!c.campaign.is_empty()).then(|| filters.with_campaign(Some(&c.campaign)));
+                                            view! {
+                                                <tr data-name=c.campaign.clone()>
+                                                    <td>{match link {
+                                                        Some(href) => view! { <a href=href>{label}</a> }.into_any(),
+                                                        None => label.into_any(),
+                                                    }}</td>
+                                                    <td class="num">{c.views}</td>
+                                                </tr>
+                                            }
+                                        })
+                                        .collect_view()}
+                                </tbody>
+                            </table>
+                        }
+                            .into_any()
+                    }}
+                </div>
+            </div>
+        </section>
+    }
+}
+
+/// A channel's word in the reader's language.
+fn channel_label(name: &str) -> String {
+    use crate::domain::channels::Channel;
+    match name.parse::<Channel>() {
+        Ok(Channel::Direct) => t!("traffic-channel-direct"),
+        Ok(Channel::Search) => t!("traffic-channel-search"),
+        Ok(Channel::Social) => t!("traffic-channel-social"),
+        Ok(Channel::AiAssistant) => t!("traffic-channel-ai-assistant"),
+        Ok(Channel::Email) => t!("traffic-channel-email"),
+        Ok(Channel::Paid) => t!("traffic-channel-paid"),
+        Ok(Channel::Referral) => t!("traffic-channel-referral"),
+        Err(_) => name.to_string(),
     }
 }
 

@@ -28,6 +28,22 @@ pub struct TrafficStats {
     pub people: PeopleBreakdown,
     /// People's page views by country (ISO 3166-1 alpha-2; `""`: unknown), the 10 highest.
     pub countries: Vec<Ranked>,
+    /// People's page views of tagged landing URLs by campaign, the 10 highest.
+    pub campaigns: Vec<CampaignViews>,
+    /// People's arrivals by channel (`direct`, `search`, `social`, `ai_assistant`, `email`,
+    /// `paid`, `referral`).
+    pub channels: Vec<Ranked>,
+}
+
+/// A campaign (its `utm_source`, `utm_medium` and `utm_campaign`, each empty when absent) and
+/// people's page views of URLs tagged with it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct CampaignViews {
+    pub source: String,
+    pub medium: String,
+    pub campaign: String,
+    pub views: i64,
 }
 
 /// People's page views by where they came from and what they used (bots have none of these).

@@ -162,6 +162,7 @@ pub struct StatsRequest {
     pub source: Option<String>,
     pub site: Option<String>,
     pub country: Option<String>,
+    pub campaign: Option<String>,
 }
 
 pub async fn stats(
@@ -181,6 +182,7 @@ pub async fn stats(
     )
     .and_then(|f| f.with_site(request.site.as_deref()))
     .and_then(|f| f.with_country(request.country.as_deref()))
+    .map(|f| f.with_campaign(request.campaign.as_deref()))
     .map_err(|e| anyhow::anyhow!("--{}: {}", e.field, e.problem))?;
     let range = filter
         .resolve(crate::clock::now(), tz)
@@ -233,6 +235,7 @@ pub async fn stats(
         ("operating systems", &people.systems),
         ("devices", &people.devices),
         ("countries", &stats.countries),
+        ("channels (people's arrivals)", &stats.channels),
     ] {
         println!("{title}");
         for r in list {
@@ -243,6 +246,13 @@ pub async fn stats(
             };
             println!("  {:>8}  {name}", r.views);
         }
+    }
+    println!("campaigns (source / medium / campaign)");
+    for c in &stats.campaigns {
+        println!(
+            "  {:>8}  {} / {} / {}",
+            c.views, c.source, c.medium, c.campaign
+        );
     }
     Ok(())
 }

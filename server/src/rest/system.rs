@@ -32,6 +32,8 @@ pub struct TrafficQuery {
     pub site: Option<String>,
     /// Visitors from one country: a two-letter code, or `unknown` (default: every country).
     pub country: Option<String>,
+    /// Page views of URLs tagged with one `utm_campaign` (default: all).
+    pub campaign: Option<String>,
 }
 
 /// The traffic figures for a range: what `bulwark traffic stats --json` prints.
@@ -52,6 +54,7 @@ pub async fn traffic(
     )
     .and_then(|f| f.with_site(q.site.as_deref()))
     .and_then(|f| f.with_country(q.country.as_deref()))
+    .map(|f| f.with_campaign(q.campaign.as_deref()))
     .map_err(app::api::AppError::from)?;
     let range = filter
         .resolve(crate::clock::now(), state.timezone)

@@ -10,6 +10,58 @@ pub const MAX_USER_AGENT: usize = 512;
 pub const MAX_REFERER: usize = 1024;
 pub const MAX_IP: usize = 64;
 pub const MAX_METHOD: usize = 16;
+/// Longest campaign tag kept (bytes).
+pub const MAX_TAG: usize = 200;
+
+/// A campaign's tags, from the landing URL's query: `utm_source` (or `ref`, as many sites link),
+/// `utm_medium` and `utm_campaign`; each empty when absent. Never the whole query string.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
+pub struct Campaign {
+    pub source: String,
+    pub medium: String,
+    pub name: String,
+}
+
+impl Campaign {
+    /// The tags in a request target or URL (`/shop?utm_source=news&utm_campaign=spring`),
+    /// bounded, with control characters as spaces.
+    pub fn of(target: &str) -> Campaign {
+        let mut campaign = Campaign::default();
+        let Some((_, query)) = target.split_once('?') else {
+            return campaign;
+        };
+        let query = query.split('#').next().unwrap_or(query);
+        let mut referred = String::new();
+        for (key, value) in form_urlencoded::parse(query.as_bytes()) {
+            let slot = match key.as_ref() {
+                "utm_source" => &mut campaign.source,
+                "utm_medium" => &mut campaign.medium,
+                "utm_campaign" => &mut campaign.name,
+                "ref" => &mut referred,
+                _ => continue,
+            };
+            if slot.is_empty() {
+                *slot = tag(&value);
+            }
+        }
+        if campaign.source.is_empty() {
+            campaign.source = referred;
+        }
+        campaign
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.source.is_empty() && self.medium.is_empty() && self.name.is_empty()
+    }
+}
+
+fn tag(value: &str) -> String {
+    let clean: String = value
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    truncate(clean.trim(), MAX_TAG).trim_end().to_string()
+}
 
 /// The key hits are counted under (`docs/ARCHITECTURE.md` §5): the minute and what was asked
 /// by whom.
@@ -25,6 +77,8 @@ pub struct Hit {
     pub user_agent: String,
     pub referer: String,
     pub locale: String,
+    /// The landing URL's campaign tags.
+    pub campaign: Campaign,
 }
 
 impl Hit {
@@ -61,8 +115,15 @@ impl Hit {
             user_agent: bounded(user_agent, MAX_USER_AGENT),
             referer: bounded(referer, MAX_REFERER),
             locale,
+            campaign: Campaign::default(),
         };
         (hit, cut)
+    }
+
+    /// The same hit, with the campaign tags of the URL it asked for.
+    pub fn tagged(mut self, campaign: Campaign) -> Hit {
+        self.campaign = campaign;
+        self
     }
 
     /// The same hit, on `site` (a host as `app::domain::sites` writes it, so already bounded).
@@ -81,6 +142,9 @@ impl Hit {
             + self.user_agent.len()
             + self.referer.len()
             + self.locale.len()
+            + self.campaign.source.len()
+            + self.campaign.medium.len()
+            + self.campaign.name.len()
     }
 }
 
@@ -186,6 +250,34 @@ mod tests {
         assert_eq!(path_only("https://shop.example"), "/");
         assert_eq!(path_only("?x"), "/");
         assert_eq!(path_only("/redirect?to=https://x/y"), "/redirect");
+    }
+
+    #[test]
+    fn campaign_tags_and_nothing_else_of_the_query() {
+        let c = Campaign::of(
+            "/shop?id=7&utm_source=news%20letter&utm_medium=email&utm_campaign=spring&token=s3cret#x",
+        );
+        assert_eq!(
+            c,
+            Campaign {
+                source: "news letter".into(),
+                medium: "email".into(),
+                name: "spring".into()
+            }
+        );
+        assert_eq!(
+            Campaign::of("https://shop.example/?ref=producthunt").source,
+            "producthunt"
+        );
+        assert_eq!(
+            Campaign::of("/?ref=a&utm_source=b").source,
+            "b",
+            "utm_source wins over ref"
+        );
+        assert!(Campaign::of("/plain").is_empty());
+        assert!(Campaign::of("/?utm_term=x").is_empty());
+        let long = Campaign::of(&format!("/?utm_campaign={}\u{7}", "é".repeat(300)));
+        assert!(long.name.len() <= MAX_TAG && !long.name.contains('\u{7}'));
     }
 
     #[test]

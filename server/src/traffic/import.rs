@@ -279,7 +279,8 @@ pub async fn import(
                         &entry.referer,
                         locale,
                     );
-                    buffer.record(hit.on(target.site), 1, cut);
+                    let campaign = hit::Campaign::of(&entry.target);
+                    buffer.record(hit.on(target.site).tagged(campaign), 1, cut);
                 }
             }
         }

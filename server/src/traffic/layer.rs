@@ -66,12 +66,13 @@ where
             .get::<ConnectInfo<SocketAddr>>()
             .map(|ConnectInfo(addr)| addr.ip());
         // An excluded request simply passes; only the import summary reports reasons.
-        let _ = self.recorder.observe(
-            request.method().as_str(),
-            request.uri().path(),
-            request.headers(),
-            peer,
-        );
+        let target = request
+            .uri()
+            .path_and_query()
+            .map_or_else(|| request.uri().path(), |p| p.as_str());
+        let _ = self
+            .recorder
+            .observe(request.method().as_str(), target, request.headers(), peer);
         self.inner.call(request)
     }
 }

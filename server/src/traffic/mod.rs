@@ -159,7 +159,14 @@ impl Recorder {
             return Err(Exclusion::Address);
         }
         let site = self.settings.console_host.clone();
-        Ok(self.record(method, path, headers, client, &site, None, None))
+        let visit = Visit {
+            path,
+            campaign: hit::Campaign::of(target),
+            site: &site,
+            referer: None,
+            language: None,
+        };
+        Ok(self.record(method, visit, headers, client))
     }
 
     /// Counts a page view the collect endpoint reported for a site: `page` is its URL or
@@ -203,28 +210,30 @@ impl Recorder {
         }
         // The request's own Referer is the page itself here; the visit's referrer is only
         // what the script reported.
-        Ok(self.record(
-            "GET",
+        let visit = Visit {
             path,
-            headers,
-            client,
-            site.unwrap_or(""),
-            Some(referer.unwrap_or("")),
+            campaign: hit::Campaign::of(page),
+            site: site.unwrap_or(""),
+            referer: Some(referer.unwrap_or("")),
             language,
-        ))
+        };
+        Ok(self.record("GET", visit, headers, client))
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn record(
         &self,
         method: &str,
-        path: &str,
+        visit: Visit<'_>,
         headers: &HeaderMap,
         client: Option<IpAddr>,
-        site: &str,
-        referer: Option<&str>,
-        language: Option<&str>,
     ) -> Recorded {
+        let Visit {
+            path,
+            campaign,
+            site,
+            referer,
+            language,
+        } = visit;
         let header = |name| {
             headers
                 .get(name)
@@ -260,7 +269,8 @@ impl Recorder {
             &referer,
             locale,
         );
-        self.buffer.record(hit.on(site), 1, truncated)
+        self.buffer
+            .record(hit.on(site).tagged(campaign), 1, truncated)
     }
 
     fn client(&self, headers: &HeaderMap, peer: Option<IpAddr>) -> Option<IpAddr> {
@@ -277,6 +287,17 @@ impl Recorder {
         self.client(headers, peer)
             .map_or_else(|| "unknown".to_string(), |ip| ip.to_string())
     }
+}
+
+/// What a page view is of: the page, its campaign tags and site, and what the request or the
+/// script said of where it came from and the reader's language.
+struct Visit<'a> {
+    path: &'a str,
+    campaign: hit::Campaign,
+    site: &'a str,
+    /// The script's referrer; `None`: the request's own `Referer`.
+    referer: Option<&'a str>,
+    language: Option<&'a str>,
 }
 
 /// How often each node reloads the sites' rules (a change made on this node applies at once).

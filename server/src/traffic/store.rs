@@ -181,6 +181,12 @@ fn facts(row: &traffic_statistic::ActiveModel) -> Option<rollup::RowFacts<'_>> {
         os: set(&row.os)?,
         device: set(&row.device)?,
         country: set(&row.country)?,
+        campaign: [
+            set(&row.utm_source)?,
+            set(&row.utm_medium)?,
+            set(&row.utm_campaign)?,
+        ],
+        channel: set(&row.channel)?,
     })
 }
 
@@ -237,6 +243,11 @@ pub(crate) fn to_row(
         return None;
     };
     let country = agents.country(&hit.ip).to_string();
+    let ref_domain = app::domain::sites::referrer_domain(&hit.referer, &hit.site);
+    let tags = &hit.campaign;
+    let channel = ref_domain.as_deref().map_or("", |domain| {
+        app::domain::channels::channel(domain, &tags.source, &tags.medium).as_str()
+    });
     let (verdict, client) = agents.of(&hit.user_agent);
     let ip = hasher.apply(&hit.ip);
     Some(traffic_statistic::ActiveModel {
@@ -253,11 +264,15 @@ pub(crate) fn to_row(
         count: Set(i64::try_from(count).unwrap_or(i64::MAX)),
         generated: Set(false),
         site: Set(hit.site.clone()),
-        ref_domain: Set(app::domain::sites::referrer_domain(&hit.referer, &hit.site)),
+        ref_domain: Set(ref_domain.clone()),
         browser: Set(client.browser.clone()),
         os: Set(client.os.clone()),
         device: Set(client.device.to_string()),
         country: Set(country),
+        utm_source: Set(tags.source.clone()),
+        utm_medium: Set(tags.medium.clone()),
+        utm_campaign: Set(tags.name.clone()),
+        channel: Set(channel.to_string()),
         ..Default::default()
     })
 }
@@ -275,6 +290,18 @@ pub fn key_hash(hit: &Hit, stored_ip: &str) -> String {
         digest.update(b"site");
         digest.update((hit.site.len() as u32).to_le_bytes());
         digest.update(hit.site.as_bytes());
+    }
+    // Only a tagged hit's key holds its tags, so untagged keys stay what they were.
+    if !hit.campaign.is_empty() {
+        digest.update(b"utm");
+        for tag in [
+            &hit.campaign.source,
+            &hit.campaign.medium,
+            &hit.campaign.name,
+        ] {
+            digest.update((tag.len() as u32).to_le_bytes());
+            digest.update(tag.as_bytes());
+        }
     }
     for field in [
         &hit.method,

@@ -84,6 +84,7 @@ async fn the_layer_counts_pages_and_a_flush_adds_up(app: TestApp) {
             user_agent: GOOGLEBOT.into(),
             referer: String::new(),
             locale: "de-DE".into(),
+            campaign: Default::default(),
         },
         5,
         false,

@@ -127,6 +127,9 @@ fn expected(keep: impl Fn(&Row) -> bool) -> serde_json::Value {
             "devices": one("desktop"),
         },
         "countries": countries.iter().map(|(c, n)| serde_json::json!({"name": c, "views": n})).collect::<Vec<_>>(),
+        // Untagged, and every person's view an arrival typed in.
+        "campaigns": [],
+        "channels": one("direct"),
     })
 }
 
@@ -440,7 +443,7 @@ on_both_backends!(the_hits_list_pages_by_keyset_and_exports_csv);
 
 /// Every figure, for every filter, site and several ranges, read from the rollups equals the
 /// same figure counted from the minute rows — people's referrers, landing pages, browsers,
-/// systems, devices and countries included — after flushes in several batches (sets merged across
+/// systems, devices, countries, campaigns and channels included — after flushes in several batches (sets merged across
 /// flushes), after a rebuild in a zone half an hour off UTC, and after retention.
 async fn rollups_match_the_minute_rows(app: TestApp) {
     use app::domain::bots::BotCategory;
@@ -482,10 +485,12 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
                 _ => PERSON,
             };
             let site = sites[(i % 2) as usize];
-            // Arrivals from elsewhere and typed in, and steps within the site.
+            // Arrivals from elsewhere (a search engine, an AI assistant, other sites) and typed
+            // in, and steps within the site.
             let referer = match i % 4 {
                 0 => String::new(),
-                1 => "https://www.search.example/?q=x".to_string(),
+                1 if i % 8 == 1 => "https://chatgpt.com/".to_string(),
+                1 => "https://www.google.com/search?q=x".to_string(),
                 2 => format!("https://{site}/p/1"),
                 _ => format!("https://news{}.example/item", i % 3),
             };
@@ -498,7 +503,13 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
                 &referer,
                 String::new(),
             );
-            buffer.record(hit.on(site), 1 + (i as u64 % 3), false);
+            // Some landing URLs carry campaign tags.
+            let campaign = server::traffic::hit::Campaign::of(match i % 6 {
+                0 => "/?utm_source=news&utm_medium=email&utm_campaign=spring",
+                3 => "/?utm_source=chatgpt.com",
+                _ => "/",
+            });
+            buffer.record(hit.on(site).tagged(campaign), 1 + (i as u64 % 3), false);
         }
         store::flush(&app.db, &buffer, IpPrivacy::Raw)
             .await
@@ -512,6 +523,7 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
             let today = app::domain::traffic_range::today(now, zone);
             let mut checked = 0;
             let mut people = 0;
+            let mut tagged = 0;
             for days_back in [0, 1, 6, 13] {
                 for site in [
                     None,
@@ -542,6 +554,7 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
                             source: source.map(str::to_string),
                             site: site.map(str::to_string),
                             country: None,
+                            campaign: None,
                         };
                         let fast = stats(&db, &query).await.unwrap();
                         assert_eq!(
@@ -568,11 +581,17 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
                                 && fast.people.devices.len() >= 2
                                 && fast.countries.len() >= 3,
                         );
+                        tagged +=
+                            usize::from(!fast.campaigns.is_empty() && fast.channels.len() >= 3);
                     }
                 }
             }
             assert!(checked >= 96, "most filters saw traffic ({checked})");
             assert!(people >= 24, "people's lists were compared ({people})");
+            assert!(
+                tagged >= 8,
+                "campaigns and channels were compared ({tagged})"
+            );
         }
     };
     check("UTC").await;
@@ -735,3 +754,101 @@ async fn countries_survive_hashing_and_narrow_every_edge(app: TestApp) {
     );
 }
 on_both_backends!(countries_survive_hashing_and_narrow_every_edge);
+
+/// Campaign tags come from the landing URL through the capture layer (never the rest of its
+/// query), the channel from the tags and the referrer; `--campaign` narrows every figure.
+async fn campaigns_and_channels_come_from_the_landing_url(app: TestApp) {
+    let client = app.client();
+    for (target, referer) in [
+        (
+            "/login?utm_source=newsletter&utm_medium=email&utm_campaign=spring&token=s3cret",
+            "https://mail.google.com/",
+        ),
+        (
+            "/login?utm_campaign=spring&utm_source=newsletter&utm_medium=email",
+            "",
+        ),
+        ("/login?utm_source=chatgpt.com", ""),
+        ("/login", "https://www.perplexity.ai/search"),
+        ("/login", "https://www.bing.com/search?q=bulwark"),
+        ("/login", ""),
+    ] {
+        let mut request = client.get(app.url(target)).header("user-agent", PERSON);
+        if !referer.is_empty() {
+            request = request.header("referer", referer);
+        }
+        request.send().await.unwrap();
+    }
+    // A site's landing page as collect.js reports it: its address with the tags alone.
+    let collected = client
+        .post(app.url("/api/collect"))
+        .header("user-agent", PERSON)
+        .body(r#"{"url":"https://shop.example/spring?utm_source=newsletter&utm_medium=email&utm_campaign=spring","referrer":"","lang":"en"}"#)
+        .send()
+        .await
+        .unwrap();
+    assert!(collected.status().is_success(), "{}", collected.status());
+    store::flush(&app.db, &app.recorder.buffer, IpPrivacy::Raw)
+        .await
+        .unwrap();
+    let rows = {
+        use sea_orm::EntityTrait;
+        app::entities::traffic_statistic::Entity::find()
+            .all(&app.db)
+            .await
+            .unwrap()
+    };
+    assert!(
+        rows.iter()
+            .all(|r| r.path == "/login" || r.path == "/spring"),
+        "no query is kept"
+    );
+    assert!(!rows.iter().any(|r| format!("{r:?}").contains("s3cret")));
+
+    let dir = tempfile::tempdir().unwrap();
+    let stats = |args: &[&str]| {
+        let mut all = vec!["traffic", "stats", "--json", "--range", "today"];
+        all.extend_from_slice(args);
+        let (code, out, err) = output(bulwark(&app, dir.path(), &all, &[]));
+        assert_eq!(code, 0, "{err}");
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()
+    };
+    let all = stats(&[]);
+    assert_eq!(
+        all["campaigns"],
+        serde_json::json!([
+            {"source": "newsletter", "medium": "email", "campaign": "spring", "views": 3},
+            {"source": "chatgpt.com", "medium": "", "campaign": "", "views": 1},
+        ])
+    );
+    let channels: BTreeMap<String, i64> = all["channels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["name"].as_str().unwrap().to_string(),
+                c["views"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        channels,
+        [
+            ("ai_assistant", 2),
+            ("direct", 1),
+            ("email", 3),
+            ("search", 1)
+        ]
+        .into_iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect()
+    );
+    let spring = stats(&["--campaign", "spring"]);
+    assert_eq!(spring["page_views"], 3);
+    assert_eq!(
+        spring["channels"],
+        serde_json::json!([{"name": "email", "views": 3}])
+    );
+}
+on_both_backends!(campaigns_and_channels_come_from_the_landing_url);

@@ -110,7 +110,8 @@ pub async fn rebuild(db: &DatabaseConnection, zone: Tz) -> Result<u64, TrafficEr
         let mut b = Binder::new(txn.get_database_backend());
         let sql = format!(
             "SELECT id, stat_date, site, path, ip, user_agent, is_bot, spider_source, count, \
-                    generated, ref_domain, browser, os, device, country \
+                    generated, ref_domain, browser, os, device, country, \
+                    utm_source, utm_medium, utm_campaign, channel \
              FROM traffic_statistics WHERE id > {} ORDER BY id LIMIT {REBUILD_CHUNK}",
             b.bind(after)
         );
@@ -127,6 +128,12 @@ pub async fn rebuild(db: &DatabaseConnection, zone: Tz) -> Result<u64, TrafficEr
             let os: String = row.try_get("", "os")?;
             let device: String = row.try_get("", "device")?;
             let country: String = row.try_get("", "country")?;
+            let tags: [String; 3] = [
+                row.try_get("", "utm_source")?,
+                row.try_get("", "utm_medium")?,
+                row.try_get("", "utm_campaign")?,
+            ];
+            let channel: String = row.try_get("", "channel")?;
             delta.add(
                 &RowFacts {
                     minute: row.try_get("", "stat_date")?,
@@ -143,6 +150,8 @@ pub async fn rebuild(db: &DatabaseConnection, zone: Tz) -> Result<u64, TrafficEr
                     os: &os,
                     device: &device,
                     country: &country,
+                    campaign: [&tags[0], &tags[1], &tags[2]],
+                    channel: &channel,
                 },
                 zone,
             );

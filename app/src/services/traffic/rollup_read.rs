@@ -469,6 +469,9 @@ pub const PEOPLE_TOP: usize = 10;
 pub struct PeopleLists {
     pub breakdown: PeopleBreakdown,
     pub countries: Vec<Ranked>,
+    /// Named by [`super::rollup_write::campaign_value`].
+    pub campaigns: Vec<Ranked>,
+    pub channels: Vec<Ranked>,
 }
 
 /// People's page views by referrer, landing page, browser, system, device and country over
@@ -514,5 +517,7 @@ pub async fn people(
     Ok(PeopleLists {
         breakdown,
         countries: next(),
+        campaigns: next(),
+        channels: next(),
     })
 }

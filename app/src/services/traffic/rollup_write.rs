@@ -73,6 +73,27 @@ pub struct RowFacts<'a> {
     pub device: &'a str,
     /// ISO 3166-1 alpha-2, `""` when unknown.
     pub country: &'a str,
+    /// The campaign tags: source, medium, campaign (`""` when absent).
+    pub campaign: [&'a str; 3],
+    /// An arrival's channel, `""` for a step within the site.
+    pub channel: &'a str,
+}
+
+/// How a campaign's three tags are one fact's value: source, medium and campaign joined by
+/// U+001F, which no stored tag holds (`server/src/traffic/hit.rs` turns control characters
+/// into spaces), so the value splits back into them and sorts as the three would.
+pub fn campaign_value(tags: [&str; 3]) -> String {
+    tags.join("\u{1f}")
+}
+
+/// The three tags of a campaign fact's value.
+pub fn campaign_tags(value: &str) -> [String; 3] {
+    let mut parts = value.splitn(3, '\u{1f}').map(str::to_string);
+    [
+        parts.next().unwrap_or_default(),
+        parts.next().unwrap_or_default(),
+        parts.next().unwrap_or_default(),
+    ]
 }
 
 /// The kinds of people's facts `traffic_daily_facts` counts page views by.
@@ -87,16 +108,22 @@ pub enum FactKind {
     Device,
     /// The visitor's country (`""`: unknown).
     Country,
+    /// A tagged page view's campaign ([`campaign_value`]).
+    Campaign,
+    /// An arrival's channel.
+    Channel,
 }
 
 impl FactKind {
-    pub const ALL: [FactKind; 6] = [
+    pub const ALL: [FactKind; 8] = [
         FactKind::Referrer,
         FactKind::Landing,
         FactKind::Browser,
         FactKind::Os,
         FactKind::Device,
         FactKind::Country,
+        FactKind::Campaign,
+        FactKind::Channel,
     ];
 
     pub fn code(self) -> &'static str {
@@ -107,6 +134,8 @@ impl FactKind {
             FactKind::Os => "o",
             FactKind::Device => "d",
             FactKind::Country => "c",
+            FactKind::Campaign => "u",
+            FactKind::Channel => "h",
         }
     }
 }
@@ -161,6 +190,12 @@ impl Delta {
             fact(FactKind::Os, row.os);
             fact(FactKind::Device, row.device);
             fact(FactKind::Country, row.country);
+            if row.campaign.iter().any(|t| !t.is_empty()) {
+                fact(FactKind::Campaign, &campaign_value(row.campaign));
+            }
+            if !row.channel.is_empty() {
+                fact(FactKind::Channel, row.channel);
+            }
             if let Some(domain) = row.ref_domain {
                 fact(FactKind::Referrer, domain);
                 fact(FactKind::Landing, &page);

@@ -26,7 +26,9 @@ use crate::domain::filters::TrafficFilter;
 use crate::domain::traffic_parts::{Part, Parts};
 use crate::domain::traffic_range::{self, Bucket, Resolved, VisitorType};
 use crate::services::sql::Binder;
-use crate::views::traffic::{LiveMinute, Ranked, SeriesPoint, TopPage, TrafficStats};
+use crate::views::traffic::{
+    CampaignViews, LiveMinute, Ranked, SeriesPoint, TopPage, TrafficStats,
+};
 
 /// Which rows the figures count: whole local days `from..=to` in `zone`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -44,6 +46,8 @@ pub struct StatsQuery {
     /// Only visitors from this country (`""`: unknown). The rollups are not kept per country:
     /// figures under it are summed from the minute rows ([`StatsQuery::reads_rows`]).
     pub country: Option<String>,
+    /// Only page views of URLs tagged with this `utm_campaign` (from the minute rows too).
+    pub campaign: Option<String>,
 }
 
 impl StatsQuery {
@@ -58,6 +62,7 @@ impl StatsQuery {
             source: filter.source.clone(),
             site: filter.site.clone(),
             country: filter.country.clone(),
+            campaign: filter.campaign.clone(),
         }
     }
 
@@ -72,12 +77,13 @@ impl StatsQuery {
             source: None,
             site: None,
             country: None,
+            campaign: None,
         }
     }
 
     /// Whether the figures come from the minute rows: a filter the rollups do not keep.
     pub fn reads_rows(&self) -> bool {
-        self.country.is_some()
+        self.country.is_some() || self.campaign.is_some()
     }
 
     /// The first instant of the range.
@@ -142,6 +148,8 @@ async fn figures(
         top_pages,
         people: lists.breakdown,
         countries: lists.countries,
+        campaigns: lists.campaigns.into_iter().map(campaign_views).collect(),
+        channels: lists.channels,
         ..TrafficStats::default()
     };
     for (part, generated, n) in parts {
@@ -162,6 +170,17 @@ async fn figures(
         }
     }
     Ok(stats)
+}
+
+/// A campaign fact's views, its value split into the three tags.
+fn campaign_views(ranked: Ranked) -> CampaignViews {
+    let [source, medium, campaign] = super::rollup_write::campaign_tags(&ranked.name);
+    CampaignViews {
+        source,
+        medium,
+        campaign,
+        views: ranked.views,
+    }
 }
 
 /// People's and bots' page views over the local days `from..=to`, every site (the
@@ -295,6 +314,12 @@ impl Filter {
         if let Some(country) = &query.country {
             sql.push_str(&format!(" AND country = {}", binder.bind(country.as_str())));
         }
+        if let Some(campaign) = &query.campaign {
+            sql.push_str(&format!(
+                " AND utm_campaign = {}",
+                binder.bind(campaign.as_str())
+            ));
+        }
         Filter { binder, sql }
     }
 
@@ -319,6 +344,7 @@ pub async fn stats_from_rows(
     top_pages_from_rows(db, &filter, &mut stats).await?;
     if Parts::for_filter(query.scope().who()).contains(&Part::Human) {
         people_from_rows(db, &filter, &mut stats).await?;
+        stats.campaigns = campaigns_from_rows(db, &filter).await?;
     }
     Ok(stats)
 }
@@ -434,19 +460,18 @@ async fn people_from_rows(
 ) -> Result<(), DbErr> {
     let where_ = &filter.sql;
     let people = &mut stats.people;
+    // Arrivals are the rows with a referrer's domain (`""`: direct); a channel is only stored
+    // on arrivals counted since channels were.
+    const ARRIVALS: &str = " AND ref_domain IS NOT NULL";
     for (list, value, arrivals) in [
-        (&mut people.referrers, "ref_domain", true),
-        (&mut people.landing_pages, "site || path", true),
-        (&mut people.browsers, "browser", false),
-        (&mut people.systems, "os", false),
-        (&mut people.devices, "device", false),
-        (&mut stats.countries, "country", false),
+        (&mut people.referrers, "ref_domain", ARRIVALS),
+        (&mut people.landing_pages, "site || path", ARRIVALS),
+        (&mut people.browsers, "browser", ""),
+        (&mut people.systems, "os", ""),
+        (&mut people.devices, "device", ""),
+        (&mut stats.countries, "country", ""),
+        (&mut stats.channels, "channel", " AND channel <> ''"),
     ] {
-        let arrivals = if arrivals {
-            " AND ref_domain IS NOT NULL"
-        } else {
-            ""
-        };
         for row in db
             .query_all_raw(filter.statement(format!(
                 "SELECT {value} AS value, CAST(SUM(count) AS BIGINT) AS n \
@@ -463,6 +488,41 @@ async fn people_from_rows(
         }
     }
     Ok(())
+}
+
+/// People's views per campaign: every tagged (source, medium, campaign), ranked here as the
+/// rollups rank them (most views first, ties by their joined value), the 10 highest.
+async fn campaigns_from_rows(
+    db: &impl ConnectionTrait,
+    filter: &Filter,
+) -> Result<Vec<CampaignViews>, DbErr> {
+    let where_ = &filter.sql;
+    let mut all = Vec::new();
+    for row in db
+        .query_all_raw(filter.statement(format!(
+            "SELECT utm_source, utm_medium, utm_campaign, CAST(SUM(count) AS BIGINT) AS n \
+             FROM traffic_statistics WHERE {where_} AND NOT is_bot \
+               AND (utm_source <> '' OR utm_medium <> '' OR utm_campaign <> '') \
+             GROUP BY utm_source, utm_medium, utm_campaign"
+        )))
+        .await?
+    {
+        let tags: [String; 3] = [
+            row.try_get("", "utm_source")?,
+            row.try_get("", "utm_medium")?,
+            row.try_get("", "utm_campaign")?,
+        ];
+        all.push((
+            super::rollup_write::campaign_value([&tags[0], &tags[1], &tags[2]]),
+            row.try_get::<i64>("", "n")?,
+        ));
+    }
+    super::blocks::sort_top(&mut all);
+    Ok(all
+        .into_iter()
+        .take(rollup::PEOPLE_TOP)
+        .map(|(name, views)| campaign_views(Ranked { name, views }))
+        .collect())
 }
 
 /// Sixty minutes from `since`: stored hits per minute plus `unflushed` ones.
