@@ -573,47 +573,105 @@ fn SiteChips(dashboard: Dashboard, filters: Filters) -> impl IntoView {
     }
 }
 
+/// One row of a ranked list: its key (`data-name`), what it shows (a link when it narrows the
+/// page) and its page views.
+struct RankedRow {
+    key: String,
+    label: String,
+    href: Option<String>,
+    views: i64,
+}
+
+impl RankedRow {
+    /// A name shown as it is, keyed by itself.
+    fn plain(r: crate::views::traffic::Ranked) -> RankedRow {
+        RankedRow {
+            key: r.name.clone(),
+            label: r.name,
+            href: None,
+            views: r.views,
+        }
+    }
+}
+
+/// A ranked list as a compact table, or the words for an empty one.
+#[component]
+fn RankedTable(rows: Vec<RankedRow>) -> impl IntoView {
+    if rows.is_empty() {
+        return view! { <p class="muted small">{t!("traffic-none-in-range")}</p> }.into_any();
+    }
+    let rows = rows
+        .into_iter()
+        .map(|r| {
+            let label = match r.href {
+                Some(href) => view! { <a href=href>{r.label}</a> }.into_any(),
+                None => r.label.into_any(),
+            };
+            view! { <tr data-name=r.key><td>{label}</td><td class="num">{r.views}</td></tr> }
+        })
+        .collect_view();
+    view! {
+        <table tabindex="0" class="table compact">
+            <tbody>{rows}</tbody>
+        </table>
+    }
+    .into_any()
+}
+
+/// What a card narrows the page to, with a link back to everything.
+#[component]
+fn FilterChip(
+    testid: &'static str,
+    label: String,
+    clear: String,
+    clear_label: String,
+) -> impl IntoView {
+    view! {
+        <p class="chips" data-testid=testid>
+            <span class="chip on">{label}</span>
+            <a class="chip" href=clear>{clear_label}</a>
+        </p>
+    }
+}
+
 /// People's page views by country, each a link that narrows the page to it; the country the
 /// page is narrowed to, with a link back to all.
 #[component]
 fn Countries(dashboard: Dashboard, filters: Filters) -> impl IntoView {
-    let rows = dashboard.current.countries;
     let chosen = filters.country.clone().map(|code| {
         view! {
-            <p class="chips" data-testid="country-filter">
-                <span class="chip on">{t!("traffic-country-filter", country = country_label(&code))}</span>
-                <a class="chip" href=filters.with_country(None)>{t!("traffic-country-clear")}</a>
-            </p>
+            <FilterChip
+                testid="country-filter"
+                label=t!("traffic-country-filter", country = country_label(&code))
+                clear=filters.with_country(None)
+                clear_label=t!("traffic-country-clear")
+            />
         }
     });
+    let rows = dashboard
+        .current
+        .countries
+        .into_iter()
+        .map(|r| {
+            let code = if r.name.is_empty() {
+                "unknown".to_string()
+            } else {
+                r.name.clone()
+            };
+            RankedRow {
+                href: Some(filters.with_country(Some(&code))),
+                label: country_label(&r.name),
+                key: code,
+                views: r.views,
+            }
+        })
+        .collect();
     view! {
         <section class="card" data-testid="countries">
             <h2>{t!("traffic-countries")}</h2>
             <p class="muted small">{t!("traffic-countries-explained")}</p>
             {chosen}
-            {if rows.is_empty() {
-                view! { <p class="muted small">{t!("traffic-none-in-range")}</p> }.into_any()
-            } else {
-                view! {
-                    <table tabindex="0" class="table compact">
-                        <tbody>
-                            {rows
-                                .into_iter()
-                                .map(|r| {
-                                    let code = if r.name.is_empty() { "unknown".to_string() } else { r.name.clone() };
-                                    view! {
-                                        <tr data-name=code.clone()>
-                                            <td><a href=filters.with_country(Some(&code))>{country_label(&r.name)}</a></td>
-                                            <td class="num">{r.views}</td>
-                                        </tr>
-                                    }
-                                })
-                                .collect_view()}
-                        </tbody>
-                    </table>
-                }
-                    .into_any()
-            }}
+            <RankedTable rows />
         </section>
     }
 }
@@ -629,13 +687,32 @@ fn Campaigns(dashboard: Dashboard, filters: Filters) -> impl IntoView {
     } = dashboard.current;
     let chosen = filters.campaign.clone().map(|name| {
         view! {
-            <p class="chips" data-testid="campaign-filter">
-                <span class="chip on">{t!("traffic-campaign-filter", campaign = name)}</span>
-                <a class="chip" href=filters.with_campaign(None)>{t!("traffic-campaign-clear")}</a>
-            </p>
+            <FilterChip
+                testid="campaign-filter"
+                label=t!("traffic-campaign-filter", campaign = name)
+                clear=filters.with_campaign(None)
+                clear_label=t!("traffic-campaign-clear")
+            />
         }
     });
-    let none = || view! { <p class="muted small">{t!("traffic-none-in-range")}</p> };
+    let channels = channels
+        .into_iter()
+        .map(|r| RankedRow {
+            label: channel_label(&r.name),
+            ..RankedRow::plain(r)
+        })
+        .collect();
+    let campaigns = campaigns
+        .into_iter()
+        .map(|c| RankedRow {
+            label: [c.source.as_str(), c.medium.as_str(), c.campaign.as_str()]
+                .map(|t| if t.is_empty() { "–" } else { t })
+                .join(" / "),
+            href: (!c.campaign.is_empty()).then(|| filters.with_campaign(Some(&c.campaign))),
+            key: c.campaign,
+            views: c.views,
+        })
+        .collect();
     view! {
         <section class="card" data-testid="campaigns">
             <h2>{t!("traffic-campaigns")}</h2>
@@ -644,53 +721,11 @@ fn Campaigns(dashboard: Dashboard, filters: Filters) -> impl IntoView {
             <div class="lists">
                 <div class="list" data-testid="channels">
                     <h3>{t!("traffic-channels")}</h3>
-                    {if channels.is_empty() {
-                        none().into_any()
-                    } else {
-                        view! {
-                            <table tabindex="0" class="table compact">
-                                <tbody>
-                                    {channels
-                                        .into_iter()
-                                        .map(|r| view! { <tr data-name=r.name.clone()><td>{channel_label(&r.name)}</td><td class="num">{r.views}</td></tr> })
-                                        .collect_view()}
-                                </tbody>
-                            </table>
-                        }
-                            .into_any()
-                    }}
+                    <RankedTable rows=channels />
                 </div>
                 <div class="list" data-testid="campaign-list">
                     <h3>{t!("traffic-campaign-tags")}</h3>
-                    {if campaigns.is_empty() {
-                        none().into_any()
-                    } else {
-                        view! {
-                            <table tabindex="0" class="table compact">
-                                <tbody>
-                                    {campaigns
-                                        .into_iter()
-                                        .map(|c| {
-                                            let label = [c.source.as_str(), c.medium.as_str(), c.campaign.as_str()]
-                                                .map(|t| if t.is_empty() { "–" } else { t })
-                                                .join(" / ");
-                                            let link = (!c.campaign.is_empty()).then(|| filters.with_campaign(Some(&c.campaign)));
-                                            view! {
-                                                <tr data-name=c.campaign.clone()>
-                                                    <td>{match link {
-                                                        Some(href) => view! { <a href=href>{label}</a> }.into_any(),
-                                                        None => label.into_any(),
-                                                    }}</td>
-                                                    <td class="num">{c.views}</td>
-                                                </tr>
-                                            }
-                                        })
-                                        .collect_view()}
-                                </tbody>
-                            </table>
-                        }
-                            .into_any()
-                    }}
+                    <RankedTable rows=campaigns />
                 </div>
             </div>
         </section>
@@ -786,21 +821,7 @@ fn PeopleLists(dashboard: Dashboard) -> impl IntoView {
                         view! {
                             <div class="list" data-testid=format!("people-{key}")>
                                 <h3>{title}</h3>
-                                {if rows.is_empty() {
-                                    view! { <p class="muted small">{t!("traffic-none-in-range")}</p> }.into_any()
-                                } else {
-                                    view! {
-                                        <table tabindex="0" class="table compact">
-                                            <tbody>
-                                                {rows
-                                                    .into_iter()
-                                                    .map(|r| view! { <tr data-name=r.name.clone()><td>{r.name.clone()}</td><td class="num">{r.views}</td></tr> })
-                                                    .collect_view()}
-                                            </tbody>
-                                        </table>
-                                    }
-                                        .into_any()
-                                }}
+                                <RankedTable rows=rows.into_iter().map(RankedRow::plain).collect() />
                             </div>
                         }
                     })

@@ -654,6 +654,17 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
 }
 on_both_backends!(rollups_match_the_minute_rows);
 
+/// Every stored minute row.
+async fn stored_rows(
+    db: &sea_orm::DatabaseConnection,
+) -> Vec<app::entities::traffic_statistic::Model> {
+    use sea_orm::EntityTrait;
+    app::entities::traffic_statistic::Entity::find()
+        .all(db)
+        .await
+        .unwrap()
+}
+
 /// A visitor's country is looked up before the address is hashed, so hashed-IP mode keeps it;
 /// the REST API and the dashboard narrow to a country, refuse a word that is not one, and a
 /// `geoip_database` that is not a country database stops a command with a message naming it.
@@ -668,13 +679,7 @@ async fn countries_survive_hashing_and_narrow_every_edge(app: TestApp) {
     store::flush(&app.db, &buffer, IpPrivacy::Hash)
         .await
         .unwrap();
-    let rows = {
-        use sea_orm::EntityTrait;
-        app::entities::traffic_statistic::Entity::find()
-            .all(&app.db)
-            .await
-            .unwrap()
-    };
+    let rows = stored_rows(&app.db).await;
     let mut kept: Vec<(bool, String, i64)> = rows
         .iter()
         .map(|r| (r.ip.starts_with("h:"), r.country.clone(), r.count))
@@ -791,13 +796,7 @@ async fn campaigns_and_channels_come_from_the_landing_url(app: TestApp) {
     store::flush(&app.db, &app.recorder.buffer, IpPrivacy::Raw)
         .await
         .unwrap();
-    let rows = {
-        use sea_orm::EntityTrait;
-        app::entities::traffic_statistic::Entity::find()
-            .all(&app.db)
-            .await
-            .unwrap()
-    };
+    let rows = stored_rows(&app.db).await;
     assert!(
         rows.iter()
             .all(|r| r.path == "/login" || r.path == "/spring"),
