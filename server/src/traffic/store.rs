@@ -199,18 +199,24 @@ pub struct Agents {
 }
 
 impl Agents {
+    // Both look up before inserting: a flush asks once per hit, and a key is copied only the
+    // first time it is seen.
     pub fn of(&mut self, user_agent: &str) -> &(Verdict, Client) {
-        self.agents
-            .entry(user_agent.to_string())
-            .or_insert_with(|| describe(user_agent))
+        if !self.agents.contains_key(user_agent) {
+            self.agents
+                .insert(user_agent.to_string(), describe(user_agent));
+        }
+        &self.agents[user_agent]
     }
 
     /// The country of an address as the visitor sent it (before any hashing), `""` when
     /// unknown (`super::geo`).
     pub fn country(&mut self, ip: &str) -> &str {
-        self.countries
-            .entry(ip.to_string())
-            .or_insert_with(|| super::geo::countries().country(ip).unwrap_or_default())
+        if !self.countries.contains_key(ip) {
+            let country = super::geo::countries().country(ip).unwrap_or_default();
+            self.countries.insert(ip.to_string(), country);
+        }
+        &self.countries[ip]
     }
 }
 

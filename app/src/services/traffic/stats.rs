@@ -211,8 +211,10 @@ pub async fn dashboard(
     bucket: Bucket,
 ) -> Result<(TrafficStats, TrafficStats, Vec<SeriesPoint>), TrafficError> {
     if current.reads_rows() {
-        let (current_stats, previous_stats) =
-            tokio::try_join!(stats_from_rows(db, current), stats_from_rows(db, previous))?;
+        let (current_stats, previous_stats) = tokio::try_join!(
+            stats_from_rows(db, current),
+            figures_from_rows(db, previous, false)
+        )?;
         let series = series(db, current, bucket).await?;
         return Ok((current_stats, previous_stats, series));
     }
@@ -335,6 +337,15 @@ pub async fn stats_from_rows(
     db: &impl ConnectionTrait,
     query: &StatsQuery,
 ) -> Result<TrafficStats, DbErr> {
+    figures_from_rows(db, query, true).await
+}
+
+/// [`stats_from_rows`], with people's lists or without (as [`figures`]).
+async fn figures_from_rows(
+    db: &impl ConnectionTrait,
+    query: &StatsQuery,
+    with_people: bool,
+) -> Result<TrafficStats, DbErr> {
     let backend = db.get_database_backend();
     let filter = Filter::new(backend, query.start(), query.end(), query);
     let mut stats = TrafficStats::default();
@@ -342,7 +353,7 @@ pub async fn stats_from_rows(
     stats.visits = visits_from_rows(db, query).await?;
     bots_from_rows(db, &filter, &mut stats).await?;
     top_pages_from_rows(db, &filter, &mut stats).await?;
-    if Parts::for_filter(query.scope().who()).contains(&Part::Human) {
+    if with_people && Parts::for_filter(query.scope().who()).contains(&Part::Human) {
         people_from_rows(db, &filter, &mut stats).await?;
         stats.campaigns = campaigns_from_rows(db, &filter).await?;
     }
