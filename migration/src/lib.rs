@@ -49,6 +49,7 @@ mod m20261211_000041_hot_tables;
 mod m20261212_000042_node_pooler;
 mod m20261213_000043_traffic_countries;
 mod m20261213_000044_traffic_campaigns;
+mod m20261214_000045_traffic_statuses;
 
 pub struct Migrator;
 
@@ -100,6 +101,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261212_000042_node_pooler::Migration),
             Box::new(m20261213_000043_traffic_countries::Migration),
             Box::new(m20261213_000044_traffic_campaigns::Migration),
+            Box::new(m20261214_000045_traffic_statuses::Migration),
         ]
     }
 }

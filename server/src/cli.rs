@@ -265,6 +265,10 @@ enum TrafficCommand {
         /// Only page views of URLs tagged with this utm_campaign (from the stored hits too).
         #[arg(long)]
         campaign: Option<String>,
+        /// Only hits answered with this HTTP status code (404 …): hits the collect script
+        /// reported have none (from the stored hits too).
+        #[arg(long)]
+        status: Option<String>,
         #[arg(long)]
         json: bool,
     },
@@ -739,6 +743,7 @@ async fn traffic(command: TrafficCommand, config: &Config) -> anyhow::Result<()>
             site,
             country,
             campaign,
+            status,
             json,
         } => {
             let request = traffic::StatsRequest {
@@ -751,6 +756,7 @@ async fn traffic(command: TrafficCommand, config: &Config) -> anyhow::Result<()>
                 site,
                 country,
                 campaign,
+                status,
             };
             traffic::stats(&db().await?, config, &request, json).await
         }

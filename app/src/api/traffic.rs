@@ -25,6 +25,7 @@ pub async fn traffic_dashboard(
     site: Option<String>,
     country: Option<String>,
     campaign: Option<String>,
+    status: Option<String>,
 ) -> Result<Dashboard, AppError> {
     use crate::domain::filters::TrafficFilter;
     use crate::domain::traffic_range;
@@ -44,7 +45,8 @@ pub async fn traffic_dashboard(
             )?
             .with_site(site.as_deref())?
             .with_country(country.as_deref())?
-            .with_campaign(campaign.as_deref());
+            .with_campaign(campaign.as_deref())
+            .with_status(status.as_deref())?;
             let range = filter.resolve(crate::clock::now(), zone)?;
             let before = traffic_range::previous(&range, zone);
             let (current, previous, series) = traffic::dashboard(

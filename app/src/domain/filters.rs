@@ -45,6 +45,8 @@ pub struct TrafficFilter {
     pub country: Option<String>,
     /// Only page views of URLs tagged with this `utm_campaign`.
     pub campaign: Option<String>,
+    /// Only hits answered with this HTTP status code.
+    pub status: Option<u16>,
 }
 
 impl TrafficFilter {
@@ -84,6 +86,25 @@ impl TrafficFilter {
         self
     }
 
+    /// Narrows the filter to hits answered with one status code (100–999); none or empty text
+    /// keeps every hit.
+    pub fn with_status(mut self, status: Option<&str>) -> Result<Self, FieldProblem> {
+        self.status = given(status)
+            .map(|s| {
+                s.parse::<u16>()
+                    .ok()
+                    .filter(|code| (100..1000).contains(code))
+                    .ok_or_else(|| {
+                        FieldProblem::new(
+                            "status",
+                            problem!("error-filter-status", value = s.to_string()),
+                        )
+                    })
+            })
+            .transpose()?;
+        Ok(self)
+    }
+
     /// `range` alone (default: the last 7 days), or `from` and `to`; `kind` is `all`, `human`
     /// or `bot`; `category` one of [`BotCategory`]'s words.
     pub fn parse(
@@ -112,6 +133,7 @@ impl TrafficFilter {
             site: None,
             country: None,
             campaign: None,
+            status: None,
         })
     }
 

@@ -33,7 +33,8 @@ pub fn layout() -> String {
             hash = hash.wrapping_mul(0x0100_0000_01b3);
         }
     }
-    format!("3:{hash:016x}")
+    // 4: AI crawlers' fetches became facts; an upgrade rebuilds them from the stored rows.
+    format!("4:{hash:016x}")
 }
 
 /// Who made a hit.
@@ -290,6 +291,6 @@ mod tests {
     #[test]
     fn the_layout_is_stable() {
         assert_eq!(layout(), layout());
-        assert!(layout().starts_with("3:"));
+        assert!(layout().starts_with("4:"));
     }
 }

@@ -39,6 +39,8 @@ pub struct Model {
     pub utm_campaign: String,
     /// An arrival's channel (`app::domain::channels`), `""` for a step within the site.
     pub channel: String,
+    /// The response's HTTP status code; `0` when nothing saw the response (the collect script).
+    pub status: i16,
 }
 
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]

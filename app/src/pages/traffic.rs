@@ -5,6 +5,8 @@
 //! or `?from=…&to=…`), so a view can be bookmarked and shared and the back button works. The
 //! figures come from the same service as `bulwark traffic stats`.
 
+mod answers;
+
 use crate::i18n::words::{bot_category, range_preset};
 use crate::t;
 use charming::{
@@ -42,6 +44,7 @@ struct Filters {
     site: Option<String>,
     country: Option<String>,
     campaign: Option<String>,
+    status: Option<String>,
 }
 
 impl Filters {
@@ -114,6 +117,14 @@ impl Filters {
         .href()
     }
 
+    fn with_status(&self, status: Option<&str>) -> String {
+        Filters {
+            status: status.map(str::to_string),
+            ..self.clone()
+        }
+        .href()
+    }
+
     fn active_range(&self) -> Option<Preset> {
         if self.from.is_some() {
             return None;
@@ -133,6 +144,7 @@ fn form_pairs(f: &Filters) -> Vec<(&'static str, String)> {
         ("site", f.site.clone().unwrap_or_default()),
         ("country", f.country.clone().unwrap_or_default()),
         ("campaign", f.campaign.clone().unwrap_or_default()),
+        ("status", f.status.clone().unwrap_or_default()),
     ]
 }
 
@@ -237,6 +249,7 @@ pub fn TrafficPage() -> impl IntoView {
                 site: get("site"),
                 country: get("country"),
                 campaign: get("campaign"),
+                status: get("status"),
             }
         })
     });
@@ -245,6 +258,7 @@ pub fn TrafficPage() -> impl IntoView {
         |f| {
             traffic_dashboard(
                 f.range, f.from, f.to, f.kind, f.category, f.source, f.site, f.country, f.campaign,
+                f.status,
             )
         },
     );
@@ -261,7 +275,9 @@ pub fn TrafficPage() -> impl IntoView {
                     <TopPages dashboard=d.clone() filters=filters.get() />
                     <PeopleLists dashboard=d.clone() />
                     <Countries dashboard=d.clone() filters=filters.get() />
-                    <Campaigns dashboard=d filters=filters.get() />
+                    <Campaigns dashboard=d.clone() filters=filters.get() />
+                    <answers::Answers dashboard=d.clone() filters=filters.get() />
+                    <answers::AiVisibility dashboard=d />
                 }
                     .into_any(),
                 None => ().into_any(),
@@ -466,6 +482,7 @@ fn FilterBar(filters: Filters) -> impl IntoView {
                 <input type="hidden" name="site" value=filters.site.clone().unwrap_or_default() />
                 <input type="hidden" name="country" value=filters.country.clone().unwrap_or_default() />
                 <input type="hidden" name="campaign" value=filters.campaign.clone().unwrap_or_default() />
+                <input type="hidden" name="status" value=filters.status.clone().unwrap_or_default() />
                 <button type="submit">{t!("traffic-show")}</button>
             </Form>
         </section>

@@ -33,6 +33,73 @@ pub struct TrafficStats {
     /// People's arrivals by channel (`direct`, `search`, `social`, `ai_assistant`, `email`,
     /// `paid`, `referral`).
     pub channels: Vec<Ranked>,
+    /// People's answered page views by the response's status code (hits the collect script
+    /// reported have none and are not here).
+    pub statuses: Vec<StatusViews>,
+    /// The pages people were most often answered 404 for, with who linked to them.
+    pub not_found: Vec<NotFound>,
+    /// What AI crawlers fetched, and the popular pages none of them did.
+    pub ai_crawlers: AiCrawlers,
+}
+
+/// Page views answered with one status code.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct StatusViews {
+    pub status: u16,
+    pub views: i64,
+}
+
+/// A page people were answered 404 for: how often, and the referrers (whole URLs; `""`: none)
+/// that sent them, the 5 most frequent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct NotFound {
+    pub site: String,
+    pub path: String,
+    pub count: i64,
+    pub referrers: Vec<Ranked>,
+}
+
+/// AI crawlers over the range, and `unvisited`: of the range's top pages, those no AI crawler
+/// fetched in the 30 days up to the range's last day (with the top pages' views). Empty when
+/// the filter counts no AI crawler.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct AiCrawlers {
+    /// Most fetches first.
+    pub crawlers: Vec<AiCrawler>,
+    pub unvisited: Vec<PageViews>,
+}
+
+/// One AI crawler (a bot source of the `ai` category): what it fetched, with status.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct AiCrawler {
+    pub source: String,
+    pub fetches: i64,
+    /// Its fetches by status code (`0`: unknown).
+    pub statuses: Vec<StatusViews>,
+    /// The pages it fetched most, with the status they were answered with (20 at most).
+    pub pages: Vec<AiPage>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct AiPage {
+    pub site: String,
+    pub path: String,
+    pub status: u16,
+    pub count: i64,
+}
+
+/// A page and its views.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct PageViews {
+    pub site: String,
+    pub path: String,
+    pub views: i64,
 }
 
 /// A campaign (its `utm_source`, `utm_medium` and `utm_campaign`, each empty when absent) and

@@ -163,6 +163,7 @@ pub struct StatsRequest {
     pub site: Option<String>,
     pub country: Option<String>,
     pub campaign: Option<String>,
+    pub status: Option<String>,
 }
 
 pub async fn stats(
@@ -183,6 +184,7 @@ pub async fn stats(
     .and_then(|f| f.with_site(request.site.as_deref()))
     .and_then(|f| f.with_country(request.country.as_deref()))
     .map(|f| f.with_campaign(request.campaign.as_deref()))
+    .and_then(|f| f.with_status(request.status.as_deref()))
     .map_err(|e| anyhow::anyhow!("--{}: {}", e.field, e.problem))?;
     let range = filter
         .resolve(crate::clock::now(), tz)

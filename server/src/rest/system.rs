@@ -34,6 +34,8 @@ pub struct TrafficQuery {
     pub country: Option<String>,
     /// Page views of URLs tagged with one `utm_campaign` (default: all).
     pub campaign: Option<String>,
+    /// Hits answered with one HTTP status code, e.g. 404 (default: all).
+    pub status: Option<String>,
 }
 
 /// The traffic figures for a range: what `bulwark traffic stats --json` prints.
@@ -55,6 +57,7 @@ pub async fn traffic(
     .and_then(|f| f.with_site(q.site.as_deref()))
     .and_then(|f| f.with_country(q.country.as_deref()))
     .map(|f| f.with_campaign(q.campaign.as_deref()))
+    .and_then(|f| f.with_status(q.status.as_deref()))
     .map_err(app::api::AppError::from)?;
     let range = filter
         .resolve(crate::clock::now(), state.timezone)

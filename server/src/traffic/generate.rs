@@ -55,7 +55,7 @@ pub async fn generate(
                 r.referer,
                 locale,
             );
-            *counts.entry(hit.on(site)).or_default() += 1;
+            *counts.entry(hit.on(site).answered(r.status)).or_default() += 1;
         }
         let entries: Vec<(Hit, u64)> = counts.into_iter().collect();
         for group in entries.chunks(GROUP) {

@@ -79,6 +79,8 @@ pub struct Hit {
     pub locale: String,
     /// The landing URL's campaign tags.
     pub campaign: Campaign,
+    /// The response's HTTP status code; `0` when nothing saw it (the collect script).
+    pub status: u16,
 }
 
 impl Hit {
@@ -116,6 +118,7 @@ impl Hit {
             referer: bounded(referer, MAX_REFERER),
             locale,
             campaign: Campaign::default(),
+            status: 0,
         };
         (hit, cut)
     }
@@ -123,6 +126,16 @@ impl Hit {
     /// The same hit, with the campaign tags of the URL it asked for.
     pub fn tagged(mut self, campaign: Campaign) -> Hit {
         self.campaign = campaign;
+        self
+    }
+
+    /// The same hit, answered with `status` (kept when it is a status code, 100–999).
+    pub fn answered(mut self, status: u16) -> Hit {
+        self.status = if (100..1000).contains(&status) {
+            status
+        } else {
+            0
+        };
         self
     }
 

@@ -280,7 +280,8 @@ pub async fn import(
                         locale,
                     );
                     let campaign = hit::Campaign::of(&entry.target);
-                    buffer.record(hit.on(target.site).tagged(campaign), 1, cut);
+                    let hit = hit.on(target.site).tagged(campaign).answered(entry.status);
+                    buffer.record(hit, 1, cut);
                 }
             }
         }

@@ -7,18 +7,22 @@
 //! axum::serve(listener, app.into_make_service_with_connect_info::<SocketAddr>());
 //! ```
 //!
-//! It reads the request's method, path and headers, counts, and passes the request on
-//! untouched: no I/O, no `.await`, nothing held across the inner service's future.
+//! It reads the request's method, path and headers, passes the request on untouched, and
+//! counts the page view with its response's status once the inner service answers: no I/O,
+//! no `.await` of its own. A request whose response never comes (the client went away) is not
+//! counted.
 
+use std::future::Future;
 use std::net::SocketAddr;
+use std::pin::Pin;
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
 use axum::extract::ConnectInfo;
-use http::Request;
+use http::{Request, Response};
 use tower::{Layer, Service};
 
-use super::Recorder;
+use super::{Pending, Recorder};
 
 #[derive(Clone)]
 pub struct TrafficLayer {
@@ -48,13 +52,13 @@ pub struct TrafficService<S> {
     recorder: Arc<Recorder>,
 }
 
-impl<S, B> Service<Request<B>> for TrafficService<S>
+impl<S, B, R> Service<Request<B>> for TrafficService<S>
 where
-    S: Service<Request<B>>,
+    S: Service<Request<B>, Response = Response<R>>,
 {
     type Response = S::Response;
     type Error = S::Error;
-    type Future = S::Future;
+    type Future = Counted<S::Future>;
 
     fn poll_ready(&mut self, cx: &mut Context<'_>) -> Poll<Result<(), Self::Error>> {
         self.inner.poll_ready(cx)
@@ -65,14 +69,45 @@ where
             .extensions()
             .get::<ConnectInfo<SocketAddr>>()
             .map(|ConnectInfo(addr)| addr.ip());
-        // An excluded request simply passes; only the import summary reports reasons.
         let target = request
             .uri()
             .path_and_query()
             .map_or_else(|| request.uri().path(), |p| p.as_str());
-        let _ = self
+        // An excluded request simply passes; only the import summary reports reasons.
+        let pending = self
             .recorder
-            .observe(request.method().as_str(), target, request.headers(), peer);
-        self.inner.call(request)
+            .prepare(request.method().as_str(), target, request.headers(), peer)
+            .ok()
+            .map(|pending| (self.recorder.clone(), pending));
+        Counted {
+            inner: self.inner.call(request),
+            pending,
+        }
+    }
+}
+
+pin_project_lite::pin_project! {
+    /// The inner service's future; counts the page view with the response's status when it
+    /// resolves.
+    pub struct Counted<F> {
+        #[pin]
+        inner: F,
+        pending: Option<(Arc<Recorder>, Pending)>,
+    }
+}
+
+impl<F, R, E> Future for Counted<F>
+where
+    F: Future<Output = Result<Response<R>, E>>,
+{
+    type Output = F::Output;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let this = self.project();
+        let output = std::task::ready!(this.inner.poll(cx));
+        if let (Ok(response), Some((recorder, pending))) = (&output, this.pending.take()) {
+            recorder.count(pending, response.status().as_u16());
+        }
+        Poll::Ready(output)
     }
 }

@@ -136,15 +136,16 @@ impl Recorder {
         &self.settings.rules
     }
 
-    /// Counts a request to the console's own pages if it is a page view; says why not
-    /// otherwise. Someone signed in to the console is not counted.
-    pub fn observe(
+    /// A request to the console's own pages, if it is a page view, to be counted once its
+    /// response is known ([`Recorder::count`]); says why not otherwise. Someone signed in to
+    /// the console is not counted.
+    pub fn prepare(
         &self,
         method: &str,
         target: &str,
         headers: &HeaderMap,
         peer: Option<IpAddr>,
-    ) -> Result<Recorded, Exclusion> {
+    ) -> Result<Pending, Exclusion> {
         let path = hit::path_only(target);
         self.settings
             .rules
@@ -166,7 +167,19 @@ impl Recorder {
             referer: None,
             language: None,
         };
-        Ok(self.record(method, visit, headers, client))
+        Ok(self.visit(method, visit, headers, client))
+    }
+
+    /// [`Recorder::prepare`] and [`Recorder::count`] at once, with no status (what benches
+    /// and tests of the rules use).
+    pub fn observe(
+        &self,
+        method: &str,
+        target: &str,
+        headers: &HeaderMap,
+        peer: Option<IpAddr>,
+    ) -> Result<Recorded, Exclusion> {
+        Ok(self.count(self.prepare(method, target, headers, peer)?, 0))
     }
 
     /// Counts a page view the collect endpoint reported for a site: `page` is its URL or
@@ -217,16 +230,18 @@ impl Recorder {
             referer: Some(referer.unwrap_or("")),
             language,
         };
-        Ok(self.record("GET", visit, headers, client))
+        // The script cannot see the response: no status.
+        Ok(self.count(self.visit("GET", visit, headers, client), 0))
     }
 
-    fn record(
+    /// A page view's hit, not yet counted.
+    fn visit(
         &self,
         method: &str,
         visit: Visit<'_>,
         headers: &HeaderMap,
         client: Option<IpAddr>,
-    ) -> Recorded {
+    ) -> Pending {
         let Visit {
             path,
             campaign,
@@ -239,15 +254,6 @@ impl Recorder {
                 .get(name)
                 .map(|v: &http::HeaderValue| String::from_utf8_lossy(v.as_bytes()))
         };
-        if let Some(client) = client
-            && !self.within_rate(client)
-        {
-            self.buffer
-                .stats
-                .limited
-                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            return Recorded::Limited;
-        }
         let ip = client.map_or_else(|| "unknown".to_string(), |ip| ip.to_string());
         let user_agent = header(USER_AGENT).unwrap_or_default();
         let referer = match referer {
@@ -269,8 +275,27 @@ impl Recorder {
             &referer,
             locale,
         );
+        Pending {
+            hit: hit.on(site).tagged(campaign),
+            truncated,
+            client,
+        }
+    }
+
+    /// Counts a prepared page view, answered with `status` (`0`: unknown), unless its client
+    /// is over its rate.
+    pub fn count(&self, pending: Pending, status: u16) -> Recorded {
+        if let Some(client) = pending.client
+            && !self.within_rate(client)
+        {
+            self.buffer
+                .stats
+                .limited
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            return Recorded::Limited;
+        }
         self.buffer
-            .record(hit.on(site).tagged(campaign), 1, truncated)
+            .record(pending.hit.answered(status), 1, pending.truncated)
     }
 
     fn client(&self, headers: &HeaderMap, peer: Option<IpAddr>) -> Option<IpAddr> {
@@ -287,6 +312,15 @@ impl Recorder {
         self.client(headers, peer)
             .map_or_else(|| "unknown".to_string(), |ip| ip.to_string())
     }
+}
+
+/// A page view recognised and not yet counted: the layer counts it when the response's status
+/// is known.
+#[derive(Debug)]
+pub struct Pending {
+    hit: Hit,
+    truncated: bool,
+    client: Option<IpAddr>,
 }
 
 /// What a page view is of: the page, its campaign tags and site, and what the request or the

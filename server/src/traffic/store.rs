@@ -187,6 +187,8 @@ fn facts(row: &traffic_statistic::ActiveModel) -> Option<rollup::RowFacts<'_>> {
             set(&row.utm_campaign)?,
         ],
         channel: set(&row.channel)?,
+        referer: set(&row.referer)?,
+        status: *set(&row.status)?,
     })
 }
 
@@ -279,6 +281,7 @@ pub(crate) fn to_row(
         utm_medium: Set(tags.medium.clone()),
         utm_campaign: Set(tags.name.clone()),
         channel: Set(channel.to_string()),
+        status: Set(i16::try_from(hit.status).unwrap_or(0)),
         ..Default::default()
     })
 }
@@ -308,6 +311,11 @@ pub fn key_hash(hit: &Hit, stored_ip: &str) -> String {
             digest.update((tag.len() as u32).to_le_bytes());
             digest.update(tag.as_bytes());
         }
+    }
+    // Likewise only an answered hit's key holds its status.
+    if hit.status != 0 {
+        digest.update(b"status");
+        digest.update(hit.status.to_le_bytes());
     }
     for field in [
         &hit.method,

@@ -68,8 +68,12 @@ const AGENTS: &[(u32, &str)] = &[
     ),
     (10, "python-requests/2.32.3"),
     (
-        20,
+        10,
         "Mozilla/5.0 (compatible; MJ12bot/v1.4.8; http://mj12bot.com/)",
+    ),
+    (
+        10,
+        "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)",
     ),
 ];
 
@@ -92,6 +96,9 @@ pub struct Synthetic {
     visitors: u32,
 }
 
+/// Items from this number on no longer exist (about 1.7 % of requests ask for one).
+const GONE_ITEMS: u32 = 19_000;
+
 /// Of every 100 requests, how many come from someone seen once and never again.
 const ONE_OFF_PERCENT: u8 = 15;
 
@@ -103,6 +110,8 @@ pub struct Request {
     pub user_agent: &'static str,
     pub referer: &'static str,
     pub accept_language: &'static str,
+    /// What the site answered: 404 for the rarest items (pages that no longer exist), else 200.
+    pub status: u16,
 }
 
 impl Synthetic {
@@ -177,16 +186,21 @@ impl Synthetic {
             referer: REFERERS[self.rng.usize(..REFERERS.len())],
             accept_language: ["en-US,en;q=0.9", "de-DE,de;q=0.8", "zh-CN,zh;q=0.9", ""]
                 [self.rng.usize(..4)],
+            status: if item >= GONE_ITEMS { 404 } else { 200 },
         }
     }
 
     /// The request as an Apache/nginx combined log line (with its newline); about one line in
     /// ten is an asset or a POST, as in real logs.
     pub fn log_line(&mut self, request: &Request) -> String {
-        let (method, path) = match self.rng.u8(..20) {
-            0 => ("GET", format!("/static/app.{}.css", self.rng.u16(..100))),
-            1 => ("POST", "/cart".to_string()),
-            _ => ("GET", request.path.clone()),
+        let (method, path, status) = match self.rng.u8(..20) {
+            0 => (
+                "GET",
+                format!("/static/app.{}.css", self.rng.u16(..100)),
+                200,
+            ),
+            1 => ("POST", "/cart".to_string(), 303),
+            _ => ("GET", request.path.clone(), request.status),
         };
         let referer = if request.referer.is_empty() {
             "-"
@@ -194,7 +208,7 @@ impl Synthetic {
             request.referer
         };
         format!(
-            "{} - - [{}] \"{method} {path} HTTP/1.1\" 200 {} \"{referer}\" \"{}\"\n",
+            "{} - - [{}] \"{method} {path} HTTP/1.1\" {status} {} \"{referer}\" \"{}\"\n",
             request.ip,
             request.at.format("%d/%b/%Y:%H:%M:%S +0000"),
             self.rng.u32(200..60_000),

@@ -45,6 +45,7 @@ mod secrets;
 mod smtp;
 mod spread;
 mod traffic;
+mod traffic_answers;
 mod traffic_stats;
 mod upgrade;
 mod upkeep;

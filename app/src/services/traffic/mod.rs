@@ -8,12 +8,14 @@
 //! - [`rollup_write`]: what a flush adds to the rollups, in the flush's own transaction.
 //! - [`rollup_read`]: sums, distinct counts and top pages from the rollups.
 //! - [`blocks`]: aligned unions of days, so 30 and 90 days read a dozen rows.
+//! - [`answers`]: statuses, pages not found and what AI crawlers fetched.
 //! - [`sites`]: registered sites, their exclusions, and the rules the collectors apply.
 //! - [`rebuild`]: the rollups' zone, rebuilding them from the minute rows, retention.
 //!
 //! The minute rows (`traffic_statistics`) stay the record; everything else is derived. Parts
 //! and views (who a row counts for) are [`crate::domain::traffic_parts`].
 
+pub mod answers;
 pub mod blocks;
 pub mod hits;
 pub mod rebuild;

@@ -111,7 +111,7 @@ pub async fn rebuild(db: &DatabaseConnection, zone: Tz) -> Result<u64, TrafficEr
         let sql = format!(
             "SELECT id, stat_date, site, path, ip, user_agent, is_bot, spider_source, count, \
                     generated, ref_domain, browser, os, device, country, \
-                    utm_source, utm_medium, utm_campaign, channel \
+                    utm_source, utm_medium, utm_campaign, channel, referer, status \
              FROM traffic_statistics WHERE id > {} ORDER BY id LIMIT {REBUILD_CHUNK}",
             b.bind(after)
         );
@@ -134,6 +134,7 @@ pub async fn rebuild(db: &DatabaseConnection, zone: Tz) -> Result<u64, TrafficEr
                 row.try_get("", "utm_campaign")?,
             ];
             let channel: String = row.try_get("", "channel")?;
+            let referer: String = row.try_get("", "referer")?;
             delta.add(
                 &RowFacts {
                     minute: row.try_get("", "stat_date")?,
@@ -152,6 +153,8 @@ pub async fn rebuild(db: &DatabaseConnection, zone: Tz) -> Result<u64, TrafficEr
                     country: &country,
                     campaign: [&tags[0], &tags[1], &tags[2]],
                     channel: &channel,
+                    referer: &referer,
+                    status: row.try_get("", "status")?,
                 },
                 zone,
             );

@@ -472,6 +472,10 @@ pub struct PeopleLists {
     /// Named by [`super::rollup_write::campaign_value`].
     pub campaigns: Vec<Ranked>,
     pub channels: Vec<Ranked>,
+    /// Named by the status code.
+    pub statuses: Vec<Ranked>,
+    /// Named by the page key.
+    pub not_found: Vec<Ranked>,
 }
 
 /// People's page views by referrer, landing page, browser, system, device and country over
@@ -519,5 +523,7 @@ pub async fn people(
         countries: next(),
         campaigns: next(),
         channels: next(),
+        statuses: next(),
+        not_found: next(),
     })
 }

@@ -16,9 +16,13 @@ use sea_orm::ConnectionTrait;
 use sha2::{Digest, Sha256};
 
 use super::TrafficError;
+use crate::domain::bots::{BotCategory, category_of};
 use crate::domain::sites::page_key;
 use crate::domain::traffic_parts::{Part, View};
 use crate::services::sql::{self, Binder};
+
+/// The longest referrer kept with a page not found (bytes).
+pub const MAX_LISTED_REFERER: usize = 512;
 
 /// Rows per statement writing a rollup table.
 const ROWS_PER_STATEMENT: usize = 10_000;
@@ -77,13 +81,17 @@ pub struct RowFacts<'a> {
     pub campaign: [&'a str; 3],
     /// An arrival's channel, `""` for a step within the site.
     pub channel: &'a str,
+    /// The whole `Referer` (the referrers of pages not found are listed by it).
+    pub referer: &'a str,
+    /// The response's status code, `0` when unknown.
+    pub status: i16,
 }
 
 /// How a campaign's three tags are one fact's value: source, medium and campaign joined by
 /// U+001F, which no stored tag holds (`server/src/traffic/hit.rs` turns control characters
 /// into spaces), so the value splits back into them and sorts as the three would.
 pub fn campaign_value(tags: [&str; 3]) -> String {
-    tags.join("\u{1f}")
+    joined(&tags)
 }
 
 /// The three tags of a campaign fact's value.
@@ -96,7 +104,15 @@ pub fn campaign_tags(value: &str) -> [String; 3] {
     ]
 }
 
-/// The kinds of people's facts `traffic_daily_facts` counts page views by.
+/// How a fact's value holds several fields: joined by U+001F. Readers take the leading fields
+/// (a source, a status code, a page key matched whole) and keep the rest as the last field, so
+/// a U+001F a log line smuggled into a path or referrer moves nothing.
+pub fn joined(fields: &[&str]) -> String {
+    fields.join("\u{1f}")
+}
+
+/// The kinds of facts `traffic_daily_facts` counts page views by: people's, and what AI
+/// crawlers fetched.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum FactKind {
     /// The referring domain of an arrival (`""`: direct).
@@ -112,10 +128,22 @@ pub enum FactKind {
     Campaign,
     /// An arrival's channel.
     Channel,
+    /// The response's status code (people's answered views; `0` is not counted).
+    Status,
+    /// A page people were answered 404 for (its page key).
+    NotFound,
+    /// A page not found and who linked to it: page key and whole `Referer` ([`joined`];
+    /// `""`: none). Not in [`FactKind::ALL`]: read only for the pages [`FactKind::NotFound`]
+    /// lists.
+    NotFoundReferrer,
+    /// What an AI crawler fetched: its source, the status and the page key ([`joined`]).
+    /// Not in [`FactKind::ALL`] (those are people's lists, kept in the blocks).
+    AiFetch,
 }
 
 impl FactKind {
-    pub const ALL: [FactKind; 8] = [
+    /// People's lists, each ranked and kept in the people's blocks.
+    pub const ALL: [FactKind; 10] = [
         FactKind::Referrer,
         FactKind::Landing,
         FactKind::Browser,
@@ -124,6 +152,8 @@ impl FactKind {
         FactKind::Country,
         FactKind::Campaign,
         FactKind::Channel,
+        FactKind::Status,
+        FactKind::NotFound,
     ];
 
     pub fn code(self) -> &'static str {
@@ -136,6 +166,10 @@ impl FactKind {
             FactKind::Country => "c",
             FactKind::Campaign => "u",
             FactKind::Channel => "h",
+            FactKind::Status => "s",
+            FactKind::NotFound => "n",
+            FactKind::NotFoundReferrer => "f",
+            FactKind::AiFetch => "a",
         }
     }
 }
@@ -179,27 +213,19 @@ impl Delta {
                 .entry((day, view, site.clone(), row.path.to_string()))
                 .or_default() += row.count;
         }
-        if !row.is_bot {
-            let mut fact = |kind, value: &str| {
-                *self
-                    .facts
-                    .entry((day, site.clone(), kind, value.to_string()))
-                    .or_default() += row.count;
-            };
-            fact(FactKind::Browser, row.browser);
-            fact(FactKind::Os, row.os);
-            fact(FactKind::Device, row.device);
-            fact(FactKind::Country, row.country);
-            if row.campaign.iter().any(|t| !t.is_empty()) {
-                fact(FactKind::Campaign, &campaign_value(row.campaign));
+        if row.is_bot {
+            if let Some(source) = row.source.filter(|s| category_of(s) == BotCategory::Ai) {
+                let status = row.status.to_string();
+                self.fact(
+                    day,
+                    &site,
+                    FactKind::AiFetch,
+                    &joined(&[source, &status, &page]),
+                    row.count,
+                );
             }
-            if !row.channel.is_empty() {
-                fact(FactKind::Channel, row.channel);
-            }
-            if let Some(domain) = row.ref_domain {
-                fact(FactKind::Referrer, domain);
-                fact(FactKind::Landing, &page);
-            }
+        } else {
+            self.add_people(day, &site, &page, row);
         }
         let ip = digest(&[row.ip]);
         let visitor = digest(&[row.ip, row.user_agent]);
@@ -220,6 +246,41 @@ impl Delta {
 
     pub fn is_empty(&self) -> bool {
         self.hourly.is_empty()
+    }
+
+    fn fact(&mut self, day: i32, site: &str, kind: FactKind, value: &str, count: i64) {
+        *self
+            .facts
+            .entry((day, site.to_string(), kind, value.to_string()))
+            .or_default() += count;
+    }
+
+    /// A person's row's facts.
+    fn add_people(&mut self, day: i32, site: &str, page: &str, row: &RowFacts<'_>) {
+        let mut fact = |kind, value: &str| self.fact(day, site, kind, value, row.count);
+        fact(FactKind::Browser, row.browser);
+        fact(FactKind::Os, row.os);
+        fact(FactKind::Device, row.device);
+        fact(FactKind::Country, row.country);
+        if row.campaign.iter().any(|t| !t.is_empty()) {
+            fact(FactKind::Campaign, &campaign_value(row.campaign));
+        }
+        if !row.channel.is_empty() {
+            fact(FactKind::Channel, row.channel);
+        }
+        if let Some(domain) = row.ref_domain {
+            fact(FactKind::Referrer, domain);
+            fact(FactKind::Landing, page);
+        }
+        if row.status != 0 {
+            fact(FactKind::Status, &row.status.to_string());
+        }
+        if row.status == 404 {
+            fact(FactKind::NotFound, page);
+            // Bounded, so the value stays within PostgreSQL's index entry size with the page.
+            let referer = &row.referer[..row.referer.floor_char_boundary(MAX_LISTED_REFERER)];
+            fact(FactKind::NotFoundReferrer, &joined(&[page, referer]));
+        }
     }
 }
 

@@ -20,6 +20,7 @@ use chrono_tz::Tz;
 use sea_orm::{ConnectionTrait, DatabaseBackend, DbErr, Statement};
 
 use super::TrafficError;
+use super::answers;
 use super::rollup_read::{self as rollup, Scope};
 use crate::domain::bots::BotCategory;
 use crate::domain::filters::TrafficFilter;
@@ -48,6 +49,8 @@ pub struct StatsQuery {
     pub country: Option<String>,
     /// Only page views of URLs tagged with this `utm_campaign` (from the minute rows too).
     pub campaign: Option<String>,
+    /// Only hits answered with this status code (from the minute rows too).
+    pub status: Option<u16>,
 }
 
 impl StatsQuery {
@@ -63,6 +66,7 @@ impl StatsQuery {
             site: filter.site.clone(),
             country: filter.country.clone(),
             campaign: filter.campaign.clone(),
+            status: filter.status,
         }
     }
 
@@ -78,12 +82,13 @@ impl StatsQuery {
             site: None,
             country: None,
             campaign: None,
+            status: None,
         }
     }
 
     /// Whether the figures come from the minute rows: a filter the rollups do not keep.
     pub fn reads_rows(&self) -> bool {
-        self.country.is_some() || self.campaign.is_some()
+        self.country.is_some() || self.campaign.is_some() || self.status.is_some()
     }
 
     /// The first instant of the range.
@@ -98,7 +103,7 @@ impl StatsQuery {
         })
     }
 
-    fn scope(&self) -> Scope<'_> {
+    pub(super) fn scope(&self) -> Scope<'_> {
         Scope {
             from: self.from,
             to: self.to,
@@ -136,11 +141,15 @@ async fn figures(
     let parts = rollup::views_by_part(db, &scope).await?;
     let (visits, unique_ips, unique_pages) = rollup::distinct_counts(db, &scope).await?;
     let top_pages = rollup::top_pages(db, &scope, TOP_PAGES as usize).await?;
-    let lists = if with_people {
-        rollup::people(db, &scope).await?
+    let (lists, ai_crawlers) = if with_people {
+        (
+            rollup::people(db, &scope).await?,
+            answers::ai_crawlers(db, &scope, &top_pages).await?,
+        )
     } else {
         Default::default()
     };
+    let not_found = answers::not_found(db, &scope, lists.not_found).await?;
     let mut stats = TrafficStats {
         visits,
         unique_ips,
@@ -150,6 +159,9 @@ async fn figures(
         countries: lists.countries,
         campaigns: lists.campaigns.into_iter().map(campaign_views).collect(),
         channels: lists.channels,
+        statuses: answers::statuses(lists.statuses),
+        not_found,
+        ai_crawlers,
         ..TrafficStats::default()
     };
     for (part, generated, n) in parts {
@@ -267,14 +279,14 @@ async fn series_from_rows(
 }
 
 /// A WHERE clause with its values, numbered for the backend.
-struct Filter {
-    binder: Binder,
-    sql: String,
+pub(super) struct Filter {
+    pub(super) binder: Binder,
+    pub(super) sql: String,
 }
 
 impl Filter {
     /// The rows of `query`'s visitors between `start` and `end`.
-    fn new(
+    pub(super) fn new(
         backend: DatabaseBackend,
         start: DateTime<Utc>,
         end: DateTime<Utc>,
@@ -322,10 +334,13 @@ impl Filter {
                 binder.bind(campaign.as_str())
             ));
         }
+        if let Some(status) = query.status {
+            sql.push_str(&format!(" AND status = {}", binder.bind(i32::from(status))));
+        }
         Filter { binder, sql }
     }
 
-    fn statement(&self, sql: String) -> Statement {
+    pub(super) fn statement(&self, sql: String) -> Statement {
         self.binder.statement_cloned(sql)
     }
 }
@@ -356,6 +371,11 @@ async fn figures_from_rows(
     if with_people && Parts::for_filter(query.scope().who()).contains(&Part::Human) {
         people_from_rows(db, &filter, &mut stats).await?;
         stats.campaigns = campaigns_from_rows(db, &filter).await?;
+        stats.statuses = answers::statuses_from_rows(db, &filter).await?;
+        stats.not_found = answers::not_found_from_rows(db, &filter).await?;
+    }
+    if with_people {
+        stats.ai_crawlers = answers::ai_crawlers_from_rows(db, query, &stats.top_pages).await?;
     }
     Ok(stats)
 }

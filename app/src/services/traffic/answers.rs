@@ -1,0 +1,387 @@
+//! What visitors were answered and what AI crawlers fetched: the statuses, the pages not found
+//! with who linked to them, and per AI crawler its pages with their status, beside the popular
+//! pages none of them fetched.
+//!
+//! Each is read from the rollups (`traffic_daily_facts` kinds `s`, `n`, `f`, `a`, and the
+//! `c:ai` view of `traffic_daily_pages`) and, for filters the rollups do not keep and for the
+//! reference test, from the minute rows; both rank the same way ([`super::blocks::sort_top`]).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use sea_orm::{ConnectionTrait, DbErr};
+
+use super::TrafficError;
+use super::blocks::{site_condition, sort_top};
+use super::rollup_read::{self, Scope};
+use super::rollup_write::{FactKind, MAX_LISTED_REFERER, day_number, joined};
+use super::stats::{Filter, StatsQuery};
+use crate::domain::bots::{BotCategory, sources_in};
+use crate::domain::sites::{page_key, split_page_key};
+use crate::domain::traffic_parts::{Part, Parts, View};
+use crate::domain::traffic_range::VisitorType;
+use crate::services::sql::Binder;
+use crate::views::traffic::{
+    AiCrawler, AiCrawlers, AiPage, NotFound, PageViews, Ranked, StatusViews, TopPage,
+};
+
+/// Referrers listed per page not found.
+pub const NOT_FOUND_REFERRERS: usize = 5;
+/// Pages listed per AI crawler.
+pub const AI_PAGES: usize = 20;
+/// The days, up to the range's last, an AI crawler's fetch counts as a visit.
+pub const UNVISITED_DAYS: u64 = 30;
+
+/// People's statuses as ranked by the rollups (a name per code).
+pub fn statuses(ranked: Vec<Ranked>) -> Vec<StatusViews> {
+    ranked
+        .into_iter()
+        .filter_map(|r| {
+            Some(StatusViews {
+                status: r.name.parse().ok()?,
+                views: r.views,
+            })
+        })
+        .collect()
+}
+
+/// The pages not found the rollups ranked (page keys), each with its referrers.
+pub async fn not_found(
+    db: &impl ConnectionTrait,
+    scope: &Scope<'_>,
+    pages: Vec<Ranked>,
+) -> Result<Vec<NotFound>, TrafficError> {
+    let mut listed = Vec::with_capacity(pages.len());
+    for page in pages {
+        // A page's referrers are the values starting with its key and the separator: compared
+        // whole (not with LIKE, whose wildcards a path may hold).
+        let prefix = joined(&[&page.name, ""]);
+        let mut b = Binder::new(db.get_database_backend());
+        let sql = format!(
+            "SELECT value, CAST(SUM(views) AS BIGINT) AS n FROM traffic_daily_facts \
+             WHERE kind = {} AND day >= {} AND day <= {}{} AND substr(value, 1, {}) = {} \
+             GROUP BY value",
+            b.bind(FactKind::NotFoundReferrer.code()),
+            b.bind(day_number(scope.from)),
+            b.bind(day_number(scope.to)),
+            site_condition(scope.site, &mut b),
+            b.bind(i32::try_from(prefix.chars().count()).unwrap_or(i32::MAX)),
+            b.bind(prefix.clone())
+        );
+        let mut referrers = Vec::new();
+        for row in db.query_all_raw(b.statement(sql)).await? {
+            let value: String = row.try_get("", "value")?;
+            let referer = value.get(prefix.len()..).unwrap_or_default().to_string();
+            referrers.push((referer, row.try_get::<i64>("", "n")?));
+        }
+        listed.push(not_found_page(&page.name, page.views, referrers));
+    }
+    Ok(listed)
+}
+
+fn not_found_page(key: &str, count: i64, mut referrers: Vec<(String, i64)>) -> NotFound {
+    sort_top(&mut referrers);
+    let (site, path) = split_page_key(key);
+    NotFound {
+        site: site.to_string(),
+        path: path.to_string(),
+        count,
+        referrers: referrers
+            .into_iter()
+            .take(NOT_FOUND_REFERRERS)
+            .map(|(name, views)| Ranked { name, views })
+            .collect(),
+    }
+}
+
+/// Whether a filter counts any AI crawler.
+fn counts_ai(parts: &Parts) -> bool {
+    sources_in(BotCategory::Ai).any(|source| parts.contains(&Part::Bot(source.to_string())))
+}
+
+/// One AI crawler's fetches of a page answered with one status.
+struct Fetch {
+    source: String,
+    status: u16,
+    page: String,
+    count: i64,
+}
+
+/// AI crawlers over the scope, from the rollups; `top_pages` are the scope's.
+pub async fn ai_crawlers(
+    db: &impl ConnectionTrait,
+    scope: &Scope<'_>,
+    top_pages: &[TopPage],
+) -> Result<AiCrawlers, TrafficError> {
+    let parts = Parts::for_filter(scope.who());
+    if !counts_ai(&parts) {
+        return Ok(AiCrawlers::default());
+    }
+    let mut b = Binder::new(db.get_database_backend());
+    let sql = format!(
+        "SELECT value, CAST(SUM(views) AS BIGINT) AS n FROM traffic_daily_facts \
+         WHERE kind = {} AND day >= {} AND day <= {}{} GROUP BY value",
+        b.bind(FactKind::AiFetch.code()),
+        b.bind(day_number(scope.from)),
+        b.bind(day_number(scope.to)),
+        site_condition(scope.site, &mut b)
+    );
+    let mut fetches = Vec::new();
+    for row in db.query_all_raw(b.statement(sql)).await? {
+        let value: String = row.try_get("", "value")?;
+        let mut fields = value.splitn(3, '\u{1f}');
+        let (Some(source), Some(status), Some(page)) =
+            (fields.next(), fields.next(), fields.next())
+        else {
+            continue;
+        };
+        if parts.contains(&Part::Bot(source.to_string())) {
+            fetches.push(Fetch {
+                source: source.to_string(),
+                status: status.parse().unwrap_or(0),
+                page: page.to_string(),
+                count: row.try_get("", "n")?,
+            });
+        }
+    }
+    Ok(AiCrawlers {
+        crawlers: crawlers(fetches),
+        unvisited: unvisited(db, scope, top_pages).await?,
+    })
+}
+
+/// Of the scope's top pages, those no AI crawler fetched in the [`UNVISITED_DAYS`] up to the
+/// scope's last day.
+async fn unvisited(
+    db: &impl ConnectionTrait,
+    scope: &Scope<'_>,
+    top_pages: &[TopPage],
+) -> Result<Vec<PageViews>, TrafficError> {
+    if top_pages.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut b = Binder::new(db.get_database_backend());
+    let sql = format!(
+        "SELECT DISTINCT path FROM traffic_daily_pages \
+         WHERE view = {} AND day >= {} AND day <= {} AND path IN ({})",
+        b.bind(View::Category(BotCategory::Ai).code()),
+        b.bind(day_number(unvisited_from(scope.to))),
+        b.bind(day_number(scope.to)),
+        b.bind_list(top_pages.iter().map(|p| page_key(&p.site, &p.path)))
+    );
+    let mut fetched = BTreeSet::new();
+    for row in db.query_all_raw(b.statement(sql)).await? {
+        fetched.insert(row.try_get::<String>("", "path")?);
+    }
+    Ok(never_fetched(top_pages, &fetched))
+}
+
+fn unvisited_from(to: chrono::NaiveDate) -> chrono::NaiveDate {
+    to.checked_sub_days(chrono::Days::new(UNVISITED_DAYS - 1))
+        .unwrap_or(to)
+}
+
+/// The top pages not among `fetched` (page keys).
+fn never_fetched(top_pages: &[TopPage], fetched: &BTreeSet<String>) -> Vec<PageViews> {
+    top_pages
+        .iter()
+        .filter(|p| !fetched.contains(&page_key(&p.site, &p.path)))
+        .map(|p| PageViews {
+            site: p.site.clone(),
+            path: p.path.clone(),
+            views: p.count,
+        })
+        .collect()
+}
+
+/// Fetches gathered per crawler: most fetches first (ties by name), each with its statuses
+/// and its most fetched pages (ties by page key, then status).
+fn crawlers(fetches: Vec<Fetch>) -> Vec<AiCrawler> {
+    let mut by_source: BTreeMap<String, Vec<Fetch>> = BTreeMap::new();
+    for fetch in fetches {
+        by_source
+            .entry(fetch.source.clone())
+            .or_default()
+            .push(fetch);
+    }
+    let mut crawlers: Vec<AiCrawler> = by_source
+        .into_iter()
+        .map(|(source, mut fetches)| {
+            let mut statuses: BTreeMap<u16, i64> = BTreeMap::new();
+            for f in &fetches {
+                *statuses.entry(f.status).or_default() += f.count;
+            }
+            fetches.sort_by(|a, b| (b.count, &a.page, a.status).cmp(&(a.count, &b.page, b.status)));
+            AiCrawler {
+                fetches: fetches.iter().map(|f| f.count).sum(),
+                source,
+                statuses: statuses
+                    .into_iter()
+                    .map(|(status, views)| StatusViews { status, views })
+                    .collect(),
+                pages: fetches
+                    .into_iter()
+                    .take(AI_PAGES)
+                    .map(|f| {
+                        let (site, path) = split_page_key(&f.page);
+                        AiPage {
+                            site: site.to_string(),
+                            path: path.to_string(),
+                            status: f.status,
+                            count: f.count,
+                        }
+                    })
+                    .collect(),
+            }
+        })
+        .collect();
+    crawlers.sort_by(|a, b| {
+        b.fetches
+            .cmp(&a.fetches)
+            .then_with(|| a.source.cmp(&b.source))
+    });
+    crawlers
+}
+
+/// People's answered views by status, from the minute rows.
+pub(super) async fn statuses_from_rows(
+    db: &impl ConnectionTrait,
+    filter: &Filter,
+) -> Result<Vec<StatusViews>, DbErr> {
+    let where_ = &filter.sql;
+    let mut all = Vec::new();
+    for row in db
+        .query_all_raw(filter.statement(format!(
+            "SELECT status, CAST(SUM(count) AS BIGINT) AS n FROM traffic_statistics \
+             WHERE {where_} AND NOT is_bot AND status <> 0 GROUP BY status"
+        )))
+        .await?
+    {
+        let status: i16 = row.try_get("", "status")?;
+        all.push((status.to_string(), row.try_get::<i64>("", "n")?));
+    }
+    sort_top(&mut all);
+    all.truncate(rollup_read::PEOPLE_TOP);
+    Ok(statuses(
+        all.into_iter()
+            .map(|(name, views)| Ranked { name, views })
+            .collect(),
+    ))
+}
+
+/// The pages people were answered 404 for, with their referrers, from the minute rows.
+pub(super) async fn not_found_from_rows(
+    db: &impl ConnectionTrait,
+    filter: &Filter,
+) -> Result<Vec<NotFound>, DbErr> {
+    let where_ = &filter.sql;
+    let mut pages: HashMap<String, HashMap<String, i64>> = HashMap::new();
+    for row in db
+        .query_all_raw(filter.statement(format!(
+            "SELECT site, path, referer, CAST(SUM(count) AS BIGINT) AS n \
+             FROM traffic_statistics WHERE {where_} AND NOT is_bot AND status = 404 \
+             GROUP BY site, path, referer"
+        )))
+        .await?
+    {
+        let site: String = row.try_get("", "site")?;
+        let path: String = row.try_get("", "path")?;
+        let referer: String = row.try_get("", "referer")?;
+        let referer = &referer[..referer.floor_char_boundary(MAX_LISTED_REFERER)];
+        *pages
+            .entry(page_key(&site, &path))
+            .or_default()
+            .entry(referer.to_string())
+            .or_default() += row.try_get::<i64>("", "n")?;
+    }
+    let mut totals: Vec<(String, i64)> = pages
+        .iter()
+        .map(|(key, referrers)| (key.clone(), referrers.values().sum()))
+        .collect();
+    sort_top(&mut totals);
+    Ok(totals
+        .into_iter()
+        .take(rollup_read::PEOPLE_TOP)
+        .map(|(key, count)| {
+            let referrers = pages.remove(&key).unwrap_or_default().into_iter().collect();
+            not_found_page(&key, count, referrers)
+        })
+        .collect())
+}
+
+/// [`ai_crawlers`] from the minute rows, narrowed by every filter of `query`.
+pub(super) async fn ai_crawlers_from_rows(
+    db: &impl ConnectionTrait,
+    query: &StatsQuery,
+    top_pages: &[TopPage],
+) -> Result<AiCrawlers, DbErr> {
+    if !counts_ai(&Parts::for_filter(query.scope().who())) {
+        return Ok(AiCrawlers::default());
+    }
+    let mut filter = Filter::new(db.get_database_backend(), query.start(), query.end(), query);
+    let ai = ai_rows(&mut filter);
+    let mut fetches = Vec::new();
+    for row in db
+        .query_all_raw(filter.statement(format!(
+            "SELECT spider_source AS source, status, site, path, CAST(SUM(count) AS BIGINT) AS n \
+             FROM traffic_statistics WHERE {}{ai} GROUP BY spider_source, status, site, path",
+            filter.sql
+        )))
+        .await?
+    {
+        let status: i16 = row.try_get("", "status")?;
+        let site: String = row.try_get("", "site")?;
+        let path: String = row.try_get("", "path")?;
+        fetches.push(Fetch {
+            source: row.try_get("", "source")?,
+            status: u16::try_from(status).unwrap_or(0),
+            page: page_key(&site, &path),
+            count: row.try_get("", "n")?,
+        });
+    }
+    Ok(AiCrawlers {
+        crawlers: crawlers(fetches),
+        unvisited: unvisited_from_rows(db, query, top_pages).await?,
+    })
+}
+
+/// ` AND …` selecting AI crawlers' rows, binding their names into `filter`.
+fn ai_rows(filter: &mut Filter) -> String {
+    format!(
+        " AND is_bot AND spider_source IN ({})",
+        filter.binder.bind_list(sources_in(BotCategory::Ai))
+    )
+}
+
+async fn unvisited_from_rows(
+    db: &impl ConnectionTrait,
+    query: &StatsQuery,
+    top_pages: &[TopPage],
+) -> Result<Vec<PageViews>, DbErr> {
+    // Every AI crawler, whoever the figures count.
+    let window = StatsQuery {
+        from: unvisited_from(query.to),
+        visitors: VisitorType::All,
+        category: None,
+        source: None,
+        ..query.clone()
+    };
+    let mut filter = Filter::new(
+        db.get_database_backend(),
+        window.start(),
+        window.end(),
+        &window,
+    );
+    let ai = ai_rows(&mut filter);
+    let mut fetched = BTreeSet::new();
+    for row in db
+        .query_all_raw(filter.statement(format!(
+            "SELECT DISTINCT site, path FROM traffic_statistics WHERE {}{ai}",
+            filter.sql
+        )))
+        .await?
+    {
+        let (site, path): (String, String) = (row.try_get("", "site")?, row.try_get("", "path")?);
+        fetched.insert(page_key(&site, &path));
+    }
+    Ok(never_fetched(top_pages, &fetched))
+}
