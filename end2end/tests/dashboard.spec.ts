@@ -16,7 +16,8 @@ const GPTBOT =
 // `range=yesterday`, which moves at midnight and may then hold the other tests' traffic.
 let day = "";
 const onDay = () => `from=${day}&to=${day}`;
-const hits: [string, string, string][] = [
+// ip, path, User-Agent and, when not 200, the status the log says the site answered.
+const hits: [string, string, string, number?][] = [
   ["10.0.0.1", "/a", PERSON],
   ["10.0.0.1", "/b", PERSON],
   ["81.2.69.142", "/a", PERSON],
@@ -28,6 +29,7 @@ const hits: [string, string, string][] = [
   ["40.77.167.1", "/c", BING],
   ["40.77.167.1", "/a", BING],
   ["20.171.207.1", "/b", GPTBOT],
+  ["8.8.8.8", "/old", PERSON, 404],
 ];
 
 function logTime(d: Date): string {
@@ -37,7 +39,7 @@ function logTime(d: Date): string {
 }
 
 /** The figures for a subset of the hits, counted here, not by Bulwark. */
-function count(keep: (h: [string, string, string]) => boolean) {
+function count(keep: (h: [string, string, string, number?]) => boolean) {
   const rows = hits.filter(keep);
   return {
     page_views: rows.length,
@@ -64,9 +66,9 @@ async function expectFigures(page: Page, expected: Record<string, number>) {
 test.beforeAll(() => {
   day = daysBefore(serverToday(), 2);
   const noon = new Date(`${day}T12:00:00Z`);
-  const lines = hits.map(([ip, p, ua], i) => {
+  const lines = hits.map(([ip, p, ua, status], i) => {
     const at = new Date(noon.getTime() + i * 60_000);
-    return `${ip} - - [${logTime(at)}] "GET ${p} HTTP/1.1" 200 100 "-" "${ua}"`;
+    return `${ip} - - [${logTime(at)}] "GET ${p} HTTP/1.1" ${status ?? 200} 100 "-" "${ua}"`;
   });
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), "bulwark-e2e-")), "access.log");
   fs.writeFileSync(file, lines.join("\n") + "\n");
@@ -94,7 +96,7 @@ test("the dashboard's figures match an independent count and follow range, type,
   await expect(page.getByTestId("people-referrers").locator('tr[data-name="(direct)"]')).toContainText(String(people));
   await expect(page.getByTestId("people-browsers").locator('tr[data-name="Firefox"]')).toContainText(String(people));
   await expect(page.getByTestId("people-devices").locator('tr[data-name="desktop"]')).toContainText(String(people));
-  await expect(page.getByTestId("people-landing").locator("tr")).toHaveCount(2);
+  await expect(page.getByTestId("people-landing").locator("tr")).toHaveCount(3);
   // Countries, from the addresses: a private one is unknown; a country narrows the page.
   const countries = page.getByTestId("countries");
   await expect(countries.locator('tr[data-name="GB"]')).toContainText("2");
@@ -120,6 +122,24 @@ test("the dashboard's figures match an independent count and follow range, type,
   await expect(page.getByTestId("campaign-filter")).toContainText("spring");
   await page.getByTestId("campaign-filter").getByRole("link").click();
   await expect(page).not.toHaveURL(/campaign=/);
+
+  // Statuses from the log, the page not found, and a status narrowing the page.
+  const answers = page.getByTestId("answers");
+  await expect(answers.getByTestId("statuses").locator('tr[data-name="200"]')).toContainText(String(people - 1));
+  await expect(answers.getByTestId("not-found").locator('tr[data-path="/old"]')).toContainText("1");
+  await expect(answers.getByTestId("not-found")).toContainText("(no referrer)");
+  await answers.getByTestId("statuses").locator('tr[data-name="404"]').getByRole("link").click();
+  await expect(page).toHaveURL(/status=404/);
+  await expectFigures(page, count(([, , , status]) => status === 404));
+  await page.getByTestId("status-filter").getByRole("link").click();
+  await expect(page).not.toHaveURL(/status=/);
+  await expectFigures(page, count(() => true));
+
+  // What GPTBot fetched, and the top pages no AI crawler did.
+  const ai = page.getByTestId("ai-visibility");
+  await expect(ai.getByTestId("ai-crawlers").locator('details[data-name="openai"]')).toContainText("1");
+  await expect(ai.getByTestId("ai-unvisited").locator("tr[data-name='/a']")).toHaveCount(1);
+  await expect(ai.getByTestId("ai-unvisited").locator("tr[data-name='/b']")).toHaveCount(0);
 
   // Bots only: the URL says so, the figures change without a page load.
   await page.evaluate(() => ((window as any).__marker = 1));
