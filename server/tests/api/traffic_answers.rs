@@ -11,6 +11,7 @@ use server::traffic::store::{self, IpPrivacy};
 use crate::helpers::TestApp;
 use crate::on_both_backends;
 use crate::process::{bulwark, output};
+use crate::traffic_stats::{by_name, charted, stored_rows};
 
 const PERSON: &str = "Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0";
 const GPTBOT: &str = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)";
@@ -99,7 +100,7 @@ async fn statuses_come_from_responses_and_logs(app: TestApp) {
     answered_traffic(&app, dir.path()).await;
     // Summed per page and status: hits of one key straddling a minute are two rows.
     let mut kept: BTreeMap<(String, i16), i64> = BTreeMap::new();
-    for row in stored_rows(&app).await {
+    for row in stored_rows(&app.db).await {
         *kept.entry((row.path, row.status)).or_default() += row.count;
     }
     assert_eq!(
@@ -138,17 +139,7 @@ async fn statuses_come_from_responses_and_logs(app: TestApp) {
         gone["referrers"],
         json!([{"name": LINK, "views": 2}, {"name": "", "views": 1}])
     );
-    let listed: BTreeMap<String, i64> = all["not_found"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| {
-            (
-                p["path"].as_str().unwrap().into(),
-                p["count"].as_i64().unwrap(),
-            )
-        })
-        .collect();
+    let listed = by_name(&all["not_found"], "path", "count");
     assert_eq!(
         listed,
         BTreeMap::from([
@@ -209,13 +200,7 @@ async fn narrowed_elsewhere(app: &TestApp) {
         dashboard["current"]["page_views"], 4,
         "three people and GPTBot"
     );
-    let charted: i64 = dashboard["series"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["human"].as_i64().unwrap() + p["bot"].as_i64().unwrap())
-        .sum();
-    assert_eq!(charted, 4, "the chart is narrowed too");
+    assert_eq!(charted(&dashboard), (3, 1), "the chart is narrowed too");
 }
 
 /// Per AI crawler its pages with their statuses, its statuses summed; the top pages no AI
@@ -282,11 +267,3 @@ async fn ai_crawlers_and_the_pages_they_missed(app: TestApp) {
     assert_eq!(search["ai_crawlers"]["crawlers"], json!([]));
 }
 on_both_backends!(ai_crawlers_and_the_pages_they_missed);
-
-async fn stored_rows(app: &TestApp) -> Vec<app::entities::traffic_statistic::Model> {
-    use sea_orm::EntityTrait;
-    app::entities::traffic_statistic::Entity::find()
-        .all(&app.db)
-        .await
-        .unwrap()
-}

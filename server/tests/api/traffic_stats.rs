@@ -696,7 +696,7 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
 on_both_backends!(rollups_match_the_minute_rows);
 
 /// Every stored minute row.
-async fn stored_rows(
+pub(crate) async fn stored_rows(
     db: &sea_orm::DatabaseConnection,
 ) -> Vec<app::entities::traffic_statistic::Model> {
     use sea_orm::EntityTrait;
@@ -704,6 +704,34 @@ async fn stored_rows(
         .all(db)
         .await
         .unwrap()
+}
+
+/// A JSON list's entries as `key` → `count` (`name` → `views` of a ranked list).
+pub(crate) fn by_name(list: &serde_json::Value, key: &str, count: &str) -> BTreeMap<String, i64> {
+    list.as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            (
+                e[key].as_str().unwrap().to_string(),
+                e[count].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// People's and bots' page views summed over a dashboard's chart.
+pub(crate) fn charted(dashboard: &serde_json::Value) -> (i64, i64) {
+    dashboard["series"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .fold((0, 0), |(h, b), p| {
+            (
+                h + p["human"].as_i64().unwrap(),
+                b + p["bot"].as_i64().unwrap(),
+            )
+        })
 }
 
 /// A visitor's country is looked up before the address is hashed, so hashed-IP mode keeps it;
@@ -779,13 +807,7 @@ async fn countries_survive_hashing_and_narrow_every_edge(app: TestApp) {
         .await
         .unwrap();
     assert_eq!(dashboard["current"]["page_views"], 1);
-    let charted: i64 = dashboard["series"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| p["human"].as_i64().unwrap())
-        .sum();
-    assert_eq!(charted, 1, "the chart is narrowed too");
+    assert_eq!(charted(&dashboard), (1, 0), "the chart is narrowed too");
 
     let dir = tempfile::tempdir().unwrap();
     let junk = dir.path().join("countries.mmdb");
@@ -861,17 +883,7 @@ async fn campaigns_and_channels_come_from_the_landing_url(app: TestApp) {
             {"source": "chatgpt.com", "medium": "", "campaign": "", "views": 1},
         ])
     );
-    let channels: BTreeMap<String, i64> = all["channels"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| {
-            (
-                c["name"].as_str().unwrap().to_string(),
-                c["views"].as_i64().unwrap(),
-            )
-        })
-        .collect();
+    let channels = by_name(&all["channels"], "name", "views");
     assert_eq!(
         channels,
         [

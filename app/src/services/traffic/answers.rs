@@ -12,9 +12,9 @@ use sea_orm::{ConnectionTrait, DbErr};
 
 use super::TrafficError;
 use super::blocks::{site_condition, sort_top};
+use super::query::{Filter, StatsQuery};
 use super::rollup_read::{self, Scope};
 use super::rollup_write::{FactKind, MAX_LISTED_REFERER, day_number, joined};
-use super::stats::{Filter, StatsQuery};
 use crate::domain::bots::{BotCategory, sources_in};
 use crate::domain::sites::{page_key, split_page_key};
 use crate::domain::traffic_parts::{Part, Parts, View};

@@ -4,6 +4,7 @@
 //! - [`stats`]: the dashboard's figures and chart for a range (the page and `bulwark traffic
 //!   stats` read the same functions), and [`stats::stats_from_rows`], the same figures from
 //!   the minute rows: the definition the rollups are tested against.
+//! - [`query`]: which minute rows a figure counts, and their WHERE clause.
 //! - [`hits`]: stored rows for the hits list and the CSV export, in keyset pages.
 //! - [`rollup_write`]: what a flush adds to the rollups, in the flush's own transaction.
 //! - [`rollup_read`]: sums, distinct counts and top pages from the rollups.
@@ -18,6 +19,7 @@
 pub mod answers;
 pub mod blocks;
 pub mod hits;
+pub mod query;
 pub mod rebuild;
 pub mod rollup_read;
 pub mod rollup_write;
