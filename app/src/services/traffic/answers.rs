@@ -44,13 +44,38 @@ pub fn statuses(ranked: Vec<Ranked>) -> Vec<StatusViews> {
         .collect()
 }
 
-/// The pages not found the rollups ranked (page keys), each with its referrers.
+/// The pages people were answered 404 for most often over the scope, each with its
+/// referrers: summed over the days (one row per page and day; a flat tail the blocks' ranking
+/// would widen on), ranked here as the rows are.
 pub async fn not_found(
     db: &impl ConnectionTrait,
     scope: &Scope<'_>,
-    pages: Vec<Ranked>,
 ) -> Result<Vec<NotFound>, TrafficError> {
-    let mut listed = Vec::with_capacity(pages.len());
+    if !Parts::for_filter(scope.who()).contains(&Part::Human) {
+        return Ok(Vec::new());
+    }
+    let mut b = Binder::new(db.get_database_backend());
+    let sql = format!(
+        "SELECT value, CAST(SUM(views) AS BIGINT) AS n FROM traffic_daily_facts \
+         WHERE kind = {} AND day >= {} AND day <= {}{} GROUP BY value",
+        b.bind(FactKind::NotFound.code()),
+        b.bind(day_number(scope.from)),
+        b.bind(day_number(scope.to)),
+        site_condition(scope.site, &mut b)
+    );
+    let mut pages = Vec::new();
+    for row in db.query_all_raw(b.statement(sql)).await? {
+        pages.push((
+            row.try_get::<String>("", "value")?,
+            row.try_get::<i64>("", "n")?,
+        ));
+    }
+    sort_top(&mut pages);
+    pages.truncate(rollup_read::PEOPLE_TOP);
+    let pages = pages
+        .into_iter()
+        .map(|(name, views)| Ranked { name, views });
+    let mut listed = Vec::new();
     for page in pages {
         // A page's referrers are the values starting with its key and the separator: compared
         // whole (not with LIKE, whose wildcards a path may hold).

@@ -474,8 +474,6 @@ pub struct PeopleLists {
     pub channels: Vec<Ranked>,
     /// Named by the status code.
     pub statuses: Vec<Ranked>,
-    /// Named by the page key.
-    pub not_found: Vec<Ranked>,
 }
 
 /// People's page views by referrer, landing page, browser, system, device and country over
@@ -524,6 +522,5 @@ pub async fn people(
         campaigns: next(),
         channels: next(),
         statuses: next(),
-        not_found: next(),
     })
 }

@@ -130,7 +130,9 @@ pub enum FactKind {
     Channel,
     /// The response's status code (people's answered views; `0` is not counted).
     Status,
-    /// A page people were answered 404 for (its page key).
+    /// A page people were answered 404 for (its page key). Not in [`FactKind::ALL`]: pages
+    /// not found are a long flat tail of single views, on which the blocks' ranking keeps
+    /// widening; they are summed over the days instead (`super::answers::not_found`).
     NotFound,
     /// A page not found and who linked to it: page key and whole `Referer` ([`joined`];
     /// `""`: none). Not in [`FactKind::ALL`]: read only for the pages [`FactKind::NotFound`]
@@ -143,7 +145,7 @@ pub enum FactKind {
 
 impl FactKind {
     /// People's lists, each ranked and kept in the people's blocks.
-    pub const ALL: [FactKind; 10] = [
+    pub const ALL: [FactKind; 9] = [
         FactKind::Referrer,
         FactKind::Landing,
         FactKind::Browser,
@@ -153,7 +155,6 @@ impl FactKind {
         FactKind::Campaign,
         FactKind::Channel,
         FactKind::Status,
-        FactKind::NotFound,
     ];
 
     pub fn code(self) -> &'static str {

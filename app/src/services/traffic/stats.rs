@@ -63,7 +63,11 @@ async fn figures(
     } else {
         Default::default()
     };
-    let not_found = answers::not_found(db, &scope, lists.not_found).await?;
+    let not_found = if with_people {
+        answers::not_found(db, &scope).await?
+    } else {
+        Vec::new()
+    };
     let mut stats = TrafficStats {
         visits,
         unique_ips,
