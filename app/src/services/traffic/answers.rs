@@ -54,22 +54,7 @@ pub async fn not_found(
     if !Parts::for_filter(scope.who()).contains(&Part::Human) {
         return Ok(Vec::new());
     }
-    let mut b = Binder::new(db.get_database_backend());
-    let sql = format!(
-        "SELECT value, CAST(SUM(views) AS BIGINT) AS n FROM traffic_daily_facts \
-         WHERE kind = {} AND day >= {} AND day <= {}{} GROUP BY value",
-        b.bind(FactKind::NotFound.code()),
-        b.bind(day_number(scope.from)),
-        b.bind(day_number(scope.to)),
-        site_condition(scope.site, &mut b)
-    );
-    let mut pages = Vec::new();
-    for row in db.query_all_raw(b.statement(sql)).await? {
-        pages.push((
-            row.try_get::<String>("", "value")?,
-            row.try_get::<i64>("", "n")?,
-        ));
-    }
+    let mut pages = fact_sums(db, scope, FactKind::NotFound, None).await?;
     sort_top(&mut pages);
     pages.truncate(rollup_read::PEOPLE_TOP);
     let pages = pages
@@ -77,30 +62,48 @@ pub async fn not_found(
         .map(|(name, views)| Ranked { name, views });
     let mut listed = Vec::new();
     for page in pages {
-        // A page's referrers are the values starting with its key and the separator: compared
-        // whole (not with LIKE, whose wildcards a path may hold).
+        // A page's referrers are the values starting with its key and the separator.
         let prefix = joined(&[&page.name, ""]);
-        let mut b = Binder::new(db.get_database_backend());
-        let sql = format!(
-            "SELECT value, CAST(SUM(views) AS BIGINT) AS n FROM traffic_daily_facts \
-             WHERE kind = {} AND day >= {} AND day <= {}{} AND substr(value, 1, {}) = {} \
-             GROUP BY value",
-            b.bind(FactKind::NotFoundReferrer.code()),
-            b.bind(day_number(scope.from)),
-            b.bind(day_number(scope.to)),
-            site_condition(scope.site, &mut b),
-            b.bind(i32::try_from(prefix.chars().count()).unwrap_or(i32::MAX)),
-            b.bind(prefix.clone())
-        );
-        let mut referrers = Vec::new();
-        for row in db.query_all_raw(b.statement(sql)).await? {
-            let value: String = row.try_get("", "value")?;
-            let referer = value.get(prefix.len()..).unwrap_or_default().to_string();
-            referrers.push((referer, row.try_get::<i64>("", "n")?));
-        }
+        let referrers = fact_sums(db, scope, FactKind::NotFoundReferrer, Some(&prefix))
+            .await?
+            .into_iter()
+            .map(|(value, n)| (value.get(prefix.len()..).unwrap_or_default().to_string(), n))
+            .collect();
         listed.push(not_found_page(&page.name, page.views, referrers));
     }
     Ok(listed)
+}
+
+/// Σ views per value of one kind of fact over the scope; with `prefix`, only the values that
+/// start with it (compared whole, not with LIKE, whose wildcards a path may hold).
+async fn fact_sums(
+    db: &impl ConnectionTrait,
+    scope: &Scope<'_>,
+    kind: FactKind,
+    prefix: Option<&str>,
+) -> Result<Vec<(String, i64)>, TrafficError> {
+    let mut b = Binder::new(db.get_database_backend());
+    let starting = match prefix {
+        Some(prefix) => format!(
+            " AND substr(value, 1, {}) = {}",
+            b.bind(i32::try_from(prefix.chars().count()).unwrap_or(i32::MAX)),
+            b.bind(prefix)
+        ),
+        None => String::new(),
+    };
+    let sql = format!(
+        "SELECT value, CAST(SUM(views) AS BIGINT) AS n FROM traffic_daily_facts \
+         WHERE kind = {} AND day >= {} AND day <= {}{}{starting} GROUP BY value",
+        b.bind(kind.code()),
+        b.bind(day_number(scope.from)),
+        b.bind(day_number(scope.to)),
+        site_condition(scope.site, &mut b)
+    );
+    let mut sums = Vec::new();
+    for row in db.query_all_raw(b.statement(sql)).await? {
+        sums.push((row.try_get("", "value")?, row.try_get("", "n")?));
+    }
+    Ok(sums)
 }
 
 fn not_found_page(key: &str, count: i64, mut referrers: Vec<(String, i64)>) -> NotFound {
@@ -141,18 +144,8 @@ pub async fn ai_crawlers(
     if !counts_ai(&parts) {
         return Ok(AiCrawlers::default());
     }
-    let mut b = Binder::new(db.get_database_backend());
-    let sql = format!(
-        "SELECT value, CAST(SUM(views) AS BIGINT) AS n FROM traffic_daily_facts \
-         WHERE kind = {} AND day >= {} AND day <= {}{} GROUP BY value",
-        b.bind(FactKind::AiFetch.code()),
-        b.bind(day_number(scope.from)),
-        b.bind(day_number(scope.to)),
-        site_condition(scope.site, &mut b)
-    );
     let mut fetches = Vec::new();
-    for row in db.query_all_raw(b.statement(sql)).await? {
-        let value: String = row.try_get("", "value")?;
+    for (value, count) in fact_sums(db, scope, FactKind::AiFetch, None).await? {
         let mut fields = value.splitn(3, '\u{1f}');
         let (Some(source), Some(status), Some(page)) =
             (fields.next(), fields.next(), fields.next())
@@ -164,7 +157,7 @@ pub async fn ai_crawlers(
                 source: source.to_string(),
                 status: status.parse().unwrap_or(0),
                 page: page.to_string(),
-                count: row.try_get("", "n")?,
+                count,
             });
         }
     }
