@@ -73,3 +73,83 @@ test("the traffic flush and cleanup are built-in jobs on the Jobs page", async (
   await expect(page.getByTestId("run-status")).toHaveText("succeeded", { timeout: 30_000 });
   await expect(page.locator("body")).toContainText("total:");
 });
+
+test("an administrator adds a goal; a page's events convert, and the dashboard shows the rate", async ({ browser, page, baseURL }) => {
+  await signIn(page, ADMIN);
+  await page.goto("/traffic/sites");
+  await hydrated(page);
+  await page.locator("#site-host").fill("localhost");
+  await page.getByTestId("add-site").getByRole("button", { name: "Register" }).click();
+  await expect(page.locator('section[data-site="localhost"]')).toBeVisible();
+  try {
+    await goalConverts(browser, page, baseURL!);
+  } finally {
+    // A registered site closes collection to every other one (see dashboard.spec.ts).
+    const sites: { host: string }[] = JSON.parse(bulwark("site", "list", "--json"));
+    if (sites.some((s) => s.host === "localhost")) bulwark("site", "remove", "localhost");
+  }
+});
+
+/** The rest of the test above, once `localhost` is a registered site. */
+async function goalConverts(browser: import("@playwright/test").Browser, page: import("@playwright/test").Page, baseURL: string) {
+  // A bad pattern is refused with its reason; a goal on the site's event is added.
+  const form = page.getByTestId("add-goal");
+  await form.locator("#goal-site").selectOption("localhost");
+  await form.locator("#goal-name").fill("Signed up");
+  await form.locator("#goal-kind").selectOption("page");
+  await form.locator("#goal-target").fill("signup");
+  await form.getByRole("button", { name: "Add goal" }).click();
+  await expect(form).toContainText("starts with /");
+  await form.locator("#goal-kind").selectOption("event");
+  await form.locator("#goal-target").fill("Signup");
+  await form.getByRole("button", { name: "Add goal" }).click();
+  const goals = page.getByTestId("goals");
+  await expect(goals.locator('tr[data-name="Signed up"]')).toContainText("Signup");
+
+  // A visitor views the pricing page, which queues an event before collect.js loads, and
+  // signs up.
+  const context = await browser.newContext({ userAgent: PERSON_UA });
+  const visitor = await context.newPage();
+  const site = http.createServer((_request, response) => {
+    response.writeHead(200, { "content-type": "text/html" });
+    response.end(`<!doctype html><html><body><h1>Pricing</h1>
+      <script>window.bulwark = window.bulwark || { q: [], event: function () { this.q.push(arguments); } };
+        bulwark.event("Viewed pricing");</script>
+      <button onclick="bulwark.event('Signup', { plan: 'pro', seats: 3 })">Sign up</button>
+      <script async src="${baseURL}/collect.js"></script></body></html>`);
+  });
+  await new Promise<void>((resolve) => site.listen(0, resolve));
+  const siteUrl = `http://localhost:${(site.address() as AddressInfo).port}`;
+  const reports: number[] = [];
+  visitor.on("response", (r) => {
+    if (r.url().includes("/api/collect")) reports.push(r.status());
+  });
+  await visitor.goto(`${siteUrl}/pricing`);
+  await expect.poll(() => reports).toEqual([204, 204]);
+  await visitor.getByRole("button", { name: "Sign up" }).click();
+  await expect.poll(() => reports).toEqual([204, 204, 204]);
+  site.close();
+  await context.close();
+
+  bulwark("traffic", "flush");
+  const converted = () => {
+    const stats = JSON.parse(bulwark("traffic", "stats", "--json", "--range", "today", "--site", "localhost"));
+    return stats.goals.map((g: { name: string; conversions: number }) => `${g.name} ${g.conversions}`);
+  };
+  await expect.poll(converted).toEqual(["Signed up 1"]);
+
+  await page.goto("/traffic?range=today&site=localhost");
+  await hydrated(page);
+  const card = page.getByTestId("goals");
+  const goal = card.locator('tr[data-name="Signed up"]');
+  await expect(goal.getByTestId("conversions")).toHaveText("1");
+  await expect(goal.getByTestId("rate")).toHaveText("100 %");
+  await expect(card.getByTestId("events").locator('tr[data-name="Signup"]')).toContainText("plan = pro");
+  await expect(card.getByTestId("events").locator('tr[data-name="Viewed pricing"]')).toBeVisible();
+
+  // Removing the goal takes it off the dashboard; the events stay.
+  await page.goto("/traffic/sites");
+  await hydrated(page);
+  await page.getByTestId("goals").locator('tr[data-name="Signed up"]').getByRole("button", { name: "Remove" }).click();
+  await expect(page.getByTestId("goals").locator('tr[data-name="Signed up"]')).toHaveCount(0);
+}

@@ -50,6 +50,7 @@ mod m20261212_000042_node_pooler;
 mod m20261213_000043_traffic_countries;
 mod m20261213_000044_traffic_campaigns;
 mod m20261214_000045_traffic_statuses;
+mod m20261215_000046_traffic_events_goals;
 
 pub struct Migrator;
 
@@ -102,6 +103,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261213_000043_traffic_countries::Migration),
             Box::new(m20261213_000044_traffic_campaigns::Migration),
             Box::new(m20261214_000045_traffic_statuses::Migration),
+            Box::new(m20261215_000046_traffic_events_goals::Migration),
         ]
     }
 }

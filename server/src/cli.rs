@@ -432,6 +432,36 @@ enum SiteCommand {
     },
     /// Stop accepting a site's reports (what it counted stays).
     Remove { host: String },
+    /// A site's goals: pages or events that count as conversions.
+    #[command(subcommand)]
+    Goal(GoalCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum GoalCommand {
+    /// Add a goal; a page goal counts at once the page views still kept.
+    #[command(group(clap::ArgGroup::new("target").required(true).args(["page", "event"])))]
+    Add {
+        /// The site's host (the console's own or a registered one).
+        site: String,
+        /// The goal's name, as the dashboard shows it.
+        name: String,
+        /// Views of pages matching this pattern: a path where * is any characters within one
+        /// segment and ** any characters (/signup/done, /blog/*, /docs/**).
+        #[arg(long)]
+        page: Option<String>,
+        /// Events of this name (`bulwark.event(name)` or POST /api/collect/event).
+        #[arg(long)]
+        event: Option<String>,
+    },
+    /// The goals of one site, or of every site.
+    List {
+        site: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Remove a goal and its counted conversions (the page views and events stay).
+    Remove { site: String, name: String },
 }
 
 /// A token scope as typed: `read`, `trigger`, `admin`, or a role's word (`viewer`, `admin`).
@@ -892,6 +922,28 @@ async fn site(command: SiteCommand, config: &Config) -> anyhow::Result<()> {
         SiteCommand::Add { host } => sites::add(&db, config, &host).await,
         SiteCommand::List { json } => sites::list(&db, config, json).await,
         SiteCommand::Remove { host } => sites::remove(&db, config, &host).await,
+        SiteCommand::Goal(command) => goal(command, &db, config).await,
+    }
+}
+
+async fn goal(
+    command: GoalCommand,
+    db: &sea_orm::DatabaseConnection,
+    config: &Config,
+) -> anyhow::Result<()> {
+    use crate::commands::sites;
+    match command {
+        GoalCommand::Add {
+            site,
+            name,
+            page,
+            event,
+        } => {
+            let target = sites::GoalTarget::parse(page.as_deref(), event.as_deref())?;
+            sites::add_goal(db, config, &site, &name, target).await
+        }
+        GoalCommand::List { site, json } => sites::goals(db, site.as_deref(), json).await,
+        GoalCommand::Remove { site, name } => sites::remove_goal(db, &site, &name).await,
     }
 }
 

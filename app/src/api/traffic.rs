@@ -10,7 +10,7 @@ use leptos::prelude::*;
 
 use super::AppError;
 use super::codec::Json;
-use crate::views::traffic::{Dashboard, HitsFilter, HitsPage, LiveMinute, SitesPage};
+use crate::views::traffic::{Dashboard, GoalInfo, HitsFilter, HitsPage, LiveMinute, SitesPage};
 
 /// Figures for a range (`range` preset, or `from`–`to`), visitor type, bot category and
 /// source, site, country and campaign.
@@ -126,6 +126,28 @@ pub async fn traffic_hits(filter: HitsFilter, after: Option<String>) -> Result<H
 }
 
 #[cfg(feature = "ssr")]
+impl From<crate::services::traffic::goals::GoalError> for AppError {
+    fn from(e: crate::services::traffic::goals::GoalError) -> Self {
+        use crate::services::traffic::goals::GoalError;
+        match e {
+            GoalError::Invalid(m) => AppError::refused("goal", &m),
+            GoalError::Exists { site, name } => AppError::refused(
+                "name",
+                &crate::problem!("error-goal-exists", site = site, name = name),
+            ),
+            GoalError::UnknownSite { site } => {
+                AppError::NotFound(crate::t!("noun-site", host = site))
+            }
+            GoalError::NotFound { site, name } => {
+                AppError::NotFound(crate::t!("noun-goal", site = site, name = name))
+            }
+            GoalError::Traffic(e) => AppError::internal(&e),
+            GoalError::Db(e) => AppError::internal(&e),
+        }
+    }
+}
+
+#[cfg(feature = "ssr")]
 impl From<crate::services::traffic::sites::SiteError> for AppError {
     fn from(e: crate::services::traffic::sites::SiteError) -> Self {
         use crate::services::traffic::sites::SiteError;
@@ -150,9 +172,13 @@ pub async fn traffic_sites() -> Result<SitesPage, AppError> {
             let state = super::state()?;
             let sites =
                 crate::services::traffic::sites::list(&state.db, &state.console_host()).await?;
+            let goals = crate::services::traffic::goals::list(&state.db, None)
+                .await
+                .map_err(|e| AppError::internal(&e))?;
             Ok(SitesPage {
                 open: sites.iter().all(|s| s.console),
                 sites,
+                goals,
                 console_url: state.public_url.trim_end_matches('/').to_string(),
             })
         }
@@ -197,6 +223,54 @@ pub async fn remove_site(host: String) -> Result<(), AppError> {
             let console = state.console_host();
             crate::services::traffic::sites::remove(&state.db, &host, &console, &who, now).await?;
             sites_changed(&state);
+            Ok(())
+        }
+        .await,
+    )
+}
+
+/// Adds a goal to a site: `kind` is `page` (target: a page pattern) or `event` (target: an
+/// event's name).
+#[server(endpoint = "traffic/goals/add", output = Json)]
+pub async fn add_goal(
+    site: String,
+    name: String,
+    kind: String,
+    target: String,
+) -> Result<GoalInfo, AppError> {
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("add goals")?;
+            let state = super::state()?;
+            use crate::domain::goals::GoalTarget;
+            use crate::services::traffic::goals::{self, NewGoal};
+            let target = match kind.as_str() {
+                "page" => GoalTarget::parse(Some(&target), None),
+                "event" => GoalTarget::parse(None, Some(&target)),
+                _ => Err(crate::problem!("error-goal-target")),
+            }
+            .map_err(|p| AppError::refused("target", &p))?;
+            let new = NewGoal {
+                site: &site,
+                name: &name,
+                target,
+            };
+            let (who, now) = (super::actor(&admin), crate::clock::now());
+            Ok(goals::add(&state.db, new, &state.console_host(), &who, now).await?)
+        }
+        .await,
+    )
+}
+
+/// Removes a site's goal and its counted conversions.
+#[server(endpoint = "traffic/goals/remove", output = Json)]
+pub async fn remove_goal(site: String, name: String) -> Result<(), AppError> {
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("remove goals")?;
+            let state = super::state()?;
+            let (who, now) = (super::actor(&admin), crate::clock::now());
+            crate::services::traffic::goals::remove(&state.db, &site, &name, &who, now).await?;
             Ok(())
         }
         .await,

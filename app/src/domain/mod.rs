@@ -21,6 +21,7 @@
 //! - [`traffic_range`]: date ranges (today … 90 days, custom) and visitor filters for traffic.
 //! - [`traffic_parts`]: how traffic rollups split people and bot sources, and what each
 //!   dashboard filter covers.
+//! - [`goals`]: custom events' names and properties, goals and their page patterns.
 //! - [`sites`]: sites by host, page keys, referrer domains, excluded addresses.
 //! - [`node`]: instances sharing a database: live, lost or stopped; clock skew.
 //! - [`alerts`]: failure episodes and the mails they cause.
@@ -47,6 +48,7 @@ pub mod due;
 pub mod duration;
 pub mod email;
 pub mod filters;
+pub mod goals;
 pub mod job;
 pub mod labels;
 pub mod mail;

@@ -6,6 +6,7 @@
 //! figures come from the same service as `bulwark traffic stats`.
 
 mod answers;
+mod goals;
 
 use crate::i18n::words::{bot_category, range_preset};
 use crate::t;
@@ -276,6 +277,7 @@ pub fn TrafficPage() -> impl IntoView {
                     <PeopleLists dashboard=d.clone() />
                     <Countries dashboard=d.clone() filters=filters.get() />
                     <Campaigns dashboard=d.clone() filters=filters.get() />
+                    <goals::Goals dashboard=d.clone() />
                     <answers::Answers dashboard=d.clone() filters=filters.get() />
                     <answers::AiVisibility dashboard=d />
                 }

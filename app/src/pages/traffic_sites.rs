@@ -1,5 +1,6 @@
-//! Traffic → Sites: which sites may report page views, the snippet each embeds, and the
-//! addresses each does not count. Everyone reads; admins register, remove and edit.
+//! Traffic → Sites: which sites may report page views, the snippet each embeds, the
+//! addresses each does not count, and the sites' goals. Everyone reads; admins register,
+//! remove and edit.
 
 use crate::t;
 use leptos::prelude::*;
@@ -8,7 +9,11 @@ use crate::i18n::current;
 use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 
-use crate::api::traffic::{AddSite, RemoveSite, SetSiteExclusions, traffic_sites};
+mod goals;
+
+use crate::api::traffic::{
+    AddGoal, AddSite, RemoveGoal, RemoveSite, SetSiteExclusions, traffic_sites,
+};
 use crate::components::admin_list::AdminOnly;
 use crate::components::form::{field_error, other_error};
 use crate::components::layout::use_is_admin;
@@ -20,6 +25,8 @@ pub fn TrafficSitesPage() -> impl IntoView {
     let add = ServerAction::<AddSite>::new();
     let remove = ServerAction::<RemoveSite>::new();
     let exclusions = ServerAction::<SetSiteExclusions>::new();
+    let add_goal = ServerAction::<AddGoal>::new();
+    let remove_goal = ServerAction::<RemoveGoal>::new();
     // The cards share one action; its answer belongs to the site it was sent for.
     let exclusions_for = RwSignal::new(None::<String>);
     Effect::new(move || {
@@ -33,6 +40,8 @@ pub fn TrafficSitesPage() -> impl IntoView {
                 add.version().get(),
                 remove.version().get(),
                 exclusions.version().get(),
+                add_goal.version().get(),
+                remove_goal.version().get(),
             )
         },
         |_| traffic_sites(),
@@ -53,6 +62,7 @@ pub fn TrafficSitesPage() -> impl IntoView {
                             view! { <p class="muted" data-testid="sites-closed">{t!("sites-closed")}</p> }.into_any()
                         };
                         let console_url = p.console_url.clone();
+                        let goal_sites = p.sites.clone();
                         view! {
                             {mode}
                             <p class="muted small">
@@ -65,6 +75,8 @@ pub fn TrafficSitesPage() -> impl IntoView {
                                     .map(|site| view! { <SiteCard site=site console_url=console_url.clone() admin=admin remove=remove exclusions=exclusions exclusions_for=exclusions_for.read_only() /> })
                                     .collect_view()}
                             </div>
+                            <goals::GoalList goals=p.goals admin=admin remove=remove_goal />
+                            {admin.then(|| view! { <goals::AddGoalForm sites=goal_sites add=add_goal /> })}
                         }
                             .into_any()
                     }

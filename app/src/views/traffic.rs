@@ -9,7 +9,7 @@ use crate::domain::traffic_range::Bucket;
 
 /// The dashboard's figures for one range (how each is defined: `docs/ARCHITECTURE.md`,
 /// "Traffic").
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct TrafficStats {
     pub visits: i64,
@@ -40,6 +40,60 @@ pub struct TrafficStats {
     pub not_found: Vec<NotFound>,
     /// What AI crawlers fetched, and the popular pages none of them did.
     pub ai_crawlers: AiCrawlers,
+    /// People's custom events (`bulwark.event`), the 20 sent most; never page views.
+    pub events: Vec<EventViews>,
+    /// The goals of the sites in range, with their conversions.
+    pub goals: Vec<GoalViews>,
+}
+
+/// People's events of one name: how many, in how many visits, and their properties' values
+/// (the 10 most frequent per event).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct EventViews {
+    pub name: String,
+    pub count: i64,
+    /// Visits (a visitor on a day, per site) that sent it.
+    pub visits: i64,
+    pub props: Vec<PropViews>,
+}
+
+/// How many events carried one value of one property.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct PropViews {
+    pub key: String,
+    pub value: String,
+    pub count: i64,
+}
+
+/// A goal over the range: `conversions` (people's page views matching its pattern, or its
+/// events), the visits that converted, and `rate` = converting visits / the site's people's
+/// visits (0 when it had none).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct GoalViews {
+    pub site: String,
+    pub name: String,
+    /// `page` or `event`.
+    pub kind: String,
+    /// The page pattern or the event's name.
+    pub target: String,
+    pub conversions: i64,
+    pub visits: i64,
+    pub rate: f64,
+}
+
+/// A site's goal as defined.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct GoalInfo {
+    pub site: String,
+    pub name: String,
+    /// `page` or `event`.
+    pub kind: String,
+    /// The page pattern or the event's name.
+    pub target: String,
 }
 
 /// Page views answered with one status code.
@@ -152,6 +206,8 @@ pub struct SiteInfo {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SitesPage {
     pub sites: Vec<SiteInfo>,
+    /// Every site's goals, by site and name.
+    pub goals: Vec<GoalInfo>,
     /// The console's address, where `collect.js` is served.
     pub console_url: String,
     /// No site besides the console is registered: the collect endpoints accept any host.
@@ -178,7 +234,7 @@ pub struct SeriesPoint {
     pub bot: i64,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
 pub struct Dashboard {
     pub from: NaiveDate,

@@ -2,7 +2,8 @@
 //! with the actor `cli`; running servers pick them up within seconds.
 
 use anyhow::Context;
-use app::services::traffic::sites;
+pub use app::domain::goals::GoalTarget;
+use app::services::traffic::{goals, sites};
 use sea_orm::DatabaseConnection;
 
 use crate::config::Config;
@@ -45,5 +46,49 @@ pub async fn remove(db: &DatabaseConnection, config: &Config, host: &str) -> any
     let now = crate::clock::now();
     let host = sites::remove(db, host, &config.console_host(), &super::cli(), now).await?;
     println!("site {host} removed; its counted page views stay");
+    Ok(())
+}
+
+/// `site goal add SITE NAME --page PATTERN | --event NAME`.
+pub async fn add_goal(
+    db: &DatabaseConnection,
+    config: &Config,
+    site: &str,
+    name: &str,
+    target: GoalTarget,
+) -> anyhow::Result<()> {
+    let new = goals::NewGoal { site, name, target };
+    let now = crate::clock::now();
+    let goal = goals::add(db, new, &config.console_host(), &super::cli(), now).await?;
+    println!(
+        "goal {} added to {}: {} {}",
+        goal.name, goal.site, goal.kind, goal.target
+    );
+    Ok(())
+}
+
+/// `site goal list [SITE] [--json]`.
+pub async fn goals(db: &DatabaseConnection, site: Option<&str>, json: bool) -> anyhow::Result<()> {
+    let listed = goals::list(db, site)
+        .await
+        .context("could not list the goals")?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&listed)?);
+        return Ok(());
+    }
+    println!("site\tname\tkind\ttarget");
+    for goal in &listed {
+        println!(
+            "{}\t{}\t{}\t{}",
+            goal.site, goal.name, goal.kind, goal.target
+        );
+    }
+    Ok(())
+}
+
+/// `site goal remove SITE NAME`: its conversions go; the page views and events stay.
+pub async fn remove_goal(db: &DatabaseConnection, site: &str, name: &str) -> anyhow::Result<()> {
+    goals::remove(db, site, name, &super::cli(), crate::clock::now()).await?;
+    println!("goal {name} removed from {site}");
     Ok(())
 }

@@ -1,6 +1,7 @@
 //! Counting a site Bulwark does not serve: the site embeds `collect.js`, which reports each
-//! page view to `POST /api/collect`; pages without JavaScript can use the 1×1 image
-//! `GET /api/collect.gif?p=/path&r=referrer&l=lang` instead.
+//! page view to `POST /api/collect`, and each `bulwark.event(name, props)` to
+//! `POST /api/collect/event` (a site's backend may post there too); pages without JavaScript
+//! can use the 1×1 image `GET /api/collect.gif?p=/path&r=referrer&l=lang` instead.
 //!
 //! Both answer at once and change nothing but counts, so they accept cross-site requests (the
 //! origin check lets `/api/collect` through) and need no session.
@@ -21,9 +22,10 @@ use axum::response::{IntoResponse, Response};
 use axum::routing::get;
 use serde::Deserialize;
 
-use super::Recorder;
+use super::hit::Event;
 use super::rules::Exclusion;
-use app::domain::sites;
+use super::{Collected, Recorder};
+use app::domain::{goals, sites};
 
 /// The largest report accepted; the script sends a few hundred bytes.
 const MAX_BODY: usize = 8 * 1024;
@@ -41,6 +43,10 @@ pub fn routes<S: Clone + Send + Sync + 'static>(recorder: Arc<Recorder>) -> Rout
             "/api/collect",
             axum::routing::post(collect).options(preflight),
         )
+        .route(
+            "/api/collect/event",
+            axum::routing::post(event).options(preflight),
+        )
         .route("/api/collect.gif", get(pixel))
         .with_state(recorder)
 }
@@ -56,42 +62,97 @@ pub struct Report {
     pub lang: Option<String>,
 }
 
+/// What `bulwark.event(name, props)` sends: the event's name, the page it was sent from and
+/// its properties (an object of strings, numbers and booleans).
+#[derive(Debug, Deserialize)]
+pub struct EventReport {
+    pub name: String,
+    #[serde(alias = "path")]
+    pub url: String,
+    #[serde(default)]
+    pub props: Option<serde_json::Value>,
+    #[serde(default)]
+    pub lang: Option<String>,
+}
+
 async fn collect(State(recorder): State<Arc<Recorder>>, request: Request) -> Response {
     let peer = peer(&request);
     let (parts, body) = request.into_parts();
-    let bytes: Bytes = match axum::body::to_bytes(body, MAX_BODY).await {
-        Ok(bytes) => bytes,
-        Err(_) => {
-            return reply(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                format!("a report is at most {MAX_BODY} bytes"),
-            );
-        }
-    };
-    // sendBeacon posts text/plain to avoid a CORS preflight, so the type is not checked.
-    let report: Report = match serde_json::from_slice(&bytes) {
+    let report: Report = match parse(body).await {
         Ok(report) => report,
-        Err(e) => {
-            return reply(
-                StatusCode::BAD_REQUEST,
-                format!("expected JSON like {{\"url\": \"/page\"}}: {e}"),
-            );
-        }
+        Err(refused) => return refused,
     };
-    let site = match site_of(Some(&report.url), &parts.headers) {
+    let referrer = report.referrer.as_deref().filter(|r| !r.is_empty());
+    let report = Collected {
+        page: &report.url,
+        site: None,
+        referer: referrer,
+        language: report.lang.as_deref(),
+        event: None,
+    };
+    record(&recorder, report, &parts.headers, peer)
+}
+
+/// `POST /api/collect/event`: an event, counted apart from page views; a bad name or
+/// properties are refused with 400 and count nothing.
+async fn event(State(recorder): State<Arc<Recorder>>, request: Request) -> Response {
+    let peer = peer(&request);
+    let (parts, body) = request.into_parts();
+    let report: EventReport = match parse(body).await {
+        Ok(report) => report,
+        Err(refused) => return refused,
+    };
+    let name = match goals::event_name(&report.name) {
+        Ok(name) => name,
+        Err(problem) => return reply(StatusCode::BAD_REQUEST, problem.to_string()),
+    };
+    let props = match goals::event_props(report.props.as_ref()) {
+        Ok(props) => props,
+        Err(refused) => return reply(StatusCode::BAD_REQUEST, refused.problem().to_string()),
+    };
+    let report = Collected {
+        page: &report.url,
+        site: None,
+        referer: None,
+        language: report.lang.as_deref(),
+        event: Some(Event::new(name, &props)),
+    };
+    record(&recorder, report, &parts.headers, peer)
+}
+
+/// A report's JSON body, at most [`MAX_BODY`] bytes; the refusal to send otherwise.
+async fn parse<T: serde::de::DeserializeOwned>(body: axum::body::Body) -> Result<T, Response> {
+    let bytes: Bytes = axum::body::to_bytes(body, MAX_BODY).await.map_err(|_| {
+        reply(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            format!("a report is at most {MAX_BODY} bytes"),
+        )
+    })?;
+    // sendBeacon posts text/plain to avoid a CORS preflight, so the type is not checked.
+    serde_json::from_slice(&bytes).map_err(|e| {
+        reply(
+            StatusCode::BAD_REQUEST,
+            format!("expected JSON like {{\"url\": \"/page\"}}: {e}"),
+        )
+    })
+}
+
+/// Counts a parsed report for the site its page (or the request's origin) names.
+fn record(
+    recorder: &Recorder,
+    report: Collected<'_>,
+    headers: &HeaderMap,
+    peer: Option<std::net::IpAddr>,
+) -> Response {
+    let site = match site_of(Some(report.page), headers) {
         Ok(site) => site,
         Err(message) => return reply(StatusCode::FORBIDDEN, message),
     };
-    let referrer = report.referrer.as_deref().filter(|r| !r.is_empty());
-    let recorded = recorder.observe_collected(
-        &report.url,
-        site.as_deref(),
-        referrer,
-        report.lang.as_deref(),
-        &parts.headers,
-        peer,
-    );
-    match recorded {
+    let report = Collected {
+        site: site.as_deref(),
+        ..report
+    };
+    match recorder.observe_collected(report, headers, peer) {
         Ok(super::buffer::Recorded::Limited) => reply(
             StatusCode::TOO_MANY_REQUESTS,
             "too many reports from this address; they are not counted".into(),
@@ -148,14 +209,14 @@ async fn pixel(State(recorder): State<Arc<Recorder>>, request: Request) -> Respo
         Err(message) => return reply(StatusCode::FORBIDDEN, message),
     };
     if let Some(page) = page.or_else(|| header_text(headers, header::REFERER)) {
-        let recorded = recorder.observe_collected(
-            &page,
-            site.as_deref(),
-            referrer.as_deref(),
-            lang.as_deref(),
-            headers,
-            peer,
-        );
+        let report = Collected {
+            page: &page,
+            site: site.as_deref(),
+            referer: referrer.as_deref(),
+            language: lang.as_deref(),
+            event: None,
+        };
+        let recorded = recorder.observe_collected(report, headers, peer);
         if recorded == Err(Exclusion::UnknownSite) {
             return reply(StatusCode::FORBIDDEN, unknown_site(site.as_deref()));
         }

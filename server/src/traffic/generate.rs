@@ -69,7 +69,7 @@ pub async fn generate(
                     Some(row)
                 })
                 .collect();
-            store::write_group(db, models)
+            store::write_group(db, models, Vec::new())
                 .await
                 .map_err(|source| StoreError::Write {
                     hits: group.iter().map(|(_, n)| n).sum(),
@@ -89,8 +89,11 @@ pub async fn any_traffic(db: &DatabaseConnection) -> Result<bool, sea_orm::DbErr
 /// Deletes generated rows in batches, then rebuilds the rollups (they cannot subtract a
 /// visitor from a day's set); returns how many rows were deleted.
 pub async fn remove(db: &DatabaseConnection) -> Result<u64, StoreError> {
-    let deleted =
-        store::delete_in_batches(db, traffic_statistic::Column::Generated.eq(true)).await?;
+    let deleted = store::delete_in_batches::<traffic_statistic::Entity>(
+        db,
+        traffic_statistic::Column::Generated.eq(true),
+    )
+    .await?;
     let rebuild = async {
         let zone = rebuild::zone_for_writes(db).await?;
         rebuild::rebuild(db, zone).await

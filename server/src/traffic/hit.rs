@@ -81,6 +81,27 @@ pub struct Hit {
     pub campaign: Campaign,
     /// The response's HTTP status code; `0` when nothing saw it (the collect script).
     pub status: u16,
+    /// A custom event sent from this page (`POST /api/collect/event`), not a page view: it is
+    /// stored in `traffic_events`, apart from page views.
+    pub event: Option<Box<Event>>,
+}
+
+/// A custom event: its name (`app::domain::goals::event_name`) and its properties as stored,
+/// a JSON object of texts with names sorted (`{}`: none).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct Event {
+    pub name: String,
+    pub props: String,
+}
+
+impl Event {
+    /// An event of a checked name and bounded properties.
+    pub fn new(name: String, props: &std::collections::BTreeMap<String, String>) -> Event {
+        Event {
+            name,
+            props: serde_json::to_string(props).unwrap_or_else(|_| "{}".into()),
+        }
+    }
 }
 
 impl Hit {
@@ -119,6 +140,7 @@ impl Hit {
             locale,
             campaign: Campaign::default(),
             status: 0,
+            event: None,
         };
         (hit, cut)
     }
@@ -136,6 +158,12 @@ impl Hit {
         } else {
             0
         };
+        self
+    }
+
+    /// The same hit as an event sent from its page.
+    pub fn sent(mut self, event: Event) -> Hit {
+        self.event = Some(Box::new(event));
         self
     }
 
@@ -158,6 +186,10 @@ impl Hit {
             + self.campaign.source.len()
             + self.campaign.medium.len()
             + self.campaign.name.len()
+            + self
+                .event
+                .as_ref()
+                .map_or(0, |e| 48 + e.name.len() + e.props.len())
     }
 }
 

@@ -3,7 +3,8 @@
 //!
 //! Three ways in, one pipeline:
 //! - [`layer`]: a tower layer on the server's own routes;
-//! - [`collect`]: `POST /api/collect` and a 1×1 image, fed by a script other sites embed;
+//! - [`collect`]: `POST /api/collect` (and `/api/collect/event`) and a 1×1 image, fed by a
+//!   script other sites embed;
 //! - [`import`]: `bulwark traffic import`, Apache/nginx combined logs.
 //!
 //! Each asks [`rules`] whether a request is a page view, turns it into a bounded [`hit::Hit`],
@@ -182,19 +183,21 @@ impl Recorder {
         Ok(self.count(self.prepare(method, target, headers, peer)?, 0))
     }
 
-    /// Counts a page view the collect endpoint reported for a site: `page` is its URL or
-    /// path, `site` its host (from that URL or the request's origin); the referer and
-    /// language come from the script when it sent them. A host that may not report is
-    /// [`Exclusion::UnknownSite`].
+    /// Counts a page view (or, with [`Collected::event`], an event) the collect endpoint
+    /// reported for a site. A host that may not report is [`Exclusion::UnknownSite`].
     pub fn observe_collected(
         &self,
-        page: &str,
-        site: Option<&str>,
-        referer: Option<&str>,
-        language: Option<&str>,
+        report: Collected<'_>,
         headers: &HeaderMap,
         peer: Option<IpAddr>,
     ) -> Result<Recorded, Exclusion> {
+        let Collected {
+            page,
+            site,
+            referer,
+            language,
+            event,
+        } = report;
         let rules = self.site_rules();
         let console = self.console_host();
         let excluded = match site {
@@ -230,8 +233,12 @@ impl Recorder {
             referer: Some(referer.unwrap_or("")),
             language,
         };
+        let mut pending = self.visit("GET", visit, headers, client);
+        if let Some(event) = event {
+            pending.hit = pending.hit.sent(event);
+        }
         // The script cannot see the response: no status.
-        Ok(self.count(self.visit("GET", visit, headers, client), 0))
+        Ok(self.count(pending, 0))
     }
 
     /// A page view's hit, not yet counted.
@@ -321,6 +328,17 @@ pub struct Pending {
     hit: Hit,
     truncated: bool,
     client: Option<IpAddr>,
+}
+
+/// What the collect endpoint was told: the page's URL or path, its site's host (from that URL
+/// or the request's origin), the referrer and language the script sent, and the event when it
+/// reported one rather than a page view.
+pub struct Collected<'a> {
+    pub page: &'a str,
+    pub site: Option<&'a str>,
+    pub referer: Option<&'a str>,
+    pub language: Option<&'a str>,
+    pub event: Option<hit::Event>,
 }
 
 /// What a page view is of: the page, its campaign tags and site, and what the request or the

@@ -11,21 +11,21 @@ use std::time::{Duration, Instant};
 
 use super::bots::{self, Verdict};
 use super::clients::{self, Client};
-use app::entities::{setting, traffic_statistic};
+use app::entities::{setting, traffic_event, traffic_statistic};
 use app::services::traffic::{TrafficError, rebuild, rollup_write as rollup};
 use blake2::Blake2sMac256;
 use blake2::digest::{KeyInit, Mac};
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait, OnConflict, Query};
 use sea_orm::{
-    ActiveValue::Set, ColumnTrait, DatabaseConnection, DbErr, EntityTrait, QueryFilter,
-    TransactionTrait,
+    ActiveValue::Set, ColumnTrait, DatabaseConnection, DatabaseTransaction, DbErr, EntityTrait,
+    QueryFilter, TransactionTrait,
 };
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::buffer::Buffer;
-use super::hit::Hit;
+use super::hit::{Event, Hit};
 
 /// Rows per INSERT: 11 values each stays far below SQLite's and PostgreSQL's parameter limits.
 pub const ROWS_PER_STATEMENT: usize = 1000;
@@ -101,11 +101,15 @@ pub async fn flush(
     let mut written = 0;
     while written < entries.len() {
         let group = &entries[written..(written + per_transaction).min(entries.len())];
-        let rows: Vec<traffic_statistic::ActiveModel> = group
-            .iter()
-            .filter_map(|(hit, n)| to_row(hit, *n, &hasher, &mut agents))
-            .collect();
-        if let Err(source) = write_group(db, rows).await {
+        let mut rows = Vec::with_capacity(group.len());
+        let mut events = Vec::new();
+        for (hit, n) in group {
+            match &hit.event {
+                None => rows.extend(to_row(hit, *n, &hasher, &mut agents)),
+                Some(event) => events.extend(to_event_row(hit, event, *n, &hasher, &mut agents)),
+            }
+        }
+        if let Err(source) = write_group(db, rows, events).await {
             let unwritten = entries.split_off(written);
             let hits = unwritten.iter().map(|(_, n)| n).sum();
             buffer.restore(unwritten);
@@ -120,21 +124,47 @@ pub async fn flush(
     Ok(report)
 }
 
+/// Writes page views' and events' rows and what they add to the rollups, in one transaction.
 pub(crate) async fn write_group(
     db: &DatabaseConnection,
     rows: Vec<traffic_statistic::ActiveModel>,
+    events: Vec<traffic_event::ActiveModel>,
 ) -> Result<(), TrafficError> {
-    use traffic_statistic::{Column, Entity};
     // Read before the transaction begins: on SQLite a transaction that reads before its first
     // write fails when another writer commits in between ("database is locked").
     let zone = rebuild::zone_for_writes(db).await?;
     let txn = db.begin().await?;
     let mut delta = rollup::Delta::default();
-    for row in &rows {
-        if let Some(facts) = facts(row) {
-            delta.add(&facts, zone);
-        }
+    let page_views: Vec<_> = rows.iter().filter_map(facts).collect();
+    for row in &page_views {
+        delta.add(row, zone);
     }
+    for event in events.iter().filter_map(event_facts) {
+        delta.add_event(&event, zone);
+    }
+    // The hourly views are written first (`rollup::apply`): the page goals are read after.
+    let ids = rollup::apply(&txn, &delta).await?;
+    let goals = rollup::page_goals(&txn).await?;
+    if !goals.is_empty() {
+        let mut conversions = rollup::Conversions::default();
+        for row in &page_views {
+            conversions.add(&row.page_view(), &goals, zone);
+        }
+        conversions.apply(&txn, &ids).await?;
+    }
+    drop(page_views);
+    insert_rows(&txn, rows).await?;
+    insert_events(&txn, events).await?;
+    txn.commit().await?;
+    Ok(())
+}
+
+/// Upserts minute rows, adding counts on conflict.
+async fn insert_rows(
+    txn: &DatabaseTransaction,
+    rows: Vec<traffic_statistic::ActiveModel>,
+) -> Result<(), TrafficError> {
+    use traffic_statistic::{Column, Entity};
     let mut rows = rows.into_iter().peekable();
     while rows.peek().is_some() {
         let statement: Vec<_> = rows.by_ref().take(ROWS_PER_STATEMENT).collect();
@@ -150,22 +180,62 @@ pub(crate) async fn write_group(
                     )
                     .to_owned(),
             )
-            .exec_without_returning(&txn)
+            .exec_without_returning(txn)
             .await?;
     }
-    rollup::apply(&txn, &delta).await?;
-    txn.commit().await?;
     Ok(())
+}
+
+/// Upserts event rows, adding counts on conflict.
+async fn insert_events(
+    txn: &DatabaseTransaction,
+    events: Vec<traffic_event::ActiveModel>,
+) -> Result<(), TrafficError> {
+    use traffic_event::{Column, Entity};
+    let mut events = events.into_iter().peekable();
+    while events.peek().is_some() {
+        let statement: Vec<_> = events.by_ref().take(ROWS_PER_STATEMENT).collect();
+        Entity::insert_many(statement)
+            .on_conflict(
+                OnConflict::column(Column::KeyHash)
+                    .value(
+                        Column::Count,
+                        Expr::col((Entity, Column::Count)).add(Expr::col((
+                            sea_orm::sea_query::Alias::new("excluded"),
+                            Column::Count,
+                        ))),
+                    )
+                    .to_owned(),
+            )
+            .exec_without_returning(txn)
+            .await?;
+    }
+    Ok(())
+}
+
+/// What the rollups need of an event row about to be written.
+fn event_facts(row: &traffic_event::ActiveModel) -> Option<rollup::EventFacts<'_>> {
+    Some(rollup::EventFacts {
+        minute: *set(&row.stat_date)?,
+        site: set(&row.site)?,
+        name: set(&row.name)?,
+        props: set(&row.props)?,
+        ip: set(&row.ip)?,
+        user_agent: set(&row.user_agent)?,
+        is_bot: *set(&row.is_bot)?,
+        count: *set(&row.count)?,
+    })
+}
+
+fn set<T: Into<sea_orm::Value>>(v: &sea_orm::ActiveValue<T>) -> Option<&T> {
+    match v {
+        sea_orm::ActiveValue::Set(v) | sea_orm::ActiveValue::Unchanged(v) => Some(v),
+        sea_orm::ActiveValue::NotSet => None,
+    }
 }
 
 /// What the rollups need of a row about to be written (all of it is set by [`to_row`]).
 fn facts(row: &traffic_statistic::ActiveModel) -> Option<rollup::RowFacts<'_>> {
-    fn set<T: Into<sea_orm::Value>>(v: &sea_orm::ActiveValue<T>) -> Option<&T> {
-        match v {
-            sea_orm::ActiveValue::Set(v) | sea_orm::ActiveValue::Unchanged(v) => Some(v),
-            sea_orm::ActiveValue::NotSet => None,
-        }
-    }
     Some(rollup::RowFacts {
         minute: *set(&row.stat_date)?,
         site: set(&row.site)?,
@@ -286,6 +356,35 @@ pub(crate) fn to_row(
     })
 }
 
+/// An event's row: its page, properties and visitor, with the visitor's country and whether
+/// a bot sent it.
+pub(crate) fn to_event_row(
+    hit: &Hit,
+    event: &Event,
+    count: u64,
+    hasher: &IpHasher,
+    agents: &mut Agents,
+) -> Option<traffic_event::ActiveModel> {
+    let minute = DateTime::<Utc>::from_timestamp(hit.minute, 0)?;
+    let country = agents.country(&hit.ip).to_string();
+    let is_bot = agents.of(&hit.user_agent).0.is_bot;
+    let ip = hasher.apply(&hit.ip);
+    Some(traffic_event::ActiveModel {
+        key_hash: Set(key_hash(hit, &ip)),
+        stat_date: Set(minute),
+        site: Set(hit.site.clone()),
+        name: Set(event.name.clone()),
+        path: Set(hit.path.clone()),
+        props: Set(event.props.clone()),
+        ip: Set(ip),
+        user_agent: Set(hit.user_agent.clone()),
+        is_bot: Set(is_bot),
+        country: Set(country),
+        count: Set(i64::try_from(count).unwrap_or(i64::MAX)),
+        ..Default::default()
+    })
+}
+
 /// The minute in hex, then 96 bits of SHA-256 over the key's fields (the site's only when it
 /// has one, so rows from before sites keep their keys) (each length-prefixed so
 /// no two keys share an encoding). Leading with the minute keeps a flush's inserts together at
@@ -310,6 +409,13 @@ pub fn key_hash(hit: &Hit, stored_ip: &str) -> String {
         ] {
             digest.update((tag.len() as u32).to_le_bytes());
             digest.update(tag.as_bytes());
+        }
+    }
+    if let Some(event) = &hit.event {
+        digest.update(b"event");
+        for field in [&event.name, &event.props] {
+            digest.update((field.len() as u32).to_le_bytes());
+            digest.update(field.as_bytes());
         }
     }
     // Likewise only an answered hit's key holds its status.
@@ -457,7 +563,7 @@ impl IpHasher {
 /// What retention deleted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Cleaned {
-    /// Minute rows deleted.
+    /// Minute rows deleted (page views' and events').
     pub rows: u64,
     /// Everything before this instant is gone: the start of a local day, so the rollups (kept
     /// per day) and the rows end at the same place.
@@ -476,33 +582,43 @@ pub async fn clean(
     let first_kept =
         app::domain::traffic_range::today(now, zone) - chrono::Days::new(u64::from(days));
     let before = app::domain::traffic_range::midnight(first_kept, zone);
-    let rows = delete_in_batches(db, traffic_statistic::Column::StatDate.lt(before)).await?;
+    let rows = delete_in_batches::<traffic_statistic::Entity>(
+        db,
+        traffic_statistic::Column::StatDate.lt(before),
+    )
+    .await?;
+    let events =
+        delete_in_batches::<traffic_event::Entity>(db, traffic_event::Column::StatDate.lt(before))
+            .await?;
     rebuild::clean(db, first_kept)
         .await
         .map_err(|source| StoreError::Clean {
             deleted: rows,
             source,
         })?;
-    Ok(Cleaned { rows, before })
+    Ok(Cleaned {
+        rows: rows + events,
+        before,
+    })
 }
 
-/// Deletes the rows matching `which`, [`CLEAN_BATCH`] per statement with a pause between, so
-/// other writers get the database in between; returns how many were deleted.
-pub(crate) async fn delete_in_batches(
+/// Deletes the rows of a traffic table (`traffic_statistics`, `traffic_events`) matching
+/// `which`, [`CLEAN_BATCH`] per statement with a pause between, so other writers get the
+/// database in between; returns how many were deleted.
+pub(crate) async fn delete_in_batches<E: MinuteRows>(
     db: &DatabaseConnection,
     which: sea_orm::sea_query::SimpleExpr,
 ) -> Result<u64, StoreError> {
-    use traffic_statistic::{Column, Entity};
     let mut deleted = 0;
     loop {
         let batch = Query::select()
-            .column(Column::Id)
-            .from(Entity)
+            .column(E::id())
+            .from(E::default())
             .and_where(which.clone())
             .limit(CLEAN_BATCH)
             .to_owned();
-        let result = Entity::delete_many()
-            .filter(Column::Id.in_subquery(batch))
+        let result = E::delete_many()
+            .filter(E::id().in_subquery(batch))
             .exec(db)
             .await
             .map_err(|source| StoreError::Clean {
@@ -514,6 +630,23 @@ pub(crate) async fn delete_in_batches(
             return Ok(deleted);
         }
         tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+}
+
+/// A table of counted minute rows with an `id` key.
+pub(crate) trait MinuteRows: EntityTrait + Default {
+    fn id() -> Self::Column;
+}
+
+impl MinuteRows for traffic_statistic::Entity {
+    fn id() -> traffic_statistic::Column {
+        traffic_statistic::Column::Id
+    }
+}
+
+impl MinuteRows for traffic_event::Entity {
+    fn id() -> traffic_event::Column {
+        traffic_event::Column::Id
     }
 }
 

@@ -11,12 +11,13 @@ use axum::http::{HeaderMap, Method, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
-/// Receives reports from the other sites being counted; it changes nothing but counts.
-const CROSS_SITE_ALLOWED: &str = "/api/collect";
+/// Receive reports (page views, events) from the other sites being counted; they change
+/// nothing but counts.
+const CROSS_SITE_ALLOWED: [&str; 2] = ["/api/collect", "/api/collect/event"];
 
 pub async fn refuse_cross_site(request: Request, next: Next) -> Response {
     if is_safe_method(request.method())
-        || request.uri().path() == CROSS_SITE_ALLOWED
+        || CROSS_SITE_ALLOWED.contains(&request.uri().path())
         || same_origin(request.headers())
     {
         next.run(request).await

@@ -46,6 +46,7 @@ mod smtp;
 mod spread;
 mod traffic;
 mod traffic_answers;
+mod traffic_goals;
 mod traffic_stats;
 mod upgrade;
 mod upkeep;

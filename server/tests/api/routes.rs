@@ -158,6 +158,21 @@ fn server_functions() -> Vec<(&'static str, Access, Args)> {
             Form(&[("host", "no-such-site.example")]),
         ),
         (
+            "traffic/goals/add",
+            Change,
+            Form(&[
+                ("site", "no-such-site.example"),
+                ("name", "Signup"),
+                ("kind", "page"),
+                ("target", "/signup"),
+            ]),
+        ),
+        (
+            "traffic/goals/remove",
+            Change,
+            Form(&[("site", "no-such-site.example"), ("name", "Signup")]),
+        ),
+        (
             "traffic/sites/exclusions",
             Change,
             Form(&[
@@ -321,6 +336,7 @@ const PLAIN: &[(&str, &str, u16, u16)] = &[
     ("GET", "/traffic/hits.csv", 303, 200),
     ("GET", "/api/collect.gif?p=/matrix", 200, 200),
     ("OPTIONS", "/api/collect", 204, 204),
+    ("OPTIONS", "/api/collect/event", 204, 204),
     // The REST API's own callers and roles are tested in tests/api/rest.rs; its document is
     // public, and a session is a caller too.
     ("GET", "/api/v1/openapi.json", 200, 200),
@@ -506,6 +522,20 @@ async fn every_endpoint_answers_each_role_as_the_table_says(app: TestApp) {
         .unwrap();
     if res.status() != 204 {
         wrong.push(format!("cross-site POST /api/collect: {}", res.status()));
+    }
+    let res = app
+        .client()
+        .post(app.url("/api/collect/event"))
+        .header("origin", "https://elsewhere.example")
+        .body(r#"{"name": "Signup", "url": "/matrix"}"#)
+        .send()
+        .await
+        .unwrap();
+    if res.status() != 204 {
+        wrong.push(format!(
+            "cross-site POST /api/collect/event: {}",
+            res.status()
+        ));
     }
     // Malformed arguments are the caller's mistake, answered 400 with the reason.
     let admin = client(&app, Role::Admin).await;

@@ -86,6 +86,7 @@ async fn the_layer_counts_pages_and_a_flush_adds_up(app: TestApp) {
             locale: "de-DE".into(),
             campaign: Default::default(),
             status: u16::try_from(bot.status).unwrap(),
+            event: None,
         },
         5,
         false,

@@ -3,9 +3,11 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use app::domain::goals::GoalTarget;
+use app::services::audit::Actor;
 use chrono::{Duration, Utc};
 use server::traffic::buffer::Buffer;
-use server::traffic::hit::Hit;
+use server::traffic::hit::{Event, Hit};
 use server::traffic::store::{self, IpPrivacy};
 
 use crate::helpers::TestApp;
@@ -460,8 +462,10 @@ on_both_backends!(the_hits_list_pages_by_keyset_and_exports_csv);
 /// Every figure, for every filter, site and several ranges, read from the rollups equals the
 /// same figure counted from the minute rows — people's referrers, landing pages, browsers,
 /// systems, devices, countries, campaigns, channels, statuses and pages not found, and AI
-/// crawlers' fetches and the pages they missed included — after flushes in several batches (sets merged across
-/// flushes), after a rebuild in a zone half an hour off UTC, and after retention.
+/// crawlers' fetches and the pages they missed, events and goals included — after flushes in
+/// several batches (sets merged across flushes; a page goal added between them counts what
+/// came before by its backfill and the rest by the flushes), after a rebuild in a zone half an
+/// hour off UTC, and after retention.
 async fn rollups_match_the_minute_rows(app: TestApp) {
     use app::domain::bots::BotCategory;
     use app::domain::traffic_range::VisitorType;
@@ -473,6 +477,19 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
         .await
         .unwrap();
     let sites = ["a.example", "b.example"];
+    for site in sites {
+        app::services::traffic::sites::add(&app.db, site, "localhost", &Actor::named("test"), now)
+            .await
+            .unwrap();
+    }
+    add_goal(&app, "a.example", "Early", GoalTarget::Page("/p/1*".into())).await;
+    add_goal(
+        &app,
+        "a.example",
+        "Signed up",
+        GoalTarget::Event("Signup".into()),
+    )
+    .await;
     // Real hits in three flushes; the last one is 150 pages seen once on each of the two
     // sites, so the top pages are all ties and the candidate lists must widen, and a landing
     // page's views are split between sites (a day's list of one site's rows bounds the rest).
@@ -534,11 +551,21 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
                 _ => 200,
             };
             let hit = hit.on(site).tagged(campaign).answered(status);
+            // Some visitors (a bot among them) send events, with properties.
+            if i % 5 == 2 {
+                let plan = BTreeMap::from([("plan".to_string(), format!("p{}", i % 3))]);
+                let name = if i % 4 == 2 { "Signup" } else { "Download" };
+                let event = Event::new(name.into(), &plan);
+                buffer.record(hit.clone().sent(event), 1, false);
+            }
             buffer.record(hit, 1 + (i as u64 % 3), false);
         }
         store::flush(&app.db, &buffer, IpPrivacy::Raw)
             .await
             .unwrap();
+        if batch == 0 {
+            add_goal(&app, "b.example", "Late", GoalTarget::Page("/p/**".into())).await;
+        }
     }
 
     let check = |zone: &'static str| {
@@ -549,7 +576,7 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
             let mut checked = 0;
             let mut people = 0;
             let mut tagged = 0;
-            let (mut answered, mut crawled) = (0, 0);
+            let (mut answered, mut crawled, mut converted) = (0, 0, 0);
             for days_back in [0, 1, 6, 13] {
                 for site in [
                     None,
@@ -614,6 +641,10 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
                             fast.statuses.len() >= 3
                                 && fast.not_found.iter().any(|p| !p.referrers.is_empty()),
                         );
+                        converted += usize::from(
+                            fast.events.iter().any(|e| !e.props.is_empty())
+                                && fast.goals.iter().any(|g| g.conversions > 0 && g.rate < 1.0),
+                        );
                         let ai = &fast.ai_crawlers;
                         crawled += usize::from(
                             ai.crawlers.iter().any(|c| c.statuses.len() >= 2)
@@ -633,6 +664,10 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
                 "statuses and pages not found were compared ({answered})"
             );
             assert!(crawled >= 8, "AI crawlers were compared ({crawled})");
+            assert!(
+                converted >= 8,
+                "events and goals were compared ({converted})"
+            );
         }
     };
     check("UTC").await;
@@ -694,6 +729,19 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
     check("Asia/Kolkata").await;
 }
 on_both_backends!(rollups_match_the_minute_rows);
+
+async fn add_goal(app: &TestApp, site: &str, name: &str, target: GoalTarget) {
+    let new = app::services::traffic::goals::NewGoal { site, name, target };
+    app::services::traffic::goals::add(
+        &app.db,
+        new,
+        "localhost",
+        &Actor::named("test"),
+        Utc::now(),
+    )
+    .await
+    .unwrap();
+}
 
 /// Every stored minute row.
 pub(crate) async fn stored_rows(

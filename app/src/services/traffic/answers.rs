@@ -76,7 +76,7 @@ pub async fn not_found(
 
 /// Σ views per value of one kind of fact over the scope; with `prefix`, only the values that
 /// start with it (compared whole, not with LIKE, whose wildcards a path may hold).
-async fn fact_sums(
+pub(super) async fn fact_sums(
     db: &impl ConnectionTrait,
     scope: &Scope<'_>,
     kind: FactKind,

@@ -10,6 +10,7 @@
 //! - [`rollup_read`]: sums, distinct counts and top pages from the rollups.
 //! - [`blocks`]: aligned unions of days, so 30 and 90 days read a dozen rows.
 //! - [`answers`]: statuses, pages not found and what AI crawlers fetched.
+//! - [`goals`]: goals and custom events: defining goals, reading events and conversions.
 //! - [`sites`]: registered sites, their exclusions, and the rules the collectors apply.
 //! - [`rebuild`]: the rollups' zone, rebuilding them from the minute rows, retention.
 //!
@@ -18,6 +19,7 @@
 
 pub mod answers;
 pub mod blocks;
+pub mod goals;
 pub mod hits;
 pub mod query;
 pub mod rebuild;

@@ -11,7 +11,9 @@ use chrono_tz::Tz;
 use sea_orm::{ConnectionTrait, DatabaseBackend, DatabaseConnection, TransactionTrait};
 
 use super::TrafficError;
-use super::rollup_write::{Delta, RowFacts, apply, day_number};
+use super::rollup_write::{
+    Conversions, Delta, EventFacts, PageGoal, RowFacts, apply, day_number, page_goals,
+};
 use crate::domain::{traffic_parts, traffic_range};
 use crate::services::sql::Binder;
 
@@ -99,11 +101,28 @@ pub async fn rebuild(db: &DatabaseConnection, zone: Tz) -> Result<u64, TrafficEr
         "traffic_hourly",
         "traffic_daily_pages",
         "traffic_daily_sets",
+        "traffic_daily_events",
+        "traffic_daily_goals",
         "traffic_ids",
     ] {
         txn.execute_unprepared(&format!("DELETE FROM {table}"))
             .await?;
     }
+    let goals = page_goals(&txn).await?;
+    let mut read = rebuild_page_views(&txn, zone, &goals).await?;
+    read += rebuild_events(&txn, zone).await?;
+    set_zone(&txn, zone.name()).await?;
+    set_setting(&txn, LAYOUT_SETTING, &traffic_parts::layout()).await?;
+    txn.commit().await?;
+    Ok(read)
+}
+
+/// The rollups of page views, and the page goals' conversions, from `traffic_statistics`.
+async fn rebuild_page_views(
+    txn: &impl ConnectionTrait,
+    zone: Tz,
+    goals: &[PageGoal],
+) -> Result<u64, TrafficError> {
     let mut after = 0i64;
     let mut read = 0u64;
     loop {
@@ -117,6 +136,7 @@ pub async fn rebuild(db: &DatabaseConnection, zone: Tz) -> Result<u64, TrafficEr
         );
         let rows = txn.query_all_raw(b.statement(sql)).await?;
         let mut delta = Delta::default();
+        let mut conversions = Conversions::default();
         for row in &rows {
             let path: String = row.try_get("", "path")?;
             let ip: String = row.try_get("", "ip")?;
@@ -135,42 +155,76 @@ pub async fn rebuild(db: &DatabaseConnection, zone: Tz) -> Result<u64, TrafficEr
             ];
             let channel: String = row.try_get("", "channel")?;
             let referer: String = row.try_get("", "referer")?;
-            delta.add(
-                &RowFacts {
-                    minute: row.try_get("", "stat_date")?,
-                    site: &site,
-                    path: &path,
-                    ip: &ip,
-                    user_agent: &user_agent,
-                    is_bot: row.try_get("", "is_bot")?,
-                    source: source.as_deref(),
-                    count: row.try_get("", "count")?,
-                    generated: row.try_get("", "generated")?,
-                    ref_domain: ref_domain.as_deref(),
-                    browser: &browser,
-                    os: &os,
-                    device: &device,
-                    country: &country,
-                    campaign: [&tags[0], &tags[1], &tags[2]],
-                    channel: &channel,
-                    referer: &referer,
-                    status: row.try_get("", "status")?,
-                },
-                zone,
-            );
+            let facts = RowFacts {
+                minute: row.try_get("", "stat_date")?,
+                site: &site,
+                path: &path,
+                ip: &ip,
+                user_agent: &user_agent,
+                is_bot: row.try_get("", "is_bot")?,
+                source: source.as_deref(),
+                count: row.try_get("", "count")?,
+                generated: row.try_get("", "generated")?,
+                ref_domain: ref_domain.as_deref(),
+                browser: &browser,
+                os: &os,
+                device: &device,
+                country: &country,
+                campaign: [&tags[0], &tags[1], &tags[2]],
+                channel: &channel,
+                referer: &referer,
+                status: row.try_get("", "status")?,
+            };
+            delta.add(&facts, zone);
+            conversions.add(&facts.page_view(), goals, zone);
             after = row.try_get("", "id")?;
         }
-        apply(&txn, &delta).await?;
+        let ids = apply(txn, &delta).await?;
+        conversions.apply(txn, &ids).await?;
         read += rows.len() as u64;
         if (rows.len() as u64) < REBUILD_CHUNK {
-            break;
+            return Ok(read);
         }
         tracing::info!(rows = read, "rebuilding traffic rollups");
     }
-    set_zone(&txn, zone.name()).await?;
-    set_setting(&txn, LAYOUT_SETTING, &traffic_parts::layout()).await?;
-    txn.commit().await?;
-    Ok(read)
+}
+
+/// The rollups of people's events, from `traffic_events`.
+async fn rebuild_events(txn: &impl ConnectionTrait, zone: Tz) -> Result<u64, TrafficError> {
+    let mut after = 0i64;
+    let mut read = 0u64;
+    loop {
+        let mut b = Binder::new(txn.get_database_backend());
+        let sql = format!(
+            "SELECT id, stat_date, site, name, props, ip, user_agent, is_bot, count \
+             FROM traffic_events WHERE id > {} ORDER BY id LIMIT {REBUILD_CHUNK}",
+            b.bind(after)
+        );
+        let rows = txn.query_all_raw(b.statement(sql)).await?;
+        let mut delta = Delta::default();
+        for row in &rows {
+            let text = |column| row.try_get::<String>("", column);
+            let (site, name, props) = (text("site")?, text("name")?, text("props")?);
+            let (ip, user_agent) = (text("ip")?, text("user_agent")?);
+            let facts = EventFacts {
+                minute: row.try_get("", "stat_date")?,
+                site: &site,
+                name: &name,
+                props: &props,
+                ip: &ip,
+                user_agent: &user_agent,
+                is_bot: row.try_get("", "is_bot")?,
+                count: row.try_get("", "count")?,
+            };
+            delta.add_event(&facts, zone);
+            after = row.try_get("", "id")?;
+        }
+        apply(txn, &delta).await?;
+        read += rows.len() as u64;
+        if (rows.len() as u64) < REBUILD_CHUNK {
+            return Ok(read);
+        }
+    }
 }
 
 /// Drops the rollups of days before `first_kept` (a local date in the rollups' zone), and the
@@ -183,6 +237,8 @@ pub async fn clean(db: &impl ConnectionTrait, first_kept: NaiveDate) -> Result<u
         "DELETE FROM traffic_daily_pages WHERE day < {}",
         "DELETE FROM traffic_daily_facts WHERE day < {}",
         "DELETE FROM traffic_daily_sets WHERE day < {}",
+        "DELETE FROM traffic_daily_events WHERE day < {}",
+        "DELETE FROM traffic_daily_goals WHERE day < {}",
         "DELETE FROM traffic_ids WHERE last_day < {}",
     ] {
         let mut b = Binder::new(db.get_database_backend());

@@ -60,6 +60,11 @@ fn digest(fields: &[&str]) -> i64 {
     i64::from_le_bytes(bytes)
 }
 
+/// A visitor's digest: of the address (as stored) and the User-Agent.
+pub fn visitor_digest(ip: &str, user_agent: &str) -> i64 {
+    digest(&[ip, user_agent])
+}
+
 /// One stored row's contribution, as the rollups need it.
 pub struct RowFacts<'a> {
     pub minute: DateTime<Utc>,
@@ -85,6 +90,19 @@ pub struct RowFacts<'a> {
     pub referer: &'a str,
     /// The response's status code, `0` when unknown.
     pub status: i16,
+}
+
+/// One stored event row's contribution (`traffic_events`).
+pub struct EventFacts<'a> {
+    pub minute: DateTime<Utc>,
+    pub site: &'a str,
+    pub name: &'a str,
+    /// Its properties as stored: a JSON object of texts.
+    pub props: &'a str,
+    pub ip: &'a str,
+    pub user_agent: &'a str,
+    pub is_bot: bool,
+    pub count: i64,
 }
 
 /// How a campaign's three tags are one fact's value: source, medium and campaign joined by
@@ -141,6 +159,9 @@ pub enum FactKind {
     /// What an AI crawler fetched: its source, the status and the page key ([`joined`]).
     /// Not in [`FactKind::ALL`] (those are people's lists, kept in the blocks).
     AiFetch,
+    /// A property of people's events: event name, property name and value ([`joined`]);
+    /// the views are the events. Not in [`FactKind::ALL`]: read only for the listed events.
+    EventProp,
 }
 
 impl FactKind {
@@ -171,6 +192,7 @@ impl FactKind {
             FactKind::NotFound => "n",
             FactKind::NotFoundReferrer => "f",
             FactKind::AiFetch => "a",
+            FactKind::EventProp => "p",
         }
     }
 }
@@ -194,6 +216,8 @@ pub struct Delta {
     sets: BTreeMap<(i32, String, Part), DayMembers>,
     /// People's views per (day, site, kind, value).
     facts: HashMap<(i32, String, FactKind, String), i64>,
+    /// People's events per (day, site, name): how many, and the visitors who sent them.
+    events: BTreeMap<(i32, String, String), (i64, BTreeSet<i64>)>,
     /// Each digest's last day in this batch.
     last_day: HashMap<(IdKind, i64), i32>,
 }
@@ -229,7 +253,7 @@ impl Delta {
             self.add_people(day, &site, &page, row);
         }
         let ip = digest(&[row.ip]);
-        let visitor = digest(&[row.ip, row.user_agent]);
+        let visitor = visitor_digest(row.ip, row.user_agent);
         let path = digest(&[&page]);
         let members = self.sets.entry((day, site, part)).or_default();
         members.ips.insert(ip);
@@ -246,7 +270,33 @@ impl Delta {
     }
 
     pub fn is_empty(&self) -> bool {
-        self.hourly.is_empty()
+        self.hourly.is_empty() && self.events.is_empty()
+    }
+
+    /// A stored event row. Bots' events are stored but counted nowhere: every figure of events
+    /// and goals is people's.
+    pub fn add_event(&mut self, row: &EventFacts<'_>, zone: Tz) {
+        if row.is_bot {
+            return;
+        }
+        let (_, day) = place(row.minute, zone);
+        let visitor = visitor_digest(row.ip, row.user_agent);
+        let (count, visitors) = self
+            .events
+            .entry((day, row.site.to_string(), row.name.to_string()))
+            .or_default();
+        *count += row.count;
+        visitors.insert(visitor);
+        let last = self
+            .last_day
+            .entry((IdKind::Visitor, visitor))
+            .or_insert(day);
+        *last = (*last).max(day);
+        let props: BTreeMap<String, String> = serde_json::from_str(row.props).unwrap_or_default();
+        for (key, value) in &props {
+            let value = joined(&[row.name, key, value]);
+            self.fact(day, row.site, FactKind::EventProp, &value, row.count);
+        }
     }
 
     fn fact(&mut self, day: i32, site: &str, kind: FactKind, value: &str, count: i64) {
@@ -285,18 +335,247 @@ impl Delta {
     }
 }
 
+/// Ids of digests, as [`apply`] assigned them.
+pub type Ids = HashMap<(IdKind, i64), u64>;
+
 /// Adds `delta` to the rollups, inside the caller's transaction (the one writing the rows it
-/// came from, so the record and the rollups never disagree).
-pub async fn apply(txn: &impl ConnectionTrait, delta: &Delta) -> Result<(), TrafficError> {
+/// came from, so the record and the rollups never disagree); returns the ids it assigned, for
+/// the goals' conversions ([`Conversions::apply`]).
+pub async fn apply(txn: &impl ConnectionTrait, delta: &Delta) -> Result<Ids, TrafficError> {
     if delta.is_empty() {
-        return Ok(());
+        return Ok(Ids::new());
     }
     add_counts(txn, delta).await?;
     let ids = assign_ids(txn, &delta.last_day).await?;
     for (key, members) in &delta.sets {
         merge_set(txn, key, members, &ids).await?;
     }
+    for ((day, site, name), (count, visitors)) in &delta.events {
+        let key = DayKey::Event {
+            day: *day,
+            site,
+            name,
+        };
+        add_members(txn, &key, *count, &visitor_ids(visitors, &ids)?).await?;
+    }
+    Ok(ids)
+}
+
+/// The ids of visitors' digests.
+fn visitor_ids(visitors: &BTreeSet<i64>, ids: &Ids) -> Result<Vec<u64>, TrafficError> {
+    visitors
+        .iter()
+        .map(|d| {
+            ids.get(&(IdKind::Visitor, *d))
+                .copied()
+                .ok_or(TrafficError::MissingId {
+                    kind: IdKind::Visitor,
+                    digest: *d,
+                })
+        })
+        .collect()
+}
+
+/// A row of a daily rollup that counts something and keeps the visitors who did it.
+enum DayKey<'a> {
+    /// `traffic_daily_events`: people's events of one name.
+    Event {
+        day: i32,
+        site: &'a str,
+        name: &'a str,
+    },
+    /// `traffic_daily_goals`: a page goal's conversions.
+    Goal { day: i32, goal: i64 },
+}
+
+impl DayKey<'_> {
+    /// The table, its counting column, and the key's columns with their values.
+    fn parts(
+        &self,
+    ) -> (
+        &'static str,
+        &'static str,
+        Vec<(&'static str, sea_orm::Value)>,
+    ) {
+        match self {
+            DayKey::Event { day, site, name } => (
+                "traffic_daily_events",
+                "count",
+                vec![
+                    ("day", (*day).into()),
+                    ("site", (*site).into()),
+                    ("name", (*name).into()),
+                ],
+            ),
+            DayKey::Goal { day, goal } => (
+                "traffic_daily_goals",
+                "conversions",
+                vec![("goal_id", (*goal).into()), ("day", (*day).into())],
+            ),
+        }
+    }
+}
+
+/// Adds `count` and the visitors (by id) to a row of a daily rollup, creating it if needed.
+async fn add_members(
+    txn: &impl ConnectionTrait,
+    key: &DayKey<'_>,
+    count: i64,
+    visitors: &[u64],
+) -> Result<(), TrafficError> {
+    let backend = txn.get_database_backend();
+    let (table, counted, columns) = key.parts();
+    let names: Vec<_> = columns.iter().map(|(name, _)| *name).collect();
+    let names = names.join(", ");
+    let mut b = Binder::new(backend);
+    let values: Vec<_> = columns.iter().map(|(_, v)| b.bind(v.clone())).collect();
+    let sql = format!(
+        "INSERT INTO {table} ({names}, {counted}, visitors) VALUES ({}, {}, {}) \
+         ON CONFLICT ({names}) DO UPDATE SET {counted} = {table}.{counted} + excluded.{counted}",
+        values.join(", "),
+        b.bind(count),
+        b.bind(serialize(&RoaringTreemap::new())?)
+    );
+    txn.execute_raw(b.statement(sql)).await?;
+    let where_key = |b: &mut Binder| {
+        columns
+            .iter()
+            .map(|(name, v)| format!("{name} = {}", b.bind(v.clone())))
+            .collect::<Vec<_>>()
+            .join(" AND ")
+    };
+    let mut b = Binder::new(backend);
+    let sql = format!(
+        "SELECT visitors FROM {table} WHERE {}{}",
+        where_key(&mut b),
+        sql::for_update(backend)
+    );
+    let row = txn
+        .query_one_raw(b.statement(sql))
+        .await?
+        .ok_or_else(|| sea_orm::DbErr::RecordNotFound(table.to_string()))?;
+    let mut set = deserialize(&row.try_get::<Vec<u8>>("", "visitors")?)?;
+    set.extend(visitors.iter().copied());
+    let mut b = Binder::new(backend);
+    let sql = format!(
+        "UPDATE {table} SET visitors = {} WHERE {}",
+        b.bind(serialize(&set)?),
+        where_key(&mut b)
+    );
+    txn.execute_raw(b.statement(sql)).await?;
     Ok(())
+}
+
+/// A site's page goal, as the flush matches page views against it.
+pub struct PageGoal {
+    pub id: i64,
+    pub site: String,
+    pub pattern: crate::domain::goals::PagePattern,
+}
+
+/// The page goals of every site. A flush reads them inside its transaction after writing
+/// `traffic_hourly`, which a goal's backfill holds (`super::goals::add`): every page view is
+/// counted for a goal either by the backfill or by its flush, never by both.
+pub async fn page_goals(txn: &impl ConnectionTrait) -> Result<Vec<PageGoal>, TrafficError> {
+    let rows = txn
+        .query_all_raw(sea_orm::Statement::from_string(
+            txn.get_database_backend(),
+            "SELECT id, site, value FROM traffic_goals WHERE kind = 'page' ORDER BY id",
+        ))
+        .await?;
+    let mut goals = Vec::with_capacity(rows.len());
+    for row in rows {
+        let value: String = row.try_get("", "value")?;
+        if let Some(pattern) = crate::domain::goals::PagePattern::new(&value) {
+            goals.push(PageGoal {
+                id: row.try_get("", "id")?,
+                site: row.try_get("", "site")?,
+                pattern,
+            });
+        }
+    }
+    Ok(goals)
+}
+
+/// A page view, as a page goal counts it.
+pub struct PageView<'a> {
+    pub minute: DateTime<Utc>,
+    pub site: &'a str,
+    pub path: &'a str,
+    /// [`visitor_digest`].
+    pub visitor: i64,
+    pub is_bot: bool,
+    pub count: i64,
+}
+
+impl RowFacts<'_> {
+    pub fn page_view(&self) -> PageView<'_> {
+        PageView {
+            minute: self.minute,
+            site: self.site,
+            path: self.path,
+            visitor: visitor_digest(self.ip, self.user_agent),
+            is_bot: self.is_bot,
+            count: self.count,
+        }
+    }
+}
+
+/// What a batch of people's page views adds to the page goals: conversions and converting
+/// visitors per (goal, day).
+#[derive(Default)]
+pub struct Conversions {
+    days: BTreeMap<(i64, i32), (i64, BTreeSet<i64>)>,
+}
+
+impl Conversions {
+    pub fn add(&mut self, view: &PageView<'_>, goals: &[PageGoal], zone: Tz) {
+        if view.is_bot {
+            return;
+        }
+        let mut day = None;
+        for goal in goals {
+            if goal.site == view.site && goal.pattern.matches(view.path) {
+                let day = *day.get_or_insert_with(|| place(view.minute, zone).1);
+                let (count, visitors) = self.days.entry((goal.id, day)).or_default();
+                *count += view.count;
+                visitors.insert(view.visitor);
+            }
+        }
+    }
+
+    /// The visitors' digests with their last day, for [`assign`] when the rows' own delta did
+    /// not assign them (a backfill).
+    pub fn last_days(&self) -> HashMap<(IdKind, i64), i32> {
+        let mut last = HashMap::new();
+        for ((_, day), (_, visitors)) in &self.days {
+            for visitor in visitors {
+                let entry = last.entry((IdKind::Visitor, *visitor)).or_insert(*day);
+                *entry = (*entry).max(*day);
+            }
+        }
+        last
+    }
+
+    /// Adds the conversions to `traffic_daily_goals`; `ids` holds every visitor's id.
+    pub async fn apply(&self, txn: &impl ConnectionTrait, ids: &Ids) -> Result<(), TrafficError> {
+        for ((goal, day), (count, visitors)) in &self.days {
+            let key = DayKey::Goal {
+                day: *day,
+                goal: *goal,
+            };
+            add_members(txn, &key, *count, &visitor_ids(visitors, ids)?).await?;
+        }
+        Ok(())
+    }
+}
+
+/// Assigns ids to digests outside a [`Delta`] (a goal's backfill).
+pub async fn assign(
+    txn: &impl ConnectionTrait,
+    last_day: &HashMap<(IdKind, i64), i32>,
+) -> Result<Ids, TrafficError> {
+    assign_ids(txn, last_day).await
 }
 
 /// Adds the hourly views, the pages' and the facts' daily views.

@@ -9,7 +9,8 @@
 //! - top pages = the 20 (site, path) with the highest Σ count, with their human/bot split;
 //! - people's referrers = Σ count of people's rows per `ref_domain` (rows that arrived from
 //!   elsewhere or directly; a step within the site has none), landing pages the same per
-//!   (site, path), browsers, systems and devices Σ count per value: the 10 highest of each.
+//!   (site, path), browsers, systems and devices Σ count per value: the 10 highest of each;
+//! - events and goals are people's, and never page views (`super::goals`).
 //!
 //! [`stats`] and [`series`] read the rollups ([`super::rollup_read`]);
 //! [`stats_from_rows`] computes the same figures from the minute rows and is the definition the
@@ -21,6 +22,7 @@ use sea_orm::{ConnectionTrait, DatabaseBackend, DbErr};
 
 use super::TrafficError;
 use super::answers;
+use super::goals;
 use super::query::Filter;
 pub use super::query::StatsQuery;
 use super::rollup_read as rollup;
@@ -63,10 +65,14 @@ async fn figures(
     } else {
         Default::default()
     };
-    let not_found = if with_people {
-        answers::not_found(db, &scope).await?
+    let (not_found, events, goals) = if with_people {
+        (
+            answers::not_found(db, &scope).await?,
+            goals::events(db, &scope).await?,
+            goals::goals(db, &scope).await?,
+        )
     } else {
-        Vec::new()
+        Default::default()
     };
     let mut stats = TrafficStats {
         visits,
@@ -80,6 +86,8 @@ async fn figures(
         statuses: answers::statuses(lists.statuses),
         not_found,
         ai_crawlers,
+        events,
+        goals,
         ..TrafficStats::default()
     };
     for (part, generated, n) in parts {
@@ -224,6 +232,7 @@ async fn figures_from_rows(
         stats.campaigns = campaigns_from_rows(db, &filter).await?;
         stats.statuses = answers::statuses_from_rows(db, &filter).await?;
         stats.not_found = answers::not_found_from_rows(db, &filter).await?;
+        (stats.events, stats.goals) = goals::from_rows(db, query).await?;
     }
     if with_people {
         stats.ai_crawlers = answers::ai_crawlers_from_rows(db, query, &stats.top_pages).await?;
