@@ -146,7 +146,7 @@ fn HitsTable(rows: Vec<HitRow>) -> impl IntoView {
         <table tabindex="0" class="table small" data-testid="hits">
             <thead>
                 <tr>
-                    <th>{t!("hits-minute")}</th><th>{t!("traffic-site")}</th><th>{t!("hits-col-path")}</th><th>{t!("hits-method")}</th><th>{t!("hits-ip")}</th><th>{t!("hits-user-agent")}</th>
+                    <th>{t!("hits-minute")}</th><th>{t!("traffic-site")}</th><th>{t!("hits-col-path")}</th><th>{t!("hits-method")}</th><th>{t!("hits-status")}</th><th>{t!("hits-ip")}</th><th>{t!("hits-country")}</th><th>{t!("hits-user-agent")}</th>
                     <th>{t!("hits-referer")}</th><th>{t!("hits-locale")}</th><th>{t!("hits-bot")}</th><th>{t!("hits-count")}</th>
                 </tr>
             </thead>
@@ -159,13 +159,25 @@ fn HitsTable(rows: Vec<HitRow>) -> impl IntoView {
                             (true, None) => t!("bot-category-other"),
                             (false, _) => t!("hits-person"),
                         };
+                        let status = if r.status == 0 {
+                            t!("traffic-status-unknown")
+                        } else {
+                            r.status.to_string()
+                        };
+                        let country = if r.country.is_empty() {
+                            t!("traffic-country-unknown")
+                        } else {
+                            r.country
+                        };
                         view! {
                             <tr>
                                 <td>{r.minute.format("%Y-%m-%d %H:%M").to_string()}</td>
                                 <td>{r.site}</td>
                                 <td><code>{r.path}</code></td>
                                 <td>{r.method}</td>
+                                <td>{status}</td>
                                 <td>{r.ip}</td>
+                                <td>{country}</td>
                                 <td class="ua">{r.user_agent}</td>
                                 <td>{r.referer}</td>
                                 <td>{r.locale}</td>

@@ -276,6 +276,10 @@ pub struct HitRow {
     pub is_bot: bool,
     pub source: Option<String>,
     pub count: i64,
+    /// ISO 3166-1 alpha-2, `""` when unknown.
+    pub country: String,
+    /// The response's status code, `0` when nothing saw it (the collect script).
+    pub status: u16,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -43,6 +43,8 @@ pub async fn hits_csv(
         "source",
         "count",
         "site",
+        "country",
+        "status",
     ]);
     let first =
         futures_util::stream::once(async move { Ok::<_, std::io::Error>(Bytes::from(header_row)) });
@@ -66,6 +68,8 @@ pub async fn hits_csv(
                             r.spider_source.as_deref().unwrap_or(""),
                             &r.count.to_string(),
                             &r.site,
+                            &r.country,
+                            &r.status.to_string(),
                         ]));
                     }
                     let rest = cursor.map(|cursor| {

@@ -321,7 +321,9 @@ async fn the_hits_list_pages_by_keyset_and_exports_csv(app: TestApp) {
             "",
             String::new(),
         );
-        buffer.record(hit, (i % 5 + 1) as u64, false);
+        // /p1 is gone: its hits were answered 404.
+        let status = if i % 7 == 1 { 404 } else { 200 };
+        buffer.record(hit.answered(status), (i % 5 + 1) as u64, false);
     }
     let (hit, _) = Hit::new(
         now,
@@ -417,13 +419,14 @@ async fn the_hits_list_pages_by_keyset_and_exports_csv(app: TestApp) {
     let lines: Vec<&str> = text.lines().collect();
     assert_eq!(
         lines[0],
-        "minute,path,method,ip,user_agent,referer,locale,is_bot,source,count,site"
+        "minute,path,method,ip,user_agent,referer,locale,is_bot,source,count,site,country,status"
     );
+    // Private addresses have no country.
     assert!(
         lines.len() > 1
-            && lines[1..]
-                .iter()
-                .all(|l| l.contains(",/p1,") && l.contains(",true,google,")),
+            && lines[1..].iter().all(|l| l.contains(",/p1,")
+                && l.contains(",true,google,")
+                && l.ends_with(",,404")),
         "{text}"
     );
     // Compressed on the way out (browsers ask), and still whole.

@@ -264,6 +264,10 @@ pub async fn events(
         sum.0 += row.try_get::<i64>("", "count")?;
         sum.1 += visitors.len() as i64;
     }
+    // The properties are only read when there are events to list them for.
+    if sums.is_empty() {
+        return Ok(Vec::new());
+    }
     let props = fact_sums(db, scope, FactKind::EventProp, None).await?;
     Ok(listed(sums, props))
 }

@@ -85,6 +85,8 @@ impl From<traffic_statistic::Model> for HitRow {
             is_bot: m.is_bot,
             source: m.spider_source,
             count: m.count,
+            country: m.country,
+            status: u16::try_from(m.status).unwrap_or(0),
         }
     }
 }
