@@ -133,6 +133,15 @@ pub fn bot_category(category: BotCategory) -> String {
     })
 }
 
+/// What a goal counts: `pages /signup/*` or `event Signup` (`kind` as stored).
+pub fn goal_target(kind: &str, target: &str) -> String {
+    if kind == "page" {
+        crate::t!("traffic-goal-page", pattern = target)
+    } else {
+        crate::t!("traffic-goal-event", name = target)
+    }
+}
+
 pub fn range_preset(preset: Preset) -> String {
     current().text(match preset {
         Preset::Today => key!("traffic-preset-today"),

@@ -153,56 +153,28 @@ pub(crate) async fn write_group(
         conversions.apply(&txn, &ids).await?;
     }
     drop(page_views);
-    insert_rows(&txn, rows).await?;
-    insert_events(&txn, events).await?;
+    insert_counted::<traffic_statistic::Entity>(&txn, rows).await?;
+    insert_counted::<traffic_event::Entity>(&txn, events).await?;
     txn.commit().await?;
     Ok(())
 }
 
-/// Upserts minute rows, adding counts on conflict.
-async fn insert_rows(
+/// Upserts minute rows (page views' or events'), adding counts on conflict.
+async fn insert_counted<E: MinuteRows>(
     txn: &DatabaseTransaction,
-    rows: Vec<traffic_statistic::ActiveModel>,
+    rows: Vec<E::ActiveModel>,
 ) -> Result<(), TrafficError> {
-    use traffic_statistic::{Column, Entity};
     let mut rows = rows.into_iter().peekable();
     while rows.peek().is_some() {
         let statement: Vec<_> = rows.by_ref().take(ROWS_PER_STATEMENT).collect();
-        Entity::insert_many(statement)
+        E::insert_many(statement)
             .on_conflict(
-                OnConflict::column(Column::KeyHash)
+                OnConflict::column(E::key_hash())
                     .value(
-                        Column::Count,
-                        Expr::col((Entity, Column::Count)).add(Expr::col((
+                        E::count(),
+                        Expr::col((E::default(), E::count())).add(Expr::col((
                             sea_orm::sea_query::Alias::new("excluded"),
-                            Column::Count,
-                        ))),
-                    )
-                    .to_owned(),
-            )
-            .exec_without_returning(txn)
-            .await?;
-    }
-    Ok(())
-}
-
-/// Upserts event rows, adding counts on conflict.
-async fn insert_events(
-    txn: &DatabaseTransaction,
-    events: Vec<traffic_event::ActiveModel>,
-) -> Result<(), TrafficError> {
-    use traffic_event::{Column, Entity};
-    let mut events = events.into_iter().peekable();
-    while events.peek().is_some() {
-        let statement: Vec<_> = events.by_ref().take(ROWS_PER_STATEMENT).collect();
-        Entity::insert_many(statement)
-            .on_conflict(
-                OnConflict::column(Column::KeyHash)
-                    .value(
-                        Column::Count,
-                        Expr::col((Entity, Column::Count)).add(Expr::col((
-                            sea_orm::sea_query::Alias::new("excluded"),
-                            Column::Count,
+                            E::count(),
                         ))),
                     )
                     .to_owned(),
@@ -633,22 +605,31 @@ pub(crate) async fn delete_in_batches<E: MinuteRows>(
     }
 }
 
-/// A table of counted minute rows with an `id` key.
+/// A table of counted minute rows: an `id` key, and a `count` the upsert on `key_hash` adds to.
 pub(crate) trait MinuteRows: EntityTrait + Default {
     fn id() -> Self::Column;
+    fn key_hash() -> Self::Column;
+    fn count() -> Self::Column;
 }
 
-impl MinuteRows for traffic_statistic::Entity {
-    fn id() -> traffic_statistic::Column {
-        traffic_statistic::Column::Id
-    }
+macro_rules! minute_rows {
+    ($entity:ident) => {
+        impl MinuteRows for $entity::Entity {
+            fn id() -> $entity::Column {
+                $entity::Column::Id
+            }
+            fn key_hash() -> $entity::Column {
+                $entity::Column::KeyHash
+            }
+            fn count() -> $entity::Column {
+                $entity::Column::Count
+            }
+        }
+    };
 }
 
-impl MinuteRows for traffic_event::Entity {
-    fn id() -> traffic_event::Column {
-        traffic_event::Column::Id
-    }
-}
+minute_rows!(traffic_statistic);
+minute_rows!(traffic_event);
 
 #[cfg(test)]
 mod tests {

@@ -37,11 +37,7 @@ fn goals_table(goals: Vec<GoalViews>) -> AnyView {
     let rows = goals
         .into_iter()
         .map(|g| {
-            let target = if g.kind == "page" {
-                t!("traffic-goal-page", pattern = g.target)
-            } else {
-                t!("traffic-goal-event", name = g.target)
-            };
+            let target = crate::i18n::words::goal_target(&g.kind, &g.target);
             let name = if show_host {
                 format!("{} · {}", g.site, g.name)
             } else {

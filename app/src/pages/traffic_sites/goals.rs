@@ -20,11 +20,7 @@ pub(super) fn GoalList(
         let rows = goals
             .into_iter()
             .map(|g| {
-                let target = if g.kind == "page" {
-                    t!("traffic-goal-page", pattern = g.target)
-                } else {
-                    t!("traffic-goal-event", name = g.target)
-                };
+                let target = crate::i18n::words::goal_target(&g.kind, &g.target);
                 let (site, name, key) = (g.site.clone(), g.name.clone(), g.name.clone());
                 view! {
                     <tr data-name=key>

@@ -59,25 +59,12 @@ pub struct NewGoal<'a> {
 }
 
 /// The goals of one site, or of every site, by site and name.
-pub async fn list(
-    db: &impl ConnectionTrait,
-    site: Option<&str>,
-) -> Result<Vec<GoalInfo>, TrafficError> {
-    let mut b = Binder::new(db.get_database_backend());
-    let sql = format!(
-        "SELECT site, name, kind, value FROM traffic_goals WHERE 1 = 1{} ORDER BY site, name",
-        site_condition(site, &mut b)
-    );
-    let mut goals = Vec::new();
-    for row in db.query_all_raw(b.statement(sql)).await? {
-        goals.push(GoalInfo {
-            site: row.try_get("", "site")?,
-            name: row.try_get("", "name")?,
-            kind: row.try_get("", "kind")?,
-            target: row.try_get("", "value")?,
-        });
-    }
-    Ok(goals)
+pub async fn list(db: &impl ConnectionTrait, site: Option<&str>) -> Result<Vec<GoalInfo>, DbErr> {
+    Ok(stored_goals(db, site)
+        .await?
+        .into_iter()
+        .map(|goal| goal.info)
+        .collect())
 }
 
 /// Adds a goal to a site (the console's host or a registered one) and records who did. A
