@@ -447,13 +447,25 @@ pub async fn from_rows(
     if !counts_people(&query.scope()) {
         return Ok(Default::default());
     }
-    let kept = people_visits_from_rows(db, query).await?;
-    let only = query.reads_rows().then_some(&kept);
+    // Only a filter the rollups do not keep chooses visits; without one, every people's visit
+    // counts and only their number per site is needed.
+    let kept = if query.reads_rows() {
+        Some(people_visits_from_rows(db, query).await?)
+    } else {
+        None
+    };
+    let visits = match &kept {
+        Some(kept) => {
+            let mut visits: HashMap<String, i64> = HashMap::new();
+            for (site, _, _) in kept {
+                *visits.entry(site.clone()).or_default() += 1;
+            }
+            visits
+        }
+        None => visits_per_site_from_rows(db, query).await?,
+    };
+    let only = kept.as_ref();
     let events = events_from_rows(db, query, only).await?;
-    let mut visits: HashMap<&str, i64> = HashMap::new();
-    for (site, _, _) in &kept {
-        *visits.entry(site.as_str()).or_default() += 1;
-    }
     let mut goals = Vec::new();
     for goal in stored_goals(db, query.site.as_deref()).await? {
         let (conversions, converted) = match GoalTarget::stored(&goal.info.kind, &goal.info.target)
@@ -471,6 +483,33 @@ pub async fn from_rows(
         goals.push(goal_views(goal.info, conversions, converted, of));
     }
     Ok((events.0, goals))
+}
+
+/// People's visits per site, counted by the database day by day (as `super::stats` counts
+/// visits).
+async fn visits_per_site_from_rows(
+    db: &impl ConnectionTrait,
+    query: &StatsQuery,
+) -> Result<HashMap<String, i64>, DbErr> {
+    let mut visits: HashMap<String, i64> = HashMap::new();
+    for day in query.from.iter_days().take_while(|d| *d <= query.to) {
+        let one_day = StatsQuery {
+            from: day,
+            to: day,
+            ..query.clone()
+        };
+        let filter = people_rows(db, &one_day, false);
+        let sql = format!(
+            "SELECT site, COUNT(*) AS n FROM \
+               (SELECT DISTINCT site, ip, user_agent FROM traffic_statistics WHERE {}) v \
+             GROUP BY site",
+            filter.sql
+        );
+        for row in db.query_all_raw(filter.statement(sql)).await? {
+            *visits.entry(row.try_get("", "site")?).or_default() += row.try_get::<i64>("", "n")?;
+        }
+    }
+    Ok(visits)
 }
 
 /// The minute rows' filter for people's rows of the query's site and days, without the
@@ -565,25 +604,35 @@ async fn events_from_rows(
     Ok((listed(by_name, props.into_iter().collect()), sums))
 }
 
+/// What every path a pattern matches starts with: the pattern up to its first `*`.
+fn pattern_prefix(pattern: &str) -> &str {
+    pattern.split('*').next().unwrap_or("")
+}
+
 /// A page goal's conversions and converting visits from the minute rows.
 async fn page_goal_from_rows(
     db: &impl ConnectionTrait,
     query: &StatsQuery,
     site: &str,
-    pattern: &str,
+    pattern_text: &str,
     only: Option<&HashSet<Visit>>,
 ) -> Result<(i64, i64), DbErr> {
-    let Some(pattern) = PagePattern::new(pattern) else {
+    let Some(pattern) = PagePattern::new(pattern_text) else {
         return Ok((0, 0));
     };
     let Filter {
         binder: mut b,
         sql: rows,
     } = people_rows(db, query, false);
+    // Only the paths that start as the pattern does (compared whole: LIKE's wildcards may be
+    // in a path).
+    let prefix = pattern_prefix(pattern_text);
     let sql = format!(
         "SELECT stat_date, path, ip, user_agent, count FROM traffic_statistics \
-         WHERE {rows} AND site = {}",
-        b.bind(site)
+         WHERE {rows} AND site = {} AND substr(path, 1, {}) = {}",
+        b.bind(site),
+        b.bind(i32::try_from(prefix.chars().count()).unwrap_or(i32::MAX)),
+        b.bind(prefix)
     );
     let (mut conversions, mut visits) = (0, HashSet::new());
     for row in db.query_all_raw(b.statement(sql)).await? {
