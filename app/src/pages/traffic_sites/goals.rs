@@ -78,7 +78,7 @@ pub(super) fn AddGoalForm(sites: Vec<SiteInfo>, add: ServerAction<AddGoal>) -> i
                 <label for="goal-site">{t!("sites-host")}</label>
                 <select id="goal-site" name="site">{options}</select>
                 <label for="goal-name">{t!("sites-goal-name")}</label>
-                <input id="goal-name" name="name" type="text" autocomplete="off" placeholder="Signup" />
+                <input id="goal-name" name="name" type="text" autocomplete="off" placeholder=t!("sites-goal-name-example") />
                 <p class="field-error">{field_error(add.value(), "name")}</p>
                 <label for="goal-kind">{t!("sites-goal-kind")}</label>
                 <select id="goal-kind" name="kind">
