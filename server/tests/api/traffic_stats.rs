@@ -135,6 +135,9 @@ fn expected(keep: impl Fn(&Row) -> bool) -> serde_json::Value {
         // Recorded with no status (as the collect script records), so none are listed.
         "statuses": [],
         "not_found": [],
+        // No page sent an event, and no goal is defined.
+        "events": [],
+        "goals": [],
         // No AI crawler came: every top page is one none of them fetched.
         "ai_crawlers": {
             "crawlers": [],
