@@ -234,7 +234,7 @@ test("a top page opens its stored hits, which export as CSV", async ({ page }) =
   const [download] = await Promise.all([page.waitForEvent("download"), page.getByTestId("export-csv").click()]);
   const text = fs.readFileSync((await download.path())!, "utf8");
   const lines = text.trim().split("\n");
-  expect(lines[0]).toBe("minute,path,method,ip,user_agent,referer,locale,is_bot,source,count,site");
+  expect(lines[0]).toBe("minute,path,method,ip,user_agent,referer,locale,is_bot,source,count,site,country,status");
   expect(lines).toHaveLength(expected.length + 1);
   expect(lines.slice(1).every((l) => l.includes(",/c,"))).toBe(true);
 });
