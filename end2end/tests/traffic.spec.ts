@@ -74,7 +74,7 @@ test("the traffic flush and cleanup are built-in jobs on the Jobs page", async (
   await expect(page.locator("body")).toContainText("total:");
 });
 
-test("an administrator adds a goal; a page's events convert, and the dashboard shows the rate", async ({ browser, page, baseURL }) => {
+test("an administrator adds a goal; a page's events convert, and the dashboard shows the rate; a report is set and stopped", async ({ browser, page, baseURL }) => {
   await signIn(page, ADMIN);
   await page.goto("/traffic/sites");
   await hydrated(page);
@@ -152,4 +152,24 @@ async function goalConverts(browser: import("@playwright/test").Browser, page: i
   await hydrated(page);
   await page.getByTestId("goals").locator('tr[data-name="Signed up"]').getByRole("button", { name: "Remove" }).click();
   await expect(page.getByTestId("goals").locator('tr[data-name="Signed up"]')).toHaveCount(0);
+
+  // A report: a bad address is refused with its reason; a good one is listed, then stopped.
+  const report = page.getByTestId("set-report");
+  await report.locator("#report-site").selectOption("localhost");
+  await report.locator("#report-to").fill("not-an-address");
+  await report.getByRole("button", { name: "Save report" }).click();
+  await expect(report).toContainText('"not-an-address" is not an e-mail address');
+  await report.locator("#report-every").selectOption("day");
+  await report.locator("#report-to").fill("owner@example.com");
+  await report.getByRole("button", { name: "Save report" }).click();
+  const row = page.getByTestId("reports").locator('tr[data-site="localhost"]');
+  await expect(row).toContainText("owner@example.com");
+  expect(JSON.parse(bulwark("site", "report", "localhost", "--json"))).toEqual({
+    site: "localhost",
+    every: "day",
+    to: ["owner@example.com"],
+    channels: [],
+  });
+  await row.getByRole("button", { name: "Stop" }).click();
+  await expect(row).toHaveCount(0);
 }

@@ -51,6 +51,7 @@ mod m20261213_000043_traffic_countries;
 mod m20261213_000044_traffic_campaigns;
 mod m20261214_000045_traffic_statuses;
 mod m20261215_000046_traffic_events_goals;
+mod m20261216_000047_traffic_reports;
 
 pub struct Migrator;
 
@@ -104,6 +105,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261213_000044_traffic_campaigns::Migration),
             Box::new(m20261214_000045_traffic_statuses::Migration),
             Box::new(m20261215_000046_traffic_events_goals::Migration),
+            Box::new(m20261216_000047_traffic_reports::Migration),
         ]
     }
 }

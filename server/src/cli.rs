@@ -435,6 +435,9 @@ enum SiteCommand {
     /// A site's goals: pages or events that count as conversions.
     #[command(subcommand)]
     Goal(GoalCommand),
+    /// A site's scheduled traffic report by mail and chat: set it, turn it off (--off), or,
+    /// with the site alone, show it.
+    Report(crate::commands::sites::ReportArgs),
 }
 
 #[derive(Debug, Subcommand)]
@@ -923,6 +926,7 @@ async fn site(command: SiteCommand, config: &Config) -> anyhow::Result<()> {
         SiteCommand::List { json } => sites::list(&db, config, json).await,
         SiteCommand::Remove { host } => sites::remove(&db, config, &host).await,
         SiteCommand::Goal(command) => goal(command, &db, config).await,
+        SiteCommand::Report(args) => sites::report(&db, config, args).await,
     }
 }
 

@@ -1514,3 +1514,40 @@ revisions-restored = Restored as revision { $revision }.
 revisions-restored-note = restored from revision { $revision }
 revisions-diff-heading = What changed from revision { $from } to { $to }
 revisions-same = The two revisions are the same.
+
+## Scheduled traffic reports (app/src/i18n/report.rs)
+report-title = Traffic report for { $site }, { $period }
+report-subject = [Bulwark] { $site }, { $period }: { $people } people, { $views } page views
+report-period = { $from } to { $to }
+report-change = { $now } ({ $change } against the { $every ->
+        [day] day
+       *[week] week
+    } before)
+report-people = People
+report-views = Page views
+report-pages = Top pages
+report-referrers = Referrers
+report-campaigns = Campaigns
+report-countries = Countries
+report-bots = Bots ({ $hits } hits)
+report-not-found = Not found (404)
+report-none = none
+report-open-dashboard = Open the dashboard
+error-report-address = "{ $text }" is not an e-mail address
+error-report-nobody = a report needs at least one address (--to) or channel (--channel)
+error-report-channel = no channel named "{ $name }" (add it on the Notifications page first)
+error-report-every = "{ $text }" is not how often a report goes out: day or week
+noun-report = the report of { $site }
+sites-reports-heading = Reports
+sites-reports-explained = A site's traffic report goes out by mail and to chat channels every morning at 07:00 (the traffic-reports job): a daily one with yesterday's figures, a weekly one on Mondays with last week's, each against the period before. Mails are written in the language of mails, each channel's message in its own language.
+sites-reports-none = No site has a report.
+sites-report-every = Every
+sites-report-every-day = day
+sites-report-every-week = week
+sites-report-to = Addresses
+sites-report-to-example = owner@example.com, team@example.com
+sites-report-channels = Channels
+sites-report-help = Addresses and channel names, commas between; at least one of the two.
+sites-report-set-heading = Set a report
+sites-report-save = Save report
+sites-report-off = Stop

@@ -1460,3 +1460,40 @@ revisions-restored = 已恢复为第 { $revision } 版。
 revisions-restored-note = 由第 { $revision } 版恢复
 revisions-diff-heading = 第 { $from } 版到第 { $to } 版的变更
 revisions-same = 这两个版本相同。
+
+## Scheduled traffic reports (app/src/i18n/report.rs)
+report-title = { $site } 流量报告，{ $period }
+report-subject = [Bulwark] { $site }，{ $period }：{ $people } 位访客，{ $views } 次页面浏览
+report-period = { $from } 至 { $to }
+report-change = { $now }（比上{ $every ->
+        [day] 一天
+       *[week] 一周
+    } { $change }）
+report-people = 访客
+report-views = 页面浏览
+report-pages = 热门页面
+report-referrers = 来源
+report-campaigns = 推广活动
+report-countries = 国家和地区
+report-bots = 爬虫（{ $hits } 次访问）
+report-not-found = 未找到（404）
+report-none = 无
+report-open-dashboard = 打开仪表盘
+error-report-address = “{ $text }”不是电子邮件地址
+error-report-nobody = 报告至少需要一个地址（--to）或频道（--channel）
+error-report-channel = 没有名为“{ $name }”的频道（请先在“通知”页面添加）
+error-report-every = “{ $text }”不是报告的频率：day 或 week
+noun-report = { $site } 的报告
+sites-reports-heading = 报告
+sites-reports-explained = 站点的流量报告每天早上 07:00（traffic-reports 任务）通过邮件和聊天频道发出：每日报告含昨天的数据，每周报告在周一发出上周的数据，均与上一周期对比。邮件使用邮件语言，每个频道的消息使用该频道的语言。
+sites-reports-none = 还没有站点设置报告。
+sites-report-every = 频率
+sites-report-every-day = 每天
+sites-report-every-week = 每周
+sites-report-to = 邮件地址
+sites-report-to-example = owner@example.com, team@example.com
+sites-report-channels = 频道
+sites-report-help = 邮件地址和频道名称，用逗号分隔；至少填写其一。
+sites-report-set-heading = 设置报告
+sites-report-save = 保存报告
+sites-report-off = 停止

@@ -10,7 +10,9 @@ use leptos::prelude::*;
 
 use super::AppError;
 use super::codec::Json;
-use crate::views::traffic::{Dashboard, GoalInfo, HitsFilter, HitsPage, LiveMinute, SitesPage};
+use crate::views::traffic::{
+    Dashboard, GoalInfo, HitsFilter, HitsPage, LiveMinute, ReportInfo, SitesPage,
+};
 
 /// Figures for a range (`range` preset, or `from`–`to`), visitor type, bot category and
 /// source, site, country and campaign.
@@ -175,10 +177,14 @@ pub async fn traffic_sites() -> Result<SitesPage, AppError> {
             let goals = crate::services::traffic::goals::list(&state.db, None)
                 .await
                 .map_err(|e| AppError::internal(&e))?;
+            let reports = crate::services::traffic::reports::list(&state.db)
+                .await
+                .map_err(|e| AppError::internal(&e))?;
             Ok(SitesPage {
                 open: sites.iter().all(|s| s.console),
                 sites,
                 goals,
+                reports,
                 console_url: state.public_url.trim_end_matches('/').to_string(),
             })
         }
@@ -271,6 +277,76 @@ pub async fn remove_goal(site: String, name: String) -> Result<(), AppError> {
             let state = super::state()?;
             let (who, now) = (super::actor(&admin), crate::clock::now());
             crate::services::traffic::goals::remove(&state.db, &site, &name, &who, now).await?;
+            Ok(())
+        }
+        .await,
+    )
+}
+
+#[cfg(feature = "ssr")]
+impl From<crate::services::traffic::reports::ReportError> for AppError {
+    fn from(e: crate::services::traffic::reports::ReportError) -> Self {
+        use crate::services::traffic::reports::ReportError;
+        match e {
+            ReportError::Invalid(m) => AppError::refused("to", &m),
+            ReportError::Site(e) => AppError::from(e),
+            ReportError::NoChannel(name) => AppError::refused(
+                "channels",
+                &crate::problem!("error-report-channel", name = name),
+            ),
+            ReportError::NotFound(site) => {
+                AppError::NotFound(crate::t!("noun-report", site = site))
+            }
+            ReportError::Traffic(e) => AppError::internal(&e),
+            ReportError::Db(e) => AppError::internal(&e),
+        }
+    }
+}
+
+/// Sets a site's scheduled report: `every` is `day` or `week`; `to` holds addresses and
+/// `channels` channel names, each comma-separated.
+#[server(endpoint = "traffic/reports/set", output = Json)]
+pub async fn set_report(
+    site: String,
+    every: String,
+    to: String,
+    channels: String,
+) -> Result<ReportInfo, AppError> {
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("set reports")?;
+            let state = super::state()?;
+            use crate::domain::traffic_report::Every;
+            use crate::services::traffic::reports::{self, NewReport};
+            let every = Every::parse(&every).ok_or_else(|| {
+                AppError::refused(
+                    "every",
+                    &crate::problem!("error-report-every", text = every.clone()),
+                )
+            })?;
+            let (to, channels) = ([to], [channels]);
+            let new = NewReport {
+                site: &site,
+                every,
+                to: &to,
+                channels: &channels,
+            };
+            let (who, now) = (super::actor(&admin), crate::clock::now());
+            Ok(reports::set(&state.db, new, &state.console_host(), &who, now).await?)
+        }
+        .await,
+    )
+}
+
+/// Stops a site's scheduled report.
+#[server(endpoint = "traffic/reports/off", output = Json)]
+pub async fn report_off(site: String) -> Result<(), AppError> {
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("stop reports")?;
+            let state = super::state()?;
+            let (who, now) = (super::actor(&admin), crate::clock::now());
+            crate::services::traffic::reports::off(&state.db, &site, &who, now).await?;
             Ok(())
         }
         .await,

@@ -55,6 +55,8 @@ crate::text_enum! {
         Recovered = "job.recovered",
         Digest = "digest.daily",
         Trend = "trend.alert",
+        /// A site's scheduled traffic report (`super::traffic_report`).
+        TrafficReport = "traffic.report",
         /// A run took longer than its job ever should (`super::watch::Limits`).
         TooSlow = "job.too_slow",
         /// A run has waited long for a node allowed to run it (`super::labels`).

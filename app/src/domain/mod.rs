@@ -19,6 +19,7 @@
 //! - [`client_addr`]: which address a request came from, behind trusted proxies.
 //! - [`bots`]: User-Agent → person or bot, and which bot.
 //! - [`traffic_range`]: date ranges (today … 90 days, custom) and visitor filters for traffic.
+//! - [`traffic_report`]: scheduled traffic reports: their periods, figures and audience.
 //! - [`traffic_parts`]: how traffic rollups split people and bot sources, and what each
 //!   dashboard filter covers.
 //! - [`goals`]: custom events' names and properties, goals and their page patterns.
@@ -69,6 +70,7 @@ pub mod ticks;
 pub mod timeout;
 pub mod traffic_parts;
 pub mod traffic_range;
+pub mod traffic_report;
 pub mod trends;
 pub mod watch;
 pub mod zone;

@@ -23,6 +23,7 @@ pub mod secret;
 pub mod session;
 pub mod setting;
 pub mod traffic_event;
+pub mod traffic_report;
 pub mod traffic_site;
 pub mod traffic_statistic;
 pub mod trend_alert;

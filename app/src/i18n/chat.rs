@@ -108,6 +108,7 @@ fn title(event: &ChatEvent, l: Locale) -> String {
         EventType::Test => t!(in l, "chat-test"),
         EventType::Digest
         | EventType::Trend
+        | EventType::TrafficReport
         | EventType::Summary
         | EventType::TooSlow
         | EventType::WaitingForNode => event.headline.clone().unwrap_or_default(),
@@ -138,6 +139,7 @@ fn facts(event: &ChatEvent, l: Locale) -> Vec<(String, String)> {
         }
         EventType::Digest
         | EventType::Trend
+        | EventType::TrafficReport
         | EventType::Summary
         | EventType::TooSlow
         | EventType::WaitingForNode => {
@@ -191,6 +193,7 @@ fn links(event: &ChatEvent, l: Locale) -> Vec<(String, String)> {
             EventType::Digest => t!(in l, "chat-full-digest"),
             EventType::Summary => t!(in l, "chat-every-message"),
             EventType::Trend => t!(in l, "chat-recent-failures"),
+            EventType::TrafficReport => t!(in l, "report-open-dashboard"),
             _ => t!(in l, "chat-open-bulwark"),
         };
         links.push((label, url.clone()));

@@ -19,6 +19,7 @@ pub mod digest;
 pub mod errors;
 pub mod mail;
 pub mod policy;
+pub mod report;
 pub mod trends;
 pub mod words;
 

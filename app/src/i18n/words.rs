@@ -121,7 +121,11 @@ pub fn mail_status(status: MailStatus) -> String {
 }
 
 pub fn bot_category(category: BotCategory) -> String {
-    current().text(match category {
+    bot_category_in(current(), category)
+}
+
+pub fn bot_category_in(locale: super::Locale, category: BotCategory) -> String {
+    locale.text(match category {
         BotCategory::Search => key!("bot-category-search"),
         BotCategory::Ai => key!("bot-category-ai"),
         BotCategory::Social => key!("bot-category-social"),

@@ -1,5 +1,5 @@
 //! Traffic → Sites: which sites may report page views, the snippet each embeds, the
-//! addresses each does not count, and the sites' goals. Everyone reads; admins register,
+//! addresses each does not count, the sites' goals and scheduled reports. Everyone reads; admins register,
 //! remove and edit.
 
 use crate::t;
@@ -10,9 +10,11 @@ use crate::i18n::errors::Explain;
 use leptos_meta::Title;
 
 mod goals;
+mod reports;
 
 use crate::api::traffic::{
-    AddGoal, AddSite, RemoveGoal, RemoveSite, SetSiteExclusions, traffic_sites,
+    AddGoal, AddSite, RemoveGoal, RemoveSite, ReportOff, SetReport, SetSiteExclusions,
+    traffic_sites,
 };
 use crate::components::admin_list::AdminOnly;
 use crate::components::form::{field_error, other_error};
@@ -27,6 +29,8 @@ pub fn TrafficSitesPage() -> impl IntoView {
     let exclusions = ServerAction::<SetSiteExclusions>::new();
     let add_goal = ServerAction::<AddGoal>::new();
     let remove_goal = ServerAction::<RemoveGoal>::new();
+    let set_report = ServerAction::<SetReport>::new();
+    let report_off = ServerAction::<ReportOff>::new();
     // The cards share one action; its answer belongs to the site it was sent for.
     let exclusions_for = RwSignal::new(None::<String>);
     Effect::new(move || {
@@ -42,6 +46,8 @@ pub fn TrafficSitesPage() -> impl IntoView {
                 exclusions.version().get(),
                 add_goal.version().get(),
                 remove_goal.version().get(),
+                set_report.version().get(),
+                report_off.version().get(),
             )
         },
         |_| traffic_sites(),
@@ -63,6 +69,7 @@ pub fn TrafficSitesPage() -> impl IntoView {
                         };
                         let console_url = p.console_url.clone();
                         let goal_sites = p.sites.clone();
+                        let report_sites = p.sites.clone();
                         view! {
                             {mode}
                             <p class="muted small">
@@ -77,6 +84,8 @@ pub fn TrafficSitesPage() -> impl IntoView {
                             </div>
                             <goals::GoalList goals=p.goals admin=admin remove=remove_goal />
                             {admin.then(|| view! { <goals::AddGoalForm sites=goal_sites add=add_goal /> })}
+                            <reports::ReportList reports=p.reports admin=admin off=report_off />
+                            {admin.then(|| view! { <reports::SetReportForm sites=report_sites set=set_report /> })}
                         }
                             .into_any()
                     }

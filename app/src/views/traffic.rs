@@ -96,6 +96,19 @@ pub struct GoalInfo {
     pub target: String,
 }
 
+/// A site's scheduled report: how often, and to whom.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
+pub struct ReportInfo {
+    pub site: String,
+    pub every: crate::domain::traffic_report::Every,
+    /// Addresses the mail goes to (in the language of mails).
+    pub to: Vec<String>,
+    /// Channels it goes to, each in its own language (an e-mail channel's addresses get the
+    /// mail in that language).
+    pub channels: Vec<String>,
+}
+
 /// Page views answered with one status code.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
@@ -208,6 +221,8 @@ pub struct SitesPage {
     pub sites: Vec<SiteInfo>,
     /// Every site's goals, by site and name.
     pub goals: Vec<GoalInfo>,
+    /// The sites' scheduled reports, by site.
+    pub reports: Vec<ReportInfo>,
     /// The console's address, where `collect.js` is served.
     pub console_url: String,
     /// No site besides the console is registered: the collect endpoints accept any host.

@@ -190,7 +190,9 @@ fn header_colour(event: &ChatEvent) -> &'static str {
     match event.event {
         EventType::FirstFailure | EventType::Escalation => "red",
         EventType::Recovered => "green",
-        EventType::Digest | EventType::Summary | EventType::Test => "blue",
+        EventType::Digest | EventType::TrafficReport | EventType::Summary | EventType::Test => {
+            "blue"
+        }
         EventType::Trend | EventType::TooSlow | EventType::WaitingForNode => "orange",
     }
 }

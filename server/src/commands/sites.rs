@@ -3,7 +3,8 @@
 
 use anyhow::Context;
 pub use app::domain::goals::GoalTarget;
-use app::services::traffic::{goals, sites};
+use app::domain::traffic_report::Every;
+use app::services::traffic::{goals, reports, sites};
 use sea_orm::DatabaseConnection;
 
 use crate::config::Config;
@@ -47,6 +48,74 @@ pub async fn remove(db: &DatabaseConnection, config: &Config, host: &str) -> any
     let host = sites::remove(db, host, &config.console_host(), &super::cli(), now).await?;
     println!("site {host} removed; its counted page views stay");
     Ok(())
+}
+
+/// `site report SITE [--every day|week --to ADDRESS… --channel NAME… | --off]`.
+#[derive(Debug, clap::Args)]
+pub struct ReportArgs {
+    /// The site's host (the console's own or a registered one).
+    site: String,
+    /// How often: `day` (yesterday's figures) or `week` (last Monday to Sunday); the
+    /// traffic-reports job queues them at 07:00.
+    #[arg(long, value_enum, conflicts_with = "off")]
+    every: Option<Every>,
+    /// Addresses the mail goes to, in the language of mails.
+    #[arg(long, num_args = 1.., value_name = "ADDRESS", requires = "every")]
+    to: Vec<String>,
+    /// Channels it goes to, each in its own language.
+    #[arg(long, num_args = 1.., value_name = "NAME", requires = "every")]
+    channel: Vec<String>,
+    /// Stop the site's report.
+    #[arg(long)]
+    off: bool,
+    /// With the site alone: its report as JSON (`null`: none).
+    #[arg(long, conflicts_with_all = ["every", "off"])]
+    json: bool,
+}
+
+pub async fn report(
+    db: &DatabaseConnection,
+    config: &Config,
+    args: ReportArgs,
+) -> anyhow::Result<()> {
+    let now = crate::clock::now();
+    if args.off {
+        let site = reports::off(db, &args.site, &super::cli(), now).await?;
+        println!("the report of {site} is off");
+        return Ok(());
+    }
+    let Some(every) = args.every else {
+        let found = reports::get(db, &args.site).await?;
+        if args.json {
+            println!("{}", serde_json::to_string_pretty(&found)?);
+        } else if let Some(found) = found {
+            println!("{}", described(&found));
+        } else {
+            println!("{} has no report", args.site);
+        }
+        return Ok(());
+    };
+    let new = reports::NewReport {
+        site: &args.site,
+        every,
+        to: &args.to,
+        channels: &args.channel,
+    };
+    let saved = reports::set(db, new, &config.console_host(), &super::cli(), now).await?;
+    println!("{}", described(&saved));
+    Ok(())
+}
+
+/// `shop.example: every week to a@example.com, channel ops`.
+fn described(report: &app::views::traffic::ReportInfo) -> String {
+    let mut to: Vec<String> = report.to.clone();
+    to.extend(report.channels.iter().map(|c| format!("channel {c}")));
+    format!(
+        "{}: every {} to {}",
+        report.site,
+        report.every,
+        to.join(", ")
+    )
 }
 
 /// `site goal add SITE NAME --page PATTERN | --event NAME`.

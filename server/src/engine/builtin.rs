@@ -97,6 +97,7 @@ impl Registry {
         tasks.insert("traffic-clean", Arc::new(TrafficClean));
         tasks.insert("mail-digest", Arc::new(MailDigest));
         tasks.insert("mail-trends", Arc::new(MailTrends));
+        tasks.insert("traffic-reports", Arc::new(TrafficReports));
         tasks.insert("cleanup", Arc::new(Cleanup));
         Registry { tasks }
     }
@@ -362,6 +363,30 @@ impl BuiltinTask for MailDigest {
             .await
             .map_err(transient)?;
             Ok(queued)
+        })
+    }
+}
+
+/// Queues each site's scheduled traffic report for its last whole period in the job's zone
+/// (`app::services::traffic::reports`); a period's report is queued once, so a late or
+/// repeated run sends nothing twice.
+pub struct TrafficReports;
+
+impl BuiltinTask for TrafficReports {
+    fn run(&self, ctx: TaskContext) -> TaskFuture {
+        Box::pin(async move {
+            let now = crate::clock::now();
+            app::services::traffic::reports::queue_due(
+                &ctx.db,
+                now,
+                ctx.timezone,
+                ctx.default_locale,
+            )
+            .await
+            .map_err(|e| TaskError {
+                class: ErrorClass::Transient,
+                message: e.to_string(),
+            })
         })
     }
 }

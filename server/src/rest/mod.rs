@@ -18,6 +18,7 @@ pub mod problem;
 mod revisions;
 mod run_logs;
 mod runs;
+mod sites;
 mod system;
 pub mod wire;
 
@@ -129,6 +130,7 @@ pub fn api() -> (axum::Router<AppState>, utoipa::openapi::OpenApi) {
         .routes(routes!(failed::resolve_run))
         .routes(routes!(failed::discard_run))
         .routes(routes!(system::traffic))
+        .routes(routes!(sites::report, sites::set_report, sites::report_off))
         .routes(routes!(system::test_channel))
         .routes(routes!(system::nodes))
         .split_for_parts()

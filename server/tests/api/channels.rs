@@ -28,14 +28,14 @@ use crate::on_both_backends;
 
 /// One request a stand-in platform received.
 #[derive(Debug, Clone)]
-struct Seen {
+pub(crate) struct Seen {
     query: String,
     headers: axum::http::HeaderMap,
     body: String,
 }
 
 impl Seen {
-    fn json(&self) -> serde_json::Value {
+    pub(crate) fn json(&self) -> serde_json::Value {
         serde_json::from_str(&self.body).unwrap()
     }
 
@@ -54,11 +54,11 @@ impl Seen {
     }
 }
 
-type Log = Arc<Mutex<Vec<Seen>>>;
+pub(crate) type Log = Arc<Mutex<Vec<Seen>>>;
 
 /// A stand-in platform: answers the n-th request (from 0) with `answer(n)` — an HTTP status and
 /// a body — after keeping what it was sent. `hang_on` makes that request never answer.
-async fn platform(
+pub(crate) async fn platform(
     answer: impl Fn(usize) -> (u16, &'static str) + Send + Sync + 'static,
     hang_on: Option<usize>,
 ) -> (String, Log) {
@@ -98,9 +98,15 @@ async fn platform(
     (format!("http://{addr}"), seen)
 }
 
-const OK: &str = r#"{"errcode":0,"errmsg":"ok"}"#;
+pub(crate) const OK: &str = r#"{"errcode":0,"errmsg":"ok"}"#;
 
-async fn add(app: &TestApp, name: &str, kind: ChannelKind, url: &str, secret: Option<&str>) {
+pub(crate) async fn add(
+    app: &TestApp,
+    name: &str,
+    kind: ChannelKind,
+    url: &str,
+    secret: Option<&str>,
+) {
     channels::add(
         &app.db,
         &app.secret_key,
@@ -118,7 +124,7 @@ async fn add(app: &TestApp, name: &str, kind: ChannelKind, url: &str, secret: Op
     .unwrap();
 }
 
-fn sender(app: &TestApp, name: &str) -> ChannelSender {
+pub(crate) fn sender(app: &TestApp, name: &str) -> ChannelSender {
     ChannelSender::new(
         app.db.clone(),
         app.secret_key.clone(),

@@ -47,6 +47,7 @@ mod spread;
 mod traffic;
 mod traffic_answers;
 mod traffic_goals;
+mod traffic_reports;
 mod traffic_stats;
 mod upgrade;
 mod upkeep;

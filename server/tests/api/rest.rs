@@ -113,6 +113,15 @@ fn operations() -> Vec<(&'static str, &'static str, Access, Option<Value>)> {
             Some(json!({"reason": ""})),
         ),
         ("get", "/traffic", Read, None),
+        ("get", "/sites/{host}/report", Read, None),
+        // A site nobody registered: refused after the role check, nothing kept.
+        (
+            "put",
+            "/sites/{host}/report",
+            Change,
+            Some(json!({"every": "week", "to": ["owner@example.com"]})),
+        ),
+        ("delete", "/sites/{host}/report", Change, None),
         ("post", "/channels/{name}/test", Change, None),
         ("get", "/nodes", Read, None),
     ]
@@ -231,7 +240,8 @@ async fn every_operation_answers_each_caller_as_the_table_says(app: TestApp) {
                 .replace("{name}", "no-such-thing")
                 .replace("{id}", "999999"),
         }
-        .replace("{revision}", "1");
+        .replace("{revision}", "1")
+        .replace("{host}", "no-such-site.example");
         // A search needs its text, a diff its two revisions.
         let path = match template {
             "/runs/search" => format!("{path}?q=fixture"),

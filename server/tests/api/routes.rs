@@ -173,6 +173,21 @@ fn server_functions() -> Vec<(&'static str, Access, Args)> {
             Form(&[("site", "no-such-site.example"), ("name", "Signup")]),
         ),
         (
+            "traffic/reports/set",
+            Change,
+            Form(&[
+                ("site", "no-such-site.example"),
+                ("every", "week"),
+                ("to", "owner@example.com"),
+                ("channels", ""),
+            ]),
+        ),
+        (
+            "traffic/reports/off",
+            Change,
+            Form(&[("site", "no-such-site.example")]),
+        ),
+        (
             "traffic/sites/exclusions",
             Change,
             Form(&[

@@ -67,6 +67,10 @@ pub const BUILTIN_TASKS: &[(&str, &str)] = &[
         "Mails the digest recipients when failures across all jobs spike, pass a 5% rate, or burst in one error class",
     ),
     (
+        "traffic-reports",
+        "Queues each site's scheduled traffic report (daily or weekly) for its last whole period, once per period",
+    ),
+    (
         "cleanup",
         "Deletes runs older than run_retention_days (never the failed queue's), audit entries after a year, delivered mails and channel messages after 30 days, expired sessions",
     ),

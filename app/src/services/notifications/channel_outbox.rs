@@ -163,7 +163,8 @@ pub async fn email_addresses(
     Ok(addresses_of(&channels))
 }
 
-fn addresses_of(channels: &[channel::Model]) -> Vec<EmailAddress> {
+/// The addresses of the e-mail channels among `channels`, each once.
+pub fn addresses_of(channels: &[channel::Model]) -> Vec<EmailAddress> {
     let mut addresses = Vec::new();
     for c in channels.iter().filter(|c| c.kind == ChannelKind::Email) {
         for address in c.recipients.split(',').map(str::trim) {

@@ -426,6 +426,17 @@ pub async fn users(db: &impl ConnectionTrait, name: &str) -> Result<Vec<String>,
     if super::channels(db).await?.iter().any(|n| n == name) {
         users.push("the digest and trend alerts (Notifications page)".into());
     }
+    for report in crate::entities::traffic_report::Entity::find()
+        .filter(crate::entities::traffic_report::Column::Channels.contains(&quoted))
+        .order_by_asc(crate::entities::traffic_report::Column::Site)
+        .all(db)
+        .await?
+    {
+        let names: Vec<String> = serde_json::from_str(&report.channels).unwrap_or_default();
+        if names.iter().any(|n| n == name) {
+            users.push(format!("the traffic report of {}", report.site));
+        }
+    }
     Ok(users)
 }
 

@@ -163,19 +163,15 @@ async fn known_site(
     typed: &str,
     console: &str,
 ) -> Result<String, GoalError> {
-    let site = crate::domain::sites::normalise_host(typed).map_err(GoalError::Invalid)?;
-    if site == console {
-        return Ok(site);
-    }
-    let mut b = Binder::new(db.get_database_backend());
-    let sql = format!(
-        "SELECT host FROM traffic_sites WHERE host = {}",
-        b.bind(site.as_str())
-    );
-    match db.query_one_raw(b.statement(sql)).await? {
-        Some(_) => Ok(site),
-        None => Err(GoalError::UnknownSite { site }),
-    }
+    use super::sites::SiteError;
+    super::sites::known(db, typed, console)
+        .await
+        .map_err(|e| match e {
+            SiteError::NotFound(site) => GoalError::UnknownSite { site },
+            SiteError::Invalid(problem) => GoalError::Invalid(problem),
+            SiteError::Db(e) => GoalError::Db(e),
+            other => GoalError::Db(DbErr::Custom(other.to_string())),
+        })
 }
 
 /// Counts a new page goal's conversions in the page views kept, inside the caller's

@@ -23,6 +23,7 @@ pub mod goals;
 pub mod hits;
 pub mod query;
 pub mod rebuild;
+pub mod reports;
 pub mod rollup_read;
 pub mod rollup_write;
 pub mod sites;

@@ -67,6 +67,23 @@ pub async fn list(db: &impl ConnectionTrait, console: &str) -> Result<Vec<SiteIn
     Ok(sites)
 }
 
+/// A site that can be reported on, as typed: the console's own host or a registered one.
+pub async fn known(
+    db: &impl ConnectionTrait,
+    typed: &str,
+    console: &str,
+) -> Result<String, SiteError> {
+    let host = sites::normalise_host(typed).map_err(SiteError::Invalid)?;
+    if host == console {
+        return Ok(host);
+    }
+    let found = traffic_site::Entity::find()
+        .filter(traffic_site::Column::Host.eq(&host))
+        .one(db)
+        .await?;
+    found.map(|_| host.clone()).ok_or(SiteError::NotFound(host))
+}
+
 fn new_row(host: &str, excluded: String) -> traffic_site::ActiveModel {
     traffic_site::ActiveModel {
         host: Set(host.to_string()),
@@ -118,7 +135,8 @@ async fn insert(
     Ok(host)
 }
 
-/// Stops accepting reports for a host, and records who did; its hits stay.
+/// Stops accepting reports for a host, and its scheduled report, and records who did; its hits
+/// stay.
 pub async fn remove(
     db: &sea_orm::DatabaseConnection,
     typed: &str,
@@ -139,6 +157,11 @@ pub async fn remove(
     if deleted == 0 {
         return Err(SiteError::NotFound(host));
     }
+    // Its report would go on reporting a site no longer counted.
+    crate::entities::traffic_report::Entity::delete_many()
+        .filter(crate::entities::traffic_report::Column::Site.eq(&host))
+        .exec(&txn)
+        .await?;
     audit::record(&txn, who, "site.removed", &host, serde_json::json!({}), now).await?;
     txn.commit().await?;
     Ok(host)

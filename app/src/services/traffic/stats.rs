@@ -110,6 +110,18 @@ async fn figures(
     Ok(stats)
 }
 
+/// The figures without people's lists or crawlers' pages: totals, sources and categories,
+/// top pages (what a comparison with another period needs).
+pub async fn totals(
+    db: &impl ConnectionTrait,
+    query: &StatsQuery,
+) -> Result<TrafficStats, TrafficError> {
+    if query.reads_rows() {
+        return Ok(figures_from_rows(db, query, false).await?);
+    }
+    figures(db, query, false).await
+}
+
 /// A campaign fact's views, its value split into the three tags.
 fn campaign_views(ranked: Ranked) -> CampaignViews {
     let [source, medium, campaign] = super::rollup_write::campaign_tags(&ranked.name);
