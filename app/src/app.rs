@@ -3,7 +3,7 @@
 use leptos::prelude::*;
 use leptos_meta::{MetaTags, Title, provide_meta_context};
 use leptos_router::{
-    Lazy,
+    Lazy, SsrMode,
     components::{ParentRoute, Route, Router, Routes},
     path,
 };
@@ -100,13 +100,14 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 }
 
 /// The pages that draw a chart as soon as they are shown, so their HTML loads ECharts beside
-/// the wasm instead of after hydration: the Overview, the traffic dashboard and the job
+/// the wasm instead of after hydration: the Overview, the traffic dashboards (a shared one too) and the job
 /// editor. Only a matter of speed: any other page that shows a chart loads it then.
 #[cfg(any(feature = "ssr", test))]
 fn draws_charts(path: &str) -> bool {
     let path = path.trim_end_matches('/');
     match path {
         "" | "/traffic" => true,
+        _ if path.starts_with("/share/") => true,
         _ => path
             .strip_prefix("/jobs/")
             .is_some_and(|job| !job.is_empty() && !job.contains('/')),
@@ -133,6 +134,8 @@ pub fn App() -> impl IntoView {
         <Router>
             <Routes fallback=pages::not_found::NotFound>
                 <Route path=path!("/login") view={Lazy::<routes::LoginRoute>::new()} />
+                // Rendered whole before it is sent, so a link that is gone answers 404.
+                <Route path=path!("/share/:token") view={Lazy::<routes::ShareRoute>::new()} ssr=SsrMode::Async />
                 <ParentRoute path=path!("") view=Layout>
                     <Route path=path!("") view={Lazy::<routes::HomeRoute>::new()} />
                     <Route path=path!("jobs") view={Lazy::<routes::JobsRoute>::new()} />
@@ -162,7 +165,14 @@ mod tests {
 
     #[test]
     fn only_the_pages_that_draw_charts_carry_echarts() {
-        for path in ["/", "/traffic", "/traffic/", "/jobs/new", "/jobs/42"] {
+        for path in [
+            "/",
+            "/traffic",
+            "/traffic/",
+            "/jobs/new",
+            "/jobs/42",
+            "/share/abc",
+        ] {
             assert!(draws_charts(path), "{path}");
         }
         for path in [

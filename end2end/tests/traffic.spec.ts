@@ -173,3 +173,74 @@ async function goalConverts(browser: import("@playwright/test").Browser, page: i
   await row.getByRole("button", { name: "Stop" }).click();
   await expect(row).toHaveCount(0);
 }
+
+test("a share link shows a site's people to a browser without an account, nothing of the console's own, and is gone once revoked", async ({ browser, page, baseURL }) => {
+  await signIn(page, ADMIN);
+  await page.goto("/traffic/sites");
+  await hydrated(page);
+  await page.locator("#site-host").fill("localhost");
+  await page.getByTestId("add-site").getByRole("button", { name: "Register" }).click();
+  await expect(page.locator('section[data-site="localhost"]')).toBeVisible();
+  try {
+    await sharedAndRevoked(browser, page, baseURL!);
+  } finally {
+    const sites: { host: string }[] = JSON.parse(bulwark("site", "list", "--json"));
+    if (sites.some((s) => s.host === "localhost")) bulwark("site", "remove", "localhost");
+  }
+});
+
+/** The rest of the test above, once `localhost` is a registered site. */
+async function sharedAndRevoked(browser: import("@playwright/test").Browser, page: import("@playwright/test").Page, baseURL: string) {
+  // A person visits the site's welcome page; the console's own pages were visited too (this
+  // admin's), under the console's host.
+  const context = await browser.newContext({ userAgent: PERSON_UA });
+  const visitor = await context.newPage();
+  const site = http.createServer((_request, response) => {
+    response.writeHead(200, { "content-type": "text/html" });
+    response.end(`<!doctype html><html><body><h1>Welcome</h1><script async src="${baseURL}/collect.js"></script></body></html>`);
+  });
+  await new Promise<void>((resolve) => site.listen(0, resolve));
+  const reports: number[] = [];
+  visitor.on("response", (r) => {
+    if (r.url().includes("/api/collect")) reports.push(r.status());
+  });
+  await visitor.goto(`http://localhost:${(site.address() as AddressInfo).port}/welcome-shared`);
+  await expect.poll(() => reports).toEqual([204]);
+  site.close();
+  await context.close();
+  bulwark("traffic", "flush");
+
+  // The link, made on the Sites page and shown once.
+  const form = page.getByTestId("make-share");
+  await form.locator("#share-site").selectOption("localhost");
+  await form.getByRole("button", { name: "Make link" }).click();
+  const link = (await page.getByTestId("share-link").textContent())!.trim();
+  expect(link).toMatch(/\/share\/[0-9a-f]{48}$/);
+  await expect(page.getByTestId("shares").locator('tr[data-site="localhost"]')).toBeVisible();
+
+  // A browser that never signed in sees the site's people and nothing of the console.
+  const anonymous = await browser.newContext();
+  const stranger = await anonymous.newPage();
+  const shown = await stranger.goto(new URL(link).pathname);
+  expect(shown!.status()).toBe(200);
+  expect(shown!.headers()["x-robots-tag"]).toBe("noindex, nofollow");
+  await hydrated(stranger);
+  await expect(stranger.locator("h1")).toHaveText("localhost");
+  await expect(stranger.getByTestId("fig-people").locator(".value")).toHaveText("1");
+  await expect(stranger.getByTestId("share-pages")).toContainText("/welcome-shared");
+  await expect(stranger.locator("#share-chart")).toBeVisible();
+  const text = await stranger.locator("main").innerText();
+  expect(text).not.toContain("/traffic");
+  await expect(stranger.locator("nav a[href='/jobs']")).toHaveCount(0);
+  // Another range is a link away.
+  await stranger.getByTestId("share-ranges").getByRole("link", { name: "Last 7 days" }).click();
+  await expect(stranger).toHaveURL(/range=7d/);
+  await expect(stranger.getByTestId("share-pages")).toContainText("/welcome-shared");
+
+  // Revoked on the Sites page: the link is gone.
+  await page.getByTestId("shares").locator('tr[data-site="localhost"]').getByRole("button", { name: "Revoke" }).click();
+  await expect(page.getByTestId("shares").locator('tr[data-site="localhost"]')).toHaveCount(0);
+  const gone = await stranger.goto(new URL(link).pathname);
+  expect(gone!.status()).toBe(404);
+  await anonymous.close();
+}

@@ -52,6 +52,7 @@ mod m20261213_000044_traffic_campaigns;
 mod m20261214_000045_traffic_statuses;
 mod m20261215_000046_traffic_events_goals;
 mod m20261216_000047_traffic_reports;
+mod m20261217_000048_traffic_shares;
 
 pub struct Migrator;
 
@@ -106,6 +107,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261214_000045_traffic_statuses::Migration),
             Box::new(m20261215_000046_traffic_events_goals::Migration),
             Box::new(m20261216_000047_traffic_reports::Migration),
+            Box::new(m20261217_000048_traffic_shares::Migration),
         ]
     }
 }

@@ -438,6 +438,20 @@ enum SiteCommand {
     /// A site's scheduled traffic report by mail and chat: set it, turn it off (--off), or,
     /// with the site alone, show it.
     Report(crate::commands::sites::ReportArgs),
+    /// Make a read-only public link to a site's people's figures, printed alone on stdout; a
+    /// new link ends the site's old one.
+    Share {
+        site: String,
+        /// Ask visitors for a password, read from standard input (its first line).
+        #[arg(long)]
+        password_stdin: bool,
+        /// When the link stops working: 30d, 12h, 8w or a date such as 2027-06-30 (default:
+        /// never).
+        #[arg(long)]
+        expires: Option<String>,
+    },
+    /// End a site's share link: it answers 404 from now on.
+    Unshare { site: String },
 }
 
 #[derive(Debug, Subcommand)]
@@ -927,6 +941,17 @@ async fn site(command: SiteCommand, config: &Config) -> anyhow::Result<()> {
         SiteCommand::Remove { host } => sites::remove(&db, config, &host).await,
         SiteCommand::Goal(command) => goal(command, &db, config).await,
         SiteCommand::Report(args) => sites::report(&db, config, args).await,
+        SiteCommand::Share {
+            site,
+            password_stdin,
+            expires,
+        } => {
+            let password = password_stdin
+                .then(|| read_stdin_line("Password"))
+                .transpose()?;
+            sites::share(&db, config, &site, password.as_deref(), expires.as_deref()).await
+        }
+        SiteCommand::Unshare { site } => sites::unshare(&db, &site).await,
     }
 }
 

@@ -1551,3 +1551,27 @@ sites-report-help = Addresses and channel names, commas between; at least one of
 sites-report-set-heading = Set a report
 sites-report-save = Save report
 sites-report-off = Stop
+
+## Share links (app/src/pages/share.rs)
+share-title = Shared traffic
+share-people = People
+share-pages = Pages
+share-password = This link has a password
+share-open = Open
+share-wrong-password = That is not this link's password
+share-footer = A read-only view of people's visits, shared from Bulwark. Bots are counted, not shown.
+noun-share = share link
+sites-shares-heading = Share links
+sites-shares-explained = A share link shows one site's people's figures to anyone who has it, without an account: no bots' details, no hits, no addresses. It can have a password and an expiry; making a new one ends the old. The link is shown once, when it is made.
+sites-shares-none = No site is shared.
+sites-share-site = Site
+sites-share-protected = Password
+sites-share-expires = Expires
+sites-share-never = never
+sites-share-revoke = Revoke
+sites-share-make-heading = Share a site
+sites-share-password-label = Password (optional)
+sites-share-expires-label = Expires after (optional: 30d, 12h, 8w, a date)
+sites-share-make = Make link
+sites-share-made = The link (shown only now):
+error-share-console = the console's own traffic is not shared

@@ -1497,3 +1497,27 @@ sites-report-help = 邮件地址和频道名称，用逗号分隔；至少填写
 sites-report-set-heading = 设置报告
 sites-report-save = 保存报告
 sites-report-off = 停止
+
+## Share links (app/src/pages/share.rs)
+share-title = 共享的流量
+share-people = 访客
+share-pages = 页面
+share-password = 此链接设有密码
+share-open = 打开
+share-wrong-password = 密码不正确
+share-footer = 从 Bulwark 共享的只读访客数据。爬虫只计数，不展示细节。
+noun-share = 共享链接
+sites-shares-heading = 共享链接
+sites-shares-explained = 共享链接让持有者无需账号即可查看一个站点的访客数据：不含爬虫细节、访问明细和地址。可设置密码和有效期；新建链接会使旧链接失效。链接只在创建时显示一次。
+sites-shares-none = 还没有共享的站点。
+sites-share-site = 站点
+sites-share-protected = 密码
+sites-share-expires = 到期
+sites-share-never = 永不
+sites-share-revoke = 撤销
+sites-share-make-heading = 共享站点
+sites-share-password-label = 密码（可选）
+sites-share-expires-label = 有效期（可选：30d、12h、8w 或日期）
+sites-share-make = 创建链接
+sites-share-made = 链接（仅显示这一次）：
+error-share-console = 控制台自身的流量不能共享

@@ -21,6 +21,7 @@ pub mod run_logs;
 pub mod runs;
 pub mod second_factor;
 pub mod secrets;
+pub mod share;
 pub mod tokens;
 pub mod traffic;
 pub mod users;

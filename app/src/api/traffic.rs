@@ -180,11 +180,15 @@ pub async fn traffic_sites() -> Result<SitesPage, AppError> {
             let reports = crate::services::traffic::reports::list(&state.db)
                 .await
                 .map_err(|e| AppError::internal(&e))?;
+            let shares = crate::services::traffic::shares::list(&state.db)
+                .await
+                .map_err(|e| AppError::internal(&e))?;
             Ok(SitesPage {
                 open: sites.iter().all(|s| s.console),
                 sites,
                 goals,
                 reports,
+                shares,
                 console_url: state.public_url.trim_end_matches('/').to_string(),
             })
         }
@@ -347,6 +351,74 @@ pub async fn report_off(site: String) -> Result<(), AppError> {
             let state = super::state()?;
             let (who, now) = (super::actor(&admin), crate::clock::now());
             crate::services::traffic::reports::off(&state.db, &site, &who, now).await?;
+            Ok(())
+        }
+        .await,
+    )
+}
+
+#[cfg(feature = "ssr")]
+impl From<crate::services::traffic::shares::ShareError> for AppError {
+    fn from(e: crate::services::traffic::shares::ShareError) -> Self {
+        use crate::services::traffic::shares::ShareError;
+        match e {
+            ShareError::Site(e) => AppError::from(e),
+            ShareError::Console(_) => {
+                AppError::refused("site", &crate::problem!("error-share-console"))
+            }
+            ShareError::Password(e) => AppError::refused("password", &e.problem()),
+            ShareError::NotFound(site) => AppError::NotFound(crate::t!("noun-site", host = site)),
+            ShareError::Hash(e) => AppError::internal(&e),
+            ShareError::Traffic(e) => AppError::internal(&e),
+            ShareError::Db(e) => AppError::internal(&e),
+        }
+    }
+}
+
+/// Makes a site's share link (ending the one it had), with an optional password and expiry
+/// (`30d`, `12h`, `8w`, a date; blank: never); returns the link, shown only now.
+#[server(endpoint = "traffic/shares/create", output = Json)]
+pub async fn create_share(
+    site: String,
+    password: String,
+    expires: String,
+) -> Result<String, AppError> {
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("share sites")?;
+            let state = super::state()?;
+            use crate::services::traffic::shares::{self, NewShare};
+            let now = crate::clock::now();
+            let expires_at = match expires.trim() {
+                "" => None,
+                typed => crate::domain::api_token::parse_expiry(typed, now)
+                    .map_err(|p| AppError::refused("expires", &p))?,
+            };
+            let new = NewShare {
+                site: &site,
+                password: Some(password.as_str()).filter(|p| !p.is_empty()),
+                expires_at,
+            };
+            let who = super::actor(&admin);
+            let token = shares::create(&state.db, new, &state.console_host(), &who, now).await?;
+            Ok(format!(
+                "{}/share/{token}",
+                state.public_url.trim_end_matches('/')
+            ))
+        }
+        .await,
+    )
+}
+
+/// Ends a site's share link: it answers 404 from now on.
+#[server(endpoint = "traffic/shares/revoke", output = Json)]
+pub async fn revoke_share(site: String) -> Result<(), AppError> {
+    super::respond(
+        async {
+            let admin = super::auth::require_admin("revoke share links")?;
+            let state = super::state()?;
+            let (who, now) = (super::actor(&admin), crate::clock::now());
+            crate::services::traffic::shares::revoke(&state.db, &site, &who, now).await?;
             Ok(())
         }
         .await,

@@ -53,6 +53,20 @@ pub fn console_host(public_url: &str) -> String {
     host_of(public_url).unwrap_or_else(|| "localhost".to_string())
 }
 
+/// What a host keeps unencoded in a link: letters, digits, `.`, `-` (anything else, such as an
+/// IPv6 address's brackets, is encoded).
+const HOST: &percent_encoding::AsciiSet =
+    &percent_encoding::NON_ALPHANUMERIC.remove(b'.').remove(b'-');
+
+/// The Traffic page for one site, after `range` (`range=today`, `from=…&to=…`), relative to the
+/// console's address.
+pub fn traffic_page(site: &str, range: &str) -> String {
+    format!(
+        "/traffic?{range}&site={}",
+        percent_encoding::utf8_percent_encode(site, HOST)
+    )
+}
+
 /// The rollups' key of a page: its host and path together.
 pub fn page_key(site: &str, path: &str) -> String {
     format!("{site}{path}")

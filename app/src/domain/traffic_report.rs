@@ -14,11 +14,6 @@ use super::email::EmailAddress;
 use super::problem::Problem;
 use crate::problem;
 
-/// What a host keeps unencoded in a link: letters, digits, `.`, `-` (anything else, such as an
-/// IPv6 address's brackets, is encoded).
-const HOST: &percent_encoding::AsciiSet =
-    &percent_encoding::NON_ALPHANUMERIC.remove(b'.').remove(b'-');
-
 /// How many lines each list of a report has, at most.
 pub const TOP: usize = 5;
 
@@ -67,12 +62,8 @@ impl Period {
 
     /// The Traffic page for this period and site, relative to the console's address.
     pub fn dashboard_path(self, site: &str) -> String {
-        format!(
-            "/traffic?from={}&to={}&site={}",
-            self.from,
-            self.to,
-            percent_encoding::utf8_percent_encode(site, HOST)
-        )
+        let range = format!("from={}&to={}", self.from, self.to);
+        super::sites::traffic_page(site, &range)
     }
 }
 

@@ -24,6 +24,7 @@ pub mod session;
 pub mod setting;
 pub mod traffic_event;
 pub mod traffic_report;
+pub mod traffic_share;
 pub mod traffic_site;
 pub mod traffic_statistic;
 pub mod trend_alert;

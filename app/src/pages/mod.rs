@@ -22,6 +22,7 @@ pub mod run_detail;
 pub mod runs;
 pub mod second_factor;
 pub mod settings;
+pub mod share;
 pub mod tokens;
 pub mod traffic;
 pub mod traffic_hits;

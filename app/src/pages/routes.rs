@@ -15,7 +15,7 @@ use leptos_router::LazyRoute;
 
 use super::{
     account, api_docs, audit, failed, home, job_edit, jobs, login, maintenance, notifications,
-    run_detail, runs, settings, traffic, traffic_hits, traffic_sites,
+    run_detail, runs, settings, share, traffic, traffic_hits, traffic_sites,
 };
 
 /// On the server: notes that this render used `group`, so the page can ask the browser to
@@ -232,6 +232,29 @@ impl LazyRoute for TrafficHitsRoute {
 
     async fn preload() {
         __wasm_split_preload_traffic_hits_view().await
+    }
+}
+
+/// A site's shared figures (`/share/{token}`): public, with the dashboards' charts.
+#[wasm_split(dashboards, wasm_split_path = ::leptos::wasm_split)]
+fn share_view() -> AnyView {
+    view! { <share::SharePage /> }.into_any()
+}
+
+pub struct ShareRoute;
+
+impl LazyRoute for ShareRoute {
+    fn data() -> Self {
+        Self
+    }
+
+    async fn view(_this: Self) -> AnyView {
+        used("dashboards");
+        share_view().await
+    }
+
+    async fn preload() {
+        __wasm_split_preload_share_view().await
     }
 }
 

@@ -151,6 +151,15 @@ fn form_pairs(f: &Filters) -> Vec<(&'static str, String)> {
 
 /// People and bots per hour or day, as stacked bars.
 pub fn hits_chart(series: &[SeriesPoint], bucket: Bucket) -> Chart {
+    views_chart(series, bucket, true)
+}
+
+/// People per hour or day, as bars (a shared page's chart: `super::share`).
+pub fn people_chart(series: &[SeriesPoint], bucket: Bucket) -> Chart {
+    views_chart(series, bucket, false)
+}
+
+fn views_chart(series: &[SeriesPoint], bucket: Bucket, with_bots: bool) -> Chart {
     let labels: Vec<String> = series
         .iter()
         .map(|p| match bucket {
@@ -165,14 +174,18 @@ pub fn hits_chart(series: &[SeriesPoint], bucket: Bucket) -> Chart {
             .item_style(ItemStyle::new().color(color))
             .data(series.iter().map(pick).collect::<Vec<_>>())
     };
-    Chart::new()
+    let chart = Chart::new()
         .tooltip(Tooltip::new().trigger(Trigger::Axis))
         .legend(Legend::new().bottom(0))
         .grid(Grid::new().left(56).right(16).top(16).bottom(48))
         .x_axis(Axis::new().type_(AxisType::Category).data(labels))
         .y_axis(Axis::new().type_(AxisType::Value).min_interval(1))
-        .series(bars(&t!("traffic-people-title"), PEOPLE, |p| p.human))
-        .series(bars(&t!("traffic-bots-title"), BOTS, |p| p.bot))
+        .series(bars(&t!("traffic-people-title"), PEOPLE, |p| p.human));
+    if with_bots {
+        chart.series(bars(&t!("traffic-bots-title"), BOTS, |p| p.bot))
+    } else {
+        chart
+    }
 }
 
 /// Bot hits by source, largest first.
@@ -218,7 +231,7 @@ fn ranked_chart(mut sources: Vec<(String, i64)>) -> Chart {
 }
 
 /// "+12 % vs the previous period", or nothing when there was nothing before.
-fn change(now: i64, before: i64) -> String {
+pub(crate) fn change(now: i64, before: i64) -> String {
     if before == 0 {
         return if now == 0 {
             String::new()
@@ -594,7 +607,7 @@ fn SiteChips(dashboard: Dashboard, filters: Filters) -> impl IntoView {
 
 /// One row of a ranked list: its key (`data-name`), what it shows (a link when it narrows the
 /// page) and its page views.
-struct RankedRow {
+pub struct RankedRow {
     key: String,
     label: String,
     href: Option<String>,
@@ -603,7 +616,7 @@ struct RankedRow {
 
 impl RankedRow {
     /// A name shown as it is, keyed by itself.
-    fn plain(r: crate::views::traffic::Ranked) -> RankedRow {
+    pub fn plain(r: crate::views::traffic::Ranked) -> RankedRow {
         RankedRow {
             key: r.name.clone(),
             label: r.name,
@@ -615,7 +628,7 @@ impl RankedRow {
 
 /// A ranked list as a compact table, or the words for an empty one.
 #[component]
-fn RankedTable(rows: Vec<RankedRow>) -> impl IntoView {
+pub fn RankedTable(rows: Vec<RankedRow>) -> impl IntoView {
     if rows.is_empty() {
         return view! { <p class="muted small">{t!("traffic-none-in-range")}</p> }.into_any();
     }
@@ -752,7 +765,7 @@ fn Campaigns(dashboard: Dashboard, filters: Filters) -> impl IntoView {
 }
 
 /// A channel's word in the reader's language.
-fn channel_label(name: &str) -> String {
+pub(crate) fn channel_label(name: &str) -> String {
     use crate::domain::channels::Channel;
     match name.parse::<Channel>() {
         Ok(Channel::Direct) => t!("traffic-channel-direct"),
@@ -768,7 +781,7 @@ fn channel_label(name: &str) -> String {
 
 /// A country code with its flag (regional indicator letters, drawn by the reader's fonts), or
 /// the word for unknown.
-fn country_label(code: &str) -> String {
+pub(crate) fn country_label(code: &str) -> String {
     let letters: Option<String> = (code.len() == 2)
         .then(|| {
             code.chars()

@@ -1,5 +1,5 @@
 //! Traffic → Sites: which sites may report page views, the snippet each embeds, the
-//! addresses each does not count, the sites' goals and scheduled reports. Everyone reads; admins register,
+//! addresses each does not count, the sites' goals, scheduled reports and share links. Everyone reads; admins register,
 //! remove and edit.
 
 use crate::t;
@@ -11,10 +11,11 @@ use leptos_meta::Title;
 
 mod goals;
 mod reports;
+mod shares;
 
 use crate::api::traffic::{
-    AddGoal, AddSite, RemoveGoal, RemoveSite, ReportOff, SetReport, SetSiteExclusions,
-    traffic_sites,
+    AddGoal, AddSite, CreateShare, RemoveGoal, RemoveSite, ReportOff, RevokeShare, SetReport,
+    SetSiteExclusions, traffic_sites,
 };
 use crate::components::admin_list::AdminOnly;
 use crate::components::form::{field_error, other_error};
@@ -31,6 +32,8 @@ pub fn TrafficSitesPage() -> impl IntoView {
     let remove_goal = ServerAction::<RemoveGoal>::new();
     let set_report = ServerAction::<SetReport>::new();
     let report_off = ServerAction::<ReportOff>::new();
+    let make_share = ServerAction::<CreateShare>::new();
+    let revoke_share = ServerAction::<RevokeShare>::new();
     // The cards share one action; its answer belongs to the site it was sent for.
     let exclusions_for = RwSignal::new(None::<String>);
     Effect::new(move || {
@@ -48,6 +51,8 @@ pub fn TrafficSitesPage() -> impl IntoView {
                 remove_goal.version().get(),
                 set_report.version().get(),
                 report_off.version().get(),
+                make_share.version().get(),
+                revoke_share.version().get(),
             )
         },
         |_| traffic_sites(),
@@ -70,6 +75,7 @@ pub fn TrafficSitesPage() -> impl IntoView {
                         let console_url = p.console_url.clone();
                         let goal_sites = p.sites.clone();
                         let report_sites = p.sites.clone();
+                        let share_sites = p.sites.clone();
                         view! {
                             {mode}
                             <p class="muted small">
@@ -86,6 +92,8 @@ pub fn TrafficSitesPage() -> impl IntoView {
                             {admin.then(|| view! { <goals::AddGoalForm sites=goal_sites add=add_goal /> })}
                             <reports::ReportList reports=p.reports admin=admin off=report_off />
                             {admin.then(|| view! { <reports::SetReportForm sites=report_sites set=set_report /> })}
+                            <shares::ShareList shares=p.shares admin=admin revoke=revoke_share />
+                            {admin.then(|| view! { <shares::MakeShareForm sites=share_sites make=make_share /> })}
                         }
                             .into_any()
                     }

@@ -109,6 +109,53 @@ pub struct ReportInfo {
     pub channels: Vec<String>,
 }
 
+/// A site's share link as listed (its token is never shown again).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ShareInfo {
+    pub site: String,
+    /// The link asks for a password.
+    pub protected: bool,
+    pub expires_at: Option<DateTime<Utc>>,
+    pub created_by: String,
+    pub created_at: DateTime<Utc>,
+}
+
+/// People's page views in one hour or day of a shared page's chart.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SharedPoint {
+    pub start: DateTime<Utc>,
+    pub views: i64,
+}
+
+/// What a share link shows: one site's people's figures; bots as one count, no hits, no
+/// addresses (`crate::services::traffic::shares`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SharedDashboard {
+    pub site: String,
+    pub from: NaiveDate,
+    pub to: NaiveDate,
+    pub timezone: String,
+    pub bucket: Bucket,
+    /// People's visits and page views, and those of the period as long just before.
+    pub people: i64,
+    pub page_views: i64,
+    pub people_before: i64,
+    pub page_views_before: i64,
+    /// Bots' hits: a count only.
+    pub bots: i64,
+    pub series: Vec<SharedPoint>,
+    /// People's page views per path.
+    pub pages: Vec<Ranked>,
+    pub referrers: Vec<Ranked>,
+    pub countries: Vec<Ranked>,
+    pub campaigns: Vec<CampaignViews>,
+    pub channels: Vec<Ranked>,
+    pub browsers: Vec<Ranked>,
+    pub systems: Vec<Ranked>,
+    pub devices: Vec<Ranked>,
+    pub expires_at: Option<DateTime<Utc>>,
+}
+
 /// Page views answered with one status code.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ssr", derive(utoipa::ToSchema))]
@@ -223,6 +270,8 @@ pub struct SitesPage {
     pub goals: Vec<GoalInfo>,
     /// The sites' scheduled reports, by site.
     pub reports: Vec<ReportInfo>,
+    /// The sites' share links, by site.
+    pub shares: Vec<ShareInfo>,
     /// The console's address, where `collect.js` is served.
     pub console_url: String,
     /// No site besides the console is registered: the collect endpoints accept any host.

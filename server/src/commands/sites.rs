@@ -4,7 +4,7 @@
 use anyhow::Context;
 pub use app::domain::goals::GoalTarget;
 use app::domain::traffic_report::Every;
-use app::services::traffic::{goals, reports, sites};
+use app::services::traffic::{goals, reports, shares, sites};
 use sea_orm::DatabaseConnection;
 
 use crate::config::Config;
@@ -116,6 +116,40 @@ fn described(report: &app::views::traffic::ReportInfo) -> String {
         report.every,
         to.join(", ")
     )
+}
+
+/// `site share SITE [--password-stdin] [--expires 30d]`: prints the link alone.
+pub async fn share(
+    db: &DatabaseConnection,
+    config: &Config,
+    site: &str,
+    password: Option<&str>,
+    expires: Option<&str>,
+) -> anyhow::Result<()> {
+    let now = crate::clock::now();
+    let expires_at = match expires {
+        None => None,
+        Some(typed) => app::domain::api_token::parse_expiry(typed, now)
+            .map_err(|p| anyhow::anyhow!("{}", app::i18n::current().say(&p)))?,
+    };
+    let new = shares::NewShare {
+        site,
+        password,
+        expires_at,
+    };
+    let token = shares::create(db, new, &config.console_host(), &super::cli(), now).await?;
+    println!(
+        "{}/share/{token}",
+        config.public_url().trim_end_matches('/')
+    );
+    Ok(())
+}
+
+/// `site unshare SITE`.
+pub async fn unshare(db: &DatabaseConnection, site: &str) -> anyhow::Result<()> {
+    let site = shares::revoke(db, site, &super::cli(), crate::clock::now()).await?;
+    eprintln!("the share link of {site} is revoked");
+    Ok(())
 }
 
 /// `site goal add SITE NAME --page PATTERN | --event NAME`.

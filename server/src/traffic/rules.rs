@@ -49,8 +49,9 @@ pub const DEFAULT_EXCLUDED_PREFIXES: &[&str] =
     &["/manager", "/user", "/api", "/healthz", "/readyz"];
 
 /// Bulwark's machine endpoints: never pages, whatever `traffic_exclude_prefixes` says (a
-/// Prometheus scrape or a pipeline's trigger is not a visitor).
-pub const ALWAYS_EXCLUDED_PREFIXES: &[&str] = &["/metrics", "/hooks", "/ping", "/api/v1"];
+/// Prometheus scrape or a pipeline's trigger is not a visitor); nor shared pages, whose path
+/// holds the link's token and which are not the console's own traffic.
+pub const ALWAYS_EXCLUDED_PREFIXES: &[&str] = &["/metrics", "/hooks", "/ping", "/api/v1", "/share"];
 
 /// File extensions of static assets, lowercase.
 pub const DEFAULT_ASSET_EXTENSIONS: &[&str] = &[
@@ -197,6 +198,7 @@ mod tests {
             "/hooks/abc123",
             "/ping/abc/start",
             "/api/v1/jobs",
+            "/share/0123abcd",
         ] {
             assert_eq!(
                 rules.check("GET", path, false),

@@ -10,6 +10,9 @@ mod health;
 pub mod metrics;
 mod origin;
 mod session;
+mod share;
+
+pub use share::PER_MINUTE as SHARE_PER_MINUTE;
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -167,6 +170,10 @@ pub fn router(
         .layer(middleware::from_fn_with_state(
             state.clone(),
             session::layer,
+        ))
+        .layer(middleware::from_fn_with_state(
+            (state.clone(), share::Limits::new()),
+            share::layer,
         ))
         .layer(middleware::from_fn(origin::refuse_cross_site))
         .layer(middleware::from_fn(arguments::layer))

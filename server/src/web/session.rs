@@ -17,7 +17,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 
 /// Paths anyone may fetch: the sign-in page and company sign-in's redirects, health checks, server functions and the REST API
 /// and metrics (which check the session or token themselves), trigger and ping URLs (their
-/// id is the credential), the built site's files and the script other sites embed to be counted.
+/// id is the credential), share links (their token is), the built site's files and the script other sites embed to be counted.
 fn is_public(path: &str) -> bool {
     matches!(
         path,
@@ -29,7 +29,7 @@ fn is_public(path: &str) -> bool {
             | "/favicon.svg"
             | "/collect.js"
     ) || [
-        "/api/", "/assets/", "/pkg/", "/vendor/", "/hooks/", "/ping/", "/auth/",
+        "/api/", "/assets/", "/pkg/", "/vendor/", "/hooks/", "/ping/", "/auth/", "/share/",
     ]
     .iter()
     .any(|prefix| path.starts_with(prefix))
@@ -192,6 +192,7 @@ mod tests {
             "/pkg/bulwark.js",
             "/vendor/echarts.min.js",
             "/collect.js",
+            "/share/0123abcd",
         ] {
             assert!(is_public(path), "{path}");
         }

@@ -48,6 +48,7 @@ mod traffic;
 mod traffic_answers;
 mod traffic_goals;
 mod traffic_reports;
+mod traffic_shares;
 mod traffic_stats;
 mod upgrade;
 mod upkeep;

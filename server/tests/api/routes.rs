@@ -40,6 +40,17 @@ fn server_functions() -> Vec<(&'static str, Access, Args)> {
             Form(&[("username", "nobody"), ("password", "wrong-password")]),
         ),
         ("logout", Public, Form(&[])),
+        // A share link's token is its credential: an unknown one is a 404 to everyone.
+        (
+            "share/view",
+            Public,
+            Form(&[("token", "no-such-link"), ("range", "7d")]),
+        ),
+        (
+            "share/unlock",
+            Public,
+            Form(&[("token", "no-such-link"), ("password", "wrong-password")]),
+        ),
         ("sign_in_options", Public, Form(&[])),
         ("me", Read, Form(&[])),
         (
@@ -184,6 +195,20 @@ fn server_functions() -> Vec<(&'static str, Access, Args)> {
         ),
         (
             "traffic/reports/off",
+            Change,
+            Form(&[("site", "no-such-site.example")]),
+        ),
+        (
+            "traffic/shares/create",
+            Change,
+            Form(&[
+                ("site", "no-such-site.example"),
+                ("password", ""),
+                ("expires", ""),
+            ]),
+        ),
+        (
+            "traffic/shares/revoke",
             Change,
             Form(&[("site", "no-such-site.example")]),
         ),
@@ -498,6 +523,8 @@ async fn every_endpoint_answers_each_role_as_the_table_says(app: TestApp) {
                 .status()
                 .as_u16();
             let want: &[u16] = match (role, path.as_str()) {
+                // A share link's token is its credential; `1` is no link.
+                (_, "/share/1") => &[404],
                 (Role::Anonymous, "/login") => &[200],
                 (Role::Anonymous, _) => &[303],
                 (_, "/login") => &[303],
@@ -597,6 +624,24 @@ async fn busy_queries(db: &sea_orm::DatabaseConnection) -> Vec<String> {
 /// `<Suspense>` streams its content, none is left for the browser to fill. A resource the
 /// server cannot resolve (a `LocalResource` read inside a `<Suspense>`, say) leaves its chunk
 /// incomplete: the page then arrives as "Loading…" and is drawn by the browser alone.
+/// A registered site with a share link; returns the link's token.
+async fn shared_site(app: &TestApp) -> String {
+    use app::services::traffic::{shares, sites};
+    let (tester, now) = (&crate::helpers::TESTER, chrono::Utc::now());
+    let console = "console.invalid";
+    sites::add(&app.db, "shop.example", console, tester, now)
+        .await
+        .unwrap();
+    let new = shares::NewShare {
+        site: "shop.example",
+        password: None,
+        expires_at: None,
+    };
+    shares::create(&app.db, new, console, tester, now)
+        .await
+        .unwrap()
+}
+
 async fn every_page_renders_whole_on_the_server(app: TestApp) {
     use crate::helpers::{define, insert_run, noop_job, run_row};
     use app::domain::run::RunStatus;
@@ -607,6 +652,7 @@ async fn every_page_renders_whole_on_the_server(app: TestApp) {
         run_row(job.id, RunStatus::Succeeded, chrono::Utc::now()),
     )
     .await;
+    let share = shared_site(&app).await;
     let mut wrong = Vec::new();
     for role in [Role::Viewer, Role::Admin] {
         let client = client(&app, role).await;
@@ -616,15 +662,17 @@ async fn every_page_renders_whole_on_the_server(app: TestApp) {
                 continue;
             }
             let id = if path.starts_with("/runs/") {
-                run.id
+                run.id.to_string()
+            } else if path.starts_with("/share/") {
+                share.clone()
             } else {
-                job.id
+                job.id.to_string()
             };
             let path = path
                 .split('/')
                 .map(|part| {
                     if part.starts_with(':') || part.starts_with('{') {
-                        id.to_string()
+                        id.clone()
                     } else {
                         part.to_string()
                     }

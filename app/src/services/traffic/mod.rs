@@ -26,6 +26,7 @@ pub mod rebuild;
 pub mod reports;
 pub mod rollup_read;
 pub mod rollup_write;
+pub mod shares;
 pub mod sites;
 pub mod stats;
 
