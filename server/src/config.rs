@@ -110,6 +110,10 @@ pub struct Config {
     /// (`server/data/geo/README.md`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub geoip_database: Option<PathBuf>,
+    /// When a site's last hour is alerted on (`app/src/domain/traffic_alerts.rs`):
+    /// `views_factor` × its usual people's page views, a `bot_share` of its hits from bots,
+    /// `not_found_per_hour` 404s; 0 turns a rule off.
+    pub traffic_alerts: app::domain::traffic_alerts::Rules,
     /// The in-memory hit buffer's bound, in MiB.
     pub traffic_buffer_mb: usize,
     /// Page views counted per client address (an IPv6 /64) per minute, in bursts of a tenth;
@@ -236,6 +240,7 @@ impl Default for Config {
             timezone: "UTC".into(),
             default_locale: "en".into(),
             traffic_capture: true,
+            traffic_alerts: Default::default(),
             traffic_exclude_prefixes: strings(rules::DEFAULT_EXCLUDED_PREFIXES),
             traffic_asset_extensions: strings(rules::DEFAULT_ASSET_EXTENSIONS),
             traffic_path_locales: Vec::new(),
@@ -317,6 +322,7 @@ const ENV_KEYS: &[&str] = &[
     "trusted_proxies",
     "outbound_deny",
     "traffic_buffer_mb",
+    "traffic_alerts",
     "traffic_client_rate_per_minute",
     "smtp_url",
     "mail_from",
@@ -371,6 +377,8 @@ pub enum ConfigError {
     NodeLabels(#[from] app::domain::labels::LabelError),
     #[error("invalid configuration: geoip_database: {0}")]
     Geoip(#[from] crate::traffic::geo::GeoError),
+    #[error("invalid configuration: {0}")]
+    TrafficAlerts(#[from] app::domain::traffic_alerts::BadRule),
 }
 
 /// `node_labels` as a TOML table or, from the environment, as `role=db,dc=sh`.
@@ -442,6 +450,7 @@ impl Config {
             std::time::Duration::from_secs(self.waiting_for_node_alert_seconds);
         engine.default_locale = self.locale();
         engine.outbound_deny = self.outbound_deny();
+        engine.traffic_alerts = self.traffic_alerts;
         engine
     }
 
@@ -563,6 +572,7 @@ impl Config {
         if let Err(e) = app::domain::client_addr::Networks::parse(&config.outbound_deny) {
             return Err(ConfigError::OutboundDeny(e));
         }
+        config.traffic_alerts.check()?;
         if config.traffic_buffer_mb == 0 {
             return Err(ConfigError::Range("traffic_buffer_mb", "at least 1"));
         }
@@ -718,6 +728,36 @@ mod tests {
             jail.create_file("bulwark.toml", "node_labels = { role = \"a b\" }\n")?;
             let message = Config::load(None).unwrap_err().to_string();
             assert!(message.contains("node_labels"), "{message}");
+            Ok(())
+        });
+    }
+
+    #[test]
+    fn traffic_alerts_are_a_table_with_defaults_and_checked() {
+        use app::domain::traffic_alerts::Rules;
+        Jail::expect_with(|jail| {
+            jail.create_file("bulwark.toml", "[traffic_alerts]\nviews_factor = 4.0\n")?;
+            let config = Config::load(None).map_err(|e| e.to_string())?;
+            let rules = Rules {
+                views_factor: 4.0,
+                ..Rules::default()
+            };
+            assert_eq!(config.traffic_alerts, rules);
+            jail.create_file("bulwark.toml", "[traffic_alerts]\nbot_share = 90\n")?;
+            let message = Config::load(None).unwrap_err().to_string();
+            assert!(message.contains("bot_share is a share from 0"), "{message}");
+            jail.create_file("bulwark.toml", "[traffic_alerts]\nviews = 4\n")?;
+            let message = Config::load(None).unwrap_err().to_string();
+            assert!(message.contains("views"), "{message}");
+            jail.create_file("bulwark.toml", "")?;
+            jail.set_env(
+                "BULWARK_TRAFFIC_ALERTS",
+                "{views_factor=5,not_found_per_hour=0}",
+            );
+            let config = Config::load(None).map_err(|e| e.to_string())?;
+            assert_eq!(config.traffic_alerts.views_factor, 5.0);
+            assert_eq!(config.traffic_alerts.not_found_per_hour, 0);
+            assert_eq!(config.traffic_alerts.bot_share, 0.9);
             Ok(())
         });
     }

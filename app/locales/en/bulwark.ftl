@@ -1575,3 +1575,15 @@ sites-share-expires-label = Expires after (optional: 30d, 12h, 8w, a date)
 sites-share-make = Make link
 sites-share-made = The link (shown only now):
 error-share-console = the console's own traffic is not shared
+
+## Traffic spike alerts (app/src/i18n/traffic_alerts.rs)
+traffic-alert-views-title = Traffic spike on { $site }: { $views } page views in an hour
+traffic-alert-bots-title = Bots on { $site }: { $share } of an hour's hits
+traffic-alert-not-found-title = { $count } pages not found on { $site } in an hour
+traffic-recovered-views-title = Page views on { $site } are back to usual
+traffic-recovered-bots-title = Bots on { $site } are back to their usual share
+traffic-recovered-not-found-title = Pages not found on { $site } are back to usual
+traffic-alert-views-detail = { $views } people's page views, { $usual } usual for this hour of the week
+traffic-alert-bots-detail = { $bots } of { $hits } hits from bots
+traffic-alert-not-found-detail = { $count } hits answered 404 (not found)
+traffic-alert-hour = Hour

@@ -1521,3 +1521,15 @@ sites-share-expires-label = 有效期（可选：30d、12h、8w 或日期）
 sites-share-make = 创建链接
 sites-share-made = 链接（仅显示这一次）：
 error-share-console = 控制台自身的流量不能共享
+
+## Traffic spike alerts (app/src/i18n/traffic_alerts.rs)
+traffic-alert-views-title = { $site } 流量激增：一小时 { $views } 次页面浏览
+traffic-alert-bots-title = { $site } 爬虫过多：一小时内 { $share } 的访问来自爬虫
+traffic-alert-not-found-title = { $site } 一小时内 { $count } 次页面未找到
+traffic-recovered-views-title = { $site } 的页面浏览已恢复正常
+traffic-recovered-bots-title = { $site } 的爬虫比例已恢复正常
+traffic-recovered-not-found-title = { $site } 的页面未找到已恢复正常
+traffic-alert-views-detail = 访客页面浏览 { $views } 次，每周这个时段通常为 { $usual } 次
+traffic-alert-bots-detail = { $hits } 次访问中有 { $bots } 次来自爬虫
+traffic-alert-not-found-detail = { $count } 次访问返回 404（未找到）
+traffic-alert-hour = 时段

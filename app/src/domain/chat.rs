@@ -57,6 +57,9 @@ crate::text_enum! {
         Trend = "trend.alert",
         /// A site's scheduled traffic report (`super::traffic_report`).
         TrafficReport = "traffic.report",
+        /// A site's traffic crossed a spike rule (`super::traffic_alerts`), and its end.
+        TrafficAlert = "traffic.alert",
+        TrafficRecovered = "traffic.recovered",
         /// A run took longer than its job ever should (`super::watch::Limits`).
         TooSlow = "job.too_slow",
         /// A run has waited long for a node allowed to run it (`super::labels`).

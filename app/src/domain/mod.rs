@@ -19,6 +19,7 @@
 //! - [`client_addr`]: which address a request came from, behind trusted proxies.
 //! - [`bots`]: User-Agent → person or bot, and which bot.
 //! - [`traffic_range`]: date ranges (today … 90 days, custom) and visitor filters for traffic.
+//! - [`traffic_alerts`]: traffic spikes, bot floods and 404 bursts per site and hour.
 //! - [`traffic_report`]: scheduled traffic reports: their periods, figures and audience.
 //! - [`traffic_parts`]: how traffic rollups split people and bot sources, and what each
 //!   dashboard filter covers.
@@ -68,6 +69,7 @@ pub mod text_enum;
 pub mod tick;
 pub mod ticks;
 pub mod timeout;
+pub mod traffic_alerts;
 pub mod traffic_parts;
 pub mod traffic_range;
 pub mod traffic_report;

@@ -109,6 +109,8 @@ fn title(event: &ChatEvent, l: Locale) -> String {
         EventType::Digest
         | EventType::Trend
         | EventType::TrafficReport
+        | EventType::TrafficAlert
+        | EventType::TrafficRecovered
         | EventType::Summary
         | EventType::TooSlow
         | EventType::WaitingForNode => event.headline.clone().unwrap_or_default(),
@@ -140,6 +142,8 @@ fn facts(event: &ChatEvent, l: Locale) -> Vec<(String, String)> {
         EventType::Digest
         | EventType::Trend
         | EventType::TrafficReport
+        | EventType::TrafficAlert
+        | EventType::TrafficRecovered
         | EventType::Summary
         | EventType::TooSlow
         | EventType::WaitingForNode => {
@@ -193,7 +197,9 @@ fn links(event: &ChatEvent, l: Locale) -> Vec<(String, String)> {
             EventType::Digest => t!(in l, "chat-full-digest"),
             EventType::Summary => t!(in l, "chat-every-message"),
             EventType::Trend => t!(in l, "chat-recent-failures"),
-            EventType::TrafficReport => t!(in l, "report-open-dashboard"),
+            EventType::TrafficReport | EventType::TrafficAlert | EventType::TrafficRecovered => {
+                t!(in l, "report-open-dashboard")
+            }
             _ => t!(in l, "chat-open-bulwark"),
         };
         links.push((label, url.clone()));

@@ -20,6 +20,7 @@ pub mod errors;
 pub mod mail;
 pub mod policy;
 pub mod report;
+pub mod traffic_alerts;
 pub mod trends;
 pub mod words;
 

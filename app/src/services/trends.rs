@@ -141,12 +141,14 @@ async fn record(
             .await?;
         }
     }
+    // Traffic episodes end by their own check (`super::traffic::alerts`), with a recovery.
     let closed = trend_alert::Entity::update_many()
         .col_expr(
             trend_alert::Column::Open,
             sea_orm::sea_query::Expr::value(false),
         )
         .filter(trend_alert::Column::Open.eq(true))
+        .filter(trend_alert::Column::Key.not_like(format!("{TRAFFIC}%")))
         .filter(trend_alert::Column::LastSeenAt.lt(now - Duration::minutes(CLEAR_AFTER_MINUTES)))
         .exec(db)
         .await?
@@ -162,15 +164,59 @@ async fn record(
     ))
 }
 
-/// Marks `finding` seen now; true when that starts a new episode. The row is locked for the
-/// rest of the transaction on PostgreSQL, so two nodes evaluating at once open it once.
+/// Where traffic episodes' keys start (`crate::domain::traffic_alerts::key`).
+const TRAFFIC: &str = "traffic:";
+
+/// Marks `finding` seen now; true when that starts a new episode.
 async fn open_or_touch(
     db: &impl ConnectionTrait,
     finding: &Finding,
     now: DateTime<Utc>,
 ) -> Result<bool, DbErr> {
+    Ok(open_key(db, &finding.key, now).await?.is_some())
+}
+
+/// The keys of the episodes open now whose key starts with `prefix`.
+pub async fn open_keys(db: &impl ConnectionTrait, prefix: &str) -> Result<Vec<String>, DbErr> {
+    Ok(trend_alert::Entity::find()
+        .filter(trend_alert::Column::Open.eq(true))
+        .filter(trend_alert::Column::Key.starts_with(prefix))
+        .all(db)
+        .await?
+        .into_iter()
+        .map(|row| row.key)
+        .collect())
+}
+
+/// Ends `key`'s episode if it is open; its number when it was.
+pub async fn close_key(db: &impl ConnectionTrait, key: &str) -> Result<Option<i32>, DbErr> {
+    let row = trend_alert::Entity::find_by_id(key.to_string())
+        .lock_exclusive()
+        .one(db)
+        .await?;
+    let Some(row) = row.filter(|row| row.open) else {
+        return Ok(None);
+    };
+    let episode = row.episode;
+    trend_alert::Entity::update(trend_alert::ActiveModel {
+        key: Set(row.key),
+        open: Set(false),
+        ..Default::default()
+    })
+    .exec(db)
+    .await?;
+    Ok(Some(episode))
+}
+
+/// Marks `key` seen now; the new episode's number when that starts one. The row is locked for
+/// the rest of the transaction on PostgreSQL, so two nodes evaluating at once open it once.
+pub async fn open_key(
+    db: &impl ConnectionTrait,
+    key: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<i32>, DbErr> {
     trend_alert::Entity::insert(trend_alert::ActiveModel {
-        key: Set(finding.key.clone()),
+        key: Set(key.to_string()),
         episode: Set(0),
         open: Set(false),
         opened_at: Set(now),
@@ -185,20 +231,21 @@ async fn open_or_touch(
     .await?;
     // `FOR UPDATE` on PostgreSQL; SQLite has no row locks (its write lock serialises writers)
     // and the query builder leaves the clause out there.
-    let row = trend_alert::Entity::find_by_id(finding.key.clone())
+    let row = trend_alert::Entity::find_by_id(key.to_string())
         .lock_exclusive()
         .one(db)
         .await?
-        .ok_or_else(|| DbErr::RecordNotFound(format!("trend_alerts {}", finding.key)))?;
+        .ok_or_else(|| DbErr::RecordNotFound(format!("trend_alerts {key}")))?;
     let starts = !row.open;
+    let episode = if starts { row.episode + 1 } else { row.episode };
     trend_alert::Entity::update(trend_alert::ActiveModel {
         key: Set(row.key),
-        episode: Set(if starts { row.episode + 1 } else { row.episode }),
+        episode: Set(episode),
         open: Set(true),
         opened_at: Set(if starts { now } else { row.opened_at }),
         last_seen_at: Set(now),
     })
     .exec(db)
     .await?;
-    Ok(starts)
+    Ok(starts.then_some(episode))
 }

@@ -189,11 +189,14 @@ fn header_colour(event: &ChatEvent) -> &'static str {
     use app::domain::chat::EventType;
     match event.event {
         EventType::FirstFailure | EventType::Escalation => "red",
-        EventType::Recovered => "green",
+        EventType::Recovered | EventType::TrafficRecovered => "green",
         EventType::Digest | EventType::TrafficReport | EventType::Summary | EventType::Test => {
             "blue"
         }
-        EventType::Trend | EventType::TooSlow | EventType::WaitingForNode => "orange",
+        EventType::Trend
+        | EventType::TrafficAlert
+        | EventType::TooSlow
+        | EventType::WaitingForNode => "orange",
     }
 }
 

@@ -27,6 +27,8 @@ pub struct TaskContext {
     pub retention: app::services::retention::Retention,
     /// The language of mails and chat messages where nothing else sets one.
     pub default_locale: app::i18n::Locale,
+    /// When the `traffic-alerts` task alerts.
+    pub traffic_alerts: app::domain::traffic_alerts::Rules,
 }
 
 /// A task's sign of life: when it last reported progress, and what it said.
@@ -98,6 +100,7 @@ impl Registry {
         tasks.insert("mail-digest", Arc::new(MailDigest));
         tasks.insert("mail-trends", Arc::new(MailTrends));
         tasks.insert("traffic-reports", Arc::new(TrafficReports));
+        tasks.insert("traffic-alerts", Arc::new(TrafficAlerts));
         tasks.insert("cleanup", Arc::new(Cleanup));
         Registry { tasks }
     }
@@ -379,6 +382,29 @@ impl BuiltinTask for TrafficReports {
             app::services::traffic::reports::queue_due(
                 &ctx.db,
                 now,
+                ctx.timezone,
+                ctx.default_locale,
+            )
+            .await
+            .map_err(|e| TaskError {
+                class: ErrorClass::Transient,
+                message: e.to_string(),
+            })
+        })
+    }
+}
+
+/// Checks each site's last whole hour against its usual, and alerts when a spike rule starts
+/// or stops holding (`app::services::traffic::alerts`).
+pub struct TrafficAlerts;
+
+impl BuiltinTask for TrafficAlerts {
+    fn run(&self, ctx: TaskContext) -> TaskFuture {
+        Box::pin(async move {
+            app::services::traffic::alerts::check(
+                &ctx.db,
+                ctx.traffic_alerts,
+                crate::clock::now(),
                 ctx.timezone,
                 ctx.default_locale,
             )

@@ -402,6 +402,7 @@ async fn run(
                 timezone: input.timezone,
                 progress: progress.clone(),
                 retention: shared.config.retention,
+                traffic_alerts: shared.config.traffic_alerts,
                 default_locale: shared.config.default_locale,
             };
             let deadline = Instant::now() + input.timeout;

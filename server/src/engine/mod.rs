@@ -82,6 +82,8 @@ pub struct EngineConfig {
     pub node_wait_alert: Duration,
     /// What the `cleanup` task keeps.
     pub retention: Retention,
+    /// When the `traffic-alerts` task alerts (`traffic_alerts`).
+    pub traffic_alerts: app::domain::traffic_alerts::Rules,
     /// Opens the secrets jobs refer to; without it such jobs fail with a message.
     pub secret_key: Option<app::services::secrets::SecretKey>,
     /// The language of alert mails and chat messages where the mail setting or the channel
@@ -111,6 +113,7 @@ impl EngineConfig {
             labels: Default::default(),
             node_wait_alert: Duration::from_secs(300),
             retention: Retention::default(),
+            traffic_alerts: Default::default(),
             secret_key: None,
             default_locale: app::i18n::Locale::english(),
             outbound_deny: crate::outbound::Deny::standard(),

@@ -45,6 +45,7 @@ mod secrets;
 mod smtp;
 mod spread;
 mod traffic;
+mod traffic_alerts;
 mod traffic_answers;
 mod traffic_goals;
 mod traffic_reports;

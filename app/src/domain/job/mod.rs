@@ -71,6 +71,10 @@ pub const BUILTIN_TASKS: &[(&str, &str)] = &[
         "Queues each site's scheduled traffic report (daily or weekly) for its last whole period, once per period",
     ),
     (
+        "traffic-alerts",
+        "Alerts the digest recipients when a site's last hour has a spike of page views, mostly bots or many 404s (traffic_alerts), and when it ends",
+    ),
+    (
         "cleanup",
         "Deletes runs older than run_retention_days (never the failed queue's), audit entries after a year, delivered mails and channel messages after 30 days, expired sessions",
     ),

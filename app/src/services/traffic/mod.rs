@@ -17,6 +17,7 @@
 //! The minute rows (`traffic_statistics`) stay the record; everything else is derived. Parts
 //! and views (who a row counts for) are [`crate::domain::traffic_parts`].
 
+pub mod alerts;
 pub mod answers;
 pub mod blocks;
 pub mod goals;
