@@ -14,7 +14,7 @@ use crate::components::form::field_error;
 use crate::domain::traffic_range::Preset;
 use crate::i18n::current;
 use crate::i18n::errors::Explain;
-use crate::pages::traffic::{RankedRow, RankedTable, change, channel_label, country_label};
+use crate::pages::traffic::{RankedLists, change, channel_label, country_label};
 use crate::t;
 use crate::views::traffic::{Ranked, SeriesPoint, SharedDashboard};
 
@@ -178,17 +178,7 @@ fn Lists(dashboard: SharedDashboard) -> impl IntoView {
     ];
     view! {
         <section class="card" data-testid="share-lists">
-            <div class="lists">
-                {lists
-                    .into_iter()
-                    .map(|(key, title, rows)| view! {
-                        <div class="list" data-testid=format!("share-{key}")>
-                            <h3>{title}</h3>
-                            <RankedTable rows=rows.into_iter().map(RankedRow::plain).collect() />
-                        </div>
-                    })
-                    .collect_view()}
-            </div>
+            <RankedLists prefix="share" lists=lists.into() />
         </section>
     }
 }

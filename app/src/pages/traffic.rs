@@ -607,7 +607,7 @@ fn SiteChips(dashboard: Dashboard, filters: Filters) -> impl IntoView {
 
 /// One row of a ranked list: its key (`data-name`), what it shows (a link when it narrows the
 /// page) and its page views.
-pub struct RankedRow {
+struct RankedRow {
     key: String,
     label: String,
     href: Option<String>,
@@ -616,7 +616,7 @@ pub struct RankedRow {
 
 impl RankedRow {
     /// A name shown as it is, keyed by itself.
-    pub fn plain(r: crate::views::traffic::Ranked) -> RankedRow {
+    fn plain(r: crate::views::traffic::Ranked) -> RankedRow {
         RankedRow {
             key: r.name.clone(),
             label: r.name,
@@ -628,7 +628,7 @@ impl RankedRow {
 
 /// A ranked list as a compact table, or the words for an empty one.
 #[component]
-pub fn RankedTable(rows: Vec<RankedRow>) -> impl IntoView {
+fn RankedTable(rows: Vec<RankedRow>) -> impl IntoView {
     if rows.is_empty() {
         return view! { <p class="muted small">{t!("traffic-none-in-range")}</p> }.into_any();
     }
@@ -846,20 +846,31 @@ fn PeopleLists(dashboard: Dashboard) -> impl IntoView {
         <section class="card" data-testid="people-lists">
             <h2>{t!("traffic-people-title")}</h2>
             <p class="muted small">{t!("traffic-people-explained")}</p>
-            <div class="lists">
-                {lists
-                    .into_iter()
-                    .map(|(key, title, rows)| {
-                        view! {
-                            <div class="list" data-testid=format!("people-{key}")>
-                                <h3>{title}</h3>
-                                <RankedTable rows=rows.into_iter().map(RankedRow::plain).collect() />
-                            </div>
-                        }
-                    })
-                    .collect_view()}
-            </div>
+            <RankedLists prefix="people" lists=lists.into() />
         </section>
+    }
+}
+
+/// Short ranked tables side by side, each titled and named `{prefix}-{key}` for tests.
+#[component]
+pub fn RankedLists(
+    prefix: &'static str,
+    lists: Vec<(&'static str, String, Vec<crate::views::traffic::Ranked>)>,
+) -> impl IntoView {
+    view! {
+        <div class="lists">
+            {lists
+                .into_iter()
+                .map(|(key, title, rows)| {
+                    view! {
+                        <div class="list" data-testid=format!("{prefix}-{key}")>
+                            <h3>{title}</h3>
+                            <RankedTable rows=rows.into_iter().map(RankedRow::plain).collect() />
+                        </div>
+                    }
+                })
+                .collect_view()}
+        </div>
     }
 }
 

@@ -105,6 +105,25 @@ pub fn TrafficSitesPage() -> impl IntoView {
     }
 }
 
+/// A card's compact table under `headers` (and a last column for admins' buttons), or `none`
+/// when it has no rows.
+fn card_table(none: String, headers: Vec<String>, rows: Vec<AnyView>) -> AnyView {
+    if rows.is_empty() {
+        return view! { <p class="muted small">{none}</p> }.into_any();
+    }
+    let headers = headers
+        .into_iter()
+        .map(|h| view! { <th>{h}</th> })
+        .collect_view();
+    view! {
+        <table tabindex="0" class="table compact">
+            <thead><tr>{headers}<th></th></tr></thead>
+            <tbody>{rows}</tbody>
+        </table>
+    }
+    .into_any()
+}
+
 #[component]
 fn RegisterSite(add: ServerAction<AddSite>) -> impl IntoView {
     view! {

@@ -77,6 +77,16 @@ pub struct TaskError {
     pub message: String,
 }
 
+impl TaskError {
+    /// A failure another attempt may not meet (the database was busy or out of reach).
+    pub fn transient(e: impl std::fmt::Display) -> TaskError {
+        TaskError {
+            class: ErrorClass::Transient,
+            message: e.to_string(),
+        }
+    }
+}
+
 pub type TaskFuture = Pin<Box<dyn Future<Output = Result<String, TaskError>> + Send>>;
 
 pub trait BuiltinTask: Send + Sync {
@@ -306,10 +316,7 @@ impl BuiltinTask for TrafficClean {
             };
             let cleaned = store::clean(&ctx.db, crate::clock::now(), days)
                 .await
-                .map_err(|e| TaskError {
-                    class: ErrorClass::Transient,
-                    message: e.to_string(),
-                })?;
+                .map_err(TaskError::transient)?;
             let window = i32::try_from(days).unwrap_or(i32::MAX).saturating_add(1);
             let built = app::services::traffic::blocks::warm(&ctx.db, window)
                 .await
@@ -336,10 +343,7 @@ impl BuiltinTask for MailTrends {
         Box::pin(async move {
             app::services::trends::check(&ctx.db, crate::clock::now(), ctx.default_locale)
                 .await
-                .map_err(|e| TaskError {
-                    class: ErrorClass::Transient,
-                    message: e.to_string(),
-                })
+                .map_err(TaskError::transient)
         })
     }
 }
@@ -353,10 +357,6 @@ impl BuiltinTask for MailDigest {
         Box::pin(async move {
             let zone = ctx.timezone;
             let now = crate::clock::now();
-            let transient = |e: sea_orm::DbErr| TaskError {
-                class: ErrorClass::Transient,
-                message: e.to_string(),
-            };
             let queued = app::services::notifications::digest::queue_daily(
                 &ctx.db,
                 now,
@@ -364,7 +364,7 @@ impl BuiltinTask for MailDigest {
                 ctx.default_locale,
             )
             .await
-            .map_err(transient)?;
+            .map_err(TaskError::transient)?;
             Ok(queued)
         })
     }
@@ -386,10 +386,7 @@ impl BuiltinTask for TrafficReports {
                 ctx.default_locale,
             )
             .await
-            .map_err(|e| TaskError {
-                class: ErrorClass::Transient,
-                message: e.to_string(),
-            })
+            .map_err(TaskError::transient)
         })
     }
 }
@@ -409,10 +406,7 @@ impl BuiltinTask for TrafficAlerts {
                 ctx.default_locale,
             )
             .await
-            .map_err(|e| TaskError {
-                class: ErrorClass::Transient,
-                message: e.to_string(),
-            })
+            .map_err(TaskError::transient)
         })
     }
 }
@@ -427,10 +421,7 @@ impl BuiltinTask for Cleanup {
             let cleaned =
                 app::services::retention::clean(&ctx.db, crate::clock::now(), ctx.retention)
                     .await
-                    .map_err(|e| TaskError {
-                        class: ErrorClass::Transient,
-                        message: e.to_string(),
-                    })?;
+                    .map_err(TaskError::transient)?;
             Ok(cleaned.to_string())
         })
     }

@@ -14,10 +14,7 @@ pub(super) fn GoalList(
     admin: bool,
     remove: ServerAction<RemoveGoal>,
 ) -> impl IntoView {
-    let body = if goals.is_empty() {
-        view! { <p class="muted small">{t!("sites-goals-none")}</p> }.into_any()
-    } else {
-        let rows = goals
+    let rows = goals
             .into_iter()
             .map(|g| {
                 let target = crate::i18n::words::goal_target(&g.kind, &g.target);
@@ -36,21 +33,15 @@ pub(super) fn GoalList(
                         })}</td>
                     </tr>
                 }
+                .into_any()
             })
-            .collect_view();
-        view! {
-            <table tabindex="0" class="table compact">
-                <thead><tr>
-                    <th>{t!("sites-host")}</th>
-                    <th>{t!("traffic-goal")}</th>
-                    <th>{t!("sites-goal-target")}</th>
-                    <th></th>
-                </tr></thead>
-                <tbody>{rows}</tbody>
-            </table>
-        }
-        .into_any()
-    };
+            .collect();
+    let headers = vec![
+        t!("sites-host"),
+        t!("traffic-goal"),
+        t!("sites-goal-target"),
+    ];
+    let body = super::card_table(t!("sites-goals-none"), headers, rows);
     view! {
         <section class="card" data-testid="goals">
             <h2>{t!("sites-goals-heading")}</h2>

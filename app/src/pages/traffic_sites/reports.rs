@@ -22,43 +22,34 @@ pub(super) fn ReportList(
     admin: bool,
     off: ServerAction<ReportOff>,
 ) -> impl IntoView {
-    let body = if reports.is_empty() {
-        view! { <p class="muted small">{t!("sites-reports-none")}</p> }.into_any()
-    } else {
-        let rows = reports
-            .into_iter()
-            .map(|r| {
-                let (site, key) = (r.site.clone(), r.site.clone());
-                view! {
-                    <tr data-site=key>
-                        <td>{r.site}</td>
-                        <td>{every_word(r.every)}</td>
-                        <td>{r.to.join(", ")}</td>
-                        <td>{r.channels.join(", ")}</td>
-                        <td>{admin.then(|| view! {
-                            <ActionForm action=off>
-                                <input type="hidden" name="site" value=site />
-                                <button type="submit" class="link danger">{t!("sites-report-off")}</button>
-                            </ActionForm>
-                        })}</td>
-                    </tr>
-                }
-            })
-            .collect_view();
-        view! {
-            <table tabindex="0" class="table compact">
-                <thead><tr>
-                    <th>{t!("sites-host")}</th>
-                    <th>{t!("sites-report-every")}</th>
-                    <th>{t!("sites-report-to")}</th>
-                    <th>{t!("sites-report-channels")}</th>
-                    <th></th>
-                </tr></thead>
-                <tbody>{rows}</tbody>
-            </table>
-        }
-        .into_any()
-    };
+    let rows = reports
+        .into_iter()
+        .map(|r| {
+            let (site, key) = (r.site.clone(), r.site.clone());
+            view! {
+                <tr data-site=key>
+                    <td>{r.site}</td>
+                    <td>{every_word(r.every)}</td>
+                    <td>{r.to.join(", ")}</td>
+                    <td>{r.channels.join(", ")}</td>
+                    <td>{admin.then(|| view! {
+                        <ActionForm action=off>
+                            <input type="hidden" name="site" value=site />
+                            <button type="submit" class="link danger">{t!("sites-report-off")}</button>
+                        </ActionForm>
+                    })}</td>
+                </tr>
+            }
+            .into_any()
+        })
+        .collect();
+    let headers = vec![
+        t!("sites-host"),
+        t!("sites-report-every"),
+        t!("sites-report-to"),
+        t!("sites-report-channels"),
+    ];
+    let body = super::card_table(t!("sites-reports-none"), headers, rows);
     view! {
         <section class="card" data-testid="reports">
             <h2>{t!("sites-reports-heading")}</h2>

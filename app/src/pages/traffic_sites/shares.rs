@@ -15,47 +15,38 @@ pub(super) fn ShareList(
     admin: bool,
     revoke: ServerAction<RevokeShare>,
 ) -> impl IntoView {
-    let body = if shares.is_empty() {
-        view! { <p class="muted small">{t!("sites-shares-none")}</p> }.into_any()
-    } else {
-        let rows = shares
-            .into_iter()
-            .map(|s| {
-                let (site, key) = (s.site.clone(), s.site.clone());
-                let expires = s
-                    .expires_at
-                    .map_or_else(|| t!("sites-share-never"), crate::i18n::stamp_minutes);
-                let protected = if s.protected { "✓" } else { "" };
-                view! {
-                    <tr data-site=key>
-                        <td>{s.site}</td>
-                        <td>{protected}</td>
-                        <td>{expires}</td>
-                        <td>{s.created_by}</td>
-                        <td>{admin.then(|| view! {
-                            <ActionForm action=revoke>
-                                <input type="hidden" name="site" value=site />
-                                <button type="submit" class="link danger">{t!("sites-share-revoke")}</button>
-                            </ActionForm>
-                        })}</td>
-                    </tr>
-                }
-            })
-            .collect_view();
-        view! {
-            <table tabindex="0" class="table compact">
-                <thead><tr>
-                    <th>{t!("sites-share-site")}</th>
-                    <th>{t!("sites-share-protected")}</th>
-                    <th>{t!("sites-share-expires")}</th>
-                    <th>{t!("audit-who")}</th>
-                    <th></th>
-                </tr></thead>
-                <tbody>{rows}</tbody>
-            </table>
-        }
-        .into_any()
-    };
+    let rows = shares
+        .into_iter()
+        .map(|s| {
+            let (site, key) = (s.site.clone(), s.site.clone());
+            let expires = s
+                .expires_at
+                .map_or_else(|| t!("sites-share-never"), crate::i18n::stamp_minutes);
+            let protected = if s.protected { "✓" } else { "" };
+            view! {
+                <tr data-site=key>
+                    <td>{s.site}</td>
+                    <td>{protected}</td>
+                    <td>{expires}</td>
+                    <td>{s.created_by}</td>
+                    <td>{admin.then(|| view! {
+                        <ActionForm action=revoke>
+                            <input type="hidden" name="site" value=site />
+                            <button type="submit" class="link danger">{t!("sites-share-revoke")}</button>
+                        </ActionForm>
+                    })}</td>
+                </tr>
+            }
+            .into_any()
+        })
+        .collect();
+    let headers = vec![
+        t!("sites-share-site"),
+        t!("sites-share-protected"),
+        t!("sites-share-expires"),
+        t!("audit-who"),
+    ];
+    let body = super::card_table(t!("sites-shares-none"), headers, rows);
     view! {
         <section class="card" data-testid="shares">
             <h2>{t!("sites-shares-heading")}</h2>
