@@ -65,7 +65,7 @@ mod tests {
     #[test]
     fn the_system_jobs_are_valid_in_any_zone() {
         let specs = super::specs(chrono_tz::Asia::Shanghai).unwrap();
-        assert_eq!(specs.len(), 5);
+        assert_eq!(specs.len(), 7);
         assert!(
             specs
                 .iter()
