@@ -430,7 +430,8 @@ enum SiteCommand {
         #[arg(long)]
         json: bool,
     },
-    /// Stop accepting a site's reports (what it counted stays).
+    /// Stop accepting a site's page views, and end its scheduled report and share link (what it
+    /// counted stays).
     Remove { host: String },
     /// A site's goals: pages or events that count as conversions.
     #[command(subcommand)]

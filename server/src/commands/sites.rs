@@ -42,7 +42,8 @@ pub async fn list(db: &DatabaseConnection, config: &Config, json: bool) -> anyho
     Ok(())
 }
 
-/// `site remove HOST`: its reports are refused from now on; what it counted stays.
+/// `site remove HOST`: its reports are refused from now on, its scheduled report and share link
+/// end; what it counted stays.
 pub async fn remove(db: &DatabaseConnection, config: &Config, host: &str) -> anyhow::Result<()> {
     let now = crate::clock::now();
     let host = sites::remove(db, host, &config.console_host(), &super::cli(), now).await?;

@@ -275,6 +275,11 @@ async fn a_password_is_asked_for_once_and_an_expired_link_is_gone(app: TestApp) 
             .unwrap()
             .is_some()
     );
+
+    // A site no longer counted is no longer shared.
+    assert_eq!(run(&app, dir.path(), &["site", "remove", SITE], None).0, 0);
+    let gone = shares::find(&app.db, &token, Utc::now()).await.unwrap();
+    assert!(gone.is_none());
 }
 on_both_backends!(a_password_is_asked_for_once_and_an_expired_link_is_gone);
 

@@ -135,8 +135,8 @@ async fn insert(
     Ok(host)
 }
 
-/// Stops accepting reports for a host, and its scheduled report, and records who did; its hits
-/// stay.
+/// Stops accepting reports for a host, ends its scheduled report and its share link, and
+/// records who did; its hits stay.
 pub async fn remove(
     db: &sea_orm::DatabaseConnection,
     typed: &str,
@@ -157,9 +157,13 @@ pub async fn remove(
     if deleted == 0 {
         return Err(SiteError::NotFound(host));
     }
-    // Its report would go on reporting a site no longer counted.
+    // Its report and its share link would go on showing a site no longer counted.
     crate::entities::traffic_report::Entity::delete_many()
         .filter(crate::entities::traffic_report::Column::Site.eq(&host))
+        .exec(&txn)
+        .await?;
+    crate::entities::traffic_share::Entity::delete_many()
+        .filter(crate::entities::traffic_share::Column::Site.eq(&host))
         .exec(&txn)
         .await?;
     audit::record(&txn, who, "site.removed", &host, serde_json::json!({}), now).await?;
