@@ -67,6 +67,8 @@ pub async fn hours(
             .join(", ")
     );
     let first = first_hour(db).await?;
+    // The hour's counts, and people's views in the same hour of the weeks before.
+    let mut before: BTreeMap<(String, i64), u64> = BTreeMap::new();
     for row in db.query_all_raw(b.statement(sql)).await? {
         let site: String = row.try_get("", "site")?;
         let hour: i64 = row.try_get("", "hour")?;
@@ -78,6 +80,8 @@ pub async fn hours(
         if hour == start {
             counts.views = views;
             counts.bots = row.try_get::<i64>("", "bots")?.max(0) as u64;
+        } else {
+            before.insert((counts.site.clone(), hour), views);
         }
     }
     // The usual: each week before that the database holds, 0 where the site had none.
@@ -85,7 +89,6 @@ pub async fn hours(
         .map(|w| start - w * WEEK)
         .filter(|h| first.is_some_and(|first| *h >= first))
         .collect();
-    let before = usual_views(db, &weeks).await?;
     for counts in sites.values_mut() {
         counts.usual_views = weeks
             .iter()
@@ -116,33 +119,6 @@ async fn first_hour(db: &impl ConnectionTrait) -> Result<Option<i64>, DbErr> {
         .query_one_raw(b.statement("SELECT MIN(hour) AS first FROM traffic_hourly".into()))
         .await?;
     Ok(row.and_then(|r| r.try_get::<Option<i64>>("", "first").ok().flatten()))
-}
-
-/// People's page views per site in each of `hours`.
-async fn usual_views(
-    db: &impl ConnectionTrait,
-    hours: &[i64],
-) -> Result<BTreeMap<(String, i64), u64>, DbErr> {
-    if hours.is_empty() {
-        return Ok(BTreeMap::new());
-    }
-    let mut b = Binder::new(db.get_database_backend());
-    let sql = format!(
-        "SELECT site, hour, CAST(SUM(views) AS BIGINT) AS views FROM traffic_hourly \
-         WHERE part = {} AND hour IN ({}) GROUP BY site, hour",
-        b.bind(Part::Human.code().as_str()),
-        hours
-            .iter()
-            .map(|h| b.bind(*h))
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    let mut views = BTreeMap::new();
-    for row in db.query_all_raw(b.statement(sql)).await? {
-        let key = (row.try_get("", "site")?, row.try_get("", "hour")?);
-        views.insert(key, row.try_get::<i64>("", "views")?.max(0) as u64);
-    }
-    Ok(views)
 }
 
 /// Hits answered 404 per site in the hour starting at `start`.
