@@ -53,6 +53,7 @@ mod m20261214_000045_traffic_statuses;
 mod m20261215_000046_traffic_events_goals;
 mod m20261216_000047_traffic_reports;
 mod m20261217_000048_traffic_shares;
+mod m20261218_000049_traffic_daily_views;
 
 pub struct Migrator;
 
@@ -108,6 +109,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261215_000046_traffic_events_goals::Migration),
             Box::new(m20261216_000047_traffic_reports::Migration),
             Box::new(m20261217_000048_traffic_shares::Migration),
+            Box::new(m20261218_000049_traffic_daily_views::Migration),
         ]
     }
 }

@@ -221,6 +221,7 @@ impl Range<'_> {
     /// Where the time goes, part by part.
     async fn parts(&self, bucket: app::domain::traffic_range::Bucket) -> anyhow::Result<()> {
         use app::services::traffic::rollup_read::{self as rollup, Scope};
+        use app::services::traffic::{answers, goals};
         let (db, query) = (self.db, &self.query);
         let scope = Scope {
             from: query.from,
@@ -231,24 +232,42 @@ impl Range<'_> {
             source: None,
             site: None,
         };
+        let mut took: Vec<(&str, f64)> = Vec::new();
         let t = Instant::now();
         rollup::views_by_part(db, &scope).await?;
-        let sums = ms_since(t);
+        took.push(("sums", ms_since(t)));
         let t = Instant::now();
-        rollup::distinct_counts(db, &scope).await?;
-        let sets = ms_since(t);
+        let planned = rollup::plan(db, &scope).await?;
+        took.push(("plan", ms_since(t)));
         let t = Instant::now();
-        rollup::top_pages(db, &scope, 20).await?;
-        let top = ms_since(t);
+        rollup::distinct_counts(db, &scope, planned.as_ref()).await?;
+        took.push(("distinct sets", ms_since(t)));
+        let t = Instant::now();
+        let top = rollup::top_pages(db, &scope, planned.as_ref(), 20).await?;
+        took.push(("top pages", ms_since(t)));
         let t = Instant::now();
         rollup::series(db, &scope, bucket).await?;
-        let chart = ms_since(t);
+        took.push(("chart", ms_since(t)));
         let t = Instant::now();
         rollup::people(db, &scope).await?;
-        let people = ms_since(t);
+        took.push(("people's lists", ms_since(t)));
+        let t = Instant::now();
+        answers::not_found(db, &scope).await?;
+        answers::ai_crawlers(db, &scope, &top).await?;
+        took.push(("404s and AI crawlers", ms_since(t)));
+        let t = Instant::now();
+        goals::events(db, &scope).await?;
+        goals::goals(db, &scope).await?;
+        took.push(("events and goals", ms_since(t)));
+        let took: Vec<String> = took
+            .iter()
+            .map(|(part, ms)| format!("{part} {ms:.1} ms"))
+            .collect();
         println!(
-            "{}: {:<12} parts: sums {sums:.1} ms, distinct sets {sets:.1} ms, top pages {top:.1} ms, series {chart:.1} ms, people's lists {people:.1} ms",
-            self.label, self.name
+            "{}: {:<12} parts, one after another: {}",
+            self.label,
+            self.name,
+            took.join(", ")
         );
         Ok(())
     }

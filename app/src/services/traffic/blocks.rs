@@ -565,13 +565,16 @@ async fn store_block(
     Ok(())
 }
 
-/// Visits, and the unions of IPs and paths, over the segments (as [`plan`] returned them).
+/// Visits, unique IPs and unique paths over the segments (as [`plan`] returned them).
+///
+/// The days' and blocks' rows are read in two statements; their bitmaps are decoded and
+/// joined off the async threads, IPs and paths side by side, since that is most of the work
+/// over a long range.
 pub async fn distinct(
     db: &impl ConnectionTrait,
     lens: &Lens<'_>,
     segments: &[Segment],
-) -> Result<(i64, RoaringTreemap, RoaringTreemap), TrafficError> {
-    let (mut visits, mut ips, mut paths) = (0, RoaringTreemap::new(), RoaringTreemap::new());
+) -> Result<(i64, i64, i64), TrafficError> {
     let backend = db.get_database_backend();
     let days: Vec<i32> = segments
         .iter()
@@ -580,6 +583,7 @@ pub async fn distinct(
             Segment::Block { .. } => None,
         })
         .collect();
+    let mut rows = Vec::new();
     if !days.is_empty() {
         let mut b = Binder::new(backend);
         let list: Vec<String> = days.iter().map(|d| b.bind(*d)).collect();
@@ -588,20 +592,81 @@ pub async fn distinct(
             list.join(", "),
             lens.sets_condition(&mut b)
         );
-        for row in db.query_all_raw(b.statement(sql)).await? {
-            // A visitor (IP and user agent) is in one part only, so a day's visits add up.
-            visits += row.try_get::<i64>("", "visits")?;
-            ips |= deserialize(&row.try_get::<Vec<u8>>("", "ips")?)?;
-            paths |= deserialize(&row.try_get::<Vec<u8>>("", "paths")?)?;
-        }
+        rows.extend(db.query_all_raw(b.statement(sql)).await?);
     }
-    for (first, days) in blocks_of(segments) {
-        let row = stored_block(db, "visits, ips, paths", lens, first, days).await?;
+    rows.extend(stored_blocks(db, "visits, ips, paths", lens, segments).await?);
+    // A visitor (IP and user agent) is in one part only, so a day's visits add up.
+    let mut visits = 0;
+    let (mut ips, mut paths) = (Vec::new(), Vec::new());
+    for row in rows {
         visits += row.try_get::<i64>("", "visits")?;
-        ips |= deserialize(&row.try_get::<Vec<u8>>("", "ips")?)?;
-        paths |= deserialize(&row.try_get::<Vec<u8>>("", "paths")?)?;
+        ips.push(row.try_get::<Vec<u8>>("", "ips")?);
+        paths.push(row.try_get::<Vec<u8>>("", "paths")?);
     }
+    let (ips, paths) = tokio::try_join!(union_len(ips), union_len(paths))?;
     Ok((visits, ips, paths))
+}
+
+/// How many members the union of serialized bitmaps has, computed on a blocking thread.
+async fn union_len(sets: Vec<Vec<u8>>) -> Result<i64, TrafficError> {
+    tokio::task::spawn_blocking(move || {
+        let mut union = RoaringTreemap::new();
+        for bytes in &sets {
+            union |= deserialize(bytes)?;
+        }
+        Ok(union.len() as i64)
+    })
+    .await?
+}
+
+/// `columns` of the segments' blocks, in the segments' order; [`plan`] has made sure each
+/// exists.
+async fn stored_blocks(
+    db: &impl ConnectionTrait,
+    columns: &str,
+    lens: &Lens<'_>,
+    segments: &[Segment],
+) -> Result<Vec<sea_orm::QueryResult>, TrafficError> {
+    let wanted: Vec<(i32, i32)> = blocks_of(segments).collect();
+    if wanted.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut b = Binder::new(db.get_database_backend());
+    let (site, view) = (b.bind(lens.site_key()), b.bind(lens.view.code()));
+    let each: Vec<String> = wanted
+        .iter()
+        .map(|(first, days)| {
+            format!(
+                "(first_day = {} AND days = {})",
+                b.bind(*first),
+                b.bind(*days)
+            )
+        })
+        .collect();
+    let sql = format!(
+        "SELECT first_day, days, {columns} FROM traffic_blocks \
+         WHERE site = {site} AND view = {view} AND ({})",
+        each.join(" OR ")
+    );
+    let mut found: HashMap<(i32, i32), sea_orm::QueryResult> = HashMap::new();
+    for row in db.query_all_raw(b.statement(sql)).await? {
+        found.insert(
+            (row.try_get("", "first_day")?, row.try_get("", "days")?),
+            row,
+        );
+    }
+    wanted
+        .into_iter()
+        .map(|(first, days)| {
+            found.remove(&(first, days)).ok_or_else(|| {
+                sea_orm::DbErr::RecordNotFound(format!(
+                    "traffic block {} {first}+{days}",
+                    lens.label()
+                ))
+                .into()
+            })
+        })
+        .collect()
 }
 
 /// The stored lists of the segments' blocks.
@@ -610,15 +675,16 @@ pub async fn block_tops(
     lens: &Lens<'_>,
     segments: &[Segment],
 ) -> Result<Vec<TopList>, TrafficError> {
-    let mut tops = Vec::new();
-    for (first, days) in blocks_of(segments) {
-        let row = stored_block(db, "top, top_bound", lens, first, days).await?;
-        tops.push(TopList {
-            paths: decode_top(&row.try_get::<String>("", "top")?)?,
-            bound: row.try_get("", "top_bound")?,
-        });
-    }
-    Ok(tops)
+    stored_blocks(db, "top, top_bound", lens, segments)
+        .await?
+        .iter()
+        .map(|row| {
+            Ok(TopList {
+                paths: decode_top(&row.try_get::<String>("", "top")?)?,
+                bound: row.try_get("", "top_bound")?,
+            })
+        })
+        .collect()
 }
 
 /// The stored people's lists of the segments' blocks (of the people's view), each with one
@@ -628,14 +694,15 @@ pub async fn block_facts(
     lens: &Lens<'_>,
     segments: &[Segment],
 ) -> Result<Vec<Vec<TopList>>, TrafficError> {
-    let mut lists = Vec::new();
-    for (first, days) in blocks_of(segments) {
-        let row = stored_block(db, "facts", lens, first, days).await?;
-        let json: Option<String> = row.try_get("", "facts")?;
-        // [`plan`] only keeps people's blocks that have their lists.
-        lists.push(decode_facts(json.as_deref().unwrap_or("[]"))?);
-    }
-    Ok(lists)
+    stored_blocks(db, "facts", lens, segments)
+        .await?
+        .iter()
+        .map(|row| {
+            let json: Option<String> = row.try_get("", "facts")?;
+            // [`plan`] only keeps people's blocks that have their lists.
+            decode_facts(json.as_deref().unwrap_or("[]"))
+        })
+        .collect()
 }
 
 fn blocks_of(segments: &[Segment]) -> impl Iterator<Item = (i32, i32)> + '_ {

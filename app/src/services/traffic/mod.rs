@@ -64,4 +64,6 @@ pub enum TrafficError {
     UnknownPart(String),
     #[error("the stored rollup zone '{0}' is not a time zone")]
     UnknownZone(String),
+    #[error("joining traffic sets stopped: {0}")]
+    Join(#[from] tokio::task::JoinError),
 }

@@ -12,7 +12,8 @@ use sea_orm::{ConnectionTrait, DatabaseBackend, DatabaseConnection, TransactionT
 
 use super::TrafficError;
 use super::rollup_write::{
-    Conversions, Delta, EventFacts, PageGoal, RowFacts, apply, day_number, page_goals,
+    Conversions, Delta, EventFacts, PageGoal, RowFacts, add_daily, apply, day_number, page_goals,
+    place,
 };
 use crate::domain::{traffic_parts, traffic_range};
 use crate::services::sql::Binder;
@@ -77,10 +78,54 @@ pub async fn ensure(db: &DatabaseConnection, zone: Tz) -> Result<bool, TrafficEr
     if stored_zone(db).await?.as_deref() == Some(zone.name())
         && setting(db, LAYOUT_SETTING).await?.as_deref() == Some(traffic_parts::layout().as_str())
     {
+        fill_daily_views(db, zone).await?;
         return Ok(false);
     }
     rebuild(db, zone).await?;
     Ok(true)
+}
+
+/// Fills `traffic_daily_views` from `traffic_hourly` when it is empty and the hours are not:
+/// once, at the first start after the migration that added it
+/// (`migration/src/m20261218_000049_traffic_daily_views.rs`). Returns the days' rows written.
+///
+/// It holds `traffic_hourly` as [`rebuild`] does, so a flush of another instance is either in
+/// the hours read here or waits and writes both tables itself.
+pub async fn fill_daily_views(db: &DatabaseConnection, zone: Tz) -> Result<usize, TrafficError> {
+    let txn = db.begin().await?;
+    if txn.get_database_backend() == DatabaseBackend::Postgres {
+        txn.execute_unprepared("LOCK TABLE traffic_hourly IN EXCLUSIVE MODE")
+            .await?;
+    }
+    let filled = "SELECT 1 AS x FROM traffic_daily_views LIMIT 1";
+    if txn
+        .query_one_raw(Binder::new(txn.get_database_backend()).statement(filled.into()))
+        .await?
+        .is_some()
+    {
+        return Ok(0);
+    }
+    let sql = "SELECT hour, site, part, generated, views FROM traffic_hourly";
+    let mut daily = std::collections::BTreeMap::new();
+    for row in txn
+        .query_all_raw(Binder::new(txn.get_database_backend()).statement(sql.into()))
+        .await?
+    {
+        let hour: i64 = row.try_get("", "hour")?;
+        let code: String = row.try_get("", "part")?;
+        let part = traffic_parts::Part::parse(&code).ok_or(TrafficError::UnknownPart(code))?;
+        let at = chrono::DateTime::from_timestamp(hour, 0).unwrap_or_default();
+        let key = (
+            place(at, zone).1,
+            row.try_get("", "site")?,
+            part,
+            row.try_get("", "generated")?,
+        );
+        *daily.entry(key).or_insert(0i64) += row.try_get::<i64>("", "views")?;
+    }
+    add_daily(&txn, &daily).await?;
+    txn.commit().await?;
+    Ok(daily.len())
 }
 
 /// Recomputes every rollup from `traffic_statistics`, in one transaction, placing days and
@@ -99,6 +144,7 @@ pub async fn rebuild(db: &DatabaseConnection, zone: Tz) -> Result<u64, TrafficEr
         "traffic_blocks",
         "traffic_daily_facts",
         "traffic_hourly",
+        "traffic_daily_views",
         "traffic_daily_pages",
         "traffic_daily_sets",
         "traffic_daily_events",
@@ -234,6 +280,7 @@ pub async fn clean(db: &impl ConnectionTrait, first_kept: NaiveDate) -> Result<u
     let mut deleted = 0;
     for sql in [
         "DELETE FROM traffic_blocks WHERE first_day < {}",
+        "DELETE FROM traffic_daily_views WHERE day < {}",
         "DELETE FROM traffic_daily_pages WHERE day < {}",
         "DELETE FROM traffic_daily_facts WHERE day < {}",
         "DELETE FROM traffic_daily_sets WHERE day < {}",

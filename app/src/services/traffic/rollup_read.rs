@@ -2,7 +2,8 @@
 //!
 //! | figure                         | read from                                          |
 //! |--------------------------------|----------------------------------------------------|
-//! | page views, people/bots, by source, generated, the charts | `traffic_hourly` (Σ views) |
+//! | page views, people/bots, by source, generated, daily charts | `traffic_daily_views` (Σ views) |
+//! | hourly charts (a range of one or two days) | `traffic_hourly` (Σ views) |
 //! | visits = distinct (day, ip, ua) | `traffic_daily_sets.visits`, summed over days       |
 //! | unique IPs, unique pages       | union of the days' bitmaps, through [`super::blocks`] |
 //! | top pages                      | `traffic_daily_pages` and blocks, see [`rank`] |
@@ -63,17 +64,17 @@ impl Scope<'_> {
     }
 }
 
-/// Σ views over the scope, per part and generated flag.
+/// Σ views over the scope, per part and generated flag (a row per day and part).
 pub async fn views_by_part(
     db: &impl ConnectionTrait,
     scope: &Scope<'_>,
 ) -> Result<Vec<(Part, bool, i64)>, TrafficError> {
     let mut b = Binder::new(db.get_database_backend());
     let sql = format!(
-        "SELECT part, generated, CAST(SUM(views) AS BIGINT) AS n FROM traffic_hourly \
-         WHERE hour >= {} AND hour < {}{} GROUP BY part, generated",
-        b.bind(scope.start()),
-        b.bind(scope.end()),
+        "SELECT part, generated, CAST(SUM(views) AS BIGINT) AS n FROM traffic_daily_views \
+         WHERE day >= {} AND day <= {}{} GROUP BY part, generated",
+        b.bind(day_number(scope.from)),
+        b.bind(day_number(scope.to)),
         scope.parts(&mut b)
     );
     db.query_all_raw(b.statement(sql))
@@ -90,22 +91,52 @@ pub async fn views_by_part(
         .collect()
 }
 
-/// Visits, unique IPs and unique pages over the scope.
-pub async fn distinct_counts(
+/// The scope's view ([`View::for_filter`]; none when the filter counts nobody) and its days
+/// as segments whose blocks are current ([`blocks::plan`]): planned once for the distinct
+/// counts and the top pages, which read the same blocks.
+pub struct Planned {
+    view: View,
+    segments: Vec<blocks::Segment>,
+}
+
+impl Planned {
+    fn lens<'a>(&'a self, scope: &'a Scope<'a>) -> blocks::Lens<'a> {
+        blocks::Lens {
+            view: &self.view,
+            site: scope.site,
+        }
+    }
+}
+
+/// Plans the scope's days ([`Planned`]).
+pub async fn plan(
     db: &impl ConnectionTrait,
     scope: &Scope<'_>,
-) -> Result<(i64, i64, i64), TrafficError> {
+) -> Result<Option<Planned>, TrafficError> {
     let Some(view) = View::for_filter(scope.who()) else {
-        return Ok((0, 0, 0));
+        return Ok(None);
     };
-    let (from, to) = (day_number(scope.from), day_number(scope.to));
     let lens = blocks::Lens {
         view: &view,
         site: scope.site,
     };
+    let (from, to) = (day_number(scope.from), day_number(scope.to));
     let segments = blocks::plan(db, &lens, from, to).await?;
-    let (visits, ips, paths) = blocks::distinct(db, &lens, &segments).await?;
-    Ok((visits, ips.len() as i64, paths.len() as i64))
+    Ok(Some(Planned { view, segments }))
+}
+
+/// Visits, unique IPs and unique pages over the scope.
+pub async fn distinct_counts(
+    db: &impl ConnectionTrait,
+    scope: &Scope<'_>,
+    planned: Option<&Planned>,
+) -> Result<(i64, i64, i64), TrafficError> {
+    let Some(planned) = planned else {
+        return Ok((0, 0, 0));
+    };
+    let (visits, ips, paths) =
+        blocks::distinct(db, &planned.lens(scope), &planned.segments).await?;
+    Ok((visits, ips, paths))
 }
 
 /// The `limit` paths with the most views over the scope (ties by path), exactly, through
@@ -113,24 +144,17 @@ pub async fn distinct_counts(
 pub async fn top_pages(
     db: &impl ConnectionTrait,
     scope: &Scope<'_>,
+    planned: Option<&Planned>,
     limit: usize,
 ) -> Result<Vec<TopPage>, TrafficError> {
-    let Some(view) = View::for_filter(scope.who()) else {
+    let Some(planned) = planned else {
         return Ok(Vec::new());
     };
-    let (from, to) = (day_number(scope.from), day_number(scope.to));
-    let lens = blocks::Lens {
-        view: &view,
-        site: scope.site,
-    };
-    let segments = blocks::plan(db, &lens, from, to).await?;
-    let block_tops = blocks::block_tops(db, &lens, &segments).await?;
-    let pages = Pages {
-        scope,
-        view: &view,
-        lens,
-    };
-    let ranked = rank(db, &pages, &segments, block_tops, limit).await?;
+    let (view, segments) = (&planned.view, &planned.segments);
+    let lens = planned.lens(scope);
+    let block_tops = blocks::block_tops(db, &lens, segments).await?;
+    let pages = Pages { scope, view, lens };
+    let ranked = rank(db, &pages, segments, block_tops, limit).await?;
     // The people/bots split of each listed path.
     let paths: BTreeSet<String> = ranked.iter().map(|(p, _)| p.clone()).collect();
     let human: HashMap<String, i64> = match view {
@@ -403,31 +427,48 @@ pub async fn series(
     scope: &Scope<'_>,
     bucket: Bucket,
 ) -> Result<Vec<SeriesPoint>, TrafficError> {
-    // One row per hour (not per hour and part): 90 days are 2,160 rows, not 30,000.
     let mut b = Binder::new(db.get_database_backend());
-    let sql = format!(
-        "SELECT hour, \
-           CAST(SUM(CASE WHEN part = {} THEN views ELSE 0 END) AS BIGINT) AS human, \
-           CAST(SUM(CASE WHEN part = {} THEN 0 ELSE views END) AS BIGINT) AS bot \
-         FROM traffic_hourly WHERE hour >= {} AND hour < {}{} GROUP BY hour",
-        b.bind(Part::Human.code()),
-        b.bind(Part::Human.code()),
-        b.bind(scope.start()),
-        b.bind(scope.end()),
-        scope.parts(&mut b)
+    let human = b.bind(Part::Human.code());
+    let sums = format!(
+        "CAST(SUM(CASE WHEN part = {human} THEN views ELSE 0 END) AS BIGINT) AS human, \
+         CAST(SUM(CASE WHEN part = {human} THEN 0 ELSE views END) AS BIGINT) AS bot"
     );
-    let mut hours: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
+    // One row per bucket (not per bucket and part): 90 days are 90 rows.
+    let sql = match bucket {
+        Bucket::Hour => format!(
+            "SELECT hour AS start, {sums} FROM traffic_hourly \
+             WHERE hour >= {} AND hour < {}{} GROUP BY hour",
+            b.bind(scope.start()),
+            b.bind(scope.end()),
+            scope.parts(&mut b)
+        ),
+        Bucket::Day => format!(
+            "SELECT day, {sums} FROM traffic_daily_views \
+             WHERE day >= {} AND day <= {}{} GROUP BY day",
+            b.bind(day_number(scope.from)),
+            b.bind(day_number(scope.to)),
+            scope.parts(&mut b)
+        ),
+    };
+    let mut starts: BTreeMap<i64, (i64, i64)> = BTreeMap::new();
     for row in db.query_all_raw(b.statement(sql)).await? {
-        hours.insert(
-            row.try_get("", "hour")?,
-            (row.try_get("", "human")?, row.try_get("", "bot")?),
-        );
+        let start = match bucket {
+            Bucket::Hour => row.try_get("", "start")?,
+            Bucket::Day => day_start(row.try_get("", "day")?, scope.zone),
+        };
+        starts.insert(start, (row.try_get("", "human")?, row.try_get("", "bot")?));
     }
-    Ok(buckets(hours, scope, bucket))
+    Ok(buckets(starts, scope, bucket))
 }
 
-/// People's and bots' views per hour (its first instant, in Unix seconds) summed into the
-/// scope's buckets; every bucket is present, empty ones with zeros.
+/// The first instant of a local day, by its number ([`day_number`]).
+fn day_start(day: i32, zone: Tz) -> i64 {
+    let date = NaiveDate::from_num_days_from_ce_opt(day).unwrap_or_default();
+    traffic_range::midnight(date, zone).timestamp()
+}
+
+/// People's and bots' views per hour or day (its first instant, in Unix seconds) summed into
+/// the scope's buckets; every bucket is present, empty ones with zeros.
 pub fn buckets(
     hours: BTreeMap<i64, (i64, i64)>,
     scope: &Scope<'_>,
@@ -493,20 +534,24 @@ pub async fn people(
     };
     let segments = blocks::plan(db, &lens, from, to).await?;
     let mut block_lists = blocks::block_facts(db, &lens, &segments).await?;
-    let mut lists = Vec::with_capacity(FactKind::ALL.len());
-    for (i, kind) in FactKind::ALL.into_iter().enumerate() {
+    // Each kind's ranking reads its own days and totals: all of them at once.
+    let rankings = FactKind::ALL.into_iter().enumerate().map(|(i, kind)| {
         let tops = block_lists
             .iter_mut()
             .map(|kinds| std::mem::take(&mut kinds[i]))
             .collect();
-        let ranked = rank(db, &Facts { scope, kind }, &segments, tops, PEOPLE_TOP).await?;
-        lists.push(
-            ranked
-                .into_iter()
-                .map(|(name, views)| Ranked { name, views })
-                .collect(),
-        );
-    }
+        let segments = &segments;
+        async move {
+            let ranked = rank(db, &Facts { scope, kind }, segments, tops, PEOPLE_TOP).await?;
+            Ok::<Vec<Ranked>, TrafficError>(
+                ranked
+                    .into_iter()
+                    .map(|(name, views)| Ranked { name, views })
+                    .collect(),
+            )
+        }
+    });
+    let lists = futures_util::future::try_join_all(rankings).await?;
     let mut lists = lists.into_iter();
     let mut next = || lists.next().unwrap_or_default();
     let breakdown = PeopleBreakdown {

@@ -207,7 +207,9 @@ struct DayMembers {
 /// What a batch of rows adds to the rollups.
 #[derive(Default)]
 pub struct Delta {
-    hourly: BTreeMap<(i64, String, Part, bool), i64>,
+    /// Views per (hour, site, part, generated), each with the local day of its hour (the
+    /// daily views are these summed per day, at [`apply`]).
+    hourly: BTreeMap<(i64, String, Part, bool), (i32, i64)>,
     /// Views per (day, view, site, path). Hashed, not ordered: a batch adds to them several
     /// times per row, and ordered maps of long shared-prefix strings spent a quarter of a
     /// flush comparing them; [`apply`] sorts the distinct keys once.
@@ -228,10 +230,10 @@ impl Delta {
         let part = Part::of(row.is_bot, row.source);
         let site = row.site.to_string();
         let page = page_key(row.site, row.path);
-        *self
-            .hourly
+        self.hourly
             .entry((hour, site.clone(), part.clone(), row.generated))
-            .or_default() += row.count;
+            .or_insert((day, 0))
+            .1 += row.count;
         for view in View::containing(&part) {
             *self
                 .pages
@@ -578,10 +580,17 @@ pub async fn assign(
     assign_ids(txn, last_day).await
 }
 
-/// Adds the hourly views, the pages' and the facts' daily views.
+/// Adds the hourly and daily views, the pages' and the facts' daily views.
 async fn add_counts(txn: &impl ConnectionTrait, delta: &Delta) -> Result<(), TrafficError> {
     // First, so a rebuild holding this table waits for us and we wait for it (see `rebuild`).
     add_hourly(txn, delta).await?;
+    let mut daily = BTreeMap::new();
+    for ((_, site, part, generated), (day, views)) in &delta.hourly {
+        *daily
+            .entry((*day, site.clone(), part.clone(), *generated))
+            .or_default() += views;
+    }
+    add_daily(txn, &daily).await?;
     add_pages(txn, delta).await?;
     add_facts(txn, delta).await
 }
@@ -601,7 +610,7 @@ async fn add_hourly(txn: &impl ConnectionTrait, delta: &Delta) -> Result<(), Tra
         delta
             .hourly
             .iter()
-            .map(|((hour, site, part, generated), views)| {
+            .map(|((hour, site, part, generated), (_, views))| {
                 vec![
                     (*hour).into(),
                     site.as_str().into(),
@@ -613,6 +622,39 @@ async fn add_hourly(txn: &impl ConnectionTrait, delta: &Delta) -> Result<(), Tra
             .collect(),
         "hour, site, part, generated",
         "views = traffic_hourly.views + excluded.views",
+    )
+    .await
+}
+
+/// The views per day, site and part (`traffic_daily_views`).
+pub(super) async fn add_daily(
+    txn: &impl ConnectionTrait,
+    daily: &BTreeMap<(i32, String, Part, bool), i64>,
+) -> Result<(), TrafficError> {
+    upsert(
+        txn,
+        "traffic_daily_views",
+        &[
+            ("day", "integer"),
+            ("site", "text"),
+            ("part", "text"),
+            ("generated", "boolean"),
+            ("views", "bigint"),
+        ],
+        daily
+            .iter()
+            .map(|((day, site, part, generated), views)| {
+                vec![
+                    (*day).into(),
+                    site.as_str().into(),
+                    part.code().into(),
+                    (*generated).into(),
+                    (*views).into(),
+                ]
+            })
+            .collect(),
+        "day, site, part, generated",
+        "views = traffic_daily_views.views + excluded.views",
     )
     .await
 }

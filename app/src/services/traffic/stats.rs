@@ -25,7 +25,7 @@ use super::answers;
 use super::goals;
 use super::query::Filter;
 pub use super::query::StatsQuery;
-use super::rollup_read as rollup;
+use super::rollup_read::{self as rollup, Scope};
 use crate::domain::traffic_parts::{Part, Parts};
 use crate::domain::traffic_range::Bucket;
 use crate::views::traffic::{
@@ -46,38 +46,55 @@ pub async fn stats(
     figures(db, query, true).await
 }
 
-/// The figures, with people's lists or without (the previous period is only compared by its
-/// totals).
+/// The figures, with the lists (pages, people's, answers, events, goals) or without (a
+/// period compared with another needs only its totals). The parts are independent reads, so
+/// they are asked at once: each waits on its own pooled connection.
 async fn figures(
     db: &impl ConnectionTrait,
     query: &StatsQuery,
-    with_people: bool,
+    with_lists: bool,
 ) -> Result<TrafficStats, TrafficError> {
     let scope = query.scope();
-    let parts = rollup::views_by_part(db, &scope).await?;
-    let (visits, unique_ips, unique_pages) = rollup::distinct_counts(db, &scope).await?;
-    let top_pages = rollup::top_pages(db, &scope, TOP_PAGES as usize).await?;
-    let (lists, ai_crawlers) = if with_people {
-        (
-            rollup::people(db, &scope).await?,
-            answers::ai_crawlers(db, &scope, &top_pages).await?,
-        )
-    } else {
-        Default::default()
+    let planned = async {
+        let planned = rollup::plan(db, &scope).await?;
+        let planned = planned.as_ref();
+        tokio::try_join!(rollup::distinct_counts(db, &scope, planned), async {
+            match with_lists {
+                true => self::lists(db, &scope, planned).await.map(Some),
+                false => Ok(None),
+            }
+        })
     };
-    let (not_found, events, goals) = if with_people {
-        (
-            answers::not_found(db, &scope).await?,
-            goals::events(db, &scope).await?,
-            goals::goals(db, &scope).await?,
-        )
-    } else {
-        Default::default()
+    let (parts, ((visits, unique_ips, unique_pages), lists)) =
+        tokio::try_join!(rollup::views_by_part(db, &scope), planned)?;
+    let mut stats = lists.unwrap_or_default();
+    stats.visits = visits;
+    stats.unique_ips = unique_ips;
+    stats.unique_pages = unique_pages;
+    add_parts(&mut stats, parts);
+    Ok(stats)
+}
+
+/// The scope's lists: top pages and what AI crawlers fetched of them, people's lists, pages
+/// not found, events and goals.
+async fn lists(
+    db: &impl ConnectionTrait,
+    scope: &Scope<'_>,
+    planned: Option<&rollup::Planned>,
+) -> Result<TrafficStats, TrafficError> {
+    let pages = async {
+        let top_pages = rollup::top_pages(db, scope, planned, TOP_PAGES as usize).await?;
+        let ai_crawlers = answers::ai_crawlers(db, scope, &top_pages).await?;
+        Ok::<_, TrafficError>((top_pages, ai_crawlers))
     };
-    let mut stats = TrafficStats {
-        visits,
-        unique_ips,
-        unique_pages,
+    let ((top_pages, ai_crawlers), lists, not_found, events, goals) = tokio::try_join!(
+        pages,
+        rollup::people(db, scope),
+        answers::not_found(db, scope),
+        goals::events(db, scope),
+        goals::goals(db, scope),
+    )?;
+    Ok(TrafficStats {
         top_pages,
         people: lists.breakdown,
         countries: lists.countries,
@@ -89,7 +106,11 @@ async fn figures(
         events,
         goals,
         ..TrafficStats::default()
-    };
+    })
+}
+
+/// Adds Σ views per part (and generated flag) to the totals, sources and categories.
+fn add_parts(stats: &mut TrafficStats, parts: Vec<(Part, bool, i64)>) {
     for (part, generated, n) in parts {
         stats.page_views += n;
         if generated {
@@ -107,11 +128,10 @@ async fn figures(
             Part::Human => stats.human += n,
         }
     }
-    Ok(stats)
 }
 
-/// The figures without people's lists or crawlers' pages: totals, sources and categories,
-/// top pages (what a comparison with another period needs).
+/// The figures without any list: totals, visits, unique IPs and pages, sources and
+/// categories (what a comparison with another period needs).
 pub async fn totals(
     db: &impl ConnectionTrait,
     query: &StatsQuery,
@@ -189,8 +209,8 @@ pub async fn series(
 }
 
 /// [`series`] summed from the minute rows: each minute's people and bots, placed in its local
-/// hour as the rollups place it.
-async fn series_from_rows(
+/// hour as the rollups place it (the definition the chart is tested against).
+pub async fn series_from_rows(
     db: &impl ConnectionTrait,
     query: &StatsQuery,
     bucket: Bucket,
@@ -238,7 +258,9 @@ async fn figures_from_rows(
     totals_from_rows(db, &filter, &mut stats).await?;
     stats.visits = visits_from_rows(db, query).await?;
     bots_from_rows(db, &filter, &mut stats).await?;
-    top_pages_from_rows(db, &filter, &mut stats).await?;
+    if with_people {
+        top_pages_from_rows(db, &filter, &mut stats).await?;
+    }
     if with_people && Parts::for_filter(query.scope().who()).contains(&Part::Human) {
         people_from_rows(db, &filter, &mut stats).await?;
         stats.campaigns = campaigns_from_rows(db, &filter).await?;
