@@ -81,6 +81,9 @@ async fn suite(
 ) -> anyhow::Result<()> {
     let db = crate::db::connect(url).await?;
     crate::db::migrate(&db).await?;
+    // A database filled before the daily views existed gets them, as `serve` would.
+    let rollup_zone = app::services::traffic::rebuild::zone_for_writes(&db).await?;
+    app::services::traffic::rebuild::fill_daily_views(&db, rollup_zone).await?;
     let now = Utc::now();
     prepare(&db, label, args, fill, now).await?;
     let tz = app::domain::cron::parse_timezone("UTC")?;

@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
-use sea_orm::{ConnectionTrait, DbErr};
+use sea_orm::{ConnectionTrait, DatabaseBackend, DbErr};
 
 use super::TrafficError;
 use super::blocks::{site_condition, sort_top};
@@ -54,42 +54,45 @@ pub async fn not_found(
     if !Parts::for_filter(scope.who()).contains(&Part::Human) {
         return Ok(Vec::new());
     }
-    let mut pages = fact_sums(db, scope, FactKind::NotFound, None).await?;
+    let mut pages = fact_sums(db, scope, FactKind::NotFound, &[]).await?;
     sort_top(&mut pages);
     pages.truncate(rollup_read::PEOPLE_TOP);
-    let pages = pages
-        .into_iter()
-        .map(|(name, views)| Ranked { name, views });
-    let mut listed = Vec::new();
-    for page in pages {
-        // A page's referrers are the values starting with its key and the separator.
-        let prefix = joined(&[&page.name, ""]);
-        let referrers = fact_sums(db, scope, FactKind::NotFoundReferrer, Some(&prefix))
-            .await?
-            .into_iter()
-            .map(|(value, n)| (value.get(prefix.len()..).unwrap_or_default().to_string(), n))
-            .collect();
-        listed.push(not_found_page(&page.name, page.views, referrers));
+    if pages.is_empty() {
+        return Ok(Vec::new());
     }
-    Ok(listed)
+    // A page's referrers are the values starting with its key and the separator: the listed
+    // pages' referrers are read together, in one pass over the range's rows.
+    let prefixes: Vec<String> = pages.iter().map(|(page, _)| joined(&[page, ""])).collect();
+    let mut referrers: Vec<Vec<(String, i64)>> = vec![Vec::new(); prefixes.len()];
+    for (value, n) in fact_sums(db, scope, FactKind::NotFoundReferrer, &prefixes).await? {
+        for (prefix, listed) in prefixes.iter().zip(&mut referrers) {
+            if let Some(referrer) = value.strip_prefix(prefix.as_str()) {
+                listed.push((referrer.to_string(), n));
+            }
+        }
+    }
+    Ok(pages
+        .into_iter()
+        .zip(referrers)
+        .map(|((page, views), listed)| not_found_page(&page, views, listed))
+        .collect())
 }
 
-/// Σ views per value of one kind of fact over the scope; with `prefix`, only the values that
-/// start with it (compared whole, not with LIKE, whose wildcards a path may hold).
+/// Σ views per value of one kind of fact over the scope; with `prefixes`, only the values
+/// that start with one of them.
 pub(super) async fn fact_sums(
     db: &impl ConnectionTrait,
     scope: &Scope<'_>,
     kind: FactKind,
-    prefix: Option<&str>,
+    prefixes: &[String],
 ) -> Result<Vec<(String, i64)>, TrafficError> {
     let mut b = Binder::new(db.get_database_backend());
-    let starting = match prefix {
-        Some(prefix) => format!(
-            " AND substr(value, 1, {}) = {}",
-            b.bind(i32::try_from(prefix.chars().count()).unwrap_or(i32::MAX)),
-            b.bind(prefix)
-        ),
-        None => String::new(),
+    let starting = match prefixes {
+        [] => String::new(),
+        _ => {
+            let each: Vec<String> = prefixes.iter().map(|p| starts_with(&mut b, p)).collect();
+            format!(" AND ({})", each.join(" OR "))
+        }
     };
     let sql = format!(
         "SELECT value, CAST(SUM(views) AS BIGINT) AS n FROM traffic_daily_facts \
@@ -104,6 +107,39 @@ pub(super) async fn fact_sums(
         sums.push((row.try_get("", "value")?, row.try_get("", "n")?));
     }
     Ok(sums)
+}
+
+/// `value` starts with `prefix`, as a range of byte-wise order: the values from `prefix` up
+/// to (not including) `prefix` with its last character's successor are exactly those that
+/// start with it. SQLite compares text byte-wise and seeks the range in the value index;
+/// PostgreSQL is told to compare byte-wise (`COLLATE "C"`), whatever the database's
+/// collation. (Not LIKE, whose wildcards a path may hold.)
+fn starts_with(b: &mut Binder, prefix: &str) -> String {
+    let mut upper: Vec<char> = prefix.chars().collect();
+    match upper
+        .pop()
+        .and_then(|last| char::from_u32(u32::from(last) + 1))
+    {
+        Some(next) => upper.push(next),
+        // A prefix ending in the last code point: nothing follows it but its extensions.
+        None => {
+            return format!(
+                "substr(value, 1, {}) = {}",
+                b.bind(i32::try_from(prefix.chars().count()).unwrap_or(i32::MAX)),
+                b.bind(prefix)
+            );
+        }
+    }
+    let upper: String = upper.into_iter().collect();
+    let value = match b.backend() {
+        DatabaseBackend::Postgres => "value COLLATE \"C\"",
+        _ => "value",
+    };
+    format!(
+        "({value} >= {} AND {value} < {})",
+        b.bind(prefix),
+        b.bind(upper)
+    )
 }
 
 fn not_found_page(key: &str, count: i64, mut referrers: Vec<(String, i64)>) -> NotFound {
@@ -140,12 +176,24 @@ pub async fn ai_crawlers(
     scope: &Scope<'_>,
     top_pages: &[TopPage],
 ) -> Result<AiCrawlers, TrafficError> {
+    Ok(AiCrawlers {
+        crawlers: ai_fetches(db, scope).await?,
+        unvisited: unvisited(db, scope, top_pages).await?,
+    })
+}
+
+/// What each AI crawler the filter counts fetched over the scope (the half of
+/// [`ai_crawlers`] that needs no top pages).
+pub async fn ai_fetches(
+    db: &impl ConnectionTrait,
+    scope: &Scope<'_>,
+) -> Result<Vec<AiCrawler>, TrafficError> {
     let parts = Parts::for_filter(scope.who());
     if !counts_ai(&parts) {
-        return Ok(AiCrawlers::default());
+        return Ok(Vec::new());
     }
     let mut fetches = Vec::new();
-    for (value, count) in fact_sums(db, scope, FactKind::AiFetch, None).await? {
+    for (value, count) in fact_sums(db, scope, FactKind::AiFetch, &[]).await? {
         let mut fields = value.splitn(3, '\u{1f}');
         let (Some(source), Some(status), Some(page)) =
             (fields.next(), fields.next(), fields.next())
@@ -161,20 +209,17 @@ pub async fn ai_crawlers(
             });
         }
     }
-    Ok(AiCrawlers {
-        crawlers: crawlers(fetches),
-        unvisited: unvisited(db, scope, top_pages).await?,
-    })
+    Ok(crawlers(fetches))
 }
 
 /// Of the scope's top pages, those no AI crawler fetched in the [`UNVISITED_DAYS`] up to the
-/// scope's last day.
-async fn unvisited(
+/// scope's last day (none when the filter counts no AI crawler).
+pub async fn unvisited(
     db: &impl ConnectionTrait,
     scope: &Scope<'_>,
     top_pages: &[TopPage],
 ) -> Result<Vec<PageViews>, TrafficError> {
-    if top_pages.is_empty() {
+    if top_pages.is_empty() || !counts_ai(&Parts::for_filter(scope.who())) {
         return Ok(Vec::new());
     }
     let mut b = Binder::new(db.get_database_backend());

@@ -251,7 +251,7 @@ pub async fn events(
     if sums.is_empty() {
         return Ok(Vec::new());
     }
-    let props = fact_sums(db, scope, FactKind::EventProp, None).await?;
+    let props = fact_sums(db, scope, FactKind::EventProp, &[]).await?;
     Ok(listed(sums, props))
 }
 

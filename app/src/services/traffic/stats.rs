@@ -29,7 +29,7 @@ use super::rollup_read::{self as rollup, Scope};
 use crate::domain::traffic_parts::{Part, Parts};
 use crate::domain::traffic_range::Bucket;
 use crate::views::traffic::{
-    CampaignViews, LiveMinute, Ranked, SeriesPoint, TopPage, TrafficStats,
+    AiCrawlers, CampaignViews, LiveMinute, Ranked, SeriesPoint, TopPage, TrafficStats,
 };
 
 /// How many top pages are listed.
@@ -84,16 +84,21 @@ async fn lists(
 ) -> Result<TrafficStats, TrafficError> {
     let pages = async {
         let top_pages = rollup::top_pages(db, scope, planned, TOP_PAGES as usize).await?;
-        let ai_crawlers = answers::ai_crawlers(db, scope, &top_pages).await?;
-        Ok::<_, TrafficError>((top_pages, ai_crawlers))
+        let unvisited = answers::unvisited(db, scope, &top_pages).await?;
+        Ok::<_, TrafficError>((top_pages, unvisited))
     };
-    let ((top_pages, ai_crawlers), lists, not_found, events, goals) = tokio::try_join!(
+    let ((top_pages, unvisited), crawlers, lists, not_found, events, goals) = tokio::try_join!(
         pages,
+        answers::ai_fetches(db, scope),
         rollup::people(db, scope),
         answers::not_found(db, scope),
         goals::events(db, scope),
         goals::goals(db, scope),
     )?;
+    let ai_crawlers = AiCrawlers {
+        crawlers,
+        unvisited,
+    };
     Ok(TrafficStats {
         top_pages,
         people: lists.breakdown,
