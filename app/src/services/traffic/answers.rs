@@ -19,7 +19,7 @@ use crate::domain::bots::{BotCategory, sources_in};
 use crate::domain::sites::{page_key, split_page_key};
 use crate::domain::traffic_parts::{Part, Parts, View};
 use crate::domain::traffic_range::VisitorType;
-use crate::services::sql::Binder;
+use crate::services::sql::{self, Binder};
 use crate::views::traffic::{
     AiCrawler, AiCrawlers, AiPage, NotFound, PageViews, Ranked, StatusViews, TopPage,
 };
@@ -87,26 +87,38 @@ pub(super) async fn fact_sums(
     prefixes: &[String],
 ) -> Result<Vec<(String, i64)>, TrafficError> {
     let mut b = Binder::new(db.get_database_backend());
-    let starting = match prefixes {
-        [] => String::new(),
-        _ => {
-            let each: Vec<String> = prefixes.iter().map(|p| starts_with(&mut b, p)).collect();
-            format!(" AND ({})", each.join(" OR "))
-        }
-    };
-    let sql = format!(
-        "SELECT value, CAST(SUM(views) AS BIGINT) AS n FROM traffic_daily_facts \
-         WHERE kind = {} AND day >= {} AND day <= {}{}{starting} GROUP BY value",
+    let (kind, from, to) = (
         b.bind(kind.code()),
         b.bind(day_number(scope.from)),
         b.bind(day_number(scope.to)),
-        site_condition(scope.site, &mut b)
     );
-    let mut sums = Vec::new();
-    for row in db.query_all_raw(b.statement(sql)).await? {
-        sums.push((row.try_get("", "value")?, row.try_get("", "n")?));
-    }
-    Ok(sums)
+    let site = site_condition(scope.site, &mut b);
+    let rows = |b: &mut Binder, prefix: Option<&str>| {
+        let starting = prefix.map_or(String::new(), |p| format!(" AND {}", starts_with(b, p)));
+        format!(
+            "SELECT day, site, value, views FROM traffic_daily_facts \
+             WHERE kind = {kind}{starting} AND day >= {from} AND day <= {to}{site}"
+        )
+    };
+    // One branch per prefix, so SQLite seeks each range in the value index (under one OR it
+    // may read the whole kind); UNION, not UNION ALL, so a row two prefixes share (a page key
+    // that is another's prefix) is counted once. The key columns keep other rows apart.
+    let source = match prefixes {
+        [] => rows(&mut b, None),
+        _ => {
+            let each: Vec<String> = prefixes.iter().map(|p| rows(&mut b, Some(p))).collect();
+            each.join(" UNION ")
+        }
+    };
+    let sql =
+        format!("SELECT value, CAST(SUM(views) AS BIGINT) AS n FROM ({source}) f GROUP BY value");
+    // A long tail (every page not found, every AI fetch) is thousands of rows: one text.
+    let sql = sql::json_rows(b.backend(), &sql, &["value", "n"]);
+    let Some(row) = db.query_one_raw(b.statement(sql)).await? else {
+        return Ok(Vec::new());
+    };
+    let json: String = row.try_get("", "rows")?;
+    serde_json::from_str(&json).map_err(TrafficError::ReadRows)
 }
 
 /// `value` starts with `prefix`, as a range of byte-wise order: the values from `prefix` up

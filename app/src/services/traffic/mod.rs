@@ -64,6 +64,8 @@ pub enum TrafficError {
     UnknownPart(String),
     #[error("the stored rollup zone '{0}' is not a time zone")]
     UnknownZone(String),
+    #[error("could not read the rows of a traffic figure: {0}")]
+    ReadRows(serde_json::Error),
     #[error("joining traffic sets stopped: {0}")]
     Join(#[from] tokio::task::JoinError),
 }
