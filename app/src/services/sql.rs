@@ -212,20 +212,7 @@ fn rows_source(b: &mut Binder, values: &Values) -> String {
         .iter()
         .map(|(name, _)| format!("v_{name}"))
         .collect();
-    let rows: Vec<serde_json::Value> = values
-        .rows
-        .iter()
-        .map(|row| {
-            serde_json::Value::Object(
-                names
-                    .iter()
-                    .zip(row)
-                    .map(|(name, value)| (name.clone(), json_of(value, b.backend)))
-                    .collect(),
-            )
-        })
-        .collect();
-    let json = b.bind(serde_json::Value::Array(rows).to_string());
+    let json = b.bind(json_objects(&names, &values.rows, b.backend));
     match b.backend {
         DatabaseBackend::Postgres => {
             let typed: Vec<String> = names
@@ -248,6 +235,51 @@ fn rows_source(b: &mut Binder, values: &Values) -> String {
                 fields.join(", ")
             )
         }
+    }
+}
+
+/// The rows as a JSON array of objects keyed by `names`, written straight into one text (a
+/// flush sends hundreds of thousands of values; building a `serde_json::Value` tree first
+/// cost more than the database took to read them).
+fn json_objects(names: &[String], rows: &[Vec<Value>], backend: DatabaseBackend) -> String {
+    let keys: Vec<String> = names.iter().map(|name| format!("\"{name}\":")).collect();
+    let mut out = Vec::with_capacity(rows.len() * keys.iter().map(|k| k.len() + 12).sum::<usize>());
+    out.push(b'[');
+    for (i, row) in rows.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        out.push(b'{');
+        for (j, (key, value)) in keys.iter().zip(row).enumerate() {
+            if j > 0 {
+                out.push(b',');
+            }
+            out.extend_from_slice(key.as_bytes());
+            write_json(&mut out, value, backend);
+        }
+        out.push(b'}');
+    }
+    out.push(b']');
+    // Only JSON's punctuation, numbers and serde's escaped texts were written: valid UTF-8.
+    match String::from_utf8(out) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
+    }
+}
+
+/// One value as [`json_of`] writes it, the common kinds without building a `Value`.
+fn write_json(out: &mut Vec<u8>, value: &Value, backend: DatabaseBackend) {
+    use std::io::Write;
+    let written = match value {
+        Value::SmallInt(Some(n)) => write!(out, "{n}").map_err(serde_json::Error::io),
+        Value::Int(Some(n)) => write!(out, "{n}").map_err(serde_json::Error::io),
+        Value::BigInt(Some(n)) => write!(out, "{n}").map_err(serde_json::Error::io),
+        Value::String(Some(text)) => serde_json::to_writer(&mut *out, storable(text).as_ref()),
+        other => serde_json::to_writer(&mut *out, &json_of(other, backend)),
+    };
+    if written.is_err() {
+        // Writing into memory does not fail; should serde refuse a value, it is NULL.
+        out.extend_from_slice(b"null");
     }
 }
 
@@ -367,6 +399,55 @@ pub async fn begin_write(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rows_are_written_as_the_json_they_are() {
+        let at = chrono::DateTime::parse_from_rfc3339("2026-12-07T10:00:00Z")
+            .unwrap()
+            .to_utc();
+        let rows = vec![
+            vec![
+                Value::BigInt(Some(-7)),
+                Value::String(Some("quote \" back \\ nul \0 tab \t 中".into())),
+                Value::Bool(Some(true)),
+                Value::ChronoDateTimeUtc(Some(at)),
+                Value::SmallInt(Some(3)),
+            ],
+            vec![
+                Value::BigInt(None),
+                Value::String(None),
+                Value::Bool(None),
+                Value::ChronoDateTimeUtc(None),
+                Value::Int(Some(i32::MIN)),
+            ],
+        ];
+        let names: Vec<String> = ["v_a", "v_b", "v_c", "v_d", "v_e"].map(String::from).into();
+        for backend in [DatabaseBackend::Sqlite, DatabaseBackend::Postgres] {
+            let written: serde_json::Value =
+                serde_json::from_str(&json_objects(&names, &rows, backend)).unwrap();
+            let expected: Vec<serde_json::Value> = rows
+                .iter()
+                .map(|row| {
+                    serde_json::Value::Object(
+                        names
+                            .iter()
+                            .zip(row)
+                            .map(|(name, value)| (name.clone(), json_of(value, backend)))
+                            .collect(),
+                    )
+                })
+                .collect();
+            assert_eq!(written, serde_json::Value::Array(expected), "{backend:?}");
+        }
+        assert_eq!(
+            json_objects(
+                &names[..1],
+                &[vec![Value::String(Some("a\0".into()))]],
+                DatabaseBackend::Sqlite
+            ),
+            "[{\"v_a\":\"a\u{2400}\"}]"
+        );
+    }
 
     #[test]
     fn placeholders_follow_the_backend() {

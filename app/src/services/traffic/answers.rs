@@ -93,20 +93,29 @@ pub(super) async fn fact_sums(
         b.bind(day_number(scope.to)),
     );
     let site = site_condition(scope.site, &mut b);
-    let rows = |b: &mut Binder, prefix: Option<&str>| {
-        let starting = prefix.map_or(String::new(), |p| format!(" AND {}", starts_with(b, p)));
+    let rows = |starting: &str| {
         format!(
             "SELECT day, site, value, views FROM traffic_daily_facts \
              WHERE kind = {kind}{starting} AND day >= {from} AND day <= {to}{site}"
         )
     };
-    // One branch per prefix, so SQLite seeks each range in the value index (under one OR it
-    // may read the whole kind); UNION, not UNION ALL, so a row two prefixes share (a page key
-    // that is another's prefix) is counted once. The key columns keep other rows apart.
-    let source = match prefixes {
-        [] => rows(&mut b, None),
+    let source = match (prefixes, b.backend()) {
+        ([], _) => rows(""),
+        // PostgreSQL compares byte-wise only outside the index (`COLLATE "C"`): one pass over
+        // the range's rows of the kind, testing every prefix.
+        (_, DatabaseBackend::Postgres) => {
+            let each: Vec<String> = prefixes.iter().map(|p| starts_with(&mut b, p)).collect();
+            rows(&format!(" AND ({})", each.join(" OR ")))
+        }
+        // SQLite seeks each prefix's range in the value index, one branch each (under one OR
+        // it may read the whole kind); UNION, not UNION ALL, so a row two prefixes share (a
+        // page key that is another's prefix) is counted once: the key columns keep other
+        // rows apart.
         _ => {
-            let each: Vec<String> = prefixes.iter().map(|p| rows(&mut b, Some(p))).collect();
+            let each: Vec<String> = prefixes
+                .iter()
+                .map(|p| rows(&format!(" AND {}", starts_with(&mut b, p))))
+                .collect();
             each.join(" UNION ")
         }
     };
