@@ -256,8 +256,10 @@ impl Range<'_> {
         took.push(("people's lists", ms_since(t)));
         let t = Instant::now();
         answers::not_found(db, &scope).await?;
+        took.push(("404s", ms_since(t)));
+        let t = Instant::now();
         answers::ai_crawlers(db, &scope, &top).await?;
-        took.push(("404s and AI crawlers", ms_since(t)));
+        took.push(("AI crawlers", ms_since(t)));
         let t = Instant::now();
         goals::events(db, &scope).await?;
         goals::goals(db, &scope).await?;

@@ -54,18 +54,28 @@ pub async fn not_found(
     if !Parts::for_filter(scope.who()).contains(&Part::Human) {
         return Ok(Vec::new());
     }
-    let mut pages = fact_sums(db, scope, FactKind::NotFound, &[]).await?;
-    sort_top(&mut pages);
-    pages.truncate(rollup_read::PEOPLE_TOP);
-    if pages.is_empty() {
-        return Ok(Vec::new());
-    }
-    // A page's referrers are the values starting with its key and the separator: the listed
-    // pages' referrers are read together, in one pass over the range's rows.
-    let prefixes: Vec<String> = pages.iter().map(|(page, _)| joined(&[page, ""])).collect();
-    let mut referrers: Vec<Vec<(String, i64)>> = vec![Vec::new(); prefixes.len()];
-    for (value, n) in fact_sums(db, scope, FactKind::NotFoundReferrer, &prefixes).await? {
-        for (prefix, listed) in prefixes.iter().zip(&mut referrers) {
+    // A page's referrers are the values starting with its key and the separator. SQLite seeks
+    // the listed pages' in the value index once they are known; PostgreSQL cannot seek a
+    // byte-wise range there, so it reads every referrer of the range beside the pages, at once.
+    let (pages, referrers) = match db.get_database_backend() {
+        DatabaseBackend::Postgres => tokio::try_join!(
+            most_not_found(db, scope),
+            fact_sums(db, scope, FactKind::NotFoundReferrer, &[])
+        )?,
+        _ => {
+            let pages = most_not_found(db, scope).await?;
+            let prefixes: Vec<String> = pages.iter().map(|(page, _)| prefix(page)).collect();
+            let referrers = match prefixes.is_empty() {
+                true => Vec::new(),
+                false => fact_sums(db, scope, FactKind::NotFoundReferrer, &prefixes).await?,
+            };
+            (pages, referrers)
+        }
+    };
+    let prefixes: Vec<String> = pages.iter().map(|(page, _)| prefix(page)).collect();
+    let mut listed: Vec<Vec<(String, i64)>> = vec![Vec::new(); prefixes.len()];
+    for (value, n) in referrers {
+        for (prefix, listed) in prefixes.iter().zip(&mut listed) {
             if let Some(referrer) = value.strip_prefix(prefix.as_str()) {
                 listed.push((referrer.to_string(), n));
             }
@@ -73,9 +83,26 @@ pub async fn not_found(
     }
     Ok(pages
         .into_iter()
-        .zip(referrers)
+        .zip(listed)
         .map(|((page, views), listed)| not_found_page(&page, views, listed))
         .collect())
+}
+
+/// The [`rollup_read::PEOPLE_TOP`] pages people were answered 404 for most often, with their
+/// views.
+async fn most_not_found(
+    db: &impl ConnectionTrait,
+    scope: &Scope<'_>,
+) -> Result<Vec<(String, i64)>, TrafficError> {
+    let mut pages = fact_sums(db, scope, FactKind::NotFound, &[]).await?;
+    sort_top(&mut pages);
+    pages.truncate(rollup_read::PEOPLE_TOP);
+    Ok(pages)
+}
+
+/// What a page's referrer facts start with: its key and the separator.
+fn prefix(page: &str) -> String {
+    joined(&[page, ""])
 }
 
 /// Σ views per value of one kind of fact over the scope; with `prefixes`, only the values
@@ -99,18 +126,11 @@ pub(super) async fn fact_sums(
              WHERE kind = {kind}{starting} AND day >= {from} AND day <= {to}{site}"
         )
     };
-    let source = match (prefixes, b.backend()) {
-        ([], _) => rows(""),
-        // PostgreSQL compares byte-wise only outside the index (`COLLATE "C"`): one pass over
-        // the range's rows of the kind, testing every prefix.
-        (_, DatabaseBackend::Postgres) => {
-            let each: Vec<String> = prefixes.iter().map(|p| starts_with(&mut b, p)).collect();
-            rows(&format!(" AND ({})", each.join(" OR ")))
-        }
-        // SQLite seeks each prefix's range in the value index, one branch each (under one OR
-        // it may read the whole kind); UNION, not UNION ALL, so a row two prefixes share (a
-        // page key that is another's prefix) is counted once: the key columns keep other
-        // rows apart.
+    // One branch per prefix, so SQLite seeks each range in the value index (under one OR it
+    // may read the whole kind); UNION, not UNION ALL, so a row two prefixes share (a page key
+    // that is another's prefix) is counted once: the key columns keep other rows apart.
+    let source = match prefixes {
+        [] => rows(""),
         _ => {
             let each: Vec<String> = prefixes
                 .iter()
@@ -121,8 +141,16 @@ pub(super) async fn fact_sums(
     };
     let sql =
         format!("SELECT value, CAST(SUM(views) AS BIGINT) AS n FROM ({source}) f GROUP BY value");
-    // A long tail (every page not found, every AI fetch) is thousands of rows: one text.
-    let sql = sql::json_rows(b.backend(), &sql, &["value", "n"]);
+    if b.backend() == DatabaseBackend::Postgres {
+        let mut sums = Vec::new();
+        for row in db.query_all_raw(b.statement(sql)).await? {
+            sums.push((row.try_get("", "value")?, row.try_get("", "n")?));
+        }
+        return Ok(sums);
+    }
+    // A long tail (every page not found, every AI fetch) is thousands of rows: on SQLite, one
+    // text ([`sql::sqlite_json_rows`]).
+    let sql = sql::sqlite_json_rows(&sql, &["value", "n"]);
     let Some(row) = db.query_one_raw(b.statement(sql)).await? else {
         return Ok(Vec::new());
     };
