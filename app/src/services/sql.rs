@@ -283,22 +283,18 @@ fn write_json(out: &mut Vec<u8>, value: &Value, backend: DatabaseBackend) {
     }
 }
 
-/// `select` (whose columns include `columns`) wrapped so that its rows come back as one JSON
-/// array of arrays, in the single column `rows` of a single row. For results of thousands of
-/// small rows, which the drivers hand over row by row at several times the query's cost
-/// (SQLite's passes each from its worker thread on its own): building the one text costs the
-/// database less than that, and serde reads it at memory speed. Texts stay exact, whatever
-/// characters they hold.
-pub fn json_rows(backend: DatabaseBackend, select: &str, columns: &[&str]) -> String {
+/// A SQLite `select` (whose columns include `columns`) wrapped so that its rows come back as
+/// one JSON array of arrays, in the single column `rows` of a single row. For results of
+/// thousands of small rows: SQLite's driver hands each row over from its worker thread on its
+/// own, at several times the query's cost, while serde reads the one text at memory speed.
+/// Texts stay exact, whatever characters they hold. (PostgreSQL streams rows cheaply, and
+/// building the JSON there costs more than it saves: its callers read rows.)
+pub fn sqlite_json_rows(select: &str, columns: &[&str]) -> String {
     let columns: Vec<String> = columns.iter().map(|c| format!("r.{c}")).collect();
-    let columns = columns.join(", ");
-    match backend {
-        DatabaseBackend::Postgres => format!(
-            "SELECT COALESCE(json_agg(json_build_array({columns})), '[]'::json)::text AS rows \
-             FROM ({select}) r"
-        ),
-        _ => format!("SELECT json_group_array(json_array({columns})) AS rows FROM ({select}) r"),
-    }
+    format!(
+        "SELECT json_group_array(json_array({})) AS rows FROM ({select}) r",
+        columns.join(", ")
+    )
 }
 
 /// A bound value as JSON. Timestamps are written as each backend stores and compares them:

@@ -141,8 +141,16 @@ pub(super) async fn fact_sums(
     };
     let sql =
         format!("SELECT value, CAST(SUM(views) AS BIGINT) AS n FROM ({source}) f GROUP BY value");
-    // A long tail (every page not found, every AI fetch) is thousands of rows: one text.
-    let sql = sql::json_rows(b.backend(), &sql, &["value", "n"]);
+    if b.backend() == DatabaseBackend::Postgres {
+        let mut sums = Vec::new();
+        for row in db.query_all_raw(b.statement(sql)).await? {
+            sums.push((row.try_get("", "value")?, row.try_get("", "n")?));
+        }
+        return Ok(sums);
+    }
+    // A long tail (every page not found, every AI fetch) is thousands of rows: on SQLite, one
+    // text ([`sql::sqlite_json_rows`]).
+    let sql = sql::sqlite_json_rows(&sql, &["value", "n"]);
     let Some(row) = db.query_one_raw(b.statement(sql)).await? else {
         return Ok(Vec::new());
     };
