@@ -75,8 +75,8 @@ async fn figures(
     Ok(stats)
 }
 
-/// The scope's lists: top pages and what AI crawlers fetched of them, people's lists, pages
-/// not found, events and goals.
+/// The scope's lists: top pages, what AI crawlers fetched and which top pages they missed,
+/// people's lists, pages not found, events and goals.
 async fn lists(
     db: &impl ConnectionTrait,
     scope: &Scope<'_>,
