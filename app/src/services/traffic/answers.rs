@@ -64,7 +64,7 @@ pub async fn not_found(
         )?,
         _ => {
             let pages = most_not_found(db, scope).await?;
-            let prefixes: Vec<String> = pages.iter().map(|(page, _)| prefix(page)).collect();
+            let prefixes = prefixes(&pages);
             let referrers = match prefixes.is_empty() {
                 true => Vec::new(),
                 false => fact_sums(db, scope, FactKind::NotFoundReferrer, &prefixes).await?,
@@ -72,7 +72,7 @@ pub async fn not_found(
             (pages, referrers)
         }
     };
-    let prefixes: Vec<String> = pages.iter().map(|(page, _)| prefix(page)).collect();
+    let prefixes = prefixes(&pages);
     let mut listed: Vec<Vec<(String, i64)>> = vec![Vec::new(); prefixes.len()];
     for (value, n) in referrers {
         for (prefix, listed) in prefixes.iter().zip(&mut listed) {
@@ -100,9 +100,9 @@ async fn most_not_found(
     Ok(pages)
 }
 
-/// What a page's referrer facts start with: its key and the separator.
-fn prefix(page: &str) -> String {
-    joined(&[page, ""])
+/// What each page's referrer facts start with: its key and the separator.
+fn prefixes(pages: &[(String, i64)]) -> Vec<String> {
+    pages.iter().map(|(page, _)| joined(&[page, ""])).collect()
 }
 
 /// Σ views per value of one kind of fact over the scope; with `prefixes`, only the values

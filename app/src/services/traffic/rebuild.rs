@@ -92,17 +92,18 @@ pub async fn ensure(db: &DatabaseConnection, zone: Tz) -> Result<bool, TrafficEr
 /// It holds `traffic_hourly` as [`rebuild`] does, so a flush of another instance is either in
 /// the hours read here or waits and writes both tables itself.
 pub async fn fill_daily_views(db: &DatabaseConnection, zone: Tz) -> Result<usize, TrafficError> {
+    // Looked at before anything is locked: every start and every traffic command passes here,
+    // and only the first after the upgrade has anything to do.
+    if daily_views_filled(db).await? {
+        return Ok(0);
+    }
     let txn = db.begin().await?;
     if txn.get_database_backend() == DatabaseBackend::Postgres {
         txn.execute_unprepared("LOCK TABLE traffic_hourly IN EXCLUSIVE MODE")
             .await?;
     }
-    let filled = "SELECT 1 AS x FROM traffic_daily_views LIMIT 1";
-    if txn
-        .query_one_raw(Binder::new(txn.get_database_backend()).statement(filled.into()))
-        .await?
-        .is_some()
-    {
+    // Another instance may have filled it meanwhile.
+    if daily_views_filled(&txn).await? {
         return Ok(0);
     }
     let sql = "SELECT hour, site, part, generated, views FROM traffic_hourly";
@@ -126,6 +127,15 @@ pub async fn fill_daily_views(db: &DatabaseConnection, zone: Tz) -> Result<usize
     add_daily(&txn, &daily).await?;
     txn.commit().await?;
     Ok(daily.len())
+}
+
+/// Whether `traffic_daily_views` holds any row.
+async fn daily_views_filled(db: &impl ConnectionTrait) -> Result<bool, TrafficError> {
+    let sql = "SELECT 1 AS x FROM traffic_daily_views LIMIT 1";
+    Ok(db
+        .query_one_raw(Binder::new(db.get_database_backend()).statement(sql.into()))
+        .await?
+        .is_some())
 }
 
 /// Recomputes every rollup from `traffic_statistics`, in one transaction, placing days and

@@ -134,9 +134,7 @@ pub async fn distinct_counts(
     let Some(planned) = planned else {
         return Ok((0, 0, 0));
     };
-    let (visits, ips, paths) =
-        blocks::distinct(db, &planned.lens(scope), &planned.segments).await?;
-    Ok((visits, ips, paths))
+    blocks::distinct(db, &planned.lens(scope), &planned.segments).await
 }
 
 /// The `limit` paths with the most views over the scope (ties by path), exactly, through
