@@ -46,7 +46,7 @@ pub fn statuses(ranked: Vec<Ranked>) -> Vec<StatusViews> {
 
 /// The pages people were answered 404 for most often over the scope, each with its
 /// referrers: summed over the days (one row per page and day; a flat tail the blocks' ranking
-/// would widen on), ranked here as the rows are.
+/// would widen on) and ranked in the database, then the listed pages' referrers.
 pub async fn not_found(
     db: &impl ConnectionTrait,
     scope: &Scope<'_>,
@@ -54,25 +54,13 @@ pub async fn not_found(
     if !Parts::for_filter(scope.who()).contains(&Part::Human) {
         return Ok(Vec::new());
     }
-    // A page's referrers are the values starting with its key and the separator. SQLite seeks
-    // the listed pages' in the value index once they are known; PostgreSQL cannot seek a
-    // byte-wise range there, so it reads every referrer of the range beside the pages, at once.
-    let (pages, referrers) = match db.get_database_backend() {
-        DatabaseBackend::Postgres => tokio::try_join!(
-            most_not_found(db, scope),
-            fact_sums(db, scope, FactKind::NotFoundReferrer, &[])
-        )?,
-        _ => {
-            let pages = most_not_found(db, scope).await?;
-            let prefixes = prefixes(&pages);
-            let referrers = match prefixes.is_empty() {
-                true => Vec::new(),
-                false => fact_sums(db, scope, FactKind::NotFoundReferrer, &prefixes).await?,
-            };
-            (pages, referrers)
-        }
-    };
+    let pages = top_sums(db, scope, FactKind::NotFound, rollup_read::PEOPLE_TOP).await?;
+    if pages.is_empty() {
+        return Ok(Vec::new());
+    }
+    // A page's referrers are the values starting with its key and the separator.
     let prefixes = prefixes(&pages);
+    let referrers = fact_sums(db, scope, FactKind::NotFoundReferrer, &prefixes).await?;
     let mut listed: Vec<Vec<(String, i64)>> = vec![Vec::new(); prefixes.len()];
     for (value, n) in referrers {
         for (prefix, listed) in prefixes.iter().zip(&mut listed) {
@@ -88,21 +76,55 @@ pub async fn not_found(
         .collect())
 }
 
-/// The [`rollup_read::PEOPLE_TOP`] pages people were answered 404 for most often, with their
-/// views.
-async fn most_not_found(
-    db: &impl ConnectionTrait,
-    scope: &Scope<'_>,
-) -> Result<Vec<(String, i64)>, TrafficError> {
-    let mut pages = fact_sums(db, scope, FactKind::NotFound, &[]).await?;
-    sort_top(&mut pages);
-    pages.truncate(rollup_read::PEOPLE_TOP);
-    Ok(pages)
-}
-
 /// What each page's referrer facts start with: its key and the separator.
 fn prefixes(pages: &[(String, i64)]) -> Vec<String> {
     pages.iter().map(|(page, _)| joined(&[page, ""])).collect()
+}
+
+/// `SELECT day, site, value, views` of one kind of fact over the scope, with `more`
+/// (` AND …`) for a narrower choice; every call binds the same values again.
+fn fact_rows(b: &mut Binder, scope: &Scope<'_>, kind: FactKind, more: &str) -> String {
+    format!(
+        "SELECT day, site, value, views FROM traffic_daily_facts \
+         WHERE kind = {} AND day >= {} AND day <= {}{}{more}",
+        b.bind(kind.code()),
+        b.bind(day_number(scope.from)),
+        b.bind(day_number(scope.to)),
+        site_condition(scope.site, b)
+    )
+}
+
+/// `value` in byte-wise order, as Rust compares strings ([`sort_top`]): SQLite's own order;
+/// PostgreSQL's whatever the database's collation.
+fn bytewise(backend: DatabaseBackend) -> &'static str {
+    match backend {
+        DatabaseBackend::Postgres => "value COLLATE \"C\"",
+        _ => "value",
+    }
+}
+
+/// The `limit` values of one kind of fact with the most views over the scope, ranked as
+/// [`sort_top`] ranks (most views first, ties in byte-wise order), so only they cross over
+/// from the database, not the tail of thousands.
+async fn top_sums(
+    db: &impl ConnectionTrait,
+    scope: &Scope<'_>,
+    kind: FactKind,
+    limit: usize,
+) -> Result<Vec<(String, i64)>, TrafficError> {
+    let mut b = Binder::new(db.get_database_backend());
+    let rows = fact_rows(&mut b, scope, kind, "");
+    let sql = format!(
+        "SELECT value, CAST(SUM(views) AS BIGINT) AS n FROM ({rows}) f GROUP BY value \
+         ORDER BY n DESC, {} LIMIT {}",
+        bytewise(b.backend()),
+        b.bind(i64::try_from(limit).unwrap_or(i64::MAX))
+    );
+    let mut sums = Vec::with_capacity(limit);
+    for row in db.query_all_raw(b.statement(sql)).await? {
+        sums.push((row.try_get("", "value")?, row.try_get("", "n")?));
+    }
+    Ok(sums)
 }
 
 /// Σ views per value of one kind of fact over the scope; with `prefixes`, only the values
@@ -114,27 +136,30 @@ pub(super) async fn fact_sums(
     prefixes: &[String],
 ) -> Result<Vec<(String, i64)>, TrafficError> {
     let mut b = Binder::new(db.get_database_backend());
-    let (kind, from, to) = (
-        b.bind(kind.code()),
-        b.bind(day_number(scope.from)),
-        b.bind(day_number(scope.to)),
-    );
-    let site = site_condition(scope.site, &mut b);
-    let rows = |starting: &str| {
-        format!(
-            "SELECT day, site, value, views FROM traffic_daily_facts \
-             WHERE kind = {kind}{starting} AND day >= {from} AND day <= {to}{site}"
-        )
-    };
-    // One branch per prefix, so SQLite seeks each range in the value index (under one OR it
-    // may read the whole kind); UNION, not UNION ALL, so a row two prefixes share (a page key
-    // that is another's prefix) is counted once: the key columns keep other rows apart.
-    let source = match prefixes {
-        [] => rows(""),
+    let source = match (prefixes, b.backend()) {
+        ([], _) => fact_rows(&mut b, scope, kind, ""),
+        // PostgreSQL cannot seek a byte-wise range in the value index (it is in the
+        // database's collation): one pass over the kind's days, each row tested.
+        (_, DatabaseBackend::Postgres) => {
+            let each: Vec<String> = prefixes.iter().map(|p| starts_with(&mut b, p)).collect();
+            fact_rows(
+                &mut b,
+                scope,
+                kind,
+                &format!(" AND ({})", each.join(" OR ")),
+            )
+        }
+        // One branch per prefix, so SQLite seeks each range in the value index (under one OR
+        // it may read the whole kind); UNION, not UNION ALL, so a row two prefixes share (a
+        // page key that is another's prefix) is counted once: the key columns keep other
+        // rows apart.
         _ => {
             let each: Vec<String> = prefixes
                 .iter()
-                .map(|p| rows(&format!(" AND {}", starts_with(&mut b, p))))
+                .map(|p| {
+                    let range = starts_with(&mut b, p);
+                    fact_rows(&mut b, scope, kind, &format!(" AND {range}"))
+                })
                 .collect();
             each.join(" UNION ")
         }
@@ -148,7 +173,7 @@ pub(super) async fn fact_sums(
         }
         return Ok(sums);
     }
-    // A long tail (every page not found, every AI fetch) is thousands of rows: on SQLite, one
+    // A long tail (every property of the events listed) is thousands of rows: on SQLite, one
     // text ([`sql::sqlite_json_rows`]).
     let sql = sql::sqlite_json_rows(&sql, &["value", "n"]);
     let Some(row) = db.query_one_raw(b.statement(sql)).await? else {
@@ -161,8 +186,8 @@ pub(super) async fn fact_sums(
 /// `value` starts with `prefix`, as a range of byte-wise order: the values from `prefix` up
 /// to (not including) `prefix` with its last character's successor are exactly those that
 /// start with it. SQLite compares text byte-wise and seeks the range in the value index;
-/// PostgreSQL is told to compare byte-wise (`COLLATE "C"`), whatever the database's
-/// collation. (Not LIKE, whose wildcards a path may hold.)
+/// PostgreSQL is told to compare byte-wise ([`bytewise`]). (Not LIKE, whose wildcards a path
+/// may hold.)
 fn starts_with(b: &mut Binder, prefix: &str) -> String {
     let mut upper: Vec<char> = prefix.chars().collect();
     match upper
@@ -180,10 +205,7 @@ fn starts_with(b: &mut Binder, prefix: &str) -> String {
         }
     }
     let upper: String = upper.into_iter().collect();
-    let value = match b.backend() {
-        DatabaseBackend::Postgres => "value COLLATE \"C\"",
-        _ => "value",
-    };
+    let value = bytewise(b.backend());
     format!(
         "({value} >= {} AND {value} < {})",
         b.bind(prefix),
@@ -213,10 +235,17 @@ fn counts_ai(parts: &Parts) -> bool {
 
 /// One AI crawler's fetches of a page answered with one status.
 struct Fetch {
-    source: String,
     status: u16,
     page: String,
     count: i64,
+}
+
+/// What one AI crawler fetched: its fetches per status, and its pages (every one, or the most
+/// fetched as the database ranked them).
+#[derive(Default)]
+struct Fetched {
+    statuses: BTreeMap<u16, i64>,
+    pages: Vec<Fetch>,
 }
 
 /// AI crawlers over the scope, from the rollups; `top_pages` are the scope's.
@@ -241,24 +270,58 @@ pub async fn ai_fetches(
     if !counts_ai(&parts) {
         return Ok(Vec::new());
     }
-    let mut fetches = Vec::new();
-    for (value, count) in fact_sums(db, scope, FactKind::AiFetch, &[]).await? {
+    let mut b = Binder::new(db.get_database_backend());
+    let sql = ai_ranked(&mut b, scope);
+    let mut by_source: BTreeMap<String, Fetched> = BTreeMap::new();
+    for row in db.query_all_raw(b.statement(sql)).await? {
+        let value: String = row.try_get("", "value")?;
+        let count: i64 = row.try_get("", "n")?;
         let mut fields = value.splitn(3, '\u{1f}');
-        let (Some(source), Some(status), Some(page)) =
-            (fields.next(), fields.next(), fields.next())
-        else {
+        let (Some(source), Some(status)) = (fields.next(), fields.next()) else {
             continue;
         };
-        if parts.contains(&Part::Bot(source.to_string())) {
-            fetches.push(Fetch {
-                source: source.to_string(),
-                status: status.parse().unwrap_or(0),
+        if !parts.contains(&Part::Bot(source.to_string())) {
+            continue;
+        }
+        let fetched = by_source.entry(source.to_string()).or_default();
+        let status = status.parse().unwrap_or(0);
+        match fields.next() {
+            Some(page) => fetched.pages.push(Fetch {
+                status,
                 page: page.to_string(),
                 count,
-            });
+            }),
+            None => *fetched.statuses.entry(status).or_default() += count,
         }
     }
-    Ok(crawlers(fetches))
+    Ok(crawlers(by_source))
+}
+
+/// The AI crawlers' fetches over the scope, ranked in the database so that a few hundred rows
+/// cross over instead of every (crawler, status, page) of the range: per crawler its
+/// [`AI_PAGES`] most fetched `source␟status␟page` values (ranked as [`crawlers`] ranks: most
+/// fetches first, then byte-wise, which is by status, then page), and its fetches per status
+/// as `source␟status` (the prefix up to the second separator).
+fn ai_ranked(b: &mut Binder, scope: &Scope<'_>) -> String {
+    let rows = fact_rows(b, scope, FactKind::AiFetch, "");
+    let sep = b.bind("\u{1f}");
+    let find = match b.backend() {
+        DatabaseBackend::Postgres => "strpos",
+        _ => "instr",
+    };
+    let first = format!("{find}(value, {sep})");
+    let source = format!("substr(value, 1, {first} - 1)");
+    let source_status =
+        format!("substr(value, 1, {first} + {find}(substr(value, {first} + 1), {sep}) - 1)");
+    format!(
+        "WITH sums AS (SELECT value, CAST(SUM(views) AS BIGINT) AS n FROM ({rows}) f \
+         GROUP BY value) \
+         SELECT value, n FROM (SELECT value, n, ROW_NUMBER() OVER \
+         (PARTITION BY {source} ORDER BY n DESC, {}) AS r FROM sums) ranked WHERE r <= {} \
+         UNION ALL SELECT {source_status}, CAST(SUM(n) AS BIGINT) FROM sums GROUP BY 1",
+        bytewise(b.backend()),
+        b.bind(i64::try_from(AI_PAGES).unwrap_or(i64::MAX))
+    )
 }
 
 /// Of the scope's top pages, those no AI crawler fetched in the [`UNVISITED_DAYS`] up to the
@@ -305,32 +368,30 @@ fn never_fetched(top_pages: &[TopPage], fetched: &BTreeSet<String>) -> Vec<PageV
         .collect()
 }
 
-/// Fetches gathered per crawler: most fetches first (ties by name), each with its statuses
-/// and its most fetched pages (ties by page key, then status).
-fn crawlers(fetches: Vec<Fetch>) -> Vec<AiCrawler> {
-    let mut by_source: BTreeMap<String, Vec<Fetch>> = BTreeMap::new();
-    for fetch in fetches {
-        by_source
-            .entry(fetch.source.clone())
-            .or_default()
-            .push(fetch);
-    }
+/// The crawlers, most fetches first (ties by name), each with its statuses and its most
+/// fetched pages (ties by status, then page key: the byte-wise order of [`ai_ranked`]'s
+/// values).
+fn crawlers(by_source: BTreeMap<String, Fetched>) -> Vec<AiCrawler> {
     let mut crawlers: Vec<AiCrawler> = by_source
         .into_iter()
-        .map(|(source, mut fetches)| {
-            let mut statuses: BTreeMap<u16, i64> = BTreeMap::new();
-            for f in &fetches {
-                *statuses.entry(f.status).or_default() += f.count;
-            }
-            fetches.sort_by(|a, b| (b.count, &a.page, a.status).cmp(&(a.count, &b.page, b.status)));
+        .map(|(source, mut fetched)| {
+            fetched.pages.sort_by_cached_key(|f| {
+                (
+                    std::cmp::Reverse(f.count),
+                    f.status.to_string(),
+                    f.page.clone(),
+                )
+            });
             AiCrawler {
-                fetches: fetches.iter().map(|f| f.count).sum(),
+                fetches: fetched.statuses.values().sum(),
                 source,
-                statuses: statuses
+                statuses: fetched
+                    .statuses
                     .into_iter()
                     .map(|(status, views)| StatusViews { status, views })
                     .collect(),
-                pages: fetches
+                pages: fetched
+                    .pages
                     .into_iter()
                     .take(AI_PAGES)
                     .map(|f| {
@@ -431,7 +492,7 @@ pub(super) async fn ai_crawlers_from_rows(
     }
     let mut filter = Filter::new(db.get_database_backend(), query.start(), query.end(), query);
     let ai = ai_rows(&mut filter);
-    let mut fetches = Vec::new();
+    let mut by_source: BTreeMap<String, Fetched> = BTreeMap::new();
     for row in db
         .query_all_raw(filter.statement(format!(
             "SELECT spider_source AS source, status, site, path, CAST(SUM(count) AS BIGINT) AS n \
@@ -441,17 +502,20 @@ pub(super) async fn ai_crawlers_from_rows(
         .await?
     {
         let status: i16 = row.try_get("", "status")?;
+        let status = u16::try_from(status).unwrap_or(0);
         let site: String = row.try_get("", "site")?;
         let path: String = row.try_get("", "path")?;
-        fetches.push(Fetch {
-            source: row.try_get("", "source")?,
-            status: u16::try_from(status).unwrap_or(0),
+        let count: i64 = row.try_get("", "n")?;
+        let fetched = by_source.entry(row.try_get("", "source")?).or_default();
+        *fetched.statuses.entry(status).or_default() += count;
+        fetched.pages.push(Fetch {
+            status,
             page: page_key(&site, &path),
-            count: row.try_get("", "n")?,
+            count,
         });
     }
     Ok(AiCrawlers {
-        crawlers: crawlers(fetches),
+        crawlers: crawlers(by_source),
         unvisited: unvisited_from_rows(db, query, top_pages).await?,
     })
 }
