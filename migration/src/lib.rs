@@ -54,6 +54,7 @@ mod m20261215_000046_traffic_events_goals;
 mod m20261216_000047_traffic_reports;
 mod m20261217_000048_traffic_shares;
 mod m20261218_000049_traffic_daily_views;
+mod m20261219_000050_traffic_referrer_prefixes;
 
 pub struct Migrator;
 
@@ -110,6 +111,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261216_000047_traffic_reports::Migration),
             Box::new(m20261217_000048_traffic_shares::Migration),
             Box::new(m20261218_000049_traffic_daily_views::Migration),
+            Box::new(m20261219_000050_traffic_referrer_prefixes::Migration),
         ]
     }
 }

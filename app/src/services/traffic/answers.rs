@@ -82,12 +82,14 @@ fn prefixes(pages: &[(String, i64)]) -> Vec<String> {
 }
 
 /// `SELECT day, site, value, views` of one kind of fact over the scope, with `more`
-/// (` AND …`) for a narrower choice; every call binds the same values again.
+/// (` AND …`) for a narrower choice; every call binds the scope's values again.
 fn fact_rows(b: &mut Binder, scope: &Scope<'_>, kind: FactKind, more: &str) -> String {
+    // The kind is written out, not bound: a code of ours, and PostgreSQL picks a partial index
+    // (`WHERE kind = 'f'`) only for a statement that names its kind.
     format!(
         "SELECT day, site, value, views FROM traffic_daily_facts \
-         WHERE kind = {} AND day >= {} AND day <= {}{}{more}",
-        b.bind(kind.code()),
+         WHERE kind = '{}' AND day >= {} AND day <= {}{}{more}",
+        kind.code(),
         b.bind(day_number(scope.from)),
         b.bind(day_number(scope.to)),
         site_condition(scope.site, b)
@@ -136,23 +138,13 @@ pub(super) async fn fact_sums(
     prefixes: &[String],
 ) -> Result<Vec<(String, i64)>, TrafficError> {
     let mut b = Binder::new(db.get_database_backend());
-    let source = match (prefixes, b.backend()) {
-        ([], _) => fact_rows(&mut b, scope, kind, ""),
-        // PostgreSQL cannot seek a byte-wise range in the value index (it is in the
-        // database's collation): one pass over the kind's days, each row tested.
-        (_, DatabaseBackend::Postgres) => {
-            let each: Vec<String> = prefixes.iter().map(|p| starts_with(&mut b, p)).collect();
-            fact_rows(
-                &mut b,
-                scope,
-                kind,
-                &format!(" AND ({})", each.join(" OR ")),
-            )
-        }
-        // One branch per prefix, so SQLite seeks each range in the value index (under one OR
-        // it may read the whole kind); UNION, not UNION ALL, so a row two prefixes share (a
-        // page key that is another's prefix) is counted once: the key columns keep other
-        // rows apart.
+    // One branch per prefix, so each range is a seek: SQLite's value index compares byte-wise,
+    // PostgreSQL has one in byte-wise order for referrers (`idx_traffic_daily_facts_prefix`;
+    // under one OR either may read the whole kind). UNION, not UNION ALL, so a row two
+    // prefixes share (a page key that is another's prefix) is counted once: the key columns
+    // keep other rows apart.
+    let source = match prefixes {
+        [] => fact_rows(&mut b, scope, kind, ""),
         _ => {
             let each: Vec<String> = prefixes
                 .iter()
@@ -166,15 +158,25 @@ pub(super) async fn fact_sums(
     };
     let sql =
         format!("SELECT value, CAST(SUM(views) AS BIGINT) AS n FROM ({source}) f GROUP BY value");
+    // A long tail (every AI fetch of the range, every property of the events listed) is
+    // thousands of rows, and either driver hands rows over one by one at several times the
+    // query's cost: they come back as one row, two arrays on PostgreSQL (`array_agg` costs it
+    // next to nothing and they travel in binary), one JSON text on SQLite
+    // ([`sql::sqlite_json_rows`]).
     if b.backend() == DatabaseBackend::Postgres {
-        let mut sums = Vec::new();
-        for row in db.query_all_raw(b.statement(sql)).await? {
-            sums.push((row.try_get("", "value")?, row.try_get("", "n")?));
-        }
-        return Ok(sums);
+        // Both aggregates read the same rows in the same order: the arrays pair up.
+        let sql = format!("SELECT array_agg(value) AS vs, array_agg(n) AS ns FROM ({sql}) s");
+        let Some(row) = db.query_one_raw(b.statement(sql)).await? else {
+            return Ok(Vec::new());
+        };
+        let values: Option<Vec<String>> = row.try_get("", "vs")?;
+        let counts: Option<Vec<i64>> = row.try_get("", "ns")?;
+        return Ok(values
+            .unwrap_or_default()
+            .into_iter()
+            .zip(counts.unwrap_or_default())
+            .collect());
     }
-    // A long tail (every property of the events listed) is thousands of rows: on SQLite, one
-    // text ([`sql::sqlite_json_rows`]).
     let sql = sql::sqlite_json_rows(&sql, &["value", "n"]);
     let Some(row) = db.query_one_raw(b.statement(sql)).await? else {
         return Ok(Vec::new());
@@ -235,17 +237,10 @@ fn counts_ai(parts: &Parts) -> bool {
 
 /// One AI crawler's fetches of a page answered with one status.
 struct Fetch {
+    source: String,
     status: u16,
     page: String,
     count: i64,
-}
-
-/// What one AI crawler fetched: its fetches per status, and its pages (every one, or the most
-/// fetched as the database ranked them).
-#[derive(Default)]
-struct Fetched {
-    statuses: BTreeMap<u16, i64>,
-    pages: Vec<Fetch>,
 }
 
 /// AI crawlers over the scope, from the rollups; `top_pages` are the scope's.
@@ -270,58 +265,24 @@ pub async fn ai_fetches(
     if !counts_ai(&parts) {
         return Ok(Vec::new());
     }
-    let mut b = Binder::new(db.get_database_backend());
-    let sql = ai_ranked(&mut b, scope);
-    let mut by_source: BTreeMap<String, Fetched> = BTreeMap::new();
-    for row in db.query_all_raw(b.statement(sql)).await? {
-        let value: String = row.try_get("", "value")?;
-        let count: i64 = row.try_get("", "n")?;
+    let mut fetches = Vec::new();
+    for (value, count) in fact_sums(db, scope, FactKind::AiFetch, &[]).await? {
         let mut fields = value.splitn(3, '\u{1f}');
-        let (Some(source), Some(status)) = (fields.next(), fields.next()) else {
+        let (Some(source), Some(status), Some(page)) =
+            (fields.next(), fields.next(), fields.next())
+        else {
             continue;
         };
-        if !parts.contains(&Part::Bot(source.to_string())) {
-            continue;
-        }
-        let fetched = by_source.entry(source.to_string()).or_default();
-        let status = status.parse().unwrap_or(0);
-        match fields.next() {
-            Some(page) => fetched.pages.push(Fetch {
-                status,
+        if parts.contains(&Part::Bot(source.to_string())) {
+            fetches.push(Fetch {
+                source: source.to_string(),
+                status: status.parse().unwrap_or(0),
                 page: page.to_string(),
                 count,
-            }),
-            None => *fetched.statuses.entry(status).or_default() += count,
+            });
         }
     }
-    Ok(crawlers(by_source))
-}
-
-/// The AI crawlers' fetches over the scope, ranked in the database so that a few hundred rows
-/// cross over instead of every (crawler, status, page) of the range: per crawler its
-/// [`AI_PAGES`] most fetched `source␟status␟page` values (ranked as [`crawlers`] ranks: most
-/// fetches first, then byte-wise, which is by status, then page), and its fetches per status
-/// as `source␟status` (the prefix up to the second separator).
-fn ai_ranked(b: &mut Binder, scope: &Scope<'_>) -> String {
-    let rows = fact_rows(b, scope, FactKind::AiFetch, "");
-    let sep = b.bind("\u{1f}");
-    let find = match b.backend() {
-        DatabaseBackend::Postgres => "strpos",
-        _ => "instr",
-    };
-    let first = format!("{find}(value, {sep})");
-    let source = format!("substr(value, 1, {first} - 1)");
-    let source_status =
-        format!("substr(value, 1, {first} + {find}(substr(value, {first} + 1), {sep}) - 1)");
-    format!(
-        "WITH sums AS (SELECT value, CAST(SUM(views) AS BIGINT) AS n FROM ({rows}) f \
-         GROUP BY value) \
-         SELECT value, n FROM (SELECT value, n, ROW_NUMBER() OVER \
-         (PARTITION BY {source} ORDER BY n DESC, {}) AS r FROM sums) ranked WHERE r <= {} \
-         UNION ALL SELECT {source_status}, CAST(SUM(n) AS BIGINT) FROM sums GROUP BY 1",
-        bytewise(b.backend()),
-        b.bind(i64::try_from(AI_PAGES).unwrap_or(i64::MAX))
-    )
+    Ok(crawlers(fetches))
 }
 
 /// Of the scope's top pages, those no AI crawler fetched in the [`UNVISITED_DAYS`] up to the
@@ -368,30 +329,32 @@ fn never_fetched(top_pages: &[TopPage], fetched: &BTreeSet<String>) -> Vec<PageV
         .collect()
 }
 
-/// The crawlers, most fetches first (ties by name), each with its statuses and its most
-/// fetched pages (ties by status, then page key: the byte-wise order of [`ai_ranked`]'s
-/// values).
-fn crawlers(by_source: BTreeMap<String, Fetched>) -> Vec<AiCrawler> {
+/// Fetches gathered per crawler: most fetches first (ties by name), each with its statuses
+/// and its most fetched pages (ties by page key, then status).
+fn crawlers(fetches: Vec<Fetch>) -> Vec<AiCrawler> {
+    let mut by_source: BTreeMap<String, Vec<Fetch>> = BTreeMap::new();
+    for fetch in fetches {
+        by_source
+            .entry(fetch.source.clone())
+            .or_default()
+            .push(fetch);
+    }
     let mut crawlers: Vec<AiCrawler> = by_source
         .into_iter()
-        .map(|(source, mut fetched)| {
-            fetched.pages.sort_by_cached_key(|f| {
-                (
-                    std::cmp::Reverse(f.count),
-                    f.status.to_string(),
-                    f.page.clone(),
-                )
-            });
+        .map(|(source, mut fetches)| {
+            let mut statuses: BTreeMap<u16, i64> = BTreeMap::new();
+            for f in &fetches {
+                *statuses.entry(f.status).or_default() += f.count;
+            }
+            fetches.sort_by(|a, b| (b.count, &a.page, a.status).cmp(&(a.count, &b.page, b.status)));
             AiCrawler {
-                fetches: fetched.statuses.values().sum(),
+                fetches: fetches.iter().map(|f| f.count).sum(),
                 source,
-                statuses: fetched
-                    .statuses
+                statuses: statuses
                     .into_iter()
                     .map(|(status, views)| StatusViews { status, views })
                     .collect(),
-                pages: fetched
-                    .pages
+                pages: fetches
                     .into_iter()
                     .take(AI_PAGES)
                     .map(|f| {
@@ -492,7 +455,7 @@ pub(super) async fn ai_crawlers_from_rows(
     }
     let mut filter = Filter::new(db.get_database_backend(), query.start(), query.end(), query);
     let ai = ai_rows(&mut filter);
-    let mut by_source: BTreeMap<String, Fetched> = BTreeMap::new();
+    let mut fetches = Vec::new();
     for row in db
         .query_all_raw(filter.statement(format!(
             "SELECT spider_source AS source, status, site, path, CAST(SUM(count) AS BIGINT) AS n \
@@ -502,20 +465,17 @@ pub(super) async fn ai_crawlers_from_rows(
         .await?
     {
         let status: i16 = row.try_get("", "status")?;
-        let status = u16::try_from(status).unwrap_or(0);
         let site: String = row.try_get("", "site")?;
         let path: String = row.try_get("", "path")?;
-        let count: i64 = row.try_get("", "n")?;
-        let fetched = by_source.entry(row.try_get("", "source")?).or_default();
-        *fetched.statuses.entry(status).or_default() += count;
-        fetched.pages.push(Fetch {
-            status,
+        fetches.push(Fetch {
+            source: row.try_get("", "source")?,
+            status: u16::try_from(status).unwrap_or(0),
             page: page_key(&site, &path),
-            count,
+            count: row.try_get("", "n")?,
         });
     }
     Ok(AiCrawlers {
-        crawlers: crawlers(by_source),
+        crawlers: crawlers(fetches),
         unvisited: unvisited_from_rows(db, query, top_pages).await?,
     })
 }
