@@ -1,7 +1,7 @@
 //! The referrers of a few pages not found, found by seeking instead of scanning: on
-//! PostgreSQL, `idx_traffic_daily_facts_prefix`, the referrer facts (kind `f`, values `page␟referrer`)
-//! in byte-wise order (`COLLATE "C"`), so the values starting with a page's key and the
-//! separator are one range of it whatever the database's collation
+//! PostgreSQL, `idx_traffic_daily_facts_prefix`, the referrer facts (kind `f`, values
+//! `page␟referrer`) in byte-wise order (`COLLATE "C"`), so the values starting with a page's
+//! key and the separator are one range of it whatever the database's collation
 //! (`app/src/services/traffic/answers.rs`, `starts_with`). Partial, so it costs a flush only
 //! the rows of that kind. SQLite compares text byte-wise already and seeks the range in
 //! `idx_traffic_daily_facts_value`: nothing to do there.

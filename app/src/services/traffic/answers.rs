@@ -158,11 +158,19 @@ pub(super) async fn fact_sums(
     };
     let sql =
         format!("SELECT value, CAST(SUM(views) AS BIGINT) AS n FROM ({source}) f GROUP BY value");
-    // A long tail (every AI fetch of the range, every property of the events listed) is
-    // thousands of rows, and either driver hands rows over one by one at several times the
-    // query's cost: they come back as one row, two arrays on PostgreSQL (`array_agg` costs it
-    // next to nothing and they travel in binary), one JSON text on SQLite
-    // ([`sql::sqlite_json_rows`]).
+    value_sums(db, b, sql).await
+}
+
+/// The `(value, n)` rows of `sql` read as one row. A long tail (every AI fetch of the range,
+/// every property of the events listed) is thousands of rows, and either driver hands rows
+/// over one by one at several times the query's cost: they come back as two arrays on
+/// PostgreSQL (`array_agg` costs it next to nothing and they travel in binary), one JSON text
+/// on SQLite ([`sql::sqlite_json_rows`]).
+async fn value_sums(
+    db: &impl ConnectionTrait,
+    b: Binder,
+    sql: String,
+) -> Result<Vec<(String, i64)>, TrafficError> {
     if b.backend() == DatabaseBackend::Postgres {
         // Both aggregates read the same rows in the same order: the arrays pair up.
         let sql = format!("SELECT array_agg(value) AS vs, array_agg(n) AS ns FROM ({sql}) s");
