@@ -55,6 +55,7 @@ mod m20261216_000047_traffic_reports;
 mod m20261217_000048_traffic_shares;
 mod m20261218_000049_traffic_daily_views;
 mod m20261219_000050_traffic_referrer_prefixes;
+mod m20261220_000051_traffic_block_tails;
 
 pub struct Migrator;
 
@@ -112,6 +113,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261217_000048_traffic_shares::Migration),
             Box::new(m20261218_000049_traffic_daily_views::Migration),
             Box::new(m20261219_000050_traffic_referrer_prefixes::Migration),
+            Box::new(m20261220_000051_traffic_block_tails::Migration),
         ]
     }
 }

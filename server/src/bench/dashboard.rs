@@ -147,7 +147,7 @@ async fn prepare(
     let timer = Instant::now();
     let built = app::services::traffic::blocks::warm(db, 91).await?;
     println!(
-        "{label}: built {built} traffic blocks in {:.1} s (the daily traffic-clean job does this; \
+        "{label}: built {built} traffic blocks and tails in {:.1} s (the daily traffic-clean job does this; \
          a day's new blocks cost little)",
         timer.elapsed().as_secs_f64()
     );

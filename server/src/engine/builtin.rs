@@ -300,8 +300,8 @@ impl FlushSummary {
 }
 
 /// Deletes traffic rows older than `days` (default 90), in batches, then builds the blocks
-/// the Traffic page's long ranges read (`app::services::traffic_blocks`), so the first look of
-/// the day at 90 days is as fast as the next.
+/// and tails the Traffic page's long ranges read (`app/src/services/traffic/blocks.rs`), so
+/// the first look of the day at 90 days is as fast as the next.
 pub struct TrafficClean;
 
 impl BuiltinTask for TrafficClean {
@@ -325,7 +325,7 @@ impl BuiltinTask for TrafficClean {
                     message: format!("could not build the traffic blocks: {e}"),
                 })?;
             Ok(format!(
-                "deleted {} traffic rows older than {days} days; built {built} traffic blocks",
+                "deleted {} traffic rows older than {days} days; built {built} traffic blocks and tails",
                 cleaned.rows
             ))
         })

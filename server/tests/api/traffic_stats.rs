@@ -684,13 +684,14 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
     };
     check("UTC").await;
 
-    // The long ranges read blocks; `warm` builds the rest of them, and then has nothing to do.
-    let blocks = |db: sea_orm::DatabaseConnection| async move {
+    // The long ranges read blocks and the tails' lists; `warm` builds the rest of them, and
+    // then has nothing to do.
+    let rows = |db: sea_orm::DatabaseConnection, table: &'static str| async move {
         use sea_orm::ConnectionTrait;
         let row = db
             .query_one_raw(sea_orm::Statement::from_string(
                 db.get_database_backend(),
-                "SELECT COUNT(*) AS n FROM traffic_blocks",
+                format!("SELECT COUNT(*) AS n FROM {table}"),
             ))
             .await
             .unwrap()
@@ -698,8 +699,12 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
         row.try_get::<i64>("", "n").unwrap()
     };
     assert!(
-        blocks(app.db.clone()).await > 0,
+        rows(app.db.clone(), "traffic_blocks").await > 0,
         "the 14-day ranges used blocks"
+    );
+    assert!(
+        rows(app.db.clone(), "traffic_block_tails").await > 0,
+        "the 14-day ranges used tails"
     );
     app::services::traffic::blocks::warm(&app.db, 91)
         .await
@@ -711,7 +716,7 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
         0
     );
     // A late write into days those blocks hold (an import of old logs): they are stale, and
-    // rebuilt before they are read.
+    // rebuilt before they are read; so are the tails.
     let buffer = Buffer::new(1 << 22);
     for i in 0..60 {
         let at = now - Duration::days(8) - Duration::minutes(i * 11);
@@ -720,10 +725,12 @@ async fn rollups_match_the_minute_rows(app: TestApp) {
             "GET",
             &format!("/late/{}", i % 3),
             &format!("10.9.0.{i}"),
-            if i % 4 == 0 { GOOGLE } else { PERSON },
+            [GOOGLE, GPTBOT, PERSON, PERSON][i as usize % 4],
             "",
             String::new(),
         );
+        // Some not found, to people and to an AI crawler: the tails' lists are stale too.
+        let hit = hit.answered(if i % 3 == 0 { 404 } else { 200 });
         buffer.record(hit, 40, false);
     }
     store::flush(&app.db, &buffer, IpPrivacy::Raw)

@@ -11,10 +11,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use sea_orm::{ConnectionTrait, DatabaseBackend, DbErr};
 
 use super::TrafficError;
-use super::blocks::{site_condition, sort_top};
+use super::blocks::{ranked, site_condition, sort_top};
 use super::query::{Filter, StatsQuery};
 use super::rollup_read::{self, Scope};
 use super::rollup_write::{FactKind, MAX_LISTED_REFERER, day_number, joined};
+use super::tails;
 use crate::domain::bots::{BotCategory, sources_in};
 use crate::domain::sites::{page_key, split_page_key};
 use crate::domain::traffic_parts::{Part, Parts, View};
@@ -45,8 +46,8 @@ pub fn statuses(ranked: Vec<Ranked>) -> Vec<StatusViews> {
 }
 
 /// The pages people were answered 404 for most often over the scope, each with its
-/// referrers: summed over the days (one row per page and day; a flat tail the blocks' ranking
-/// would widen on) and ranked in the database, then the listed pages' referrers.
+/// referrers: every page's sum ([`tails`], a flat tail no short list can rank) ranked as
+/// [`sort_top`] ranks, then the listed pages' referrers.
 pub async fn not_found(
     db: &impl ConnectionTrait,
     scope: &Scope<'_>,
@@ -54,7 +55,10 @@ pub async fn not_found(
     if !Parts::for_filter(scope.who()).contains(&Part::Human) {
         return Ok(Vec::new());
     }
-    let pages = top_sums(db, scope, FactKind::NotFound, rollup_read::PEOPLE_TOP).await?;
+    let pages = top(
+        tail_sums(db, scope, FactKind::NotFound).await?,
+        rollup_read::PEOPLE_TOP,
+    );
     if pages.is_empty() {
         return Ok(Vec::new());
     }
@@ -74,6 +78,29 @@ pub async fn not_found(
         .zip(listed)
         .map(|((page, views), listed)| not_found_page(&page, views, listed))
         .collect())
+}
+
+/// Every value of one kind of fact with its views over the scope.
+async fn tail_sums(
+    db: &impl ConnectionTrait,
+    scope: &Scope<'_>,
+    kind: FactKind,
+) -> Result<Vec<(String, i64)>, TrafficError> {
+    let tail = tails::Tail {
+        site: scope.site,
+        kind,
+    };
+    tails::sums(db, tail, day_number(scope.from), day_number(scope.to)).await
+}
+
+/// The first `k` of `sums` as [`sort_top`] ranks them, without sorting the rest.
+fn top(mut sums: Vec<(String, i64)>, k: usize) -> Vec<(String, i64)> {
+    if sums.len() > k {
+        sums.select_nth_unstable_by(k, ranked);
+        sums.truncate(k);
+    }
+    sums.sort_unstable_by(ranked);
+    sums
 }
 
 /// What each page's referrer facts start with: its key and the separator.
@@ -103,30 +130,6 @@ fn bytewise(backend: DatabaseBackend) -> &'static str {
         DatabaseBackend::Postgres => "value COLLATE \"C\"",
         _ => "value",
     }
-}
-
-/// The `limit` values of one kind of fact with the most views over the scope, ranked as
-/// [`sort_top`] ranks (most views first, ties in byte-wise order), so only they cross over
-/// from the database, not the tail of thousands.
-async fn top_sums(
-    db: &impl ConnectionTrait,
-    scope: &Scope<'_>,
-    kind: FactKind,
-    limit: usize,
-) -> Result<Vec<(String, i64)>, TrafficError> {
-    let mut b = Binder::new(db.get_database_backend());
-    let rows = fact_rows(&mut b, scope, kind, "");
-    let sql = format!(
-        "SELECT value, CAST(SUM(views) AS BIGINT) AS n FROM ({rows}) f GROUP BY value \
-         ORDER BY n DESC, {} LIMIT {}",
-        bytewise(b.backend()),
-        b.bind(i64::try_from(limit).unwrap_or(i64::MAX))
-    );
-    let mut sums = Vec::with_capacity(limit);
-    for row in db.query_all_raw(b.statement(sql)).await? {
-        sums.push((row.try_get("", "value")?, row.try_get("", "n")?));
-    }
-    Ok(sums)
 }
 
 /// Σ views per value of one kind of fact over the scope; with `prefixes`, only the values
@@ -166,7 +169,7 @@ pub(super) async fn fact_sums(
 /// over one by one at several times the query's cost: they come back as two arrays on
 /// PostgreSQL (`array_agg` costs it next to nothing and they travel in binary), one JSON text
 /// on SQLite ([`sql::sqlite_json_rows`]).
-async fn value_sums(
+pub(super) async fn value_sums(
     db: &impl ConnectionTrait,
     b: Binder,
     sql: String,
@@ -274,7 +277,7 @@ pub async fn ai_fetches(
         return Ok(Vec::new());
     }
     let mut fetches = Vec::new();
-    for (value, count) in fact_sums(db, scope, FactKind::AiFetch, &[]).await? {
+    for (value, count) in tail_sums(db, scope, FactKind::AiFetch).await? {
         let mut fields = value.splitn(3, '\u{1f}');
         let (Some(source), Some(status), Some(page)) =
             (fields.next(), fields.next(), fields.next())

@@ -22,6 +22,7 @@ use sea_orm::ConnectionTrait;
 
 use super::TrafficError;
 use super::rollup_write::{FactKind, deserialize, serialize};
+use super::tails;
 use crate::domain::bots::{self, BotCategory};
 use crate::domain::traffic_parts::{Part, Parts, View};
 use crate::services::sql::Binder;
@@ -139,7 +140,12 @@ impl TopList {
 
 /// Most views first, ties by path.
 pub fn sort_top(totals: &mut [(String, i64)]) {
-    totals.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    totals.sort_unstable_by(ranked);
+}
+
+/// The order of [`sort_top`]: most views first, ties by path (byte-wise).
+pub fn ranked(a: &(String, i64), b: &(String, i64)) -> std::cmp::Ordering {
+    b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0))
 }
 
 /// What a block holds, or what one day of a view holds.
@@ -175,7 +181,7 @@ impl Span {
 
 /// Each day's revision (summed over its parts) in `from..=to`, and the newest day with any
 /// traffic at all.
-async fn revisions(
+pub(super) async fn revisions(
     db: &impl ConnectionTrait,
     from: i32,
     to: i32,
@@ -243,7 +249,7 @@ pub async fn plan(
 }
 
 /// What a current block of `days` days from `first` has stored as its revision.
-fn revision_sum(revisions: &HashMap<i32, i64>, first: i32, days: i32) -> i64 {
+pub(super) fn revision_sum(revisions: &HashMap<i32, i64>, first: i32, days: i32) -> i64 {
     (first..first + days)
         .map(|d| revisions.get(&d).copied().unwrap_or(0))
         .sum()
@@ -713,8 +719,9 @@ fn blocks_of(segments: &[Segment]) -> impl Iterator<Item = (i32, i32)> + '_ {
 }
 
 /// Builds every block the ranges ending at the newest day can use, for every view with
-/// traffic in the last `days` days, of all sites and of each site, so the first look at a long
-/// range is as fast as the next. Returns the blocks built.
+/// traffic in the last `days` days, of all sites and of each site, and the same blocks'
+/// [`tails`], so the first look at a long range is as fast as the next. Returns the blocks
+/// and tails built.
 pub async fn warm(db: &impl ConnectionTrait, days: i32) -> Result<usize, TrafficError> {
     let backend = db.get_database_backend();
     let Some(newest) = newest_day(db).await? else {
@@ -758,6 +765,13 @@ pub async fn warm(db: &impl ConnectionTrait, days: i32) -> Result<usize, Traffic
                 .filter(|(key, rev)| before.get(key) != Some(rev))
                 .count();
         }
+        for kind in tails::KINDS {
+            let tail = tails::Tail {
+                site: site.as_deref(),
+                kind,
+            };
+            built += tails::warm(db, tail, from, newest).await?;
+        }
     }
     Ok(built)
 }
@@ -775,22 +789,31 @@ async fn plan_all(
     };
     let expected = |first, days| revision_sum(&revisions, first, days);
     let mut stored = stored_revisions(db, lens, from, to).await?;
+    for (start, size) in aligned(from, settled.min(to)) {
+        if stored.get(&(start, size)) != Some(&expected(start, size)) {
+            build(db, lens, start, size, &expected, &mut stored).await?;
+        }
+    }
+    Ok(())
+}
+
+/// Every aligned block (of 2 days and more) inside `from..=last`, largest first: building a
+/// big block builds (and stores) the smaller ones inside it.
+pub(super) fn aligned(from: i32, last: i32) -> Vec<(i32, i32)> {
+    let mut all = Vec::new();
     let mut size = MAX_BLOCK_DAYS;
-    // Largest first: building a big block builds (and stores) the smaller ones inside it.
     while size >= 2 {
         let mut start = from.div_euclid(size) * size;
         if start < from {
             start += size;
         }
-        while start + size - 1 <= settled.min(to) {
-            if stored.get(&(start, size)) != Some(&expected(start, size)) {
-                build(db, lens, start, size, &expected, &mut stored).await?;
-            }
+        while start + size - 1 <= last {
+            all.push((start, size));
             start += size;
         }
         size /= 2;
     }
-    Ok(())
+    all
 }
 
 /// ` AND site = …` for one site; nothing for all.

@@ -10,6 +10,7 @@
 //! - [`rollup_read`]: sums, distinct counts and top pages from the rollups.
 //! - [`blocks`]: aligned unions of days, so 30 and 90 days read a dozen rows.
 //! - [`answers`]: statuses, pages not found and what AI crawlers fetched.
+//! - [`tails`]: whole lists of sums per block, for the long tails [`answers`] ranks.
 //! - [`goals`]: goals and custom events: defining goals, reading events and conversions.
 //! - [`sites`]: registered sites, their exclusions, and the rules the collectors apply.
 //! - [`rebuild`]: the rollups' zone, rebuilding them from the minute rows, retention.
@@ -30,6 +31,7 @@ pub mod rollup_write;
 pub mod shares;
 pub mod sites;
 pub mod stats;
+pub mod tails;
 
 pub use hits::{HitsQuery, hits};
 pub use stats::{StatsQuery, TOP_PAGES, dashboard, last_hour, series, stats, stats_from_rows};
@@ -51,6 +53,12 @@ pub enum TrafficError {
     FactLists(usize),
     #[error("could not encode a traffic block's list: {0}")]
     EncodeList(serde_json::Error),
+    #[error(
+        "a stored traffic tail is unreadable ({0}); rebuild the rollups (change `timezone` and back, or remove generated traffic)"
+    )]
+    CorruptTail(std::io::Error),
+    #[error("could not encode a traffic tail: {0}")]
+    EncodeTail(std::io::Error),
     #[error("no traffic id was assigned to {kind:?} {digest}")]
     MissingId {
         kind: rollup_write::IdKind,

@@ -152,6 +152,7 @@ pub async fn rebuild(db: &DatabaseConnection, zone: Tz) -> Result<u64, TrafficEr
     }
     for table in [
         "traffic_blocks",
+        "traffic_block_tails",
         "traffic_daily_facts",
         "traffic_hourly",
         "traffic_daily_views",
@@ -290,6 +291,7 @@ pub async fn clean(db: &impl ConnectionTrait, first_kept: NaiveDate) -> Result<u
     let mut deleted = 0;
     for sql in [
         "DELETE FROM traffic_blocks WHERE first_day < {}",
+        "DELETE FROM traffic_block_tails WHERE first_day < {}",
         "DELETE FROM traffic_daily_views WHERE day < {}",
         "DELETE FROM traffic_daily_pages WHERE day < {}",
         "DELETE FROM traffic_daily_facts WHERE day < {}",

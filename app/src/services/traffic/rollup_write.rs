@@ -150,14 +150,15 @@ pub enum FactKind {
     Status,
     /// A page people were answered 404 for (its page key). Not in [`FactKind::ALL`]: pages
     /// not found are a long flat tail of single views, on which the blocks' ranking keeps
-    /// widening; they are summed over the days instead (`super::answers::not_found`).
+    /// widening; every page's sum is kept per block instead ([`super::tails`]).
     NotFound,
     /// A page not found and who linked to it: page key and whole `Referer` ([`joined`];
     /// `""`: none). Not in [`FactKind::ALL`]: read only for the pages [`FactKind::NotFound`]
     /// lists.
     NotFoundReferrer,
     /// What an AI crawler fetched: its source, the status and the page key ([`joined`]).
-    /// Not in [`FactKind::ALL`] (those are people's lists, kept in the blocks).
+    /// Not in [`FactKind::ALL`] (those are people's lists, kept in the blocks); every value's
+    /// sum is kept per block ([`super::tails`]).
     AiFetch,
     /// A property of people's events: event name, property name and value ([`joined`]);
     /// the views are the events. Not in [`FactKind::ALL`]: read only for the listed events.
