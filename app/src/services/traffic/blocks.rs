@@ -276,13 +276,35 @@ async fn stored_revisions(
         b.bind(from),
         b.bind(to)
     );
-    db.query_all_raw(b.statement(sql))
-        .await?
+    by_block(db.query_all_raw(b.statement(sql)).await?, "revision")
+}
+
+/// `first_day` and `days` are one of `blocks`', binding their values (a row's key is one
+/// block).
+pub(super) fn any_block(b: &mut Binder, blocks: &[(i32, i32)]) -> String {
+    let each: Vec<String> = blocks
         .iter()
+        .map(|(first, days)| {
+            format!(
+                "(first_day = {} AND days = {})",
+                b.bind(*first),
+                b.bind(*days)
+            )
+        })
+        .collect();
+    each.join(" OR ")
+}
+
+/// `column` of rows with `first_day` and `days`, by block.
+pub(super) fn by_block<T: sea_orm::TryGetable>(
+    rows: Vec<sea_orm::QueryResult>,
+    column: &str,
+) -> Result<HashMap<(i32, i32), T>, TrafficError> {
+    rows.iter()
         .map(|row| {
             Ok((
                 (row.try_get("", "first_day")?, row.try_get("", "days")?),
-                row.try_get("", "revision")?,
+                row.try_get("", column)?,
             ))
         })
         .collect()
@@ -639,20 +661,10 @@ async fn stored_blocks(
     }
     let mut b = Binder::new(db.get_database_backend());
     let (site, view) = (b.bind(lens.site_key()), b.bind(lens.view.code()));
-    let each: Vec<String> = wanted
-        .iter()
-        .map(|(first, days)| {
-            format!(
-                "(first_day = {} AND days = {})",
-                b.bind(*first),
-                b.bind(*days)
-            )
-        })
-        .collect();
     let sql = format!(
         "SELECT first_day, days, {columns} FROM traffic_blocks \
          WHERE site = {site} AND view = {view} AND ({})",
-        each.join(" OR ")
+        any_block(&mut b, &wanted)
     );
     let mut found: HashMap<(i32, i32), sea_orm::QueryResult> = HashMap::new();
     for row in db.query_all_raw(b.statement(sql)).await? {

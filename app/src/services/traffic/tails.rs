@@ -265,16 +265,7 @@ async fn stored_revisions(
         b.bind(from),
         b.bind(to)
     );
-    db.query_all_raw(b.statement(sql))
-        .await?
-        .iter()
-        .map(|row| {
-            Ok((
-                (row.try_get("", "first_day")?, row.try_get("", "days")?),
-                row.try_get("", "revision")?,
-            ))
-        })
-        .collect()
+    blocks::by_block(db.query_all_raw(b.statement(sql)).await?, "revision")
 }
 
 /// The stored lists of the blocks `wanted`, by first day and length.
@@ -288,30 +279,11 @@ async fn stored_lists(
     }
     let mut b = Binder::new(db.get_database_backend());
     let condition = tail.condition(&mut b);
-    let each: Vec<String> = wanted
-        .iter()
-        .map(|(first, days)| {
-            format!(
-                "(first_day = {} AND days = {})",
-                b.bind(*first),
-                b.bind(*days)
-            )
-        })
-        .collect();
     let sql = format!(
         "SELECT first_day, days, sums FROM traffic_block_tails{condition} AND ({})",
-        each.join(" OR ")
+        blocks::any_block(&mut b, wanted)
     );
-    db.query_all_raw(b.statement(sql))
-        .await?
-        .iter()
-        .map(|row| {
-            Ok((
-                (row.try_get("", "first_day")?, row.try_get("", "days")?),
-                row.try_get("", "sums")?,
-            ))
-        })
-        .collect()
+    blocks::by_block(db.query_all_raw(b.statement(sql)).await?, "sums")
 }
 
 #[cfg(test)]
