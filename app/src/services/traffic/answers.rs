@@ -277,6 +277,8 @@ pub async fn ai_fetches(
         return Ok(Vec::new());
     }
     let mut fetches = Vec::new();
+    // Whether the filter counts a crawler, asked once per crawler, not per fetch.
+    let mut counted: HashMap<String, bool> = HashMap::new();
     for (value, count) in tail_sums(db, scope, FactKind::AiFetch).await? {
         let mut fields = value.splitn(3, '\u{1f}');
         let (Some(source), Some(status), Some(page)) =
@@ -284,7 +286,13 @@ pub async fn ai_fetches(
         else {
             continue;
         };
-        if parts.contains(&Part::Bot(source.to_string())) {
+        let counts = match counted.get(source) {
+            Some(counts) => *counts,
+            None => *counted
+                .entry(source.to_string())
+                .or_insert_with(|| parts.contains(&Part::Bot(source.to_string()))),
+        };
+        if counts {
             fetches.push(Fetch {
                 source: source.to_string(),
                 status: status.parse().unwrap_or(0),
@@ -340,46 +348,58 @@ fn never_fetched(top_pages: &[TopPage], fetched: &BTreeSet<String>) -> Vec<PageV
         .collect()
 }
 
+/// One crawler's fetches: its statuses and its most fetched pages.
+fn crawler(source: String, mut fetches: Vec<Fetch>) -> AiCrawler {
+    let mut statuses: BTreeMap<u16, i64> = BTreeMap::new();
+    for f in &fetches {
+        *statuses.entry(f.status).or_default() += f.count;
+    }
+    let total = fetches.iter().map(|f| f.count).sum();
+    // Only the first pages are listed: picked, then sorted, not the whole tail sorted.
+    let order =
+        |a: &Fetch, b: &Fetch| (b.count, &a.page, a.status).cmp(&(a.count, &b.page, b.status));
+    if fetches.len() > AI_PAGES {
+        fetches.select_nth_unstable_by(AI_PAGES, order);
+        fetches.truncate(AI_PAGES);
+    }
+    fetches.sort_unstable_by(order);
+    AiCrawler {
+        fetches: total,
+        source,
+        statuses: statuses
+            .into_iter()
+            .map(|(status, views)| StatusViews { status, views })
+            .collect(),
+        pages: fetches
+            .into_iter()
+            .map(|f| {
+                let (site, path) = split_page_key(&f.page);
+                AiPage {
+                    site: site.to_string(),
+                    path: path.to_string(),
+                    status: f.status,
+                    count: f.count,
+                }
+            })
+            .collect(),
+    }
+}
+
 /// Fetches gathered per crawler: most fetches first (ties by name), each with its statuses
 /// and its most fetched pages (ties by page key, then status).
 fn crawlers(fetches: Vec<Fetch>) -> Vec<AiCrawler> {
     let mut by_source: BTreeMap<String, Vec<Fetch>> = BTreeMap::new();
     for fetch in fetches {
-        by_source
-            .entry(fetch.source.clone())
-            .or_default()
-            .push(fetch);
+        match by_source.get_mut(&fetch.source) {
+            Some(listed) => listed.push(fetch),
+            None => {
+                by_source.insert(fetch.source.clone(), vec![fetch]);
+            }
+        }
     }
     let mut crawlers: Vec<AiCrawler> = by_source
         .into_iter()
-        .map(|(source, mut fetches)| {
-            let mut statuses: BTreeMap<u16, i64> = BTreeMap::new();
-            for f in &fetches {
-                *statuses.entry(f.status).or_default() += f.count;
-            }
-            fetches.sort_by(|a, b| (b.count, &a.page, a.status).cmp(&(a.count, &b.page, b.status)));
-            AiCrawler {
-                fetches: fetches.iter().map(|f| f.count).sum(),
-                source,
-                statuses: statuses
-                    .into_iter()
-                    .map(|(status, views)| StatusViews { status, views })
-                    .collect(),
-                pages: fetches
-                    .into_iter()
-                    .take(AI_PAGES)
-                    .map(|f| {
-                        let (site, path) = split_page_key(&f.page);
-                        AiPage {
-                            site: site.to_string(),
-                            path: path.to_string(),
-                            status: f.status,
-                            count: f.count,
-                        }
-                    })
-                    .collect(),
-            }
-        })
+        .map(|(source, fetches)| crawler(source, fetches))
         .collect();
     crawlers.sort_by(|a, b| {
         b.fetches
