@@ -15,12 +15,12 @@ use super::blocks::{ranked, site_condition, sort_top};
 use super::query::{Filter, StatsQuery};
 use super::rollup_read::{self, Scope};
 use super::rollup_write::{FactKind, MAX_LISTED_REFERER, day_number, joined};
-use super::tails;
+use super::tails::{self, value_sums};
 use crate::domain::bots::{BotCategory, sources_in};
 use crate::domain::sites::{page_key, split_page_key};
 use crate::domain::traffic_parts::{Part, Parts, View};
 use crate::domain::traffic_range::VisitorType;
-use crate::services::sql::{self, Binder};
+use crate::services::sql::Binder;
 use crate::views::traffic::{
     AiCrawler, AiCrawlers, AiPage, NotFound, PageViews, Ranked, StatusViews, TopPage,
 };
@@ -162,38 +162,6 @@ pub(super) async fn fact_sums(
     let sql =
         format!("SELECT value, CAST(SUM(views) AS BIGINT) AS n FROM ({source}) f GROUP BY value");
     value_sums(db, b, sql).await
-}
-
-/// The `(value, n)` rows of `sql` read as one row. A long tail (every AI fetch of the range,
-/// every property of the events listed) is thousands of rows, and either driver hands rows
-/// over one by one at several times the query's cost: they come back as two arrays on
-/// PostgreSQL (`array_agg` costs it next to nothing and they travel in binary), one JSON text
-/// on SQLite ([`sql::sqlite_json_rows`]).
-pub(super) async fn value_sums(
-    db: &impl ConnectionTrait,
-    b: Binder,
-    sql: String,
-) -> Result<Vec<(String, i64)>, TrafficError> {
-    if b.backend() == DatabaseBackend::Postgres {
-        // Both aggregates read the same rows in the same order: the arrays pair up.
-        let sql = format!("SELECT array_agg(value) AS vs, array_agg(n) AS ns FROM ({sql}) s");
-        let Some(row) = db.query_one_raw(b.statement(sql)).await? else {
-            return Ok(Vec::new());
-        };
-        let values: Option<Vec<String>> = row.try_get("", "vs")?;
-        let counts: Option<Vec<i64>> = row.try_get("", "ns")?;
-        return Ok(values
-            .unwrap_or_default()
-            .into_iter()
-            .zip(counts.unwrap_or_default())
-            .collect());
-    }
-    let sql = sql::sqlite_json_rows(&sql, &["value", "n"]);
-    let Some(row) = db.query_one_raw(b.statement(sql)).await? else {
-        return Ok(Vec::new());
-    };
-    let json: String = row.try_get("", "rows")?;
-    serde_json::from_str(&json).map_err(TrafficError::ReadRows)
 }
 
 /// `value` starts with `prefix`, as a range of byte-wise order: the values from `prefix` up

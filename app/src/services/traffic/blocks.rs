@@ -22,7 +22,6 @@ use sea_orm::ConnectionTrait;
 
 use super::TrafficError;
 use super::rollup_write::{FactKind, deserialize, serialize};
-use super::tails;
 use crate::domain::bots::{self, BotCategory};
 use crate::domain::traffic_parts::{Part, Parts, View};
 use crate::services::sql::Binder;
@@ -201,7 +200,7 @@ pub(super) async fn revisions(
 }
 
 /// The newest day with any traffic.
-async fn newest_day(db: &impl ConnectionTrait) -> Result<Option<i32>, TrafficError> {
+pub(super) async fn newest_day(db: &impl ConnectionTrait) -> Result<Option<i32>, TrafficError> {
     let sql = "SELECT MAX(day) AS d FROM traffic_daily_sets".to_string();
     match db
         .query_one_raw(Binder::new(db.get_database_backend()).statement(sql))
@@ -731,9 +730,9 @@ fn blocks_of(segments: &[Segment]) -> impl Iterator<Item = (i32, i32)> + '_ {
 }
 
 /// Builds every block the ranges ending at the newest day can use, for every view with
-/// traffic in the last `days` days, of all sites and of each site, and the same blocks'
-/// [`tails`], so the first look at a long range is as fast as the next. Returns the blocks
-/// and tails built.
+/// traffic in the last `days` days, of all sites and of each site, so the first look at a long
+/// range is as fast as the next (`super::tails::warm` does the same for the tails). Returns
+/// the blocks built.
 pub async fn warm(db: &impl ConnectionTrait, days: i32) -> Result<usize, TrafficError> {
     let backend = db.get_database_backend();
     let Some(newest) = newest_day(db).await? else {
@@ -776,13 +775,6 @@ pub async fn warm(db: &impl ConnectionTrait, days: i32) -> Result<usize, Traffic
                 .iter()
                 .filter(|(key, rev)| before.get(key) != Some(rev))
                 .count();
-        }
-        for kind in tails::KINDS {
-            let tail = tails::Tail {
-                site: site.as_deref(),
-                kind,
-            };
-            built += tails::warm(db, tail, from, newest).await?;
         }
     }
     Ok(built)

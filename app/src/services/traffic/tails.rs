@@ -16,13 +16,12 @@
 use std::collections::HashMap;
 use std::io::{Error as IoError, ErrorKind};
 
-use sea_orm::ConnectionTrait;
+use sea_orm::{ConnectionTrait, DatabaseBackend};
 
 use super::TrafficError;
-use super::answers::value_sums;
 use super::blocks::{self, Segment, site_condition};
 use super::rollup_write::FactKind;
-use crate::services::sql::Binder;
+use crate::services::sql::{self, Binder};
 
 /// zstd's level for the stored lists: the lists are text-like and repetitive (page keys of
 /// one site), and a higher level costs a build more than it saves a read.
@@ -107,9 +106,39 @@ pub async fn sums(
     Ok(totals.0.into_iter().collect())
 }
 
-/// Stores every aligned block of the tail inside `from..=to` that is missing or stale, as
-/// [`super::blocks::warm`] does for the blocks; returns how many it stored.
-pub async fn warm(
+/// Stores every list the ranges ending at the newest day can use, of every kind, for all
+/// sites and each site with traffic in the last `days` days, as [`super::blocks::warm`] does
+/// for the blocks; returns how many it stored.
+pub async fn warm(db: &impl ConnectionTrait, days: i32) -> Result<usize, TrafficError> {
+    let Some(newest) = blocks::newest_day(db).await? else {
+        return Ok(0);
+    };
+    let from = newest - days + 1;
+    let mut b = Binder::new(db.get_database_backend());
+    let sql = format!(
+        "SELECT DISTINCT site FROM traffic_daily_sets WHERE day >= {}",
+        b.bind(from)
+    );
+    let mut sites: Vec<Option<String>> = vec![None];
+    for row in db.query_all_raw(b.statement(sql)).await? {
+        sites.push(Some(row.try_get("", "site")?));
+    }
+    let mut built = 0;
+    for site in &sites {
+        for kind in KINDS {
+            let tail = Tail {
+                site: site.as_deref(),
+                kind,
+            };
+            built += warm_tail(db, tail, from, newest).await?;
+        }
+    }
+    Ok(built)
+}
+
+/// Stores every aligned block of the tail inside `from..=to` that is missing or stale;
+/// returns how many it stored.
+async fn warm_tail(
     db: &impl ConnectionTrait,
     tail: Tail<'_>,
     from: i32,
@@ -287,6 +316,38 @@ async fn stored_lists(
         blocks::any_block(&mut b, wanted)
     );
     blocks::by_block(db.query_all_raw(b.statement(sql)).await?, "sums")
+}
+
+/// The `(value, n)` rows of `sql` read as one row. A long tail (every AI fetch of the range,
+/// every property of the events listed) is thousands of rows, and either driver hands rows
+/// over one by one at several times the query's cost: they come back as two arrays on
+/// PostgreSQL (`array_agg` costs it next to nothing and they travel in binary), one JSON text
+/// on SQLite ([`sql::sqlite_json_rows`]).
+pub(super) async fn value_sums(
+    db: &impl ConnectionTrait,
+    b: Binder,
+    sql: String,
+) -> Result<Vec<(String, i64)>, TrafficError> {
+    if b.backend() == DatabaseBackend::Postgres {
+        // Both aggregates read the same rows in the same order: the arrays pair up.
+        let sql = format!("SELECT array_agg(value) AS vs, array_agg(n) AS ns FROM ({sql}) s");
+        let Some(row) = db.query_one_raw(b.statement(sql)).await? else {
+            return Ok(Vec::new());
+        };
+        let values: Option<Vec<String>> = row.try_get("", "vs")?;
+        let counts: Option<Vec<i64>> = row.try_get("", "ns")?;
+        return Ok(values
+            .unwrap_or_default()
+            .into_iter()
+            .zip(counts.unwrap_or_default())
+            .collect());
+    }
+    let sql = sql::sqlite_json_rows(&sql, &["value", "n"]);
+    let Some(row) = db.query_one_raw(b.statement(sql)).await? else {
+        return Ok(Vec::new());
+    };
+    let json: String = row.try_get("", "rows")?;
+    serde_json::from_str(&json).map_err(TrafficError::ReadRows)
 }
 
 #[cfg(test)]
