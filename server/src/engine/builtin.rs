@@ -309,8 +309,9 @@ async fn warm(
 }
 
 /// Deletes traffic rows older than `days` (default 90), in batches, then builds the blocks
-/// and tails the Traffic page's long ranges read (`app/src/services/traffic/blocks.rs`), so
-/// the first look of the day at 90 days is as fast as the next.
+/// and tails the Traffic page's long ranges read (`app/src/services/traffic/blocks.rs`,
+/// `app/src/services/traffic/tails.rs`), so the first look of the day at 90 days is as fast
+/// as the next.
 pub struct TrafficClean;
 
 impl BuiltinTask for TrafficClean {
