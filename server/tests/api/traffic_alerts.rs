@@ -64,8 +64,13 @@ async fn a_spike_alerts_once_and_recovers_once_and_an_ordinary_week_never(app: T
     )
     .await
     .unwrap();
+    // Through the end of today (UTC): generating up to now would pack a whole day's hits into
+    // the hours gone by, and early in the day those hours would be many times their usual.
     let now = Utc::now();
-    server::traffic::generate::generate(&app.db, SITE, 15, 2_400, now, 7)
+    let tomorrow = now.date_naive() + chrono::Days::new(1);
+    let end_of_today =
+        tomorrow.and_time(chrono::NaiveTime::MIN).and_utc() - chrono::Duration::seconds(1);
+    server::traffic::generate::generate(&app.db, SITE, 15, 2_400, end_of_today, 7)
         .await
         .unwrap();
 
