@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use app::entities::traffic_statistic;
-use app::services::traffic::rebuild;
+use app::services::traffic::{rebuild, rollup_write::KnownIds};
 use chrono::{DateTime, Duration, Utc};
 use sea_orm::{ActiveValue::Set, ColumnTrait, DatabaseConnection, EntityTrait};
 
@@ -29,6 +29,7 @@ pub async fn generate(
     let mut synthetic =
         Synthetic::with_visitors(seed, u32::try_from(per_day / 4).unwrap_or(u32::MAX));
     let mut agents = store::Agents::default();
+    let mut known = KnownIds::default();
     let today = now
         .date_naive()
         .and_hms_opt(0, 0, 0)
@@ -69,7 +70,7 @@ pub async fn generate(
                     Some(row)
                 })
                 .collect();
-            store::write_group(db, models, Vec::new())
+            store::write_group(db, models, Vec::new(), &mut known)
                 .await
                 .map_err(|source| StoreError::Write {
                     hits: group.iter().map(|(_, n)| n).sum(),

@@ -96,6 +96,7 @@ pub async fn flush(
     // In key order, so each statement walks the unique index forwards.
     entries.sort_unstable_by_key(|(hit, _)| hit.minute);
     let mut agents = Agents::default();
+    let mut known = rollup::KnownIds::default();
     let mut report = FlushReport::default();
     let per_transaction = ROWS_PER_STATEMENT * STATEMENTS_PER_TRANSACTION;
     let mut written = 0;
@@ -109,7 +110,7 @@ pub async fn flush(
                 Some(event) => events.extend(to_event_row(hit, event, *n, &hasher, &mut agents)),
             }
         }
-        if let Err(source) = write_group(db, rows, events).await {
+        if let Err(source) = write_group(db, rows, events, &mut known).await {
             let unwritten = entries.split_off(written);
             let hits = unwritten.iter().map(|(_, n)| n).sum();
             buffer.restore(unwritten);
@@ -124,11 +125,13 @@ pub async fn flush(
     Ok(report)
 }
 
-/// Writes page views' and events' rows and what they add to the rollups, in one transaction.
+/// Writes page views' and events' rows and what they add to the rollups, in one transaction;
+/// `known` carries the ids of the groups before it (on an error, drop it).
 pub(crate) async fn write_group(
     db: &DatabaseConnection,
     rows: Vec<traffic_statistic::ActiveModel>,
     events: Vec<traffic_event::ActiveModel>,
+    known: &mut rollup::KnownIds,
 ) -> Result<(), TrafficError> {
     // Read before the transaction begins: on SQLite a transaction that reads before its first
     // write fails when another writer commits in between ("database is locked").
@@ -143,7 +146,7 @@ pub(crate) async fn write_group(
         delta.add_event(&event, zone);
     }
     // The hourly views are written first (`rollup::apply`): the page goals are read after.
-    let ids = rollup::apply(&txn, &delta).await?;
+    let ids = rollup::apply(&txn, &delta, known).await?;
     let goals = rollup::page_goals(&txn).await?;
     if !goals.is_empty() {
         let mut conversions = rollup::Conversions::default();

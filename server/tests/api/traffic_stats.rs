@@ -5,6 +5,10 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use app::domain::goals::GoalTarget;
 use app::services::audit::Actor;
+use app::services::traffic::rebuild;
+use app::services::traffic::rollup_write::{
+    Delta, IdKind, KnownIds, RowFacts, apply, visitor_digest,
+};
 use chrono::{Duration, Utc};
 use server::traffic::buffer::Buffer;
 use server::traffic::hit::{Event, Hit};
@@ -1004,3 +1008,106 @@ async fn campaigns_and_channels_come_from_the_landing_url(app: TestApp) {
     );
 }
 on_both_backends!(campaigns_and_channels_come_from_the_landing_url);
+
+/// One person's page view on `path` at `minute`, as a flush hands it to the rollups.
+fn person_view<'a>(minute: chrono::DateTime<Utc>, path: &'a str) -> RowFacts<'a> {
+    RowFacts {
+        minute,
+        site: "ids.example",
+        path,
+        ip: "203.0.113.9",
+        user_agent: PERSON,
+        is_bot: false,
+        source: None,
+        count: 1,
+        generated: false,
+        ref_domain: None,
+        browser: "Firefox",
+        os: "Linux",
+        device: "desktop",
+        country: "",
+        campaign: ["", "", ""],
+        channel: "",
+        referer: "",
+        status: 200,
+    }
+}
+
+/// The id `traffic_ids` holds for a digest.
+async fn stored_id(db: &sea_orm::DatabaseConnection, kind: IdKind, digest: i64) -> Option<u64> {
+    use sea_orm::ConnectionTrait;
+    let sql = format!(
+        "SELECT id FROM traffic_ids WHERE kind = {} AND digest = {digest}",
+        kind as i16
+    );
+    let row = db
+        .query_one_raw(sea_orm::Statement::from_string(
+            db.get_database_backend(),
+            sql,
+        ))
+        .await
+        .unwrap()?;
+    Some(row.try_get::<i64>("", "id").unwrap() as u64)
+}
+
+/// The people who visited `site` on `day`, from its stored set.
+async fn day_visits(db: &sea_orm::DatabaseConnection, day: i32, site: &str) -> i64 {
+    use sea_orm::ConnectionTrait;
+    let sql = format!(
+        "SELECT visits FROM traffic_daily_sets WHERE day = {day} AND site = '{site}' AND part = 'h'"
+    );
+    let row = db
+        .query_one_raw(sea_orm::Statement::from_string(
+            db.get_database_backend(),
+            sql,
+        ))
+        .await
+        .unwrap()
+        .expect("the day's set");
+    row.try_get::<i64>("", "visits").unwrap()
+}
+
+/// The ids one transaction of a flush assigned are used by the next without a statement while
+/// they stand, and forgotten once a rebuild replaced them: every id the rollups are given is
+/// the one `traffic_ids` holds, and a visitor seen in two transactions is one visitor.
+async fn known_ids_carry_over_until_a_rebuild(app: TestApp) {
+    use sea_orm::TransactionTrait;
+    let zone = chrono_tz::Tz::UTC;
+    let now = Utc::now();
+    let day = app::services::traffic::rollup_write::place(now, zone).1;
+    let visitor = (IdKind::Visitor, visitor_digest("203.0.113.9", PERSON));
+    let mut known = KnownIds::default();
+    let mut ids_used = Vec::new();
+    for (round, path) in ["/a", "/b", "/c"].into_iter().enumerate() {
+        if round == 2 {
+            // What `traffic generate --remove` or a zone change does between two flushes.
+            rebuild::rebuild(&app.db, zone).await.unwrap();
+        }
+        let mut delta = Delta::default();
+        delta.add(&person_view(now, path), zone);
+        let txn = app.db.begin().await.unwrap();
+        let ids = apply(&txn, &delta, &mut known).await.unwrap();
+        txn.commit().await.unwrap();
+        let used = ids[&visitor];
+        assert_eq!(
+            Some(used),
+            stored_id(&app.db, visitor.0, visitor.1).await,
+            "round {round}: the visitor's id is the stored one"
+        );
+        assert_eq!(
+            day_visits(&app.db, day, "ids.example").await,
+            1,
+            "round {round}: one visitor"
+        );
+        ids_used.push(used);
+    }
+    assert_eq!(
+        ids_used[0], ids_used[1],
+        "the second transaction reused the id"
+    );
+    assert_ne!(
+        ids_used[1], ids_used[2],
+        "the rebuild (of no minute rows) dropped every id; the third transaction was given a new one"
+    );
+}
+on_both_backends!(known_ids_carry_over_until_a_rebuild);

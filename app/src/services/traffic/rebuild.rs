@@ -12,8 +12,8 @@ use sea_orm::{ConnectionTrait, DatabaseBackend, DatabaseConnection, TransactionT
 
 use super::TrafficError;
 use super::rollup_write::{
-    Conversions, Delta, EventFacts, PageGoal, RowFacts, add_daily, apply, day_number, page_goals,
-    place,
+    Conversions, Delta, EventFacts, KnownIds, PageGoal, RowFacts, add_daily, apply, day_number,
+    page_goals, place,
 };
 use crate::domain::{traffic_parts, traffic_range};
 use crate::services::sql::Binder;
@@ -166,8 +166,9 @@ pub async fn rebuild(db: &DatabaseConnection, zone: Tz) -> Result<u64, TrafficEr
             .await?;
     }
     let goals = page_goals(&txn).await?;
-    let mut read = rebuild_page_views(&txn, zone, &goals).await?;
-    read += rebuild_events(&txn, zone).await?;
+    let mut known = KnownIds::default();
+    let mut read = rebuild_page_views(&txn, zone, &goals, &mut known).await?;
+    read += rebuild_events(&txn, zone, &mut known).await?;
     set_zone(&txn, zone.name()).await?;
     set_setting(&txn, LAYOUT_SETTING, &traffic_parts::layout()).await?;
     txn.commit().await?;
@@ -179,6 +180,7 @@ async fn rebuild_page_views(
     txn: &impl ConnectionTrait,
     zone: Tz,
     goals: &[PageGoal],
+    known: &mut KnownIds,
 ) -> Result<u64, TrafficError> {
     let mut after = 0i64;
     let mut read = 0u64;
@@ -236,7 +238,7 @@ async fn rebuild_page_views(
             conversions.add(&facts.page_view(), goals, zone);
             after = row.try_get("", "id")?;
         }
-        let ids = apply(txn, &delta).await?;
+        let ids = apply(txn, &delta, known).await?;
         conversions.apply(txn, &ids).await?;
         read += rows.len() as u64;
         if (rows.len() as u64) < REBUILD_CHUNK {
@@ -247,7 +249,11 @@ async fn rebuild_page_views(
 }
 
 /// The rollups of people's events, from `traffic_events`.
-async fn rebuild_events(txn: &impl ConnectionTrait, zone: Tz) -> Result<u64, TrafficError> {
+async fn rebuild_events(
+    txn: &impl ConnectionTrait,
+    zone: Tz,
+    known: &mut KnownIds,
+) -> Result<u64, TrafficError> {
     let mut after = 0i64;
     let mut read = 0u64;
     loop {
@@ -276,7 +282,7 @@ async fn rebuild_events(txn: &impl ConnectionTrait, zone: Tz) -> Result<u64, Tra
             delta.add_event(&facts, zone);
             after = row.try_get("", "id")?;
         }
-        apply(txn, &delta).await?;
+        apply(txn, &delta, known).await?;
         read += rows.len() as u64;
         if (rows.len() as u64) < REBUILD_CHUNK {
             return Ok(read);

@@ -341,15 +341,80 @@ impl Delta {
 /// Ids of digests, as [`apply`] assigned them.
 pub type Ids = HashMap<(IdKind, i64), u64>;
 
+/// The ids a run of transactions (one flush's, one rebuild's) has already assigned, each with
+/// the last day it was stored with: a digest seen again, on a day not after that, needs no
+/// statement. A flush of an hour's hits meets the same regular visitors and popular pages in
+/// every transaction, and re-upserting them was a third of its `traffic_ids` statements.
+///
+/// Ids are never reused (`traffic_ids.id` is AUTOINCREMENT on SQLite, a sequence on
+/// PostgreSQL), so a rebuild, which deletes every id and assigns new ones, leaves the smallest
+/// id stored above every id known before it: [`assign_ids`] checks that inside each
+/// transaction (after `traffic_hourly` is written, which orders it after any rebuild) and
+/// forgets everything when it sees one. Retention deletes only ids whose last day is before
+/// the cutoff; a known id it took is used only for days at or before its last day, which
+/// retention deletes too.
+#[derive(Default)]
+pub struct KnownIds {
+    ids: HashMap<(IdKind, i64), (u64, i32)>,
+    lowest: u64,
+}
+
+impl KnownIds {
+    /// Forgets every id when the smallest stored id shows that ids were deleted under them.
+    async fn check(&mut self, txn: &impl ConnectionTrait) -> Result<(), TrafficError> {
+        if self.ids.is_empty() {
+            return Ok(());
+        }
+        let row = txn
+            .query_one_raw(sea_orm::Statement::from_string(
+                txn.get_database_backend(),
+                "SELECT MIN(id) AS lowest FROM traffic_ids",
+            ))
+            .await?;
+        let lowest = match row {
+            Some(row) => row.try_get::<Option<i64>>("", "lowest")?,
+            None => None,
+        };
+        if lowest.is_none_or(|id| id > self.lowest as i64) {
+            *self = KnownIds::default();
+        }
+        Ok(())
+    }
+
+    /// The id of `key` if it is known with a last day of at least `day`.
+    fn get(&self, key: &(IdKind, i64), day: i32) -> Option<u64> {
+        self.ids
+            .get(key)
+            .filter(|(_, last)| *last >= day)
+            .map(|(id, _)| *id)
+    }
+
+    fn note(&mut self, key: (IdKind, i64), id: u64, day: i32) {
+        self.lowest = if self.ids.is_empty() {
+            id
+        } else {
+            self.lowest.min(id)
+        };
+        let entry = self.ids.entry(key).or_insert((id, day));
+        *entry = (id, entry.1.max(day));
+    }
+}
+
 /// Adds `delta` to the rollups, inside the caller's transaction (the one writing the rows it
 /// came from, so the record and the rollups never disagree); returns the ids it assigned, for
-/// the goals' conversions ([`Conversions::apply`]).
-pub async fn apply(txn: &impl ConnectionTrait, delta: &Delta) -> Result<Ids, TrafficError> {
+/// the goals' conversions ([`Conversions::apply`]). `known` carries ids from one transaction
+/// of a flush or rebuild to the next; a failed transaction must drop it (its new ids were
+/// rolled back).
+pub async fn apply(
+    txn: &impl ConnectionTrait,
+    delta: &Delta,
+    known: &mut KnownIds,
+) -> Result<Ids, TrafficError> {
     if delta.is_empty() {
         return Ok(Ids::new());
     }
     add_counts(txn, delta).await?;
-    let ids = assign_ids(txn, &delta.last_day).await?;
+    let ids = assign_ids(txn, &delta.last_day, known).await?;
     for (key, members) in &delta.sets {
         merge_set(txn, key, members, &ids).await?;
     }
@@ -578,7 +643,7 @@ pub async fn assign(
     txn: &impl ConnectionTrait,
     last_day: &HashMap<(IdKind, i64), i32>,
 ) -> Result<Ids, TrafficError> {
-    assign_ids(txn, last_day).await
+    assign_ids(txn, last_day, &mut KnownIds::default()).await
 }
 
 /// Adds the hourly and daily views, the pages' and the facts' daily views.
@@ -831,16 +896,26 @@ async fn upsert(
 }
 
 /// The ids of every digest in the batch, creating those not seen before and moving each one's
-/// last day forward.
+/// last day forward; digests `known` holds for their day need no statement.
 async fn assign_ids(
     txn: &impl ConnectionTrait,
     last_day: &HashMap<(IdKind, i64), i32>,
-) -> Result<HashMap<(IdKind, i64), u64>, TrafficError> {
+    known: &mut KnownIds,
+) -> Result<Ids, TrafficError> {
+    known.check(txn).await?;
     let backend = txn.get_database_backend();
-    let mut keys: Vec<_> = last_day.iter().collect();
+    let mut ids = HashMap::with_capacity(last_day.len());
+    let mut keys = Vec::new();
+    for (key, day) in last_day {
+        match known.get(key, *day) {
+            Some(id) => {
+                ids.insert(*key, id);
+            }
+            None => keys.push((key, day)),
+        }
+    }
     // A fixed order, so two writers lock index entries in the same order.
     keys.sort_unstable();
-    let mut ids = HashMap::with_capacity(keys.len());
     for chunk in keys.chunks(ROWS_PER_STATEMENT) {
         let mut b = Binder::new(backend);
         let values = sql::Values {
@@ -875,10 +950,12 @@ async fn assign_ids(
                 other => return Err(TrafficError::UnknownIdKind(other)),
             };
             let id: i64 = row.try_get("", "id")?;
-            ids.insert(
-                (kind, row.try_get::<i64>("", "digest")?),
-                u64::try_from(id).map_err(|_| TrafficError::NegativeId(id))?,
-            );
+            let id = u64::try_from(id).map_err(|_| TrafficError::NegativeId(id))?;
+            let key = (kind, row.try_get::<i64>("", "digest")?);
+            if let Some(day) = last_day.get(&key) {
+                known.note(key, id, *day);
+            }
+            ids.insert(key, id);
         }
     }
     Ok(ids)
