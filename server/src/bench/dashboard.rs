@@ -145,8 +145,7 @@ async fn prepare(
     }
     // What the daily traffic-clean job (or else the first look at each range) does.
     let timer = Instant::now();
-    let built = app::services::traffic::blocks::warm(db, 91).await?
-        + app::services::traffic::tails::warm(db, 91).await?;
+    let built = app::services::traffic::warm(db, 91).await?;
     println!(
         "{label}: built {built} traffic blocks and tails in {:.1} s (the daily traffic-clean job does this; \
          a day's new blocks cost little)",

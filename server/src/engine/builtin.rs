@@ -299,15 +299,6 @@ impl FlushSummary {
     }
 }
 
-/// The traffic blocks and tails of the last `days` days that are missing or stale, built.
-async fn warm(
-    db: &sea_orm::DatabaseConnection,
-    days: i32,
-) -> Result<usize, app::services::traffic::TrafficError> {
-    use app::services::traffic::{blocks, tails};
-    Ok(blocks::warm(db, days).await? + tails::warm(db, days).await?)
-}
-
 /// Deletes traffic rows older than `days` (default 90), in batches, then builds the blocks
 /// and tails the Traffic page's long ranges read (`app/src/services/traffic/blocks.rs`,
 /// `app/src/services/traffic/tails.rs`), so the first look of the day at 90 days is as fast
@@ -328,10 +319,12 @@ impl BuiltinTask for TrafficClean {
                 .await
                 .map_err(TaskError::transient)?;
             let window = i32::try_from(days).unwrap_or(i32::MAX).saturating_add(1);
-            let built = warm(&ctx.db, window).await.map_err(|e| TaskError {
-                class: ErrorClass::Transient,
-                message: format!("could not build the traffic blocks: {e}"),
-            })?;
+            let built = app::services::traffic::warm(&ctx.db, window)
+                .await
+                .map_err(|e| TaskError {
+                    class: ErrorClass::Transient,
+                    message: format!("could not build the traffic blocks: {e}"),
+                })?;
             Ok(format!(
                 "deleted {} traffic rows older than {days} days; built {built} traffic blocks and tails",
                 cleaned.rows

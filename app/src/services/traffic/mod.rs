@@ -36,6 +36,13 @@ pub mod tails;
 pub use hits::{HitsQuery, hits};
 pub use stats::{StatsQuery, TOP_PAGES, dashboard, last_hour, series, stats, stats_from_rows};
 
+/// Builds the [`blocks`] and [`tails`] of the last `days` days that are missing or stale, so
+/// the first look at a long range is as fast as the next: what the daily `traffic-clean` job
+/// and `bulwark bench dashboard` run. Returns how many were built.
+pub async fn warm(db: &impl sea_orm::ConnectionTrait, days: i32) -> Result<usize, TrafficError> {
+    Ok(blocks::warm(db, days).await? + tails::warm(db, days).await?)
+}
+
 /// Why reading or writing traffic failed.
 #[derive(Debug, thiserror::Error)]
 pub enum TrafficError {
